@@ -1,0 +1,136 @@
+/**
+ * The engine's three boundaries, as types.
+ *
+ * - Human: not an interface but `session.run(messages, {approve, signal})`; its approval
+ *   callback is `ApproveFn` below.
+ * - LLM: `LLMInterface`, stateful, fed only the new messages of each request.
+ * - Environment: `EnvironmentInterface`, runs approved tool calls and streams their output.
+ *
+ * Both LLM and Environment turn every failure into a value (a stop reason, a `failed` tool
+ * output); nothing they do may throw into the engine once a call has started.
+ */
+import type {
+  OmniMessage,
+  StopReason,
+  TokenCounts,
+  ToolCallPayload,
+  ToolDefinition,
+} from "@penguin/omnimessage";
+import type { ThinkingLevel } from "@penguin/models";
+
+// ---------------------------------------------------------------------------------------------
+// Human side: approvals
+// ---------------------------------------------------------------------------------------------
+
+/** `forbidden` comes only from the command policy, which wraps the host's function. */
+export type ApprovalResult = "allow" | "deny" | "forbidden";
+
+/**
+ * Asked once per complete tool call, one call at a time, in call order. A throw or a
+ * rejected promise counts as `deny`. The signal aborts when the run is aborted; a pending
+ * approval should then settle (any answer is ignored and the call is not run).
+ */
+export type ApproveFn = (toolCall: ToolCallPayload, ctx: { signal?: AbortSignal }) => Promise<ApprovalResult>;
+
+// ---------------------------------------------------------------------------------------------
+// LLM side
+// ---------------------------------------------------------------------------------------------
+
+/** How a request ended. `permanent` means retrying the same request cannot help. */
+export interface LLMOutcome {
+  status: StopReason;
+  errorMessage?: string;
+  permanent?: boolean;
+  /** A wait the provider asked for (429 Retry-After); the engine waits at least this long. */
+  retryAfterMs?: number;
+}
+
+export interface StreamGenerateInput {
+  /** Only what is new since the last committed request: the adapter keeps the history. */
+  newMessages: OmniMessage[];
+  signal?: AbortSignal;
+  thinkingLevel?: ThinkingLevel;
+}
+
+/**
+ * A stateful model context.
+ *
+ * - `streamGenerate` yields the response as OmniMessages (partials, then each complete
+ *   message right after its stop) and returns the outcome. It never throws.
+ * - On `completed`, the new messages and the complete output are appended to the history.
+ *   On any other outcome the history is unchanged: the engine resends the input.
+ * - Token usage of a completed request is read from `lastUsage` after the generator returns.
+ * - `setHistory` replaces the history (resume, compaction).
+ */
+export interface LLMInterface {
+  streamGenerate(input: StreamGenerateInput): AsyncGenerator<OmniMessage, LLMOutcome>;
+  setHistory(messages: OmniMessage[]): void;
+  /** The committed history, oldest first. */
+  history(): readonly OmniMessage[];
+  /** Usage of the last completed request, if the provider reported one. */
+  readonly lastUsage: TokenCounts | undefined;
+  /** The model's context window in tokens, or "unknown". */
+  readonly contextWindow: number | "unknown";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Environment side
+// ---------------------------------------------------------------------------------------------
+
+/** `r` tools only read; `read-only` approval mode allows them without asking. */
+export type ToolPermission = "r" | "rw";
+
+export interface ExecuteToolInput {
+  toolCall: ToolCallPayload;
+  signal?: AbortSignal;
+  /** For tools that run other agents (subagents inherit the parent's approvals). */
+  approve?: ApproveFn;
+}
+
+/**
+ * Where tools run.
+ *
+ * - `executeTool` yields `partial_tool_call_output` fragments and ends with exactly one
+ *   complete `tool_call_output` for the call. It never throws: errors, timeouts and
+ *   interrupts come back as an output with `stop_reason` `failed`, `timeout` or `aborted`.
+ * - `connect` (optional) performs lazy discovery (MCP servers) and yields its events
+ *   (`mcp_connect_begin`, `mcp_connect_end`); the engine calls it once, before the first
+ *   request, then reads `listTools`.
+ * - `dispose` stops every process the environment started.
+ */
+export interface EnvironmentInterface {
+  connect?(signal?: AbortSignal): AsyncGenerator<OmniMessage, void>;
+  listTools(): ToolDefinition[];
+  toolPermission(name: string): ToolPermission;
+  executeTool(input: ExecuteToolInput): AsyncGenerator<OmniMessage, void>;
+  dispose?(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Subagents
+// ---------------------------------------------------------------------------------------------
+
+export interface SubagentSpawnOptions {
+  agentId?: string;
+  provider?: string;
+  modelId?: string;
+  thinkingLevel?: ThinkingLevel;
+}
+
+export interface SubagentRunInput {
+  prompt: string;
+  signal?: AbortSignal;
+  approve?: ApproveFn;
+}
+
+/** A child session. Its messages stream without `origin`; the parent's tool adds the hop. */
+export interface SubagentHandle {
+  readonly sessionId: string;
+  run(input: SubagentRunInput): AsyncGenerator<OmniMessage, void>;
+  dispose(): Promise<void>;
+}
+
+/** Spawns child sessions in the same workspace, each with its own Trace. Depth is capped at 1. */
+export interface SubagentRunner {
+  spawn(options: SubagentSpawnOptions): Promise<SubagentHandle>;
+}

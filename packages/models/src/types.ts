@@ -1,0 +1,96 @@
+/**
+ * The model gateway's contract: what a caller gives (an endpoint, a full history, tools) and
+ * what it gets back (OmniMessage payloads as they stream, then one outcome).
+ *
+ * The gateway is stateless: every call carries the whole history. Statefulness (the LLM
+ * context a session keeps between requests) lives in core's LLMInterface adapter.
+ *
+ * Contract of `streamModel` (see gateway.ts):
+ * - It never throws once called. Every failure ends the generator with an outcome whose
+ *   `status` is one of the six stop reasons; `errorMessage` names the provider, model and HTTP
+ *   status and never contains the key.
+ * - It yields partials (start → delta* → stop) and, right after each stop, the complete
+ *   payload. Within one response, complete messages settle in the order thinking → text →
+ *   tool_call, whatever order the provider interleaved them.
+ * - Usage is reported once, in the outcome of a completed response.
+ */
+import type {
+  CompleteModelPayload,
+  ModelPayload,
+  StopReason,
+  TokenCounts,
+  ToolDefinition,
+} from "@penguin/omnimessage";
+
+/** The four wire protocols. */
+export type ClientType = "openai-chat" | "openai-responses" | "anthropic-messages" | "gemini";
+export const CLIENT_TYPES: readonly ClientType[] = ["openai-chat", "openai-responses", "anthropic-messages", "gemini"];
+
+/** How hard the model should think. `none` turns thinking off where the protocol allows it. */
+export type ThinkingLevel = "none" | "low" | "medium" | "high" | "xhigh" | "max";
+export const THINKING_LEVELS: readonly ThinkingLevel[] = ["none", "low", "medium", "high", "xhigh", "max"];
+
+/** Prices in USD per million tokens, for each bucket of TokenCounts. */
+export interface Pricing {
+  unit: "usd_per_mtok";
+  cache_read?: number;
+  cache_write?: number;
+  output?: number;
+}
+
+/**
+ * One model entry, resolved: everything needed to send a request. The key belongs to this
+ * entry only and is only ever sent to this entry's `baseUrl`.
+ */
+export interface ModelEndpoint {
+  provider: string;
+  modelId: string;
+  clientType: ClientType;
+  /**
+   * Protocol root, without the operation path:
+   * openai-chat / openai-responses `https://api.openai.com/v1`,
+   * anthropic-messages `https://api.anthropic.com` (the adapter adds `/v1/messages`),
+   * gemini `https://generativelanguage.googleapis.com/v1beta`.
+   */
+  baseUrl: string;
+  apiKey?: string;
+  /** Tokens; undefined when not known. */
+  contextWindow?: number;
+  /** The output cap asked for, before the window clamp. */
+  maxTokens?: number;
+  vision?: boolean;
+  fastMode?: boolean;
+  pricing?: Pricing;
+  /** Extra request headers (gateways that want a referer, an org id…). */
+  headers?: Record<string, string>;
+}
+
+export interface ModelRequest {
+  endpoint: ModelEndpoint;
+  systemPrompt?: string;
+  /** The whole conversation, oldest first: user-side and assistant-side complete payloads. */
+  messages: CompleteModelPayload[];
+  tools: ToolDefinition[];
+  thinkingLevel?: ThinkingLevel;
+  signal?: AbortSignal;
+  /** Time allowed until the response starts, and for any silent gap in the stream. Default 120000. */
+  timeoutMs?: number;
+  /** Injected for tests; defaults to the global fetch (with the proxy dispatcher when configured). */
+  fetch?: typeof fetch;
+}
+
+export interface ModelOutcome {
+  status: StopReason;
+  errorMessage?: string;
+  /** A retry cannot help (a 400-class rejection of the request, an unsupported option). */
+  permanent?: boolean;
+  /** From a 429's `Retry-After`, when given. */
+  retryAfterMs?: number;
+  /** The HTTP status, when there was one. */
+  httpStatus?: number;
+  /** Present on a completed response. */
+  usage?: TokenCounts;
+}
+
+/** What the gateway streams: model payloads only, never events or envelopes. */
+export type ModelStreamItem = ModelPayload;

@@ -1,0 +1,200 @@
+/**
+ * Constructors for every envelope, so producers never hand-assemble `{timestamp, type, payload}`.
+ *
+ * Every builder takes an optional `at` (a Date or ISO string) for deterministic tests, and
+ * stamps the current time otherwise. Optional payload fields are only set when given, so a
+ * serialized message carries no `undefined` keys and Trace lines stay minimal.
+ */
+import type {
+  AbortPayload,
+  ApprovalDecision,
+  CompactionMode,
+  CompactionReason,
+  EventPayload,
+  Fidelity,
+  GoalOutcome,
+  McpServerResult,
+  ModelPayload,
+  OmniMessage,
+  RetryDetail,
+  SessionMetaPayload,
+  StopReason,
+  TextSender,
+  TokenCounts,
+  ToolDefinition,
+} from "./types.js";
+
+export interface BuildOptions {
+  at?: Date | string;
+  origin?: string[];
+}
+
+function stamp(at: Date | string | undefined): string {
+  if (at === undefined) return new Date().toISOString();
+  return typeof at === "string" ? at : at.toISOString();
+}
+
+/** Drops keys whose value is `undefined`, so JSON output is minimal and stable. */
+function compact<T extends object>(o: T): T {
+  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
+  return o;
+}
+
+function wrap<T extends OmniMessage["type"]>(type: T, payload: unknown, opts?: BuildOptions): OmniMessage<T> {
+  const m = { timestamp: stamp(opts?.at), type, payload } as OmniMessage<T>;
+  if (opts?.origin && opts.origin.length > 0) m.origin = [...opts.origin];
+  return m;
+}
+
+export function modelMessage(payload: ModelPayload, opts?: BuildOptions): OmniMessage<"model_msg"> {
+  return wrap("model_msg", compact({ ...payload }), opts);
+}
+
+export function eventMessage(payload: EventPayload, opts?: BuildOptions): OmniMessage<"event_msg"> {
+  return wrap("event_msg", compact({ ...payload }), opts);
+}
+
+export function sessionMeta(payload: SessionMetaPayload, opts?: BuildOptions): OmniMessage<"session_meta"> {
+  return wrap("session_meta", compact({ ...payload }), opts);
+}
+
+// --- model messages ---------------------------------------------------------------------------
+
+export function userText(text: string, opts?: BuildOptions & { sender?: TextSender }): OmniMessage<"model_msg"> {
+  return modelMessage({ type: "text", role: "user", text, sender: opts?.sender }, opts);
+}
+
+export function assistantText(
+  text: string,
+  opts?: BuildOptions & { fidelity?: Fidelity; stopReason?: StopReason },
+): OmniMessage<"model_msg"> {
+  return modelMessage(
+    { type: "text", role: "assistant", text, fidelity: opts?.fidelity, stop_reason: opts?.stopReason },
+    opts,
+  );
+}
+
+export function thinking(
+  text: string,
+  opts?: BuildOptions & { fidelity?: Fidelity; stopReason?: StopReason },
+): OmniMessage<"model_msg"> {
+  return modelMessage(
+    { type: "thinking", role: "assistant", thinking: text, fidelity: opts?.fidelity, stop_reason: opts?.stopReason },
+    opts,
+  );
+}
+
+export function toolCall(
+  call: { name: string; arguments: string; tool_call_id: string; fidelity?: Fidelity },
+  opts?: BuildOptions & { stopReason?: StopReason },
+): OmniMessage<"model_msg"> {
+  return modelMessage({ type: "tool_call", role: "assistant", ...call, stop_reason: opts?.stopReason }, opts);
+}
+
+export function toolCallOutput(
+  out: { tool_call_id: string; output: string; images?: string[]; stop_reason?: StopReason },
+  opts?: BuildOptions,
+): OmniMessage<"model_msg"> {
+  return modelMessage({ type: "tool_call_output", role: "user", ...out }, opts);
+}
+
+export function imageUrl(url: string, opts?: BuildOptions): OmniMessage<"model_msg"> {
+  return modelMessage({ type: "image_url", role: "user", image_url: url }, opts);
+}
+
+// --- events -----------------------------------------------------------------------------------
+
+export function requestBegin(opts?: BuildOptions): OmniMessage<"event_msg"> {
+  return eventMessage({ type: "request_begin" }, opts);
+}
+
+export function requestEnd(status: StopReason, detail?: RetryDetail, opts?: BuildOptions): OmniMessage<"event_msg"> {
+  return eventMessage({ type: "request_end", status, ...detail }, opts);
+}
+
+export function tokenUsage(session: TokenCounts, request: TokenCounts, opts?: BuildOptions): OmniMessage<"event_msg"> {
+  return eventMessage({ type: "token_usage", session: { ...session }, request: { ...request } }, opts);
+}
+
+export function approvalDecision(
+  decision: ApprovalDecision,
+  toolCallId: string,
+  opts?: BuildOptions & { policyRule?: string },
+): OmniMessage<"event_msg"> {
+  return eventMessage(
+    { type: "approval_decision", decision, tool_call_id: toolCallId, policy_rule: opts?.policyRule },
+    opts,
+  );
+}
+
+export function abortEvent(reason?: string, opts?: BuildOptions): OmniMessage<"event_msg"> {
+  const payload: AbortPayload = { type: "abort" };
+  if (reason !== undefined) payload.reason = reason;
+  return eventMessage(payload, opts);
+}
+
+export function compactionBegin(
+  fields: { reason: CompactionReason; mode: CompactionMode; context: number; turns: number },
+  opts?: BuildOptions,
+): OmniMessage<"event_msg"> {
+  return eventMessage({ type: "compaction_begin", ...fields }, opts);
+}
+
+export function compactionEnd(
+  fields: { reason: CompactionReason; mode: CompactionMode; status: StopReason } & RetryDetail,
+  opts?: BuildOptions,
+): OmniMessage<"event_msg"> {
+  return eventMessage({ type: "compaction_end", ...fields }, opts);
+}
+
+export function subagentEvent(sessionId: string, opts?: BuildOptions): OmniMessage<"event_msg"> {
+  return eventMessage({ type: "subagent", session_id: sessionId }, opts);
+}
+
+export function toolListReady(tools: ToolDefinition[], opts?: BuildOptions): OmniMessage<"event_msg"> {
+  return eventMessage({ type: "tool_list_ready", tools: tools.map((t) => ({ ...t })) }, opts);
+}
+
+export function mcpConnectBegin(servers: string[], opts?: BuildOptions): OmniMessage<"event_msg"> {
+  return eventMessage({ type: "mcp_connect_begin", servers: [...servers] }, opts);
+}
+
+export function mcpConnectEnd(
+  status: StopReason,
+  results: McpServerResult[],
+  opts?: BuildOptions,
+): OmniMessage<"event_msg"> {
+  return eventMessage({ type: "mcp_connect_end", status, results }, opts);
+}
+
+export function goalFinished(
+  fields: { outcome: GoalOutcome; rounds: number; tokens_used: number },
+  opts?: BuildOptions,
+): OmniMessage<"event_msg"> {
+  return eventMessage({ type: "goal_finished", ...fields }, opts);
+}
+
+// --- origin -----------------------------------------------------------------------------------
+
+/**
+ * Forward a child session's message to the parent stream: prepend the child's id to the
+ * origin chain (outermost first). Returns a new envelope; the input is not changed.
+ */
+export function withOrigin<M extends OmniMessage>(m: M, childSessionId: string): M {
+  return { ...m, origin: [childSessionId, ...(m.origin ?? [])] };
+}
+
+/** Zero counts, the start of every session sum. */
+export function zeroTokens(): TokenCounts {
+  return { cache_read: 0, cache_write: 0, output: 0, total: 0 };
+}
+
+/** Field-wise sum of two counts. */
+export function addTokens(a: TokenCounts, b: TokenCounts): TokenCounts {
+  return {
+    cache_read: a.cache_read + b.cache_read,
+    cache_write: a.cache_write + b.cache_write,
+    output: a.output + b.output,
+    total: a.total + b.total,
+  };
+}
