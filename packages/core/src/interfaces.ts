@@ -32,6 +32,13 @@ export type ApprovalResult = "allow" | "deny" | "forbidden";
  */
 export type ApproveFn = (toolCall: ToolCallPayload, ctx: { signal?: AbortSignal }) => Promise<ApprovalResult>;
 
+/**
+ * The command policy, as the engine sees it: the rule a tool call breaks, or undefined. It
+ * runs before the host is asked, under every approval mode; a hit is recorded as the
+ * decision `forbidden` with the rule's name, and the host's ApproveFn is never called.
+ */
+export type PolicyCheck = (toolCall: ToolCallPayload) => { rule: string; description?: string } | undefined;
+
 // ---------------------------------------------------------------------------------------------
 // LLM side
 // ---------------------------------------------------------------------------------------------
