@@ -77,7 +77,24 @@ export interface ModelRequest {
   timeoutMs?: number;
   /** Injected for tests; defaults to the global fetch (with the proxy dispatcher when configured). */
   fetch?: typeof fetch;
+  /** Injected for tests: the timers behind `timeoutMs`. Defaults to the global ones. */
+  timers?: Timers;
+  /** Injected for tests: the clock used to read an HTTP-date `Retry-After`. Defaults to Date.now. */
+  now?: () => number;
 }
+
+/** The timer seam of the gateway, so tests never wait for real: schedule returns its canceller. */
+export interface Timers {
+  schedule(callback: () => void, ms: number): () => void;
+}
+
+/**
+ * How a completed response ended, mapped once from the provider's own finish reason:
+ * `stop` (the model finished), `tool_use` (it wants tool results), `max_tokens` (the output
+ * cap cut it), `refusal` (the provider declined; no content), `content_filter` (output was
+ * filtered), `other` (anything else the provider said).
+ */
+export type FinishKind = "stop" | "tool_use" | "max_tokens" | "refusal" | "content_filter" | "other";
 
 export interface ModelOutcome {
   status: StopReason;
@@ -90,6 +107,8 @@ export interface ModelOutcome {
   httpStatus?: number;
   /** Present on a completed response. */
   usage?: TokenCounts;
+  /** Present on a completed response: why the model stopped. */
+  finish?: FinishKind;
 }
 
 /** What the gateway streams: model payloads only, never events or envelopes. */

@@ -1,0 +1,34 @@
+/**
+ * The output cap of one request: `min(max_tokens, window − estimated input − 1024)`.
+ *
+ * The input estimate is the serialised request at about four characters a token, which is
+ * rough but errs the right way for prose and code. A window that is unset or below 4096 is
+ * taken as 128000 (the reference's rule for unknown models). The 1024 tokens of slack leave room
+ * for the estimate's error. The result is never below 1: a request that cannot fit is sent
+ * anyway and the provider's own rejection (a permanent 400) tells the caller.
+ */
+import type { ModelEndpoint } from "./types.js";
+
+export const DEFAULT_CONTEXT_WINDOW = 128000;
+const SLACK_TOKENS = 1024;
+
+/** About four characters a token. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+export function effectiveWindow(endpoint: ModelEndpoint): number {
+  const w = endpoint.contextWindow;
+  return w === undefined || w < 4096 ? DEFAULT_CONTEXT_WINDOW : w;
+}
+
+/**
+ * The cap to send. `fallbackMax` applies when the entry has no `maxTokens` (Anthropic requires
+ * one); without either, undefined: send no cap and let the provider decide.
+ */
+export function outputCap(endpoint: ModelEndpoint, estimatedInput: number, fallbackMax?: number): number | undefined {
+  const max = endpoint.maxTokens ?? fallbackMax;
+  if (max === undefined) return undefined;
+  const room = effectiveWindow(endpoint) - estimatedInput - SLACK_TOKENS;
+  return Math.max(1, Math.min(max, room));
+}
