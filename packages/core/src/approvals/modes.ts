@@ -1,0 +1,56 @@
+/**
+ * Approval modes: the four ways a host can answer "may this tool call run?", turned into an
+ * `ApproveFn` the engine calls once per complete tool call.
+ *
+ *   allow-all   every call runs (the default of the reference product);
+ *   deny-all    no call runs;
+ *   read-only   tools with permission `r` run; anything else goes to `ask` (denied without one);
+ *   always-ask  every call goes to `ask` (denied without one).
+ *
+ * `ask` is the host's interactive prompt (a CLI question, a web dialog). A throwing or
+ * rejecting `ask` counts as `deny`, as the ApproveFn contract says. The command policy is
+ * not applied here: the engine runs it before any ApproveFn, under every mode.
+ */
+import type { ApprovalResult, ApproveFn, ToolPermission } from "../interfaces.js";
+
+export type ApprovalMode = "allow-all" | "deny-all" | "read-only" | "always-ask";
+
+export const APPROVAL_MODES: readonly ApprovalMode[] = ["allow-all", "deny-all", "read-only", "always-ask"];
+
+export function isApprovalMode(value: unknown): value is ApprovalMode {
+  return typeof value === "string" && APPROVAL_MODES.some((m) => m === value);
+}
+
+export interface ApproveForModeOptions {
+  /** The permission of a tool by name (the Environment's `toolPermission`). */
+  permissionOf: (toolName: string) => ToolPermission;
+  /** The host's prompt; without one, calls that would be asked are denied. */
+  ask?: ApproveFn;
+}
+
+export function approveForMode(mode: ApprovalMode, options: ApproveForModeOptions): ApproveFn {
+  const askOrDeny: ApproveFn = async function askOrDeny(toolCall, ctx): Promise<ApprovalResult> {
+    if (options.ask === undefined) return "deny";
+    try {
+      return await options.ask(toolCall, ctx);
+    } catch {
+      return "deny";
+    }
+  };
+  switch (mode) {
+    case "allow-all":
+      return async function allowAll() {
+        return "allow";
+      };
+    case "deny-all":
+      return async function denyAll() {
+        return "deny";
+      };
+    case "read-only":
+      return async function readOnly(toolCall, ctx) {
+        return options.permissionOf(toolCall.name) === "r" ? "allow" : askOrDeny(toolCall, ctx);
+      };
+    case "always-ask":
+      return askOrDeny;
+  }
+}

@@ -1,0 +1,276 @@
+/**
+ * The Environment: where a session's tool calls run (EnvironmentInterface).
+ *
+ * It is a thin shell over parts with one job each:
+ *   - the builtin tools (`tools/*`), built once from the config and kept by name;
+ *   - the catalog (`catalog.ts`): what `listTools` shows, overrides and `callDescription` applied;
+ *   - argument validation (`arguments.ts`), before any tool code runs;
+ *   - the close-out (`close-out.ts`): framing, timeouts, truncation, archive, verdict;
+ *   - the process table (`commands/`), shared by the three command tools;
+ *   - an optional `ExtraToolProvider` (MCP), whose tools follow the builtins everywhere.
+ *
+ * `executeTool` never throws: unknown tools, bad arguments and a disposed environment all
+ * end in a `failed` output. `dispose` interrupts running calls, stops every process group
+ * and closes the provider; it is idempotent.
+ */
+import { resolve } from "node:path";
+import { isEvent, isModel, mcpConnectEnd, modelMessage, toolCallOutput, type OmniMessage, type ToolDefinition } from "@penguin/omnimessage";
+import type { EnvironmentInterface, ExecuteToolInput, ToolPermission } from "../interfaces.js";
+import { parseArgumentsObject, parseToolArguments } from "./arguments.js";
+import { builtinDefinitions, type CatalogEntry } from "./catalog.js";
+import { closeOut, type CallPlan, type TimeoutScheduler } from "./close-out.js";
+import { childEnvironment } from "./commands/child-env.js";
+import { ProcessTable, type ProcessInfo } from "./commands/process-table.js";
+import { extraToolRun, type ExtraTool, type ExtraToolProvider } from "./extra-tools.js";
+import type { FileOperations } from "./file-operations.js";
+import {
+  DEFAULT_TOOL_TIMEOUT_MS,
+  TOOL_OUTPUT_CHARS,
+  TOOL_TIMEOUTS_MS,
+  resolveLimits,
+  type EnvironmentLimits,
+} from "./limits.js";
+import type { BuiltinTool } from "./tool.js";
+import { createDescribeImageTool, type DescribeImageFn } from "./tools/describe-image.js";
+import { createEditFileTool } from "./tools/edit-file.js";
+import { createExecCommandTool } from "./tools/exec-command.js";
+import { createInputCommandTool } from "./tools/input-command.js";
+import { createKillCommandTool } from "./tools/kill-command.js";
+import { createReadFileTool } from "./tools/read-file.js";
+import { createReadImageTool } from "./tools/read-image.js";
+import { createWriteFileTool } from "./tools/write-file.js";
+
+export interface EnvironmentConfig {
+  /** Absolute; relative tool paths resolve against it and commands start in it. */
+  workspaceDir: string;
+  /** `scratchpad/<sessionId>/`; truncated outputs are archived under `truncated-tool-output/`. */
+  scratchpadDir: string;
+  /** Layered onto the child process environment only. */
+  vault?: Record<string, string>;
+  /** true: read_image is offered; false (default): describe_image. */
+  vision?: boolean;
+  /** The vision service describe_image uses. */
+  describeImage?: DescribeImageFn;
+  /** Default true; false drops the `description` parameter from every tool. */
+  callDescription?: boolean;
+  /** system_config `tools.builtin`: replaces the default tool schemas wholesale. */
+  builtinOverride?: ToolDefinition[];
+  limits?: Partial<EnvironmentLimits>;
+  /** Per-tool timeout overrides in ms, by tool name (MCP tools included). */
+  timeouts?: Partial<Record<string, number>>;
+  /** MCP (or any other) tools, listed after the builtins. */
+  extraTools?: ExtraToolProvider;
+  /** The environment commands inherit before scrubbing; default `process.env`. */
+  baseEnv?: NodeJS.ProcessEnv;
+  /** The file tools' filesystem; default the local disk. */
+  fileOperations?: FileOperations;
+  /** Arms per-tool timeouts; default `setTimeout` (tests fire timeouts at a chosen moment). */
+  scheduleTimeout?: TimeoutScheduler;
+}
+
+/** A builtin with its generics erased behind a closure, as the registry keeps it. */
+interface RegisteredTool {
+  name: string;
+  permission: ToolPermission;
+  catalog: CatalogEntry;
+  plan(argumentsJson: string): { plan: CallPlan; description?: string };
+}
+
+export class Environment implements EnvironmentInterface {
+  readonly workspaceDir: string;
+  readonly scratchpadDir: string;
+  readonly limits: EnvironmentLimits;
+  #config: EnvironmentConfig;
+  #callDescription: boolean;
+  #tools = new Map<string, RegisteredTool>();
+  #processes: ProcessTable;
+  #disposeCtrl = new AbortController();
+  #disposing: Promise<void> | undefined;
+  #builtinDefinitions: ToolDefinition[] | undefined;
+
+  constructor(config: EnvironmentConfig) {
+    this.#config = config;
+    this.workspaceDir = resolve(config.workspaceDir);
+    this.scratchpadDir = resolve(config.scratchpadDir);
+    this.limits = resolveLimits(config.limits);
+    this.#callDescription = config.callDescription ?? true;
+    this.#processes = new ProcessTable({
+      maxProcesses: this.limits.maxProcesses,
+      unreadBufferBytes: this.limits.unreadBufferBytes,
+      killGraceMs: this.limits.killGraceMs,
+      env: childEnvironment(config.baseEnv ?? process.env, config.vault),
+    });
+    const workspaceDir = this.workspaceDir;
+    const operations = config.fileOperations;
+    const files = operations === undefined ? { workspaceDir } : { workspaceDir, operations };
+    const processes = this.#processes;
+    this.#add(createReadFileTool(files));
+    this.#add(createEditFileTool(files));
+    this.#add(createWriteFileTool(files));
+    this.#add(createExecCommandTool({ workspaceDir, processes, timeoutMs: this.timeoutFor("exec_command") }));
+    this.#add(createInputCommandTool({ processes, timeoutMs: this.timeoutFor("input_command") }));
+    this.#add(createKillCommandTool({ processes }));
+    if (config.vision === true) this.#add(createReadImageTool(files));
+    else {
+      const describeImage = config.describeImage;
+      this.#add(createDescribeImageTool(describeImage === undefined ? files : { ...files, describeImage }));
+    }
+  }
+
+  /** The effective timeout of a tool: config override, else its SPEC value, else 120 s. */
+  timeoutFor(name: string): number {
+    return this.#config.timeouts?.[name] ?? TOOL_TIMEOUTS_MS[name] ?? DEFAULT_TOOL_TIMEOUT_MS;
+  }
+
+  /** Characters of a tool's output the model sees. */
+  outputCharsFor(name: string): number {
+    return TOOL_OUTPUT_CHARS[name] ?? this.limits.outputChars;
+  }
+
+  async *connect(signal?: AbortSignal): AsyncGenerator<OmniMessage, void> {
+    const provider = this.#config.extraTools;
+    if (provider === undefined) return;
+    let open = false;
+    try {
+      for await (const m of provider.connect(signal ?? new AbortController().signal)) {
+        if (isEvent(m, "mcp_connect_begin")) open = true;
+        if (isEvent(m, "mcp_connect_end")) open = false;
+        yield m;
+      }
+    } catch {
+      if (open) yield mcpConnectEnd("failed", []);
+    }
+  }
+
+  listTools(): ToolDefinition[] {
+    this.#builtinDefinitions ??= builtinDefinitions(
+      [...this.#tools.values()].map((t) => t.catalog),
+      this.#config.builtinOverride === undefined
+        ? { callDescription: this.#callDescription }
+        : { callDescription: this.#callDescription, override: this.#config.builtinOverride },
+    );
+    const extra = this.#extraTools().map((t) => ({ ...t.definition }));
+    return [...this.#builtinDefinitions.map((d) => ({ ...d })), ...extra];
+  }
+
+  toolPermission(name: string): ToolPermission {
+    const builtin = this.#tools.get(name);
+    if (builtin !== undefined) return builtin.permission;
+    return this.#extraTools().find((t) => t.definition.name === name)?.permission ?? "rw";
+  }
+
+  async *executeTool(input: ExecuteToolInput): AsyncGenerator<OmniMessage, void> {
+    const id = input.toolCall.tool_call_id;
+    let completed = false;
+    try {
+      const { plan, description } = this.#plan(input.toolCall.name, input.toolCall.arguments);
+      const options = {
+        toolCallId: id,
+        disposeSignal: this.#disposeCtrl.signal,
+        scratchpadDir: this.scratchpadDir,
+        archiveBytes: this.limits.archiveBytes,
+        settleMs: 3 * this.limits.killGraceMs + 500,
+        ...(this.#config.scheduleTimeout === undefined ? {} : { scheduleTimeout: this.#config.scheduleTimeout }),
+      };
+      const withSignal = input.signal === undefined ? options : { ...options, signal: input.signal };
+      for await (const m of closeOut(plan, description === undefined ? withSignal : { ...withSignal, description })) {
+        if (isModel(m, "tool_call_output")) completed = true;
+        yield m;
+      }
+    } catch (err) {
+      // Unreachable by design; kept so a bug can never throw into the engine.
+      if (completed) return;
+      const output = `[internal error while running the tool: ${err instanceof Error ? err.message : String(err)}]`;
+      yield modelMessage({
+        type: "partial_tool_call_output",
+        role: "user",
+        event_type: "stop",
+        output: "",
+        tool_call_id: id,
+        stop_reason: "failed",
+      });
+      yield toolCallOutput({ tool_call_id: id, output, stop_reason: "failed" });
+    }
+  }
+
+  /** Background commands, for the host (server process list). */
+  listProcesses(): ProcessInfo[] {
+    return this.#processes.list();
+  }
+
+  /** Texts of `[background_task_done]` notices not yet handed over; each is returned once. */
+  drainNotices(): string[] {
+    return this.#processes.drainNotices();
+  }
+
+  dispose(): Promise<void> {
+    if (this.#disposing !== undefined) return this.#disposing;
+    this.#disposeCtrl.abort();
+    this.#disposing = (async () => {
+      await this.#processes.dispose();
+      try {
+        await this.#config.extraTools?.close();
+      } catch {
+        // closing is best effort; nothing is left to report to
+      }
+    })();
+    return this.#disposing;
+  }
+
+  #extraTools(): ExtraTool[] {
+    const provider = this.#config.extraTools;
+    if (provider === undefined) return [];
+    try {
+      return provider.tools();
+    } catch {
+      return [];
+    }
+  }
+
+  #plan(name: string, argumentsJson: string): { plan: CallPlan; description?: string } {
+    if (this.#disposeCtrl.signal.aborted) {
+      return { plan: { kind: "reject", message: "The environment has been disposed; tools can no longer run." } };
+    }
+    const listed = new Set(this.listTools().map((t) => t.name));
+    const builtin = this.#tools.get(name);
+    if (builtin !== undefined && listed.has(name)) return builtin.plan(argumentsJson);
+    const provider = this.#config.extraTools;
+    if (provider !== undefined && builtin === undefined && listed.has(name)) {
+      const args = parseArgumentsObject(name, argumentsJson);
+      if (!args.ok) return { plan: { kind: "reject", message: args.error } };
+      return {
+        plan: {
+          kind: "run",
+          timeoutMs: this.timeoutFor(name),
+          outputChars: this.outputCharsFor(name),
+          run: extraToolRun(provider, name, argumentsJson),
+        },
+      };
+    }
+    return {
+      plan: { kind: "reject", message: `Unknown tool: ${name}. Available tools: ${[...listed].join(", ")}.` },
+    };
+  }
+
+  #add<P, D>(tool: BuiltinTool<P, D>): void {
+    const requireDescription = tool.takesDescription && this.#callDescription;
+    const timeoutMs = this.timeoutFor(tool.name);
+    const outputChars = this.outputCharsFor(tool.name);
+    this.#tools.set(tool.name, {
+      name: tool.name,
+      permission: tool.permission,
+      catalog: { name: tool.name, description: tool.description, params: tool.params, takesDescription: tool.takesDescription },
+      plan(argumentsJson) {
+        const parsed = parseToolArguments(tool.name, argumentsJson, tool.params, { requireDescription });
+        if (!parsed.ok) return { plan: { kind: "reject", message: parsed.error } };
+        const params = parsed.value;
+        const plan: CallPlan = { kind: "run", timeoutMs, outputChars, run: (ctx) => tool.execute(params, ctx) };
+        return parsed.description === undefined ? { plan } : { plan, description: parsed.description };
+      },
+    });
+  }
+}
+
+export function createEnvironment(config: EnvironmentConfig): Environment {
+  return new Environment(config);
+}

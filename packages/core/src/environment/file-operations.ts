@@ -1,0 +1,82 @@
+/**
+ * The filesystem seam of the file tools (read_file, edit_file, write_file, read_image).
+ *
+ * Tools touch files only through `FileOperations`, so a host can point them at another
+ * filesystem (a container, a remote machine) without touching tool logic. The default is
+ * the local disk via node:fs. Operations may throw; the tools turn every throw into a
+ * `failed` result with a readable message (`describeFsError`).
+ */
+import { mkdir, open, realpath, stat } from "node:fs/promises";
+import { writeFileAtomic } from "./atomic-write.js";
+
+export interface FileInfo {
+  kind: "file" | "directory" | "other";
+  size: number;
+  /** Permission bits. */
+  mode: number;
+}
+
+export interface FileOperations {
+  stat(path: string): Promise<FileInfo>;
+  realpath(path: string): Promise<string>;
+  /** At most `maxBytes` bytes from the start of a file. */
+  readBytes(path: string, maxBytes: number, signal: AbortSignal): Promise<Buffer>;
+  /** Creates or replaces a file atomically (never leaves a partial file or a temp file). */
+  writeAtomic(path: string, data: string, options: { mode?: number; signal: AbortSignal }): Promise<void>;
+  /** `mkdir -p`. */
+  makeDirectory(path: string): Promise<void>;
+}
+
+const READ_CHUNK = 1024 * 1024;
+
+export const localFileOperations: FileOperations = {
+  async stat(path) {
+    const s = await stat(path);
+    return { kind: s.isFile() ? "file" : s.isDirectory() ? "directory" : "other", size: s.size, mode: s.mode & 0o7777 };
+  },
+  realpath(path) {
+    return realpath(path);
+  },
+  async readBytes(path, maxBytes, signal) {
+    const handle = await open(path, "r");
+    try {
+      const chunks: Buffer[] = [];
+      let total = 0;
+      while (total < maxBytes) {
+        signal.throwIfAborted();
+        const buf = Buffer.alloc(Math.min(READ_CHUNK, maxBytes - total));
+        const { bytesRead } = await handle.read(buf, 0, buf.length, total);
+        if (bytesRead === 0) break;
+        chunks.push(buf.subarray(0, bytesRead));
+        total += bytesRead;
+      }
+      return Buffer.concat(chunks);
+    } finally {
+      await handle.close();
+    }
+  },
+  writeAtomic(path, data, options) {
+    return writeFileAtomic(path, data, options);
+  },
+  async makeDirectory(path) {
+    await mkdir(path, { recursive: true });
+  },
+};
+
+/** A readable message for a filesystem error, naming the path the model gave. */
+export function describeFsError(err: unknown, shownPath: string): string {
+  const code = err instanceof Error && "code" in err ? String(err.code) : undefined;
+  switch (code) {
+    case "ENOENT":
+      return `File not found: ${shownPath}`;
+    case "EACCES":
+    case "EPERM":
+      return `Permission denied: ${shownPath}`;
+    case "EISDIR":
+      return `${shownPath} is a directory`;
+    case "ENOTDIR":
+      return `A parent of ${shownPath} is not a directory`;
+    default:
+      return `Cannot access ${shownPath}: ${err instanceof Error ? err.message : String(err)}`;
+  }
+}

@@ -1,0 +1,11 @@
+// The Environment: builtin tools, their central close-out, background commands, and the
+// hook through which MCP tools join. `createEnvironment` is the entry point.
+export { createEnvironment, Environment, type EnvironmentConfig } from "./environment.js";
+export type { ExtraTool, ExtraToolCallResult, ExtraToolProvider } from "./extra-tools.js";
+export type { ProcessInfo } from "./commands/process-table.js";
+export { DEFAULT_LIMITS, TOOL_TIMEOUTS_MS, TOOL_OUTPUT_CHARS, type EnvironmentLimits } from "./limits.js";
+export { localFileOperations, type FileInfo, type FileOperations } from "./file-operations.js";
+export type { BuiltinTool, ToolContext, ToolResult } from "./tool.js";
+export { NO_OUTPUT, INTERRUPTED_NOTE, type TimeoutScheduler } from "./close-out.js";
+export { PINNED_ENV } from "./commands/child-env.js";
+export type { DescribeImageFn } from "./tools/describe-image.js";

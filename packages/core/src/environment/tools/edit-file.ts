@@ -1,0 +1,109 @@
+/**
+ * edit_file (rw): replace an exact piece of text in a file.
+ *
+ * `old_string` must occur exactly once unless `replace_all` is set; an ambiguous or missing
+ * match fails with a message that says how to fix the call, and the file is left untouched.
+ * Matching is literal (no regex, no `$` replacement patterns). The file is rewritten
+ * atomically and keeps its permission bits. The reply is `Replaced N occurrence(s) in
+ * <path>` followed by a unified diff. Binary files, files over the 8 MiB scan cap and the
+ * secret files are refused.
+ */
+import { z } from "zod";
+import type { BuiltinTool } from "../tool.js";
+import { failed } from "../tool.js";
+import { unifiedDiff } from "../diff.js";
+import { describeFsError, localFileOperations, type FileOperations } from "../file-operations.js";
+import { binaryRefusal, locateFile, looksBinary, SCAN_CAP_BYTES } from "./file-target.js";
+
+export const editFileParams = z.object({
+  file_path: z.string().min(1).describe("The file to edit: absolute, or relative to the workspace."),
+  old_string: z.string().describe("The exact text to replace, including whitespace and indentation."),
+  new_string: z.string().describe("The text to put in its place."),
+  replace_all: z.boolean().default(false).describe("Replace every occurrence instead of exactly one."),
+});
+
+export type EditFileParams = z.infer<typeof editFileParams>;
+
+export interface EditFileDetails {
+  path: string;
+  occurrences: number;
+}
+
+export interface EditFileToolOptions {
+  workspaceDir: string;
+  operations?: FileOperations;
+}
+
+/** Non-overlapping occurrences of `needle`, scanning left to right. */
+export function countOccurrences(haystack: string, needle: string): number {
+  if (needle === "") return 0;
+  let count = 0;
+  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) count += 1;
+  return count;
+}
+
+/** Literal replacement of the first occurrence, or of all. */
+export function replaceLiteral(text: string, from: string, to: string, all: boolean): string {
+  if (all) return text.split(from).join(to);
+  const at = text.indexOf(from);
+  return at === -1 ? text : text.slice(0, at) + to + text.slice(at + from.length);
+}
+
+export function createEditFileTool(options: EditFileToolOptions): BuiltinTool<EditFileParams, EditFileDetails> {
+  const ops = options.operations ?? localFileOperations;
+  return {
+    name: "edit_file",
+    description:
+      "Replace exact text in a file. `old_string` must match the file exactly (whitespace included) and occur once, unless `replace_all` is true. Read the file first. Returns a unified diff of the change.",
+    permission: "rw",
+    params: editFileParams,
+    takesDescription: false,
+    async *execute(params, ctx) {
+      if (params.old_string === "") return failed("old_string is empty. To create or overwrite a whole file, use write_file.");
+      if (params.old_string === params.new_string) {
+        return failed("old_string and new_string are identical; there is nothing to change.");
+      }
+      const target = await locateFile(ops, options.workspaceDir, params.file_path, { allowMissing: false });
+      if (!target.ok) return failed(target.error);
+      const info = target.info;
+      if (info === undefined) return failed(`File not found: ${target.shown}`);
+      if (info.size > SCAN_CAP_BYTES) {
+        return failed(`${target.shown} is too large to edit (${info.size} bytes; the limit is ${SCAN_CAP_BYTES}).`);
+      }
+      let before: string;
+      try {
+        const bytes = await ops.readBytes(target.absolute, SCAN_CAP_BYTES, ctx.signal);
+        if (looksBinary(bytes)) return failed(binaryRefusal(target.shown, info.size));
+        before = bytes.toString("utf8");
+      } catch (err) {
+        if (ctx.signal.aborted) return {};
+        return failed(describeFsError(err, target.shown));
+      }
+      const occurrences = countOccurrences(before, params.old_string);
+      const details = { path: target.absolute, occurrences };
+      if (occurrences === 0) {
+        return failed(
+          `old_string was not found in ${target.shown}. Read the file again and copy the text exactly, whitespace and indentation included.`,
+          details,
+        );
+      }
+      if (occurrences > 1 && !params.replace_all) {
+        return failed(
+          `old_string occurs ${occurrences} times in ${target.shown}. Include more surrounding text to make it unique, or set replace_all to true.`,
+          details,
+        );
+      }
+      const after = replaceLiteral(before, params.old_string, params.new_string, params.replace_all);
+      try {
+        await ops.writeAtomic(target.absolute, after, { mode: info.mode, signal: ctx.signal });
+      } catch (err) {
+        if (ctx.signal.aborted) return {};
+        return failed(describeFsError(err, target.shown), details);
+      }
+      const replaced = params.replace_all ? occurrences : 1;
+      yield `Replaced ${replaced} occurrence(s) in ${target.shown}\n`;
+      yield unifiedDiff(target.shown, before, after);
+      return { details: { path: target.absolute, occurrences: replaced } };
+    },
+  };
+}
