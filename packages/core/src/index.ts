@@ -1,1 +1,24 @@
-export {};
+// @penguin/core: the PenguinHarness SDK. createAgent → agent.createSession → session.run.
+export { createAgent, Agent, isThinkingLevel } from "./agent.js";
+export type { CreateAgentOptions, CreateSessionOptions, ResumeSessionOptions } from "./agent.js";
+export { Session } from "./session.js";
+export type { SessionRunOptions } from "./session.js";
+export { PenguinError, isPenguinError } from "./errors.js";
+export type { SdkErrorCode } from "./errors.js";
+export type * from "./interfaces.js";
+export { ContextEngine, initialEngineState } from "./engine/context-engine.js";
+export type { EngineConfig, EngineState, RunOptions, TraceSink } from "./engine/context-engine.js";
+export { reconnectDelayMs, isRetryable, MAX_RETRIES } from "./engine/reconnect.js";
+export type { SleepFn } from "./engine/reconnect.js";
+export { INTERRUPTED_BY_EXIT, INTERRUPTED_BY_USER, DENIED_BY_POLICY, DENIED_BY_USER } from "./engine/turn-notes.js";
+export { GatewayLLM } from "./llm/gateway-llm.js";
+export { TraceWriter } from "./trace/writer.js";
+export { parseTraceText, readTraceFile, sessionTraceFiles, listTracedSessions } from "./trace/reader.js";
+export { replayTrace } from "./trace/replay.js";
+export type { ReplayResult } from "./trace/replay.js";
+export * from "./state/paths.js";
+export { newSessionId, isSessionId, sessionDate, localDate } from "./state/ids.js";
+export { ConfigError } from "./state/config-error.js";
+export * from "./state/project-config.js";
+export { resolveModelEntry, endpointOf, resolveModelEndpoint } from "./state/model-resolution.js";
+export type { ModelRefInput } from "./state/model-resolution.js";

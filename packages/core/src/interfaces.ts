@@ -57,6 +57,11 @@ export interface StreamGenerateInput {
   newMessages: OmniMessage[];
   signal?: AbortSignal;
   thinkingLevel?: ThinkingLevel;
+  /**
+   * Default true. False sends the request on top of the history without committing it, even
+   * when it completes (compaction asks for a summary this way, reusing the cached prefix).
+   */
+  commit?: boolean;
 }
 
 /**
@@ -72,6 +77,8 @@ export interface StreamGenerateInput {
 export interface LLMInterface {
   streamGenerate(input: StreamGenerateInput): AsyncGenerator<OmniMessage, LLMOutcome>;
   setHistory(messages: OmniMessage[]): void;
+  /** The tool list is known only after discovery (MCP); the engine sets it before the first request. */
+  setTools?(tools: ToolDefinition[]): void;
   /** The committed history, oldest first. */
   history(): readonly OmniMessage[];
   /** Usage of the last completed request, if the provider reported one. */
@@ -110,6 +117,11 @@ export interface EnvironmentInterface {
   listTools(): ToolDefinition[];
   toolPermission(name: string): ToolPermission;
   executeTool(input: ExecuteToolInput): AsyncGenerator<OmniMessage, void>;
+  /**
+   * Texts to deliver to the model at the next turn boundary (e.g. `[background_task_done]`
+   * notices of background commands); returned once, then cleared.
+   */
+  drainNotices?(): string[];
   dispose?(): Promise<void>;
 }
 

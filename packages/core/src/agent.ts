@@ -1,0 +1,293 @@
+/**
+ * createAgent: the SDK's entry point, and the composition of a session from files.
+ *
+ *   const agent = await createAgent({ root?, projectId?, agentId? });
+ *   const session = await agent.createSession({ workspaceDir?, provider?, modelId?, thinkingLevel? });
+ *   for await (const m of session.run("…", { approve: async () => "allow" })) …
+ *   const again = await agent.resumeSession({ sessionId: session.id });
+ *
+ * Everything a session is made of comes from the data root: the model table and defaults
+ * (`.project_config.toml`), the agent's behaviour (`agent_state/`), and, on resume, the
+ * session's own trace, which fixes the model, the system prompt and the workspace for the
+ * session's whole life. Only the tools are rebuilt from the current Agent State.
+ */
+import { existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import { compactionEnd, type SessionMetaPayload } from "@penguin/omnimessage";
+import { THINKING_LEVELS, type ModelEndpoint, type ThinkingLevel } from "@penguin/models";
+import { ContextEngine, initialEngineState, type EngineState } from "./engine/context-engine.js";
+import type { SleepFn } from "./engine/reconnect.js";
+import { GatewayLLM } from "./llm/gateway-llm.js";
+import { ToolCallIdAllocator } from "./llm/tool-call-ids.js";
+import { createEnvironment } from "./environment/index.js";
+import { McpHub, parseMcpServers } from "./environment/mcp/index.js";
+import { createCommandPolicy } from "./approvals/command-policy.js";
+import { PenguinError } from "./errors.js";
+import { ensureAgentState, loadAgentState, type AgentState } from "./state/agent-state.js";
+import { loadMemoryIndex } from "./state/memory.js";
+import { assembleSystemPrompt } from "./state/prompt.js";
+import { agentPaths, DEFAULT_AGENT, DEFAULT_PROJECT, resolveRoot, sessionScratchpad, traceFilePath, type AgentPaths } from "./state/paths.js";
+import { isSessionId, newSessionId, newTmpWorkspaceName, sessionDate } from "./state/ids.js";
+import { readProjectConfig, type ProjectConfig } from "./state/project-config.js";
+import { resolveModelEndpoint } from "./state/model-resolution.js";
+import { listTracedSessions, readTraceFile, sessionTraceFiles } from "./trace/reader.js";
+import { replayTrace } from "./trace/replay.js";
+import { TraceWriter } from "./trace/writer.js";
+import { Session } from "./session.js";
+
+export interface CreateAgentOptions {
+  /** Data root; defaults to PENGUIN_HOME, then ~/.penguin/data. */
+  root?: string;
+  projectId?: string;
+  agentId?: string;
+  /** Environment for key fallbacks and root resolution (tests pass their own). */
+  env?: NodeJS.ProcessEnv;
+  /** The reconnect wait; tests inject one that does not sleep. */
+  sleep?: SleepFn;
+  /** Injected fetch for the model gateway (tests, proxies). */
+  fetch?: typeof fetch;
+}
+
+export interface CreateSessionOptions {
+  /** Must exist when given; otherwise a temporary workspace `workspaces/tmp-<8hex>` is made. */
+  workspaceDir?: string;
+  /** The model pair, both or neither; neither means the project's default model. */
+  provider?: string;
+  modelId?: string;
+  thinkingLevel?: ThinkingLevel;
+  /** Marks sessions started by a parent agent or a schedule. */
+  source?: "subagent" | "schedule";
+}
+
+export interface ResumeSessionOptions {
+  sessionId: string;
+}
+
+interface Assembled {
+  state: AgentState;
+  config: ProjectConfig;
+  endpoint: ModelEndpoint;
+}
+
+export class Agent {
+  readonly paths: AgentPaths;
+  readonly #options: CreateAgentOptions;
+
+  constructor(paths: AgentPaths, options: CreateAgentOptions) {
+    this.paths = paths;
+    this.#options = options;
+  }
+
+  get projectId(): string {
+    return this.paths.projectId;
+  }
+
+  get agentId(): string {
+    return this.paths.agentId;
+  }
+
+  /** The project's config as it is on disk now. */
+  projectConfig(): ProjectConfig {
+    return readProjectConfig(this.paths.projectConfig);
+  }
+
+  async createSession(options: CreateSessionOptions = {}): Promise<Session> {
+    const { state, config, endpoint } = await this.#assemble({ provider: options.provider, modelId: options.modelId });
+    const workspace = this.#workspace(options.workspaceDir);
+    const now = new Date();
+    const sessionId = newSessionId(now);
+    const memory = await loadMemoryIndex(this.paths, workspace.path, { temporaryWorkspace: workspace.temporary });
+    const systemPrompt = assembleSystemPrompt(state, {
+      workspace: workspace.path,
+      provider: endpoint.provider,
+      modelId: endpoint.modelId,
+      sessionId,
+      now,
+      memory,
+    });
+    const meta: SessionMetaPayload = {
+      session_id: sessionId,
+      provider: endpoint.provider,
+      model_id: endpoint.modelId,
+      model_context_window: endpoint.contextWindow ?? "unknown",
+      system_prompt: systemPrompt,
+      agent_state: this.paths.agentState,
+      workspace: workspace.path,
+    };
+    if (options.source !== undefined) meta.source = options.source;
+    const thinkingLevel = options.thinkingLevel ?? state.config.model.thinking_level ?? config.default_chat?.thinking_level ?? "medium";
+    return this.#build({ meta, state, config, endpoint, thinkingLevel, engineState: initialEngineState(), writerIndex: 1, existing: false, ids: new ToolCallIdAllocator(), resumed: false });
+  }
+
+  async resumeSession(options: ResumeSessionOptions): Promise<Session> {
+    const { sessionId } = options;
+    if (!isSessionId(sessionId)) {
+      throw new PenguinError("session_not_found", `"${sessionId}" is not a session id (expected session-YYYY-MM-DD-HH-mm-ss-<8hex>)`);
+    }
+    const files = sessionTraceFiles(this.paths, sessionId);
+    const last = files[files.length - 1];
+    if (last === undefined) {
+      throw new PenguinError("session_not_found", `no session ${sessionId} in ${this.paths.projectId}/${this.paths.agentId} (looked in ${this.paths.tracesDir})`);
+    }
+    const content = readTraceFile(last.file);
+    const replay = replayTrace(content.messages);
+    const meta = replay.meta;
+    if (meta === undefined) {
+      throw new PenguinError("session_unreadable", `${last.file} has no readable session_meta line; the trace cannot be resumed`);
+    }
+    if (!existsSync(meta.workspace)) {
+      throw new PenguinError("workspace_not_found", `the workspace of ${sessionId} no longer exists: ${meta.workspace}`);
+    }
+    const { state, config, endpoint } = await this.#assemble({ provider: meta.provider, modelId: meta.model_id });
+    const ids = new ToolCallIdAllocator();
+    ids.reserve(replay.toolCallIds);
+    const engineState: EngineState = {
+      carryOver: replay.carryOver,
+      pendingSummary: replay.pendingSummary,
+      turns: replay.turns,
+      sessionUsage: replay.sessionUsage,
+      lastRequest: replay.lastRequest,
+      toolsAnnounced: replay.toolsAnnounced && !replay.contextClosed,
+    };
+    const thinkingLevel = state.config.model.thinking_level ?? config.default_chat?.thinking_level ?? "medium";
+    const session = this.#build({
+      meta,
+      state,
+      config,
+      endpoint,
+      thinkingLevel,
+      engineState,
+      writerIndex: last.index,
+      existing: true,
+      toolsWritten: replay.toolsAnnounced,
+      ids,
+      resumed: true,
+      history: replay.contextClosed ? [] : replay.history,
+      closeDangling: replay.danglingCompaction,
+      rotate: replay.contextClosed,
+    });
+    return session;
+  }
+
+  /** The most recently active session of this agent, if any. */
+  latestSessionId(): string | undefined {
+    return listTracedSessions(this.paths)[0]?.sessionId;
+  }
+
+  async #assemble(ref: { provider?: string | undefined; modelId?: string | undefined }): Promise<Assembled> {
+    const config = readProjectConfig(this.paths.projectConfig);
+    const endpoint = resolveModelEndpoint(config, ref, { env: this.#options.env ?? process.env, configFile: this.paths.projectConfig });
+    const state = await loadAgentState(this.paths);
+    return { state, config, endpoint };
+  }
+
+  #workspace(dir: string | undefined): { path: string; temporary: boolean } {
+    if (dir !== undefined) {
+      const abs = isAbsolute(dir) ? dir : resolve(dir);
+      if (!existsSync(abs) || !statSync(abs).isDirectory()) {
+        throw new PenguinError("workspace_not_found", `workspace ${abs} does not exist or is not a directory; create it first or omit it for a temporary workspace`);
+      }
+      return { path: realpathSync(abs), temporary: false };
+    }
+    const path = resolve(this.paths.workspacesDir, newTmpWorkspaceName());
+    mkdirSync(path, { recursive: true });
+    return { path, temporary: true };
+  }
+
+  #build(p: {
+    meta: SessionMetaPayload;
+    state: AgentState;
+    config: ProjectConfig;
+    endpoint: ModelEndpoint;
+    thinkingLevel: ThinkingLevel;
+    engineState: EngineState;
+    writerIndex: number;
+    existing: boolean;
+    toolsWritten?: boolean;
+    ids: ToolCallIdAllocator;
+    resumed: boolean;
+    history?: import("@penguin/omnimessage").OmniMessage[];
+    closeDangling?: { reason: "context" | "turns" | "manual"; mode: "summarize" | "discard" } | undefined;
+    rotate?: boolean;
+  }): Session {
+    const { meta, state, config, endpoint } = p;
+    const sessionId = meta.session_id;
+    const scratchpadDir = sessionScratchpad(this.paths, sessionId);
+    const mcpServers = parseMcpServers(state.config.tools.mcpServers, this.paths.systemConfig);
+    const env = createEnvironment({
+      workspaceDir: meta.workspace,
+      scratchpadDir,
+      vault: state.vault,
+      vision: endpoint.vision ?? false,
+      builtinOverride: state.config.tools.builtin,
+      extraTools: mcpServers.length > 0 ? new McpHub(mcpServers, { cwd: meta.workspace }) : undefined,
+    });
+    const llm = new GatewayLLM({
+      endpoint,
+      systemPrompt: meta.system_prompt,
+      tools: [],
+      thinkingLevel: p.thinkingLevel,
+      requestTimeoutMs: state.config.model.timeoutMs,
+      ids: p.ids,
+      fetch: this.#options.fetch,
+    });
+    if (p.history !== undefined) llm.setHistory(p.history);
+    const date = sessionDate(sessionId);
+    const writer = new TraceWriter({
+      fileFor: (index) => traceFilePath(this.paths, date, sessionId, index),
+      index: p.writerIndex,
+      meta,
+      existing: p.existing,
+      toolsWritten: p.toolsWritten,
+    });
+    if (p.closeDangling !== undefined) {
+      writer.append(compactionEnd({ ...p.closeDangling, status: "failed", error_message: "the process exited during compaction" }));
+    }
+    if (p.rotate) writer.rotate();
+    const engine = new ContextEngine(
+      {
+        llm,
+        env,
+        trace: writer,
+        maxTurns: state.config.max_turns,
+        policy: createCommandPolicy(config.command_policy),
+        compaction: {
+          maxContextLength: state.config.compaction.max_context_length,
+          maxSessionTurns: state.config.compaction.max_session_turns,
+          mode: state.config.compaction.mode,
+          prompt: state.config.compaction.prompt,
+        },
+        sleep: this.#options.sleep,
+      },
+      p.engineState,
+    );
+    return new Session({
+      id: sessionId,
+      paths: this.paths,
+      workspace: meta.workspace,
+      provider: meta.provider,
+      modelId: meta.model_id,
+      systemPrompt: meta.system_prompt,
+      thinkingLevel: p.thinkingLevel,
+      scratchpadDir,
+      endpoint,
+      engine,
+      llm,
+      env,
+      writer,
+      resumed: p.resumed,
+    });
+  }
+}
+
+/** Open (and on first use, initialise) an agent under the data root. */
+export async function createAgent(options: CreateAgentOptions = {}): Promise<Agent> {
+  const root = resolveRoot(options.root, options.env ?? process.env);
+  const paths = agentPaths(root, options.projectId ?? DEFAULT_PROJECT, options.agentId ?? DEFAULT_AGENT);
+  await ensureAgentState(paths);
+  return new Agent(paths, options);
+}
+
+export function isThinkingLevel(v: string): v is ThinkingLevel {
+  return (THINKING_LEVELS as readonly string[]).includes(v);
+}

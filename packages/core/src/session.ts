@@ -1,0 +1,171 @@
+/**
+ * Session: one conversation of an agent in one workspace, with its model fixed at creation.
+ *
+ * A thin stateful shell over the ContextEngine: it holds the parts the engine works with
+ * (the LLM context, the Environment, the Trace writer) and exposes the Human boundary,
+ * `session.run(messages, {approve, signal})`. Everything it does is recorded in the trace,
+ * which is also the only thing `agent.resumeSession` needs to rebuild it.
+ *
+ * Created by `Agent.createSession` / `Agent.resumeSession` (agent.ts); not constructed by hosts.
+ */
+import { userText, type OmniMessage, type TokenCounts } from "@penguin/omnimessage";
+import type { ModelEndpoint, Pricing, ThinkingLevel } from "@penguin/models";
+import type { Compactability, ContextEngine } from "./engine/context-engine.js";
+import type { ApproveFn, EnvironmentInterface, LLMInterface, ToolPermission } from "./interfaces.js";
+import type { TraceWriter } from "./trace/writer.js";
+import type { AgentPaths } from "./state/paths.js";
+
+export interface SessionRunOptions {
+  /** Asked once per tool call; without it every call is denied. */
+  approve?: ApproveFn;
+  signal?: AbortSignal;
+  /** This task's thinking level; defaults to the session's. */
+  thinkingLevel?: ThinkingLevel;
+}
+
+export interface SessionParts {
+  id: string;
+  paths: AgentPaths;
+  workspace: string;
+  provider: string;
+  modelId: string;
+  systemPrompt: string;
+  thinkingLevel: ThinkingLevel;
+  scratchpadDir: string;
+  /** The resolved model entry (its key is never exposed by the session). */
+  endpoint: ModelEndpoint;
+  engine: ContextEngine;
+  llm: LLMInterface;
+  env: EnvironmentInterface;
+  writer: TraceWriter;
+  /** True when the session was rebuilt from its trace. */
+  resumed: boolean;
+}
+
+export class Session {
+  readonly id: string;
+  readonly paths: AgentPaths;
+  readonly workspace: string;
+  readonly provider: string;
+  readonly modelId: string;
+  readonly systemPrompt: string;
+  readonly scratchpadDir: string;
+  readonly resumed: boolean;
+  /** Prices of the session's model, when known (cost is computed from usage × prices). */
+  readonly pricing: Pricing | undefined;
+  readonly clientType: ModelEndpoint["clientType"];
+  thinkingLevel: ThinkingLevel;
+  readonly #engine: ContextEngine;
+  readonly #llm: LLMInterface;
+  readonly #env: EnvironmentInterface;
+  readonly #writer: TraceWriter;
+  #disposed = false;
+
+  constructor(parts: SessionParts) {
+    this.id = parts.id;
+    this.paths = parts.paths;
+    this.workspace = parts.workspace;
+    this.provider = parts.provider;
+    this.modelId = parts.modelId;
+    this.systemPrompt = parts.systemPrompt;
+    this.scratchpadDir = parts.scratchpadDir;
+    this.thinkingLevel = parts.thinkingLevel;
+    this.resumed = parts.resumed;
+    this.pricing = parts.endpoint.pricing;
+    this.clientType = parts.endpoint.clientType;
+    this.#engine = parts.engine;
+    this.#llm = parts.llm;
+    this.#env = parts.env;
+    this.#writer = parts.writer;
+  }
+
+  /**
+   * Run one task. `messages` are the Human's new messages (a string is a user text). The
+   * generator yields every message of the task (partials, complete messages, events) and
+   * ends after the last; an interrupted task ends with an `abort` event.
+   */
+  run(messages: OmniMessage[] | string, options: SessionRunOptions = {}): AsyncGenerator<OmniMessage, void> {
+    if (this.#disposed) throw new Error(`session ${this.id} is disposed; resume it with agent.resumeSession to continue`);
+    const input = typeof messages === "string" ? [userText(messages)] : messages;
+    return this.#engine.run(input, {
+      approve: options.approve,
+      signal: options.signal,
+      thinkingLevel: options.thinkingLevel ?? this.thinkingLevel,
+    });
+  }
+
+  /**
+   * Compact the context now (the `manual` trigger). Yields compaction_begin, the summary as it
+   * streams, token_usage and compaction_end. Throws before starting when there is nothing to
+   * compact (see `compactability()`).
+   */
+  compact(options: { signal?: AbortSignal } = {}): AsyncGenerator<OmniMessage, void> {
+    if (this.#disposed) throw new Error(`session ${this.id} is disposed; resume it with agent.resumeSession to continue`);
+    return this.#engine.compact(options);
+  }
+
+  /** `ok`, `empty` (nothing to compact) or `just_compacted`. */
+  compactability(): Compactability {
+    return this.#engine.compactability();
+  }
+
+  /** Steer the running task; false when no task is running. */
+  steer(text: string): boolean {
+    return this.#engine.steer(text);
+  }
+
+  /** End a reconnect wait now ("Retry now"); false when not waiting. */
+  skipReconnectWait(): boolean {
+    return this.#engine.skipReconnectWait();
+  }
+
+  get running(): boolean {
+    return this.#engine.running;
+  }
+
+  /** Token counts summed over the session. */
+  get usage(): TokenCounts {
+    return { ...this.#engine.state.sessionUsage };
+  }
+
+  /** Usage of the last completed request, if any. */
+  get lastRequestUsage(): TokenCounts | undefined {
+    return this.#engine.state.lastRequest;
+  }
+
+  get contextWindow(): number | "unknown" {
+    return this.#llm.contextWindow;
+  }
+
+  /** Committed requests in the current model context. */
+  get turns(): number {
+    return this.#engine.state.turns;
+  }
+
+  /** The trace file being written. */
+  get tracePath(): string {
+    return this.#writer.file;
+  }
+
+  /** The history the model will see on the next request (committed messages). */
+  history(): readonly OmniMessage[] {
+    return this.#llm.history();
+  }
+
+  /** Input waiting for the next request (tool outputs, interrupted turns). */
+  carryOver(): readonly OmniMessage[] {
+    return this.#engine.state.carryOver;
+  }
+
+  toolPermission(name: string): ToolPermission {
+    return this.#env.toolPermission(name);
+  }
+
+  /** Stop every process the session started and close the trace. Idempotent. */
+  async dispose(): Promise<void> {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    await this.#env.dispose?.();
+    this.#writer.close();
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * TraceWriter: the append-only JSONL record of a session, one OmniMessage envelope per line.
+ *
+ * Durability rule (DESIGN.md): each record is one `write` of a complete line, and the file
+ * is fsynced after every `request_end`, every `tool_call_output` and every compaction event,
+ * so a crash loses at most the uncommitted tail of the current request.
+ *
+ * Other rules kept here:
+ * - Only traceable messages are written: no `partial_*`, nothing forwarded from a child
+ *   (`origin` set). Callers may pass everything; the writer filters.
+ * - Files are created lazily: the header (`session_meta`, then `tool_list_ready` once known)
+ *   is written just before the first record, so a session that never ran leaves no file.
+ * - Opening an existing file whose last line is torn (a crash mid-write, NUL padding) starts
+ *   the next record on a fresh line; history is never rewritten.
+ * - Compaction rotates to the next index (`_002`, `_003`…), again lazily, and the new file
+ *   starts with `session_meta` and `tool_list_ready`.
+ *
+ * Writes are synchronous on purpose: records must hit the file in exactly the order the host
+ * sees them, and a commit point must be durable before the engine moves on.
+ */
+import { closeSync, fsyncSync, mkdirSync, openSync, readSync, statSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
+import {
+  isEvent,
+  isTraceable,
+  sessionMeta as buildSessionMeta,
+  toolListReady,
+  type OmniMessage,
+  type SessionMetaPayload,
+  type ToolDefinition,
+} from "@penguin/omnimessage";
+
+/** Where the writer puts a given file index. */
+export type TraceFileNamer = (index: number) => string;
+
+export interface TraceWriterOptions {
+  fileFor: TraceFileNamer;
+  /** The index of the file to write (1 for a new session; the highest existing one on resume). */
+  index: number;
+  meta: SessionMetaPayload;
+  /** True when `fileFor(index)` already exists with its header (resume). */
+  existing: boolean;
+  /** Set when resuming a file whose header already holds the tool list. */
+  toolsWritten?: boolean;
+  /** Disable fsync (benchmarks of the raw append path). Default true. */
+  fsync?: boolean;
+}
+
+const COMMIT_EVENTS = new Set(["request_end", "compaction_begin", "compaction_end"]);
+
+/** True for the records after which the file must be durable. */
+export function isCommitPoint(m: OmniMessage): boolean {
+  if (m.type === "model_msg") return m.payload.type === "tool_call_output";
+  return isEvent(m) && COMMIT_EVENTS.has(m.payload.type);
+}
+
+export class TraceWriter {
+  readonly #fileFor: TraceFileNamer;
+  readonly #fsync: boolean;
+  #index: number;
+  #meta: SessionMetaPayload;
+  #fd: number | undefined;
+  #headerWritten: boolean;
+  #tools: ToolDefinition[] | undefined;
+  #toolsWritten: boolean;
+  #needsNewline = false;
+
+  constructor(options: TraceWriterOptions) {
+    this.#fileFor = options.fileFor;
+    this.#fsync = options.fsync ?? true;
+    this.#index = options.index;
+    this.#meta = options.meta;
+    this.#headerWritten = options.existing;
+    this.#toolsWritten = options.toolsWritten ?? false;
+    if (options.existing) this.#needsNewline = !endsWithNewline(this.#fileFor(this.#index));
+  }
+
+  /** The file currently written (or about to be). */
+  get file(): string {
+    return this.#fileFor(this.#index);
+  }
+
+  get index(): number {
+    return this.#index;
+  }
+
+  /** True once this file has a record on disk. */
+  get started(): boolean {
+    return this.#headerWritten;
+  }
+
+  /**
+   * Record the tool list. Written as `tool_list_ready` right after the header of the current
+   * file (at once if the file has started), and again at the head of every rotated file.
+   */
+  setTools(tools: ToolDefinition[]): void {
+    this.#tools = tools;
+    if (this.#headerWritten && !this.#toolsWritten) {
+      this.#writeLine(toolListReady(tools));
+      this.#toolsWritten = true;
+    }
+  }
+
+  /** Append one message if it belongs in the Trace. */
+  append(m: OmniMessage): void {
+    if (!isTraceable(m) || m.type === "session_meta") return;
+    this.#ensureHeader();
+    if (isEvent(m, "tool_list_ready")) {
+      if (this.#toolsWritten) return;
+      this.#toolsWritten = true;
+    }
+    this.#writeLine(m);
+    if (this.#fsync && isCommitPoint(m) && this.#fd !== undefined) fsyncSync(this.#fd);
+  }
+
+  /** Continue in the next file index; its header is written before its first record. */
+  rotate(meta?: SessionMetaPayload): void {
+    this.close();
+    this.#index += 1;
+    if (meta !== undefined) this.#meta = meta;
+    this.#headerWritten = false;
+    this.#toolsWritten = false;
+    this.#needsNewline = false;
+  }
+
+  close(): void {
+    if (this.#fd !== undefined) {
+      closeSync(this.#fd);
+      this.#fd = undefined;
+    }
+  }
+
+  #ensureHeader(): void {
+    if (this.#headerWritten) return;
+    this.#headerWritten = true;
+    this.#writeLine(buildSessionMeta(this.#meta));
+    if (this.#tools !== undefined) {
+      this.#writeLine(toolListReady(this.#tools));
+      this.#toolsWritten = true;
+    }
+  }
+
+  #open(): number {
+    if (this.#fd === undefined) {
+      const file = this.#fileFor(this.#index);
+      mkdirSync(dirname(file), { recursive: true });
+      this.#fd = openSync(file, "a", 0o600);
+    }
+    return this.#fd;
+  }
+
+  #writeLine(m: OmniMessage): void {
+    const fd = this.#open();
+    const prefix = this.#needsNewline ? "\n" : "";
+    this.#needsNewline = false;
+    writeFully(fd, Buffer.from(`${prefix}${JSON.stringify(m)}\n`, "utf8"));
+  }
+}
+
+/** One logical write of the whole buffer (looping only if the OS takes it in parts). */
+function writeFully(fd: number, buf: Buffer): void {
+  let off = 0;
+  while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+}
+
+function endsWithNewline(file: string): boolean {
+  let size: number;
+  try {
+    size = statSync(file).size;
+  } catch {
+    return true;
+  }
+  if (size === 0) return true;
+  const fd = openSync(file, "r");
+  try {
+    const b = Buffer.alloc(1);
+    readSync(fd, b, 0, 1, size - 1);
+    return b[0] === 0x0a;
+  } finally {
+    closeSync(fd);
+  }
+}
