@@ -14,6 +14,7 @@ import type { Compactability, ContextEngine } from "./engine/context-engine.js";
 import type { ApproveFn, EnvironmentInterface, LLMInterface, ToolPermission } from "./interfaces.js";
 import type { TraceWriter } from "./trace/writer.js";
 import type { AgentPaths } from "./state/paths.js";
+import { generateTitle } from "./session-title.js";
 
 export interface SessionRunOptions {
   /** Asked once per tool call; without it every call is denied. */
@@ -59,6 +60,7 @@ export class Session {
   readonly #llm: LLMInterface;
   readonly #env: EnvironmentInterface;
   readonly #writer: TraceWriter;
+  readonly #endpoint: ModelEndpoint;
   #disposed = false;
 
   constructor(parts: SessionParts) {
@@ -77,6 +79,16 @@ export class Session {
     this.#llm = parts.llm;
     this.#env = parts.env;
     this.#writer = parts.writer;
+    this.#endpoint = parts.endpoint;
+  }
+
+  /**
+   * A short title for the conversation (≤ 30 chars), from an out-of-band model call that is
+   * neither in the context nor in the trace. Undefined when there is nothing to name yet or
+   * the call failed.
+   */
+  generateTitle(signal?: AbortSignal): Promise<string | undefined> {
+    return generateTitle(this.#endpoint, this.#llm.history(), signal);
   }
 
   /**

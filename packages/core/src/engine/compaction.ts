@@ -72,6 +72,18 @@ export function compactionTrigger(settings: CompactionSettings, state: EngineSta
   return undefined;
 }
 
+/**
+ * Input a compaction must not swallow: what the human (or a parent agent, or the server)
+ * wrote. Tool outputs and harness notes are consumed by the compaction request instead.
+ * Shared with replay, so a resumed session keeps exactly the same messages.
+ */
+export function survivesCompaction(m: OmniMessage): boolean {
+  if (m.type !== "model_msg") return false;
+  const p = m.payload;
+  if (p.role !== "user" || p.type === "tool_call_output") return false;
+  return !(p.type === "text" && p.sender === "harness");
+}
+
 export interface CompactionDeps {
   llm: LLMInterface;
   trace: TraceSink;

@@ -48,7 +48,7 @@ import {
 import type { ThinkingLevel } from "@penguin/models";
 import type { ApproveFn, EnvironmentInterface, LLMInterface, LLMOutcome, PolicyCheck } from "../interfaces.js";
 import { Channel } from "./channel.js";
-import { compact, compactionTrigger, DEFAULT_COMPACTION, type CompactionSettings } from "./compaction.js";
+import { compact, compactionTrigger, DEFAULT_COMPACTION, survivesCompaction, type CompactionSettings } from "./compaction.js";
 import { isRetryable, MAX_RETRIES, realSleep, retryWaitMs, type SleepFn } from "./reconnect.js";
 import { ToolBatch } from "./tool-batch.js";
 import { INTERRUPTED_BY_USER, turnAbortedText, turnRetriedText } from "./turn-notes.js";
@@ -236,10 +236,19 @@ export class ContextEngine {
 
       const trigger = compactionTrigger(this.#compaction, state, this.#config.llm.contextWindow);
       if (trigger !== undefined) {
-        const consumed = input.filter((o) => !o.fresh).map((o) => o.message);
+        // What the human wrote is recorded now and survives the compaction; tool outputs and
+        // harness notes are consumed by it (they answer calls of the closing context).
+        for (const o of input) {
+          if (o.fresh && survivesCompaction(o.message)) {
+            emit(o.message, o.stream);
+            o.fresh = false;
+            o.stream = false;
+          }
+        }
+        const consumed = input.filter((o) => !o.fresh && !survivesCompaction(o.message)).map((o) => o.message);
         const result = await this.#runCompaction(trigger, consumed, signal, emit);
         if (!result.ok) return this.#stop(emit, `compaction failed: ${result.error}`, input);
-        input = input.filter((o) => o.fresh);
+        input = input.filter((o) => o.fresh || survivesCompaction(o.message));
       }
       if (state.pendingSummary !== undefined) {
         const summary = userText(contextSummaryText(state.pendingSummary), { sender: "harness" });
@@ -264,7 +273,9 @@ export class ContextEngine {
     }
   }
 
+  /** End the run before sending `input`: input never recorded is recorded now, then carried over. */
   #stop(emit: Emit, reason: string, input: Outgoing[]): void {
+    for (const o of input) if (o.fresh) emit(o.message, o.stream);
     this.state.carryOver = input.map((o) => o.message);
     emit(abortEvent(reason));
   }

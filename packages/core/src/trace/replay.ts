@@ -32,12 +32,13 @@ import {
   type ToolCallPayload,
   isCompleteModel,
   modelMessage,
+  startsWithMarker,
   userText,
 } from "@penguin/omnimessage";
 import { INTERRUPTED_BY_EXIT, INTERRUPTED_BY_USER, turnAbortedText } from "../engine/turn-notes.js";
 import { extractSummary } from "../engine/summary.js";
 import { summaryWithDigest } from "../engine/activity-digest.js";
-import { DISCARDED_NOTE } from "../engine/compaction.js";
+import { DISCARDED_NOTE, survivesCompaction } from "../engine/compaction.js";
 
 export interface ReplayResult {
   meta: SessionMetaPayload | undefined;
@@ -65,6 +66,10 @@ interface Window {
   inputs: OmniMessage[];
   produced: CompleteModelPayload[];
   producedMessages: OmniMessage[];
+}
+
+function isContextSummary(m: OmniMessage): boolean {
+  return m.type === "model_msg" && m.payload.type === "text" && startsWithMarker(m.payload.text, "context_summary");
 }
 
 function isUserSide(p: CompleteModelPayload): boolean {
@@ -156,7 +161,9 @@ export function replayTrace(messages: readonly OmniMessage[]): ReplayResult {
         const w = window;
         window = undefined;
         if (e.status === "completed") {
-          history.push(...outputsForCalls(lastCalls), ...pending, ...w.inputs, ...w.producedMessages);
+          // A context opens with its [context_summary], even before input kept across the compaction.
+          const lead = w.inputs.length > 0 && isContextSummary(w.inputs[0]!) ? w.inputs.slice(0, 1) : [];
+          history.push(...lead, ...outputsForCalls(lastCalls), ...pending, ...w.inputs.slice(lead.length), ...w.producedMessages);
           lastCalls = w.produced.filter((p): p is ToolCallPayload => p.type === "tool_call");
           pending = [];
           abortedSinceCommit = false;
@@ -201,7 +208,7 @@ export function replayTrace(messages: readonly OmniMessage[]): ReplayResult {
               : summaryWithDigest(DISCARDED_NOTE, compaction.before);
           history = [];
           lastRequest = undefined;
-          pending = [];
+          pending = pending.filter(survivesCompaction);
           lastCalls = [];
           turns = 0;
           contextClosed = true;
