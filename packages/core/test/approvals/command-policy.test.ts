@@ -52,6 +52,7 @@ const TABLE: [string, string | undefined][] = [
   ["sudo bash -c \"cd / && rm -rf /*\"", "rm-recursive-root-or-home"],
   ["ls\nrm -rf /", "rm-recursive-root-or-home"],
   ["if true; then rm -rf ~; fi", "rm-recursive-root-or-home"],
+  ["echo | xargs -n 1 rm -rf /", "rm-recursive-root-or-home"],
   // filesystems, devices
   ["mkfs.ext4 /dev/sda1", "mkfs"],
   ["sudo mkfs -t xfs /dev/nvme0n1", "mkfs"],
@@ -85,6 +86,7 @@ const TABLE: [string, string | undefined][] = [
   ["dd if=/dev/sda of=backup.img", undefined],
   ["dd if=/dev/zero of=/dev/null count=1", undefined],
   ["command -v rm", undefined],
+  ["find . -name '*.o' | xargs rm -f", undefined],
   ["npm run build && npm test", undefined],
   ["cat file | grep -v foo | sort", undefined],
 ];

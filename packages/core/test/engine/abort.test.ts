@@ -2,7 +2,9 @@
 // the next run's first request carries exactly the right carry-over.
 import { execFileSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
+import { WIRE_PROTOCOLS } from "@penguin/testkit";
 import { collect, allow, shapeOf, startHarness, traceOf, type Harness } from "../helpers/harness.js";
+import { resultText } from "../helpers/harness.js";
 import { INTERRUPTED_BY_USER } from "../../src/engine/turn-notes.js";
 
 let h: Harness | undefined;
@@ -16,10 +18,10 @@ function processesMatching(marker: string): string[] {
   return out.split("\n").filter((l) => l.includes(marker) && !l.includes("ps -eo"));
 }
 
-describe("abort", () => {
+describe.each(WIRE_PROTOCOLS)("abort over %s", (protocol) => {
   it("mid-stream: the input and a [turn_aborted] note are carried into the next run", async () => {
-    h = await startHarness({
-      script: [{ text: "Here is the start of a long answer that never ends", chunkSize: 4, fault: { kind: "hang", afterEvents: 4 } }, { text: "picked up" }],
+    h = await startHarness({ protocol,
+      script: [{ text: "Here is the start of a long answer that never ends", chunkSize: 4, fault: { kind: "hang", afterEvents: 8 } }, { text: "picked up" }],
     });
     const session = await h.agent.createSession({ workspaceDir: h.workspace });
     const controller = new AbortController();
@@ -45,7 +47,7 @@ describe("abort", () => {
 
   it("mid-tool: the process group is reaped and the call gets an interrupted output", async () => {
     const marker = `penguin-abort-${process.pid}-${Date.now()}`;
-    h = await startHarness({
+    h = await startHarness({ protocol,
       script: [{ toolCalls: [{ name: "exec_command", arguments: { cmd: `sleep 30 # ${marker}`, description: "wait" } }] }, { text: "ok" }],
     });
     const session = await h.agent.createSession({ workspaceDir: h.workspace });
@@ -62,14 +64,14 @@ describe("abort", () => {
     await collect(session.run("never mind", { approve: allow }));
     const next = h.kit.requests[1]!.messages.filter((m) => m.role !== "system");
     expect(next.map((m) => m.kind)).toEqual(["text", "tool_call", "tool_result", "text"]);
-    expect(next[2]!.text).toBe(INTERRUPTED_BY_USER);
+    expect(resultText(next[2]!.text)).toBe(INTERRUPTED_BY_USER);
     expect(next[3]!.text).toBe("never mind");
     expect(h.kit.violations).toEqual([]);
     await session.dispose();
   });
 
   it("stops consuming when the host breaks out of the loop", async () => {
-    h = await startHarness({ script: [{ text: "a long answer", chunkSize: 2, fault: { kind: "hang", afterEvents: 3 } }] });
+    h = await startHarness({ protocol, script: [{ text: "a long answer that goes on", chunkSize: 2, fault: { kind: "hang", afterEvents: 8 } }] });
     const session = await h.agent.createSession({ workspaceDir: h.workspace });
     for await (const m of session.run("go", { approve: allow })) {
       if (m.type === "model_msg" && m.payload.type === "partial_text") break;

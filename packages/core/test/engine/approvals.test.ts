@@ -3,8 +3,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { WIRE_PROTOCOLS } from "@penguin/testkit";
 import type { ToolCallPayload } from "@penguin/omnimessage";
 import { collect, shapeOf, startHarness, traceOf, type Harness } from "../helpers/harness.js";
+import { resultText } from "../helpers/harness.js";
 import { DENIED_BY_POLICY, DENIED_BY_USER } from "../../src/engine/turn-notes.js";
 
 let h: Harness | undefined;
@@ -13,9 +15,9 @@ afterEach(async () => {
   h = undefined;
 });
 
-describe("approvals", () => {
+describe.each(WIRE_PROTOCOLS)("approvals over %s", (protocol) => {
   it("asks in call order, runs only allowed calls, and feeds denials back", async () => {
-    h = await startHarness({
+    h = await startHarness({ protocol,
       script: [
         {
           toolCalls: [
@@ -37,23 +39,23 @@ describe("approvals", () => {
     expect(existsSync(join(h.workspace, "a.txt"))).toBe(true);
     expect(existsSync(join(h.workspace, "b.txt"))).toBe(false);
     expect(shapeOf(messages)).toContain("approval_decision:deny");
-    const results = h.kit.requests[1]!.messages.filter((m) => m.kind === "tool_result").map((m) => m.text);
+    const results = h.kit.requests[1]!.messages.filter((m) => m.kind === "tool_result").map((m) => resultText(m.text));
     expect(results[1]).toBe(DENIED_BY_USER);
     expect(h.kit.violations).toEqual([]);
     await session.dispose();
   });
 
   it("denies every call when no approve function is given", async () => {
-    h = await startHarness({ script: [{ toolCalls: [{ name: "write_file", arguments: { file_path: "x.txt", content: "x" } }] }, { text: "fine" }] });
+    h = await startHarness({ protocol, script: [{ toolCalls: [{ name: "write_file", arguments: { file_path: "x.txt", content: "x" } }] }, { text: "fine" }] });
     const session = await h.agent.createSession({ workspaceDir: h.workspace });
     await collect(session.run("try"));
     expect(existsSync(join(h.workspace, "x.txt"))).toBe(false);
-    expect(h.kit.requests[1]!.messages.find((m) => m.kind === "tool_result")?.text).toBe(DENIED_BY_USER);
+    expect(resultText(h.kit.requests[1]!.messages.find((m) => m.kind === "tool_result")?.text)).toBe(DENIED_BY_USER);
     await session.dispose();
   });
 
   it("treats a throwing approve function as deny", async () => {
-    h = await startHarness({ script: [{ toolCalls: [{ name: "write_file", arguments: { file_path: "y.txt", content: "y" } }] }, { text: "fine" }] });
+    h = await startHarness({ protocol, script: [{ toolCalls: [{ name: "write_file", arguments: { file_path: "y.txt", content: "y" } }] }, { text: "fine" }] });
     const session = await h.agent.createSession({ workspaceDir: h.workspace });
     const messages = await collect(session.run("try", { approve: async () => { throw new Error("host broke"); } }));
     expect(shapeOf(messages)).toContain("approval_decision:deny");
@@ -62,7 +64,7 @@ describe("approvals", () => {
   });
 
   it("vetoes a factory-rule command as forbidden without asking the host", async () => {
-    h = await startHarness({
+    h = await startHarness({ protocol,
       script: [{ toolCalls: [{ name: "exec_command", arguments: { cmd: "sudo -- rm -rf ~", description: "clean up" } }] }, { text: "ok" }],
     });
     let asked = 0;
@@ -71,7 +73,7 @@ describe("approvals", () => {
     expect(asked).toBe(0);
     const decision = messages.find((m) => m.type === "event_msg" && m.payload.type === "approval_decision");
     expect(decision?.payload).toMatchObject({ decision: "forbidden", policy_rule: expect.any(String) });
-    expect(h.kit.requests[1]!.messages.find((m) => m.kind === "tool_result")?.text).toBe(DENIED_BY_POLICY);
+    expect(resultText(h.kit.requests[1]!.messages.find((m) => m.kind === "tool_result")?.text)).toBe(DENIED_BY_POLICY);
     expect(shapeOf(traceOf(session.tracePath))).toContain("approval_decision:forbidden");
     await session.dispose();
   });

@@ -1,5 +1,6 @@
 // max_turns bounds the requests of one task; unsent tool outputs are carried over.
 import { afterEach, describe, expect, it } from "vitest";
+import { WIRE_PROTOCOLS } from "@penguin/testkit";
 import { allow, collect, startHarness, type Harness } from "../helpers/harness.js";
 
 let h: Harness | undefined;
@@ -8,10 +9,10 @@ afterEach(async () => {
   h = undefined;
 });
 
-describe("max_turns", () => {
+describe.each(WIRE_PROTOCOLS)("max_turns over %s", (protocol) => {
   it("stops after N requests with an abort naming the limit", async () => {
     const call = { toolCalls: [{ name: "exec_command", arguments: { cmd: "echo again", description: "loop" } }] };
-    h = await startHarness({
+    h = await startHarness({ protocol,
       script: [call, call, call, { text: "done" }],
       systemConfigPatch: (yaml) => yaml.replace(/^max_turns:.*$/m, "max_turns: 2"),
     });

@@ -2,6 +2,7 @@
 // back-off (injected, never slept), resending the input with a [turn_retried] note; auth
 // and permanent failures stop at once.
 import { afterEach, describe, expect, it } from "vitest";
+import { WIRE_PROTOCOLS } from "@penguin/testkit";
 import { allow, collect, shapeOf, startHarness, type Harness } from "../helpers/harness.js";
 import { reconnectDelayMs } from "../../src/engine/reconnect.js";
 
@@ -14,13 +15,13 @@ afterEach(async () => {
 const endsOf = (ms: Awaited<ReturnType<typeof collect>>) =>
   ms.flatMap((m) => (m.type === "event_msg" && m.payload.type === "request_end" ? [m.payload] : []));
 
-describe("reconnect", () => {
+describe.each(WIRE_PROTOCOLS)("reconnect over %s", (protocol) => {
   it("has the documented delays", () => {
     expect([1, 2, 3, 4, 5, 6].map(reconnectDelayMs)).toEqual([2000, 4000, 8000, 16000, 30000, 30000]);
   });
 
   it("retries after a 500 and resends the input with [turn_retried]", async () => {
-    h = await startHarness({ script: [{ fault: { kind: "http", status: 500, body: "upstream down" } }, { text: "recovered" }] });
+    h = await startHarness({ protocol, script: [{ fault: { kind: "http", status: 500, body: "upstream down" } }, { text: "recovered" }] });
     const session = await h.agent.createSession({ workspaceDir: h.workspace });
     const messages = await collect(session.run("hello", { approve: allow }));
     expect(endsOf(messages)).toEqual([
@@ -36,7 +37,7 @@ describe("reconnect", () => {
   });
 
   it("retries after a socket reset mid-stream, reporting what was produced", async () => {
-    h = await startHarness({ script: [{ text: "partial words here", chunkSize: 3, fault: { kind: "reset", afterEvents: 3 } }, { text: "second try" }] });
+    h = await startHarness({ protocol, script: [{ text: "partial words here and more words after", chunkSize: 3, fault: { kind: "reset", afterEvents: 8 } }, { text: "second try" }] });
     const session = await h.agent.createSession({ workspaceDir: h.workspace });
     const messages = await collect(session.run("hi", { approve: allow }));
     const ends = endsOf(messages);
@@ -48,7 +49,7 @@ describe("reconnect", () => {
   });
 
   it("backs off 2, 4, 8, 16, 30 s and gives up after 5 retries", async () => {
-    h = await startHarness({ script: Array.from({ length: 6 }, () => ({ fault: { kind: "http" as const, status: 503 } })) });
+    h = await startHarness({ protocol, script: Array.from({ length: 6 }, () => ({ fault: { kind: "http" as const, status: 503 } })) });
     const session = await h.agent.createSession({ workspaceDir: h.workspace });
     const messages = await collect(session.run("hello", { approve: allow }));
     expect(h.sleeps).toEqual([2000, 4000, 8000, 16000, 30000]);
@@ -62,7 +63,7 @@ describe("reconnect", () => {
   });
 
   it("never retries auth (401) and says so", async () => {
-    h = await startHarness({ script: [{ fault: { kind: "http", status: 401, body: "bad key" } }] });
+    h = await startHarness({ protocol, script: [{ fault: { kind: "http", status: 401, body: "bad key" } }] });
     const session = await h.agent.createSession({ workspaceDir: h.workspace });
     const messages = await collect(session.run("hello", { approve: allow }));
     expect(h.kit.requests).toHaveLength(1);
@@ -76,7 +77,7 @@ describe("reconnect", () => {
   });
 
   it("never retries a permanent 400", async () => {
-    h = await startHarness({ script: [{ fault: { kind: "http", status: 400, body: "bad request" } }] });
+    h = await startHarness({ protocol, script: [{ fault: { kind: "http", status: 400, body: "bad request" } }] });
     const session = await h.agent.createSession({ workspaceDir: h.workspace });
     const messages = await collect(session.run("hello", { approve: allow }));
     expect(h.kit.requests).toHaveLength(1);
@@ -85,7 +86,7 @@ describe("reconnect", () => {
   });
 
   it("honours Retry-After on a 429 when it is longer than the back-off", async () => {
-    h = await startHarness({ script: [{ fault: { kind: "http", status: 429, retryAfter: "7" } }, { text: "ok" }] });
+    h = await startHarness({ protocol, script: [{ fault: { kind: "http", status: 429, retryAfter: "7" } }, { text: "ok" }] });
     const session = await h.agent.createSession({ workspaceDir: h.workspace });
     await collect(session.run("hello", { approve: allow }));
     expect(h.sleeps).toEqual([7000]);

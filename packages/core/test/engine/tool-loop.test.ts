@@ -3,7 +3,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { WIRE_PROTOCOLS } from "@penguin/testkit";
 import { allow, collect, shapeOf, startHarness, traceOf, type Harness } from "../helpers/harness.js";
+import { resultText } from "../helpers/harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -11,9 +13,9 @@ afterEach(async () => {
   h = undefined;
 });
 
-describe("tool loop", () => {
+describe.each(WIRE_PROTOCOLS)("tool loop over %s", (protocol) => {
   it("runs a tool, feeds its output back, and leaves the seeds' trace shape", async () => {
-    h = await startHarness({
+    h = await startHarness({ protocol,
       script: [
         { toolCalls: [{ name: "write_file", arguments: { file_path: "hello.txt", content: "hi\n" } }], usage: { input: 100, output: 20 } },
         { text: "Created hello.txt.", usage: { input: 150, cached: 100, output: 5 } },
@@ -59,7 +61,7 @@ describe("tool loop", () => {
     const second = h.kit.requests[1]!;
     const kinds = second.messages.filter((m) => m.role !== "system").map((m) => m.kind);
     expect(kinds).toEqual(["text", "tool_call", "tool_result"]);
-    expect(second.messages.find((m) => m.kind === "tool_result")?.text).toMatch(/Created/);
+    expect(resultText(second.messages.find((m) => m.kind === "tool_result")?.text)).toMatch(/Created/);
     expect(h.kit.violations).toEqual([]);
 
     const usage = trace.filter((m) => m.type === "event_msg" && m.payload.type === "token_usage").at(-1);
@@ -69,7 +71,7 @@ describe("tool loop", () => {
   });
 
   it("feeds parallel calls back in call order, whatever order they finish in", async () => {
-    h = await startHarness({
+    h = await startHarness({ protocol,
       script: [
         {
           toolCalls: [
@@ -85,7 +87,7 @@ describe("tool loop", () => {
     const completions = messages.flatMap((m) => (m.type === "model_msg" && m.payload.type === "tool_call_output" ? [m.payload.output] : []));
     expect(completions[0]).toMatch(/fast-second/);
     expect(completions[1]).toMatch(/slow-first/);
-    const results = h.kit.requests[1]!.messages.filter((m) => m.kind === "tool_result").map((m) => m.text ?? "");
+    const results = h.kit.requests[1]!.messages.filter((m) => m.kind === "tool_result").map((m) => resultText(m.text) ?? "");
     expect(results[0]).toMatch(/slow-first/);
     expect(results[1]).toMatch(/fast-second/);
     expect(h.kit.violations).toEqual([]);
@@ -94,7 +96,7 @@ describe("tool loop", () => {
   });
 
   it("sends no tools until asked and ends the task on a plain answer", async () => {
-    h = await startHarness({ script: [{ thinking: "easy", text: "4" }] });
+    h = await startHarness({ protocol, script: [{ thinking: "easy", text: "4" }] });
     const session = await h.agent.createSession({ workspaceDir: h.workspace });
     const messages = await collect(session.run("2+2?", { approve: allow }));
     expect(shapeOf(messages.filter((m) => m.type !== "model_msg" || !m.payload.type.startsWith("partial_")))).toEqual([

@@ -6,6 +6,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { OmniMessage } from "@penguin/omnimessage";
 import { call, processIdOf, sandbox, waitUntil, type Sandbox } from "./helpers.js";
 
+// Real processes start through `bash -l`, slow on a loaded machine: room, never an assertion.
+const PROCESS_TESTS = { timeout: 30_000 };
+
 let box: Sandbox | undefined;
 afterEach(async () => {
   await box?.cleanup();
@@ -30,7 +33,7 @@ function hostEnv(): NodeJS.ProcessEnv {
   };
 }
 
-describe("child environment", () => {
+describe("child environment", PROCESS_TESTS, () => {
   it("drops PORT, HOST and PENGUIN_*, pins pagers and editors, keeps the rest", async () => {
     box = sandbox({ baseEnv: hostEnv() });
     const r = await call(box.env, "exec_command", {

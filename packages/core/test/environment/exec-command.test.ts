@@ -1,10 +1,15 @@
 // exec_command through executeTool, on real bash processes: streaming, exit codes, workdir,
 // truncation with its archive, the yield window, a timeout and an interrupt (with `ps`
 // checking that the whole process group is gone afterwards).
+import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { call, deltaText, leftovers, manualTimeouts, processIdOf, sandbox, sleepMarker, type Sandbox } from "./helpers.js";
+
+// Real processes start through `bash -l`, slow on a loaded machine: room, never an assertion.
+const PROCESS_TESTS = { timeout: 30_000 };
 
 let box: Sandbox | undefined;
 afterEach(async () => {
@@ -12,14 +17,28 @@ afterEach(async () => {
   box = undefined;
 });
 
-describe("exec_command", () => {
-  it("runs in the workspace and streams output as it arrives", async () => {
+describe("exec_command", PROCESS_TESTS, () => {
+  it("runs in the workspace", async () => {
     box = sandbox();
-    const r = await call(box.env, "exec_command", { cmd: "pwd; sleep 0.05; echo second >&2", description: "where am I" });
+    const r = await call(box.env, "exec_command", { cmd: "pwd; echo to-stderr >&2", description: "where am I" });
     expect(r.stopReason).toBe("completed");
-    expect(r.output).toBe(`${box.workspace}\nsecond\n[exit code: 0]`);
-    const deltas = r.messages.map(deltaText).filter((t) => t !== undefined);
-    expect(deltas.slice(0, 2)).toEqual([`${box.workspace}\n`, "second\n"]);
+    expect(r.output).toBe(`${box.workspace}\nto-stderr\n[exit code: 0]`);
+  });
+
+  it("streams output while the command still runs", async () => {
+    box = sandbox();
+    const fifo = join(box.workspace, "gate");
+    execFileSync("mkfifo", [fifo]);
+    // The command cannot finish before the test writes into the FIFO, which it does only
+    // after it has received "first" as a delta.
+    const r = await call(
+      box.env,
+      "exec_command",
+      { cmd: "echo first; cat gate; echo second", description: "gated" },
+      { onMessage: (m) => deltaText(m) === "first\n" && void writeFile(fifo, "middle\n") },
+    );
+    expect(r.output).toBe("first\nmiddle\nsecond\n[exit code: 0]");
+    expect(r.messages.map(deltaText).find((t) => t !== undefined)).toBe("first\n");
   });
 
   it("runs in a workdir relative to the workspace", async () => {
@@ -54,11 +73,11 @@ describe("exec_command", () => {
   it("moves a command that outlives its yield window to the background", async () => {
     box = sandbox();
     const marker = sleepMarker();
-    const r = await call(box.env, "exec_command", { cmd: `echo started; sleep ${marker}`, yield_time_ms: 300, description: "long" });
+    const r = await call(box.env, "exec_command", { cmd: `sleep ${marker}`, yield_time_ms: 300, description: "long" });
     expect(r.stopReason).toBe("completed");
-    expect(r.output).toMatch(/^started\n\[still running after 300 ms; moved to the background as process_id p\d+\./);
+    expect(r.output).toMatch(/^\[still running after 300 ms; moved to the background as process_id p\d+\./);
     const id = processIdOf(r.output);
-    expect(box.env.listProcesses()).toMatchObject([{ id, command: `echo started; sleep ${marker}`, label: "long", status: "running" }]);
+    expect(box.env.listProcesses()).toMatchObject([{ id, command: `sleep ${marker}`, label: "long", status: "running" }]);
     expect(leftovers(marker).length).toBeGreaterThan(0);
   });
 

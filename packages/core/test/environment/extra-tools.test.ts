@@ -59,7 +59,7 @@ describe("extra tools (the MCP hook)", () => {
     box = sandbox({ extraTools: hook });
     const ctrl = new AbortController();
     const events = await drain(box.env.connect(ctrl.signal));
-    expect(events.map((m) => m.payload.type)).toEqual(["mcp_connect_begin", "mcp_connect_end"]);
+    expect(events.map((m) => (m.type === "event_msg" ? m.payload.type : m.type))).toEqual(["mcp_connect_begin", "mcp_connect_end"]);
     expect(recorded.connectSignal).toBe(ctrl.signal);
     const names = box.env.listTools().map((t) => t.name);
     expect(names.slice(-2)).toEqual(["mcp__files__stat", "mcp__files__touch"]);

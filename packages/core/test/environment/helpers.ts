@@ -36,6 +36,7 @@ export function sandbox(config: Partial<EnvironmentConfig> = {}): Sandbox {
     workspace,
     scratchpad,
     cleanup: async () => {
+      reapMarkedProcesses(); // a failed test must not leave sleepers (or a dispose waiting on them)
       await env.dispose();
       await rm(root, { recursive: true, force: true });
     },
@@ -111,9 +112,27 @@ export function deltaText(m: OmniMessage): string | undefined {
   return isModel(m, "partial_tool_call_output") && m.payload.event_type === "delta" ? m.payload.output : undefined;
 }
 
+const markers = new Set<string>();
+
 /** A string unique to one test, used as a `sleep` duration so it shows in `ps` for every process. */
 export function sleepMarker(): string {
-  return `${4000 + Math.floor(Math.random() * 5000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, "0")}`;
+  const marker = `${4000 + Math.floor(Math.random() * 5000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, "0")}`;
+  markers.add(marker);
+  return marker;
+}
+
+/** SIGKILLs, by pid, any live process carrying a marker this worker handed out. */
+function reapMarkedProcesses(): void {
+  for (const marker of markers) {
+    for (const line of leftovers(marker)) {
+      const pid = Number(line.trim().split(/\s+/)[0]);
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  }
 }
 
 /** Live (non-zombie) processes whose command line contains `marker`. */

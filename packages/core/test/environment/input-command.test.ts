@@ -6,6 +6,9 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { call, deltaText, leftovers, manualTimeouts, processIdOf, sandbox, sleepMarker, waitUntil, type Sandbox } from "./helpers.js";
 
+// Real processes start through `bash -l`, slow on a loaded machine: room, never an assertion.
+const PROCESS_TESTS = { timeout: 30_000 };
+
 let box: Sandbox | undefined;
 afterEach(async () => {
   await box?.cleanup();
@@ -19,7 +22,7 @@ async function startBackground(b: Sandbox, cmd: string): Promise<string> {
   return processIdOf(r.output);
 }
 
-describe("input_command", () => {
+describe("input_command", PROCESS_TESTS, () => {
   it("writes to stdin and returns the new output since the last read", async () => {
     box = sandbox();
     const id = await startBackground(box, ECHO_LOOP);

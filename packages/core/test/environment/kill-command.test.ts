@@ -6,6 +6,9 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { call, leftovers, manualTimeouts, processIdOf, sandbox, sleepMarker, waitUntil, type Sandbox } from "./helpers.js";
 
+// Real processes start through `bash -l`, slow on a loaded machine: room, never an assertion.
+const PROCESS_TESTS = { timeout: 30_000 };
+
 let box: Sandbox | undefined;
 afterEach(async () => {
   await box?.cleanup();
@@ -22,7 +25,7 @@ function stubborn(b: Sandbox, marker: string): string {
   return `trap '' TERM; sleep ${marker} & touch ${join(b.workspace, "ready.flag")}; sleep ${marker}`;
 }
 
-describe("kill_command", () => {
+describe("kill_command", PROCESS_TESTS, () => {
   it("stops the whole group and returns the unread output", async () => {
     box = sandbox();
     const marker = sleepMarker();

@@ -104,3 +104,19 @@ export function shapeOf(messages: OmniMessage[]): string[] {
 }
 
 export const allow = async () => "allow" as const;
+
+/**
+ * The text of a normalised tool result. Gemini carries results as a JSON object
+ * (`functionResponse.response`), which the testkit normalises to its JSON text; our adapter
+ * puts the output under `output`.
+ */
+export function resultText(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const v: unknown = JSON.parse(text);
+    if (typeof v === "object" && v !== null && "output" in v && typeof (v as { output: unknown }).output === "string") return (v as { output: string }).output;
+  } catch {
+    // plain text result
+  }
+  return text;
+}

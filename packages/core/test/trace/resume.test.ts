@@ -7,7 +7,9 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { WIRE_PROTOCOLS } from "@penguin/testkit";
 import { allow, collect, shapeOf, startHarness, traceOf, type Harness } from "../helpers/harness.js";
+import { resultText } from "../helpers/harness.js";
 import { createAgent } from "../../src/agent.js";
 import { INTERRUPTED_BY_EXIT } from "../../src/engine/turn-notes.js";
 import { parseTraceText } from "../../src/trace/reader.js";
@@ -29,9 +31,9 @@ async function finishedSession(harness: Harness) {
 
 const userTexts = (i: number) => h!.kit.requests[i]!.messages.filter((m) => m.role === "user" && m.kind === "text").map((m) => m.text);
 
-describe("resume", () => {
+describe.each(WIRE_PROTOCOLS)("resume over %s", (protocol) => {
   it("after a clean end: same file, full history, pairing intact", async () => {
-    h = await startHarness({
+    h = await startHarness({ protocol,
       script: [
         { toolCalls: [{ name: "exec_command", arguments: { cmd: "echo one", description: "one" } }] },
         { text: "first done" },
@@ -59,7 +61,7 @@ describe("resume", () => {
   });
 
   it("after a torn last line: the tail is ignored and new records start on a fresh line", async () => {
-    h = await startHarness({ script: [{ text: "one" }, { text: "two" }] });
+    h = await startHarness({ protocol, script: [{ text: "one" }, { text: "two" }] });
     const first = await finishedSession(h);
     appendFileSync(first.tracePath, '{"timestamp":"2026-01-01T00:00:00.000Z","type":"event_msg","payload":{"type":"requ');
     const agent = await createAgent({ root: h.root, env: {} });
@@ -74,7 +76,7 @@ describe("resume", () => {
   });
 
   it("after a malformed middle line: the line is skipped, nothing else is lost", async () => {
-    h = await startHarness({ script: [{ text: "one" }, { text: "two" }] });
+    h = await startHarness({ protocol, script: [{ text: "one" }, { text: "two" }] });
     const first = await finishedSession(h);
     const lines = readFileSync(first.tracePath, "utf8").split("\n");
     lines.splice(2, 0, "this line was mangled by hand {{{");
@@ -90,7 +92,7 @@ describe("resume", () => {
 
   it("after kill -9 during a tool: the call gets an interrupted output and the session goes on", async () => {
     const marker = `penguin-kill-${process.pid}-${Date.now()}`;
-    h = await startHarness({
+    h = await startHarness({ protocol,
       script: [{ toolCalls: [{ name: "exec_command", arguments: { cmd: `sleep 30 # ${marker}`, description: "long" } }] }, { text: "resumed fine" }],
     });
     const tsx = createRequire(import.meta.url).resolve("tsx");
@@ -120,7 +122,7 @@ describe("resume", () => {
     await collect(resumed.run("what happened?", { approve: allow }));
     const req = h.kit.requests[1]!.messages.filter((m) => m.role !== "system");
     expect(req.map((m) => m.kind)).toEqual(["text", "tool_call", "tool_result", "text"]);
-    expect(req[2]!.text).toBe(INTERRUPTED_BY_EXIT);
+    expect(resultText(req[2]!.text)).toBe(INTERRUPTED_BY_EXIT);
     expect(h.kit.violations).toEqual([]);
     await resumed.dispose();
   });
