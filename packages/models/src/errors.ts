@@ -8,7 +8,7 @@
  *   (a structured `reason`), which is `auth`; an OpenAI 429 with code `insufficient_quota` is
  *   permanent (waiting does not buy credit).
  * - In-stream provider errors (Responses `error`/`response.failed`, Anthropic `error`, Gemini
- *   `error`) are mapped by each protocol onto `StreamErrorClass`, then share the same table.
+ *   `error`) are mapped by each protocol onto `ErrorClass`, then share the same table.
  * - Transport: no response start in time → `timeout`; a silent gap → `timeout`; the caller's
  *   signal → `aborted`; refused/reset connections → `failed` (retryable).
  * - `malformed`: bad JSON, broken framing, or a stream that ended without its terminal event.
@@ -138,6 +138,12 @@ export function outcomeOfClass(c: ErrorClass): ClassOutcome {
   }
 }
 
+/** 408 is the server timing out our request; everything else goes through the class table. */
+function outcomeOfHttp(status: number, error: ProviderError): ClassOutcome {
+  if (status === 408) return { status: "timeout", permanent: false };
+  return outcomeOfClass(classOfHttp(status, error));
+}
+
 function describe(error: ProviderError, apiKey: string | undefined): string {
   const parts: string[] = [];
   if (error.code !== undefined) parts.push(scrub(error.code, apiKey));
@@ -150,7 +156,7 @@ export function outcomeOf(failure: Failure, who: Who): ModelOutcome {
   const name = `${who.provider}/${who.modelId}`;
   switch (failure.kind) {
     case "http": {
-      const { status, permanent } = failure.status === 408 ? { status: "timeout" as const, permanent: false } : outcomeOfClass(classOfHttp(failure.status, failure.error));
+      const { status, permanent } = outcomeOfHttp(failure.status, failure.error);
       const detail = describe(failure.error, who.apiKey);
       const out: ModelOutcome = {
         status,

@@ -73,6 +73,16 @@ function endingOutcome(ending: Ending, who: Who): ModelOutcome {
 
 /** One request; see the file header for the contract. */
 export async function* streamModel(req: ModelRequest): AsyncGenerator<ModelPayload, ModelOutcome> {
+  try {
+    return yield* streamRequest(req);
+  } catch (err) {
+    // Only a request that is not a ModelRequest at all (a JavaScript caller) gets here; the
+    // stream phase catches its own errors and closes its segments first.
+    return { status: "failed", permanent: true, errorMessage: `invalid model request: ${detailOf(err)}` };
+  }
+}
+
+async function* streamRequest(req: ModelRequest): AsyncGenerator<ModelPayload, ModelOutcome> {
   const apiKey = apiKeyFor(req);
   const who: Who = { provider: req.endpoint.provider, modelId: req.endpoint.modelId };
   if (apiKey !== undefined) who.apiKey = apiKey;

@@ -1,4 +1,6 @@
 // @penguin/models: the model gateway. Four wire protocols over fetch, no vendor SDKs.
+// The contract is in types.ts; `streamModel` (gateway.ts) is the entry point; the catalog,
+// credentials, detection, model listing, speed test and proxy helpers are for the SDK and server.
 export * from "./types.js";
 export { streamModel, buildWireRequest, adapterFor, apiKeyFor, DEFAULT_TIMEOUT_MS } from "./gateway.js";
 export { createSseParser, type SseEvent, type SseParser, type SseEnd } from "./sse.js";

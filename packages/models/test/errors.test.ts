@@ -218,6 +218,17 @@ describe("error classes", () => {
   });
 });
 
+describe("requests that are not requests", () => {
+  it("a malformed request from JavaScript still ends in an outcome instead of throwing", async () => {
+    const bad: ModelRequest = JSON.parse('{"endpoint":{"clientType":"nope","provider":"p","modelId":"m","baseUrl":"x"},"tools":[]}');
+    const { items, outcome } = await run(bad);
+    expect(items).toEqual([]);
+    expect(outcome).toMatchObject({ status: "failed", permanent: true });
+    const { outcome: empty } = await run(JSON.parse("{}"));
+    expect(empty).toMatchObject({ status: "failed", permanent: true });
+  });
+});
+
 describe("Retry-After and error bodies", () => {
   const headers = (h: Record<string, string>) => new Headers(h);
   it("reads seconds, decimals, HTTP dates (with the injected clock) and retry-after-ms", () => {

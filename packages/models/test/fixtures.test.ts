@@ -332,7 +332,7 @@ const CASES: Record<string, Expected> = {
   },
 };
 
-export function expectMatches(name: string, items: ModelPayload[], outcome: Awaited<ReturnType<typeof run>>["outcome"], want: Expected): void {
+function expectMatches(name: string, items: ModelPayload[], outcome: Awaited<ReturnType<typeof run>>["outcome"], want: Expected): void {
   expectWellFormed(items, outcome);
   expect(outcome.status).toBe(want.status);
   if (want.status === "completed") {
@@ -348,7 +348,12 @@ export function expectMatches(name: string, items: ModelPayload[], outcome: Awai
   if (want.texts !== undefined) expect(done.flatMap((p) => (p.type === "text" ? [p.text] : []))).toEqual(want.texts);
   if (want.calls !== undefined) {
     const calls = done.flatMap((p) => (p.type === "tool_call" ? [p] : []));
-    expect(calls.map((c) => ({ name: c.name, args: JSON.parse(c.arguments) as unknown }))).toEqual(
+    expect(
+      calls.map((c) => {
+        const args: unknown = JSON.parse(c.arguments);
+        return { name: c.name, args };
+      }),
+    ).toEqual(
       want.calls.map((c) => ({ name: c.name, args: c.args })),
     );
     want.calls.forEach((c, i) => {
@@ -359,8 +364,6 @@ export function expectMatches(name: string, items: ModelPayload[], outcome: Awai
   }
   want.check?.(done, name);
 }
-
-export { CASES as FIXTURE_CASES };
 
 describe("recorded provider streams over HTTP", () => {
   let kit: Testkit;

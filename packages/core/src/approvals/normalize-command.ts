@@ -7,7 +7,7 @@
  *   1. drop leading shell keywords (`if`, `then`, `do`, `!`, `{`, …) and `VAR=value` words;
  *   2. strip wrappers that run their arguments as a command, with their own options:
  *      `sudo`/`doas`, `env` (and its `VAR=value`s), `command`, `exec`, `nohup`, `time`, `nice`,
- *      `timeout`, `builtin`;
+ *      `timeout`, `builtin`, `stdbuf`, `xargs` (whose input adds arguments we cannot see);
  *   3. reduce a binary path to its name (`/bin/rm` → `rm`);
  *   4. recurse into scripts that run too: `sh|bash|zsh|… -c '<script>'`, `eval …`,
  *      `su -c '<script>'`, `env -S '<script>'`, command and process substitutions.
@@ -46,8 +46,9 @@ const OPTIONS_WITH_VALUE: Record<string, ReadonlySet<string>> = {
   timeout: new Set(["-s", "-k", "--signal", "--kill-after"]),
   time: new Set(["-f", "-o", "--format", "--output"]),
   stdbuf: new Set(["-i", "-o", "-e", "--input", "--output", "--error"]),
+  xargs: new Set(["-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-lines"]),
 };
-const WRAPPERS = new Set(["sudo", "doas", "env", "command", "exec", "nohup", "time", "nice", "timeout", "builtin", "stdbuf"]);
+const WRAPPERS = new Set(["sudo", "doas", "env", "command", "exec", "nohup", "time", "nice", "timeout", "builtin", "stdbuf", "xargs"]);
 
 /** `/usr/bin/rm` → `rm`; other words unchanged. */
 function commandName(word: string): string {

@@ -424,7 +424,9 @@ export class ContextEngine {
         if (isPartial(m)) partials.push(m);
         else if (isCompleteModel(m)) {
           produced.push(m.payload);
-          if (m.payload.type === "tool_call") batch.add(m.payload);
+          // A call closed by a broken stream (stop_reason malformed, aborted…) is never run.
+          const p = m.payload;
+          if (p.type === "tool_call" && (p.stop_reason === undefined || p.stop_reason === "completed")) batch.add(p);
         }
       }
     } catch (error) {

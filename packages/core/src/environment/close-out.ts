@@ -10,9 +10,13 @@
  * anything was cut, the whole output (up to `archiveBytes`) goes to the archive file and a
  * note gives its path. Notes and images are placed after the window, so they always survive.
  *
- * Time. The tool's signal fires on interrupt, on its timeout, or on dispose. A tool is given
+ * Time. The tool's signal fires on interrupt, on its timeout (armed through an injectable
+ * scheduler, so tests fire it at a chosen moment), or on dispose. A tool is given
  * `settleMs` after that to wind down (a command reaps its process group); one that does not
  * is abandoned, so an interrupt always ends the call.
+ *
+ * Secrets. Vault values are replaced by `[vault:KEY]` in the tool's stream and notes before
+ * anything is windowed, archived or emitted (redact.ts).
  *
  * Verdict. interrupt > timeout > throw > the tool's own `stopReason` > `completed`. An empty
  * output reads `[no output]`. Nothing here throws to the caller.
@@ -21,6 +25,7 @@ import { modelMessage, toolCallOutput, type OmniMessage, type StopReason, type S
 import { writeArchive } from "./archive.js";
 import { OutputWindow } from "./output-window.js";
 import type { ToolContext, ToolResult } from "./tool.js";
+import { redactStream, type SecretRedactor } from "./redact.js";
 
 export const NO_OUTPUT = "[no output]";
 export const INTERRUPTED_NOTE = "[interrupted: tool aborted by user]";
@@ -48,6 +53,8 @@ export interface CloseOutOptions {
   description?: string;
   /** Arms a tool's timeout; default `setTimeout`. Tests inject one to fire it at a chosen moment. */
   scheduleTimeout?: TimeoutScheduler;
+  /** Replaces vault values in everything the tool outputs (one per call: it holds stream state). */
+  redactor?: SecretRedactor;
 }
 
 /** Calls `fire` after `ms` unless the returned function is called first. */
@@ -154,7 +161,8 @@ async function* drive(
     opts.description === undefined
       ? { toolCallId: opts.toolCallId, signal: ctrl.signal }
       : { toolCallId: opts.toolCallId, signal: ctrl.signal, description: opts.description };
-  const it = ctrl.signal.aborted ? undefined : plan.run(ctx);
+  const raw = ctrl.signal.aborted ? undefined : plan.run(ctx);
+  const it = raw !== undefined && opts.redactor?.active ? redactStream(raw, opts.redactor) : raw;
   try {
     if (it === undefined) {
       settled = true;
@@ -226,7 +234,8 @@ export async function* closeOut(plan: CallPlan, opts: CloseOutOptions): AsyncGen
     else if (outcome.error !== undefined) notes.push(`[error: ${outcome.error}]`);
   }
 
-  const output = composeOutput(head, notes);
+  // Notes carry error texts and tool notes, which may quote a secret too.
+  const output = composeOutput(head, opts.redactor ? notes.map((n) => opts.redactor!.redact(n)) : notes);
   const suffix = output.slice(head.length);
   const withImages = images !== undefined && images.length > 0 ? images : undefined;
   if (suffix !== "" || withImages !== undefined) {

@@ -19,6 +19,7 @@ import type { EnvironmentInterface, ExecuteToolInput, ToolPermission } from "../
 import { parseArgumentsObject, parseToolArguments } from "./arguments.js";
 import { builtinDefinitions, type CatalogEntry } from "./catalog.js";
 import { closeOut, type CallPlan, type TimeoutScheduler } from "./close-out.js";
+import { SecretRedactor } from "./redact.js";
 import { childEnvironment } from "./commands/child-env.js";
 import { ProcessTable, type ProcessInfo } from "./commands/process-table.js";
 import { extraToolRun, type ExtraTool, type ExtraToolProvider } from "./extra-tools.js";
@@ -170,6 +171,7 @@ export class Environment implements EnvironmentInterface {
         scratchpadDir: this.scratchpadDir,
         archiveBytes: this.limits.archiveBytes,
         settleMs: 3 * this.limits.killGraceMs + 500,
+        redactor: new SecretRedactor(this.#config.vault ?? {}),
         ...(this.#config.scheduleTimeout === undefined ? {} : { scheduleTimeout: this.#config.scheduleTimeout }),
       };
       const withSignal = input.signal === undefined ? options : { ...options, signal: input.signal };

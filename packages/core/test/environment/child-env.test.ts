@@ -47,7 +47,22 @@ describe("child environment", PROCESS_TESTS, () => {
     box = sandbox({ baseEnv: hostEnv(), vault: { SECRET_X: SECRET, API_TOKEN: "tok-123" } });
     const r = await call(box.env, "exec_command", { cmd: 'printf %s "$SECRET_X" > secret.out; echo "$API_TOKEN"', description: "use vault" });
     expect(readFileSync(join(box.workspace, "secret.out"), "utf8")).toBe(SECRET);
-    expect(r.output).toBe("tok-123\n[exit code: 0]");
+    // The child sees the value; the model, the stream and the trace see only its name.
+    expect(r.output).toBe("[vault:API_TOKEN]\n[exit code: 0]");
+    expect(JSON.stringify(r.messages)).not.toContain("tok-123");
+  });
+
+  it("redacts vault values from long, truncated and archived output", async () => {
+    box = sandbox({ baseEnv: hostEnv(), vault: { SECRET_X: SECRET }, limits: { outputChars: 50 } });
+    const r = await call(box.env, "exec_command", { cmd: 'for i in $(seq 1 200); do printf "line %s %s\\n" "$i" "$SECRET_X"; done', description: "leak attempt" });
+    const everything = JSON.stringify(r.messages);
+    expect(everything).toContain("[vault:SECRET_X]");
+    expect(everything).not.toContain(SECRET);
+    const archive = /saved at (\S+?)\]/.exec(r.output)?.[1];
+    expect(archive).toBeDefined();
+    const archived = readFileSync(archive!, "utf8");
+    expect(archived.split("\n").filter((l) => l.includes("[vault:SECRET_X]"))).toHaveLength(200);
+    expect(archived).not.toContain(SECRET);
   });
 
   it("never puts a vault value in anything the harness writes itself", async () => {

@@ -45,6 +45,15 @@ describe("edit_file", () => {
     expect(readFileSync(file, "utf8")).toBe("price: $& $1 $$\n");
   });
 
+  it("edits a CRLF file with LF text (as read_file shows it), keeping CRLF", async () => {
+    box = sandbox();
+    const file = join(box.workspace, "win.txt");
+    writeFileSync(file, "one\r\ntwo\r\nthree\r\n");
+    const r = await call(box.env, "edit_file", { file_path: "win.txt", old_string: "one\ntwo", new_string: "uno\ndos" });
+    expect(r.stopReason).toBe("completed");
+    expect(readFileSync(file, "utf8")).toBe("uno\r\ndos\r\nthree\r\n");
+  });
+
   it("keeps the file mode and leaves no temporary file", async () => {
     box = sandbox();
     const file = join(box.workspace, "run.sh");

@@ -1,6 +1,6 @@
 // write_file through executeTool: create and overwrite with diffs, atomic replacement (the
 // content is whole and no temporary file remains), refusals, truncation, timeout, interrupt.
-import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { call, sandbox, stalledDisk, type Sandbox } from "./helpers.js";
@@ -37,6 +37,16 @@ describe("write_file", () => {
     await call(box.env, "write_file", { file_path: "data.txt", content });
     expect(readFileSync(join(box.workspace, "data.txt"), "utf8")).toBe(content);
     expect(readdirSync(box.workspace)).toEqual(["data.txt"]);
+  });
+
+  it("writes through a symlink, which stays a symlink", async () => {
+    box = sandbox();
+    writeFileSync(join(box.workspace, "real.txt"), "old\n");
+    symlinkSync("real.txt", join(box.workspace, "link.txt"));
+    await call(box.env, "write_file", { file_path: "link.txt", content: "new\n" });
+    expect(lstatSync(join(box.workspace, "link.txt")).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(box.workspace, "real.txt"), "utf8")).toBe("new\n");
+    expect(readdirSync(box.workspace).sort()).toEqual(["link.txt", "real.txt"]);
   });
 
   it("says so when the content did not change or the old file was binary", async () => {

@@ -15,6 +15,8 @@ import { CommandProcess, describeExit, type ExitStatus } from "./command-process
 import { groupAlive } from "./process-group.js";
 
 export const NOTICE_LABEL_CHARS = 120;
+/** Finished commands kept for listing; the oldest whose end the model has seen go first. */
+const MAX_FINISHED_ENTRIES = 256;
 export const NOTICE_TAIL_CHARS = 4000;
 
 export interface ProcessEntry {
@@ -98,13 +100,18 @@ export class ProcessTable {
         }.`,
       };
     }
-    const process = new CommandProcess({
-      command: input.command,
-      cwd: input.cwd,
-      env: this.options.env,
-      unreadBufferBytes: this.options.unreadBufferBytes,
-      tailChars: NOTICE_TAIL_CHARS + 1, // one more, to know whether the tail was cut
-    });
+    let process: CommandProcess;
+    try {
+      process = new CommandProcess({
+        command: input.command,
+        cwd: input.cwd,
+        env: this.options.env,
+        unreadBufferBytes: this.options.unreadBufferBytes,
+        tailChars: NOTICE_TAIL_CHARS + 1, // one more, to know whether the tail was cut
+      });
+    } catch (err) {
+      return { ok: false, error: `The command could not start: ${err instanceof Error ? err.message : String(err)}` };
+    }
     const entry: ProcessEntry = {
       id: `p${this.#next++}`,
       command: input.command,
@@ -117,11 +124,17 @@ export class ProcessTable {
     };
     this.#entries.set(entry.id, entry);
     this.#groups.add(process);
+    this.#prune();
     void process.exited.then(() => {
       if (entry.notify && !entry.killed) this.#notices.push(entry);
       if (process.pid === undefined || !groupAlive(process.pid)) this.#groups.delete(process);
     });
     return { ok: true, entry };
+  }
+
+  #prune(): void {
+    const finished = [...this.#entries.values()].filter((e) => !e.process.running && (e.exitReported || e.killed));
+    for (const e of finished.slice(0, Math.max(0, finished.length - MAX_FINISHED_ENTRIES))) this.#entries.delete(e.id);
   }
 
   get(id: string): ProcessEntry | undefined {

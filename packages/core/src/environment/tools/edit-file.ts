@@ -3,7 +3,9 @@
  *
  * `old_string` must occur exactly once unless `replace_all` is set; an ambiguous or missing
  * match fails with a message that says how to fix the call, and the file is left untouched.
- * Matching is literal (no regex, no `$` replacement patterns). The file is rewritten
+ * Matching is literal (no regex, no `$` replacement patterns). read_file shows CRLF files
+ * without their CRs, so when a file uses CRLF and the text only matches with CRLF line ends,
+ * both strings are converted and the file keeps its line ends. The file is rewritten
  * atomically and keeps its permission bits. The reply is `Replaced N occurrence(s) in
  * <path>` followed by a unified diff. Binary files, files over the 8 MiB scan cap and the
  * secret files are refused.
@@ -40,6 +42,16 @@ export function countOccurrences(haystack: string, needle: string): number {
   let count = 0;
   for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) count += 1;
   return count;
+}
+
+/**
+ * The strings to use against this file: as given, or with LF line ends turned into CRLF
+ * when only that spelling occurs in a CRLF file.
+ */
+export function adaptLineEndings(text: string, from: string, to: string): { from: string; to: string } {
+  if (text.includes(from) || !text.includes("\r\n") || !from.includes("\n")) return { from, to };
+  const crlf = (s: string): string => s.replace(/\r?\n/g, "\r\n");
+  return text.includes(crlf(from)) ? { from: crlf(from), to: crlf(to) } : { from, to };
 }
 
 /** Literal replacement of the first occurrence, or of all. */
@@ -79,7 +91,8 @@ export function createEditFileTool(options: EditFileToolOptions): BuiltinTool<Ed
         if (ctx.signal.aborted) return {};
         return failed(describeFsError(err, target.shown));
       }
-      const occurrences = countOccurrences(before, params.old_string);
+      const { from, to } = adaptLineEndings(before, params.old_string, params.new_string);
+      const occurrences = countOccurrences(before, from);
       const details = { path: target.absolute, occurrences };
       if (occurrences === 0) {
         return failed(
@@ -93,9 +106,9 @@ export function createEditFileTool(options: EditFileToolOptions): BuiltinTool<Ed
           details,
         );
       }
-      const after = replaceLiteral(before, params.old_string, params.new_string, params.replace_all);
+      const after = replaceLiteral(before, from, to, params.replace_all);
       try {
-        await ops.writeAtomic(target.absolute, after, { mode: info.mode, signal: ctx.signal });
+        await ops.writeAtomic(target.real, after, { mode: info.mode, signal: ctx.signal });
       } catch (err) {
         if (ctx.signal.aborted) return {};
         return failed(describeFsError(err, target.shown), details);

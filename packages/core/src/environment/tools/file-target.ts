@@ -13,7 +13,14 @@ export const SCAN_CAP_BYTES = 8 * 1024 * 1024;
 const BINARY_SNIFF_BYTES = 8192;
 
 export type FileTarget =
-  | { ok: true; absolute: string; shown: string; info: FileInfo | undefined }
+  | {
+      ok: true;
+      absolute: string;
+      /** Where writes go: the symlink's target for an existing link (so the link survives), else `absolute`. */
+      real: string;
+      shown: string;
+      info: FileInfo | undefined;
+    }
   | { ok: false; error: string };
 
 function secretRefusal(shown: string): string {
@@ -41,19 +48,21 @@ export async function locateFile(
   try {
     info = await ops.stat(absolute);
   } catch (err) {
-    if (isMissing(err) && options.allowMissing) return { ok: true, absolute, shown, info: undefined };
+    if (isMissing(err) && options.allowMissing) return { ok: true, absolute, real: absolute, shown, info: undefined };
     return { ok: false, error: describeFsError(err, shown) };
   }
   if (info.kind === "directory") {
     return { ok: false, error: `${shown} is a directory, not a file (list it with exec_command, e.g. ls).` };
   }
   if (info.kind === "other") return { ok: false, error: `${shown} is not a regular file (a device, socket or pipe).` };
+  let real: string;
   try {
-    if (isSecretFile(await ops.realpath(absolute))) return { ok: false, error: secretRefusal(shown) };
+    real = await ops.realpath(absolute);
   } catch (err) {
     return { ok: false, error: describeFsError(err, shown) };
   }
-  return { ok: true, absolute, shown, info };
+  if (isSecretFile(real)) return { ok: false, error: secretRefusal(shown) };
+  return { ok: true, absolute, real, shown, info };
 }
 
 /** A NUL byte near the start marks a binary file (as git and grep decide). */

@@ -3,7 +3,8 @@
  *
  * Missing parent directories are created. The write is atomic (a temporary file in the same
  * directory, then a rename), so the file is never seen half written and no temporary file is
- * left behind; an existing file keeps its permission bits. The reply is `Created <path>` or
+ * left behind; an existing file keeps its permission bits, and a symlink stays a symlink (its
+ * target is what gets replaced). The reply is `Created <path>` or
  * `Overwrote <path>` with the byte count, then a unified diff against the previous content
  * (none when that was binary or over the 8 MiB scan cap). The secret files are refused.
  */
@@ -57,9 +58,9 @@ export function createWriteFileTool(options: WriteFileToolOptions): BuiltinTool<
         }
       }
       try {
-        await ops.makeDirectory(dirname(target.absolute));
+        await ops.makeDirectory(dirname(target.real));
         const mode = existing?.mode;
-        await ops.writeAtomic(target.absolute, params.content, mode === undefined ? { signal: ctx.signal } : { mode, signal: ctx.signal });
+        await ops.writeAtomic(target.real, params.content, mode === undefined ? { signal: ctx.signal } : { mode, signal: ctx.signal });
       } catch (err) {
         if (ctx.signal.aborted) return {};
         return failed(describeFsError(err, target.shown));
