@@ -1,0 +1,68 @@
+/**
+ * The chat's slash commands, parsed into a tagged union (pure, so tests cover the grammar
+ * without a terminal). Executing them is the chat's job (chat-session.ts).
+ *
+ *   /compact  /clear  /verbose  /help  /exit (/quit)
+ *   /thinking [level]            show or set the session's thinking level
+ *   /model [provider/model_id]   show the model, or start a new session on another one;
+ *                                `/model provider model_id` also works, for model ids that
+ *                                contain a slash (the provider is everything before the
+ *                                first slash, never guessed from the model name)
+ */
+export type SlashCommand =
+  | { kind: "compact" }
+  | { kind: "clear" }
+  | { kind: "verbose" }
+  | { kind: "help" }
+  | { kind: "exit" }
+  | { kind: "thinking"; level: string | undefined }
+  | { kind: "model"; ref: { provider: string; modelId: string } | undefined }
+  | { kind: "invalid"; message: string };
+
+export const SLASH_HELP = [
+  "/compact            compact the context now",
+  "/clear              start a new session (same model and workspace)",
+  "/thinking [level]   show or set the thinking level (none, low, medium, high, xhigh, max)",
+  "/model [p/m]        show the model, or start a new session on provider p, model m",
+  "/verbose            toggle full tool outputs",
+  "/exit               leave the chat",
+];
+
+export function parseSlash(line: string): SlashCommand {
+  const [head = "", ...args] = line.trim().split(/\s+/);
+  const name = head.slice(1).toLowerCase();
+  const noArgs = (kind: "compact" | "clear" | "verbose" | "help" | "exit"): SlashCommand =>
+    args.length === 0 ? { kind } : { kind: "invalid", message: `/${name} takes no arguments` };
+  switch (name) {
+    case "compact":
+      return noArgs("compact");
+    case "clear":
+      return noArgs("clear");
+    case "verbose":
+      return noArgs("verbose");
+    case "help":
+    case "?":
+      return noArgs("help");
+    case "exit":
+    case "quit":
+      return noArgs("exit");
+    case "thinking":
+      if (args.length > 1) return { kind: "invalid", message: "usage: /thinking [level]" };
+      return { kind: "thinking", level: args[0] };
+    case "model":
+      return parseModel(args);
+    default:
+      return { kind: "invalid", message: `unknown command ${head}; /help lists the commands` };
+  }
+}
+
+function parseModel(args: string[]): SlashCommand {
+  if (args.length === 0) return { kind: "model", ref: undefined };
+  if (args.length === 2) return { kind: "model", ref: { provider: args[0]!, modelId: args[1]! } };
+  const arg = args[0]!;
+  const slash = arg.indexOf("/");
+  if (args.length === 1 && slash > 0 && slash < arg.length - 1) {
+    return { kind: "model", ref: { provider: arg.slice(0, slash), modelId: arg.slice(slash + 1) } };
+  }
+  return { kind: "invalid", message: "usage: /model provider/model_id (or /model provider model_id)" };
+}

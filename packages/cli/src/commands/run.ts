@@ -1,0 +1,126 @@
+/**
+ * `penguin run -m TEXT`: one task, then exit with a code that says how it ended (0 done,
+ * 1 failed, 2 usage/config, 3 auth, 130 aborted). Built for scripts and CI:
+ *
+ * - `--json`: stdout carries JSON Lines only: the session's `session_meta` first (its
+ *   `session_id` is what `--resume` takes), then every complete message and event of the
+ *   task as it happens (`--partials` adds the streaming fragments). Diagnostics go to stderr.
+ * - otherwise the assistant's text streams to stdout and everything else (thinking, tool
+ *   lines, retries, the stats line, the spinner) to stderr, so `> answer.txt` keeps just
+ *   the answer.
+ * - Ctrl-C (SIGINT) aborts the task: the engine records `abort` in the trace and the run
+ *   exits 130; a second Ctrl-C exits at once.
+ *
+ * All decisions (model, workspace, approvals, retries) are core's; this file wires flags to
+ * the SDK and the stream to a renderer.
+ */
+import { isPartial, sessionMeta, type ToolCallPayload } from "@penguin/omnimessage";
+import { UsageError } from "../cli-error.js";
+import { EXIT, type ExitCode } from "../exit-codes.js";
+import { createJsonLines } from "../io/json-lines.js";
+import { readAllStdin } from "../io/stdin.js";
+import { HumanRenderer } from "../render/human-renderer.js";
+import { Output } from "../render/output.js";
+import { createWaitIndicator } from "../render/spinner.js";
+import { statsLine, TaskStats } from "../render/stats.js";
+import { toolCallLine } from "../render/tool-line.js";
+import { approvalFor, parseApprovalMode } from "../session/approvals.js";
+import { endpointBaseUrl, openAgent, openSession, type SessionFlags } from "../session/open-session.js";
+import { exitCodeOf, OutcomeTracker } from "../session/outcome.js";
+import { describeOutcome } from "../session/outcome-message.js";
+import { terminalApproval } from "../session/terminal-approval.js";
+
+export interface RunFlags extends SessionFlags {
+  message: string;
+  approve?: string;
+  json?: boolean;
+  partials?: boolean;
+  verbose?: boolean;
+}
+
+export async function runCommand(flags: RunFlags): Promise<ExitCode> {
+  if (flags.partials === true && flags.json !== true) throw new UsageError("--partials adds streaming fragments to the --json output; use it together with --json");
+  const mode = parseApprovalMode(flags.approve ?? "allow-all");
+  const prompt = flags.message === "-" ? await readAllStdin() : flags.message;
+  if (prompt.trim() === "") throw new UsageError("the prompt is empty: give the task with -m TEXT, or -m - to read it from stdin");
+
+  const agent = await openAgent(flags);
+  const session = await openSession(agent, flags);
+  const err = Output.of(process.stderr);
+  err.line(err.colors.dim(`session ${session.id} · ${session.provider}/${session.modelId} · ${session.workspace}`));
+
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSigint = (): void => {
+    interrupts += 1;
+    if (interrupts > 1) process.exit(EXIT.aborted);
+    err.line(err.colors.yellow("[abort] stopping the task… (Ctrl-C again to quit at once)"));
+    controller.abort();
+  };
+  process.on("SIGINT", onSigint);
+
+  // A reader that goes away (`| head -1`) aborts the task instead of crashing the process.
+  const onReaderGone = (): void => controller.abort();
+  const json = flags.json === true ? createJsonLines(process.stdout, onReaderGone) : undefined;
+  if (json === undefined) process.stdout.on("error", (error: NodeJS.ErrnoException) => error.code === "EPIPE" && onReaderGone());
+  const asked = new Set<string>();
+  const renderer =
+    json === undefined
+      ? new HumanRenderer({ text: Output.of(process.stdout), side: err, verbose: () => flags.verbose === true, waiting: createWaitIndicator(), asked })
+      : undefined;
+
+  const onTerminal = process.stdin.isTTY === true && process.stderr.isTTY === true;
+  const showCall = (call: ToolCallPayload): void => {
+    if (renderer !== undefined) return renderer.toolCall(call);
+    const { tag, name, summary } = toolCallLine(call.name, call.arguments, call.tool_call_id);
+    err.line(`${err.colors.cyan(tag)} ${name} <- ${summary}`);
+  };
+  const ask = onTerminal ? terminalApproval({ err, showCall, asked }) : undefined;
+  const approve = approvalFor(mode, session, ask);
+
+  if (json !== undefined) {
+    json.write(
+      sessionMeta({
+        session_id: session.id,
+        provider: session.provider,
+        model_id: session.modelId,
+        model_context_window: session.contextWindow,
+        system_prompt: session.systemPrompt,
+        agent_state: session.paths.agentState,
+        workspace: session.workspace,
+      }),
+    );
+  }
+
+  const outcome = new OutcomeTracker(() => controller.signal.aborted);
+  const stats = new TaskStats();
+  const started = performance.now();
+  try {
+    for await (const m of session.run(prompt, { approve, signal: controller.signal })) {
+      outcome.observe(m);
+      stats.observe(m);
+      if (json !== undefined) {
+        if (flags.partials === true || !isPartial(m)) json.write(m);
+      } else renderer?.handle(m);
+    }
+  } finally {
+    renderer?.finish();
+    process.off("SIGINT", onSigint);
+    await session.dispose();
+  }
+
+  const result = outcome.outcome;
+  const message = describeOutcome(result, { provider: session.provider, modelId: session.modelId, baseUrl: await endpointBaseUrl(agent, session) });
+  if (message !== undefined) err.line(result.kind === "aborted" ? err.colors.yellow(message) : err.colors.red(message));
+  if (json === undefined) {
+    const input = {
+      usage: stats.usage,
+      lastRequestTotal: stats.lastRequestTotal ?? session.lastRequestUsage?.total,
+      contextWindow: session.contextWindow,
+      pricing: session.pricing,
+      elapsedMs: performance.now() - started,
+    };
+    err.line(statsLine(input, err.colors));
+  }
+  return exitCodeOf(result);
+}

@@ -1,0 +1,176 @@
+/**
+ * The command tree: every command, flag and help text of `penguin`, in one file, so `--help`
+ * is complete and reviewable in one place. Actions are thin: each imports its command
+ * module on demand (core, the renderers and marked-terminal stay unloaded for `--help` and
+ * `--version`) and hands back an exit code.
+ *
+ * Commander is set to throw instead of exiting (`exitOverride`): the entry point maps its
+ * errors to exit 2 (usage) and help/version to 0, so the exit-code contract lives in main.ts.
+ */
+import { Command, Option } from "commander";
+import type { ExitCode } from "./exit-codes.js";
+import { nonNegativeNumber, positiveInt } from "./option-parsers.js";
+import { cliVersion } from "./version.js";
+
+export type ExitSink = (code: ExitCode) => void;
+
+const APPROVE_HELP = "approval mode: allow-all (default), deny-all, read-only (read-only tools run, others are asked), always-ask (asked on a terminal, denied without one)";
+const THINKING_HELP = "thinking level: none, low, medium, high, xhigh, max (default: the agent's, else medium)";
+
+const MAIN_HELP_AFTER = `
+Exit codes:
+  0    the task is done            2    usage or configuration error
+  1    the task failed             3    the provider rejected the API key
+  130  the task was aborted (Ctrl-C / SIGINT)
+
+Environment:
+  PENGUIN_HOME               data root (default ~/.penguin/data); --root overrides it
+  NO_COLOR                   no colours even on a terminal
+  PENGUIN_RETRY_DELAY_SCALE  test/debug knob: factor on the reconnect waits (0 = no wait)
+  PENGUIN_DEBUG              print stack traces of internal errors
+
+Examples:
+  penguin config model add --provider deepseek --model-id deepseek-chat --client-type openai-chat \\
+      --base-url https://api.deepseek.com --api-key sk-...
+  penguin run -m "summarize README.md"
+  penguin run --json -m "list the TODOs" | jq -c 'select(.type == "model_msg")'
+  penguin chat --resume`;
+
+function agentOptions(cmd: Command, withAgent = true): Command {
+  cmd.option("--root <dir>", "data root (default: PENGUIN_HOME, else ~/.penguin/data)").option("--project-id <id>", "project (default: default_project)");
+  if (withAgent) cmd.option("--agent-id <id>", "agent (default: default_agent)");
+  return cmd;
+}
+
+function sessionOptions(cmd: Command): Command {
+  agentOptions(cmd)
+    .option("--provider <provider>", "model provider; give it with --model-id (default: the project's default model)")
+    .option("--model-id <id>", "model id; give it with --provider")
+    .option("--workspace <dir>", "directory the agent works in (default: the current directory)")
+    .option("--approve <mode>", APPROVE_HELP)
+    .option("--thinking <level>", THINKING_HELP);
+  return cmd;
+}
+
+export function buildProgram(setExit: ExitSink): Command {
+  const program = new Command("penguin");
+  program
+    .description("PenguinHarness: an agent harness with append-only traces and crash-safe resume")
+    .version(cliVersion(), "-v, --version", "print the version")
+    .helpOption("-h, --help", "show help")
+    .exitOverride()
+    .showSuggestionAfterError(true)
+    .addHelpText("after", MAIN_HELP_AFTER);
+
+  sessionOptions(
+    program
+      .command("run")
+      .description("run one task and exit (0 done, 1 failed, 2 usage, 3 auth, 130 aborted)")
+      .requiredOption("-m, --message <text>", "the task; '-' reads it from stdin"),
+  )
+    .option("--resume <sid>", "continue this session (its model and workspace) with the task")
+    .option("--json", "print JSON Lines on stdout: the session_meta, then every complete message and event")
+    .option("--partials", "with --json: also print streaming partials")
+    .option("--verbose", "show tool outputs in full instead of collapsing long ones")
+    .addHelpText(
+      "after",
+      `
+Output:
+  The answer streams to stdout; thinking, tool calls, retries and the stats line go to stderr.
+  With --json, stdout carries one OmniMessage envelope per line and nothing else.
+
+Examples:
+  penguin run -m "fix the failing test" --workspace ~/src/app
+  git diff | penguin run -m - --approve read-only
+  penguin run --resume session-2026-01-02-10-11-12-0a1b2c3d -m "and now the docs"`,
+    )
+    .action(async (opts) => setExit(await (await import("./commands/run.js")).runCommand(opts)));
+
+  sessionOptions(program.command("chat").description("interactive chat: streams answers, asks approvals, steers running tasks"))
+    .option("--resume [sid]", "continue a session: the latest one, or the given id")
+    .option("--verbose", "show tool outputs in full (toggle with /verbose)")
+    .addHelpText(
+      "after",
+      `
+In the chat:
+  Type a task and press Enter. Typing while a task runs steers it.
+  /compact            compact the context now
+  /clear              start a new session (same model and workspace)
+  /thinking [level]   show or set the thinking level
+  /model [p/m]        show the model, or start a new session on provider p, model m
+  /verbose            toggle full tool outputs
+  /help               list the commands
+  /exit               leave (prints the command that resumes the session)
+  Ctrl-C              denies a pending approval, else aborts the running task, else clears
+                      the line; twice on an empty line exits.`,
+    )
+    .action(async (opts) => setExit(await (await import("./commands/chat.js")).chatCommand(opts)));
+
+  const config = program.command("config").description("edit the project's models and the agent's vault");
+  const model = config.command("model").description("models of the project (.project_config.toml)");
+  agentOptions(
+    model
+      .command("add")
+      .description("add a model entry, or update the fields given of an existing one (the first model added becomes the default)")
+      .requiredOption("--provider <provider>", "provider name, e.g. openai, anthropic, deepseek, or your own")
+      .requiredOption("--model-id <id>", "model id as the provider names it")
+      .option("--client-type <type>", "wire protocol: openai-chat, openai-responses, anthropic-messages, gemini")
+      .option("--base-url <url>", "protocol root, e.g. https://api.openai.com/v1")
+      .option("--api-key <key>", "API key, sent only to this entry's base URL")
+      .option("--context-window <tokens>", "context window in tokens", positiveInt)
+      .option("--max-tokens <tokens>", "output cap per request", positiveInt)
+      .option("--display-name <name>", "name shown in lists")
+      .option("--vision", "the model reads images")
+      .option("--no-vision", "the model does not read images")
+      .option("--fast-mode", "ask for the provider's priority tier")
+      .option("--no-fast-mode", "do not ask for the priority tier")
+      .option("--price-cache-read <usd>", "USD per million cached input tokens", nonNegativeNumber)
+      .option("--price-cache-write <usd>", "USD per million uncached input tokens", nonNegativeNumber)
+      .option("--price-output <usd>", "USD per million output tokens", nonNegativeNumber)
+      .option("--set-default", "make it the project's default model")
+      .option("--check", "send one small request to test the entry (reports ok and time to first token, or the error)"),
+    false,
+  ).action(async (opts) => setExit(await (await import("./commands/config-model.js")).modelAdd(opts)));
+  agentOptions(
+    model.command("default").description("set the project's default model").requiredOption("--provider <provider>", "provider").requiredOption("--model-id <id>", "model id"),
+    false,
+  ).action(async (opts) => setExit(await (await import("./commands/config-model.js")).modelDefault(opts)));
+  agentOptions(
+    model.command("vision").description("set the model that describes images for models without vision").requiredOption("--provider <provider>", "provider").requiredOption("--model-id <id>", "model id"),
+    false,
+  ).action(async (opts) => setExit(await (await import("./commands/config-model.js")).modelVision(opts)));
+  agentOptions(
+    model.command("remove").description("remove a model entry").requiredOption("--provider <provider>", "provider").requiredOption("--model-id <id>", "model id"),
+    false,
+  ).action(async (opts) => setExit(await (await import("./commands/config-model.js")).modelRemove(opts)));
+  agentOptions(model.command("list").description("list the models (* = default, keys masked)"), false).action(async (opts) =>
+    setExit(await (await import("./commands/config-model.js")).modelList(opts)),
+  );
+
+  const vault = config.command("vault").description("secrets of an agent, given to its commands as environment variables (never to the model)");
+  agentOptions(
+    vault
+      .command("set")
+      .description("set a secret")
+      .requiredOption("--key <name>", "variable name (letters, digits, _)")
+      .requiredOption("--value <value>", "the secret; '-' reads it from stdin (keeps it out of shell history)"),
+  ).action(async (opts) => setExit(await (await import("./commands/config-vault.js")).vaultSet(opts)));
+  agentOptions(vault.command("list").description("list the secrets (values masked)")).action(async (opts) =>
+    setExit(await (await import("./commands/config-vault.js")).vaultList(opts)),
+  );
+  agentOptions(vault.command("remove").description("remove a secret").requiredOption("--key <name>", "variable name")).action(async (opts) =>
+    setExit(await (await import("./commands/config-vault.js")).vaultRemove(opts)),
+  );
+
+  agentOptions(program.command("sessions").description("list sessions, most recent first: id, start, model, status, cost, workspace, first prompt"))
+    .option("--all", "list every session (default: the 20 most recent)")
+    .addOption(new Option("--limit <n>", "how many to list").argParser(positiveInt).default(20))
+    .action(async (opts) => setExit(await (await import("./commands/sessions.js")).sessionsCommand(opts)));
+
+  const trace = program.command("trace").description("read traces");
+  agentOptions(trace.command("show").description("summarize a session's trace: tasks, requests, tools, tokens, retries, compactions, totals").argument("<sid>", "session id"))
+    .option("--verbose", "also show each tool call's output, collapsed")
+    .action(async (sid: string, opts) => setExit(await (await import("./commands/trace-show.js")).traceShow(sid, opts)));
+
+  return program;
+}

@@ -1,0 +1,89 @@
+/**
+ * From the shared flags to an Agent and a Session: the one path `run` and `chat` (and the
+ * chat's `/clear` and `/model`) take, so the rules are stated once:
+ *
+ * - the data root is `--root` > PENGUIN_HOME > ~/.penguin/data (core's resolveRoot);
+ * - a new session's workspace is `--workspace`, else the current directory (core rejects a
+ *   workspace that does not exist, with a message that says so);
+ * - `--resume` continues a session on its own model and workspace, so it refuses
+ *   `--provider/--model-id/--workspace` instead of silently ignoring them; `--resume` without
+ *   an id (chat) means the agent's latest session;
+ * - the model pair, its defaults and every "not configured" message are core's.
+ *
+ * PENGUIN_RETRY_DELAY_SCALE becomes the agent's injected reconnect sleep (retry-sleep.ts).
+ */
+import type { Agent, Session } from "@penguin/core";
+import type { ThinkingLevel } from "@penguin/models";
+import { THINKING_LEVELS } from "@penguin/models";
+import { UsageError } from "../cli-error.js";
+import { retrySleepFromEnv } from "../io/retry-sleep.js";
+
+export interface AgentFlags {
+  root?: string;
+  projectId?: string;
+  agentId?: string;
+}
+
+export interface SessionFlags extends AgentFlags {
+  provider?: string;
+  modelId?: string;
+  workspace?: string;
+  thinking?: string;
+  /** A session id, or `true` for the latest session. */
+  resume?: string | true;
+}
+
+export async function openAgent(flags: AgentFlags): Promise<Agent> {
+  const { createAgent } = await import("@penguin/core");
+  const sleep = retrySleepFromEnv();
+  return createAgent({ root: flags.root, projectId: flags.projectId, agentId: flags.agentId, sleep });
+}
+
+export function parseThinking(value: string | undefined): ThinkingLevel | undefined {
+  if (value === undefined) return undefined;
+  const level = THINKING_LEVELS.find((l) => l === value);
+  if (level === undefined) throw new UsageError(`unknown thinking level "${value}": use one of ${THINKING_LEVELS.join(", ")}`);
+  return level;
+}
+
+export async function openSession(agent: Agent, flags: SessionFlags): Promise<Session> {
+  const thinkingLevel = parseThinking(flags.thinking);
+  if (flags.resume !== undefined) {
+    const conflicts = [
+      flags.provider !== undefined ? "--provider" : undefined,
+      flags.modelId !== undefined ? "--model-id" : undefined,
+      flags.workspace !== undefined ? "--workspace" : undefined,
+    ].filter((f) => f !== undefined);
+    if (conflicts.length > 0) {
+      throw new UsageError(`--resume continues a session on its own model and workspace; drop ${conflicts.join(" and ")} (or start a new session with them)`);
+    }
+    const sessionId = flags.resume === true ? agent.latestSessionId() : flags.resume;
+    if (sessionId === undefined) {
+      throw new UsageError(`there is no session to resume yet in ${agent.paths.tracesDir}; start one with penguin chat or penguin run -m TEXT`);
+    }
+    const session = await agent.resumeSession({ sessionId });
+    if (thinkingLevel !== undefined) session.thinkingLevel = thinkingLevel;
+    return session;
+  }
+  return agent.createSession({
+    workspaceDir: flags.workspace ?? process.cwd(),
+    provider: flags.provider,
+    modelId: flags.modelId,
+    thinkingLevel,
+  });
+}
+
+/**
+ * The base URL of the session's model entry, for error messages ("which endpoint rejected
+ * the key"). The session resolved its endpoint at creation but does not expose it, so it is
+ * resolved again from the project config; undefined when that fails. The key is never read.
+ */
+export async function endpointBaseUrl(agent: Agent, session: Session): Promise<string | undefined> {
+  const { resolveModelEndpoint } = await import("@penguin/core");
+  try {
+    const ref = { provider: session.provider, modelId: session.modelId };
+    return resolveModelEndpoint(agent.projectConfig(), ref, { env: process.env, configFile: agent.paths.projectConfig }).baseUrl;
+  } catch {
+    return undefined;
+  }
+}

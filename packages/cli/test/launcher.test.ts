@@ -1,0 +1,145 @@
+// The ./penguin launcher. First the README's quick start, end to end: `./penguin config
+// model add …` then `./penguin run -m "…"` against a testkit entry in a temp PENGUIN_HOME.
+// Then its install/build logic, hermetically: a copy of the script in a temp tree whose
+// `npm` and `npx` are fakes on PATH that record their calls, with file times set explicitly
+// (never slept for), covering a fresh clone, an up-to-date tree, an edited source, a newer
+// lockfile and a failed build.
+import { spawn } from "node:child_process";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt } from "./helpers/build.js";
+import { LAUNCHER } from "./helpers/paths.js";
+import { startWorld, type World } from "./helpers/world.js";
+
+let world: World | undefined;
+const temps: string[] = [];
+beforeAll(ensureBuilt, 300_000);
+afterEach(async () => {
+  await world?.cleanup();
+  world = undefined;
+  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+});
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(file: string, args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<Result> {
+  return new Promise((resolve) => {
+    const child = spawn(file, args, { env, cwd, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("./penguin (README quick start)", { timeout: 60_000 }, () => {
+  it("configures a model and runs a task end to end", async () => {
+    world = await startWorld({ noModel: true, script: [{ text: "Hello from the quick start." }] });
+    const add = await run(
+      LAUNCHER,
+      ["config", "model", "add", "--provider", "testkit", "--model-id", "quick", "--client-type", "openai-chat", "--base-url", world.kit.baseUrl("openai-chat"), "--api-key", "sk-quick-start-000000"],
+      world.env,
+      world.workspace,
+    );
+    // (stderr may show a rebuild when sources changed since the suite's build; stdout may not.)
+    expect(add.code).toBe(0);
+    expect(add.stdout).toMatch(/^added testkit\/quick \(default\) in /);
+    const r = await run(LAUNCHER, ["run", "-m", "Say hello"], world.env, world.workspace);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("Hello from the quick start.\n");
+    expect(r.stderr).toMatch(/session session-[\w-]+ · testkit\/quick · /);
+    expect(world.kit.requests[0]!.messages).toContainEqual(expect.objectContaining({ role: "user", text: "Say hello" }));
+  });
+});
+
+describe("./penguin install and build logic", { timeout: 60_000 }, () => {
+  function fakeTree(): { dir: string; calls: () => string[]; env: NodeJS.ProcessEnv } {
+    const dir = mkdtempSync(join(tmpdir(), "penguin-launcher-"));
+    temps.push(dir);
+    copyFileSync(LAUNCHER, join(dir, "penguin"));
+    chmodSync(join(dir, "penguin"), 0o755);
+    writeFileSync(join(dir, "package-lock.json"), "{}");
+    for (const pkg of ["cli", "core"]) {
+      mkdirSync(join(dir, "packages", pkg, "src"), { recursive: true });
+      writeFileSync(join(dir, "packages", pkg, "src", "index.ts"), "");
+      writeFileSync(join(dir, "packages", pkg, "tsconfig.json"), "{}");
+    }
+    const bin = join(dir, "bin");
+    mkdirSync(bin);
+    const log = join(dir, "calls.log");
+    writeFileSync(
+      join(bin, "npm"),
+      `#!/bin/sh\necho "npm $*" >> "${log}"\necho "npm output" \nmkdir -p node_modules && echo '{}' > node_modules/.package-lock.json\n`,
+    );
+    writeFileSync(
+      join(bin, "npx"),
+      `#!/bin/sh\necho "npx $*" >> "${log}"\necho "tsc output"\n[ -f fail-build ] && exit 1\nmkdir -p packages/cli/dist && echo 'console.log("cli:" + process.argv.slice(2).join(","))' > packages/cli/dist/main.js\n`,
+    );
+    chmodSync(join(bin, "npm"), 0o755);
+    chmodSync(join(bin, "npx"), 0o755);
+    const calls = (): string[] => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : []);
+    return { dir, calls, env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ""}` } };
+  }
+
+  const at = (path: string, secondsAgo: number): void => {
+    const t = Date.now() / 1000 - secondsAgo;
+    utimesSync(path, t, t);
+  };
+
+  it("installs and builds on a fresh clone, then starts at once, rebuilding or reinstalling only when stale", async () => {
+    const { dir, calls, env } = fakeTree();
+    const launcher = join(dir, "penguin");
+
+    const fresh = await run(launcher, ["run", "-m", "hi"], env);
+    expect(fresh.code).toBe(0);
+    expect(fresh.stdout).toBe("cli:run,-m,hi\n");
+    expect(fresh.stderr).toContain("penguin: installing dependencies (npm ci)…");
+    expect(fresh.stderr).toContain("penguin: building (tsc -b packages/cli)…");
+    expect(fresh.stderr).toContain("npm output");
+    expect(calls()).toEqual(["npm ci --no-audit --no-fund", "npx --no-install tsc -b packages/cli"]);
+
+    const warm = await run(launcher, ["--version"], env);
+    expect(warm).toEqual({ code: 0, stdout: "cli:--version\n", stderr: "" });
+    expect(calls()).toHaveLength(2);
+
+    const stamp = join(dir, "packages", "cli", "dist", ".build-stamp");
+    at(stamp, 50);
+    at(join(dir, "packages", "cli", "src", "index.ts"), 100);
+    at(join(dir, "packages", "cli", "tsconfig.json"), 100);
+    at(join(dir, "packages", "core", "tsconfig.json"), 100);
+    at(join(dir, "packages", "core", "src", "index.ts"), 10);
+    const edited = await run(launcher, ["x"], env);
+    expect(edited.stderr).toContain("penguin: building");
+    expect(edited.stderr).not.toContain("installing");
+    expect(calls().slice(2)).toEqual(["npx --no-install tsc -b packages/cli"]);
+    expect((await run(launcher, ["x"], env)).stderr).toBe("");
+
+    at(join(dir, "node_modules", ".package-lock.json"), 100);
+    at(join(dir, "package-lock.json"), 10);
+    const relocked = await run(launcher, ["x"], env);
+    expect(relocked.stderr).toContain("installing dependencies");
+    expect(calls().slice(3)).toEqual(["npm ci --no-audit --no-fund", "npx --no-install tsc -b packages/cli"]);
+  });
+
+  it("stops with exit 1 and keeps the old stamp when the build fails", async () => {
+    const { dir, calls, env } = fakeTree();
+    writeFileSync(join(dir, "fail-build"), "");
+    const r = await run(join(dir, "penguin"), ["run", "-m", "hi"], env, dir);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("penguin: the build failed (see above); fix it and run ./penguin again");
+    expect(r.stderr).toContain("tsc output");
+    expect(existsSync(join(dir, "packages", "cli", "dist", ".build-stamp"))).toBe(false);
+    rmSync(join(dir, "fail-build"));
+    const again = await run(join(dir, "penguin"), ["ok"], env, dir);
+    expect(again.stdout).toBe("cli:ok\n");
+    expect(calls().filter((c) => c.startsWith("npx"))).toHaveLength(2);
+  });
+});
