@@ -3,4 +3,3 @@
 export { EXIT, type ExitCode } from "./exit-codes.js";
 export { HumanRenderer, type HumanRendererOptions } from "./render/human-renderer.js";
 export { Output } from "./render/output.js";
-export { costUsd } from "./render/cost.js";

@@ -8,7 +8,7 @@ import { interruptAction } from "../src/chat/interrupt.js";
 import { parseSlash } from "../src/chat/slash-commands.js";
 import { sanitizeForTerminal } from "../src/io/sanitize.js";
 import { collapseLines } from "../src/render/collapse.js";
-import { costUsd } from "../src/render/cost.js";
+import { costUsd } from "@penguin/models";
 import { compactNumber, shorten, usd } from "../src/render/format.js";
 import { HumanRenderer } from "../src/render/human-renderer.js";
 import { completeBlocksEnd, MarkdownBlocks } from "../src/render/markdown-blocks.js";

@@ -35,3 +35,4 @@ export { listModels, type ListModelsOptions, type ListModelsResult, type ListedM
 export { testModel, type TestModelOptions, type TestModelResult } from "./speed-test.js";
 export { bypassesProxy, defaultFetch, proxiedFetch, proxySettings, type ProxySettings } from "./proxy.js";
 export { globalTimers, type FetchFn, type WireRequest } from "./http.js";
+export { costUsd } from "./cost.js";

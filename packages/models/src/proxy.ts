@@ -8,7 +8,7 @@
  * own `fetch` with the agent (the package's dispatcher and Node's bundled fetch are different
  * undici versions); without proxy variables, the global fetch is used untouched.
  */
-import { EnvHttpProxyAgent, fetch as undiciFetch } from "undici";
+import type { EnvHttpProxyAgent, fetch as undiciFetch } from "undici";
 import type { Env } from "./credentials.js";
 import type { FetchFn } from "./http.js";
 
@@ -63,17 +63,22 @@ export function bypassesProxy(url: string, settings: ProxySettings): boolean {
   return false;
 }
 
-/** A fetch that goes through the proxy agent for these settings. */
+/**
+ * A fetch that goes through the proxy agent for these settings. undici is loaded on the first
+ * proxied request only: it is a large module and most runs use no proxy (start-up time).
+ */
 export function proxiedFetch(settings: ProxySettings): FetchFn {
   const opts: { noProxy: string; httpProxy?: string; httpsProxy?: string } = { noProxy: settings.noProxy };
   if (settings.httpProxy !== undefined) opts.httpProxy = settings.httpProxy;
   if (settings.httpsProxy !== undefined) opts.httpsProxy = settings.httpsProxy;
-  const dispatcher = new EnvHttpProxyAgent(opts);
-  const viaProxy: FetchFn = (input, init) => {
+  let loaded: Promise<{ dispatcher: EnvHttpProxyAgent; fetch: typeof undiciFetch }> | undefined;
+  const load = () => (loaded ??= import("undici").then((u) => ({ dispatcher: new u.EnvHttpProxyAgent(opts), fetch: u.fetch })));
+  const viaProxy: FetchFn = async (input, init) => {
     const url = input instanceof Request ? input.url : String(input);
     if (bypassesProxy(url, settings)) return globalThis.fetch(input, init);
+    const { dispatcher, fetch } = await load();
     // undici's fetch and the global one share their runtime shapes; only their typings differ.
-    return undiciFetch(url, { ...toUndiciInit(init), dispatcher }) as unknown as Promise<Response>;
+    return fetch(url, { ...toUndiciInit(init), dispatcher }) as unknown as Promise<Response>;
   };
   return viaProxy;
 }

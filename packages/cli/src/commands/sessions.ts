@@ -6,7 +6,7 @@
  */
 import { homedir } from "node:os";
 import { EXIT, type ExitCode } from "../exit-codes.js";
-import { costUsd } from "../render/cost.js";
+import { costUsd } from "@penguin/models";
 import { localTime, shorten, usd } from "../render/format.js";
 import { Output } from "../render/output.js";
 import { loadSessionTrace, pathsOf, pricingResolver, type AgentSelector } from "../traces/load-session.js";

@@ -9,7 +9,7 @@ import { UsageError } from "../cli-error.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import { sanitizeForTerminal } from "../io/sanitize.js";
 import { collapseLines, moreLinesMarker } from "../render/collapse.js";
-import { costUsd } from "../render/cost.js";
+import { costUsd } from "@penguin/models";
 import { compactNumber, duration, localTime, shorten, usd } from "../render/format.js";
 import { Output } from "../render/output.js";
 import { toolCallLine } from "../render/tool-line.js";

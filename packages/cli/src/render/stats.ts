@@ -12,7 +12,7 @@ import type { OmniMessage, TokenCounts } from "@penguin/omnimessage";
 import type { Pricing } from "@penguin/models";
 import { addTokens, zeroTokens } from "@penguin/omnimessage";
 import type { Colors } from "../io/colors.js";
-import { costUsd } from "./cost.js";
+import { costUsd } from "@penguin/models";
 import { compactNumber, duration, usd } from "./format.js";
 
 export class TaskStats {

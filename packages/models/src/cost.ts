@@ -2,14 +2,13 @@
  * Cost of token usage: Σ tokens × price / 1e6 over the three buckets (cache_read,
  * cache_write, output), prices in USD per million tokens (SPEC §5, "Cost").
  *
- * A bucket that has tokens but no price makes the whole figure unknown (`undefined`,
- * shown as "n/a"): an unpriced model is never reported as free.
- *
- * Core note: the server will need the same rule; this belongs in core next to `Pricing`
- * (reported to the lead). It is a pure function so moving it is a rename.
+ * Cost is never stored: every surface (CLI stats, server usage API, web charts) computes it
+ * from recorded tokens and the current prices with this one function, so they agree. A
+ * bucket that has tokens but no price makes the figure unknown (`undefined`): an unpriced
+ * model is never reported as free.
  */
 import type { TokenCounts } from "@penguin/omnimessage";
-import type { Pricing } from "@penguin/models";
+import type { Pricing } from "./types.js";
 
 export function costUsd(usage: TokenCounts, pricing: Pricing | undefined): number | undefined {
   if (pricing === undefined) return undefined;
