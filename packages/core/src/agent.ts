@@ -10,6 +10,10 @@
  * (`.project_config.toml`), the agent's behaviour (`agent_state/`), and, on resume, the
  * session's own trace, which fixes the model, the system prompt and the workspace for the
  * session's whole life. Only the tools are rebuilt from the current Agent State.
+ *
+ * Subagents: a top-level session gets a SubagentRunner (subagents/runner.ts), so its
+ * Environment offers the subagent tools; a session whose meta says `source: "subagent"` gets
+ * none, which caps the depth at 1 (also after resume, since the source is in the trace).
  */
 import { existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
@@ -20,7 +24,8 @@ import type { SleepFn } from "./engine/reconnect.js";
 import { GatewayLLM } from "./llm/gateway-llm.js";
 import { ToolCallIdAllocator } from "./llm/tool-call-ids.js";
 import { createEnvironment } from "./environment/index.js";
-import { McpHub, parseMcpServers } from "./environment/mcp/index.js";
+import { parseMcpServers } from "./environment/mcp/config.js";
+import { loadMcpHub } from "./environment/mcp/load-hub.js";
 import { createCommandPolicy } from "./approvals/command-policy.js";
 import { PenguinError } from "./errors.js";
 import { ensureAgentState, loadAgentState, type AgentState } from "./state/agent-state.js";
@@ -34,6 +39,7 @@ import { listTracedSessions, readTraceFile, sessionTraceFiles } from "./trace/re
 import { replayTrace } from "./trace/replay.js";
 import { TraceWriter } from "./trace/writer.js";
 import { Session } from "./session.js";
+import { createSubagentRunner } from "./subagents/runner.js";
 
 export interface CreateAgentOptions {
   /** Data root; defaults to PENGUIN_HOME, then ~/.penguin/data. */
@@ -194,7 +200,7 @@ export class Agent {
     return { path, temporary: true };
   }
 
-  #build(p: {
+  async #build(p: {
     meta: SessionMetaPayload;
     state: AgentState;
     config: ProjectConfig;
@@ -209,18 +215,28 @@ export class Agent {
     history?: import("@penguin/omnimessage").OmniMessage[];
     closeDangling?: { reason: "context" | "turns" | "manual"; mode: "summarize" | "discard" } | undefined;
     rotate?: boolean;
-  }): Session {
+  }): Promise<Session> {
     const { meta, state, config, endpoint } = p;
     const sessionId = meta.session_id;
     const scratchpadDir = sessionScratchpad(this.paths, sessionId);
     const mcpServers = parseMcpServers(state.config.tools.mcpServers, this.paths.systemConfig);
+    let built: Session | undefined;
+    const subagents =
+      meta.source === "subagent"
+        ? undefined
+        : createSubagentRunner({
+            workspaceDir: meta.workspace,
+            agentFor: (agentId) => this.#childAgent(agentId),
+            parent: () => ({ provider: meta.provider, modelId: meta.model_id, thinkingLevel: built?.thinkingLevel ?? p.thinkingLevel }),
+          });
     const env = createEnvironment({
+      ...(subagents === undefined ? {} : { subagents }),
       workspaceDir: meta.workspace,
       scratchpadDir,
       vault: state.vault,
       vision: endpoint.vision ?? false,
       builtinOverride: state.config.tools.builtin,
-      extraTools: mcpServers.length > 0 ? new McpHub(mcpServers, { cwd: meta.workspace }) : undefined,
+      extraTools: mcpServers.length > 0 ? await loadMcpHub(mcpServers, { cwd: meta.workspace }) : undefined,
     });
     const llm = new GatewayLLM({
       endpoint,
@@ -261,7 +277,7 @@ export class Agent {
       },
       p.engineState,
     );
-    return new Session({
+    built = new Session({
       id: sessionId,
       paths: this.paths,
       workspace: meta.workspace,
@@ -277,6 +293,17 @@ export class Agent {
       writer,
       resumed: p.resumed,
     });
+    return built;
+  }
+
+  /** The agent a subagent runs as: this one, or another existing agent of the same project. */
+  async #childAgent(agentId: string | undefined): Promise<Agent> {
+    if (agentId === undefined || agentId === this.agentId) return this;
+    const paths = agentPaths(this.paths.root, this.projectId, agentId);
+    if (!existsSync(paths.agentState)) {
+      throw new PenguinError("invalid_argument", `there is no agent "${agentId}" in project ${this.projectId}; omit agent_id to use this agent`);
+    }
+    return createAgent({ ...this.#options, root: this.paths.root, projectId: this.projectId, agentId });
   }
 }
 

@@ -17,6 +17,8 @@ import type {
   ToolDefinition,
 } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
+import type { ProcessInfo } from "./environment/commands/process-table.js";
+import type { SubagentInfo } from "./subagents/subagent-table.js";
 
 // ---------------------------------------------------------------------------------------------
 // Human side: approvals
@@ -30,7 +32,17 @@ export type ApprovalResult = "allow" | "deny" | "forbidden";
  * rejected promise counts as `deny`. The signal aborts when the run is aborted; a pending
  * approval should then settle (any answer is ignored and the call is not run).
  */
-export type ApproveFn = (toolCall: ToolCallPayload, ctx: { signal?: AbortSignal }) => Promise<ApprovalResult>;
+export type ApproveFn = (toolCall: ToolCallPayload, ctx: ApprovalContext) => Promise<ApprovalResult>;
+
+export interface ApprovalContext {
+  signal?: AbortSignal;
+  /**
+   * Set when the call comes from a child session: the chain of child session ids, outermost
+   * first, as on the messages it forwards. Tool-call ids are unique per session only, so a
+   * host keying pending approvals must key on origin + id.
+   */
+  origin?: string[];
+}
 
 /**
  * The command policy, as the engine sees it: the rule a tool call breaks, or undefined. It
@@ -122,6 +134,10 @@ export interface EnvironmentInterface {
    * notices of background commands); returned once, then cleared.
    */
   drainNotices?(): string[];
+  /** Background commands, for hosts (the server's process list). */
+  listProcesses?(): ProcessInfo[];
+  /** Child sessions, for hosts. */
+  listSubagents?(): SubagentInfo[];
   dispose?(): Promise<void>;
 }
 
@@ -142,10 +158,20 @@ export interface SubagentRunInput {
   approve?: ApproveFn;
 }
 
-/** A child session. Its messages stream without `origin`; the parent's tool adds the hop. */
+/**
+ * A child session. Its messages stream without `origin`; the parent's tool adds the hop. Its
+ * first task's stream starts with the child's `session_meta`.
+ */
 export interface SubagentHandle {
   readonly sessionId: string;
+  /** The child's model pair, so a host can price the child's token usage. */
+  readonly provider?: string;
+  readonly modelId?: string;
+  /** One task: ends after the child's last message of it (an `abort` event if stopped). */
   run(input: SubagentRunInput): AsyncGenerator<OmniMessage, void>;
+  /** Steering text for the running task; false when none runs (or steering is unsupported). */
+  steer?(text: string): boolean;
+  /** Stops the child's task and every process it started. */
   dispose(): Promise<void>;
 }
 

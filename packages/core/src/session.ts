@@ -13,6 +13,8 @@ import type { ModelEndpoint, Pricing, ThinkingLevel } from "@penguin/models";
 import type { Compactability, ContextEngine } from "./engine/context-engine.js";
 import type { ApproveFn, EnvironmentInterface, LLMInterface, ToolPermission } from "./interfaces.js";
 import type { TraceWriter } from "./trace/writer.js";
+import type { ProcessInfo } from "./environment/commands/process-table.js";
+import type { SubagentInfo } from "./subagents/index.js";
 import type { AgentPaths } from "./state/paths.js";
 import { generateTitle } from "./session-title.js";
 
@@ -167,6 +169,16 @@ export class Session {
   /** Input waiting for the next request (tool outputs, interrupted turns). */
   carryOver(): readonly OmniMessage[] {
     return this.#engine.state.carryOver;
+  }
+
+  /** The session's child sessions (subagents), live and finished. */
+  subagents(): SubagentInfo[] {
+    return this.#env.listSubagents?.() ?? [];
+  }
+
+  /** Background commands started by this session's tools. */
+  processes(): ProcessInfo[] {
+    return this.#env.listProcesses?.() ?? [];
   }
 
   toolPermission(name: string): ToolPermission {

@@ -32,10 +32,22 @@ export interface ToolBatchDeps {
   emit: (m: OmniMessage, stream?: boolean) => void;
 }
 
-function untilAborted(signal: AbortSignal): Promise<"aborted"> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve("aborted");
-    else signal.addEventListener("abort", () => resolve("aborted"), { once: true });
+/** `p`, or "aborted" if the signal fires first. The abort listener is removed either way. */
+function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T | "aborted"> {
+  if (signal.aborted) return Promise.resolve("aborted");
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve("aborted");
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
   });
 }
 
@@ -65,9 +77,8 @@ export class ToolBatch {
 
   /** Wait until every call has its output, or the signal aborts. True when all settled. */
   async settle(): Promise<boolean> {
-    const all = Promise.all(this.#tasks).then(() => "settled" as const);
-    const r = await Promise.race([all, untilAborted(this.#deps.signal)]);
-    return r === "settled";
+    const r = await raceAbort(Promise.all(this.#tasks), this.#deps.signal);
+    return r !== "aborted";
   }
 
   /** Stop emitting. Returns once running executions have observed the abort and ended. */
@@ -103,7 +114,7 @@ export class ToolBatch {
       (r): ApprovalResult => (r === "allow" || r === "deny" || r === "forbidden" ? r : "deny"),
       (): ApprovalResult => "deny",
     );
-    return Promise.race([answer, untilAborted(signal)]);
+    return raceAbort(answer, signal);
   }
 
   async #decide(call: ToolCallPayload): Promise<boolean> {

@@ -7,6 +7,9 @@
  *   - argument validation (`arguments.ts`), before any tool code runs;
  *   - the close-out (`close-out.ts`): framing, timeouts, truncation, archive, verdict;
  *   - the process table (`commands/`), shared by the three command tools;
+ *   - with a SubagentRunner configured, the subagent table and call scopes (`../subagents/`),
+ *     shared by the three subagent tools; a call scope carries a call's `approve` and lets
+ *     those tools put child messages on the call's stream;
  *   - an optional `ExtraToolProvider` (MCP), whose tools follow the builtins everywhere.
  *
  * `executeTool` never throws: unknown tools, bad arguments and a disposed environment all
@@ -15,7 +18,7 @@
  */
 import { resolve } from "node:path";
 import { isEvent, isModel, mcpConnectEnd, modelMessage, toolCallOutput, type OmniMessage, type ToolDefinition } from "@penguin/omnimessage";
-import type { EnvironmentInterface, ExecuteToolInput, ToolPermission } from "../interfaces.js";
+import type { EnvironmentInterface, ExecuteToolInput, SubagentRunner, ToolPermission } from "../interfaces.js";
 import { parseArgumentsObject, parseToolArguments } from "./arguments.js";
 import { builtinDefinitions, type CatalogEntry } from "./catalog.js";
 import { closeOut, type CallPlan, type TimeoutScheduler } from "./close-out.js";
@@ -40,6 +43,12 @@ import { createKillCommandTool } from "./tools/kill-command.js";
 import { createReadFileTool } from "./tools/read-file.js";
 import { createReadImageTool } from "./tools/read-image.js";
 import { createWriteFileTool } from "./tools/write-file.js";
+import { createRunSubagentTool } from "./tools/run-subagent.js";
+import { createInputSubagentTool } from "./tools/input-subagent.js";
+import { createKillSubagentTool } from "./tools/kill-subagent.js";
+import { CallScopes } from "../subagents/call-scope.js";
+import { SUBAGENT_TOOL_TIMEOUTS_MS } from "../subagents/limits.js";
+import { SubagentTable, type SubagentInfo } from "../subagents/subagent-table.js";
 
 export interface EnvironmentConfig {
   /** Absolute; relative tool paths resolve against it and commands start in it. */
@@ -67,6 +76,8 @@ export interface EnvironmentConfig {
   fileOperations?: FileOperations;
   /** Arms per-tool timeouts; default `setTimeout` (tests fire timeouts at a chosen moment). */
   scheduleTimeout?: TimeoutScheduler;
+  /** Spawns child sessions; when set, run_subagent / input_subagent / kill_subagent are offered. */
+  subagents?: SubagentRunner;
 }
 
 /** A builtin with its generics erased behind a closure, as the registry keeps it. */
@@ -85,6 +96,7 @@ export class Environment implements EnvironmentInterface {
   #callDescription: boolean;
   #tools = new Map<string, RegisteredTool>();
   #processes: ProcessTable;
+  #subagents: { table: SubagentTable; scopes: CallScopes } | undefined;
   #disposeCtrl = new AbortController();
   #disposing: Promise<void> | undefined;
   #builtinDefinitions: ToolDefinition[] | undefined;
@@ -116,11 +128,19 @@ export class Environment implements EnvironmentInterface {
       const describeImage = config.describeImage;
       this.#add(createDescribeImageTool(describeImage === undefined ? files : { ...files, describeImage }));
     }
+    if (config.subagents !== undefined) {
+      const table = new SubagentTable({ runner: config.subagents });
+      const scopes = new CallScopes();
+      this.#subagents = { table, scopes };
+      this.#add(createRunSubagentTool({ table, scopes, timeoutMs: this.timeoutFor("run_subagent") }));
+      this.#add(createInputSubagentTool({ table, scopes, timeoutMs: this.timeoutFor("input_subagent") }));
+      this.#add(createKillSubagentTool({ table, scopes }));
+    }
   }
 
   /** The effective timeout of a tool: config override, else its SPEC value, else 120 s. */
   timeoutFor(name: string): number {
-    return this.#config.timeouts?.[name] ?? TOOL_TIMEOUTS_MS[name] ?? DEFAULT_TOOL_TIMEOUT_MS;
+    return this.#config.timeouts?.[name] ?? TOOL_TIMEOUTS_MS[name] ?? SUBAGENT_TOOL_TIMEOUTS_MS[name] ?? DEFAULT_TOOL_TIMEOUT_MS;
   }
 
   /** Characters of a tool's output the model sees. */
@@ -175,7 +195,10 @@ export class Environment implements EnvironmentInterface {
         ...(this.#config.scheduleTimeout === undefined ? {} : { scheduleTimeout: this.#config.scheduleTimeout }),
       };
       const withSignal = input.signal === undefined ? options : { ...options, signal: input.signal };
-      for await (const m of closeOut(plan, description === undefined ? withSignal : { ...withSignal, description })) {
+      const stream = closeOut(plan, description === undefined ? withSignal : { ...withSignal, description });
+      // Subagent tools put child messages and the `subagent` pointer on this call's stream.
+      const scoped = this.#subagents === undefined ? stream : this.#subagents.scopes.during(id, input.approve, stream);
+      for await (const m of scoped) {
         if (isModel(m, "tool_call_output")) completed = true;
         yield m;
       }
@@ -200,16 +223,21 @@ export class Environment implements EnvironmentInterface {
     return this.#processes.list();
   }
 
+  /** Live subagents (children of this session), for the host: status, model, usage. */
+  listSubagents(): SubagentInfo[] {
+    return this.#subagents?.table.list() ?? [];
+  }
+
   /** Texts of `[background_task_done]` notices not yet handed over; each is returned once. */
   drainNotices(): string[] {
-    return this.#processes.drainNotices();
+    return [...this.#processes.drainNotices(), ...(this.#subagents?.table.drainNotices() ?? [])];
   }
 
   dispose(): Promise<void> {
     if (this.#disposing !== undefined) return this.#disposing;
     this.#disposeCtrl.abort();
     this.#disposing = (async () => {
-      await this.#processes.dispose();
+      await Promise.all([this.#processes.dispose(), this.#subagents?.table.dispose()]);
       try {
         await this.#config.extraTools?.close();
       } catch {
