@@ -1,0 +1,178 @@
+/**
+ * createServerApp: assembles the server from its layers, without listening on a socket
+ * (tests drive it with `app.request()`; start.ts puts it on a port).
+ *
+ * Order of assembly: the data root and `web.db` (migrated); the seeded admin and
+ * `default_project`; the trace scan that indexes CLI sessions (`reindex` rebuilds it from
+ * scratch); the runtime (event ids for this process's epoch, user feeds, usage recorder,
+ * session manager); then HTTP: security headers on every answer, and on `/api/*` the write
+ * guard (JSON + same origin), the cookie authentication, and every resource's routes through
+ * one route table (authorization, validation, OpenAPI). Anything else is the web app.
+ * Errors from anywhere become `{error:{code, message}}` in http/error-response.ts.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Hono } from "hono";
+import { DEFAULT_PROJECT, resolveRoot, type SleepFn } from "@penguin/core";
+import { AccessPolicy } from "./auth/access.js";
+import { ADMIN_USER, ensureAdmin } from "./auth/admin-seed.js";
+import { authenticate } from "./auth/authenticate.js";
+import { LoginService, type LoginLimits } from "./auth/login-service.js";
+import { writeGuard } from "./auth/write-guard.js";
+import { openDatabase } from "./db/database.js";
+import { createStores } from "./db/stores.js";
+import { ApiError } from "./http/api-error.js";
+import type { AppEnv } from "./http/app-env.js";
+import { errorResponse } from "./http/error-response.js";
+import { RouteTable, type DescribedRoute } from "./http/route-table.js";
+import { realTicker, type Ticker } from "./runtime/clock.js";
+import { IDLE_EVICTION_MS, SessionManager } from "./runtime/session-manager.js";
+import { EventIds } from "./runtime/sse-channel.js";
+import { UsageRecorder } from "./runtime/usage-recorder.js";
+import { UserEventHub } from "./runtime/user-events.js";
+import { registerRoutes } from "./routes/index.js";
+import type { ServerContext } from "./server-context.js";
+import { ensureProject } from "./services/projects.js";
+import { readServerSettings } from "./services/server-settings.js";
+import { indexTraces } from "./services/session-index.js";
+import { webAppHandler } from "./web/static-site.js";
+
+export interface ServerAppOptions {
+  /** The data root (`--root` > PENGUIN_HOME > ~/.penguin/data when empty). */
+  root: string;
+  env?: NodeJS.ProcessEnv;
+  /** Core's reconnect wait; tests inject one that does not sleep. */
+  sleep?: SleepFn;
+  now?: () => number;
+  /** Periodic work (SSE pings, idle eviction); tests inject a ManualTicker. */
+  ticker?: Ticker;
+  /** SSE ping interval, default 20 s. */
+  pingMs?: number;
+  /** Idle time before a session is unloaded, default 30 min. */
+  idleMs?: number;
+  /** Out-of-band titles after the first turn (default true; else the prompt is the title). */
+  generateTitles?: boolean;
+  loginLimits?: LoginLimits;
+  /** A built SPA to serve at `/`. */
+  webDir?: string;
+  /** Model gateway fetch (tests, proxies). */
+  fetch?: typeof fetch;
+  /** Rebuild the sessions index from the traces instead of updating it. */
+  reindex?: boolean;
+  /** Where errors that are bugs go (never printed by the library itself). */
+  report?: (error: unknown) => void;
+}
+
+export interface ServerApp {
+  app: Hono<AppEnv>;
+  context: ServerContext;
+  routes: readonly DescribedRoute[];
+  /** The admin's initial password while it is unchanged: the startup notice shows it. */
+  initialPassword: string | undefined;
+  /** Stops runs (with carry-over), disposes sessions, closes streams and the database. */
+  close(): Promise<void>;
+}
+
+export async function createServerApp(options: ServerAppOptions): Promise<ServerApp> {
+  const env = options.env ?? process.env;
+  const root = resolveRoot(options.root, env);
+  const now = options.now ?? Date.now;
+  const report = options.report ?? (() => undefined);
+  mkdirSync(root, { recursive: true });
+
+  const db = openDatabase(join(root, "web.db"));
+  const stores = createStores(db);
+  let initialPassword: string | undefined;
+  try {
+    initialPassword = await ensureAdmin(stores, root, now());
+    await ensureProject(root, stores, { projectId: DEFAULT_PROJECT, ownerUserId: ADMIN_USER, name: null }, now());
+    indexTraces(root, stores, { full: options.reindex === true, owner: ADMIN_USER, now: now() });
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+
+  const ids = new EventIds(`${now().toString(36)}${randomBytes(3).toString("hex")}`);
+  const access = new AccessPolicy(stores, root);
+  const userEvents = new UserEventHub(ids, (projectId) => access.audience(projectId));
+  const ticker = options.ticker ?? realTicker;
+  const sessions = new SessionManager({
+    root,
+    stores,
+    ids,
+    usage: new UsageRecorder(stores.usage, now),
+    userEvents,
+    env,
+    sleep: options.sleep,
+    fetch: options.fetch,
+    now,
+    ticker,
+    idleMs: options.idleMs ?? IDLE_EVICTION_MS,
+    generateTitles: options.generateTitles ?? true,
+    attachmentLimits: () => readServerSettings(stores.settings),
+    report,
+  });
+  const context: ServerContext = {
+    root,
+    stores,
+    access,
+    login: new LoginService(stores, now, options.loginLimits),
+    sessions,
+    userEvents,
+    ids,
+    now,
+    ticker,
+    pingMs: options.pingMs ?? 20_000,
+    env,
+    fetch: options.fetch,
+    version: serverVersion(),
+    report,
+  };
+
+  const app = new Hono<AppEnv>();
+  app.use("*", async function securityHeaders(c, next) {
+    await next();
+    const h = c.res.headers;
+    if (!h.has("x-content-type-options")) h.set("x-content-type-options", "nosniff");
+    if (!h.has("x-frame-options")) h.set("x-frame-options", "SAMEORIGIN");
+    if (!h.has("referrer-policy")) h.set("referrer-policy", "same-origin");
+  });
+  app.use("/api/*", writeGuard());
+  app.use("/api/*", authenticate({ stores, now }));
+  const table = new RouteTable(app, access);
+  registerRoutes(table, context);
+  const web = webAppHandler(options.webDir);
+  app.notFound((c) => {
+    if (!c.req.path.startsWith("/api/") && c.req.path !== "/api") return web(c);
+    const error = c.get("user") === undefined ? new ApiError(401, "unauthorized", "sign in first") : new ApiError(404, "not_found", `no route ${c.req.method} ${c.req.path}`);
+    return errorResponse(error, report);
+  });
+  app.onError((error) => errorResponse(error, report));
+
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    context,
+    routes: table.routes,
+    initialPassword,
+    close() {
+      closing ??= (async () => {
+        await sessions.shutdown();
+        userEvents.closeAll();
+        db.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+function serverVersion(): { version: string; buildDate: string | null } {
+  try {
+    const pkg: unknown = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+    const version = typeof pkg === "object" && pkg !== null && "version" in pkg && typeof pkg.version === "string" ? pkg.version : "0.0.0";
+    return { version, buildDate: null };
+  } catch {
+    return { version: "0.0.0", buildDate: null };
+  }
+}

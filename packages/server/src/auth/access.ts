@@ -1,0 +1,98 @@
+/**
+ * Authorization, in one place. Every route names what it touches (a project, an agent, a
+ * session) and the level it needs; the route table calls this policy before the handler,
+ * and handlers never check rights themselves.
+ *
+ * Rules:
+ * - A project's owner and the admin may do everything in it; a member may read it and run
+ *   sessions in it; the owner alone (or the admin) edits its models, vault, schedules,
+ *   command policy, members and agents, renames or deletes it.
+ * - A session or agent is reachable exactly when its project is.
+ * - Anything the user may not reach answers 404, the same as something that does not exist,
+ *   so ids cannot be probed. That includes a member asking for an owner-only operation.
+ */
+import { existsSync } from "node:fs";
+import { agentPaths, isSessionId, PROJECT_OR_AGENT_ID, projectPaths, type AgentPaths, type ProjectPaths } from "@penguin/core";
+import type { ProjectRow } from "../db/projects-store.js";
+import type { SessionRow } from "../db/sessions-store.js";
+import type { Stores } from "../db/stores.js";
+import { notFound } from "../http/api-error.js";
+import type { AuthUser } from "../http/app-env.js";
+
+/** `read`: see and use (run sessions); `owner`: configure and manage. */
+export type Need = "read" | "owner";
+export type ProjectRole = "owner" | "member" | "admin";
+
+export interface ProjectGrant {
+  project: ProjectRow;
+  role: ProjectRole;
+  paths: ProjectPaths;
+}
+
+export interface AgentGrant extends ProjectGrant {
+  agent: AgentPaths;
+}
+
+export interface SessionGrant extends AgentGrant {
+  session: SessionRow;
+}
+
+export class AccessPolicy {
+  readonly #stores: Stores;
+  readonly #root: string;
+
+  constructor(stores: Stores, root: string) {
+    this.#stores = stores;
+    this.#root = root;
+  }
+
+  /** The user's role in a project, or undefined when they have none. */
+  roleIn(user: AuthUser, project: ProjectRow): ProjectRole | undefined {
+    if (project.ownerUserId === user.userId) return "owner";
+    if (user.isAdmin) return "admin";
+    return this.#stores.projects.isMember(project.projectId, user.userId) ? "member" : undefined;
+  }
+
+  project(user: AuthUser, projectId: string, need: Need): ProjectGrant {
+    const project = PROJECT_OR_AGENT_ID.test(projectId) ? this.#stores.projects.get(projectId) : undefined;
+    const role = project === undefined ? undefined : this.roleIn(user, project);
+    if (project === undefined || role === undefined || !allows(role, need)) throw notFound(`project ${projectId}`);
+    return { project, role, paths: projectPaths(this.#root, project.projectId) };
+  }
+
+  agent(user: AuthUser, projectId: string, agentId: string, need: Need): AgentGrant {
+    const grant = this.project(user, projectId, need);
+    if (!PROJECT_OR_AGENT_ID.test(agentId)) throw notFound(`agent ${agentId}`);
+    const agent = agentPaths(this.#root, grant.project.projectId, agentId);
+    if (!existsSync(agent.agentState)) throw notFound(`agent ${agentId}`);
+    return { ...grant, agent };
+  }
+
+  session(user: AuthUser, sessionId: string, need: Need): SessionGrant {
+    const session = isSessionId(sessionId) ? this.#stores.sessions.get(sessionId) : undefined;
+    if (session === undefined) throw notFound(`session ${sessionId}`);
+    try {
+      return { ...this.agent(user, session.projectId, session.agentId, need), session };
+    } catch {
+      throw notFound(`session ${sessionId}`);
+    }
+  }
+
+  /** Projects the user can see: all of them for the admin. */
+  visibleProjects(user: AuthUser): ProjectRow[] {
+    return user.isAdmin ? this.#stores.projects.all() : this.#stores.projects.forUser(user.userId);
+  }
+
+  /** Every user who can see a project (owner, members, admins): the audience of its events. */
+  audience(projectId: string): string[] {
+    const project = this.#stores.projects.get(projectId);
+    if (project === undefined) return [];
+    const ids = new Set<string>([project.ownerUserId, ...this.#stores.projects.memberIds(projectId)]);
+    for (const u of this.#stores.users.list()) if (u.isAdmin) ids.add(u.userId);
+    return [...ids];
+  }
+}
+
+function allows(role: ProjectRole, need: Need): boolean {
+  return need === "read" || role !== "member";
+}

@@ -1,0 +1,21 @@
+/**
+ * Opening `<root>/web.db`: WAL journal (readers never block the writer, and a killed process
+ * loses no committed row), `synchronous = NORMAL` (durable across process crashes, which is
+ * what a SIGKILL is), foreign keys on, a busy timeout for a CLI tool reading alongside, then
+ * the migrations. The handle is synchronous on purpose: better-sqlite3 calls are microseconds
+ * and keep ordering trivial.
+ */
+import BetterSqlite3, { type Database } from "better-sqlite3";
+import { migrate } from "./migrations.js";
+
+export type { Database } from "better-sqlite3";
+
+export function openDatabase(file: string): Database {
+  const db = new BetterSqlite3(file);
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  db.pragma("foreign_keys = ON");
+  db.pragma("busy_timeout = 5000");
+  migrate(db);
+  return db;
+}

@@ -1,0 +1,36 @@
+/**
+ * All prepared-statement stores over one database handle, built once at startup and passed
+ * to the auth layer, the runtime and the routes. Nothing outside `db/` writes SQL.
+ */
+import type { Database } from "better-sqlite3";
+import { AuthSessionStore } from "./auth-sessions-store.js";
+import { ProjectStore } from "./projects-store.js";
+import { SessionStore } from "./sessions-store.js";
+import { SettingsStore } from "./settings-store.js";
+import { TraceCacheStore } from "./trace-cache-store.js";
+import { UsageStore } from "./usage-store.js";
+import { UserStore } from "./users-store.js";
+
+export interface Stores {
+  db: Database;
+  users: UserStore;
+  authSessions: AuthSessionStore;
+  projects: ProjectStore;
+  sessions: SessionStore;
+  usage: UsageStore;
+  settings: SettingsStore;
+  traceCache: TraceCacheStore;
+}
+
+export function createStores(db: Database): Stores {
+  return {
+    db,
+    users: new UserStore(db),
+    authSessions: new AuthSessionStore(db),
+    projects: new ProjectStore(db),
+    sessions: new SessionStore(db),
+    usage: new UsageStore(db),
+    settings: new SettingsStore(db),
+    traceCache: new TraceCacheStore(db),
+  };
+}

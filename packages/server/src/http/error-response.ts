@@ -1,0 +1,46 @@
+/**
+ * The one place an error becomes an HTTP answer: `{error:{code, message, field?}}`.
+ *
+ * - ApiError keeps its status, code, field and headers.
+ * - Core's PenguinError (bad model pair, missing workspace…) and ConfigError (a broken file
+ *   a user can fix) are 400s with core's message, which already says what to do.
+ * - Anything else is a bug: the client gets a bare 500 `internal` (no stack, no paths) and
+ *   the full error goes to the injected reporter, so library code itself never prints.
+ */
+import { ConfigError, InvalidIdError, isPenguinError } from "@penguin/core";
+import { ApiError, type ApiErrorCode } from "./api-error.js";
+
+export interface ErrorBody {
+  error: { code: ApiErrorCode; message: string; field?: string };
+}
+
+export function errorBody(code: ApiErrorCode, message: string, field?: string): ErrorBody {
+  return { error: field === undefined ? { code, message } : { code, message, field } };
+}
+
+/** Converts what a handler threw into the ApiError it stands for. */
+export function toApiError(error: unknown): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  if (isPenguinError(error)) {
+    return new ApiError(error.code === "session_not_found" ? 404 : 400, error.code === "session_not_found" ? "not_found" : "model_error", error.message);
+  }
+  if (error instanceof ConfigError) {
+    const field = error.detail.field;
+    return new ApiError(400, "invalid_config", error.message, field === undefined ? {} : { field });
+  }
+  if (error instanceof InvalidIdError) return new ApiError(400, "invalid_request", error.message);
+  return undefined;
+}
+
+export function errorResponse(error: unknown, report: (error: unknown) => void): Response {
+  const api = toApiError(error);
+  if (api === undefined) {
+    report(error);
+    return jsonResponse(500, errorBody("internal", "internal server error"));
+  }
+  return jsonResponse(api.status, errorBody(api.code, api.message, api.field), api.headers);
+}
+
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
+}

@@ -1,0 +1,60 @@
+/**
+ * The agent's trace browser: every traced session of the agent (CLI ones included), one
+ * trace file as numbered envelopes, the raw JSONL download, and importing a JSONL trace as a
+ * new session. Trace analysis is not implemented (501).
+ */
+import { isSessionId, listTracedSessions } from "@penguin/core";
+import { z } from "zod";
+import { notImplemented } from "../http/api-error.js";
+import { json } from "../http/respond.js";
+import type { RouteTable } from "../http/route-table.js";
+import type { ServerContext } from "../server-context.js";
+import { importTrace, TRACE_IMPORT_MAX, traceDownload, traceFilesOf, traceLines } from "../services/trace-view.js";
+
+const Sid = z.object({ sid: z.string().refine(isSessionId, "is not a session id") });
+const Paging = z.object({ offset: z.coerce.number().int().min(0).default(0), limit: z.coerce.number().int().min(1).max(5000).default(500) });
+
+export function agentTraceRoutes(table: RouteTable, ctx: ServerContext): void {
+  const base = "/api/projects/:p/agents/:a/traces";
+
+  table.add(
+    { method: "get", path: base, operationId: "agentTraces.list", summary: "Traced sessions of the agent, most recent first", tag: "traces", access: "agent", query: Paging, responses: { 200: { description: "{sessions: [{sessionId, files, mtimeMs}], total}" } } },
+    ({ grant, query }) => {
+      const all = listTracedSessions(grant.agent);
+      const sessions = all.slice(query.offset, query.offset + query.limit).map((s) => ({ sessionId: s.sessionId, mtimeMs: Math.floor(s.mtimeMs), files: traceFilesOf(grant.agent, s.sessionId).map(({ index, size }) => ({ index, size })) }));
+      return json({ sessions, total: all.length });
+    },
+  );
+
+  table.add(
+    { method: "post", path: `${base}/import`, operationId: "agentTraces.import", summary: "Import a JSONL trace as a new session", tag: "traces", access: "agent", body: z.object({ dataBase64: z.string().min(1) }), maxBodyBytes: Math.ceil(TRACE_IMPORT_MAX * 1.4) + 1024, responses: { 201: { description: "{sessionId}" }, 409: { description: "The session exists" } } },
+    ({ grant, body }) => json({ sessionId: importTrace(ctx.stores, grant.agent, body.dataBase64, ctx.now()) }, 201),
+  );
+
+  table.add(
+    { method: "get", path: `${base}/:sid/analysis`, operationId: "agentTraces.analysis", summary: "Trace analysis (not implemented)", tag: "traces", access: "agent", params: Sid, responses: { 501: { description: "Not implemented" } } },
+    () => {
+      throw notImplemented("trace analysis");
+    },
+  );
+
+  table.add(
+    { method: "get", path: `${base}/:sid/download`, operationId: "agentTraces.download", summary: "The session's trace files as one JSONL download", tag: "traces", access: "agent", params: Sid, responses: { 200: { description: "JSONL", contentType: "application/x-ndjson" } } },
+    ({ grant, params }) => traceDownload(grant.agent, params.sid),
+  );
+
+  table.add(
+    {
+      method: "get",
+      path: `${base}/:sid/:idx`,
+      operationId: "agentTraces.file",
+      summary: "One trace file as numbered envelopes",
+      tag: "traces",
+      access: "agent",
+      params: Sid.extend({ idx: z.coerce.number().int().min(1) }),
+      query: Paging,
+      responses: { 200: { description: "{lines: [{line, message}], total, nextOffset}" } },
+    },
+    ({ grant, params, query }) => json({ sessionId: params.sid, index: params.idx, ...traceLines(grant.agent, params.sid, params.idx, query.offset, query.limit) }),
+  );
+}

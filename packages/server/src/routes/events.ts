@@ -1,0 +1,33 @@
+/**
+ * `GET /api/events`: the signed-in user's own stream (SSE). Named `server_event`s whose
+ * data has a `type`: `hello` (sent first on every connection, without an id: who you are
+ * and the server epoch), `session_created`, `session_state`, `session_title`,
+ * `session_deleted`. Reconnect with Last-Event-ID like a session stream.
+ */
+import { formatSse, openSseStream } from "../http/sse.js";
+import type { RouteTable } from "../http/route-table.js";
+import type { ServerContext } from "../server-context.js";
+
+export function eventsRoutes(table: RouteTable, ctx: ServerContext): void {
+  table.add(
+    {
+      method: "get",
+      path: "/api/events",
+      operationId: "events.stream",
+      summary: "My event stream (SSE)",
+      tag: "events",
+      access: "user",
+      responses: { 200: { description: "text/event-stream of server_event", contentType: "text/event-stream" } },
+    },
+    ({ c, user }) => {
+      const lastEventId = c.req.header("last-event-id");
+      return openSseStream(
+        (sink) => {
+          sink.send(formatSse({ event: "server_event", data: JSON.stringify({ type: "hello", userId: user.userId, epoch: ctx.ids.epoch }) }));
+          return ctx.userEvents.channel(user.userId).subscribe(sink, lastEventId);
+        },
+        { ticker: ctx.ticker, pingMs: ctx.pingMs, maxBufferedBytes: 8 * 1024 * 1024, signal: c.req.raw.signal },
+      );
+    },
+  );
+}

@@ -1,0 +1,90 @@
+/**
+ * The signed-in user: who am I (with upload limits), change my password, my UI prefs.
+ * Changing the password signs out every other browser session of the user, and for the
+ * admin deletes `initial-admin-password`, which ends the startup notice's reminder.
+ */
+import { z } from "zod";
+import { ADMIN_USER } from "../auth/admin-seed.js";
+import { deleteInitialPassword } from "../auth/initial-password.js";
+import { hashPassword, verifyPassword } from "../auth/password.js";
+import { ApiError, notFound } from "../http/api-error.js";
+import { json, noContent } from "../http/respond.js";
+import type { RouteTable } from "../http/route-table.js";
+import { Password } from "../http/schemas.js";
+import type { ServerContext } from "../server-context.js";
+import { readServerSettings } from "../services/server-settings.js";
+import { UserView } from "./auth.js";
+
+const PasswordBody = z.object({ oldPassword: z.string().min(1), newPassword: Password });
+const PrefsBody = z.record(z.string(), z.unknown());
+
+export function meRoutes(table: RouteTable, ctx: ServerContext): void {
+  table.add(
+    {
+      method: "get",
+      path: "/api/me",
+      operationId: "me.get",
+      summary: "The signed-in user and the upload limits",
+      tag: "me",
+      access: "user",
+      responses: { 200: { description: "The user", schema: z.object({ user: UserView, uploadLimits: z.object({ attachmentMaxMb: z.number(), attachmentTotalMb: z.number() }) }) } },
+    },
+    ({ user }) => {
+      const settings = readServerSettings(ctx.stores.settings);
+      return json({
+        user: { userId: user.userId, isAdmin: user.isAdmin, passwordIsInitial: user.passwordIsInitial },
+        uploadLimits: { attachmentMaxMb: settings.attachmentMaxMb, attachmentTotalMb: settings.attachmentTotalMb },
+      });
+    },
+  );
+
+  table.add(
+    {
+      method: "put",
+      path: "/api/me/password",
+      operationId: "me.changePassword",
+      summary: "Change my password (signs out my other browser sessions)",
+      tag: "me",
+      access: "user",
+      body: PasswordBody,
+      responses: { 204: { description: "Changed" }, 403: { description: "The old password is wrong" } },
+    },
+    async ({ user, body }) => {
+      const row = ctx.stores.users.get(user.userId);
+      if (row === undefined) throw notFound("user");
+      if (!(await verifyPassword(body.oldPassword, row.passwordHash))) throw new ApiError(403, "invalid_credentials", "the old password is wrong", { field: "oldPassword" });
+      ctx.stores.users.setPassword(user.userId, await hashPassword(body.newPassword), false);
+      ctx.stores.authSessions.revokeForUser(user.userId, user.tokenHash);
+      if (user.userId === ADMIN_USER) deleteInitialPassword(ctx.root);
+      return noContent();
+    },
+  );
+
+  table.add(
+    {
+      method: "get",
+      path: "/api/me/prefs",
+      operationId: "me.getPrefs",
+      summary: "My UI preferences",
+      tag: "me",
+      access: "user",
+      responses: { 200: { description: "The preferences object", schema: PrefsBody } },
+    },
+    ({ user }) => json(ctx.stores.settings.prefs(user.userId)),
+  );
+
+  table.add(
+    {
+      method: "put",
+      path: "/api/me/prefs",
+      operationId: "me.putPrefs",
+      summary: "Shallow-merge into my UI preferences (null removes a key)",
+      tag: "me",
+      access: "user",
+      body: PrefsBody,
+      maxBodyBytes: 64 * 1024,
+      responses: { 200: { description: "The merged preferences", schema: PrefsBody } },
+    },
+    ({ user, body }) => json(ctx.stores.settings.mergePrefs(user.userId, body)),
+  );
+}

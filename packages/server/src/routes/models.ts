@@ -1,0 +1,155 @@
+/**
+ * Models resource (`/api/projects/:p/models…`): the project's model table in
+ * `.project_config.toml`, read and written only through core's project-config functions.
+ * Keys are never returned (services/model-table.ts masks them and decides which stored key
+ * survives an edit). Any change tells the project's open sessions (`credentials_updated`)
+ * and reloads them, so the next task uses the new table.
+ *
+ * Probes (owner only, since they use the stored keys): `test` sends one small request to an
+ * entry (optionally with an edited URL or key; a stored key is never sent to a URL other
+ * than its entry's), `detect` finds the wire protocol at a base URL, `list` asks an endpoint
+ * for its model ids. `detect-vision` is not implemented (501).
+ */
+import { statSync } from "node:fs";
+import { endpointOf, findModel, readProjectConfig, writeProjectConfig, type ModelEntry, type ProjectConfig } from "@penguin/core";
+import { CLIENT_TYPES, detectProtocol, listModels, testModel } from "@penguin/models";
+import { z } from "zod";
+import { badRequest, notImplemented } from "../http/api-error.js";
+import { json } from "../http/respond.js";
+import type { RouteTable } from "../http/route-table.js";
+import type { ServerContext } from "../server-context.js";
+import { maskedModels, ModelEntryInput, ModelRefInput, replaceModels } from "../services/model-table.js";
+
+const TestBody = z.object({
+  provider: z.string().min(1),
+  modelId: z.string().min(1),
+  apiKey: z.string().optional(),
+  baseUrl: z.url().optional(),
+  clientType: z.enum(CLIENT_TYPES).optional(),
+  speed: z.boolean().optional(),
+});
+
+export function modelRoutes(table: RouteTable, ctx: ServerContext): void {
+  const tableView = (config: ProjectConfig, file: string) => ({
+    models: maskedModels(config),
+    defaultModel: config.default_model === undefined ? null : { provider: config.default_model.provider, modelId: config.default_model.model_id },
+    visionModel: config.vision_model === undefined ? null : { provider: config.vision_model.provider, modelId: config.vision_model.model_id },
+    updatedAt: mtimeOf(file),
+  });
+  const save = (projectId: string, file: string, config: ProjectConfig) => {
+    writeProjectConfig(file, config);
+    ctx.sessions.invalidateProject(projectId);
+    return json(tableView(config, file));
+  };
+
+  table.add(
+    { method: "get", path: "/api/projects/:p/models", operationId: "models.list", summary: "The model table (keys masked)", tag: "models", access: "project", responses: { 200: { description: "Models" } } },
+    ({ grant }) => json(tableView(readProjectConfig(grant.paths.projectConfig), grant.paths.projectConfig)),
+  );
+
+  table.add(
+    {
+      method: "put",
+      path: "/api/projects/:p/models",
+      operationId: "models.replace",
+      summary: "Replace the model table, keyed by (provider, modelId)",
+      tag: "models",
+      access: "project",
+      need: "owner",
+      body: z.object({ models: z.array(ModelEntryInput).max(500) }),
+      responses: { 200: { description: "The saved table (keys masked)" } },
+    },
+    ({ grant, body }) => {
+      const seen = new Set<string>();
+      for (const [i, m] of body.models.entries()) {
+        const key = `${m.provider}\u0000${m.modelId}`;
+        if (seen.has(key)) throw badRequest(`models.${i}: ${m.provider}/${m.modelId} appears twice`, `models.${i}`);
+        seen.add(key);
+      }
+      const file = grant.paths.projectConfig;
+      return save(grant.project.projectId, file, replaceModels(readProjectConfig(file), body.models));
+    },
+  );
+
+  table.add(
+    { method: "put", path: "/api/projects/:p/models/default", operationId: "models.setDefault", summary: "Set the default model", tag: "models", access: "project", need: "owner", body: ModelRefInput, responses: { 200: { description: "The saved table" } } },
+    ({ grant, body }) => {
+      const file = grant.paths.projectConfig;
+      const config = readProjectConfig(file);
+      if (findModel(config, { provider: body.provider, model_id: body.modelId }) === undefined) throw badRequest(`${body.provider}/${body.modelId} is not in the model table`, "modelId");
+      return save(grant.project.projectId, file, { ...config, default_model: { provider: body.provider, model_id: body.modelId } });
+    },
+  );
+
+  table.add(
+    { method: "post", path: "/api/projects/:p/models/test", operationId: "models.test", summary: "Connectivity (and speed) test of one entry", tag: "models", access: "project", need: "owner", body: TestBody, responses: { 200: { description: "{ok, status, ttftMs?, tps?, error?}" } } },
+    async ({ grant, body }) => {
+      const config = readProjectConfig(grant.paths.projectConfig);
+      const stored = findModel(config, { provider: body.provider, model_id: body.modelId });
+      const entry: ModelEntry = { ...(stored ?? { provider: body.provider, model_id: body.modelId }) };
+      if (body.clientType !== undefined) entry.client_type = body.clientType;
+      if (body.baseUrl !== undefined && body.baseUrl !== entry.base_url) {
+        entry.base_url = body.baseUrl;
+        delete entry.api_key;
+      }
+      if (body.apiKey !== undefined) entry.api_key = body.apiKey;
+      const endpoint = endpointOf(entry, { env: ctx.env, configFile: grant.paths.projectConfig });
+      const options: Parameters<typeof testModel>[1] = { speed: body.speed === true };
+      if (ctx.fetch !== undefined) options.fetch = ctx.fetch;
+      return json(await testModel(endpoint, options));
+    },
+  );
+
+  table.add(
+    {
+      method: "post",
+      path: "/api/projects/:p/models/detect",
+      operationId: "models.detect",
+      summary: "Detect the wire protocol served at a base URL",
+      tag: "models",
+      access: "project",
+      need: "owner",
+      body: z.object({ baseUrl: z.url(), apiKey: z.string().optional() }),
+      responses: { 200: { description: "{detected: {clientType, baseUrl, status} | null}" } },
+    },
+    async ({ body }) => {
+      const options: Parameters<typeof detectProtocol>[1] = {};
+      if (body.apiKey !== undefined) options.apiKey = body.apiKey;
+      if (ctx.fetch !== undefined) options.fetch = ctx.fetch;
+      return json({ detected: (await detectProtocol(body.baseUrl, options)) ?? null });
+    },
+  );
+
+  table.add(
+    {
+      method: "post",
+      path: "/api/projects/:p/models/list",
+      operationId: "models.listEndpoint",
+      summary: "The model ids an endpoint serves",
+      tag: "models",
+      access: "project",
+      need: "owner",
+      body: z.object({ baseUrl: z.url(), clientType: z.enum(CLIENT_TYPES), apiKey: z.string().optional() }),
+      responses: { 200: { description: "{ok, models} or {ok:false, status, error}" } },
+    },
+    async ({ body }) => {
+      const endpoint = { provider: "custom", modelId: "", clientType: body.clientType, baseUrl: body.baseUrl, ...(body.apiKey === undefined ? {} : { apiKey: body.apiKey }) };
+      return json(await listModels(endpoint, ctx.fetch === undefined ? {} : { fetch: ctx.fetch }));
+    },
+  );
+
+  table.add(
+    { method: "post", path: "/api/projects/:p/models/detect-vision", operationId: "models.detectVision", summary: "Vision probe (not implemented)", tag: "models", access: "project", need: "owner", responses: { 501: { description: "Not implemented" } } },
+    () => {
+      throw notImplemented("the vision probe");
+    },
+  );
+}
+
+function mtimeOf(file: string): number | null {
+  try {
+    return Math.floor(statSync(file).mtimeMs);
+  } catch {
+    return null;
+  }
+}

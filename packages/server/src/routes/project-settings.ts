@@ -1,0 +1,66 @@
+/**
+ * Project-level settings kept in `.project_config.toml` besides models: `[default_chat]`
+ * (what a new chat starts with) and `[command_policy]` (the veto rules core applies before
+ * any approval). Everyone in the project reads them; the owner writes them. A policy whose
+ * pattern is not a regular expression is refused with core's message.
+ */
+import { checkCommandPolicy, FACTORY_RULES, readProjectConfig, writeProjectConfig, type DefaultChat } from "@penguin/core";
+import { z } from "zod";
+import { ApiError } from "../http/api-error.js";
+import { json } from "../http/respond.js";
+import type { RouteTable } from "../http/route-table.js";
+import { AgentId, ApprovalModeSchema, ThinkingLevelSchema } from "../http/schemas.js";
+import type { ServerContext } from "../server-context.js";
+
+const ChatDefaults = z.object({
+  agentId: AgentId.optional(),
+  workspace: z.string().optional(),
+  approvalMode: ApprovalModeSchema.optional(),
+  thinkingLevel: ThinkingLevelSchema.optional(),
+});
+
+const Policy = z.object({
+  enabled: z.boolean(),
+  rules: z.array(z.object({ name: z.string().min(1), pattern: z.string().min(1), description: z.string().optional(), enabled: z.boolean().optional() })).max(500),
+});
+
+export function projectSettingsRoutes(table: RouteTable, ctx: ServerContext): void {
+  table.add(
+    { method: "get", path: "/api/projects/:p/chat-defaults", operationId: "chatDefaults.get", summary: "Defaults for new chats", tag: "projects", access: "project", responses: { 200: { description: "Defaults", schema: ChatDefaults } } },
+    ({ grant }) => {
+      const d = readProjectConfig(grant.paths.projectConfig).default_chat ?? {};
+      return json({ agentId: d.agent_id, workspace: d.workspace, approvalMode: d.approval_mode, thinkingLevel: d.thinking_level });
+    },
+  );
+
+  table.add(
+    { method: "put", path: "/api/projects/:p/chat-defaults", operationId: "chatDefaults.put", summary: "Replace the defaults for new chats", tag: "projects", access: "project", need: "owner", body: ChatDefaults, responses: { 200: { description: "Saved", schema: ChatDefaults } } },
+    ({ grant, body }) => {
+      const file = grant.paths.projectConfig;
+      const d: DefaultChat = {};
+      if (body.agentId !== undefined) d.agent_id = body.agentId;
+      if (body.workspace !== undefined) d.workspace = body.workspace;
+      if (body.approvalMode !== undefined) d.approval_mode = body.approvalMode;
+      if (body.thinkingLevel !== undefined) d.thinking_level = body.thinkingLevel;
+      writeProjectConfig(file, { ...readProjectConfig(file), default_chat: d });
+      return json(body);
+    },
+  );
+
+  table.add(
+    { method: "get", path: "/api/projects/:p/command-policy", operationId: "commandPolicy.get", summary: "The command policy (factory rules when unset)", tag: "projects", access: "project", responses: { 200: { description: "Policy", schema: Policy } } },
+    ({ grant }) => json(readProjectConfig(grant.paths.projectConfig).command_policy ?? { enabled: true, rules: FACTORY_RULES }),
+  );
+
+  table.add(
+    { method: "put", path: "/api/projects/:p/command-policy", operationId: "commandPolicy.put", summary: "Replace the command policy", tag: "projects", access: "project", need: "owner", body: Policy, responses: { 200: { description: "Saved", schema: Policy } } },
+    ({ grant, body }) => {
+      const problems = checkCommandPolicy(body);
+      if (problems.length > 0) throw new ApiError(400, "invalid_config", problems.join("; "), { field: "rules" });
+      const file = grant.paths.projectConfig;
+      writeProjectConfig(file, { ...readProjectConfig(file), command_policy: body });
+      ctx.sessions.invalidateProject(grant.project.projectId);
+      return json(body);
+    },
+  );
+}

@@ -1,0 +1,69 @@
+/**
+ * Scheduled-task definitions, CRUD over `agent_state/schedule/<name>.toml` (the files are
+ * the data; the text is stored as sent, comments included). Listing uses core's tolerant
+ * summary (name, enabled, period, or the problem that keeps a file from being read).
+ * Members read; the owner writes. Executing schedules is not implemented: no scheduler runs
+ * them yet, and each listing says `running: false` so a client does not imply otherwise.
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { loadAgentState } from "@penguin/core";
+import { z } from "zod";
+import { conflict, notFound } from "../http/api-error.js";
+import { json, noContent } from "../http/respond.js";
+import type { RouteTable } from "../http/route-table.js";
+import { writeTextAtomic } from "../services/files.js";
+
+const Name = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1–64 letters, digits, _ or -");
+const Text = z.string().max(256 * 1024);
+
+export function scheduleRoutes(table: RouteTable): void {
+  const fileOf = (dir: string, name: string) => join(dir, `${name}.toml`);
+
+  table.add(
+    { method: "get", path: "/api/projects/:p/agents/:a/schedules", operationId: "schedules.list", summary: "Scheduled tasks (definitions)", tag: "schedules", access: "agent", responses: { 200: { description: "{schedules, running: false}" } } },
+    async ({ grant }) => json({ schedules: (await loadAgentState(grant.agent)).schedules, running: false }),
+  );
+
+  table.add(
+    { method: "post", path: "/api/projects/:p/agents/:a/schedules", operationId: "schedules.create", summary: "Create a schedule file", tag: "schedules", access: "agent", need: "owner", body: z.object({ name: Name, text: Text }), responses: { 201: { description: "Created" }, 409: { description: "The name is taken" } } },
+    ({ grant, body }) => {
+      const file = fileOf(grant.agent.scheduleDir, body.name);
+      if (existsSync(file)) throw conflict("already_exists", `schedule ${body.name} already exists`);
+      mkdirSync(grant.agent.scheduleDir, { recursive: true });
+      writeTextAtomic(file, body.text);
+      return json({ name: body.name, text: body.text }, 201);
+    },
+  );
+
+  table.add(
+    { method: "get", path: "/api/projects/:p/agents/:a/schedules/:name", operationId: "schedules.get", summary: "One schedule file", tag: "schedules", access: "agent", params: z.object({ name: Name }), responses: { 200: { description: "{name, text}" } } },
+    ({ grant, params }) => {
+      try {
+        return json({ name: params.name, text: readFileSync(fileOf(grant.agent.scheduleDir, params.name), "utf8") });
+      } catch {
+        throw notFound(`schedule ${params.name}`);
+      }
+    },
+  );
+
+  table.add(
+    { method: "put", path: "/api/projects/:p/agents/:a/schedules/:name", operationId: "schedules.update", summary: "Replace a schedule file", tag: "schedules", access: "agent", need: "owner", params: z.object({ name: Name }), body: z.object({ text: Text }), responses: { 200: { description: "{name, text}" } } },
+    ({ grant, params, body }) => {
+      const file = fileOf(grant.agent.scheduleDir, params.name);
+      if (!existsSync(file)) throw notFound(`schedule ${params.name}`);
+      writeTextAtomic(file, body.text);
+      return json({ name: params.name, text: body.text });
+    },
+  );
+
+  table.add(
+    { method: "delete", path: "/api/projects/:p/agents/:a/schedules/:name", operationId: "schedules.delete", summary: "Delete a schedule file", tag: "schedules", access: "agent", need: "owner", params: z.object({ name: Name }), responses: { 204: { description: "Deleted" } } },
+    ({ grant, params }) => {
+      const file = fileOf(grant.agent.scheduleDir, params.name);
+      if (!existsSync(file)) throw notFound(`schedule ${params.name}`);
+      rmSync(file);
+      return noContent();
+    },
+  );
+}

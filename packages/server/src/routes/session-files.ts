@@ -1,0 +1,129 @@
+/**
+ * The workspace file browser of a session (`/api/sessions/:id/files…`), confined to the
+ * session's workspace by services/confined-path.ts: `..`, absolute paths and symlinks that
+ * lead out are refused (400 `invalid_path`) before anything is read.
+ *
+ *   GET  files?path=                      one folder level
+ *   GET  files/content?path=              the file as JSON (UTF-8 text or base64, ≤ 2 MB)
+ *   GET  files/content?path=&preview=1    raw, inline, with nosniff and a sandbox CSP
+ *   GET  files/content?path=&download=1   raw, as an attachment
+ *   POST files/stat {paths}               existence/type/size for each path
+ *   PUT  files/content {path, dataBase64} write a file (≤ 14 MB)
+ * The preview redirect to the separate preview origin is not implemented (501).
+ */
+import { closeSync, constants, lstatSync, openSync, writeSync } from "node:fs";
+import { z } from "zod";
+import { ApiError, notFound, notImplemented } from "../http/api-error.js";
+import { json } from "../http/respond.js";
+import type { RouteTable } from "../http/route-table.js";
+import type { SessionGrant } from "../auth/access.js";
+import { resolveForWrite, resolveInside } from "../services/confined-path.js";
+import { listDir, readFileBytes, readFileContent } from "../services/files.js";
+import { rawFileResponse } from "../services/raw-file.js";
+
+const MAX_JSON_READ = 2 * 1024 * 1024;
+const MAX_RAW = 200 * 1024 * 1024;
+const MAX_WRITE = 14 * 1024 * 1024;
+const Flag = z.enum(["1", "true", ""]).optional();
+
+function workspaceOf(grant: SessionGrant): string {
+  if (grant.session.workspace === null) throw notFound("workspace");
+  return grant.session.workspace;
+}
+
+export function sessionFileRoutes(table: RouteTable): void {
+  table.add(
+    { method: "get", path: "/api/sessions/:id/files", operationId: "files.list", summary: "One folder of the workspace", tag: "files", access: "session", query: z.object({ path: z.string().default("") }), responses: { 200: { description: "{path, entries}" } } },
+    ({ grant, query }) => {
+      const dir = query.path === "" ? resolveInside(workspaceOf(grant), ".") : resolveInside(workspaceOf(grant), query.path);
+      if (!lstatSync(dir).isDirectory()) throw new ApiError(400, "invalid_path", "the path is not a folder", { field: "path" });
+      return json({ path: query.path, entries: listDir(dir) });
+    },
+  );
+
+  table.add(
+    {
+      method: "get",
+      path: "/api/sessions/:id/files/content",
+      operationId: "files.read",
+      summary: "A workspace file: JSON, or raw with preview/download",
+      tag: "files",
+      access: "session",
+      query: z.object({ path: z.string().min(1), preview: Flag, download: Flag }),
+      responses: { 200: { description: "{path, size, encoding, content, truncated}, or the raw bytes" } },
+    },
+    ({ grant, query }) => {
+      const file = resolveInside(workspaceOf(grant), query.path);
+      if (query.preview !== undefined || query.download !== undefined) {
+        const { bytes, size } = readFileBytes(file, MAX_RAW);
+        if (size > bytes.length) throw new ApiError(413, "payload_too_large", "the file is too large to serve");
+        return rawFileResponse(file, bytes, query.download !== undefined ? "download" : "preview");
+      }
+      return json({ path: query.path, ...readFileContent(file, MAX_JSON_READ) }, 200, { "x-content-type-options": "nosniff" });
+    },
+  );
+
+  table.add(
+    { method: "get", path: "/api/sessions/:id/files/preview-redirect", operationId: "files.previewRedirect", summary: "Redirect to the preview origin (not implemented)", tag: "files", access: "session", responses: { 501: { description: "Not implemented" } } },
+    () => {
+      throw notImplemented("the separate-origin preview");
+    },
+  );
+
+  table.add(
+    {
+      method: "post",
+      path: "/api/sessions/:id/files/stat",
+      operationId: "files.stat",
+      summary: "Existence, type and size of workspace paths",
+      tag: "files",
+      access: "session",
+      body: z.object({ paths: z.array(z.string().min(1)).min(1).max(500) }),
+      responses: { 200: { description: "{stats: [{path, exists, type?, size?, mtimeMs?, error?}]}" } },
+    },
+    ({ grant, body }) => {
+      const root = workspaceOf(grant);
+      const stats = body.paths.map((path) => {
+        try {
+          const st = lstatSync(resolveInside(root, path));
+          return { path, exists: true, type: st.isDirectory() ? "dir" : st.isFile() ? "file" : "other", size: st.size, mtimeMs: Math.floor(st.mtimeMs) };
+        } catch (error) {
+          if (error instanceof ApiError && error.code === "invalid_path") return { path, exists: false, error: error.message };
+          return { path, exists: false };
+        }
+      });
+      return json({ stats });
+    },
+  );
+
+  table.add(
+    {
+      method: "put",
+      path: "/api/sessions/:id/files/content",
+      operationId: "files.write",
+      summary: "Write a workspace file",
+      tag: "files",
+      access: "session",
+      body: z.object({ path: z.string().min(1), dataBase64: z.string() }),
+      maxBodyBytes: Math.ceil(MAX_WRITE * 1.4) + 4096,
+      responses: { 200: { description: "{path, size}" } },
+    },
+    ({ grant, body }) => {
+      const data = Buffer.from(body.dataBase64, "base64");
+      if (data.length > MAX_WRITE) throw new ApiError(413, "payload_too_large", "a file may be at most 14 MB");
+      const target = resolveForWrite(workspaceOf(grant), body.path);
+      let fd: number;
+      try {
+        fd = openSync(target, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
+      } catch {
+        throw new ApiError(400, "invalid_path", "the path cannot be written (a symlink or a folder is in the way)", { field: "path" });
+      }
+      try {
+        writeSync(fd, data);
+      } finally {
+        closeSync(fd);
+      }
+      return json({ path: body.path, size: data.length });
+    },
+  );
+}

@@ -1,0 +1,71 @@
+/**
+ * `GET /api/sessions/:id/messages`: a session's history, paged, consistent with its stream.
+ *
+ *   ?tailLimit=N                 the newest N trace messages (default: all, capped at 5000)
+ *   ?before=<fileIndex>:<line>&limit=N   the N messages before a position (older pages)
+ *
+ * Answer: `{messages, tracePosition, hasMore, state, cursor, pendingApprovals, live?}`.
+ * `messages` come from the trace files (every index, oldest first). `tracePosition` is where
+ * the oldest returned message sits (pass it as `before` for the previous page). `cursor` is
+ * the id of the newest stream event this answer reflects. While a task runs, `live` is
+ * `{cursor, fragments}`: the history then holds the trace as it stood when the task began
+ * plus every complete message the task has streamed up to `cursor`, and `fragments` are the
+ * streamed partials of the segments still open at `cursor`.
+ *
+ * Client algorithm (reload without gaps or duplicates):
+ *   1. Open `GET /api/sessions/:id/stream` first and buffer its events (do not render yet).
+ *   2. Fetch this route (tail). Render `messages`; if `live` is present, feed `fragments` to
+ *      a PartialAggregator so the open text/tool segments continue mid-way.
+ *   3. Drop buffered events whose id is ≤ `cursor` (ids are `<epoch>-<seq>`: compare the seq;
+ *      a different epoch means the server restarted: start over). Apply the rest in order,
+ *      then apply live events as they arrive. Pending approvals and the task state are in
+ *      this answer too, since their events may be among the dropped ones.
+ *   4. On a `resync_required` event, discard everything and start again at 1.
+ * Older pages: fetch with `before=<tracePosition>` until `hasMore` is false.
+ */
+import { z } from "zod";
+import { badRequest } from "../http/api-error.js";
+import { json } from "../http/respond.js";
+import type { RouteTable } from "../http/route-table.js";
+import type { ServerContext } from "../server-context.js";
+import { pageHistory, parsePosition, readTraceEntries } from "../services/history.js";
+
+const Query = z.object({
+  tailLimit: z.coerce.number().int().min(1).max(5000).optional(),
+  before: z.string().optional(),
+  limit: z.coerce.number().int().min(1).max(5000).optional(),
+});
+
+export function sessionMessageRoutes(table: RouteTable, ctx: ServerContext): void {
+  table.add(
+    {
+      method: "get",
+      path: "/api/sessions/:id/messages",
+      operationId: "sessions.messages",
+      summary: "History from the trace, with the live cursor while a task runs",
+      tag: "sessions",
+      access: "session",
+      query: Query,
+      responses: { 200: { description: "{messages, tracePosition, hasMore, state, cursor, pendingApprovals, live?}" } },
+    },
+    ({ grant, query }) => {
+      const before = query.before === undefined ? undefined : parsePosition(query.before);
+      if (query.before !== undefined && before === undefined) throw badRequest("before must be <fileIndex>:<line>", "before");
+      const id = grant.session.sessionId;
+      // Everything below runs synchronously, so no event is published between the snapshot,
+      // the cursor and the trace read: they describe the same instant.
+      const hub = ctx.sessions.peek(id);
+      const live = hub?.run?.log.snapshot();
+      const cursor = hub?.channel.lastId ?? null;
+      const trace = readTraceEntries(grant.agent, id, live?.mark);
+      const page = pageHistory(trace, live?.messages ?? [], { tailLimit: query.tailLimit, before, limit: query.limit });
+      return json({
+        ...page,
+        state: hub?.state ?? "idle",
+        cursor,
+        pendingApprovals: hub?.approvals.pending() ?? [],
+        ...(live === undefined ? {} : { live: { cursor, fragments: live.fragments } }),
+      });
+    },
+  );
+}

@@ -1,0 +1,44 @@
+/**
+ * `GET /api/sessions/:id/stream`: the session's Server-Sent Events.
+ *
+ * Events:
+ *   (default)      one OmniMessage envelope as JSON: partials, complete messages, events;
+ *   server_event   `{type, …}`: `task_state {state, queued, pendingFollowUps, pendingSteering}`,
+ *                  `approval_request {toolCallId, toolCall, requestedAt}`, `approval_resolved`,
+ *                  `session_title`, `credentials_updated`, `task_error`, `resync_required`.
+ * Ids are `<epoch>-<seq>`. With `Last-Event-ID` the missed events are replayed exactly once,
+ * in order (or `resync_required` when they left the 10,000-event / 8 MB ring, or the server
+ * restarted); then, without ids, the current `task_state` and every pending
+ * `approval_request`. A `: ping` comment every 20 s keeps the connection open.
+ * Subscribing does not load the session: a stream can wait on an idle session for free.
+ */
+import { formatSse, openSseStream } from "../http/sse.js";
+import type { RouteTable } from "../http/route-table.js";
+import type { ServerContext } from "../server-context.js";
+
+export function sessionStreamRoutes(table: RouteTable, ctx: ServerContext): void {
+  table.add(
+    {
+      method: "get",
+      path: "/api/sessions/:id/stream",
+      operationId: "sessions.stream",
+      summary: "The session's event stream (SSE), resumable with Last-Event-ID",
+      tag: "sessions",
+      access: "session",
+      responses: { 200: { description: "text/event-stream", contentType: "text/event-stream" } },
+    },
+    ({ c, grant }) => {
+      const hub = ctx.sessions.hub(grant.session);
+      const lastEventId = c.req.header("last-event-id");
+      return openSseStream(
+        (sink) => {
+          const unsubscribe = hub.channel.subscribe(sink, lastEventId);
+          sink.send(formatSse({ event: "server_event", data: JSON.stringify(hub.taskState()) }));
+          for (const p of hub.approvals.pending()) sink.send(formatSse({ event: "server_event", data: JSON.stringify({ type: "approval_request", ...p }) }));
+          return unsubscribe;
+        },
+        { ticker: ctx.ticker, pingMs: ctx.pingMs, maxBufferedBytes: 8 * 1024 * 1024, signal: c.req.raw.signal },
+      );
+    },
+  );
+}

@@ -1,0 +1,118 @@
+/**
+ * Run control of a session: post a task (202; 409 `task_in_progress`/`compacting` when busy,
+ * unless `queueIfBusy` puts it in the follow-up queue), recall a queued follow-up, steer the
+ * running task (409 `not_running` when idle), abort (202, handing queued follow-ups back; 204
+ * when idle), answer an approval, skip a reconnect wait, compact now. Goal mode and steering
+ * recall need core features that do not exist yet (501).
+ */
+import { z } from "zod";
+import { notImplemented } from "../http/api-error.js";
+import { json, noContent } from "../http/respond.js";
+import type { RouteTable } from "../http/route-table.js";
+import { ThinkingLevelSchema } from "../http/schemas.js";
+import { TaskInputItemSchema } from "../runtime/task-input.js";
+import type { ServerContext } from "../server-context.js";
+
+const TaskBody = z.object({
+  input: z.array(TaskInputItemSchema).min(1, "must hold at least one item").max(200),
+  thinkingLevel: ThinkingLevelSchema.optional(),
+  queueIfBusy: z.boolean().optional(),
+  goal: z.object({ budget: z.number().int().positive().optional() }).optional(),
+});
+
+const MAX_TASK_BODY = 170 * 1024 * 1024;
+
+export function sessionTaskRoutes(table: RouteTable, ctx: ServerContext): void {
+  const { sessions } = ctx;
+
+  table.add(
+    {
+      method: "post",
+      path: "/api/sessions/:id/tasks",
+      operationId: "sessions.postTask",
+      summary: "Start a task (or queue it as a follow-up with queueIfBusy)",
+      tag: "sessions",
+      access: "session",
+      body: TaskBody,
+      maxBodyBytes: MAX_TASK_BODY,
+      responses: { 202: { description: "{status: started} or {status: queued, followUpId}" }, 409: { description: "task_in_progress or compacting" } },
+    },
+    async ({ grant, body }) => {
+      if (body.goal !== undefined) throw notImplemented("goal mode");
+      const accepted = await sessions.startTask(grant.session, { input: body.input, queueIfBusy: body.queueIfBusy === true, thinkingLevel: body.thinkingLevel });
+      return json(accepted, 202);
+    },
+  );
+
+  table.add(
+    {
+      method: "delete",
+      path: "/api/sessions/:id/follow-ups/:followUpId",
+      operationId: "sessions.recallFollowUp",
+      summary: "Recall a queued follow-up; returns what was sent",
+      tag: "sessions",
+      access: "session",
+      params: z.object({ followUpId: z.string().min(1).max(64) }),
+      responses: { 200: { description: "{input}" } },
+    },
+    ({ grant, params }) => json({ input: sessions.recallFollowUp(grant.session, params.followUpId) }),
+  );
+
+  table.add(
+    { method: "post", path: "/api/sessions/:id/steer", operationId: "sessions.steer", summary: "Steer the running task", tag: "sessions", access: "session", body: z.object({ text: z.string().min(1).max(100_000) }), responses: { 202: { description: "{id, text}" }, 409: { description: "not_running" } } },
+    ({ grant, body }) => json(sessions.steer(grant.session, body.text), 202),
+  );
+
+  table.add(
+    { method: "delete", path: "/api/sessions/:id/steer/:steerId", operationId: "sessions.recallSteer", summary: "Recall steering (not implemented: core cannot take steering back)", tag: "sessions", access: "session", params: z.object({ steerId: z.string() }), responses: { 501: { description: "Not implemented" } } },
+    () => {
+      throw notImplemented("recalling steering");
+    },
+  );
+
+  table.add(
+    { method: "post", path: "/api/sessions/:id/abort", operationId: "sessions.abort", summary: "Abort the running task", tag: "sessions", access: "session", responses: { 202: { description: "{aborted: true, recalled}" }, 204: { description: "Nothing was running" } } },
+    ({ grant }) => {
+      const result = sessions.abort(grant.session);
+      return result === undefined ? noContent() : json({ aborted: true, recalled: result.recalled }, 202);
+    },
+  );
+
+  table.add(
+    {
+      method: "post",
+      path: "/api/sessions/:id/approvals/:toolCallId",
+      operationId: "sessions.decide",
+      summary: "Answer a pending approval",
+      tag: "sessions",
+      access: "session",
+      params: z.object({ toolCallId: z.string().min(1).max(200) }),
+      body: z.object({ decision: z.enum(["allow", "deny"]) }),
+      responses: { 204: { description: "Decided" } },
+    },
+    ({ grant, params, body }) => {
+      sessions.decide(grant.session, params.toolCallId, body.decision);
+      return noContent();
+    },
+  );
+
+  table.add(
+    { method: "post", path: "/api/sessions/:id/retry-now", operationId: "sessions.retryNow", summary: "End a reconnect wait now", tag: "sessions", access: "session", responses: { 200: { description: "{skipped}" } } },
+    ({ grant }) => json({ skipped: sessions.retryNow(grant.session) }),
+  );
+
+  table.add(
+    { method: "post", path: "/api/sessions/:id/compact", operationId: "sessions.compact", summary: "Compact the context now", tag: "sessions", access: "session", responses: { 202: { description: "Started" }, 409: { description: "task_in_progress, compacting, nothing_to_compact or already_compacted" } } },
+    async ({ grant }) => {
+      await sessions.compact(grant.session);
+      return json({ status: "started" }, 202);
+    },
+  );
+
+  table.add(
+    { method: "get", path: "/api/sessions/:id/goal", operationId: "sessions.goal", summary: "Goal state (not implemented)", tag: "sessions", access: "session", responses: { 501: { description: "Not implemented" } } },
+    () => {
+      throw notImplemented("goal mode");
+    },
+  );
+}

@@ -1,0 +1,56 @@
+/**
+ * Per-session traces and scratch files: the session's trace files, one file as numbered
+ * envelopes, and a scratchpad file (uploads, archived tool output) served raw with nosniff
+ * and a sandbox CSP. Trace analysis is not implemented (501).
+ */
+import { sessionScratchpad } from "@penguin/core";
+import { z } from "zod";
+import { ApiError, notImplemented } from "../http/api-error.js";
+import { json } from "../http/respond.js";
+import type { RouteTable } from "../http/route-table.js";
+import { resolveInside } from "../services/confined-path.js";
+import { readFileBytes } from "../services/files.js";
+import { rawFileResponse } from "../services/raw-file.js";
+import { traceFilesOf, traceLines } from "../services/trace-view.js";
+
+const Paging = z.object({ offset: z.coerce.number().int().min(0).default(0), limit: z.coerce.number().int().min(1).max(5000).default(500) });
+const MAX_SCRATCH = 200 * 1024 * 1024;
+
+export function sessionTraceRoutes(table: RouteTable): void {
+  table.add(
+    { method: "get", path: "/api/sessions/:id/traces", operationId: "sessionTraces.list", summary: "The session's trace files", tag: "traces", access: "session", responses: { 200: { description: "{files: [{index, size}]}" } } },
+    ({ grant }) => json({ files: traceFilesOf(grant.agent, grant.session.sessionId).map(({ index, size }) => ({ index, size })) }),
+  );
+
+  table.add(
+    { method: "get", path: "/api/sessions/:id/traces/:idx", operationId: "sessionTraces.file", summary: "One trace file as numbered envelopes", tag: "traces", access: "session", params: z.object({ idx: z.coerce.number().int().min(1) }), query: Paging, responses: { 200: { description: "{lines, total, nextOffset}" } } },
+    ({ grant, params, query }) => json({ index: params.idx, ...traceLines(grant.agent, grant.session.sessionId, params.idx, query.offset, query.limit) }),
+  );
+
+  table.add(
+    { method: "get", path: "/api/sessions/:id/analysis", operationId: "sessionTraces.analysis", summary: "Trace analysis (not implemented)", tag: "traces", access: "session", responses: { 501: { description: "Not implemented" } } },
+    () => {
+      throw notImplemented("trace analysis");
+    },
+  );
+
+  table.add(
+    {
+      method: "get",
+      path: "/api/sessions/:id/scratchpad/:file{.+}",
+      operationId: "sessionTraces.scratchpad",
+      summary: "A scratchpad file, raw (nosniff, sandbox CSP)",
+      tag: "traces",
+      access: "session",
+      params: z.object({ file: z.string().min(1) }),
+      query: z.object({ download: z.enum(["1", "true", ""]).optional() }),
+      responses: { 200: { description: "The bytes" } },
+    },
+    ({ grant, params, query }) => {
+      const file = resolveInside(sessionScratchpad(grant.agent, grant.session.sessionId), params.file);
+      const { bytes, size } = readFileBytes(file, MAX_SCRATCH);
+      if (size > bytes.length) throw new ApiError(413, "payload_too_large", "the file is too large to serve");
+      return rawFileResponse(file, bytes, query.download === undefined ? "preview" : "download");
+    },
+  );
+}

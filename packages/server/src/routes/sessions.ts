@@ -1,0 +1,123 @@
+/**
+ * Sessions resource: list an agent's sessions by category (`active`, `subagent`,
+ * `schedule`, `archived`) with their run state; create one (`{provider?, modelId?,
+ * workspace?, approvalMode?}` → 201; the model pair is both or neither, neither meaning the
+ * project's default; no workspace means the project's default chat workspace, else a fresh
+ * temporary one); read one (with its trace path and usage); change its approval mode,
+ * thinking level, title or archived flag; delete it (traces and scratchpad, not while it runs).
+ * Forking is not implemented (501).
+ */
+import { isAbsolute } from "node:path";
+import { readProjectConfig } from "@penguin/core";
+import { z } from "zod";
+import { notFound, notImplemented } from "../http/api-error.js";
+import { json, noContent } from "../http/respond.js";
+import type { RouteTable } from "../http/route-table.js";
+import { ApprovalModeSchema, ThinkingLevelSchema } from "../http/schemas.js";
+import type { ServerContext } from "../server-context.js";
+import { sessionView } from "../services/session-view.js";
+import { traceFilesOf } from "../services/trace-view.js";
+
+const CreateBody = z.object({
+  provider: z.string().min(1).optional(),
+  modelId: z.string().min(1).optional(),
+  workspace: z.string().refine((p) => isAbsolute(p), "must be an absolute path on the server").optional(),
+  approvalMode: ApprovalModeSchema.optional(),
+});
+
+const PatchBody = z.object({
+  approvalMode: ApprovalModeSchema.optional(),
+  thinkingLevel: ThinkingLevelSchema.nullable().optional(),
+  archived: z.boolean().optional(),
+  title: z.string().max(200).nullable().optional(),
+});
+
+const ListQuery = z.object({
+  category: z.enum(["active", "subagent", "schedule", "archived"]).default("active"),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+
+export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
+  const { stores, sessions } = ctx;
+  const viewOf = (id: string) => {
+    const row = stores.sessions.get(id);
+    if (row === undefined) throw notFound(`session ${id}`);
+    return sessionView(row, sessions.peek(id));
+  };
+
+  table.add(
+    { method: "get", path: "/api/projects/:p/agents/:a/sessions", operationId: "sessions.list", summary: "Sessions of an agent, most recent first", tag: "sessions", access: "agent", query: ListQuery, responses: { 200: { description: "{sessions}" } } },
+    ({ grant, query }) => {
+      const rows = stores.sessions.list(grant.project.projectId, grant.agent.agentId, query.category, query.limit, query.offset);
+      return json({ sessions: rows.map((r) => sessionView(r, sessions.peek(r.sessionId))) });
+    },
+  );
+
+  table.add(
+    { method: "post", path: "/api/projects/:p/agents/:a/sessions", operationId: "sessions.create", summary: "Create a session", tag: "sessions", access: "agent", body: CreateBody, responses: { 201: { description: "The session ({id, …})" } } },
+    async ({ grant, body }) => {
+      const workspace = body.workspace ?? readProjectConfig(grant.paths.projectConfig).default_chat?.workspace;
+      const { row, hub } = await sessions.create({
+        projectId: grant.project.projectId,
+        agentId: grant.agent.agentId,
+        provider: body.provider,
+        modelId: body.modelId,
+        workspace,
+        approvalMode: body.approvalMode,
+      });
+      const view = sessionView(row, hub);
+      ctx.userEvents.toProject(row.projectId, { type: "session_created", session: view });
+      return json(view, 201);
+    },
+  );
+
+  table.add(
+    { method: "get", path: "/api/sessions/:id", operationId: "sessions.get", summary: "One session", tag: "sessions", access: "session", responses: { 200: { description: "The session, with tracePath, traceFiles and usage" } } },
+    ({ grant }) => {
+      const id = grant.session.sessionId;
+      const hub = sessions.peek(id);
+      const files = traceFilesOf(grant.agent, id);
+      return json({
+        ...sessionView(grant.session, hub),
+        tracePath: hub?.core?.tracePath ?? files[files.length - 1]?.path ?? null,
+        traceFiles: files.map(({ index, size }) => ({ index, size })),
+        usage: stores.usage.sessionTotals(id),
+        pending: hub?.approvals.pending() ?? [],
+      });
+    },
+  );
+
+  table.add(
+    { method: "patch", path: "/api/sessions/:id", operationId: "sessions.update", summary: "Change approval mode, thinking level, title or archived flag", tag: "sessions", access: "session", body: PatchBody, responses: { 200: { description: "The session" } } },
+    ({ grant, body }) => {
+      const id = grant.session.sessionId;
+      if (body.approvalMode !== undefined) stores.sessions.setApprovalMode(id, body.approvalMode);
+      if (body.thinkingLevel !== undefined) {
+        stores.sessions.setThinkingLevel(id, body.thinkingLevel);
+        if (body.thinkingLevel !== null) sessions.setThinkingLevel(id, body.thinkingLevel);
+      }
+      if (body.title !== undefined) stores.sessions.setTitle(id, body.title);
+      if (body.archived !== undefined) stores.sessions.setArchived(id, body.archived ? (grant.session.archivedAt ?? ctx.now()) : null);
+      const view = viewOf(id);
+      ctx.userEvents.toProject(grant.project.projectId, { type: "session_updated", session: view });
+      return json(view);
+    },
+  );
+
+  table.add(
+    { method: "delete", path: "/api/sessions/:id", operationId: "sessions.delete", summary: "Delete a session's traces and scratchpad", tag: "sessions", access: "session", responses: { 204: { description: "Deleted" }, 409: { description: "It is running" } } },
+    async ({ grant }) => {
+      await sessions.delete(grant.session);
+      ctx.userEvents.toProject(grant.project.projectId, { type: "session_deleted", sessionId: grant.session.sessionId });
+      return noContent();
+    },
+  );
+
+  table.add(
+    { method: "post", path: "/api/sessions/:id/fork", operationId: "sessions.fork", summary: "Fork at a position (not implemented)", tag: "sessions", access: "session", responses: { 501: { description: "Not implemented" } } },
+    () => {
+      throw notImplemented("forking");
+    },
+  );
+}

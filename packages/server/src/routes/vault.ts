@@ -1,0 +1,58 @@
+/**
+ * Agent vault (`agent_state/.vault.toml`): secrets that reach only tool subprocesses. Values
+ * are masked on the way out; a full replace keeps a value whose masked form (or null) comes
+ * back unchanged, so a client can edit names and add secrets without ever holding the old
+ * ones. Owner only for writes; sessions are reloaded so new values reach their tools.
+ */
+import { readVault, writeVault } from "@penguin/core";
+import { z } from "zod";
+import { notImplemented } from "../http/api-error.js";
+import { json } from "../http/respond.js";
+import type { RouteTable } from "../http/route-table.js";
+import type { ServerContext } from "../server-context.js";
+import { maskKey } from "../services/model-table.js";
+
+const VaultView = z.object({ entries: z.array(z.object({ name: z.string(), value: z.string().nullable() })) });
+
+export function vaultRoutes(table: RouteTable, ctx: ServerContext): void {
+  const view = (values: Record<string, string>) => ({ entries: Object.keys(values).sort().map((name) => ({ name, value: maskKey(values[name]) ?? "" })) });
+
+  table.add(
+    { method: "get", path: "/api/projects/:p/agents/:a/vault", operationId: "vault.get", summary: "Vault entries (values masked)", tag: "vault", access: "agent", responses: { 200: { description: "Entries", schema: VaultView } } },
+    async ({ grant }) => json(view(await readVault(grant.agent.vault))),
+  );
+
+  table.add(
+    {
+      method: "put",
+      path: "/api/projects/:p/agents/:a/vault",
+      operationId: "vault.put",
+      summary: "Replace the vault; null or the masked value keeps a stored value",
+      tag: "vault",
+      access: "agent",
+      need: "owner",
+      body: z.object({ values: z.record(z.string(), z.string().nullable()) }),
+      responses: { 200: { description: "Saved (masked)", schema: VaultView } },
+    },
+    async ({ grant, body }) => {
+      const current = await readVault(grant.agent.vault);
+      const next: Record<string, string> = {};
+      for (const [name, value] of Object.entries(body.values)) {
+        const old = current[name];
+        const keep = value === null || (old !== undefined && value === maskKey(old));
+        if (keep && old !== undefined) next[name] = old;
+        else if (value !== null) next[name] = value;
+      }
+      await writeVault(grant.agent.vault, next);
+      ctx.sessions.invalidateProject(grant.project.projectId);
+      return json(view(next));
+    },
+  );
+
+  table.add(
+    { method: "post", path: "/api/projects/:p/agents/:a/vault/template-placeholder", operationId: "vault.templatePlaceholder", summary: "Insert {{VAULT}} into the prompt (not implemented)", tag: "vault", access: "agent", need: "owner", responses: { 501: { description: "Not implemented" } } },
+    () => {
+      throw notImplemented("inserting the vault placeholder");
+    },
+  );
+}

@@ -1,0 +1,376 @@
+/**
+ * SessionManager: the resident side of sessions. It opens sessions through core (create,
+ * or `agent.resumeSession` from the trace), keeps one SessionHub per session, and enforces
+ * one run per session at a time: a second task answers 409 `task_in_progress` (or
+ * `compacting`), or waits in the follow-up queue when the client asks (`queueIfBusy`).
+ *
+ * Also here: steering and recall, abort (which denies pending approvals and hands queued
+ * follow-ups back), manual compaction, "retry now", reloading sessions whose project models
+ * changed, idle eviction (30 minutes by default, on an injected clock and ticker: an idle
+ * session's core Session is disposed, and its hub dropped once nobody listens), deletion,
+ * and the graceful shutdown (abort runs with their carry-over, dispose sessions so traces
+ * are closed).
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync, rmSync } from "node:fs";
+import { createAgent, isApprovalMode, projectPaths, sessionScratchpad, sessionTraceFiles, type Agent, type ApprovalMode, type Session, type SleepFn } from "@penguin/core";
+import type { ThinkingLevel } from "@penguin/models";
+import type { SessionRow } from "../db/sessions-store.js";
+import type { Stores } from "../db/stores.js";
+import { ApiError, conflict, notFound } from "../http/api-error.js";
+import type { Ticker } from "./clock.js";
+import type { HumanDecision } from "./approvals.js";
+import { SessionHub, type FollowUp } from "./session-hub.js";
+import type { EventIds } from "./sse-channel.js";
+import { buildTaskMessages, type AttachmentLimits, type TaskInputItem } from "./task-input.js";
+import { TaskRunner } from "./task-runner.js";
+import type { UsageRecorder } from "./usage-recorder.js";
+import type { UserEventHub } from "./user-events.js";
+
+export const IDLE_EVICTION_MS = 30 * 60 * 1000;
+const EVICTION_CHECK_MS = 60 * 1000;
+
+export interface SessionManagerDeps {
+  root: string;
+  stores: Stores;
+  ids: EventIds;
+  usage: UsageRecorder;
+  userEvents: UserEventHub;
+  env: NodeJS.ProcessEnv;
+  sleep: SleepFn | undefined;
+  fetch: typeof fetch | undefined;
+  now: () => number;
+  ticker: Ticker;
+  idleMs: number;
+  generateTitles: boolean;
+  attachmentLimits: () => AttachmentLimits;
+  report(error: unknown): void;
+}
+
+export interface CreateSessionInput {
+  projectId: string;
+  agentId: string;
+  provider?: string | undefined;
+  modelId?: string | undefined;
+  workspace?: string | undefined;
+  approvalMode?: ApprovalMode | undefined;
+}
+
+export interface TaskRequest {
+  input: TaskInputItem[];
+  queueIfBusy: boolean;
+  thinkingLevel: ThinkingLevel | undefined;
+}
+
+export type TaskAccepted = { status: "started" } | { status: "queued"; followUpId: string };
+
+export class SessionManager {
+  readonly #deps: SessionManagerDeps;
+  readonly #hubs = new Map<string, SessionHub>();
+  readonly #agents = new Map<string, Promise<Agent>>();
+  readonly #runner: TaskRunner;
+  readonly #lifetime = new AbortController();
+  readonly #stopEviction: () => void;
+  #closing = false;
+
+  constructor(deps: SessionManagerDeps) {
+    this.#deps = deps;
+    this.#runner = new TaskRunner({
+      stores: deps.stores,
+      usage: deps.usage,
+      userEvents: deps.userEvents,
+      now: deps.now,
+      generateTitles: deps.generateTitles,
+      lifetime: this.#lifetime.signal,
+      report: deps.report,
+      usageContext: (hub, core) => ({ project: projectPaths(deps.root, hub.projectId), agentId: hub.agentId, sessionId: hub.sessionId, provider: core.provider, modelId: core.modelId }),
+      onIdle: (hub) => this.#onIdle(hub),
+    });
+    this.#stopEviction = deps.ticker.every(EVICTION_CHECK_MS, () => void this.evictIdle());
+  }
+
+  /** The hub of a session if it is in memory (loaded, or followed by a subscriber). */
+  peek(sessionId: string): SessionHub | undefined {
+    return this.#hubs.get(sessionId);
+  }
+
+  /** The hub of a session, created (not loaded) if needed: for subscribing to its stream. */
+  hub(row: SessionRow): SessionHub {
+    let hub = this.#hubs.get(row.sessionId);
+    if (hub === undefined) {
+      hub = new SessionHub({ sessionId: row.sessionId, projectId: row.projectId, agentId: row.agentId }, this.#deps.ids, this.#deps.now);
+      this.#hubs.set(row.sessionId, hub);
+    }
+    return hub;
+  }
+
+  async create(input: CreateSessionInput): Promise<{ row: SessionRow; hub: SessionHub }> {
+    const agent = await this.agent(input.projectId, input.agentId);
+    const core = await agent.createSession({ workspaceDir: input.workspace, provider: input.provider, modelId: input.modelId });
+    const now = this.#deps.now();
+    const mode = input.approvalMode ?? defaultApprovalMode(agent);
+    this.#deps.stores.sessions.insert({
+      sessionId: core.id,
+      projectId: input.projectId,
+      agentId: input.agentId,
+      provider: core.provider,
+      modelId: core.modelId,
+      workspace: core.workspace,
+      approvalMode: mode,
+      client: "web",
+      hasTrace: false,
+      createdAt: now,
+      lastActiveAt: now,
+    });
+    const row = this.#deps.stores.sessions.get(core.id);
+    if (row === undefined) throw new Error(`session ${core.id} was not indexed`);
+    const hub = this.hub(row);
+    hub.core = core;
+    return { row, hub };
+  }
+
+  /** The hub with its core Session loaded (resumed from the trace when needed). */
+  async open(row: SessionRow): Promise<{ hub: SessionHub; core: Session }> {
+    if (this.#closing) throw new ApiError(503, "session_unavailable", "the server is shutting down");
+    const hub = this.hub(row);
+    if (hub.core !== undefined) return { hub, core: hub.core };
+    hub.loading ??= this.#resume(row).finally(() => {
+      hub.loading = undefined;
+    });
+    const core = await hub.loading;
+    hub.core ??= core;
+    return { hub, core: hub.core };
+  }
+
+  async startTask(row: SessionRow, request: TaskRequest): Promise<TaskAccepted> {
+    const { hub, core: opened } = await this.open(row);
+    if (hub.busy && !request.queueIfBusy) throw busyError(hub);
+    const now = this.#deps.now();
+    const built = await buildTaskMessages(request.input, opened.scratchpadDir, this.#deps.attachmentLimits(), now);
+    // The session may have been unloaded (eviction, new models) while files were written:
+    // open it again; from here on everything is synchronous, so the busy check holds.
+    const { core } = await this.open(row);
+    hub.lastActiveAt = now;
+    if (hub.busy || hub.followUps.length > 0) {
+      if (!request.queueIfBusy) throw busyError(hub);
+      const followUp: FollowUp = { id: `fu_${randomBytes(6).toString("hex")}`, input: request.input, messages: built.messages, prompt: built.prompt, thinkingLevel: request.thinkingLevel, queuedAt: now };
+      hub.followUps.push(followUp);
+      hub.publishTaskState();
+      if (!hub.busy) this.#onIdle(hub);
+      return { status: "queued", followUpId: followUp.id };
+    }
+    this.#runner.start(hub, core, { kind: "task", messages: built.messages, prompt: built.prompt, thinkingLevel: request.thinkingLevel });
+    return { status: "started" };
+  }
+
+  /** Removes a queued follow-up and returns what the client sent. */
+  recallFollowUp(row: SessionRow, followUpId: string): TaskInputItem[] {
+    const hub = this.#hubs.get(row.sessionId);
+    const at = hub?.followUps.findIndex((f) => f.id === followUpId) ?? -1;
+    if (hub === undefined || at < 0) throw notFound(`follow-up ${followUpId}`);
+    const [removed] = hub.followUps.splice(at, 1);
+    hub.publishTaskState();
+    return removed?.input ?? [];
+  }
+
+  steer(row: SessionRow, text: string): { id: string } {
+    const hub = this.#hubs.get(row.sessionId);
+    if (hub?.core === undefined || hub.state !== "running" || !hub.core.steer(text)) {
+      throw conflict("not_running", "no task is running on this session; post a task instead");
+    }
+    const note = { id: `st_${randomBytes(6).toString("hex")}`, text };
+    hub.steering.push(note);
+    hub.publishTaskState();
+    return note;
+  }
+
+  /** Aborts the running task; queued follow-ups are handed back. Undefined when idle. */
+  abort(row: SessionRow): { recalled: { id: string; input: TaskInputItem[] }[] } | undefined {
+    const hub = this.#hubs.get(row.sessionId);
+    if (hub?.run === undefined) return undefined;
+    const recalled = hub.followUps.splice(0).map((f) => ({ id: f.id, input: f.input }));
+    hub.run.controller.abort();
+    hub.approvals.denyAll();
+    hub.publishTaskState();
+    return { recalled };
+  }
+
+  decide(row: SessionRow, toolCallId: string, decision: HumanDecision): void {
+    const hub = this.#hubs.get(row.sessionId);
+    if (hub === undefined || !hub.approvals.decide(toolCallId, decision)) throw notFound(`pending approval ${toolCallId}`);
+  }
+
+  retryNow(row: SessionRow): boolean {
+    return this.#hubs.get(row.sessionId)?.core?.skipReconnectWait() ?? false;
+  }
+
+  async compact(row: SessionRow): Promise<void> {
+    const { hub, core } = await this.open(row);
+    if (hub.busy) throw busyError(hub);
+    const why = core.compactability();
+    if (why === "empty") throw conflict("nothing_to_compact", "the context is empty: there is nothing to compact");
+    if (why === "just_compacted") throw conflict("already_compacted", "the context was just compacted");
+    this.#runner.start(hub, core, { kind: "compact" });
+  }
+
+  setThinkingLevel(sessionId: string, level: ThinkingLevel): void {
+    const core = this.#hubs.get(sessionId)?.core;
+    if (core !== undefined) core.thinkingLevel = level;
+  }
+
+  /** The project's models changed: tell every open session, and reload their core Sessions. */
+  invalidateProject(projectId: string): void {
+    for (const hub of this.#hubs.values()) {
+      if (hub.projectId !== projectId) continue;
+      hub.serverEvent({ type: "credentials_updated", projectId });
+      if (hub.busy) hub.stale = true;
+      else void this.#unload(hub);
+    }
+  }
+
+  /** Deletes a session: its traces, its scratchpad and its index row. */
+  async delete(row: SessionRow): Promise<void> {
+    const hub = this.#hubs.get(row.sessionId);
+    if (hub?.busy) throw busyError(hub);
+    if (hub !== undefined) {
+      await this.#unload(hub);
+      hub.channel.closeAll();
+      this.#hubs.delete(row.sessionId);
+    }
+    const agent = await this.agent(row.projectId, row.agentId);
+    for (const f of sessionTraceFiles(agent.paths, row.sessionId)) rmSync(f.file, { force: true });
+    rmSync(sessionScratchpad(agent.paths, row.sessionId), { recursive: true, force: true });
+    this.#deps.stores.sessions.delete(row.sessionId);
+    this.#deps.stores.traceCache.forget(row.sessionId);
+  }
+
+  /** True when any session of the project (or of one agent) is running. */
+  anyBusy(projectId: string, agentId?: string): boolean {
+    for (const hub of this.#hubs.values()) {
+      if (hub.projectId === projectId && (agentId === undefined || hub.agentId === agentId) && hub.busy) return true;
+    }
+    return false;
+  }
+
+  /** Forget every hub of a project or agent that is being deleted (callers check `anyBusy` first). */
+  async dropAll(projectId: string, agentId?: string): Promise<void> {
+    for (const hub of [...this.#hubs.values()]) {
+      if (hub.projectId !== projectId || (agentId !== undefined && hub.agentId !== agentId)) continue;
+      await this.#unload(hub);
+      hub.channel.closeAll();
+      this.#hubs.delete(hub.sessionId);
+    }
+    for (const key of [...this.#agents.keys()]) if (key.startsWith(`${projectId}/`) && (agentId === undefined || key === `${projectId}/${agentId}`)) this.#agents.delete(key);
+  }
+
+  /** Disposes sessions idle for longer than `idleMs`; drops hubs nobody follows. */
+  async evictIdle(): Promise<number> {
+    const now = this.#deps.now();
+    let evicted = 0;
+    for (const hub of [...this.#hubs.values()]) {
+      if (hub.busy || hub.followUps.length > 0 || hub.loading !== undefined || now - hub.lastActiveAt < this.#deps.idleMs) continue;
+      if (hub.core !== undefined) {
+        // A session that never ran has no trace yet and could not be resumed: keep it.
+        if (!existsSync(hub.core.tracePath)) continue;
+        await this.#unload(hub);
+        evicted += 1;
+      }
+      if (hub.channel.subscriberCount === 0 && hub.core === undefined) this.#hubs.delete(hub.sessionId);
+    }
+    return evicted;
+  }
+
+  async agent(projectId: string, agentId: string): Promise<Agent> {
+    const key = `${projectId}/${agentId}`;
+    let agent = this.#agents.get(key);
+    if (agent === undefined) {
+      const options: Parameters<typeof createAgent>[0] = { root: this.#deps.root, projectId, agentId, env: this.#deps.env };
+      if (this.#deps.sleep !== undefined) options.sleep = this.#deps.sleep;
+      if (this.#deps.fetch !== undefined) options.fetch = this.#deps.fetch;
+      agent = createAgent(options);
+      agent.catch(() => this.#agents.delete(key));
+      this.#agents.set(key, agent);
+    }
+    return agent;
+  }
+
+  get loadedCount(): number {
+    let n = 0;
+    for (const hub of this.#hubs.values()) if (hub.core !== undefined) n += 1;
+    return n;
+  }
+
+  /** Graceful stop: abort runs (core keeps their carry-over), wait for them, dispose every session. */
+  async shutdown(): Promise<void> {
+    if (this.#closing) return;
+    this.#closing = true;
+    this.#stopEviction();
+    this.#lifetime.abort();
+    const runs: Promise<void>[] = [];
+    for (const hub of this.#hubs.values()) {
+      hub.followUps.splice(0);
+      if (hub.run !== undefined) {
+        hub.run.controller.abort();
+        hub.approvals.denyAll();
+        runs.push(hub.run.done);
+      }
+    }
+    await Promise.allSettled(runs);
+    for (const hub of this.#hubs.values()) {
+      await this.#unload(hub);
+      hub.channel.closeAll();
+    }
+    this.#hubs.clear();
+  }
+
+  #onIdle(hub: SessionHub): void {
+    if (hub.stale) {
+      hub.stale = false;
+      void this.#unload(hub).then(() => this.#startNext(hub));
+      return;
+    }
+    this.#startNext(hub);
+  }
+
+  #startNext(hub: SessionHub): void {
+    if (this.#closing || hub.busy) return;
+    const next = hub.followUps.shift();
+    if (next === undefined) return;
+    const row = this.#deps.stores.sessions.get(hub.sessionId);
+    if (row === undefined) return;
+    this.open(row).then(
+      ({ core }) => {
+        if (hub.busy) hub.followUps.unshift(next);
+        else this.#runner.start(hub, core, { kind: "task", messages: next.messages, prompt: next.prompt, thinkingLevel: next.thinkingLevel });
+      },
+      (error: unknown) => {
+        hub.serverEvent({ type: "task_error", message: error instanceof Error ? error.message : String(error) });
+        hub.publishTaskState();
+      },
+    );
+  }
+
+  async #resume(row: SessionRow): Promise<Session> {
+    const agent = await this.agent(row.projectId, row.agentId);
+    const core = await agent.resumeSession({ sessionId: row.sessionId });
+    if (row.thinkingLevel !== null) core.thinkingLevel = row.thinkingLevel;
+    return core;
+  }
+
+  async #unload(hub: SessionHub): Promise<void> {
+    const core = hub.core;
+    hub.core = undefined;
+    if (core !== undefined) await core.dispose();
+  }
+}
+
+function busyError(hub: SessionHub): ApiError {
+  return hub.state === "compacting"
+    ? conflict("compacting", "the session is compacting its context; try again when it is done, or queue the task")
+    : conflict("task_in_progress", "a task is already running on this session; wait, steer it, abort it, or queue this one with queueIfBusy");
+}
+
+function defaultApprovalMode(agent: Agent): ApprovalMode {
+  const mode = agent.projectConfig().default_chat?.approval_mode;
+  return isApprovalMode(mode) ? mode : "allow-all";
+}

@@ -1,0 +1,98 @@
+/**
+ * A task's input as the API takes it, and its conversion to OmniMessages.
+ *
+ *   {type:"text", text}                 → a user text
+ *   {type:"image_url", imageUrl}        → an image_url message (web URL or data URL ≤ 20 MB)
+ *   {type:"file", fileName, dataUrl}    → the file saved under the session's scratchpad
+ *                                         (`uploads/`), and an `[attached file: <path>]` line
+ *
+ * Limits (SPEC §9): at most 20 files, each at most `attachmentMaxMb`, together at most
+ * `attachmentTotalMb` (server settings, 100 / 120 MB by default). File names are reduced to a
+ * plain base name, so an upload can never be written outside its folder.
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { attachedFileLine, imageUrl, userText, type OmniMessage } from "@penguin/omnimessage";
+import { z } from "zod";
+import { ApiError } from "../http/api-error.js";
+
+export const TaskInputItemSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("text"), text: z.string().min(1, "must not be empty") }),
+  z.object({ type: z.literal("image_url"), imageUrl: z.string().min(1, "must not be empty") }),
+  z.object({ type: z.literal("file"), fileName: z.string().min(1).max(255), dataUrl: z.string().startsWith("data:", "must be a data: URL") }),
+]);
+
+export type TaskInputItem = z.infer<typeof TaskInputItemSchema>;
+
+export interface AttachmentLimits {
+  attachmentMaxMb: number;
+  attachmentTotalMb: number;
+}
+
+export const MAX_FILES = 20;
+const INLINE_IMAGE_MAX = 20 * 1024 * 1024;
+const MB = 1024 * 1024;
+
+export interface BuiltInput {
+  messages: OmniMessage[];
+  /** The texts, for a fallback title. */
+  prompt: string;
+}
+
+export async function buildTaskMessages(items: readonly TaskInputItem[], scratchpadDir: string, limits: AttachmentLimits, now: number): Promise<BuiltInput> {
+  const files = items.filter((i) => i.type === "file");
+  if (files.length > MAX_FILES) throw new ApiError(400, "invalid_request", `at most ${MAX_FILES} files per task`, { field: "input" });
+  const decoded = new Map<TaskInputItem, Buffer>();
+  let total = 0;
+  for (const [index, item] of items.entries()) {
+    if (item.type === "image_url" && item.imageUrl.startsWith("data:") && item.imageUrl.length > INLINE_IMAGE_MAX * 1.4) {
+      throw new ApiError(413, "payload_too_large", "an inline image may be at most 20 MB", { field: `input.${index}.imageUrl` });
+    }
+    if (item.type !== "file") continue;
+    const data = decodeDataUrl(item.dataUrl);
+    if (data === undefined) throw new ApiError(400, "invalid_request", "not a base64 data: URL", { field: `input.${index}.dataUrl` });
+    if (data.length > limits.attachmentMaxMb * MB) {
+      throw new ApiError(413, "payload_too_large", `${item.fileName} is larger than ${limits.attachmentMaxMb} MB`, { field: `input.${index}.dataUrl` });
+    }
+    total += data.length;
+    decoded.set(item, data);
+  }
+  if (total > limits.attachmentTotalMb * MB) throw new ApiError(413, "payload_too_large", `attachments exceed ${limits.attachmentTotalMb} MB in total`, { field: "input" });
+
+  const messages: OmniMessage[] = [];
+  const texts: string[] = [];
+  const uploads = join(scratchpadDir, "uploads");
+  for (const item of items) {
+    switch (item.type) {
+      case "text":
+        messages.push(userText(item.text));
+        texts.push(item.text);
+        break;
+      case "image_url":
+        messages.push(imageUrl(item.imageUrl));
+        break;
+      case "file": {
+        const data = decoded.get(item);
+        if (data === undefined) break;
+        await mkdir(uploads, { recursive: true });
+        const path = join(uploads, `${now}-${safeName(item.fileName)}`);
+        await writeFile(path, data, { flag: "wx" });
+        messages.push(userText(attachedFileLine(path)));
+        break;
+      }
+    }
+  }
+  return { messages, prompt: texts.join("\n") };
+}
+
+function safeName(name: string): string {
+  const base = basename(name.replace(/\\/g, "/")).replace(/[^\w.\- ]+/g, "_").replace(/^\.+/, "");
+  return base === "" ? "file" : base.slice(0, 120);
+}
+
+function decodeDataUrl(url: string): Buffer | undefined {
+  const m = /^data:[^,]*?(;base64)?,(.*)$/s.exec(url);
+  if (m === null) return undefined;
+  const body = m[2] ?? "";
+  return m[1] === undefined ? Buffer.from(decodeURIComponent(body), "utf8") : Buffer.from(body, "base64");
+}

@@ -1,0 +1,160 @@
+/**
+ * TaskRunner: drives one run of a session (a task, or a manual compaction) through core
+ * and renders it as events. Engine logic stays in core: this only calls `session.run` /
+ * `session.compact` and publishes what they yield.
+ *
+ * For each run:
+ * - the hub's state becomes `running` (or `compacting`), announced as `task_state` on the
+ *   session stream and `session_state` on the users' feeds;
+ * - the Human's own input is published first (core traces it but does not yield it), then
+ *   every message the run yields, each as one SSE event; the LiveLog and the UsageRecorder
+ *   see each message at the moment it is published;
+ * - approvals: the ApproveFn re-reads the session's approval mode from the database for
+ *   every decision and hands "ask" cases to the hub's ApprovalRegistry;
+ * - after the first completed request of an untitled session, a title is generated out of
+ *   band (`session.generateTitle()`, never in the trace), falling back to the prompt;
+ * - steering is marked delivered when its `[user_steering]` text streams by.
+ * When the run ends the state returns to `idle` and `onIdle` decides what runs next.
+ */
+import { statSync } from "node:fs";
+import { approveForMode, fallbackTitle, type ApproveFn, type Session } from "@penguin/core";
+import { isEvent, isModel, startsWithMarker, type OmniMessage } from "@penguin/omnimessage";
+import type { ThinkingLevel } from "@penguin/models";
+import type { Stores } from "../db/stores.js";
+import { LiveLog, type TraceMark } from "./live-log.js";
+import type { ActiveRun, SessionHub } from "./session-hub.js";
+import type { UsageContext, UsageRecorder } from "./usage-recorder.js";
+import type { UserEventHub } from "./user-events.js";
+
+export type RunJob =
+  | { kind: "task"; messages: OmniMessage[]; prompt: string; thinkingLevel: ThinkingLevel | undefined }
+  | { kind: "compact" };
+
+export interface TaskRunnerDeps {
+  stores: Stores;
+  usage: UsageRecorder;
+  userEvents: UserEventHub;
+  now: () => number;
+  generateTitles: boolean;
+  /** Aborted at shutdown: stops title generation. */
+  lifetime: AbortSignal;
+  usageContext(hub: SessionHub, core: Session): UsageContext;
+  /** Called once the run has ended and the hub is idle again. */
+  onIdle(hub: SessionHub): void;
+  /** Errors that are bugs, not task outcomes. */
+  report(error: unknown): void;
+}
+
+export class TaskRunner {
+  readonly #deps: TaskRunnerDeps;
+
+  constructor(deps: TaskRunnerDeps) {
+    this.#deps = deps;
+  }
+
+  /** Starts a run on an idle hub whose core Session is loaded. Synchronous up to the first await. */
+  start(hub: SessionHub, core: Session, job: RunJob): void {
+    if (hub.busy) throw new Error(`session ${hub.sessionId} is busy: check hub.busy before starting a run`);
+    const controller = new AbortController();
+    const log = new LiveLog(traceMark(core));
+    hub.state = job.kind === "compact" ? "compacting" : "running";
+    hub.lastActiveAt = this.#deps.now();
+    const run: ActiveRun = { controller, log, done: Promise.resolve() };
+    hub.run = run;
+    this.#announce(hub);
+    run.done = this.#drive(hub, core, job, controller.signal, log)
+      .catch((error: unknown) => {
+        this.#deps.report(error);
+        hub.serverEvent({ type: "task_error", message: error instanceof Error ? error.message : String(error) });
+      })
+      .finally(() => this.#finish(hub));
+  }
+
+  async #drive(hub: SessionHub, core: Session, job: RunJob, signal: AbortSignal, log: LiveLog): Promise<void> {
+    const ctx = this.#deps.usageContext(hub, core);
+    const publish = (m: OmniMessage) => {
+      hub.channel.publish(JSON.stringify(m));
+      log.record(m);
+      this.#deps.usage.observe(ctx, m);
+      if (m.origin !== undefined) return;
+      if (job.kind === "task" && isEvent(m, "token_usage")) this.#maybeTitle(hub, core, job.prompt);
+      if (hub.steering.length > 0 && isModel(m, "text") && m.payload.role === "user" && startsWithMarker(m.payload.text, "user_steering")) {
+        hub.steering = [];
+        hub.publishTaskState();
+      }
+    };
+    if (job.kind === "compact") {
+      for await (const m of core.compact({ signal })) publish(m);
+      return;
+    }
+    for (const m of job.messages) publish(m);
+    const run = core.run(job.messages, { approve: this.#approveFn(hub, core), signal, thinkingLevel: job.thinkingLevel ?? core.thinkingLevel });
+    for await (const m of run) publish(m);
+  }
+
+  #approveFn(hub: SessionHub, core: Session): ApproveFn {
+    const { stores } = this.#deps;
+    return async function approveByMode(toolCall, ctx) {
+      const mode = stores.sessions.get(hub.sessionId)?.approvalMode ?? "allow-all";
+      const decide = approveForMode(mode, {
+        permissionOf: (name) => core.toolPermission(name),
+        ask: (call, askCtx) => hub.approvals.ask(call, askCtx.signal),
+      });
+      return decide(toolCall, ctx);
+    };
+  }
+
+  #finish(hub: SessionHub): void {
+    const { stores, now } = this.#deps;
+    hub.run = undefined;
+    hub.state = "idle";
+    hub.steering = [];
+    hub.lastActiveAt = now();
+    if (hub.core !== undefined && traceExists(hub.core)) stores.sessions.markHasTrace(hub.sessionId);
+    stores.sessions.touch(hub.sessionId, now());
+    this.#announce(hub);
+    this.#deps.onIdle(hub);
+  }
+
+  #announce(hub: SessionHub): void {
+    hub.publishTaskState();
+    this.#deps.userEvents.toProject(hub.projectId, { type: "session_state", sessionId: hub.sessionId, state: hub.state });
+  }
+
+  #maybeTitle(hub: SessionHub, core: Session, prompt: string): void {
+    const { stores, generateTitles, lifetime } = this.#deps;
+    if (hub.titling || stores.sessions.get(hub.sessionId)?.title !== null) return;
+    hub.titling = true;
+    const generated = generateTitles ? core.generateTitle(lifetime).catch(() => undefined) : Promise.resolve(undefined);
+    void generated.then((title) => {
+      hub.titling = false;
+      if (lifetime.aborted || stores.sessions.get(hub.sessionId)?.title !== null) return;
+      const chosen = title ?? fallbackTitle(prompt);
+      if (chosen === "") return;
+      stores.sessions.setTitle(hub.sessionId, chosen);
+      hub.serverEvent({ type: "session_title", sessionId: hub.sessionId, title: chosen });
+      this.#deps.userEvents.toProject(hub.projectId, { type: "session_title", sessionId: hub.sessionId, title: chosen });
+    });
+  }
+}
+
+/** The trace file being written and its current length: where history stops while a run is live. */
+export function traceMark(core: Session): TraceMark {
+  const m = /_(\d{3,})\.jsonl$/.exec(core.tracePath);
+  let bytes = 0;
+  try {
+    bytes = statSync(core.tracePath).size;
+  } catch {
+    bytes = 0;
+  }
+  return { fileIndex: m === null ? 1 : Number(m[1]), bytes };
+}
+
+function traceExists(core: Session): boolean {
+  try {
+    statSync(core.tracePath);
+    return true;
+  } catch {
+    return false;
+  }
+}

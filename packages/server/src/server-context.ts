@@ -1,0 +1,30 @@
+/**
+ * ServerContext: everything a route may use, built once by createServerApp. Routes receive
+ * it whole; what each uses is visible in its handlers. Holding the parts in one plain
+ * object (no service locator, no globals) keeps tests able to build a server per temp root.
+ */
+import type { AccessPolicy } from "./auth/access.js";
+import type { LoginService } from "./auth/login-service.js";
+import type { Stores } from "./db/stores.js";
+import type { Ticker } from "./runtime/clock.js";
+import type { SessionManager } from "./runtime/session-manager.js";
+import type { EventIds } from "./runtime/sse-channel.js";
+import type { UserEventHub } from "./runtime/user-events.js";
+
+export interface ServerContext {
+  root: string;
+  stores: Stores;
+  access: AccessPolicy;
+  login: LoginService;
+  sessions: SessionManager;
+  userEvents: UserEventHub;
+  ids: EventIds;
+  now: () => number;
+  ticker: Ticker;
+  /** SSE keep-alive comment interval (20 s). */
+  pingMs: number;
+  env: NodeJS.ProcessEnv;
+  fetch: typeof fetch | undefined;
+  version: { version: string; buildDate: string | null };
+  report(error: unknown): void;
+}

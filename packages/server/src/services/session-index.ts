@@ -1,0 +1,108 @@
+/**
+ * Indexing the traces: the scan that makes sessions started elsewhere (the CLI, the SDK)
+ * appear in the web, and that `--reindex` runs from scratch.
+ *
+ * For every project folder under the root (registered to the admin when the server did not
+ * know it) and every agent in it, each traced session is indexed from the first line of its
+ * first file (model, workspace, source) and the files' mtimes (last activity). A session
+ * whose files are unchanged since the last scan (size and mtime in the derived cache) is
+ * skipped, so a restart over thousands of traces reads almost nothing.
+ *
+ * Sessions the index knows but that have no trace are dropped: a web session that never ran
+ * has no file (core writes traces lazily), so nothing can resume it after a restart. A full
+ * reindex also drops rows whose traces were deleted, and rebuilds the caches.
+ */
+import { readdirSync, statSync, type Stats } from "node:fs";
+import { join } from "node:path";
+import { agentPaths, listTracedSessions, PROJECT_OR_AGENT_ID, projectPaths } from "@penguin/core";
+import type { Stores } from "../db/stores.js";
+import { agentIdsOnDisk, readSessionMeta } from "./trace-files.js";
+
+export interface IndexResult {
+  scanned: number;
+  indexed: number;
+  dropped: number;
+}
+
+export function indexTraces(root: string, stores: Stores, options: { full: boolean; owner: string; now: number }): IndexResult {
+  if (options.full) stores.traceCache.clear();
+  const seen = new Set<string>();
+  let scanned = 0;
+  let indexed = 0;
+  for (const projectId of projectIdsOnDisk(root)) {
+    stores.projects.insert({ projectId, ownerUserId: options.owner, name: null, createdAt: options.now });
+    const project = projectPaths(root, projectId);
+    for (const agentId of agentIdsOnDisk(project)) {
+      stores.projects.insertAgent(projectId, { agentId, name: null, description: null, createdAt: options.now });
+      for (const s of listTracedSessions(agentPaths(root, projectId, agentId))) {
+        scanned += 1;
+        seen.add(s.sessionId);
+        const stats = s.files.map((f) => ({ ...f, stat: statOf(f.file) }));
+        if (stats.every((f) => f.stat !== undefined && stores.traceCache.isCurrent(f.file, f.stat.size, f.stat.mtimeMs)) && stores.sessions.get(s.sessionId) !== undefined) continue;
+        const first = s.files[0];
+        const meta = first === undefined ? undefined : readSessionMeta(first.file);
+        if (meta === undefined || meta.session_id !== s.sessionId) continue;
+        stores.sessions.upsertFromTrace({
+          sessionId: s.sessionId,
+          projectId,
+          agentId,
+          provider: meta.provider,
+          modelId: meta.model_id,
+          workspace: meta.workspace,
+          createdAt: startOf(s.sessionId) ?? Math.floor(s.mtimeMs),
+          lastActiveAt: Math.floor(s.mtimeMs),
+        });
+        stores.traceCache.recordSession({ sessionId: s.sessionId, projectId, agentId, source: meta.source ?? null, fileCount: s.files.length, mtimeMs: s.mtimeMs });
+        for (const f of stats) {
+          if (f.stat !== undefined) stores.traceCache.recordFile({ path: f.file, sessionId: s.sessionId, fileIndex: f.index, size: f.stat.size, mtimeMs: f.stat.mtimeMs });
+        }
+        indexed += 1;
+      }
+    }
+  }
+  let dropped = 0;
+  for (const id of stores.sessions.idsWithoutTrace()) {
+    if (seen.has(id)) continue;
+    stores.sessions.delete(id);
+    dropped += 1;
+  }
+  if (options.full) {
+    for (const project of stores.projects.all()) {
+      for (const id of stores.sessions.idsInProject(project.projectId)) {
+        if (seen.has(id)) continue;
+        stores.sessions.delete(id);
+        stores.traceCache.forget(id);
+        dropped += 1;
+      }
+    }
+  }
+  return { scanned, indexed, dropped };
+}
+
+/** Project folders under the root: valid ids that hold an `agents/` folder. */
+export function projectIdsOnDisk(root: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return [];
+  }
+  return names.filter((name) => PROJECT_OR_AGENT_ID.test(name) && statOf(join(root, name, "agents"))?.isDirectory() === true).sort();
+}
+
+function statOf(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The local start time written into a session id. */
+function startOf(sessionId: string): number | undefined {
+  const m = /^session-(\d{4})-(\d{2})-(\d{2})-(\d{2})-(\d{2})-(\d{2})-[0-9a-f]{8}$/.exec(sessionId);
+  if (m === null) return undefined;
+  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number);
+  if ([y, mo, d, h, mi, s].some((n) => n === undefined || Number.isNaN(n))) return undefined;
+  return new Date(y ?? 0, (mo ?? 1) - 1, d ?? 1, h ?? 0, mi ?? 0, s ?? 0).getTime();
+}

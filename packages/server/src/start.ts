@@ -1,0 +1,116 @@
+/**
+ * startServer: the server on a real socket, for one data root.
+ *
+ * Takes `<root>/server.lock` (throwing ServerAlreadyRunningError when a live server holds
+ * it), assembles the app, listens (port 0 picks a free one), writes the port into the lock,
+ * and prints the framed startup notice through `out`. `close()` is the graceful stop: stop
+ * accepting, abort running tasks with their carry-over and dispose sessions (traces closed),
+ * close every open stream and socket, close the database, release the lock.
+ */
+import { mkdirSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { getRequestListener } from "@hono/node-server";
+import { resolveRoot, type SleepFn } from "@penguin/core";
+import { createServerApp, type ServerAppOptions } from "./app.js";
+import { initialPasswordPath } from "./auth/initial-password.js";
+import { startupNotice } from "./process/notice.js";
+import { acquireServerLock, serverUrl } from "./process/server-lock.js";
+
+export const DEFAULT_PORT = 7364;
+export const DEFAULT_HOST = "127.0.0.1";
+
+export interface StartServerOptions {
+  root: string;
+  port?: number;
+  host?: string;
+  /** Serve a built SPA at `/` when given. */
+  webDir?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Core's reconnect wait (tests inject one that does not sleep). */
+  sleep?: SleepFn;
+  now?: () => number;
+  /** Where the startup notice goes, one line per call. */
+  out?: (line: string) => void;
+  /** Rebuild the sessions index from the traces. */
+  reindex?: boolean;
+  /** The rest of the app's seams (ticker, titles, limits, reporter, model fetch). */
+  app?: Omit<ServerAppOptions, "root" | "env" | "sleep" | "now" | "webDir" | "reindex">;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  root: string;
+  close(): Promise<void>;
+}
+
+export async function startServer(options: StartServerOptions): Promise<RunningServer> {
+  const env = options.env ?? process.env;
+  const root = resolveRoot(options.root, env);
+  const host = options.host ?? DEFAULT_HOST;
+  mkdirSync(root, { recursive: true });
+  const lock = await acquireServerLock(root, host, options.now === undefined ? {} : { now: options.now });
+  let server: Server | undefined;
+  let closeApp: (() => Promise<void>) | undefined;
+  try {
+    const appOptions: ServerAppOptions = { ...options.app, root, env };
+    if (options.sleep !== undefined) appOptions.sleep = options.sleep;
+    if (options.now !== undefined) appOptions.now = options.now;
+    if (options.webDir !== undefined) appOptions.webDir = options.webDir;
+    if (options.reindex !== undefined) appOptions.reindex = options.reindex;
+    const built = await createServerApp(appOptions);
+    closeApp = built.close;
+    const report = options.app?.report ?? (() => undefined);
+    const listener = getRequestListener(built.app.fetch, { errorHandler: (error) => void report(error) });
+    const sockets = new Set<Socket>();
+    const srv = createServer((req, res) => void listener(req, res));
+    server = srv;
+    srv.on("connection", (socket) => {
+      sockets.add(socket);
+      socket.once("close", () => sockets.delete(socket));
+    });
+    const port = await listen(srv, options.port ?? DEFAULT_PORT, host);
+    lock.setPort(port, host);
+    const url = serverUrl(host, port);
+    const out = options.out;
+    if (out !== undefined) {
+      for (const line of startupNotice({ url, root, password: built.initialPassword, passwordFile: initialPasswordPath(root), web: options.webDir !== undefined })) out(line);
+    }
+    let closing: Promise<void> | undefined;
+    return {
+      url,
+      port,
+      root,
+      close() {
+        closing ??= (async () => {
+          const stopped = new Promise<void>((resolve) => srv.close(() => resolve()));
+          await built.close();
+          srv.closeIdleConnections();
+          for (const socket of sockets) socket.destroy();
+          await stopped;
+          lock.release();
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    server?.close();
+    await closeApp?.();
+    lock.release();
+    throw error;
+  }
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error) => reject(error);
+    server.once("error", onError);
+    server.listen(port, host, () => {
+      server.off("error", onError);
+      const address = server.address();
+      if (address === null || typeof address === "string") reject(new Error("the server has no TCP address"));
+      else resolve((address satisfies AddressInfo).port);
+    });
+  });
+}

@@ -1,0 +1,158 @@
+// Authentication: the seeded admin and its initial password file, scrypt hashes, the
+// session cookie (flags, sha256 at rest, sliding expiry, logout), the login rate limits,
+// the write guard (415, 403) and 401 for anonymous API calls.
+import { readFileSync, statSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { PASSWORD_ALPHABET } from "../src/auth/initial-password.js";
+import { hashPassword, verifyPassword } from "../src/auth/password.js";
+import { hashToken } from "../src/auth/tokens.js";
+import { startHarness, type Harness } from "./helpers/harness.js";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.cleanup();
+  h = undefined;
+});
+
+describe("the seeded admin", () => {
+  it("gets an 80-bit initial password kept 0600 in the data root until it is changed", async () => {
+    h = await startHarness();
+    expect(PASSWORD_ALPHABET.length).toBe(32);
+    expect(new Set(PASSWORD_ALPHABET).size).toBe(32);
+    expect(h.adminPassword).toMatch(new RegExp(`^penguin-[${PASSWORD_ALPHABET}]{4}(-[${PASSWORD_ALPHABET}]{4}){3}$`));
+    const file = join(h.root, "initial-admin-password");
+    expect(readFileSync(file, "utf8").trim()).toBe(h.adminPassword);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const hash = h.server.context.stores.users.get("admin")?.passwordHash ?? "";
+    expect(hash).toMatch(/^scrypt\$16384\$8\$1\$[A-Za-z0-9_-]+\$[A-Za-z0-9_-]+$/);
+
+    const admin = await h.admin();
+    expect((await admin.get("/api/me")).body.user).toEqual({ userId: "admin", isAdmin: true, passwordIsInitial: true });
+    const wrong = await admin.put("/api/me/password", { oldPassword: "nope", newPassword: "a-better-password" });
+    expect(wrong.status).toBe(403);
+    expect(existsSync(file)).toBe(true);
+    const changed = await admin.put("/api/me/password", { oldPassword: h.adminPassword, newPassword: "a-better-password" });
+    expect(changed.status).toBe(204);
+    expect(existsSync(file)).toBe(false);
+    expect(h.server.context.stores.users.get("admin")?.passwordIsInitial).toBe(false);
+    const again = h.client();
+    expect((await again.post("/api/auth/login", { userId: "admin", password: h.adminPassword })).status).toBe(401);
+    await again.login("admin", "a-better-password");
+  });
+
+  it("verifies scrypt hashes in constant form and rejects malformed ones", async () => {
+    const stored = await hashPassword("correct horse", { N: 1024, r: 8, p: 1 });
+    expect(await verifyPassword("correct horse", stored)).toBe(true);
+    expect(await verifyPassword("correct horsf", stored)).toBe(false);
+    expect(await verifyPassword("x", "scrypt$1024$8$1$$")).toBe(false);
+    expect(await verifyPassword("x", "bcrypt$whatever")).toBe(false);
+  });
+});
+
+describe("the session cookie", () => {
+  it("is HttpOnly, SameSite=Lax, Path=/, 7 days, and stored only as its sha256", async () => {
+    h = await startHarness();
+    const c = h.client();
+    const answer = await c.login("admin", h.adminPassword);
+    const cookie = answer.headers.get("set-cookie") ?? "";
+    expect(cookie).toMatch(/^penguin_session=[A-Za-z0-9_-]{43};/);
+    const flags = cookie.split(";").map((f) => f.trim());
+    expect(flags).toEqual(expect.arrayContaining(["Path=/", "HttpOnly", "SameSite=Lax", "Max-Age=604800"]));
+    const token = (c.cookie ?? "").split("=")[1] ?? "";
+    const rows = h.server.context.stores.db.prepare("SELECT token_hash FROM auth_sessions").all();
+    expect(rows).toEqual([{ token_hash: hashToken(token) }]);
+    expect(JSON.stringify(rows)).not.toContain(token);
+  });
+
+  it("slides its expiry with use and expires after 7 idle days", async () => {
+    h = await startHarness();
+    const c = await h.admin();
+    h.clock.advance(2 * 24 * 3600 * 1000);
+    const renewed = await c.get("/api/me");
+    expect(renewed.status).toBe(200);
+    expect(renewed.headers.get("set-cookie")).toMatch(/Max-Age=604800/);
+    h.clock.advance(6 * 24 * 3600 * 1000);
+    expect((await c.get("/api/me")).status).toBe(200);
+    h.clock.advance(7 * 24 * 3600 * 1000 + 1);
+    expect((await c.get("/api/me")).status).toBe(401);
+  });
+
+  it("is revoked by logout, server side", async () => {
+    h = await startHarness();
+    const c = await h.admin();
+    const stolen = c.cookie;
+    expect((await c.post("/api/auth/logout")).status).toBe(204);
+    expect(c.cookie).toBeUndefined();
+    c.cookie = stolen;
+    expect((await c.get("/api/me")).status).toBe(401);
+  });
+});
+
+describe("login rate limits", () => {
+  it("answers 429 with Retry-After per user, and lets the user in again after the window", async () => {
+    h = await startHarness({ app: { loginLimits: { perIp: { limit: 100, windowMs: 60_000 }, perUser: { limit: 3, windowMs: 60_000 } } } });
+    const c = h.client();
+    for (let i = 0; i < 3; i++) expect((await c.post("/api/auth/login", { userId: "admin", password: "wrong" })).status).toBe(401);
+    const limited = await c.post("/api/auth/login", { userId: "admin", password: h.adminPassword });
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe("rate_limited");
+    expect(Number(limited.headers.get("retry-after"))).toBe(60);
+    h.clock.advance(30_000);
+    expect(Number((await c.post("/api/auth/login", { userId: "admin", password: "x" })).headers.get("retry-after"))).toBe(30);
+    h.clock.advance(30_001);
+    expect((await c.post("/api/auth/login", { userId: "admin", password: h.adminPassword })).status).toBe(200);
+  });
+
+  it("answers 429 per client address across user ids", async () => {
+    h = await startHarness({ app: { loginLimits: { perIp: { limit: 2, windowMs: 60_000 }, perUser: { limit: 100, windowMs: 60_000 } } } });
+    const c = h.client();
+    expect((await c.post("/api/auth/login", { userId: "alice", password: "x" })).status).toBe(401);
+    expect((await c.post("/api/auth/login", { userId: "bob", password: "x" })).status).toBe(401);
+    expect((await c.post("/api/auth/login", { userId: "admin", password: h.adminPassword })).status).toBe(429);
+  });
+});
+
+describe("the write guard", () => {
+  it("refuses a write without content-type application/json (415)", async () => {
+    h = await startHarness();
+    const c = await h.admin();
+    const form = await c.raw("POST", "/api/projects", { body: "projectId=x", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    expect(form.status).toBe(415);
+    const refused: any = await form.json();
+    expect(refused.error.code).toBe("unsupported_media_type");
+    const plain = await c.raw("DELETE", "/api/sessions/session-2026-01-01-00-00-00-00000000", { headers: { "content-type": "text/plain" } });
+    expect(plain.status).toBe(415);
+    expect(h.server.context.stores.projects.get("x")).toBeUndefined();
+  });
+
+  it("refuses a write whose Origin is another host (403)", async () => {
+    h = await startHarness();
+    const c = await h.admin();
+    const cross = await c.call("POST", "/api/projects", { projectId: "evil_project" }, { origin: "https://evil.example" });
+    expect(cross.status).toBe(403);
+    expect(cross.body.error.code).toBe("bad_origin");
+    const same = await c.call("POST", "/api/projects", { projectId: "good_project" }, { origin: "http://localhost" });
+    expect(same.status).toBe(201);
+    expect(h.server.context.stores.projects.get("evil_project")).toBeUndefined();
+  });
+
+  it("names the bad field of an invalid body (400)", async () => {
+    h = await startHarness();
+    const c = h.client();
+    const bad = await c.post("/api/auth/login", { userId: 42, password: "x" });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: "invalid_request", field: "userId" });
+    expect(bad.body.error.message).toContain('body field "userId"');
+  });
+
+  it("answers 401 to anonymous API calls, known route or not, and 404 to signed-in unknown routes", async () => {
+    h = await startHarness();
+    const anon = h.client();
+    expect((await anon.get("/api/projects")).status).toBe(401);
+    expect((await anon.get("/api/no-such-thing")).status).toBe(401);
+    expect((await anon.get("/api/version")).status).toBe(200);
+    const admin = await h.admin();
+    expect((await admin.get("/api/no-such-thing")).status).toBe(404);
+  });
+});

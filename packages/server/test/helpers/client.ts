@@ -1,0 +1,73 @@
+// A small cookie-keeping API client for tests. The same class drives `app.request()` (no
+// socket) and a real server over fetch, so a scenario can run either way.
+export type FetchLike = (url: string, init?: RequestInit) => Promise<Response>;
+
+export interface ApiAnswer<T = unknown> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export class ApiClient {
+  readonly #fetch: FetchLike;
+  readonly #base: string;
+  cookie: string | undefined;
+
+  constructor(fetchLike: FetchLike, base = "http://localhost") {
+    this.#fetch = fetchLike;
+    this.#base = base;
+  }
+
+  get base(): string {
+    return this.#base;
+  }
+
+  async raw(method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}): Promise<Response> {
+    const headers: Record<string, string> = { ...init.headers };
+    if (this.cookie !== undefined) headers.cookie = this.cookie;
+    const write = method !== "GET" && method !== "HEAD";
+    if (write && headers["content-type"] === undefined) headers["content-type"] = "application/json";
+    const body = init.body === undefined ? (write ? undefined : undefined) : typeof init.body === "string" ? init.body : JSON.stringify(init.body);
+    const res = await this.#fetch(`${this.#base}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+    const set = res.headers.get("set-cookie");
+    if (set !== null) {
+      const pair = set.split(";")[0] ?? "";
+      this.cookie = pair.endsWith("=") ? undefined : pair;
+    }
+    return res;
+  }
+
+  async call<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiAnswer<T>> {
+    const res = await this.raw(method, path, { body, ...(headers === undefined ? {} : { headers }) });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text === "" ? undefined : JSON.parse(text);
+    } catch {
+      parsed = text;
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T };
+  }
+
+  get<T = any>(path: string): Promise<ApiAnswer<T>> {
+    return this.call<T>("GET", path);
+  }
+  post<T = any>(path: string, body?: unknown): Promise<ApiAnswer<T>> {
+    return this.call<T>("POST", path, body ?? {});
+  }
+  put<T = any>(path: string, body?: unknown): Promise<ApiAnswer<T>> {
+    return this.call<T>("PUT", path, body ?? {});
+  }
+  patch<T = any>(path: string, body?: unknown): Promise<ApiAnswer<T>> {
+    return this.call<T>("PATCH", path, body ?? {});
+  }
+  del<T = any>(path: string): Promise<ApiAnswer<T>> {
+    return this.call<T>("DELETE", path);
+  }
+
+  async login(userId: string, password: string): Promise<ApiAnswer> {
+    const answer = await this.post("/api/auth/login", { userId, password });
+    if (answer.status !== 200) throw new Error(`login as ${userId} failed: ${answer.status} ${JSON.stringify(answer.body)}`);
+    return answer;
+  }
+}

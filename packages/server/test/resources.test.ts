@@ -1,0 +1,166 @@
+// The file-backed resources: agent config written as given (comments kept) after core's
+// validation, the vault masked, schedules as files, projects with members and personal
+// projects, agents created and deleted, traces imported, and the OpenAPI description.
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { agentPaths, readVault } from "@penguin/core";
+import { sessionMeta, userText } from "@penguin/omnimessage";
+import { startHarness, type Harness } from "./helpers/harness.js";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.cleanup();
+  h = undefined;
+});
+
+const A = "/api/projects/default_project/agents/default_agent";
+
+describe("agent configuration", () => {
+  it("saves system_config.yaml exactly as sent after validating it, and refuses a broken one naming the field", async () => {
+    h = await startHarness();
+    const c = await h.admin();
+    const current = await c.get(`${A}/config`);
+    expect(current.body.systemConfig).toContain("system_prompt");
+    const edited = `# my own comment, kept verbatim\n${current.body.systemConfig}\n# trailing note\n`;
+    const saved = await c.put(`${A}/config`, { systemConfig: edited, agentsMd: "# Be brief\n" });
+    expect(saved.status).toBe(200);
+    const paths = agentPaths(h.root, "default_project", "default_agent");
+    expect(readFileSync(paths.systemConfig, "utf8")).toBe(edited);
+    expect(readFileSync(paths.agentsMd, "utf8")).toBe("# Be brief\n");
+
+    const broken = await c.put(`${A}/config`, { systemConfig: edited.replace(/^max_turns:.*$/m, "max_turns: many") });
+    expect(edited).toMatch(/^max_turns:/m);
+    expect(broken.status).toBe(400);
+    expect(broken.body.error).toMatchObject({ code: "invalid_config", field: "max_turns" });
+    expect(readFileSync(paths.systemConfig, "utf8")).toBe(edited);
+
+    const reset = await c.post(`${A}/config/reset`);
+    expect(reset.body.systemConfig).not.toContain("my own comment");
+    expect(reset.body.agentsMd).not.toBe("# Be brief\n");
+  });
+
+  it("masks vault values and keeps a value whose mask comes back", async () => {
+    h = await startHarness();
+    const c = await h.admin();
+    const put = await c.put(`${A}/vault`, { values: { GITHUB_TOKEN: "ghp_supersecretvalue123", SHORT: "abc" } });
+    expect(put.body.entries).toEqual([
+      { name: "GITHUB_TOKEN", value: "••••e123" },
+      { name: "SHORT", value: "••••" },
+    ]);
+    expect(JSON.stringify((await c.get(`${A}/vault`)).body)).not.toContain("supersecret");
+    await c.put(`${A}/vault`, { values: { GITHUB_TOKEN: "••••e123", NEW_ONE: "v" } });
+    const file = agentPaths(h.root, "default_project", "default_agent").vault;
+    expect(await readVault(file)).toEqual({ GITHUB_TOKEN: "ghp_supersecretvalue123", NEW_ONE: "v" });
+    expect((await c.put(`${A}/vault`, { values: { "bad key": "x" } })).body.error.code).toBe("invalid_config");
+  });
+
+  it("keeps schedules as files: create (409 on a clash), read, update, list, delete", async () => {
+    h = await startHarness();
+    const c = await h.admin();
+    const def = '# nightly\nenabled = true\nperiod = "24h"\nprompt = "tidy up"\n';
+    expect((await c.post(`${A}/schedules`, { name: "nightly", text: def })).status).toBe(201);
+    expect((await c.post(`${A}/schedules`, { name: "nightly", text: def })).status).toBe(409);
+    expect((await c.get(`${A}/schedules/nightly`)).body.text).toBe(def);
+    const listed = await c.get(`${A}/schedules`);
+    expect(listed.body).toMatchObject({ running: false, schedules: [{ name: "nightly", enabled: true, period: "24h" }] });
+    await c.put(`${A}/schedules/nightly`, { text: "enabled = false\n" });
+    expect(readFileSync(join(agentPaths(h.root, "default_project", "default_agent").scheduleDir, "nightly.toml"), "utf8")).toBe("enabled = false\n");
+    expect((await c.del(`${A}/schedules/nightly`)).status).toBe(204);
+    expect((await c.get(`${A}/schedules/nightly`)).status).toBe(404);
+    expect((await c.post(`${A}/schedules`, { name: "../escape", text: "" })).body.error.field).toBe("name");
+  });
+});
+
+describe("projects, members and agents", () => {
+  it("gives each user a personal project, shares projects with members, and guards default projects", async () => {
+    h = await startHarness();
+    const admin = await h.admin();
+    const created = await admin.post("/api/admin/users", { userId: "alice", password: "alice-password" });
+    expect(created.body.projectId).toBe("alice_default_project");
+    const alice = h.client();
+    await alice.login("alice", "alice-password");
+    const mine = await alice.get("/api/projects");
+    expect(mine.body.projects.map((p: any) => [p.projectId, p.role])).toEqual([["alice_default_project", "owner"]]);
+    expect(existsSync(join(h.root, "alice_default_project", "agents", "default_agent", "agent_state", "system_config.yaml"))).toBe(true);
+    expect((await alice.get("/api/projects/default_project/models")).status).toBe(404);
+
+    await admin.post("/api/projects/default_project/members", { userId: "alice" });
+    expect((await alice.get("/api/projects")).body.projects.map((p: any) => [p.projectId, p.role])).toEqual([
+      ["alice_default_project", "owner"],
+      ["default_project", "member"],
+    ]);
+    expect((await alice.get("/api/projects/default_project/models")).status).toBe(200);
+    expect((await alice.put("/api/projects/default_project/models", { models: [] })).status).toBe(404);
+    expect((await admin.get("/api/projects/default_project/members")).body.members.map((m: any) => `${m.role}:${m.userId}`)).toEqual(["owner:admin", "member:alice"]);
+
+    expect((await admin.del("/api/projects/default_project")).body.error.code).toBe("protected");
+    expect((await alice.del("/api/projects/alice_default_project")).body.error.code).toBe("protected");
+    expect((await alice.post("/api/projects", { projectId: "side_project", name: "Side" })).status).toBe(201);
+    expect((await alice.post("/api/projects", { projectId: "side_project" })).status).toBe(409);
+    expect((await alice.post("/api/projects", { projectId: "Bad-Id" })).body.error.field).toBe("projectId");
+    expect((await alice.del("/api/projects/side_project")).status).toBe(204);
+    expect(existsSync(join(h.root, "side_project"))).toBe(false);
+
+    expect((await admin.del("/api/admin/users/admin")).status).toBe(409);
+    expect((await admin.del("/api/admin/users/alice")).status).toBe(204);
+    expect(h.server.context.stores.projects.get("alice_default_project")?.ownerUserId).toBe("admin");
+  });
+
+  it("creates agents with default state and deletes them with their files", async () => {
+    h = await startHarness();
+    const c = await h.admin();
+    const created = await c.post("/api/projects/default_project/agents", { agentId: "writer", name: "Writer" });
+    expect(created.status).toBe(201);
+    expect((await c.get("/api/projects/default_project/agents")).body.agents.map((a: any) => a.agentId)).toEqual(["default_agent", "writer"]);
+    expect((await c.get("/api/projects/default_project/agents/writer/config")).status).toBe(200);
+    expect((await c.post("/api/projects/default_project/agents", { agentId: "writer" })).status).toBe(409);
+    expect((await c.del("/api/projects/default_project/agents/default_agent")).body.error.code).toBe("protected");
+    expect((await c.del("/api/projects/default_project/agents/writer")).status).toBe(204);
+    expect(existsSync(join(h.root, "default_project", "agents", "writer"))).toBe(false);
+    expect((await c.get("/api/projects/default_project/agents/writer/config")).status).toBe(404);
+  });
+});
+
+describe("traces", () => {
+  it("imports a JSONL trace as a new session, refuses the same id twice, and serves it back", async () => {
+    h = await startHarness();
+    const c = await h.admin();
+    const sid = "session-2026-07-01-10-00-00-abcdef01";
+    const jsonl = [sessionMeta({ session_id: sid, provider: "testkit", model_id: "scripted-model", model_context_window: 1000, system_prompt: "sp", agent_state: "/x", workspace: h.workspace }), userText("imported hello")].map((m) => JSON.stringify(m)).join("\n");
+    const dataBase64 = Buffer.from(jsonl).toString("base64");
+    const imported = await c.post(`${A}/traces/import`, { dataBase64 });
+    expect(imported.status).toBe(201);
+    expect(imported.body.sessionId).toBe(sid);
+    expect((await c.post(`${A}/traces/import`, { dataBase64 })).status).toBe(409);
+    const list = await c.get(`${A}/traces`);
+    expect(list.body.sessions.map((s: any) => s.sessionId)).toEqual([sid]);
+    const file = await c.get(`${A}/traces/${sid}/1`);
+    expect(file.body.lines.map((l: any) => l.line)).toEqual([1, 2]);
+    const download = await c.raw("GET", `${A}/traces/${sid}/download`);
+    expect(await download.text()).toBe(`${jsonl}\n`);
+    expect((await c.get(`/api/sessions/${sid}`)).body).toMatchObject({ id: sid, client: "cli", hasTrace: true });
+    expect((await c.get(`/api/sessions/${sid}/messages`)).body.messages.at(-1).payload.text).toBe("imported hello");
+  });
+});
+
+describe("OpenAPI", () => {
+  it("describes every route with a unique operation id and the zod schemas of its inputs", async () => {
+    h = await startHarness();
+    const doc = (await h.client().get("/api/openapi.json")).body;
+    expect(doc.openapi).toBe("3.1.0");
+    const ops = Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((p) => Object.values(p));
+    expect(ops).toHaveLength(h.server.routes.length);
+    expect(new Set(ops.map((o) => o.operationId)).size).toBe(ops.length);
+    const login = doc.paths["/api/auth/login"].post;
+    expect(login.requestBody.content["application/json"].schema.required).toEqual(["userId", "password"]);
+    expect(login.security).toBeUndefined();
+    const task = doc.paths["/api/sessions/{id}/tasks"].post;
+    expect(task.parameters).toEqual([expect.objectContaining({ name: "id", in: "path", required: true })]);
+    expect(task.security).toEqual([{ sessionCookie: [] }]);
+    const usage = doc.paths["/api/projects/{p}/usage"].get;
+    expect(usage.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(["p", "groupBy", "granularity", "from", "toTs"]));
+    expect(doc.paths["/api/sessions/{id}/scratchpad/{file}"]).toBeDefined();
+    writeFileSync(join(h.root, "openapi-snapshot.json"), JSON.stringify(doc));
+  });
+});
