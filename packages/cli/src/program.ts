@@ -172,5 +172,17 @@ In the chat:
     .option("--verbose", "also show each tool call's output, collapsed")
     .action(async (sid: string, opts) => setExit(await (await import("./commands/trace-show.js")).traceShow(sid, opts)));
 
+  const serverHelp = (cmd: Command) =>
+    cmd
+      .option("--root <dir>", "data root (default: PENGUIN_HOME, else ~/.penguin/data)")
+      .option("--port <port>", "port (default: PORT, else 7364; 0 picks a free one)")
+      .option("--host <host>", "address to listen on (default: HOST, else 127.0.0.1)")
+      .option("--reindex", "rebuild the sessions index from the traces before serving");
+  serverHelp(program.command("server").description("run the multi-user HTTP + SSE server (API only); one server per data root"))
+    .action(async (opts) => setExit(await (await import("./commands/server.js")).serverCommand(opts, false)));
+  serverHelp(program.command("web").description("run the server with the web app and open it in the browser (attaches to a running server on the same root)"))
+    .option("--no-open", "do not open the browser")
+    .action(async (opts) => setExit(await (await import("./commands/server.js")).serverCommand(opts, true)));
+
   return program;
 }

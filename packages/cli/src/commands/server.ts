@@ -1,0 +1,34 @@
+/**
+ * `penguin server` and `penguin web`: the resident HTTP + SSE server (and, for `web`, the
+ * built web app). The behaviour lives in @penguin/server's `runServerCommand`; this file only
+ * maps flags and streams its lines to the terminal. The server package is imported here, on
+ * demand, so the rest of the CLI never pays for Hono and SQLite.
+ */
+import { EXIT, type ExitCode } from "../exit-codes.js";
+
+export interface ServerFlags {
+  root?: string;
+  port?: string;
+  host?: string;
+  open?: boolean;
+  reindex?: boolean;
+}
+
+function toExit(code: number): ExitCode {
+  return code === 0 ? EXIT.done : code === 2 ? EXIT.usage : EXIT.failed;
+}
+
+export async function serverCommand(flags: ServerFlags, web: boolean): Promise<ExitCode> {
+  const { runServerCommand } = await import("@penguin/server");
+  const code = await runServerCommand({
+    root: flags.root,
+    port: flags.port,
+    host: flags.host,
+    web,
+    open: web && flags.open !== false,
+    reindex: flags.reindex === true,
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+  });
+  return toExit(code);
+}
