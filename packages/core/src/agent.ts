@@ -63,6 +63,11 @@ export interface CreateSessionOptions {
   thinkingLevel?: ThinkingLevel;
   /** Marks sessions started by a parent agent or a schedule. */
   source?: "subagent" | "schedule";
+  /**
+   * Write the trace header at once, so the session exists on disk (and can be resumed or
+   * listed) before its first task. By default the file appears with the first task.
+   */
+  persist?: boolean;
 }
 
 export interface ResumeSessionOptions {
@@ -122,7 +127,9 @@ export class Agent {
     };
     if (options.source !== undefined) meta.source = options.source;
     const thinkingLevel = options.thinkingLevel ?? state.config.model.thinking_level ?? config.default_chat?.thinking_level ?? "medium";
-    return this.#build({ meta, state, config, endpoint, thinkingLevel, engineState: initialEngineState(), writerIndex: 1, existing: false, ids: new ToolCallIdAllocator(), resumed: false });
+    const session = await this.#build({ meta, state, config, endpoint, thinkingLevel, engineState: initialEngineState(), writerIndex: 1, existing: false, ids: new ToolCallIdAllocator(), resumed: false });
+    if (options.persist) session.persist();
+    return session;
   }
 
   async resumeSession(options: ResumeSessionOptions): Promise<Session> {

@@ -128,6 +128,20 @@ export class Session {
     return this.#engine.steer(text);
   }
 
+  /** Steer with an id for `recallSteering`; undefined when no task is running. */
+  queueSteering(text: string): string | undefined {
+    return this.#engine.queueSteering(text);
+  }
+
+  /** Take back steering not yet delivered; its text, or undefined. */
+  recallSteering(id: string): string | undefined {
+    return this.#engine.recallSteering(id);
+  }
+
+  pendingSteering(): { id: string; text: string }[] {
+    return this.#engine.pendingSteering();
+  }
+
   /** End a reconnect wait now ("Retry now"); false when not waiting. */
   skipReconnectWait(): boolean {
     return this.#engine.skipReconnectWait();
@@ -183,6 +197,11 @@ export class Session {
 
   toolPermission(name: string): ToolPermission {
     return this.#env.toolPermission(name);
+  }
+
+  /** Write the trace header now (see CreateSessionOptions.persist). */
+  persist(): void {
+    this.#writer.start();
   }
 
   /** Stop every process the session started and close the trace. Idempotent. */

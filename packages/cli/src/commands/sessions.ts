@@ -10,7 +10,7 @@ import { costUsd } from "@penguin/models";
 import { localTime, shorten, usd } from "../render/format.js";
 import { Output } from "../render/output.js";
 import { loadSessionTrace, pathsOf, pricingResolver, type AgentSelector } from "../traces/load-session.js";
-import { summarizeTrace, type SessionStatus } from "../traces/trace-summary.js";
+import { summarizeTrace, type SessionStatus } from "@penguin/core";
 
 export interface SessionsFlags extends AgentSelector {
   all?: boolean;

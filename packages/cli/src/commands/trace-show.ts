@@ -14,7 +14,7 @@ import { compactNumber, duration, localTime, shorten, usd } from "../render/form
 import { Output } from "../render/output.js";
 import { toolCallLine } from "../render/tool-line.js";
 import { loadSessionTrace, pathsOf, pricingResolver, type AgentSelector } from "../traces/load-session.js";
-import { summarizeTrace, type RequestSummary, type ToolCallSummary } from "../traces/trace-summary.js";
+import { summarizeTrace, type RequestSummary, type ToolCallSummary } from "@penguin/core";
 
 export interface TraceShowFlags extends AgentSelector {
   verbose?: boolean;

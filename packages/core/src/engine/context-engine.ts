@@ -127,7 +127,8 @@ export class ContextEngine {
   readonly state: EngineState;
   #connected = false;
   #running = false;
-  #steering: string[] = [];
+  #steering: { id: string; text: string }[] = [];
+  #steeringSeq = 0;
   #skipWait: (() => void) | undefined;
 
   constructor(config: EngineConfig, state: EngineState = initialEngineState()) {
@@ -147,9 +148,28 @@ export class ContextEngine {
    * `[user_steering]` user text. False (and dropped) when nothing is running.
    */
   steer(text: string): boolean {
-    if (!this.#running) return false;
-    this.#steering.push(text);
-    return true;
+    return this.queueSteering(text) !== undefined;
+  }
+
+  /** Like `steer`, returning an id that `recallSteering` accepts until the text is delivered. */
+  queueSteering(text: string): string | undefined {
+    if (!this.#running) return undefined;
+    const id = `steer-${++this.#steeringSeq}`;
+    this.#steering.push({ id, text });
+    return id;
+  }
+
+  /** Take back queued steering before it is delivered. Returns its text, or undefined if already sent or unknown. */
+  recallSteering(id: string): string | undefined {
+    const i = this.#steering.findIndex((s) => s.id === id);
+    if (i < 0) return undefined;
+    const [item] = this.#steering.splice(i, 1);
+    return item?.text;
+  }
+
+  /** Steering queued and not yet delivered, oldest first. */
+  pendingSteering(): { id: string; text: string }[] {
+    return this.#steering.map((s) => ({ ...s }));
   }
 
   /** End a reconnect wait early ("Retry now"). False when no wait is in progress. */
@@ -283,7 +303,7 @@ export class ContextEngine {
   /** Steering left over when a compaction-only run ends goes to the next run. */
   #keepSteering(): void {
     if (this.#steering.length === 0) return;
-    this.state.carryOver.push(userText(wrapMarker("user_steering", this.#steering.join("\n\n"))));
+    this.state.carryOver.push(userText(wrapMarker("user_steering", this.#steering.map((s) => s.text).join("\n\n"))));
     this.#steering = [];
   }
 
@@ -294,7 +314,7 @@ export class ContextEngine {
       out.push({ message: userText(notice, { sender: "harness" }), fresh: true, stream: true });
     }
     if (this.#steering.length > 0) {
-      const text = wrapMarker("user_steering", this.#steering.join("\n\n"));
+      const text = wrapMarker("user_steering", this.#steering.map((s) => s.text).join("\n\n"));
       this.#steering = [];
       out.push({ message: userText(text), fresh: true, stream: true });
     }

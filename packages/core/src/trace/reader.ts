@@ -65,6 +65,12 @@ export interface TraceFileRef {
 
 const FILE_RE = /^(session-\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2}-[0-9a-f]{8})_(\d{3,})\.jsonl$/;
 
+/** The index of a trace file from its name (`<sid>_<NNN>.jsonl`), or undefined. */
+export function traceFileIndex(file: string): number | undefined {
+  const m = FILE_RE.exec(file.slice(file.lastIndexOf("/") + 1));
+  return m ? Number(m[2]) : undefined;
+}
+
 /** A session's trace files, lowest index first. Empty when the session has none. */
 export function sessionTraceFiles(paths: AgentPaths, sessionId: string): TraceFileRef[] {
   if (!isSessionId(sessionId)) return [];

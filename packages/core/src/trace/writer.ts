@@ -113,6 +113,15 @@ export class TraceWriter {
     if (this.#fsync && isCommitPoint(m) && this.#fd !== undefined) fsyncSync(this.#fd);
   }
 
+  /**
+   * Write the header now instead of before the first record: a host that lists sessions
+   * (the server) needs a session that has not run yet to exist on disk and be resumable.
+   */
+  start(): void {
+    this.#ensureHeader();
+    if (this.#fd !== undefined && this.#fsync) fsyncSync(this.#fd);
+  }
+
   /** Continue in the next file index; its header is written before its first record. */
   rotate(meta?: SessionMetaPayload): void {
     this.close();

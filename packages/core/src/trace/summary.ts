@@ -17,8 +17,8 @@
  *   `running?` when its last request has no `request_end` (a live session, or a crash), and
  *   `done` otherwise.
  *
- * Pure and free of I/O. Core note: the server's session list needs the same statistics, so
- * this belongs in core's trace/ folder (reported to the lead).
+ * Pure and free of I/O; shared by the CLI (`sessions`, `trace show`) and the server
+ * (session list, trace analysis), so they report the same numbers.
  */
 import type {
   ApprovalDecision,
@@ -31,8 +31,8 @@ import type {
 } from "@penguin/omnimessage";
 import { addTokens, startsWithMarker, zeroTokens } from "@penguin/omnimessage";
 
-export type TaskStatus = "done" | "aborted" | "failed" | "running?";
-export type SessionStatus = TaskStatus | "empty";
+export type TaskOutcome = "done" | "aborted" | "failed" | "running?";
+export type SessionStatus = TaskOutcome | "empty";
 
 export interface ToolCallSummary {
   id: string;
@@ -68,7 +68,7 @@ export interface TaskSummary {
   steering: string[];
   compactions: CompactionSummary[];
   abort?: string;
-  status: TaskStatus;
+  status: TaskOutcome;
 }
 
 export interface TraceSummary {
@@ -216,7 +216,7 @@ export function summarizeTrace(messages: readonly OmniMessage[]): TraceSummary {
   };
 }
 
-function taskStatus(t: TaskSummary): TaskStatus {
+function taskStatus(t: TaskSummary): TaskOutcome {
   if (t.abort !== undefined) return t.abort.startsWith("aborted") ? "aborted" : "failed";
   const last = t.requests[t.requests.length - 1];
   if (last !== undefined && last.status === "open") return "running?";
