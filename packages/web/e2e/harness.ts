@@ -1,0 +1,106 @@
+/**
+ * The e2e harness: a fresh data root, a testkit model server answering by request content,
+ * the real PenguinHarness server serving the built SPA, and Debian's Chromium (flags from
+ * STACK.md §5, a new empty profile) driven by playwright-core. Screenshots go to
+ * test-artifacts/screenshots/ at the repository root.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { startServer, type RunningServer } from "@penguin/server";
+import { startTestkit, type RecordedRequest, type ScriptedTurn, type Testkit } from "@penguin/testkit";
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+export const CHROMIUM_FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+const webDir = fileURLToPath(new URL("../dist", import.meta.url));
+export const SHOTS = fileURLToPath(new URL("../../../test-artifacts/screenshots", import.meta.url));
+
+export const FINAL_ANSWER = "Done: **hello.txt** now contains `hi`.\n\n| file | size |\n| --- | --- |\n| hello.txt | 2 |";
+export const LONG_LINES = 40;
+
+/**
+ * What the fake model answers, decided per request (so probes, connection tests and title
+ * generation never shift a fixed script): a request without tools gets a short text; a
+ * request whose last message is a tool result gets the final markdown answer; a prompt
+ * mentioning RELOADTEST streams a long, slow text (time to reload mid-stream); a prompt
+ * mentioning hello.txt gets a tool call.
+ */
+export function answer(req: RecordedRequest): ScriptedTurn {
+  if (req.toolNames.length === 0) return { text: "Hello file", usage: { input: 40, output: 3 } };
+  const last = req.messages[req.messages.length - 1];
+  if (last?.kind === "tool_result") return { text: FINAL_ANSWER, usage: { input: 1600, cached: 1200, output: 42 } };
+  const prompt = [...req.messages].reverse().find((m) => m.role === "user" && m.kind === "text")?.text ?? "";
+  if (prompt.includes("RELOADTEST")) {
+    const body = Array.from({ length: LONG_LINES }, (_, i) => `Line ${i + 1}.`).join("\n");
+    return { text: `${body}\nTHE END`, chunkSize: 6, delayMs: 90, usage: { input: 1800, cached: 1500, output: 120 } };
+  }
+  if (prompt.includes("hello.txt")) {
+    return {
+      thinking: "I will create the file with a shell command.",
+      toolCalls: [{ name: "exec_command", arguments: { cmd: "printf hi > hello.txt", description: "Create hello.txt" } }],
+      usage: { input: 1400, cached: 0, output: 30 },
+    };
+  }
+  return { text: "OK", usage: { input: 50, output: 1 } };
+}
+
+export interface Harness {
+  root: string;
+  testkit: Testkit;
+  server: RunningServer;
+  context: BrowserContext;
+  page: Page;
+  initialPassword: string;
+  shot(name: string, page?: Page): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(): Promise<Harness> {
+  if (!existsSync(join(webDir, "index.html"))) throw new Error(`the SPA is not built (${webDir}/index.html missing): run \`npm run -w @penguin/web build\` first`);
+  const root = mkdtempSync(join(tmpdir(), "penguin-e2e-"));
+  const profile = mkdtempSync(join(tmpdir(), "penguin-e2e-chromium-"));
+  mkdirSync(SHOTS, { recursive: true });
+  const testkit = await startTestkit();
+  testkit.enqueue(...Array.from({ length: 80 }, () => answer));
+  const server = await startServer({ root, port: 0, webDir, env: { ...process.env, PENGUIN_HOME: root }, out: () => undefined });
+  const initialPassword = readFileSync(join(root, "initial-admin-password"), "utf8").trim();
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    args: CHROMIUM_FLAGS,
+    viewport: { width: 1280, height: 860 },
+  });
+  context.setDefaultTimeout(15_000);
+  const page = context.pages()[0] ?? (await context.newPage());
+  return {
+    root,
+    testkit,
+    server,
+    context,
+    page,
+    initialPassword,
+    async shot(name, p = page) {
+      const path = join(SHOTS, `${name}.png`);
+      await p.screenshot({ path, fullPage: false });
+      return path;
+    },
+    async close() {
+      await context.close().catch(() => undefined);
+      await server.close().catch(() => undefined);
+      await testkit.close().catch(() => undefined);
+      rmSync(profile, { recursive: true, force: true });
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,169 @@
+/**
+ * Sessions over HTTP: list, create, read, settings, delete, history, and the run controls
+ * (task, approval, abort, steer, recall, retry now, compact). SPEC §9, `A/sessions` and `S/…`.
+ *
+ * Answers are normalised here (a session may be `{id}` or `{sessionId}`, a list bare or
+ * wrapped), so the pages see one shape. History envelopes are checked with the protocol's
+ * `parseEnvelope`; anything malformed is skipped rather than drawn.
+ */
+import { parseEnvelope, type OmniMessage } from "@penguin/omnimessage";
+import { del, get, patch, post, seg, withQuery } from "./http";
+import { arr, asRecord, bool, isRecord, listOf, num, oneOf, str, time, type Json } from "./read";
+import { inputItemsOf, parseServerEvent } from "./stream-events";
+import {
+  APPROVAL_MODES,
+  THINKING_LEVELS,
+  type ApprovalMode,
+  type SessionHistory,
+  type SessionSummary,
+  type TaskInputItem,
+  type TaskState,
+  type ThinkingLevel,
+} from "./types";
+
+const agentPath = (p: string, a: string) => `/api/projects/${seg(p)}/agents/${seg(a)}`;
+const sessionPath = (id: string) => `/api/sessions/${seg(id)}`;
+
+function taskStateOf(v: unknown): TaskState {
+  return v === "running" || v === "compacting" ? v : "idle";
+}
+
+export function sessionOf(raw: unknown, fallback: { projectId?: string; agentId?: string } = {}): SessionSummary | undefined {
+  const o: Json = isRecord(raw) && isRecord(raw.session) ? raw.session : asRecord(raw);
+  const id = str(o, "id", "sessionId");
+  if (id === undefined) return undefined;
+  const archivedAt = num(o, "archivedAt");
+  return {
+    id,
+    projectId: str(o, "projectId") ?? fallback.projectId ?? "",
+    agentId: str(o, "agentId") ?? fallback.agentId ?? "",
+    title: str(o, "title") ?? null,
+    provider: str(o, "provider") ?? null,
+    modelId: str(o, "modelId") ?? null,
+    workspace: str(o, "workspace") ?? null,
+    approvalMode: oneOf(o.approvalMode, APPROVAL_MODES) ?? "allow-all",
+    thinkingLevel: oneOf(o.thinkingLevel, THINKING_LEVELS) ?? null,
+    archived: bool(o, "archived") ?? (archivedAt !== undefined && archivedAt > 0),
+    state: taskStateOf(o.state ?? o.runState ?? o.taskState),
+    lastActiveAt: time(o, "lastActiveAt", "updatedAt") ?? 0,
+    createdAt: time(o, "createdAt") ?? 0,
+  };
+}
+
+export type SessionCategory = "active" | "subagent" | "schedule" | "archived";
+
+export async function listSessions(projectId: string, agentId: string, category: SessionCategory = "active"): Promise<SessionSummary[]> {
+  const raw = await get(withQuery(`${agentPath(projectId, agentId)}/sessions`, { category }));
+  return listOf(raw, "sessions").flatMap((s) => sessionOf(s, { projectId, agentId }) ?? []);
+}
+
+export interface CreateSessionInput {
+  provider?: string;
+  modelId?: string;
+  workspace?: string;
+  approvalMode?: ApprovalMode;
+}
+
+export async function createSession(projectId: string, agentId: string, input: CreateSessionInput): Promise<SessionSummary> {
+  const raw = await post(`${agentPath(projectId, agentId)}/sessions`, input);
+  const s = sessionOf(raw, { projectId, agentId });
+  if (s === undefined) throw new Error("the server did not return the new session's id");
+  return s;
+}
+
+export async function getSession(id: string): Promise<SessionSummary | undefined> {
+  return sessionOf(await get(sessionPath(id)));
+}
+
+export interface SessionPatch {
+  approvalMode?: ApprovalMode;
+  thinkingLevel?: ThinkingLevel;
+  archived?: boolean;
+  title?: string;
+}
+
+export const patchSession = (id: string, body: SessionPatch) => patch(sessionPath(id), body);
+export const deleteSession = (id: string) => del(sessionPath(id));
+
+function messagesOf(v: unknown): OmniMessage[] {
+  return Array.isArray(v) ? v.flatMap((m) => parseEnvelope(m) ?? []) : [];
+}
+
+export interface HistoryQuery {
+  /** The newest N trace messages (the server's default and cap is 5000). */
+  tailLimit?: number;
+  /** `<fileIndex>:<line>`: the page before this position (older history). */
+  before?: string;
+  limit?: number;
+}
+
+function positionOf(v: unknown): string | null {
+  if (typeof v === "string") return v;
+  const o = asRecord(v);
+  const file = num(o, "fileIndex");
+  const line = num(o, "line");
+  return file === undefined || line === undefined ? null : `${file}:${line}`;
+}
+
+export async function getHistory(id: string, signal?: AbortSignal, query: HistoryQuery = {}): Promise<SessionHistory> {
+  const o = asRecord(await get(withQuery(`${sessionPath(id)}/messages`, { tailLimit: query.tailLimit, before: query.before, limit: query.limit }), signal));
+  const live = isRecord(o.live) ? o.live : undefined;
+  const liveCursor = live === undefined ? undefined : str(live, "cursor");
+  const pendingApprovals = arr(o, "pendingApprovals").flatMap((raw) => {
+    const e = parseServerEvent({ ...asRecord(raw), type: "approval_request" });
+    return e?.type === "approval_request" && e.toolCall !== undefined ? [{ toolCallId: e.toolCallId, toolCall: e.toolCall }] : [];
+  });
+  const history: SessionHistory = {
+    messages: messagesOf(o.messages),
+    live: live === undefined || liveCursor === undefined ? null : { cursor: liveCursor, fragments: messagesOf(live.fragments) },
+    cursor: str(o, "cursor", "lastEventId") ?? null,
+    pendingApprovals,
+    tracePosition: positionOf(o.tracePosition),
+    hasMore: bool(o, "hasMore") ?? false,
+  };
+  const state = o.state ?? o.taskState;
+  if (state === "idle" || state === "running" || state === "compacting") history.state = state;
+  return history;
+}
+
+export interface TaskOptions {
+  queueIfBusy?: boolean;
+  thinkingLevel?: ThinkingLevel;
+}
+
+/** 202: `started`, or `queued` with the follow-up id. */
+export async function postTask(id: string, input: TaskInputItem[], options: TaskOptions = {}): Promise<{ status: string; followUpId?: string }> {
+  const o = asRecord(await post(`${sessionPath(id)}/tasks`, { input, ...options }));
+  const followUpId = str(o, "followUpId");
+  return followUpId === undefined ? { status: str(o, "status") ?? "started" } : { status: str(o, "status") ?? "queued", followUpId };
+}
+
+export const decide = (id: string, toolCallId: string, decision: "allow" | "deny") =>
+  post(`${sessionPath(id)}/approvals/${seg(toolCallId)}`, { decision });
+
+export const abortTask = (id: string) => post(`${sessionPath(id)}/abort`, {});
+
+export async function steer(id: string, text: string): Promise<{ id: string | undefined }> {
+  const o = asRecord(await post(`${sessionPath(id)}/steer`, { text }));
+  return { id: str(o, "id") };
+}
+
+/** Recalls a steering note not yet delivered; answers the original text when the server gives it. */
+export async function recallSteer(id: string, steerId: string): Promise<string | undefined> {
+  const o = asRecord(await del(`${sessionPath(id)}/steer/${seg(steerId)}`));
+  return str(o, "text");
+}
+
+/** Recalls a queued follow-up; answers the input it was queued with. */
+export async function recallFollowUp(id: string, followUpId: string): Promise<TaskInputItem[]> {
+  const o = asRecord(await del(`${sessionPath(id)}/follow-ups/${seg(followUpId)}`));
+  return inputItemsOf(o.input ?? arr(o, "items"));
+}
+
+/** Ends the engine's wait before a retry; true when there was a wait to skip. */
+export async function retryNow(id: string): Promise<boolean> {
+  const o = asRecord(await post(`${sessionPath(id)}/retry-now`, {}));
+  return o.skipped === true;
+}
+
+export const compactSession = (id: string) => post(`${sessionPath(id)}/compact`, {});

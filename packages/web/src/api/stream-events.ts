@@ -1,0 +1,129 @@
+/**
+ * Decoding SSE frames into what the app understands: OmniMessages (default events, checked
+ * with the protocol's `parseEnvelope`) and server events (`event: server_event`, data
+ * `{type, …}`), each narrowed field by field here so no page casts a loose object.
+ *
+ * Unknown server event types decode to `{type: "other"}` and are ignored by callers, so a
+ * newer server never breaks an older page.
+ */
+import { parseEnvelope, type OmniMessage, type ToolCallPayload } from "@penguin/omnimessage";
+import type { SseFrame } from "./sse";
+import type { PendingFollowUp, SteeringNote, TaskInputItem, TaskState } from "./types";
+
+export type ServerEvent =
+  | { type: "task_state"; state: TaskState; queued: number; pendingFollowUps: PendingFollowUp[]; pendingSteering: SteeringNote[] }
+  | { type: "approval_request"; toolCallId: string; toolCall: ToolCallPayload | undefined }
+  | { type: "approval_resolved"; toolCallId: string; decision: string }
+  | { type: "session_title"; sessionId: string | undefined; title: string }
+  | { type: "resync_required" }
+  | { type: "credentials_updated" }
+  | { type: "task_error"; message: string }
+  | { type: "session_state"; sessionId: string; state: TaskState }
+  | { type: "session_created"; sessionId: string }
+  | { type: "session_deleted"; sessionId: string }
+  | { type: "session_updated"; sessionId: string }
+  | { type: "other"; name: string };
+
+export type StreamEvent =
+  | { kind: "message"; id: string | undefined; message: OmniMessage }
+  | { kind: "server"; id: string | undefined; event: ServerEvent };
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+
+function taskStateOf(v: unknown): TaskState | undefined {
+  return v === "idle" || v === "running" || v === "compacting" ? v : undefined;
+}
+
+function inputItemOf(v: unknown): TaskInputItem | undefined {
+  if (!isRecord(v)) return undefined;
+  if (v.type === "text" && typeof v.text === "string") return { type: "text", text: v.text };
+  if (v.type === "image_url" && typeof v.imageUrl === "string") return { type: "image_url", imageUrl: v.imageUrl };
+  if (v.type === "file" && typeof v.fileName === "string" && typeof v.dataUrl === "string") {
+    return { type: "file", fileName: v.fileName, dataUrl: v.dataUrl };
+  }
+  return undefined;
+}
+
+export function inputItemsOf(v: unknown): TaskInputItem[] {
+  return Array.isArray(v) ? v.flatMap((i) => inputItemOf(i) ?? []) : [];
+}
+
+function toolCallOf(v: unknown): ToolCallPayload | undefined {
+  if (!isRecord(v)) return undefined;
+  const { name, tool_call_id } = v;
+  if (typeof name !== "string" || typeof tool_call_id !== "string") return undefined;
+  const args = v.arguments;
+  return { type: "tool_call", role: "assistant", name, tool_call_id, arguments: typeof args === "string" ? args : JSON.stringify(args ?? {}) };
+}
+
+/** Narrows the JSON data of a `server_event` frame. */
+export function parseServerEvent(data: unknown): ServerEvent | undefined {
+  if (!isRecord(data) || typeof data.type !== "string") return undefined;
+  const sessionId = str(data.sessionId);
+  switch (data.type) {
+    case "task_state": {
+      const state = taskStateOf(data.state);
+      if (state === undefined) return undefined;
+      const followUps = Array.isArray(data.pendingFollowUps) ? data.pendingFollowUps : [];
+      const steering = Array.isArray(data.pendingSteering) ? data.pendingSteering : [];
+      return {
+        type: "task_state",
+        state,
+        queued: typeof data.queued === "number" ? data.queued : followUps.length,
+        pendingFollowUps: followUps.flatMap((f) => (isRecord(f) && typeof f.id === "string" ? [{ id: f.id, input: inputItemsOf(f.input) }] : [])),
+        pendingSteering: steering.flatMap((s) => (isRecord(s) && typeof s.id === "string" && typeof s.text === "string" ? [{ id: s.id, text: s.text }] : [])),
+      };
+    }
+    case "approval_request": {
+      const toolCallId = str(data.toolCallId);
+      return toolCallId === undefined ? undefined : { type: "approval_request", toolCallId, toolCall: toolCallOf(data.toolCall) };
+    }
+    case "approval_resolved": {
+      const toolCallId = str(data.toolCallId);
+      return toolCallId === undefined ? undefined : { type: "approval_resolved", toolCallId, decision: str(data.decision) ?? "" };
+    }
+    case "session_title": {
+      const title = str(data.title);
+      return title === undefined ? undefined : { type: "session_title", sessionId, title };
+    }
+    case "resync_required":
+      return { type: "resync_required" };
+    case "credentials_updated":
+      return { type: "credentials_updated" };
+    case "task_error":
+      return { type: "task_error", message: str(data.message) ?? "the task failed" };
+    case "session_state": {
+      const state = taskStateOf(data.state);
+      return sessionId === undefined || state === undefined ? undefined : { type: "session_state", sessionId, state };
+    }
+    case "session_created":
+    case "session_deleted":
+    case "session_updated": {
+      const id = sessionId ?? (isRecord(data.session) ? str(data.session.id) ?? str(data.session.sessionId) : undefined);
+      return id === undefined ? undefined : { type: data.type, sessionId: id };
+    }
+    default:
+      return { type: "other", name: data.type };
+  }
+}
+
+/** Decodes one frame; undefined for frames that are not JSON or not a known shape. */
+export function decodeFrame(frame: SseFrame): StreamEvent | undefined {
+  let data: unknown;
+  try {
+    data = JSON.parse(frame.data);
+  } catch {
+    return undefined;
+  }
+  if (frame.event === "server_event") {
+    const event = parseServerEvent(data);
+    return event === undefined ? undefined : { kind: "server", id: frame.id, event };
+  }
+  if (frame.event !== "message") return undefined;
+  const message = parseEnvelope(data);
+  return message === undefined ? undefined : { kind: "message", id: frame.id, message };
+}

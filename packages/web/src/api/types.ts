@@ -1,0 +1,254 @@
+/**
+ * The server's JSON shapes as the web app uses them (SPEC §9). Protocol data inside them
+ * (history, fragments, tool calls) is typed with `@penguin/omnimessage` and imported as
+ * types only: the API layer carries it, the stream code checks it with the guards.
+ *
+ * Where the server's answer may name a field two ways while its routes settle (`id` vs
+ * `sessionId`), the normalizers in the resource modules accept both, so the pages only ever
+ * see the shapes below.
+ */
+import type { OmniMessage, ToolCallPayload } from "@penguin/omnimessage";
+
+export type ApprovalMode = "allow-all" | "deny-all" | "read-only" | "always-ask";
+export const APPROVAL_MODES: readonly ApprovalMode[] = ["allow-all", "always-ask", "read-only", "deny-all"];
+
+export type ThinkingLevel = "none" | "low" | "medium" | "high" | "xhigh" | "max";
+export const THINKING_LEVELS: readonly ThinkingLevel[] = ["none", "low", "medium", "high", "xhigh", "max"];
+
+export type ClientType = "openai-chat" | "openai-responses" | "anthropic-messages" | "gemini";
+export const CLIENT_TYPES: readonly ClientType[] = ["openai-chat", "openai-responses", "anthropic-messages", "gemini"];
+
+export interface Me {
+  userId: string;
+  isAdmin: boolean;
+  passwordIsInitial: boolean;
+}
+
+export interface Project {
+  projectId: string;
+  name: string | null;
+  ownerUserId: string;
+  role: "owner" | "member" | "admin";
+}
+
+export interface AgentInfo {
+  agentId: string;
+  name: string | null;
+  description: string | null;
+}
+
+export type TaskState = "idle" | "running" | "compacting";
+
+export interface SessionSummary {
+  id: string;
+  projectId: string;
+  agentId: string;
+  title: string | null;
+  provider: string | null;
+  modelId: string | null;
+  workspace: string | null;
+  approvalMode: ApprovalMode;
+  thinkingLevel: ThinkingLevel | null;
+  archived: boolean;
+  state: TaskState;
+  lastActiveAt: number;
+  createdAt: number;
+}
+
+/** `live` is present while a task runs: the newest event id reflected and the open fragments. */
+export interface SessionHistory {
+  messages: OmniMessage[];
+  live?: { cursor: string; fragments: OmniMessage[] } | null;
+  /** The id of the newest stream event this answer reflects (null: nothing published yet). */
+  cursor?: string | null;
+  state?: TaskState;
+  /** Approvals waiting at the moment of the answer. */
+  pendingApprovals: PendingApproval[];
+  /** Where the oldest returned message sits (`<fileIndex>:<line>`): pass it as `before` for older pages. */
+  tracePosition?: string | null;
+  /** Older messages exist before `tracePosition`. */
+  hasMore?: boolean;
+}
+
+export interface PendingFollowUp {
+  id: string;
+  input: TaskInputItem[];
+}
+
+export interface SteeringNote {
+  id: string;
+  text: string;
+}
+
+export type TaskInputItem =
+  | { type: "text"; text: string }
+  | { type: "image_url"; imageUrl: string }
+  | { type: "file"; fileName: string; dataUrl: string };
+
+export interface PendingApproval {
+  toolCallId: string;
+  toolCall: ToolCallPayload;
+  requestedAt?: number;
+}
+
+/** USD per million tokens, per bucket (SPEC §5). */
+export interface Pricing {
+  cacheRead?: number;
+  cacheWrite?: number;
+  output?: number;
+}
+
+/** One model entry as the server shows it: the key itself is never sent back. */
+export interface ModelEntry {
+  provider: string;
+  modelId: string;
+  clientType?: ClientType;
+  baseUrl?: string;
+  /** True when a key is stored. */
+  hasKey: boolean;
+  /** The masked key (`••••abcd`); sent back unchanged it keeps the stored key. */
+  apiKeyMask?: string;
+  contextWindow?: number;
+  maxTokens?: number;
+  displayName?: string;
+  vision?: boolean;
+  fastMode?: boolean;
+  pricing?: Pricing;
+}
+
+/**
+ * What the models editor sends back (a full-table replace keyed by the pair): `apiKey`
+ * omitted keeps the stored key (when the base URL is unchanged), `null` removes it, a string
+ * sets it.
+ */
+export interface ModelEntryInput {
+  provider: string;
+  modelId: string;
+  clientType?: ClientType;
+  baseUrl?: string;
+  apiKey?: string | null;
+  contextWindow?: number;
+  maxTokens?: number;
+  displayName?: string;
+  vision?: boolean;
+  fastMode?: boolean;
+  pricing?: Pricing;
+}
+
+export interface ModelRef {
+  provider: string;
+  modelId: string;
+}
+
+/** A provider the "add from preset" form offers: where it lives and which protocol it speaks. */
+export interface ProviderPreset {
+  provider: string;
+  displayName: string;
+  baseUrl: string;
+  clientType: ClientType;
+}
+
+export interface ModelTable {
+  models: ModelEntry[];
+  defaultModel: ModelRef | null;
+  visionModel: ModelRef | null;
+  updatedAt: number | null;
+}
+
+export interface ModelTestResult {
+  ok: boolean;
+  status?: string;
+  ttftMs?: number;
+  tps?: number;
+  error?: string;
+}
+
+export interface DetectResult {
+  clientType: ClientType;
+  baseUrl: string;
+}
+
+export interface DirListing {
+  path: string;
+  parent: string | null;
+  dirs: string[];
+}
+
+export interface AgentConfig {
+  /** `system_config.yaml` as text (comments kept). */
+  systemConfig: string;
+  /** `AGENTS.md` as text. */
+  agentsMd: string;
+}
+
+export interface VaultEntry {
+  name: string;
+  /** Masked value (`••••abcd`); sent back unchanged it keeps the stored value. */
+  value: string;
+}
+
+export interface InstalledSkill {
+  name: string;
+  description?: string;
+}
+
+export interface LibrarySkill {
+  name: string;
+  description?: string;
+  group?: string;
+}
+
+export type UsageGroupBy = "date" | "agent" | "model" | "session";
+export type Granularity = "minute" | "hour" | "day" | "week" | "month";
+
+export interface UsageRow {
+  /** The time bucket (local `YYYY-MM-DD[THH:MM]` or `YYYY-MM`) or the group key. */
+  key: string;
+  cacheRead: number;
+  cacheWrite: number;
+  output: number;
+  total: number;
+  requests: number;
+  failures: number;
+  cost: number;
+  /** Some tokens had no price: `cost` leaves them out. */
+  hasUncosted: boolean;
+}
+
+export interface UsageReport {
+  rows: UsageRow[];
+  totals: Omit<UsageRow, "key">;
+}
+
+export interface UsageErrorItem {
+  id: number;
+  ts: number;
+  agentId: string;
+  sessionId: string;
+  source: string;
+  kind: string;
+  code: string | null;
+  status: string;
+  message: string;
+}
+
+export interface TraceSessionEntry {
+  sessionId: string;
+  /** `YYYY-MM-DD`, from the session id. */
+  date: string;
+  mtimeMs: number;
+  files: { index: number; size: number }[];
+}
+
+export interface TraceFilePage {
+  lines: { line: number; message: OmniMessage }[];
+  total: number;
+  nextOffset: number | null;
+}
+
+export interface AdminUser {
+  userId: string;
+  isAdmin: boolean;
+  passwordIsInitial: boolean;
+  createdAt: number;
+}

@@ -1,0 +1,237 @@
+/**
+ * The composer: a textarea with attachments (paste, drop, or the + button), a slash-command
+ * menu, and the send controls. Controlled by its parent (`draft`), so a recalled steering
+ * note or follow-up can be put back into it.
+ *
+ * Keys (composer-keys.ts): Enter sends, Shift+Enter is a new line; while a task runs Enter
+ * steers and Alt+Enter queues, and the Stop button interrupts. When `locked` (an auth
+ * error), typing stays possible but nothing can be sent, and the reason is shown.
+ */
+import { useId, useMemo, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from "react";
+import { Button } from "../../components/ui/Button";
+import { toAttachment, type Attachment } from "./attachments";
+import { composerKeyAction } from "./composer-keys";
+import { slashMenu, type SlashItem } from "./slash-commands";
+import { Icon } from "../../components/ui/Icon";
+
+export interface Draft {
+  text: string;
+  attachments: Attachment[];
+}
+
+export const EMPTY_DRAFT: Draft = { text: "", attachments: [] };
+
+export type SendKind = "send" | "steer" | "queue";
+
+export interface ComposerProps {
+  draft: Draft;
+  onDraft(d: Draft): void;
+  onSend(kind: SendKind): void;
+  onStop?(): void;
+  running: boolean;
+  busy?: boolean;
+  locked?: string | undefined;
+  slash: readonly SlashItem[];
+  placeholder?: string;
+  maxFileMb?: number;
+}
+
+export function Composer({ draft, onDraft, onSend, onStop, running, busy = false, locked, slash, placeholder, maxFileMb }: ComposerProps) {
+  const inputId = useId();
+  const menuId = useId();
+  const fileRef = useRef<HTMLInputElement>(null);
+  const [menuIndex, setMenuIndex] = useState(0);
+  const [menuDismissed, setMenuDismissed] = useState<string | undefined>(undefined);
+  const [fileError, setFileError] = useState<string | undefined>(undefined);
+  const [dragging, setDragging] = useState(false);
+
+  const menu = useMemo(() => (menuDismissed === draft.text ? [] : slashMenu(draft.text, slash)), [draft.text, slash, menuDismissed]);
+  const menuOpen = menu.length > 0;
+  const empty = draft.text.trim() === "" && draft.attachments.length === 0;
+  const canSend = !empty && locked === undefined && !busy;
+
+  const addFiles = async (files: readonly File[]) => {
+    setFileError(undefined);
+    const added: Attachment[] = [];
+    for (const f of files) {
+      try {
+        added.push(await toAttachment(f, maxFileMb));
+      } catch (e) {
+        setFileError(e instanceof Error ? e.message : String(e));
+      }
+    }
+    if (added.length > 0) onDraft({ ...draft, attachments: [...draft.attachments, ...added] });
+  };
+
+  const pick = (item: SlashItem | undefined) => {
+    if (item === undefined) return;
+    const text = `/${item.name} `;
+    onDraft({ ...draft, text });
+    setMenuDismissed(text);
+    setMenuIndex(0);
+  };
+
+  const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    const action = composerKeyAction(
+      { key: e.key, shiftKey: e.shiftKey, altKey: e.altKey, ctrlKey: e.ctrlKey, metaKey: e.metaKey, isComposing: e.nativeEvent.isComposing },
+      { running, menuOpen },
+    );
+    switch (action) {
+      case "menu-next":
+        e.preventDefault();
+        setMenuIndex((i) => (i + 1) % menu.length);
+        return;
+      case "menu-prev":
+        e.preventDefault();
+        setMenuIndex((i) => (i - 1 + menu.length) % menu.length);
+        return;
+      case "menu-pick":
+        e.preventDefault();
+        pick(menu[Math.min(menuIndex, menu.length - 1)]);
+        return;
+      case "menu-close":
+        e.preventDefault();
+        setMenuDismissed(draft.text);
+        return;
+      case "send":
+      case "steer":
+      case "queue":
+        e.preventDefault();
+        if (canSend) onSend(action);
+        return;
+      default:
+        return;
+    }
+  };
+
+  const onPaste = (e: ClipboardEvent<HTMLTextAreaElement>) => {
+    const files = [...e.clipboardData.files];
+    if (files.length === 0) return;
+    e.preventDefault();
+    void addFiles(files);
+  };
+
+  const onDrop = (e: DragEvent) => {
+    e.preventDefault();
+    setDragging(false);
+    const files = [...e.dataTransfer.files];
+    if (files.length > 0) void addFiles(files);
+  };
+
+  const activeOption = menuOpen ? `${menuId}-opt-${Math.min(menuIndex, menu.length - 1)}` : undefined;
+
+  return (
+    <div
+      className={`relative rounded-lg border bg-white shadow-sm focus-within:ring-2 focus-within:ring-blue-500 dark:bg-slate-900 ${dragging ? "border-blue-500 ring-2 ring-blue-300" : "border-slate-300 dark:border-slate-700"}`}
+      onDragOver={(e) => {
+        e.preventDefault();
+        setDragging(true);
+      }}
+      onDragLeave={() => setDragging(false)}
+      onDrop={onDrop}
+    >
+      {menuOpen && (
+        <ul id={menuId} role="listbox" aria-label="Commands" className="absolute bottom-full left-2 z-20 mb-1 max-h-64 w-72 max-w-[calc(100%-1rem)] overflow-auto rounded-md border border-slate-200 bg-white py-1 shadow-lg dark:border-slate-700 dark:bg-slate-900">
+          {menu.map((item, i) => (
+            <li
+              key={item.name}
+              id={`${menuId}-opt-${i}`}
+              role="option"
+              aria-selected={i === menuIndex}
+              className={`cursor-pointer px-3 py-1.5 text-sm ${i === menuIndex ? "bg-blue-50 dark:bg-slate-800" : ""}`}
+              onMouseDown={(e) => {
+                e.preventDefault();
+                pick(item);
+              }}
+            >
+              <span className="font-mono">/{item.name}</span>
+              <span className="ml-2 text-xs text-slate-500">{item.description}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {draft.attachments.length > 0 && (
+        <ul aria-label="Attachments" className="flex flex-wrap gap-2 border-b border-slate-200 p-2 dark:border-slate-800">
+          {draft.attachments.map((a) => (
+            <li key={a.id} className="flex items-center gap-1 rounded border border-slate-200 bg-slate-50 px-1.5 py-1 text-xs dark:border-slate-700 dark:bg-slate-800">
+              {a.preview !== undefined ? <img src={a.preview} alt="" className="h-8 w-8 rounded object-cover" /> : <Icon name="file" className="h-5 w-5 text-slate-500" />}
+              <span className="max-w-40 truncate">{a.name}</span>
+              <button
+                type="button"
+                aria-label={`Remove ${a.name}`}
+                className="rounded px-1 hover:bg-slate-200 dark:hover:bg-slate-700"
+                onClick={() => onDraft({ ...draft, attachments: draft.attachments.filter((x) => x.id !== a.id) })}
+              >
+                ×
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <label htmlFor={inputId} className="sr-only">
+        Message
+      </label>
+      <textarea
+        id={inputId}
+        value={draft.text}
+        onChange={(e) => {
+          onDraft({ ...draft, text: e.target.value });
+          setMenuIndex(0);
+        }}
+        onKeyDown={onKeyDown}
+        onPaste={onPaste}
+        rows={3}
+        placeholder={placeholder ?? (running ? "Steer the running task (Enter), or queue a follow-up (Alt+Enter)…" : "Message the agent — Enter to send, Shift+Enter for a new line, / for commands")}
+        role="combobox"
+        aria-expanded={menuOpen}
+        aria-controls={menuOpen ? menuId : undefined}
+        aria-activedescendant={activeOption}
+        aria-autocomplete="list"
+        className="block max-h-72 min-h-[4.5rem] w-full resize-y bg-transparent px-3 py-2 text-sm outline-none focus-visible:outline-none"
+      />
+      {(locked !== undefined || fileError !== undefined) && (
+        <p role="alert" className="px-3 pb-1 text-xs text-red-600 dark:text-red-400">
+          {locked ?? fileError}
+        </p>
+      )}
+      <div className="flex items-center gap-2 px-2 pb-2">
+        <input
+          ref={fileRef}
+          type="file"
+          multiple
+          className="hidden"
+          aria-hidden="true"
+          tabIndex={-1}
+          onChange={(e) => {
+            const files = [...(e.target.files ?? [])];
+            e.target.value = "";
+            void addFiles(files);
+          }}
+        />
+        <Button variant="ghost" size="sm" aria-label="Attach files or images" onClick={() => fileRef.current?.click()}>
+          <Icon name="plus" className="h-5 w-5" />
+        </Button>
+        <span className="flex-1" />
+        {running ? (
+          <>
+            {onStop !== undefined && (
+              <Button variant="danger" size="sm" onClick={onStop}>
+                Stop
+              </Button>
+            )}
+            <Button size="sm" disabled={!canSend} onClick={() => onSend("queue")} title="Send after the current task (Alt+Enter)">
+              Queue
+            </Button>
+            <Button variant="primary" size="sm" disabled={!canSend || draft.attachments.length > 0} onClick={() => onSend("steer")} title="Tell the running task now (Enter)">
+              Steer
+            </Button>
+          </>
+        ) : (
+          <Button variant="primary" size="sm" disabled={!canSend} onClick={() => onSend("send")}>
+            Send
+          </Button>
+        )}
+      </div>
+    </div>
+  );
+}

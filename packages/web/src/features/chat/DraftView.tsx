@@ -1,0 +1,162 @@
+/**
+ * A new chat before its first message: pick the agent, the workspace (server folder
+ * browser), the model, the thinking level and the approval mode, then write. The session
+ * is created on the first send (`POST A/sessions`), the task posted, and the page moves to
+ * the session; from then on model and workspace are locked. Initial choices come from the
+ * project's chat defaults and default model.
+ */
+import { useEffect, useMemo, useRef, useState } from "react";
+import { useNavigate } from "react-router";
+import { listInstalledSkills } from "../../api/agents";
+import { errorText } from "../../api/http";
+import { getChatDefaults } from "../../api/projects";
+import { createSession, patchSession, postTask } from "../../api/sessions";
+import { APPROVAL_MODES, THINKING_LEVELS, type ApprovalMode, type InstalledSkill, type TaskInputItem, type ThinkingLevel } from "../../api/types";
+import { Button } from "../../components/ui/Button";
+import { SelectField, TextField } from "../../components/ui/Field";
+import { Notice } from "../../components/ui/Notice";
+import { useProject } from "../../state/project-store";
+import { useSessionList } from "../../state/session-list-store";
+import { Composer, EMPTY_DRAFT, type Draft } from "./Composer";
+import { parseSlash, skillPrompt, slashItems } from "./slash-commands";
+import { WorkspacePicker } from "./WorkspacePicker";
+
+const refKey = (provider: string, modelId: string) => `${provider}\u0000${modelId}`;
+
+export function DraftView() {
+  const navigate = useNavigate();
+  const { projectId, agents, models } = useProject();
+  const [agentId, setAgentId] = useState("");
+  const [workspace, setWorkspace] = useState("");
+  const [model, setModel] = useState("");
+  const [thinking, setThinking] = useState<ThinkingLevel>("medium");
+  const [approval, setApproval] = useState<ApprovalMode>("allow-all");
+  const [draft, setDraft] = useState<Draft>(EMPTY_DRAFT);
+  const [picking, setPicking] = useState(false);
+  const [skills, setSkills] = useState<InstalledSkill[]>([]);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [sending, setSending] = useState(false);
+  const modelRef = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    if (projectId === undefined) return;
+    let live = true;
+    getChatDefaults(projectId).then(
+      (d) => {
+        if (!live) return;
+        if (d.agentId !== undefined) setAgentId(d.agentId);
+        if (d.workspace !== undefined) setWorkspace(d.workspace);
+        if (d.approvalMode !== undefined) setApproval(d.approvalMode);
+        if (d.thinkingLevel !== undefined) setThinking(d.thinkingLevel);
+      },
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [projectId]);
+
+  useEffect(() => {
+    if (agentId === "" || !agents.some((a) => a.agentId === agentId)) {
+      const first = agents.find((a) => a.agentId === "default_agent") ?? agents[0];
+      if (first !== undefined) setAgentId(first.agentId);
+    }
+  }, [agents, agentId]);
+
+  useEffect(() => {
+    if (models === undefined || model !== "") return;
+    const d = models.defaultModel ?? models.models[0];
+    if (d !== undefined && d !== null) setModel(refKey(d.provider, d.modelId));
+  }, [models, model]);
+
+  useEffect(() => {
+    if (projectId === undefined || agentId === "") return;
+    let live = true;
+    listInstalledSkills(projectId, agentId).then(
+      (s) => live && setSkills(s),
+      () => live && setSkills([]),
+    );
+    return () => {
+      live = false;
+    };
+  }, [projectId, agentId]);
+
+  const modelOptions = useMemo(
+    () => (models?.models ?? []).map((m) => ({ value: refKey(m.provider, m.modelId), label: `${m.displayName ?? m.modelId} (${m.provider})` })),
+    [models],
+  );
+  const slash = useMemo(() => slashItems(skills), [skills]);
+  const chosen = models?.models.find((m) => refKey(m.provider, m.modelId) === model);
+
+  const send = async () => {
+    if (projectId === undefined) return;
+    const text = draft.text.trim();
+    const cmd = draft.attachments.length === 0 ? parseSlash(text, slash) : undefined;
+    setError(undefined);
+    if (cmd?.kind === "model") {
+      const hit = modelOptions.find((o) => cmd.arg !== "" && o.label.toLowerCase().includes(cmd.arg.toLowerCase()));
+      if (hit !== undefined) setModel(hit.value);
+      setDraft(EMPTY_DRAFT);
+      modelRef.current?.querySelector("select")?.focus();
+      return;
+    }
+    if (cmd?.kind === "compact") {
+      setError("There is nothing to compact before the first message.");
+      return;
+    }
+    if (chosen === undefined) {
+      setError("Add a model on the Models page first.");
+      return;
+    }
+    const body = cmd?.kind === "skill" ? skillPrompt(cmd.name, cmd.rest) : draft.text;
+    const items: TaskInputItem[] = [...(body.trim() === "" ? [] : [{ type: "text" as const, text: body }]), ...draft.attachments.map((a) => a.item)];
+    setSending(true);
+    try {
+      const input: Parameters<typeof createSession>[2] = { provider: chosen.provider, modelId: chosen.modelId, approvalMode: approval };
+      if (workspace.trim() !== "") input.workspace = workspace.trim();
+      const session = await createSession(projectId, agentId, input);
+      await patchSession(session.id, { thinkingLevel: thinking }).catch(() => undefined);
+      await postTask(session.id, items, { thinkingLevel: thinking });
+      useSessionList.getState().upsert({ ...session, state: "running", thinkingLevel: thinking, lastActiveAt: Date.now() });
+      navigate(`/chat/${encodeURIComponent(session.id)}`);
+    } catch (e) {
+      setError(errorText(e));
+      setSending(false);
+    }
+  };
+
+  return (
+    <div className="flex h-full flex-col items-center justify-center overflow-auto px-3 py-6">
+      <div className="flex w-full max-w-3xl flex-col gap-4">
+        <h1 className="text-center text-xl font-semibold">What should the agent do?</h1>
+        <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3">
+          <SelectField label="Agent" value={agentId} onValue={setAgentId} options={agents.map((a) => ({ value: a.agentId, label: a.name ?? a.agentId }))} />
+          <div ref={modelRef}>
+            <SelectField label="Model" value={model} onValue={setModel} options={modelOptions} hint={modelOptions.length === 0 ? "No models yet: add one on the Models page." : undefined} />
+          </div>
+          <SelectField label="Thinking level" value={thinking} onValue={setThinking} options={THINKING_LEVELS.map((l) => ({ value: l, label: l }))} />
+          <SelectField label="Approval mode" value={approval} onValue={setApproval} options={APPROVAL_MODES.map((m) => ({ value: m, label: m }))} />
+          <div className="flex items-end gap-2 sm:col-span-2">
+            <TextField className="flex-1" label="Workspace" placeholder="Empty: a temporary folder" value={workspace} onChange={(e) => setWorkspace(e.target.value)} />
+            <Button onClick={() => setPicking(true)} disabled={projectId === undefined}>
+              Browse…
+            </Button>
+          </div>
+        </div>
+        {error !== undefined && <Notice tone="error">{error}</Notice>}
+        <Composer draft={draft} onDraft={setDraft} onSend={() => void send()} running={false} busy={sending} slash={slash} />
+      </div>
+      {picking && projectId !== undefined && (
+        <WorkspacePicker
+          projectId={projectId}
+          start={workspace}
+          onClose={() => setPicking(false)}
+          onPick={(p) => {
+            setWorkspace(p);
+            setPicking(false);
+          }}
+        />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,39 @@
+/**
+ * What the person sent while a task ran and that has not reached the model yet: steering
+ * notes (delivered at the next turn) and queued follow-ups (run after the task). Each can
+ * be recalled: it is withdrawn on the server and put back into the composer.
+ */
+import type { PendingFollowUp, SteeringNote } from "../../api/types";
+import { Button } from "../../components/ui/Button";
+
+function textOf(f: PendingFollowUp): string {
+  const text = f.input.flatMap((i) => (i.type === "text" ? [i.text] : [])).join(" ");
+  const files = f.input.length - f.input.filter((i) => i.type === "text").length;
+  return `${text}${files > 0 ? ` (+${files} attachment${files > 1 ? "s" : ""})` : ""}`;
+}
+
+export function PendingPanel({ steering, followUps, onRecall }: { steering: SteeringNote[]; followUps: PendingFollowUp[]; onRecall(kind: "steer" | "followUp", id: string): void }) {
+  if (steering.length === 0 && followUps.length === 0) return null;
+  return (
+    <ul aria-label="Pending messages" className="flex flex-col gap-1">
+      {steering.map((s) => (
+        <li key={s.id} className="flex items-center gap-2 rounded-md bg-amber-50 px-2 py-1 text-xs dark:bg-amber-950">
+          <span className="font-medium text-amber-800 dark:text-amber-200">Steering</span>
+          <span className="min-w-0 flex-1 truncate">{s.text}</span>
+          <Button size="sm" variant="ghost" onClick={() => onRecall("steer", s.id)} aria-label={`Recall steering: ${s.text}`}>
+            Recall
+          </Button>
+        </li>
+      ))}
+      {followUps.map((f, i) => (
+        <li key={f.id} className="flex items-center gap-2 rounded-md bg-slate-100 px-2 py-1 text-xs dark:bg-slate-800">
+          <span className="font-medium">Queued {i + 1}</span>
+          <span className="min-w-0 flex-1 truncate">{textOf(f)}</span>
+          <Button size="sm" variant="ghost" onClick={() => onRecall("followUp", f.id)} aria-label={`Recall queued message ${i + 1}`}>
+            Recall
+          </Button>
+        </li>
+      ))}
+    </ul>
+  );
+}

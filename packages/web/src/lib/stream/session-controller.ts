@@ -1,0 +1,298 @@
+/**
+ * SessionController: everything one open chat needs from the server, kept in one small
+ * store the page subscribes to.
+ *
+ * Life of a controller:
+ * 1. open the session's SSE stream (api/sse.ts) with no id: events are buffered (stitch.ts);
+ * 2. once the stream is open (the server has subscribed us), fetch the history;
+ * 3. seed: history, live fragments, then the buffer past the cursor; now live;
+ * 4. reconnects resume with `Last-Event-ID` (the transport) and overlaps are dropped by id;
+ *    `resync_required`, or a history that cannot be placed, resets the view and refetches.
+ *
+ * Older history: the first load is the newest `TAIL` trace messages; `loadOlder()` fetches
+ * the page before the oldest one (`before=<position>`) and rebuilds the view from that page
+ * plus a log of everything applied since (messages and task ends, in order), so the live
+ * state is reproduced exactly with the older rows in front.
+ *
+ * Rendering is batched: applied events mark the store dirty and one flush per animation
+ * frame publishes the reducer's items (`schedule` is injectable so tests flush at once).
+ * Server events update the task state, pending approvals, queue/steering lists, title and
+ * the auth lock. All HTTP goes through api/*; this file holds no protocol logic beyond
+ * routing events to the reducer.
+ */
+import { createStore, type StoreApi } from "zustand/vanilla";
+import type { OmniMessage } from "@penguin/omnimessage";
+import { errorText, notifyUnauthorized } from "../../api/http";
+import { getHistory, type HistoryQuery } from "../../api/sessions";
+import { openSse, type SseConnection, type SseOptions, type SseStatus } from "../../api/sse";
+import { decodeFrame, type ServerEvent } from "../../api/stream-events";
+import type { PendingApproval, PendingFollowUp, SessionHistory, SteeringNote, TaskState } from "../../api/types";
+import { StreamReducer } from "./reducer";
+import { Stitcher } from "./stitch";
+import type { ViewItem } from "./view-model";
+
+export interface SessionViewState {
+  items: readonly ViewItem[];
+  loading: boolean;
+  /** The history could not be loaded, or the stream was refused (404: no such session). */
+  error: string | undefined;
+  connection: SseStatus;
+  taskState: TaskState;
+  followUps: PendingFollowUp[];
+  steering: SteeringNote[];
+  approvals: PendingApproval[];
+  title: string | undefined;
+  authLocked: boolean;
+  authMessage: string;
+  taskError: string | undefined;
+  /** Older history exists on the server. */
+  hasOlder: boolean;
+  loadingOlder: boolean;
+}
+
+export interface ControllerDeps {
+  fetchHistory?: (id: string, signal: AbortSignal, query: HistoryQuery) => Promise<SessionHistory>;
+  openStream?: (options: SseOptions) => SseConnection;
+  /** Runs `fn` soon (default: next animation frame). */
+  schedule?: (fn: () => void) => void;
+}
+
+const MAX_SEED_ATTEMPTS = 3;
+/** Trace messages in the first history page and in each older page. */
+export const HISTORY_PAGE = 2000;
+
+type LogEntry = OmniMessage | "end";
+
+function defaultSchedule(fn: () => void): void {
+  if (typeof requestAnimationFrame === "function") requestAnimationFrame(() => fn());
+  else setTimeout(fn, 16);
+}
+
+export class SessionController {
+  readonly sessionId: string;
+  readonly store: StoreApi<SessionViewState>;
+  readonly #deps: Required<ControllerDeps>;
+  #reducer = new StreamReducer();
+  readonly #stitcher: Stitcher;
+  #stream: SseConnection | undefined;
+  #loadAbort: AbortController | undefined;
+  #flushQueued = false;
+  #closed = false;
+  #attempts = 0;
+  /** Everything applied since the last seed, to rebuild the view with older pages in front. */
+  #log: LogEntry[] = [];
+  #older: OmniMessage[] = [];
+  #oldestPosition: string | null = null;
+
+  constructor(sessionId: string, deps: ControllerDeps = {}) {
+    this.sessionId = sessionId;
+    this.#deps = {
+      fetchHistory: deps.fetchHistory ?? ((id, signal, query) => getHistory(id, signal, query)),
+      openStream: deps.openStream ?? openSse,
+      schedule: deps.schedule ?? defaultSchedule,
+    };
+    this.store = createStore<SessionViewState>(() => ({
+      items: [],
+      loading: true,
+      error: undefined,
+      connection: "connecting",
+      taskState: "idle",
+      followUps: [],
+      steering: [],
+      approvals: [],
+      title: undefined,
+      authLocked: false,
+      authMessage: "",
+      taskError: undefined,
+      hasOlder: false,
+      loadingOlder: false,
+    }));
+    this.#stitcher = new Stitcher({
+      message: (m) => this.#message(m),
+      server: (e, stale) => this.#server(e, stale),
+    });
+  }
+
+  start(): void {
+    this.#stream = this.#deps.openStream({
+      url: `/api/sessions/${encodeURIComponent(this.sessionId)}/stream`,
+      onFrame: (frame) => {
+        const e = decodeFrame(frame);
+        if (e !== undefined) this.#stitcher.push(e);
+      },
+      onOpen: ({ reconnect }) => {
+        if (!reconnect) void this.#load();
+      },
+      onStatus: (connection) => this.store.setState({ connection }),
+      onClosed: ({ status }) => {
+        if (status === 401) notifyUnauthorized();
+        this.store.setState({ loading: false, error: status === 404 ? "This session does not exist, or you cannot see it." : `The stream was refused (${status}).` });
+      },
+    });
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#loadAbort?.abort();
+    this.#stream?.close();
+  }
+
+  /** After the network comes back: reconnect at once instead of waiting out the back-off. */
+  reconnectNow(): void {
+    this.#stream?.reconnectNow();
+  }
+
+  /** Credentials were fixed elsewhere (or the user says so): unlock the composer. */
+  unlockAuth(): void {
+    this.#reducer.unlockAuth();
+    this.#markDirty();
+  }
+
+  /** Removes a pending approval at once after the user decided (the server confirms with approval_resolved). */
+  dropApproval(toolCallId: string): void {
+    this.store.setState((s) => ({ approvals: s.approvals.filter((a) => a.toolCallId !== toolCallId) }));
+  }
+
+  async #load(): Promise<void> {
+    if (this.#closed) return;
+    this.#loadAbort?.abort();
+    const ctrl = new AbortController();
+    this.#loadAbort = ctrl;
+    this.store.setState({ loading: true });
+    let history: SessionHistory;
+    try {
+      history = await this.#deps.fetchHistory(this.sessionId, ctrl.signal, { tailLimit: HISTORY_PAGE });
+    } catch (e) {
+      if (ctrl.signal.aborted || this.#closed) return;
+      this.store.setState({ loading: false, error: errorText(e) });
+      return;
+    }
+    if (ctrl.signal.aborted || this.#closed) return;
+    this.#attempts += 1;
+    const cursor = history.live?.cursor ?? history.cursor ?? undefined;
+    this.#reducer = new StreamReducer();
+    this.#log = [];
+    this.#older = [];
+    this.#oldestPosition = history.tracePosition ?? null;
+    this.store.setState({ approvals: history.pendingApprovals, hasOlder: history.hasMore === true });
+    const outcome = this.#stitcher.seed(
+      { messages: history.messages, fragments: history.live?.fragments ?? [], cursor },
+      { lastAttempt: this.#attempts >= MAX_SEED_ATTEMPTS },
+    );
+    if (outcome === "retry") {
+      void this.#load();
+      return;
+    }
+    this.#attempts = 0;
+    const state: TaskState = history.state ?? (history.live ? "running" : "idle");
+    if (state === "idle") this.#endTask();
+    this.store.setState({ loading: false, error: undefined, taskState: state });
+    this.#flush();
+  }
+
+  #resync(): void {
+    this.#stitcher.reset();
+    this.store.setState({ approvals: [] });
+    void this.#load();
+  }
+
+  /** Fetches the page before the oldest loaded message and puts it in front of the view. */
+  async loadOlder(): Promise<void> {
+    const before = this.#oldestPosition;
+    if (before === null || this.store.getState().loadingOlder || !this.#stitcher.live) return;
+    this.store.setState({ loadingOlder: true });
+    try {
+      const page = await this.#deps.fetchHistory(this.sessionId, new AbortController().signal, { before, limit: HISTORY_PAGE });
+      if (this.#closed || before !== this.#oldestPosition) return;
+      this.#older = [...page.messages, ...this.#older];
+      this.#oldestPosition = page.tracePosition ?? null;
+      const reducer = new StreamReducer();
+      reducer.applyAll(this.#older);
+      for (const entry of this.#log) {
+        if (entry === "end") reducer.endTask();
+        else reducer.apply(entry);
+      }
+      this.#reducer = reducer;
+      this.store.setState({ hasOlder: page.hasMore === true && page.tracePosition !== null, loadingOlder: false });
+      this.#flush();
+    } catch (e) {
+      this.store.setState({ loadingOlder: false, error: errorText(e) });
+    }
+  }
+
+  #message(m: OmniMessage): void {
+    this.#log.push(m);
+    this.#reducer.apply(m);
+    this.#markDirty();
+  }
+
+  #endTask(): void {
+    this.#log.push("end");
+    this.#reducer.endTask();
+  }
+
+  #server(e: ServerEvent, stale: boolean): void {
+    switch (e.type) {
+      case "task_state":
+        if (stale) {
+          this.store.setState({ followUps: e.pendingFollowUps, steering: e.pendingSteering });
+          return;
+        }
+        if (e.state === "idle") {
+          this.#endTask();
+          this.#markDirty();
+        }
+        this.store.setState({
+          taskState: e.state,
+          followUps: e.pendingFollowUps,
+          steering: e.pendingSteering,
+          ...(e.state === "idle" ? { approvals: [] } : {}),
+          ...(e.state !== "idle" ? { taskError: undefined } : {}),
+        });
+        return;
+      case "approval_request": {
+        if (e.toolCall === undefined) return;
+        const toolCall = e.toolCall;
+        this.store.setState((s) =>
+          s.approvals.some((a) => a.toolCallId === e.toolCallId) ? s : { approvals: [...s.approvals, { toolCallId: e.toolCallId, toolCall }] },
+        );
+        return;
+      }
+      case "approval_resolved":
+        this.dropApproval(e.toolCallId);
+        return;
+      case "session_title":
+        this.store.setState({ title: e.title });
+        return;
+      case "resync_required":
+        this.#resync();
+        return;
+      case "credentials_updated":
+        this.unlockAuth();
+        return;
+      case "task_error":
+        this.store.setState({ taskError: e.message });
+        return;
+      default:
+        return;
+    }
+  }
+
+  #markDirty(): void {
+    if (this.#flushQueued || !this.#stitcher.live) return;
+    this.#flushQueued = true;
+    this.#deps.schedule(() => {
+      this.#flushQueued = false;
+      this.#flush();
+    });
+  }
+
+  #flush(): void {
+    if (this.#closed) return;
+    const items = this.#reducer.items();
+    const { authLocked, authMessage } = this.#reducer;
+    const s = this.store.getState();
+    if (s.items === items && s.authLocked === authLocked && s.authMessage === authMessage) return;
+    this.store.setState({ items, authLocked, authMessage });
+  }
+}

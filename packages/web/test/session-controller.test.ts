@@ -1,0 +1,151 @@
+// SessionController: buffering the stream until the history is in, stitching, live updates,
+// server events (task state, approvals, title, auth lock) and resync.
+import { beforeEach, describe, expect, it } from "vitest";
+import { requestBegin, requestEnd, userText } from "@penguin/omnimessage";
+import type { SseOptions } from "../src/api/sse";
+import type { SessionHistory } from "../src/api/types";
+import { SessionController } from "../src/lib/stream/session-controller";
+import { StreamReducer } from "../src/lib/stream/reducer";
+import { at, historyAt, publish, resetClock, taskScript, type Published } from "./helpers/stream-script";
+
+beforeEach(resetClock);
+
+function harness(histories: (() => SessionHistory)[], older?: (before: string) => SessionHistory) {
+  let opts: SseOptions | undefined;
+  let fetches = 0;
+  const resolvers: (() => void)[] = [];
+  const c = new SessionController("s1", {
+    openStream: (o) => {
+      opts = o;
+      return { close: () => undefined, reconnectNow: () => undefined, lastEventId: undefined, status: "open" };
+    },
+    fetchHistory: (_id, _signal, query) => {
+      if (query.before !== undefined && older !== undefined) return Promise.resolve(older(query.before));
+      const make = histories[Math.min(fetches, histories.length - 1)];
+      fetches += 1;
+      return new Promise<SessionHistory>((resolve) => resolvers.push(() => make !== undefined && resolve(make())));
+    },
+    schedule: (fn) => fn(),
+  });
+  c.start();
+  const o = () => {
+    if (opts === undefined) throw new Error("stream not opened");
+    return opts;
+  };
+  return {
+    c,
+    open: () => o().onOpen?.({ reconnect: false, lastEventId: undefined }),
+    message: (p: Published) => o().onFrame({ event: "message", id: p.id, data: JSON.stringify(p.message) }),
+    server: (data: object, id?: string) => o().onFrame({ event: "server_event", id, data: JSON.stringify(data) }),
+    resolveHistory: async () => {
+      const r = resolvers.shift();
+      r?.();
+      await new Promise((res) => setTimeout(res, 0));
+    },
+    fetches: () => fetches,
+  };
+}
+
+const straightItems = (events: readonly Published[], end: boolean) => {
+  const r = new StreamReducer();
+  for (const e of events) r.apply(e.message);
+  if (end) r.endTask();
+  return JSON.stringify(r.items());
+};
+
+describe("SessionController", () => {
+  it("buffers until the history arrives, then shows history + buffer + live without gaps", async () => {
+    const events = publish(taskScript());
+    const h = harness([() => historyAt(events, 30, true)]);
+    h.open();
+    for (const e of events.slice(25, 34)) h.message(e);
+    expect(h.c.store.getState().loading).toBe(true);
+    await h.resolveHistory();
+    for (const e of events.slice(34)) h.message(e);
+    expect(JSON.stringify(h.c.store.getState().items)).toBe(straightItems(events, false));
+    expect(h.c.store.getState().taskState).toBe("running");
+    h.server({ type: "task_state", state: "idle", queued: 0, pendingFollowUps: [], pendingSteering: [] }, "ep1-999");
+    expect(JSON.stringify(h.c.store.getState().items)).toBe(straightItems(events, true));
+    expect(h.c.store.getState().taskState).toBe("idle");
+  });
+
+  it("tracks approvals, queue and steering from server events", async () => {
+    const h = harness([() => ({ messages: [], live: null, cursor: null, state: "idle", pendingApprovals: [] })]);
+    h.open();
+    await h.resolveHistory();
+    h.server({ type: "task_state", state: "running", queued: 1, pendingFollowUps: [{ id: "fu_1", input: [{ type: "text", text: "later" }] }], pendingSteering: [{ id: "st_1", text: "faster" }] });
+    h.server({ type: "approval_request", toolCallId: "call_0", toolCall: { name: "exec_command", arguments: "{}", tool_call_id: "call_0" }, requestedAt: 1 });
+    const s = h.c.store.getState();
+    expect(s.followUps).toEqual([{ id: "fu_1", input: [{ type: "text", text: "later" }] }]);
+    expect(s.steering).toEqual([{ id: "st_1", text: "faster" }]);
+    expect(s.approvals.map((a) => a.toolCallId)).toEqual(["call_0"]);
+    h.server({ type: "approval_resolved", toolCallId: "call_0", decision: "allow" });
+    expect(h.c.store.getState().approvals).toEqual([]);
+    h.server({ type: "session_title", sessionId: "s1", title: "Hello file" });
+    expect(h.c.store.getState().title).toBe("Hello file");
+  });
+
+  it("takes pending approvals from the history answer", async () => {
+    const h = harness([() => ({ messages: [], live: null, cursor: "ep1-4", state: "running", pendingApprovals: [{ toolCallId: "c9", toolCall: { type: "tool_call", role: "assistant", name: "x", arguments: "{}", tool_call_id: "c9" } }] })]);
+    h.open();
+    await h.resolveHistory();
+    expect(h.c.store.getState().approvals.map((a) => a.toolCallId)).toEqual(["c9"]);
+  });
+
+  it("locks the composer on an auth failure until credentials_updated", async () => {
+    const h = harness([() => ({ messages: [], live: null, cursor: null, state: "idle", pendingApprovals: [] })]);
+    h.open();
+    await h.resolveHistory();
+    const evs = publish([userText("hi", at()), requestBegin(at()), requestEnd("auth", { error_message: "bad key" }, at())]);
+    for (const e of evs) h.message(e);
+    expect(h.c.store.getState()).toMatchObject({ authLocked: true, authMessage: "bad key" });
+    h.server({ type: "credentials_updated", projectId: "p" }, "ep1-50");
+    expect(h.c.store.getState().authLocked).toBe(false);
+  });
+
+  it("refetches the history on resync_required and rebuilds the view", async () => {
+    const events = publish(taskScript());
+    const h = harness([() => historyAt(events, 10, true), () => historyAt(events, events.length, false)]);
+    h.open();
+    await h.resolveHistory();
+    h.server({ type: "resync_required", lastEventId: "old-1" });
+    expect(h.fetches()).toBe(2);
+    await h.resolveHistory();
+    expect(JSON.stringify(h.c.store.getState().items)).toBe(straightItems(events, true));
+  });
+
+  it("retries the history when messages were buffered but the history had no cursor", async () => {
+    const events = publish(taskScript());
+    const h = harness([() => ({ messages: [], live: null, cursor: null, state: "idle", pendingApprovals: [] }), () => historyAt(events, 3, true)]);
+    h.open();
+    for (const e of events.slice(0, 5)) h.message(e);
+    await h.resolveHistory();
+    expect(h.fetches()).toBe(2);
+    await h.resolveHistory();
+    for (const e of events.slice(5)) h.message(e);
+    expect(JSON.stringify(h.c.store.getState().items)).toBe(straightItems(events, false));
+  });
+
+  it("loads older history in front of the live view, keeping it exact", async () => {
+    const first = publish(taskScript("first"));
+    const second = publish(taskScript("second"), "ep1", first.length + 1);
+    const all = [...first, ...second];
+    const olderMessages = historyAt(first, first.length, false).messages;
+    const tail = () => {
+      const h = historyAt(all, first.length + 20, true);
+      const firstTail = h.messages.length - historyAt(second, 20, true).messages.length;
+      return { ...h, messages: h.messages.slice(firstTail), hasMore: true, tracePosition: "1:40" };
+    };
+    const h = harness([tail], (before) => {
+      expect(before).toBe("1:40");
+      return { messages: olderMessages, live: null, cursor: null, pendingApprovals: [], hasMore: false, tracePosition: "1:0" };
+    });
+    h.open();
+    await h.resolveHistory();
+    expect(h.c.store.getState().hasOlder).toBe(true);
+    await h.c.loadOlder();
+    for (const e of second.slice(20)) h.message(e);
+    expect(h.c.store.getState().hasOlder).toBe(false);
+    expect(JSON.stringify(h.c.store.getState().items)).toBe(straightItems(all, false));
+  });
+});
