@@ -37,6 +37,7 @@ import { readProjectConfig, type ProjectConfig } from "./state/project-config.js
 import { resolveModelEndpoint } from "./state/model-resolution.js";
 import { listTracedSessions, readTraceFile, sessionTraceFiles } from "./trace/reader.js";
 import { replayTrace } from "./trace/replay.js";
+import { forkScratchpad, forkSessionFiles, type ForkPosition } from "./trace/fork.js";
 import { TraceWriter } from "./trace/writer.js";
 import { Session } from "./session.js";
 import { createSubagentRunner } from "./subagents/runner.js";
@@ -180,6 +181,19 @@ export class Agent {
       rotate: replay.contextClosed,
     });
     return session;
+  }
+
+  /**
+   * Fork a session: a new session that starts as a copy of `sessionId` cut after a completed
+   * task (the last one, or the answer at `position`), with its own id, trace and scratchpad.
+   * The source must be idle (the host checks). Returns the new session id.
+   */
+  async forkSession(options: { sessionId: string; position?: ForkPosition }): Promise<string> {
+    if (!isSessionId(options.sessionId)) throw new PenguinError("session_not_found", `"${options.sessionId}" is not a session id`);
+    const newId = newSessionId(new Date());
+    forkSessionFiles(this.paths, options.sessionId, newId, options.position);
+    await forkScratchpad(this.paths, options.sessionId, newId);
+    return newId;
   }
 
   /** The most recently active session of this agent, if any. */

@@ -50,3 +50,8 @@ export type { ScheduleSummary } from "./state/schedules.js";
 export { listLibrarySkills } from "@penguin/skills";
 export { SESSION_ID } from "./state/ids.js";
 export { traceFileIndex } from "./trace/reader.js";
+export type { ForkPosition } from "./trace/fork.js";
+export { parseBudget, UNLIMITED } from "./goal/budget.js";
+export { goalFilePath, readGoalFile, GOAL_FILE } from "./goal/goal-file.js";
+export type { GoalStatus } from "./goal/goal-file.js";
+export { MAX_GOAL_ROUNDS } from "./goal/goal-loop.js";

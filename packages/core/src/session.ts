@@ -10,7 +10,9 @@
  */
 import { userText, type OmniMessage, type TokenCounts } from "@penguin/omnimessage";
 import type { ModelEndpoint, Pricing, ThinkingLevel } from "@penguin/models";
-import type { Compactability, ContextEngine } from "./engine/context-engine.js";
+import type { Compactability, ContextEngine, RunOptions } from "./engine/context-engine.js";
+import { parseBudget } from "./goal/budget.js";
+import { runGoal } from "./goal/goal-loop.js";
 import type { ApproveFn, EnvironmentInterface, LLMInterface, ToolPermission } from "./interfaces.js";
 import type { TraceWriter } from "./trace/writer.js";
 import type { ProcessInfo } from "./environment/commands/process-table.js";
@@ -24,6 +26,12 @@ export interface SessionRunOptions {
   signal?: AbortSignal;
   /** This task's thinking level; defaults to the session's. */
   thinkingLevel?: ThinkingLevel;
+  /**
+   * Run the input as a goal: rounds until the agent marks it complete or blocked, the budget
+   * (tokens, `500k`, `2m`; -1 or absent = unlimited) is spent, or the task is stopped. Ends
+   * with a `goal_finished` event.
+   */
+  goal?: { budget?: number | string };
 }
 
 export interface SessionParts {
@@ -101,10 +109,19 @@ export class Session {
   run(messages: OmniMessage[] | string, options: SessionRunOptions = {}): AsyncGenerator<OmniMessage, void> {
     if (this.#disposed) throw new Error(`session ${this.id} is disposed; resume it with agent.resumeSession to continue`);
     const input = typeof messages === "string" ? [userText(messages)] : messages;
-    return this.#engine.run(input, {
-      approve: options.approve,
-      signal: options.signal,
-      thinkingLevel: options.thinkingLevel ?? this.thinkingLevel,
+    const runOptions = { approve: options.approve, signal: options.signal, thinkingLevel: options.thinkingLevel ?? this.thinkingLevel };
+    if (options.goal === undefined) return this.#engine.run(input, runOptions);
+    const budget = parseBudget(options.goal.budget);
+    if (budget === undefined) throw new Error(`invalid goal budget "${String(options.goal.budget)}": use a token count such as 500k, 2m or 120000, or -1 for no limit`);
+    const objective = input.flatMap((m) => (m.type === "model_msg" && m.payload.type === "text" ? [m.payload.text] : [])).join("\n\n");
+    return this.#goal(input, objective, budget, runOptions);
+  }
+
+  async *#goal(input: OmniMessage[], objective: string, budget: number, runOptions: RunOptions): AsyncGenerator<OmniMessage, void> {
+    yield* runGoal(input, objective, budget, {
+      scratchpadDir: this.scratchpadDir,
+      runRound: (round) => this.#engine.run(round, runOptions),
+      record: (m) => this.#writer.append(m),
     });
   }
 
