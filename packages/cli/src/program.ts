@@ -72,6 +72,7 @@ export function buildProgram(setExit: ExitSink): Command {
     .option("--json", "print JSON Lines on stdout: the session_meta, then every complete message and event")
     .option("--partials", "with --json: also print streaming partials")
     .option("--verbose", "show tool outputs in full instead of collapsing long ones")
+    .option("--goal [budget]", "run the task as a goal: rounds until the agent marks it complete or blocked, or the token budget (500k, 2m; default unlimited) is spent; exit 0 only when complete")
     .addHelpText(
       "after",
       `

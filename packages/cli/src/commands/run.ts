@@ -8,6 +8,8 @@
  * - otherwise the assistant's text streams to stdout and everything else (thinking, tool
  *   lines, retries, the stats line, the spinner) to stderr, so `> answer.txt` keeps just
  *   the answer.
+ * - `--goal [budget]` runs the prompt as a goal (rounds until the agent marks GOAL.yaml
+ *   complete or blocked, or the token budget runs out); it exits 0 only when complete.
  * - Ctrl-C (SIGINT) aborts the task: the engine records `abort` in the trace and the run
  *   exits 130; a second Ctrl-C exits at once.
  *
@@ -36,6 +38,8 @@ export interface RunFlags extends SessionFlags {
   json?: boolean;
   partials?: boolean;
   verbose?: boolean;
+  /** `--goal [budget]`: true without a budget. */
+  goal?: boolean | string;
 }
 
 export async function runCommand(flags: RunFlags): Promise<ExitCode> {
@@ -93,10 +97,13 @@ export async function runCommand(flags: RunFlags): Promise<ExitCode> {
   }
 
   const outcome = new OutcomeTracker(() => controller.signal.aborted);
+  const goal = flags.goal === undefined || flags.goal === false ? undefined : { budget: flags.goal === true ? undefined : flags.goal };
+  let goalOutcome: string | undefined;
   const stats = new TaskStats();
   const started = performance.now();
   try {
-    for await (const m of session.run(prompt, { approve, signal: controller.signal })) {
+    for await (const m of session.run(prompt, { approve, signal: controller.signal, ...(goal ? { goal } : {}) })) {
+      if (m.type === "event_msg" && m.payload.type === "goal_finished") goalOutcome = m.payload.outcome;
       outcome.observe(m);
       stats.observe(m);
       if (json !== undefined) {
@@ -121,6 +128,11 @@ export async function runCommand(flags: RunFlags): Promise<ExitCode> {
       elapsedMs: performance.now() - started,
     };
     err.line(statsLine(input, err.colors));
+  }
+  // A goal succeeds only when the agent marked it complete.
+  if (goalOutcome !== undefined && goalOutcome !== "complete") {
+    err.line(err.colors.yellow(`goal ended: ${goalOutcome}`));
+    return goalOutcome === "aborted" ? EXIT.aborted : EXIT.failed;
   }
   return exitCodeOf(result);
 }

@@ -1,0 +1,34 @@
+// `penguin run --goal [budget]`: rounds until the agent completes the goal; the exit code is
+// 0 only for `complete` (budget_limited → 1).
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { RecordedRequest, ScriptStep } from "@penguin/testkit";
+import { ensureBuilt } from "./helpers/build.js";
+import { runCli } from "./helpers/run-cli.js";
+import { startWorld, type World } from "./helpers/world.js";
+
+let world: World | undefined;
+beforeAll(() => ensureBuilt(), 240_000);
+afterEach(async () => {
+  await world?.cleanup();
+  world = undefined;
+});
+
+const goalFile = (r: RecordedRequest) => /goal_file: (\S+)/.exec(r.messages.map((m) => m.text ?? "").join("\n"))![1]!;
+const complete: ScriptStep = (r) => ({ toolCalls: [{ name: "write_file", arguments: { file_path: goalFile(r), content: "objective: x\nstatus: complete\n" } }] });
+
+describe("run --goal", () => {
+  it("exits 0 when the goal is completed in the second round", async () => {
+    world = await startWorld({ script: [{ text: "planned" }, complete, { text: "done" }] });
+    const r = await runCli(["run", "--goal", "1m", "-m", "ship it", "--json"], { env: world.env, cwd: world.workspace });
+    expect(r.code).toBe(0);
+    const finished = r.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l)).find((m) => m.payload?.type === "goal_finished");
+    expect(finished.payload).toMatchObject({ outcome: "complete", rounds: 2 });
+  });
+
+  it("exits 1 when the budget runs out", async () => {
+    world = await startWorld({ script: [{ text: "a", usage: { input: 900, output: 100 } }, { text: "b", usage: { input: 900, output: 100 } }] });
+    const r = await runCli(["run", "--goal", "500", "-m", "big"], { env: world.env, cwd: world.workspace });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/goal ended: budget_limited/);
+  });
+});
