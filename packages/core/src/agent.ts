@@ -23,7 +23,8 @@ import { ContextEngine, initialEngineState, type EngineState } from "./engine/co
 import type { SleepFn } from "./engine/reconnect.js";
 import { GatewayLLM } from "./llm/gateway-llm.js";
 import { ToolCallIdAllocator } from "./llm/tool-call-ids.js";
-import { createEnvironment } from "./environment/index.js";
+import { createEnvironment, type EnvironmentConfig } from "./environment/index.js";
+import { visionDescriber } from "./llm/vision-describer.js";
 import { parseMcpServers } from "./environment/mcp/config.js";
 import { loadMcpHub } from "./environment/mcp/load-hub.js";
 import { createCommandPolicy } from "./approvals/command-policy.js";
@@ -53,6 +54,11 @@ export interface CreateAgentOptions {
   sleep?: SleepFn;
   /** Injected fetch for the model gateway (tests, proxies). */
   fetch?: typeof fetch;
+  /**
+   * Test and embedding seams of the Environment: per-tool timeouts, the timer that arms them,
+   * and the file tools' filesystem. Production uses the defaults.
+   */
+  environment?: Pick<EnvironmentConfig, "timeouts" | "scheduleTimeout" | "fileOperations">;
 }
 
 export interface CreateSessionOptions {
@@ -201,6 +207,19 @@ export class Agent {
     return listTracedSessions(this.paths)[0]?.sessionId;
   }
 
+  /** describe_image for a model without vision: the project's vision model, when one is set. */
+  #describer(config: ProjectConfig, endpoint: ModelEndpoint): Pick<EnvironmentConfig, "describeImage"> {
+    if (endpoint.vision === true || config.vision_model === undefined) return {};
+    const ref = { provider: config.vision_model.provider, modelId: config.vision_model.model_id };
+    try {
+      const vision = resolveModelEndpoint(config, ref, { env: this.#options.env ?? process.env, configFile: this.paths.projectConfig });
+      return { describeImage: visionDescriber(vision, { fetch: this.#options.fetch }) };
+    } catch {
+      // A vision_model without an entry: describe_image explains that none is configured.
+      return {};
+    }
+  }
+
   async #assemble(ref: { provider?: string | undefined; modelId?: string | undefined }): Promise<Assembled> {
     const config = readProjectConfig(this.paths.projectConfig);
     const endpoint = resolveModelEndpoint(config, ref, { env: this.#options.env ?? process.env, configFile: this.paths.projectConfig });
@@ -258,6 +277,8 @@ export class Agent {
       vision: endpoint.vision ?? false,
       builtinOverride: state.config.tools.builtin,
       extraTools: mcpServers.length > 0 ? await loadMcpHub(mcpServers, { cwd: meta.workspace }) : undefined,
+      ...this.#describer(config, endpoint),
+      ...this.#options.environment,
     });
     const llm = new GatewayLLM({
       endpoint,

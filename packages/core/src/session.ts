@@ -16,6 +16,7 @@ import { runGoal } from "./goal/goal-loop.js";
 import type { ApproveFn, EnvironmentInterface, LLMInterface, ToolPermission } from "./interfaces.js";
 import type { TraceWriter } from "./trace/writer.js";
 import type { ProcessInfo } from "./environment/commands/process-table.js";
+import { Environment } from "./environment/environment.js";
 import type { SubagentInfo } from "./subagents/index.js";
 import type { AgentPaths } from "./state/paths.js";
 import { generateTitle } from "./session-title.js";
@@ -210,6 +211,21 @@ export class Session {
   /** Background commands started by this session's tools. */
   processes(): ProcessInfo[] {
     return this.#env.listProcesses?.() ?? [];
+  }
+
+  /** Stops a background command (see Environment.killProcess); `missing` without a process table. */
+  killProcess(id: string): Promise<"killed" | "exited" | "missing"> {
+    return this.#env instanceof Environment ? this.#env.killProcess(id) : Promise.resolve("missing");
+  }
+
+  /** Forgets a finished background command; `running` refuses. */
+  removeProcess(id: string): "removed" | "running" | "missing" {
+    return this.#env instanceof Environment ? this.#env.removeProcess(id) : "missing";
+  }
+
+  /** The tail of a background command's output, if the session has one by that id. */
+  processOutputTail(id: string): string | undefined {
+    return this.#env instanceof Environment ? this.#env.processOutputTail(id) : undefined;
   }
 
   toolPermission(name: string): ToolPermission {

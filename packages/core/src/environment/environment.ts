@@ -223,6 +223,35 @@ export class Environment implements EnvironmentInterface {
     return this.#processes.list();
   }
 
+  /**
+   * Stops a background command for the host (the server's process panel), like kill_command:
+   * process-group SIGTERM, SIGKILL after the grace, no notice. `missing` for an unknown id,
+   * `exited` when it had already ended, `killed` once it has stopped.
+   */
+  async killProcess(id: string): Promise<"killed" | "exited" | "missing"> {
+    const entry = this.#processes.get(id);
+    if (entry === undefined || !entry.background) return "missing";
+    if (!entry.process.running) return "exited";
+    await this.#processes.kill(entry);
+    return "killed";
+  }
+
+  /** Drops a finished background command from the list; `running` refuses (kill it first). */
+  removeProcess(id: string): "removed" | "running" | "missing" {
+    const entry = this.#processes.get(id);
+    if (entry === undefined || !entry.background) return "missing";
+    if (entry.process.running) return "running";
+    entry.exitReported = true;
+    this.#processes.forget(id);
+    return "removed";
+  }
+
+  /** The last characters a background command wrote (for the host to spot a served URL). */
+  processOutputTail(id: string): string | undefined {
+    const entry = this.#processes.get(id);
+    return entry === undefined || !entry.background ? undefined : entry.process.tail();
+  }
+
   /** Live subagents (children of this session), for the host: status, model, usage. */
   listSubagents(): SubagentInfo[] {
     return this.#subagents?.table.list() ?? [];

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestkit, type ScriptStep, type Testkit, type WireProtocol } from "@penguin/testkit";
 import { parseTraceText } from "../../src/trace/reader.js";
-import { createAgent, type Agent } from "../../src/agent.js";
+import { createAgent, type Agent, type CreateAgentOptions } from "../../src/agent.js";
 import { writeProjectConfig, type ModelEntry } from "../../src/state/project-config.js";
 import type { SleepFn } from "../../src/engine/reconnect.js";
 import type { OmniMessage } from "@penguin/omnimessage";
@@ -33,6 +33,11 @@ export interface HarnessOptions {
   agentId?: string;
   /** Writes extra lines into system_config.yaml after the agent state is created. */
   systemConfigPatch?: (yaml: string) => string;
+  /** More createAgent options (environment seams). */
+  agentOptions?: Partial<CreateAgentOptions>;
+  /** More model entries and a vision model, for describe_image. */
+  extraModels?: ModelEntry[];
+  visionModel?: { provider: string; model_id: string };
 }
 
 export const noSleep = (sleeps: number[]): SleepFn => async (ms) => {
@@ -55,13 +60,17 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   };
   const sleeps: number[] = [];
   const agent0 = await createAgent({ root, agentId: options.agentId, env: {}, sleep: noSleep(sleeps) });
-  writeProjectConfig(agent0.paths.projectConfig, { default_model: { provider: entry.provider, model_id: entry.model_id }, models: [entry] });
+  writeProjectConfig(agent0.paths.projectConfig, {
+    default_model: { provider: entry.provider, model_id: entry.model_id },
+    ...(options.visionModel ? { vision_model: options.visionModel } : {}),
+    models: [entry, ...(options.extraModels ?? [])],
+  });
   if (options.systemConfigPatch) {
     const { writeFileSync } = await import("node:fs");
     const file = agent0.paths.systemConfig;
     writeFileSync(file, options.systemConfigPatch(readFileSync(file, "utf8")));
   }
-  const agent = await createAgent({ root, agentId: options.agentId, env: {}, sleep: noSleep(sleeps) });
+  const agent = await createAgent({ root, agentId: options.agentId, env: {}, sleep: noSleep(sleeps), ...options.agentOptions });
   return {
     kit,
     root,
