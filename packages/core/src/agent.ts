@@ -17,7 +17,7 @@
  */
 import { existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { compactionEnd, type SessionMetaPayload } from "@penguin/omnimessage";
+import { compactionEnd, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
 import { THINKING_LEVELS, type ModelEndpoint, type ThinkingLevel } from "@penguin/models";
 import { ContextEngine, initialEngineState, type EngineState } from "./engine/context-engine.js";
 import type { SleepFn } from "./engine/reconnect.js";
@@ -149,11 +149,11 @@ export class Agent {
     if (last === undefined) {
       throw new PenguinError("session_not_found", `no session ${sessionId} in ${this.paths.projectId}/${this.paths.agentId} (looked in ${this.paths.tracesDir})`);
     }
-    const content = readTraceFile(last.file);
-    const replay = replayTrace(content.messages);
-    const meta = replay.meta;
+    const pick = pickResumeFile(files);
+    const replay = replayTrace(pick.messages);
+    const meta = replay.meta ?? pick.meta;
     if (meta === undefined) {
-      throw new PenguinError("session_unreadable", `${last.file} has no readable session_meta line; the trace cannot be resumed`);
+      throw new PenguinError("session_unreadable", `${last.file} has no readable session_meta line, nor has any earlier file of the session; the trace cannot be resumed`);
     }
     if (!existsSync(meta.workspace)) {
       throw new PenguinError("workspace_not_found", `the workspace of ${sessionId} no longer exists: ${meta.workspace}`);
@@ -177,7 +177,7 @@ export class Agent {
       endpoint,
       thinkingLevel,
       engineState,
-      writerIndex: last.index,
+      writerIndex: pick.index,
       existing: true,
       toolsWritten: replay.toolsAnnounced,
       ids,
@@ -347,6 +347,26 @@ export class Agent {
     }
     return createAgent({ ...this.#options, root: this.paths.root, projectId: this.projectId, agentId });
   }
+}
+
+/**
+ * The file resume replays. Normally the newest; but a crash right after a compaction rotated
+ * the trace can leave the newest file empty or holding only a torn header: with no readable
+ * record it is skipped (the previous file ends in the completed compaction, so the writer
+ * rotates back into it). A newest file whose records lack their session_meta line borrows the
+ * meta of an earlier file: a session's meta is the same in all of them.
+ */
+function pickResumeFile(files: { file: string; index: number }[]): { messages: OmniMessage[]; index: number; meta: SessionMetaPayload | undefined } {
+  const metaOf = (messages: OmniMessage[]): SessionMetaPayload | undefined => {
+    for (const m of messages) if (m.type === "session_meta") return m.payload;
+    return undefined;
+  };
+  let at = files.length - 1;
+  let messages = readTraceFile(files[at]!.file).messages;
+  while (at > 0 && messages.length === 0) messages = readTraceFile(files[--at]!.file).messages;
+  let meta = metaOf(messages);
+  for (let i = at - 1; i >= 0 && meta === undefined; i--) meta = metaOf(readTraceFile(files[i]!.file).messages);
+  return { messages, index: files[at]!.index, meta };
 }
 
 /** Open (and on first use, initialise) an agent under the data root. */

@@ -84,6 +84,7 @@ export function replayTrace(messages: readonly OmniMessage[]): ReplayResult {
   let abortedSinceCommit = false;
   const outputs = new Map<string, ToolCallOutputPayload>();
   const toolCallIds: string[] = [];
+  const seenCalls = new Set<string>();
   let window: Window | undefined;
   let turns = 0;
   let sessionUsage = zeroTokens();
@@ -128,7 +129,13 @@ export function replayTrace(messages: readonly OmniMessage[]): ReplayResult {
       }
       if (!isCompleteModel(m)) continue;
       const complete = m.payload;
-      if (complete.type === "tool_call") toolCallIds.push(complete.tool_call_id);
+      if (complete.type === "tool_call") {
+        // Ids are unique per session; a repeated one is a duplicated line (a copy or sync
+        // conflict), and replaying it twice would break the pairing for good.
+        if (seenCalls.has(complete.tool_call_id)) continue;
+        seenCalls.add(complete.tool_call_id);
+        toolCallIds.push(complete.tool_call_id);
+      }
       if (compaction !== undefined) {
         if (complete.type === "text" && complete.role === "assistant") compaction.windowText += complete.text;
         continue;

@@ -72,7 +72,6 @@ export class TraceWriter {
     this.#meta = options.meta;
     this.#headerWritten = options.existing;
     this.#toolsWritten = options.toolsWritten ?? false;
-    if (options.existing) this.#needsNewline = !endsWithNewline(this.#fileFor(this.#index));
   }
 
   /** The file currently written (or about to be). */
@@ -129,7 +128,6 @@ export class TraceWriter {
     if (meta !== undefined) this.#meta = meta;
     this.#headerWritten = false;
     this.#toolsWritten = false;
-    this.#needsNewline = false;
   }
 
   close(): void {
@@ -153,6 +151,9 @@ export class TraceWriter {
     if (this.#fd === undefined) {
       const file = this.#fileFor(this.#index);
       mkdirSync(dirname(file), { recursive: true });
+      // A file left by a crash may end in a torn line (even a rotated file killed while its
+      // header was being written): the next record starts on a fresh line.
+      this.#needsNewline = !endsWithNewline(file);
       this.#fd = openSync(file, "a", 0o600);
     }
     return this.#fd;

@@ -213,12 +213,11 @@ describe("trace reader and resume (fuzz)", () => {
     );
   });
 
-  // Known bug, reported: replay keeps both copies of a duplicated tool_call line, so the next
-  // request names the same call id twice and every provider (and the testkit) rejects it for
-  // good. Duplicated lines are not damage the writer can cause itself (copy tools and sync
-  // conflicts can), so this is kept apart from the properties above. `it.fails` flips to a
-  // failure once replay ignores a repeated call id; then make it a plain `it`.
-  it.fails("a duplicated record does not break the pairing (known bug: repeated tool_call ids are replayed twice)", () => {
+  // Found by this property (now fixed): replay kept both copies of a duplicated tool_call
+  // line, so the next request named the same call id twice and every provider rejects that
+  // for good. Duplicated lines are not damage the writer causes itself (copy tools and sync
+  // conflicts do), so this is kept apart from the properties above.
+  it("a duplicated record does not break the pairing (replay ignores a repeated tool_call id)", () => {
     fc.assert(
       fc.property(fc.nat(), fc.array(duplication, { minLength: 1, maxLength: 3 }), (pick, steps) => {
         const { history, carryOver } = nextContext(applyDamage(bases[pick % bases.length]!, steps));
