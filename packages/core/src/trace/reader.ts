@@ -33,7 +33,10 @@ export function parseTraceText(text: string): TraceContent {
   const lines = text.split("\n");
   const endsClean = text.endsWith("\n");
   for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i]!.replace(/\0/g, "").trim();
+    // Most lines are clean: only pay for NUL stripping and trimming when needed.
+    let raw = lines[i]!;
+    if (raw.includes("\0")) raw = raw.replace(/\0/g, "");
+    if (raw === "" || raw.charCodeAt(0) <= 32 || raw.charCodeAt(raw.length - 1) <= 32) raw = raw.trim();
     if (raw === "") continue;
     const isLast = i === lines.length - 1 && !endsClean;
     let value: unknown;
