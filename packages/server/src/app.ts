@@ -5,7 +5,7 @@
  * Order of assembly: the data root and `web.db` (migrated); the seeded admin and
  * `default_project`; the trace scan that indexes CLI sessions (`reindex` rebuilds it from
  * scratch); the runtime (event ids for this process's epoch, user feeds, usage recorder,
- * session manager); then HTTP: security headers on every answer, and on `/api/*` the write
+ * session manager, scheduler, preview-token key); then HTTP: security headers on every answer, and on `/api/*` the write
  * guard (JSON + same origin), the cookie authentication, and every resource's routes through
  * one route table (authorization, validation, OpenAPI). Anything else is the web app.
  * Errors from anywhere become `{error:{code, message}}` in http/error-response.ts.
@@ -27,12 +27,14 @@ import type { AppEnv } from "./http/app-env.js";
 import { errorResponse } from "./http/error-response.js";
 import { RouteTable, type DescribedRoute } from "./http/route-table.js";
 import { realTicker, type Ticker } from "./runtime/clock.js";
+import { Scheduler } from "./runtime/scheduler.js";
 import { IDLE_EVICTION_MS, SessionManager } from "./runtime/session-manager.js";
 import { EventIds } from "./runtime/sse-channel.js";
 import { UsageRecorder } from "./runtime/usage-recorder.js";
 import { UserEventHub } from "./runtime/user-events.js";
 import { registerRoutes } from "./routes/index.js";
 import type { ServerContext } from "./server-context.js";
+import { PreviewTokens } from "./services/preview-tokens.js";
 import { ensureProject } from "./services/projects.js";
 import { readServerSettings } from "./services/server-settings.js";
 import { indexTraces } from "./services/session-index.js";
@@ -60,6 +62,8 @@ export interface ServerAppOptions {
   fetch?: typeof fetch;
   /** Rebuild the sessions index from the traces instead of updating it. */
   reindex?: boolean;
+  /** Run schedule files on the ticker (default true). */
+  schedules?: boolean;
   /** Where errors that are bugs go (never printed by the library itself). */
   report?: (error: unknown) => void;
 }
@@ -113,6 +117,7 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
     attachmentLimits: () => readServerSettings(stores.settings),
     report,
   });
+  const scheduler = new Scheduler({ root, stores, sessions, userEvents, now, ticker, report });
   const context: ServerContext = {
     root,
     stores,
@@ -127,6 +132,8 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
     env,
     fetch: options.fetch,
     version: serverVersion(),
+    previews: new PreviewTokens(now),
+    scheduler,
     report,
   };
 
@@ -142,6 +149,7 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
   app.use("/api/*", authenticate({ stores, now }));
   const table = new RouteTable(app, access);
   registerRoutes(table, context);
+  if (options.schedules !== false) scheduler.start();
   const web = webAppHandler(options.webDir);
   app.notFound((c) => {
     if (!c.req.path.startsWith("/api/") && c.req.path !== "/api") return web(c);
@@ -158,6 +166,7 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
     initialPassword,
     close() {
       closing ??= (async () => {
+        scheduler.stop();
         await sessions.shutdown();
         userEvents.closeAll();
         db.close();

@@ -10,6 +10,8 @@ import type { Ticker } from "./runtime/clock.js";
 import type { SessionManager } from "./runtime/session-manager.js";
 import type { EventIds } from "./runtime/sse-channel.js";
 import type { UserEventHub } from "./runtime/user-events.js";
+import type { Scheduler } from "./runtime/scheduler.js";
+import type { PreviewTokens } from "./services/preview-tokens.js";
 
 export interface ServerContext {
   root: string;
@@ -26,5 +28,9 @@ export interface ServerContext {
   env: NodeJS.ProcessEnv;
   fetch: typeof fetch | undefined;
   version: { version: string; buildDate: string | null };
+  /** Signs and checks the tokens of the separate preview origin. */
+  previews: PreviewTokens;
+  /** Runs `agent_state/schedule/*.toml`. */
+  scheduler: Scheduler;
   report(error: unknown): void;
 }

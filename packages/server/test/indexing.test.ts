@@ -1,7 +1,8 @@
 // The sessions index is rebuilt from the traces: CLI sessions (run through the SDK, never
 // the server) appear at startup and can be continued from the web, subagent traces are
-// their own category, web sessions that never ran do not survive a restart, and --reindex
-// forgets sessions whose traces were deleted.
+// their own category, web sessions survive a restart even if they never ran (they are
+// created persisted) and can then run, and --reindex forgets sessions whose traces were
+// deleted.
 import { rmSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAgent, sessionTraceFiles } from "@penguin/core";
@@ -25,8 +26,8 @@ async function reopen(root: string, reindex: boolean) {
 }
 
 describe("indexing the traces", () => {
-  it("shows CLI sessions, keeps subagents apart, drops never-run web sessions on restart, and reindexes", async () => {
-    const kit = await startTestkit({ script: [{ text: "from the cli" }, { text: "child work" }, { text: "continued in the web" }] });
+  it("shows CLI sessions, keeps subagents apart, keeps never-run web sessions across a restart, and reindexes", async () => {
+    const kit = await startTestkit({ script: [{ text: "from the cli" }, { text: "child work" }, { text: "continued in the web" }, { text: "first words after the restart" }] });
     h = await startHarness({ script: [] });
     await h.server.close();
     const { root, workspace } = h;
@@ -65,8 +66,15 @@ describe("indexing the traces", () => {
     server = await reopen(root, false);
     c = new ApiClient((url, init) => Promise.resolve(server.app.request(url, init)));
     await c.login("admin", h.adminPassword);
-    expect((await c.get(`/api/sessions/${neverRan}`)).status).toBe(404);
+    const survived = await c.get(`/api/sessions/${neverRan}`);
+    expect(survived.status).toBe(200);
+    expect(survived.body).toMatchObject({ id: neverRan, client: "web", hasTrace: true, workspace });
     expect((await c.get(`/api/sessions/${cli.id}`)).status).toBe(200);
+    const later = await openStream(c, neverRan);
+    expect((await c.post(`/api/sessions/${neverRan}/tasks`, text("now run"))).status).toBe(202);
+    await untilRunsEnded(later, 1);
+    expect(messagesOf(later.events).some((m) => m.payload?.text === "first words after the restart")).toBe(true);
+    await later.close();
     await server.close();
 
     for (const f of sessionTraceFiles(agent.paths, child.id)) rmSync(f.file);

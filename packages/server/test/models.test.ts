@@ -84,3 +84,44 @@ describe("the model table", () => {
     expect(h.kit.requests.slice(before).every((r) => r.headers.authorization !== `Bearer ${KEY}`)).toBe(true);
   });
 });
+
+describe("vision and presets", () => {
+  it("sets the vision model from the table only, and serves the preset catalog without keys", async () => {
+    h = await startHarness();
+    const c = await h.admin();
+    const P = "/api/projects/default_project/models";
+    const missing = await c.put(`${P}/vision`, { provider: "nobody", modelId: "nothing" });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.field).toBe("modelId");
+    const set = await c.put(`${P}/vision`, { provider: "testkit", modelId: "scripted-model" });
+    expect(set.body.visionModel).toEqual({ provider: "testkit", modelId: "scripted-model" });
+    expect(readProjectConfig(projectPaths(h.root, "default_project").projectConfig).vision_model).toEqual({ provider: "testkit", model_id: "scripted-model" });
+
+    const presets = await c.get(`${P}/presets`);
+    expect(presets.status).toBe(200);
+    expect(presets.body.defaultModel).toEqual({ provider: "deepseek", modelId: "deepseek-v4-flash" });
+    expect(presets.body.providers.map((p: any) => p.provider)).toEqual(expect.arrayContaining(["deepseek", "anthropic", "openai", "ollama"]));
+    expect(presets.body.models.find((m: any) => m.modelId === "deepseek-v4-flash")).toMatchObject({ provider: "deepseek", clientType: "openai-chat", contextWindow: expect.any(Number) });
+    expect(JSON.stringify(presets.body)).not.toMatch(/api_?key/i);
+  });
+
+  it("detects vision by asking about a red square: seen, refused, or unknown", async () => {
+    h = await startHarness();
+    const c = await h.admin();
+    const sawImage: boolean[] = [];
+    h.kit.enqueue((r) => {
+      sawImage.push(r.messages.some((m) => m.kind === "image"));
+      return { text: "Red." };
+    });
+    h.kit.enqueue({ text: "x", fault: { kind: "http", status: 400, body: '{"error":{"message":"image input is not supported"}}' } });
+    h.kit.enqueue({ text: "x", fault: { kind: "http", status: 401, body: '{"error":{"message":"bad key"}}' } });
+    const body = { provider: "testkit", modelId: "scripted-model" };
+    const seen = await c.post("/api/projects/default_project/models/detect-vision", body);
+    expect(seen.body).toEqual({ vision: true, answer: "Red.", status: "completed" });
+    expect(sawImage).toEqual([true]);
+    const refused = await c.post("/api/projects/default_project/models/detect-vision", body);
+    expect(refused.body).toMatchObject({ vision: false, status: "failed" });
+    const unknown = await c.post("/api/projects/default_project/models/detect-vision", body);
+    expect(unknown.body).toMatchObject({ vision: null, status: "auth" });
+  });
+});

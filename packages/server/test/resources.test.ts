@@ -55,15 +55,15 @@ describe("agent configuration", () => {
     expect((await c.put(`${A}/vault`, { values: { "bad key": "x" } })).body.error.code).toBe("invalid_config");
   });
 
-  it("keeps schedules as files: create (409 on a clash), read, update, list, delete", async () => {
+  it("keeps schedules as files: create (409 on a clash), read, update, list with run state, delete", async () => {
     h = await startHarness();
     const c = await h.admin();
-    const def = '# nightly\nenabled = true\nperiod = "24h"\nprompt = "tidy up"\n';
+    const def = '# nightly\nenabled = true\nperiod = "24h"\nprompt = "tidy up"\nstart_at = 2026-07-19T02:00:00Z\n';
     expect((await c.post(`${A}/schedules`, { name: "nightly", text: def })).status).toBe(201);
     expect((await c.post(`${A}/schedules`, { name: "nightly", text: def })).status).toBe(409);
     expect((await c.get(`${A}/schedules/nightly`)).body.text).toBe(def);
     const listed = await c.get(`${A}/schedules`);
-    expect(listed.body).toMatchObject({ running: false, schedules: [{ name: "nightly", enabled: true, period: "24h" }] });
+    expect(listed.body).toMatchObject({ running: true, schedules: [{ name: "nightly", enabled: true, period: "24h", valid: true, invalidReason: null, lastFiredAt: null, nextAt: Date.UTC(2026, 6, 19, 2) }] });
     await c.put(`${A}/schedules/nightly`, { text: "enabled = false\n" });
     expect(readFileSync(join(agentPaths(h.root, "default_project", "default_agent").scheduleDir, "nightly.toml"), "utf8")).toBe("enabled = false\n");
     expect((await c.del(`${A}/schedules/nightly`)).status).toBe(204);
@@ -161,6 +161,21 @@ describe("OpenAPI", () => {
     const usage = doc.paths["/api/projects/{p}/usage"].get;
     expect(usage.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(["p", "groupBy", "granularity", "from", "toTs"]));
     expect(doc.paths["/api/sessions/{id}/scratchpad/{file}"]).toBeDefined();
+    for (const [path, method] of [
+      ["/api/projects/{p}/agents/{a}/memory/files/{name}", "delete"],
+      ["/api/projects/{p}/agents/{a}/skills/archive", "post"],
+      ["/api/projects/{p}/agents/{a}/config/kernel-update", "post"],
+      ["/api/projects/{p}/agents/{a}/config/thinking-level", "put"],
+      ["/api/projects/{p}/agents/{a}/tools", "get"],
+      ["/api/projects/{p}/models/presets", "get"],
+      ["/api/sessions/{id}/steer/{steerId}", "delete"],
+      ["/api/sessions/{id}/processes/{pid}/kill", "post"],
+      ["/preview/{token}/{rest}", "get"],
+    ] as const) {
+      expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    }
+    expect(doc.paths["/api/projects/{p}/agents/{a}/import"].post.requestBody.content["application/json"].schema.required).toEqual(["dataBase64"]);
+    expect(doc.paths["/preview/{token}/{rest}"].get.security).toBeUndefined();
     writeFileSync(join(h.root, "openapi-snapshot.json"), JSON.stringify(doc));
   });
 });

@@ -124,6 +124,37 @@ describe("steering", () => {
   });
 });
 
+describe("steering recall", () => {
+  it("takes back steering not yet delivered, refuses once delivered, and lists what is pending", async () => {
+    h = await startHarness({ script: [{ toolCalls: [writeCall("r.txt")] }, { text: "steered" }] });
+    const c = await h.admin();
+    const sid = await newSession(c, { workspace: h.workspace, approvalMode: "always-ask" });
+    const sse = await openStream(c, sid);
+    await c.post(`/api/sessions/${sid}/tasks`, text("start"));
+    const asked = dataOf(await untilServerEvent(sse, "approval_request"));
+    const keep = await c.post(`/api/sessions/${sid}/steer`, { text: "keep this one" });
+    const drop = await c.post(`/api/sessions/${sid}/steer`, { text: "never mind this" });
+    expect(keep.body).toEqual({ id: expect.stringMatching(/^st_/), text: "keep this one" });
+    const recalled = await c.del(`/api/sessions/${sid}/steer/${drop.body.id}`);
+    expect(recalled.status).toBe(200);
+    expect(recalled.body).toEqual({ id: drop.body.id, text: "never mind this" });
+    expect((await c.del(`/api/sessions/${sid}/steer/${drop.body.id}`)).status).toBe(404);
+    const pending = await sse.until((e) => isServerEvent(e, "task_state") && e.id !== undefined && dataOf(e).pendingSteering.length === 1);
+    expect(dataOf(pending).pendingSteering).toEqual([{ id: keep.body.id, text: "keep this one" }]);
+
+    await c.post(`/api/sessions/${sid}/approvals/${asked.toolCallId}`, { decision: "allow" });
+    await untilRunsEnded(sse, 1);
+    const late = await c.del(`/api/sessions/${sid}/steer/${keep.body.id}`);
+    expect(late.status).toBe(409);
+    expect(late.body.error.code).toBe("already_delivered");
+    const sent = h.kit.requests[1]?.messages.map((m) => m.text ?? "").join("\n") ?? "";
+    expect(sent).toContain("keep this one");
+    expect(sent).not.toContain("never mind this");
+    expect(dataOf(sse.events.filter((e) => isServerEvent(e, "task_state")).at(-1)!).pendingSteering).toEqual([]);
+    await sse.close();
+  });
+});
+
 describe("titles", () => {
   it("names the session out of band after the first turn, never in the trace", async () => {
     h = await startHarness({ app: { generateTitles: true } });

@@ -4,7 +4,10 @@
  * testkit; chat through a task whose tool call needs approval (always-ask): Allow, then the
  * output and a markdown answer; reload in the middle of a streaming answer and see it go on
  * with nothing missing or doubled; the usage page shows the requests and their cost; the
- * traces page lists the session's requests. Each main page is saved as a screenshot.
+ * traces page lists the session's requests; a new agent gets a skill from the library; a
+ * steering message is recalled before the agent reads it; a background server shows up in
+ * the session's details panel and is killed there; a subagent's row opens the child's own
+ * stream. Each main page is saved as a screenshot.
  *
  * Skips (with the reason) when Chromium is not installed. Steps share one browser and run in
  * order; each waits on what the user would see, never on fixed sleeps.
@@ -55,7 +58,7 @@ describe.skipIf(!haveChromium)("PenguinHarness web app", () => {
     const dialog = page.getByRole("dialog", { name: "Add a model" });
     await dialog.getByLabel("Custom endpoint").check();
     await dialog.getByLabel("Base URL").fill(h.testkit.baseUrl("openai-chat"));
-    await dialog.getByRole("button", { name: "Detect" }).click();
+    await dialog.getByRole("button", { name: "Detect", exact: true }).click();
     await dialog.getByText(/^Detected /).waitFor();
     await dialog.getByLabel("Provider", { exact: true }).fill("testkit");
     await dialog.getByLabel("Model id").fill("fake-model");
@@ -143,9 +146,106 @@ describe.skipIf(!haveChromium)("PenguinHarness web app", () => {
     await h.shot("traces");
   });
 
+  it("installs a skill from the library on a new agent", async () => {
+    const { page } = h;
+    await page.getByRole("link", { name: "Agents" }).click();
+    await page.getByLabel("New agent id").fill("helper");
+    await page.getByRole("button", { name: "Create", exact: true }).click();
+    await page.waitForURL(/\/agents\/helper$/);
+    await page.getByRole("tab", { name: "Skills" }).click();
+    const installed = page.getByRole("region", { name: "Installed" });
+    await installed.getByText("No skills installed.").waitFor();
+    const library = page.getByRole("group", { name: "Engineering" });
+    await library.getByRole("button", { name: "Install software-engineering" }).click();
+    await page.getByText("Installed software-engineering.").waitFor();
+    await installed.getByText("software-engineering", { exact: true }).waitFor();
+    await library.getByRole("button", { name: "Update software-engineering" }).waitFor();
+    expect(existsSync(`${h.root}/default_project/agents/helper/agent_state/skills/software-engineering/SKILL.md`)).toBe(true);
+    await h.shot("agents-skills");
+  });
+
+  it("recalls a steering message before the agent reads it", async () => {
+    const { page } = h;
+    await page.getByRole("link", { name: "Chat" }).click();
+    await page.getByRole("heading", { name: "What should the agent do?" }).waitFor();
+    await page.getByLabel("Model").selectOption({ label: "fake-model (testkit)" });
+    await page.getByLabel("Approval mode").selectOption("always-ask");
+    const box = page.getByRole("combobox", { name: "Message" });
+    await box.fill("Steering test: create hello.txt once more");
+    await box.press("Enter");
+    await page.waitForURL(/\/chat\/session-/);
+    const allow = page.getByRole("button", { name: "Allow" });
+    await allow.waitFor();
+    await box.fill("Also write a haiku about penguins");
+    await box.press("Enter");
+    const pending = page.getByRole("list", { name: "Pending messages" });
+    await pending.getByText("Also write a haiku about penguins").waitFor();
+    await expect.poll(() => box.inputValue()).toBe("");
+    await h.shot("chat-steering");
+    await pending.getByRole("button", { name: "Recall steering: Also write a haiku about penguins" }).click();
+    await pending.waitFor({ state: "detached" });
+    await expect.poll(() => box.inputValue()).toBe("Also write a haiku about penguins");
+    await box.fill("");
+    const before = h.testkit.requests.length;
+    await allow.click();
+    await page.locator(".markdown table").last().waitFor();
+    await page.getByText("The agent is working…").waitFor({ state: "hidden" });
+    const later = h.testkit.requests.slice(before).flatMap((r) => r.messages.map((m) => m.text ?? ""));
+    expect(later.join("\n")).not.toContain("haiku");
+  });
+
+  it("shows a background server in the session details and kills it", async () => {
+    const { page } = h;
+    const box = page.getByRole("combobox", { name: "Message" });
+    await page.getByLabel("Session approval mode").selectOption("allow-all");
+    await box.fill("SERVETEST: start the preview server");
+    await box.press("Enter");
+    await page.getByText("The agent is working…").waitFor({ state: "hidden", timeout: 30_000 });
+    await page.getByRole("button", { name: "Details" }).click();
+    const details = page.getByRole("region", { name: "Session details" });
+    await expect.poll(async () => {
+      await details.getByRole("button", { name: "Refresh" }).click();
+      return details.getByRole("link", { name: "http://127.0.0.1:4173/" }).count();
+    }).toBe(1);
+    await details.getByText("Start a preview server").waitFor();
+    await h.shot("chat-details");
+    await details.getByRole("button", { name: /^Kill p\d+$/ }).click();
+    await details.getByRole("button", { name: /^Remove p\d+$/ }).click();
+    await details.getByText("No background processes.").waitFor();
+    await details.getByRole("button", { name: "Close details" }).click();
+  });
+
+  it("opens a subagent's own stream from its row", async () => {
+    const { page } = h;
+    const box = page.getByRole("combobox", { name: "Message" });
+    await box.fill("DELEGATETEST: let a helper greet me");
+    await box.press("Enter");
+    const open = page.getByRole("link", { name: "Open stream" }).last();
+    await open.waitFor({ timeout: 30_000 });
+    await page.getByText("The agent is working…").waitFor({ state: "hidden", timeout: 30_000 });
+    const parentUrl = page.url();
+    await open.click();
+    await page.waitForURL((url) => url.href !== parentUrl && /\/chat\/session-/.test(url.pathname));
+    await page.getByText("Hello from the child agent.").waitFor();
+    await page.getByText("child task: greet the user").waitFor();
+    await h.shot("chat-subagent");
+    await page.goto(parentUrl);
+    await page.getByText("DELEGATETEST: let a helper greet me").waitFor();
+  });
+
   it("renders the other pages and a 390 px phone layout", async () => {
     const { page } = h;
     await page.getByRole("link", { name: "Agents" }).click();
+    await page.getByRole("tab", { name: "Overview" }).click();
+    await page.getByRole("link", { name: "Export snapshot" }).waitFor();
+    await h.shot("agents-overview");
+    await page.getByRole("tab", { name: "Tools & MCP" }).click();
+    await page.getByRole("cell", { name: "exec_command", exact: true }).waitFor();
+    await h.shot("agents-tools");
+    await page.getByRole("tab", { name: "Memory" }).click();
+    await page.getByRole("region", { name: "Memory scopes" }).waitFor();
+    await h.shot("agents-memory");
+    await page.getByRole("tab", { name: "Prompt & runtime" }).click();
     await page.getByLabel(/system_config\.yaml/).waitFor();
     await h.shot("agents");
     await page.getByRole("link", { name: "Settings" }).click();

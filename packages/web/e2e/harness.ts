@@ -35,7 +35,9 @@ export const LONG_LINES = 40;
  * generation never shift a fixed script): a request without tools gets a short text; a
  * request whose last message is a tool result gets the final markdown answer; a prompt
  * mentioning RELOADTEST streams a long, slow text (time to reload mid-stream); a prompt
- * mentioning hello.txt gets a tool call.
+ * mentioning hello.txt gets a tool call; SERVETEST starts a background command that prints
+ * a local URL; DELEGATETEST runs a subagent, whose own prompt ("child task") gets a short
+ * answer.
  */
 export function answer(req: RecordedRequest): ScriptedTurn {
   if (req.toolNames.length === 0) return { text: "Hello file", usage: { input: 40, output: 3 } };
@@ -45,6 +47,16 @@ export function answer(req: RecordedRequest): ScriptedTurn {
   if (prompt.includes("RELOADTEST")) {
     const body = Array.from({ length: LONG_LINES }, (_, i) => `Line ${i + 1}.`).join("\n");
     return { text: `${body}\nTHE END`, chunkSize: 6, delayMs: 90, usage: { input: 1800, cached: 1500, output: 120 } };
+  }
+  if (prompt.includes("child task")) return { text: "Hello from the child agent.", usage: { input: 300, output: 8 } };
+  if (prompt.includes("SERVETEST")) {
+    return {
+      toolCalls: [{ name: "exec_command", arguments: { cmd: "echo 'Serving on http://127.0.0.1:4173/'; exec sleep 600", run_in_background: true, description: "Start a preview server" } }],
+      usage: { input: 900, output: 20 },
+    };
+  }
+  if (prompt.includes("DELEGATETEST")) {
+    return { toolCalls: [{ name: "run_subagent", arguments: { prompt: "child task: greet the user", description: "Delegate the greeting" } }], usage: { input: 900, output: 20 } };
   }
   if (prompt.includes("hello.txt")) {
     return {
@@ -73,7 +85,7 @@ export async function startHarness(): Promise<Harness> {
   const profile = mkdtempSync(join(tmpdir(), "penguin-e2e-chromium-"));
   mkdirSync(SHOTS, { recursive: true });
   const testkit = await startTestkit();
-  testkit.enqueue(...Array.from({ length: 80 }, () => answer));
+  testkit.enqueue(...Array.from({ length: 200 }, () => answer));
   const server = await startServer({ root, port: 0, webDir, env: { ...process.env, PENGUIN_HOME: root }, out: () => undefined });
   const initialPassword = readFileSync(join(root, "initial-admin-password"), "utf8").trim();
   const context = await chromium.launchPersistentContext(profile, {

@@ -6,7 +6,7 @@ import { parseSlash, skillPrompt, slashItems, slashMenu } from "../src/features/
 import { summarizeArgs } from "../src/features/chat/tool-summary";
 import { addMcpServer, listMcpServers } from "../src/features/agents/mcp-yaml";
 import { bucketTime, fillBuckets, granularityFor } from "../src/lib/usage-series";
-import { requestPoints, timelineRow } from "../src/lib/trace-analysis";
+import { timelineRow } from "../src/lib/trace-analysis";
 import { costOf, formatCost, formatDuration, formatTokens } from "../src/lib/format";
 import { groupSessions, workspaceLabel } from "../src/state/session-list-store";
 import type { SessionSummary } from "../src/api/types";
@@ -66,8 +66,8 @@ describe("usage buckets", () => {
   });
 });
 
-describe("trace analysis", () => {
-  it("gives one point per request with context and cached tokens", () => {
+describe("trace timeline", () => {
+  it("gives one lane-coloured row per trace line", () => {
     const t = (s: number) => ({ at: new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString() });
     const msgs = [
       userText("hi", t(0)),
@@ -80,12 +80,9 @@ describe("trace analysis", () => {
       requestEnd("completed", undefined, t(8)),
       tokenUsage({ cache_read: 80, cache_write: 150, output: 30, total: 260 }, { cache_read: 80, cache_write: 50, output: 20, total: 150 }, t(8)),
     ];
-    expect(requestPoints(msgs)).toEqual([
-      { n: 1, durationMs: 2000, status: "completed", context: 100, cached: 0, output: 10 },
-      { n: 2, durationMs: 1000, status: "failed", context: 0, cached: 0, output: 0 },
-      { n: 3, durationMs: 2000, status: "completed", context: 130, cached: 80, output: 20 },
-    ]);
     expect(timelineRow(1, msgs[0]!)).toMatchObject({ lane: "input", type: "text (user)", text: "hi" });
+    expect(timelineRow(6, msgs[5]!)).toMatchObject({ lane: "event", type: "request_end", text: "failed · 503" });
+    expect(timelineRow(9, msgs[8]!)).toMatchObject({ lane: "event", type: "token_usage", text: "150 tokens (80 cached, 20 out)" });
   });
 });
 

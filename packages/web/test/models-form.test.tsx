@@ -1,13 +1,22 @@
-// The models form and the table edits: protocol detection fills the client type, stored
-// keys are never sent back unless retyped, and a full-table replace keeps the other entries.
+// The models form and the table edits: protocol detection fills the client type, a catalog
+// model fills the whole entry, vision detection sets the vision box, stored keys are never
+// sent back unless retyped, and a full-table replace keeps the other entries.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { render, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { setFetch } from "../src/api/http";
-import type { ModelEntry, ModelEntryInput } from "../src/api/types";
+import type { ModelEntry, ModelEntryInput, ModelPreset, ProviderPreset } from "../src/api/types";
 import { ModelForm } from "../src/features/models/ModelForm";
 import { groupByProvider, withEntry, withoutEntry } from "../src/features/models/model-table-edit";
-import { PROVIDER_PRESETS } from "../src/features/models/provider-presets";
+
+/** What `GET P/models/presets` answers, in part (the real catalog lives in @penguin/models). */
+const PROVIDER_PRESETS: ProviderPreset[] = [
+  { provider: "deepseek", displayName: "DeepSeek", baseUrl: "https://api.deepseek.com", clientType: "openai-chat" },
+  { provider: "anthropic", displayName: "Anthropic", baseUrl: "https://api.anthropic.com", clientType: "anthropic-messages" },
+];
+const MODEL_PRESETS: ModelPreset[] = [
+  { provider: "deepseek", modelId: "deepseek-v4-pro", displayName: "DeepSeek V4 Pro", baseUrl: "https://api.deepseek.com", clientType: "openai-chat", contextWindow: 1048576, maxTokens: 65536, vision: false, pricing: { cacheRead: 0.003625, cacheWrite: 0.435, output: 0.87 } },
+];
 
 const stored: ModelEntry = { provider: "deepseek", modelId: "deepseek-v4-flash", clientType: "openai-chat", baseUrl: "https://api.deepseek.com", hasKey: true, apiKeyMask: "••••abcd", contextWindow: 128000 };
 
@@ -79,5 +88,29 @@ describe("model table edits", () => {
 
   it("groups entries by provider", () => {
     expect(groupByProvider([stored, other]).map((g) => g.provider)).toEqual(["anthropic", "deepseek"]);
+  });
+});
+
+describe("ModelForm presets and vision", () => {
+  it("fills an entry from a catalog model, then sets vision from the server's probe", async () => {
+    const calls: { url: string; body: unknown }[] = [];
+    setFetch(async (input, init) => {
+      calls.push({ url: String(input), body: JSON.parse(String(init?.body ?? "{}")) });
+      return new Response(JSON.stringify({ vision: true, answer: "Red.", status: "completed" }), { status: 200 });
+    });
+    const onSave = vi.fn(async (_i: ModelEntryInput) => undefined);
+    render(<ModelForm projectId="p" presets={PROVIDER_PRESETS} modelPresets={MODEL_PRESETS} onSave={onSave} onCancel={() => undefined} />);
+    await userEvent.selectOptions(screen.getByLabelText("Provider preset"), "deepseek");
+    await userEvent.selectOptions(screen.getByLabelText("Model from the catalog"), "deepseek-v4-pro");
+    expect(screen.getByLabelText("Model id")).toHaveValue("deepseek-v4-pro");
+    expect(screen.getByLabelText("Context window (tokens)")).toHaveValue("1048576");
+    expect(screen.getByLabelText("Output", { exact: true })).toHaveValue("0.87");
+    expect(screen.getByLabelText("Accepts images (vision)")).not.toBeChecked();
+    await userEvent.click(screen.getByRole("button", { name: "Detect vision" }));
+    expect(await screen.findByText(/The model sees images/)).toBeInTheDocument();
+    expect(screen.getByLabelText("Accepts images (vision)")).toBeChecked();
+    expect(calls).toEqual([{ url: "/api/projects/p/models/detect-vision", body: { provider: "deepseek", modelId: "deepseek-v4-pro", baseUrl: "https://api.deepseek.com", clientType: "openai-chat" } }]);
+    await userEvent.click(screen.getByRole("button", { name: "Save model" }));
+    expect(onSave.mock.calls[0]?.[0]).toMatchObject({ provider: "deepseek", modelId: "deepseek-v4-pro", displayName: "DeepSeek V4 Pro", vision: true, maxTokens: 65536, pricing: { cacheRead: 0.003625, cacheWrite: 0.435, output: 0.87 } });
   });
 });

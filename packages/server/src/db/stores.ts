@@ -5,6 +5,7 @@
 import type { Database } from "better-sqlite3";
 import { AuthSessionStore } from "./auth-sessions-store.js";
 import { ProjectStore } from "./projects-store.js";
+import { ScheduleStore } from "./schedule-store.js";
 import { SessionStore } from "./sessions-store.js";
 import { SettingsStore } from "./settings-store.js";
 import { TraceCacheStore } from "./trace-cache-store.js";
@@ -20,6 +21,7 @@ export interface Stores {
   usage: UsageStore;
   settings: SettingsStore;
   traceCache: TraceCacheStore;
+  schedules: ScheduleStore;
 }
 
 export function createStores(db: Database): Stores {
@@ -32,5 +34,6 @@ export function createStores(db: Database): Stores {
     usage: new UsageStore(db),
     settings: new SettingsStore(db),
     traceCache: new TraceCacheStore(db),
+    schedules: new ScheduleStore(db),
   };
 }

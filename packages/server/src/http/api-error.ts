@@ -30,6 +30,10 @@ export type ApiErrorCode =
   | "already_compacted"
   | "protected"
   | "session_unavailable"
+  | "already_delivered"
+  | "process_running"
+  | "confirm_required"
+  | "placeholder_present"
   // 413 / 415 / 429
   | "payload_too_large"
   | "unsupported_media_type"

@@ -4,27 +4,26 @@
  * A write is validated with core's `parseSystemConfig` first (a broken file is refused with
  * core's message naming the line and field) and then saved exactly as sent, so the user's
  * comments and layout survive. The owner writes (the YAML can start MCP server processes);
- * members read. `reset` restores both files to core's defaults. The MCP probe and the
- * lossless kernel update are not implemented (501).
+ * members read. The edits the server makes itself go through services/config-yaml.ts, which
+ * keeps comments: the kernel update (missing keys filled from the current defaults), the
+ * thinking level picked in the web's draft, and `reset` (core's defaults for both files,
+ * keeping name, description and version). `mcp-test` connects one MCP server the way a
+ * session would and reports what it offers.
  */
 import { rmSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { ensureAgentState, parseSystemConfig } from "@penguin/core";
 import { z } from "zod";
-import { notImplemented } from "../http/api-error.js";
 import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
+import { ThinkingLevelSchema } from "../http/schemas.js";
+import { readTextOr, saveSystemConfig } from "../services/agent-config-file.js";
+import { defaultsKeepingIdentity, mergeKernelDefaults, setThinkingLevel } from "../services/config-yaml.js";
 import { writeTextAtomic } from "../services/files.js";
+import { probeMcpServer } from "../services/mcp-probe.js";
 
 const ConfigView = z.object({ systemConfig: z.string(), agentsMd: z.string() });
 
-async function readOr(file: string): Promise<string> {
-  try {
-    return await readFile(file, "utf8");
-  } catch {
-    return "";
-  }
-}
+const readOr = (file: string) => readTextOr(file);
 
 export function agentConfigRoutes(table: RouteTable): void {
   table.add(
@@ -56,25 +55,69 @@ export function agentConfigRoutes(table: RouteTable): void {
   );
 
   table.add(
-    { method: "post", path: "/api/projects/:p/agents/:a/config/reset", operationId: "agentConfig.reset", summary: "Restore the default system_config.yaml and AGENTS.md", tag: "agents", access: "agent", need: "owner", responses: { 200: { description: "The restored config", schema: ConfigView } } },
+    { method: "post", path: "/api/projects/:p/agents/:a/config/reset", operationId: "agentConfig.reset", summary: "Restore the default system_config.yaml and AGENTS.md (name, description and version kept)", tag: "agents", access: "agent", need: "owner", responses: { 200: { description: "The restored config", schema: ConfigView } } },
     async ({ grant }) => {
-      rmSync(grant.agent.systemConfig, { force: true });
+      const old = await readOr(grant.agent.systemConfig);
       rmSync(grant.agent.agentsMd, { force: true });
       await ensureAgentState(grant.agent);
+      saveSystemConfig(grant.agent, defaultsKeepingIdentity(old === "" ? undefined : old, grant.agent.agentId));
       return json({ systemConfig: await readOr(grant.agent.systemConfig), agentsMd: await readOr(grant.agent.agentsMd) });
     },
   );
 
-  for (const [action, feature] of [
-    ["mcp-test", "the MCP connection probe"],
-    ["kernel-update", "the lossless default-config merge"],
-  ] as const) {
-    table.add(
-      { method: "post", path: `/api/projects/:p/agents/:a/config/${action}`, operationId: `agentConfig.${action === "mcp-test" ? "mcpTest" : "kernelUpdate"}`, summary: `${feature} (not implemented)`, tag: "agents", access: "agent", need: "owner", responses: { 501: { description: "Not implemented" } } },
-      () => {
-        throw notImplemented(feature);
-      },
-    );
-  }
+  table.add(
+    {
+      method: "post",
+      path: "/api/projects/:p/agents/:a/config/kernel-update",
+      operationId: "agentConfig.kernelUpdate",
+      summary: "Fill keys missing from system_config.yaml with the current defaults (present keys and comments kept)",
+      tag: "agents",
+      access: "agent",
+      need: "owner",
+      responses: { 200: { description: "{added: [dotted keys], kernelVersion: {from, to}, systemConfig}" } },
+    },
+    async ({ grant }) => {
+      const merged = mergeKernelDefaults(await readOr(grant.agent.systemConfig), grant.agent.agentId);
+      if (merged.added.length > 0 || merged.kernelVersion.from !== merged.kernelVersion.to) saveSystemConfig(grant.agent, merged.text);
+      return json({ added: merged.added, kernelVersion: merged.kernelVersion, systemConfig: await readOr(grant.agent.systemConfig) });
+    },
+  );
 
+  table.add(
+    { method: "get", path: "/api/projects/:p/agents/:a/config/thinking-level", operationId: "agentConfig.getThinkingLevel", summary: "The agent's model.thinking_level (its default for new sessions)", tag: "agents", access: "agent", responses: { 200: { description: "{thinkingLevel}" } } },
+    async ({ grant }) => json({ thinkingLevel: parseSystemConfig(await readOr(grant.agent.systemConfig), grant.agent.systemConfig).model.thinking_level }),
+  );
+
+  table.add(
+    {
+      method: "put",
+      path: "/api/projects/:p/agents/:a/config/thinking-level",
+      operationId: "agentConfig.thinkingLevel",
+      summary: "Set model.thinking_level in system_config.yaml (comments kept)",
+      tag: "agents",
+      access: "agent",
+      need: "owner",
+      body: z.object({ thinkingLevel: ThinkingLevelSchema }),
+      responses: { 200: { description: "{thinkingLevel, systemConfig}" } },
+    },
+    async ({ grant, body }) => {
+      saveSystemConfig(grant.agent, setThinkingLevel(await readOr(grant.agent.systemConfig), body.thinkingLevel));
+      return json({ thinkingLevel: body.thinkingLevel, systemConfig: await readOr(grant.agent.systemConfig) });
+    },
+  );
+
+  table.add(
+    {
+      method: "post",
+      path: "/api/projects/:p/agents/:a/config/mcp-test",
+      operationId: "agentConfig.mcpTest",
+      summary: "Connect one MCP server as a session would, list its tools, disconnect",
+      tag: "agents",
+      access: "agent",
+      need: "owner",
+      body: z.object({ name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must use only letters, digits, _ and -"), config: z.record(z.string(), z.unknown()) }),
+      responses: { 200: { description: "{ok, transport, durationMs, tools: [{name, description, permission}], error?}" } },
+    },
+    async ({ grant, body, c }) => json(await probeMcpServer(body.name, body.config, { cwd: grant.agent.agentDir, signal: c.req.raw.signal })),
+  );
 }

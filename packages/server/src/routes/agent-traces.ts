@@ -1,14 +1,14 @@
 /**
  * The agent's trace browser: every traced session of the agent (CLI ones included), one
  * trace file as numbered envelopes, the raw JSONL download, and importing a JSONL trace as a
- * new session. Trace analysis is not implemented (501).
+ * new session, and a session's analysis (services/trace-analysis.ts, from core's summary).
  */
 import { isSessionId, listTracedSessions } from "@penguin/core";
 import { z } from "zod";
-import { notImplemented } from "../http/api-error.js";
 import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import type { ServerContext } from "../server-context.js";
+import { analyzeSession } from "../services/trace-analysis.js";
 import { importTrace, TRACE_IMPORT_MAX, traceDownload, traceFilesOf, traceLines } from "../services/trace-view.js";
 
 const Sid = z.object({ sid: z.string().refine(isSessionId, "is not a session id") });
@@ -32,10 +32,8 @@ export function agentTraceRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "get", path: `${base}/:sid/analysis`, operationId: "agentTraces.analysis", summary: "Trace analysis (not implemented)", tag: "traces", access: "agent", params: Sid, responses: { 501: { description: "Not implemented" } } },
-    () => {
-      throw notImplemented("trace analysis");
-    },
+    { method: "get", path: `${base}/:sid/analysis`, operationId: "agentTraces.analysis", summary: "Per-request context, cache, output, duration and retries; tasks; compactions", tag: "traces", access: "agent", params: Sid, responses: { 200: { description: "{model, status, totals, tasks, compactions, requests}" } } },
+    ({ grant, params }) => json(analyzeSession(grant.agent, params.sid)),
   );
 
   table.add(

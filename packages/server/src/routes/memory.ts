@@ -1,73 +1,83 @@
 /**
- * Agent memory browser (`agent_state/memory/<scope>/`): the scopes (`user`, and one per
- * workspace, named by core and carrying a `.workspace` file with the workspace path), their
- * files, one file's content, and deleting a file (owner). Paths are confined to the scope.
- * Placeholder insertion, export and import are not implemented (501).
+ * Agent memory browser (`agent_state/memory/`): the scopes (`user`, and one per workspace,
+ * named by core and carrying a `.workspace` file with the workspace path), a scope's files,
+ * one file (by its path inside the memory folder, e.g. `user/MEMORY.md`) to read, or a file
+ * or a whole scope to delete,
+ * and a portable export/import (services/memory-files.ts). `replace` empties the folder
+ * first and so answers 409 `confirm_required` until the request says `confirm: true`.
+ * `template-placeholder` adds `{{MEMORY}}` to the system prompt when it lacks it.
+ * Members read; the owner changes. Every path is confined to the memory folder.
  */
-import { readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { z } from "zod";
-import { notImplemented } from "../http/api-error.js";
+import { ApiError } from "../http/api-error.js";
 import { json, noContent } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
-import { resolveInside } from "../services/confined-path.js";
-import { listDir, listFilesDeep, readFileContent } from "../services/files.js";
+import { insertPlaceholder } from "../services/agent-config-file.js";
+import { realRoot, resolveInside } from "../services/confined-path.js";
+import { listFilesDeep, readFileContent } from "../services/files.js";
+import { exportMemory, importMemory, memoryScopes, MemoryPayload } from "../services/memory-files.js";
 
-const ScopeParams = z.object({ key: z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, "is not a memory scope name") });
-const FileParams = ScopeParams.extend({ name: z.string().min(1).max(255) });
+const ScopeParams = z.object({ key: z.string().regex(/^[A-Za-z0-9_.-]{1,120}$/, "is not a memory scope name") });
+const FileParams = z.object({ name: z.string().min(1).max(1024) });
+const ImportBody = z.object({ payload: MemoryPayload, mode: z.enum(["skip", "overwrite", "replace"]), confirm: z.boolean().optional() });
 
 export function memoryRoutes(table: RouteTable): void {
+  const base = "/api/projects/:p/agents/:a/memory";
+
   table.add(
-    { method: "get", path: "/api/projects/:p/agents/:a/memory", operationId: "memory.scopes", summary: "Memory scopes", tag: "memory", access: "agent", responses: { 200: { description: "{scopes: [{key, workspace, files}]}" } } },
-    ({ grant }) => {
-      const scopes = listDir(grant.agent.memoryDir)
-        .filter((e) => e.type === "dir")
-        .map((e) => {
-          const dir = join(grant.agent.memoryDir, e.name);
-          let workspace: string | null = null;
-          try {
-            workspace = readFileSync(join(dir, ".workspace"), "utf8").trim() || null;
-          } catch {
-            workspace = null;
-          }
-          return { key: e.name, workspace, files: listFilesDeep(dir).filter((f) => f.path !== ".workspace").length };
-        });
-      return json({ scopes });
-    },
+    { method: "get", path: base, operationId: "memory.scopes", summary: "Memory scopes", tag: "memory", access: "agent", responses: { 200: { description: "{scopes: [{key, workspace, files}]}" } } },
+    ({ grant }) => json({ scopes: memoryScopes(grant.agent.memoryDir) }),
   );
 
   table.add(
-    { method: "get", path: "/api/projects/:p/agents/:a/memory/scopes/:key/files", operationId: "memory.files", summary: "Files of one memory scope", tag: "memory", access: "agent", params: ScopeParams, responses: { 200: { description: "{files: [{path, size}]}" } } },
+    { method: "get", path: `${base}/scopes/:key/files`, operationId: "memory.files", summary: "Files of one memory scope", tag: "memory", access: "agent", params: ScopeParams, responses: { 200: { description: "{files: [{path, size}]}" } } },
     ({ grant, params }) => json({ files: listFilesDeep(resolveInside(grant.agent.memoryDir, params.key)) }),
   );
 
   table.add(
-    { method: "get", path: "/api/projects/:p/agents/:a/memory/scopes/:key/files/:name", operationId: "memory.readFile", summary: "One memory file", tag: "memory", access: "agent", params: FileParams, responses: { 200: { description: "{path, size, encoding, content, truncated}" } } },
-    ({ grant, params }) => {
-      const scope = resolveInside(grant.agent.memoryDir, params.key);
-      return json({ path: params.name, ...readFileContent(resolveInside(scope, params.name), 2 * 1024 * 1024) });
-    },
+    { method: "get", path: `${base}/files/:name{.+}`, operationId: "memory.readFile", summary: "One memory file, by its path in the memory folder", tag: "memory", access: "agent", params: FileParams, responses: { 200: { description: "{path, size, encoding, content, truncated}" } } },
+    ({ grant, params }) => json({ path: params.name, ...readFileContent(resolveInside(grant.agent.memoryDir, params.name), 2 * 1024 * 1024) }),
   );
 
   table.add(
-    { method: "delete", path: "/api/projects/:p/agents/:a/memory/scopes/:key/files/:name", operationId: "memory.deleteFile", summary: "Delete one memory file", tag: "memory", access: "agent", need: "owner", params: FileParams, responses: { 204: { description: "Deleted" } } },
+    { method: "delete", path: `${base}/files/:name{.+}`, operationId: "memory.deleteFile", summary: "Delete one memory file", tag: "memory", access: "agent", need: "owner", params: FileParams, responses: { 204: { description: "Deleted" } } },
     ({ grant, params }) => {
-      const scope = resolveInside(grant.agent.memoryDir, params.key);
-      rmSync(resolveInside(scope, params.name));
+      const target = resolveInside(grant.agent.memoryDir, params.name);
+      if (target === realRoot(grant.agent.memoryDir)) throw new ApiError(400, "invalid_path", "name a file or a scope inside the memory folder", { field: "name" });
+      rmSync(target, { recursive: true });
       return noContent();
     },
   );
 
-  for (const [method, action, id, feature] of [
-    ["post", "template-placeholder", "memory.templatePlaceholder", "inserting the memory placeholder"],
-    ["get", "export", "memory.export", "memory export"],
-    ["post", "import", "memory.import", "memory import"],
-  ] as const) {
-    table.add(
-      { method, path: `/api/projects/:p/agents/:a/memory/${action}`, operationId: id, summary: `${feature} (not implemented)`, tag: "memory", access: "agent", need: method === "get" ? "read" : "owner", responses: { 501: { description: "Not implemented" } } },
-      () => {
-        throw notImplemented(feature);
-      },
-    );
-  }
+  table.add(
+    { method: "get", path: `${base}/export`, operationId: "memory.export", summary: "Every memory file, as one JSON document", tag: "memory", access: "agent", responses: { 200: { description: "{format: penguin-memory, version: 1, files: [{path, encoding, content}]}" } } },
+    ({ grant }) => json(exportMemory(grant.agent.memoryDir), 200, { "content-disposition": `attachment; filename="${grant.agent.agentId}-memory.json"` }),
+  );
+
+  table.add(
+    {
+      method: "post",
+      path: `${base}/import`,
+      operationId: "memory.import",
+      summary: "Import an export: skip existing files, overwrite them, or replace the whole folder (confirm)",
+      tag: "memory",
+      access: "agent",
+      need: "owner",
+      body: ImportBody,
+      maxBodyBytes: 30 * 1024 * 1024,
+      responses: { 200: { description: "{written, skipped, removed}" }, 409: { description: "confirm_required (mode replace without confirm)" } },
+    },
+    ({ grant, body }) => {
+      if (body.mode === "replace" && body.confirm !== true) {
+        throw new ApiError(409, "confirm_required", "replace deletes every memory file first; send confirm: true to go ahead");
+      }
+      return json(importMemory(grant.agent.memoryDir, body.payload, body.mode));
+    },
+  );
+
+  table.add(
+    { method: "post", path: `${base}/template-placeholder`, operationId: "memory.templatePlaceholder", summary: "Append {{MEMORY}} to the system prompt", tag: "memory", access: "agent", need: "owner", responses: { 200: { description: "{systemConfig}" }, 409: { description: "placeholder_present" } } },
+    async ({ grant }) => json({ systemConfig: await insertPlaceholder(grant.agent, "{{MEMORY}}") }),
+  );
 }

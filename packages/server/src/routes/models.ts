@@ -5,20 +5,26 @@
  * survives an edit). Any change tells the project's open sessions (`credentials_updated`)
  * and reloads them, so the next task uses the new table.
  *
+ * The default and vision models are pairs from the table (owner). `presets` is the catalog
+ * of @penguin/models (providers and models with their URLs, protocols, windows and prices;
+ * never keys), which the web's "add from preset" form offers.
+ *
  * Probes (owner only, since they use the stored keys): `test` sends one small request to an
  * entry (optionally with an edited URL or key; a stored key is never sent to a URL other
  * than its entry's), `detect` finds the wire protocol at a base URL, `list` asks an endpoint
- * for its model ids. `detect-vision` is not implemented (501).
+ * for its model ids, `detect-vision` sends a tiny image and reports whether the model saw it
+ * (services/vision-probe.ts).
  */
 import { statSync } from "node:fs";
 import { endpointOf, findModel, readProjectConfig, writeProjectConfig, type ModelEntry, type ProjectConfig } from "@penguin/core";
-import { CLIENT_TYPES, detectProtocol, listModels, testModel } from "@penguin/models";
+import { CLIENT_TYPES, DEFAULT_MODEL, detectProtocol, listModels, MODEL_PRESETS, PROVIDER_PRESETS, testModel, type ModelEndpoint } from "@penguin/models";
 import { z } from "zod";
-import { badRequest, notImplemented } from "../http/api-error.js";
+import { badRequest } from "../http/api-error.js";
 import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import type { ServerContext } from "../server-context.js";
 import { maskedModels, ModelEntryInput, ModelRefInput, replaceModels } from "../services/model-table.js";
+import { probeVision } from "../services/vision-probe.js";
 
 const TestBody = z.object({
   provider: z.string().min(1),
@@ -82,18 +88,24 @@ export function modelRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
+    { method: "put", path: "/api/projects/:p/models/vision", operationId: "models.setVision", summary: "Set the vision model (describe_image uses it for models without vision)", tag: "models", access: "project", need: "owner", body: ModelRefInput, responses: { 200: { description: "The saved table" } } },
+    ({ grant, body }) => {
+      const file = grant.paths.projectConfig;
+      const config = readProjectConfig(file);
+      if (findModel(config, { provider: body.provider, model_id: body.modelId }) === undefined) throw badRequest(`${body.provider}/${body.modelId} is not in the model table`, "modelId");
+      return save(grant.project.projectId, file, { ...config, vision_model: { provider: body.provider, model_id: body.modelId } });
+    },
+  );
+
+  table.add(
+    { method: "get", path: "/api/projects/:p/models/presets", operationId: "models.presets", summary: "The preset catalog: providers and models (no keys)", tag: "models", access: "project", responses: { 200: { description: "{providers, models, defaultModel}" } } },
+    () => json({ providers: PROVIDER_PRESETS, models: MODEL_PRESETS, defaultModel: DEFAULT_MODEL }),
+  );
+
+  table.add(
     { method: "post", path: "/api/projects/:p/models/test", operationId: "models.test", summary: "Connectivity (and speed) test of one entry", tag: "models", access: "project", need: "owner", body: TestBody, responses: { 200: { description: "{ok, status, ttftMs?, tps?, error?}" } } },
     async ({ grant, body }) => {
-      const config = readProjectConfig(grant.paths.projectConfig);
-      const stored = findModel(config, { provider: body.provider, model_id: body.modelId });
-      const entry: ModelEntry = { ...(stored ?? { provider: body.provider, model_id: body.modelId }) };
-      if (body.clientType !== undefined) entry.client_type = body.clientType;
-      if (body.baseUrl !== undefined && body.baseUrl !== entry.base_url) {
-        entry.base_url = body.baseUrl;
-        delete entry.api_key;
-      }
-      if (body.apiKey !== undefined) entry.api_key = body.apiKey;
-      const endpoint = endpointOf(entry, { env: ctx.env, configFile: grant.paths.projectConfig });
+      const endpoint = probeEndpoint(grant.paths.projectConfig, body);
       const options: Parameters<typeof testModel>[1] = { speed: body.speed === true };
       if (ctx.fetch !== undefined) options.fetch = ctx.fetch;
       return json(await testModel(endpoint, options));
@@ -139,11 +151,32 @@ export function modelRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "post", path: "/api/projects/:p/models/detect-vision", operationId: "models.detectVision", summary: "Vision probe (not implemented)", tag: "models", access: "project", need: "owner", responses: { 501: { description: "Not implemented" } } },
-    () => {
-      throw notImplemented("the vision probe");
+    {
+      method: "post",
+      path: "/api/projects/:p/models/detect-vision",
+      operationId: "models.detectVision",
+      summary: "Send a tiny image and report whether the model saw it",
+      tag: "models",
+      access: "project",
+      need: "owner",
+      body: TestBody.omit({ speed: true }),
+      responses: { 200: { description: "{vision: true|false|null, answer?, status, error?}" } },
     },
+    async ({ grant, body, c }) => json(await probeVision(probeEndpoint(grant.paths.projectConfig, body), { signal: c.req.raw.signal, ...(ctx.fetch === undefined ? {} : { fetch: ctx.fetch }) })),
   );
+
+  /** The endpoint a probe talks to: the stored entry with the form's edits (a moved URL drops the stored key). */
+  function probeEndpoint(configFile: string, body: { provider: string; modelId: string; apiKey?: string | undefined; baseUrl?: string | undefined; clientType?: ModelEntry["client_type"] | undefined }): ModelEndpoint {
+    const stored = findModel(readProjectConfig(configFile), { provider: body.provider, model_id: body.modelId });
+    const entry: ModelEntry = { ...(stored ?? { provider: body.provider, model_id: body.modelId }) };
+    if (body.clientType !== undefined) entry.client_type = body.clientType;
+    if (body.baseUrl !== undefined && body.baseUrl !== entry.base_url) {
+      entry.base_url = body.baseUrl;
+      delete entry.api_key;
+    }
+    if (body.apiKey !== undefined) entry.api_key = body.apiKey;
+    return endpointOf(entry, { env: ctx.env, configFile });
+  }
 }
 
 function mtimeOf(file: string): number | null {

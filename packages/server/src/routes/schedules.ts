@@ -1,28 +1,28 @@
 /**
  * Scheduled-task definitions, CRUD over `agent_state/schedule/<name>.toml` (the files are
- * the data; the text is stored as sent, comments included). Listing uses core's tolerant
- * summary (name, enabled, period, or the problem that keeps a file from being read).
- * Members read; the owner writes. Executing schedules is not implemented: no scheduler runs
- * them yet, and each listing says `running: false` so a client does not imply otherwise.
+ * the data; the text is stored as sent, comments included). The listing is the scheduler's
+ * view (runtime/scheduler.ts): each file's name, enabled flag and period, whether it is valid
+ * (and why not), its last run, next run, missed slots and last error. Members read; the
+ * owner writes. The scheduler picks up changes on its next tick.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { loadAgentState } from "@penguin/core";
 import { z } from "zod";
 import { conflict, notFound } from "../http/api-error.js";
 import { json, noContent } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
+import type { ServerContext } from "../server-context.js";
 import { writeTextAtomic } from "../services/files.js";
 
 const Name = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1–64 letters, digits, _ or -");
 const Text = z.string().max(256 * 1024);
 
-export function scheduleRoutes(table: RouteTable): void {
+export function scheduleRoutes(table: RouteTable, ctx: ServerContext): void {
   const fileOf = (dir: string, name: string) => join(dir, `${name}.toml`);
 
   table.add(
-    { method: "get", path: "/api/projects/:p/agents/:a/schedules", operationId: "schedules.list", summary: "Scheduled tasks (definitions)", tag: "schedules", access: "agent", responses: { 200: { description: "{schedules, running: false}" } } },
-    async ({ grant }) => json({ schedules: (await loadAgentState(grant.agent)).schedules, running: false }),
+    { method: "get", path: "/api/projects/:p/agents/:a/schedules", operationId: "schedules.list", summary: "Scheduled tasks (definitions)", tag: "schedules", access: "agent", responses: { 200: { description: "{schedules: [{name, enabled, period, valid, invalidReason, lastFiredAt, nextAt, missed, lastError}], running: true}" } } },
+    async ({ grant }) => json({ schedules: await ctx.scheduler.status(grant.project.projectId, grant.agent.agentId), running: true }),
   );
 
   table.add(

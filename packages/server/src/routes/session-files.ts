@@ -9,16 +9,20 @@
  *   GET  files/content?path=&download=1   raw, as an attachment
  *   POST files/stat {paths}               existence/type/size for each path
  *   PUT  files/content {path, dataBase64} write a file (≤ 14 MB)
- * The preview redirect to the separate preview origin is not implemented (501).
+ *   GET  files/preview-redirect?path=     302 to the file on the preview origin (routes/preview.ts),
+ *                                         under a token bound to this session and the file's
+ *                                         folder; `&format=json` answers `{url}` instead
  */
 import { closeSync, constants, lstatSync, openSync, writeSync } from "node:fs";
 import { z } from "zod";
-import { ApiError, notFound, notImplemented } from "../http/api-error.js";
+import { ApiError, notFound } from "../http/api-error.js";
 import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import type { SessionGrant } from "../auth/access.js";
-import { resolveForWrite, resolveInside } from "../services/confined-path.js";
+import type { ServerContext } from "../server-context.js";
+import { checkRelative, resolveForWrite, resolveInside } from "../services/confined-path.js";
 import { listDir, readFileBytes, readFileContent } from "../services/files.js";
+import { previewOrigin } from "../services/preview-tokens.js";
 import { rawFileResponse } from "../services/raw-file.js";
 
 const MAX_JSON_READ = 2 * 1024 * 1024;
@@ -31,7 +35,7 @@ function workspaceOf(grant: SessionGrant): string {
   return grant.session.workspace;
 }
 
-export function sessionFileRoutes(table: RouteTable): void {
+export function sessionFileRoutes(table: RouteTable, ctx: ServerContext): void {
   table.add(
     { method: "get", path: "/api/sessions/:id/files", operationId: "files.list", summary: "One folder of the workspace", tag: "files", access: "session", query: z.object({ path: z.string().default("") }), responses: { 200: { description: "{path, entries}" } } },
     ({ grant, query }) => {
@@ -64,9 +68,26 @@ export function sessionFileRoutes(table: RouteTable): void {
   );
 
   table.add(
-    { method: "get", path: "/api/sessions/:id/files/preview-redirect", operationId: "files.previewRedirect", summary: "Redirect to the preview origin (not implemented)", tag: "files", access: "session", responses: { 501: { description: "Not implemented" } } },
-    () => {
-      throw notImplemented("the separate-origin preview");
+    {
+      method: "get",
+      path: "/api/sessions/:id/files/preview-redirect",
+      operationId: "files.previewRedirect",
+      summary: "Redirect to a workspace file on the separate preview origin",
+      tag: "files",
+      access: "session",
+      query: z.object({ path: z.string().min(1), format: z.enum(["json"]).optional() }),
+      responses: { 302: { description: "Location: the preview URL" }, 200: { description: "{url} with format=json" } },
+    },
+    ({ grant, query, c }) => {
+      const root = workspaceOf(grant);
+      const file = resolveInside(root, query.path);
+      if (!lstatSync(file).isFile()) throw new ApiError(400, "invalid_path", "the path is not a file", { field: "path" });
+      const segments = checkRelative(query.path);
+      const name = segments.pop() ?? "";
+      const origin = previewOrigin(new URL(c.req.url));
+      const token = ctx.previews.sign({ sessionId: grant.session.sessionId, dir: segments.join("/"), host: origin.host });
+      const url = `${origin.origin}/preview/${token}/${encodeURIComponent(name)}`;
+      return query.format === "json" ? json({ url }) : new Response(null, { status: 302, headers: { location: url, "cache-control": "no-store" } });
     },
   );
 

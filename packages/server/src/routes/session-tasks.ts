@@ -1,9 +1,10 @@
 /**
  * Run control of a session: post a task (202; 409 `task_in_progress`/`compacting` when busy,
  * unless `queueIfBusy` puts it in the follow-up queue), recall a queued follow-up, steer the
- * running task (409 `not_running` when idle), abort (202, handing queued follow-ups back; 204
- * when idle), answer an approval, skip a reconnect wait, compact now. Goal mode and steering
- * recall need core features that do not exist yet (501).
+ * running task (409 `not_running` when idle) and recall steering not yet delivered (409
+ * `already_delivered` after), abort (202, handing queued follow-ups back; 204 when idle),
+ * answer an approval, skip a reconnect wait, compact now. Goal mode is not implemented
+ * here yet (501): core's goal mode is being added and wired separately.
  */
 import { z } from "zod";
 import { notImplemented } from "../http/api-error.js";
@@ -59,15 +60,22 @@ export function sessionTaskRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "post", path: "/api/sessions/:id/steer", operationId: "sessions.steer", summary: "Steer the running task", tag: "sessions", access: "session", body: z.object({ text: z.string().min(1).max(100_000) }), responses: { 202: { description: "{id, text}" }, 409: { description: "not_running" } } },
+    { method: "post", path: "/api/sessions/:id/steer", operationId: "sessions.steer", summary: "Steer the running task; the id recalls it until delivered", tag: "sessions", access: "session", body: z.object({ text: z.string().min(1).max(100_000) }), responses: { 202: { description: "{id, text}" }, 409: { description: "not_running" } } },
     ({ grant, body }) => json(sessions.steer(grant.session, body.text), 202),
   );
 
   table.add(
-    { method: "delete", path: "/api/sessions/:id/steer/:steerId", operationId: "sessions.recallSteer", summary: "Recall steering (not implemented: core cannot take steering back)", tag: "sessions", access: "session", params: z.object({ steerId: z.string() }), responses: { 501: { description: "Not implemented" } } },
-    () => {
-      throw notImplemented("recalling steering");
+    {
+      method: "delete",
+      path: "/api/sessions/:id/steer/:steerId",
+      operationId: "sessions.recallSteer",
+      summary: "Recall steering not yet delivered; returns its text",
+      tag: "sessions",
+      access: "session",
+      params: z.object({ steerId: z.string().min(1).max(64) }),
+      responses: { 200: { description: "{id, text}" }, 409: { description: "already_delivered" } },
     },
+    ({ grant, params }) => json(sessions.recallSteering(grant.session, params.steerId)),
   );
 
   table.add(

@@ -1,16 +1,17 @@
 /**
  * Per-session traces and scratch files: the session's trace files, one file as numbered
  * envelopes, and a scratchpad file (uploads, archived tool output) served raw with nosniff
- * and a sandbox CSP. Trace analysis is not implemented (501).
+ * and a sandbox CSP, and the session's trace analysis (services/trace-analysis.ts).
  */
 import { sessionScratchpad } from "@penguin/core";
 import { z } from "zod";
-import { ApiError, notImplemented } from "../http/api-error.js";
+import { ApiError } from "../http/api-error.js";
 import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import { resolveInside } from "../services/confined-path.js";
 import { readFileBytes } from "../services/files.js";
 import { rawFileResponse } from "../services/raw-file.js";
+import { analyzeSession } from "../services/trace-analysis.js";
 import { traceFilesOf, traceLines } from "../services/trace-view.js";
 
 const Paging = z.object({ offset: z.coerce.number().int().min(0).default(0), limit: z.coerce.number().int().min(1).max(5000).default(500) });
@@ -28,10 +29,8 @@ export function sessionTraceRoutes(table: RouteTable): void {
   );
 
   table.add(
-    { method: "get", path: "/api/sessions/:id/analysis", operationId: "sessionTraces.analysis", summary: "Trace analysis (not implemented)", tag: "traces", access: "session", responses: { 501: { description: "Not implemented" } } },
-    () => {
-      throw notImplemented("trace analysis");
-    },
+    { method: "get", path: "/api/sessions/:id/analysis", operationId: "sessionTraces.analysis", summary: "Per-request context, cache, output, duration and retries; tasks; compactions", tag: "traces", access: "session", responses: { 200: { description: "{model, status, totals, tasks, compactions, requests}" } } },
+    ({ grant }) => json(analyzeSession(grant.agent, grant.session.sessionId)),
   );
 
   table.add(

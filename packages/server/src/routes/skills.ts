@@ -1,16 +1,15 @@
 /**
- * `GET /api/skills`: the builtin skill library. Not implemented: listing the library needs
- * `listLibrarySkills` from @penguin/skills, which core does not re-export and the server
- * does not depend on (reported; a one-line export in core makes this route a few lines).
+ * `GET /api/skills`: the builtin skill library, grouped, with each skill's metadata (name,
+ * description, short descriptions, preinstall, version). Any signed-in user may read it;
+ * installing into an agent is routes/agent-skills.ts.
  */
-import { notImplemented } from "../http/api-error.js";
+import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
+import { libraryGroups } from "../services/skill-library.js";
 
 export function skillsRoutes(table: RouteTable): void {
   table.add(
-    { method: "get", path: "/api/skills", operationId: "skills.library", summary: "The builtin skill library (not implemented)", tag: "skills", access: "user", responses: { 501: { description: "Not implemented" } } },
-    () => {
-      throw notImplemented("the skill library listing");
-    },
+    { method: "get", path: "/api/skills", operationId: "skills.library", summary: "The builtin skill library, grouped", tag: "skills", access: "user", responses: { 200: { description: "{groups: [{name, skills: [{name, description, shortDescription?, preinstall, version}]}]}" } } },
+    () => json({ groups: libraryGroups() }),
   );
 }

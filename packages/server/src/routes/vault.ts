@@ -3,13 +3,15 @@
  * are masked on the way out; a full replace keeps a value whose masked form (or null) comes
  * back unchanged, so a client can edit names and add secrets without ever holding the old
  * ones. Owner only for writes; sessions are reloaded so new values reach their tools.
+ * `template-placeholder` appends `{{VAULT}}` to the system prompt when it lacks it (409
+ * `placeholder_present` otherwise), keeping the file's comments.
  */
 import { readVault, writeVault } from "@penguin/core";
 import { z } from "zod";
-import { notImplemented } from "../http/api-error.js";
 import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import type { ServerContext } from "../server-context.js";
+import { insertPlaceholder } from "../services/agent-config-file.js";
 import { maskKey } from "../services/model-table.js";
 
 const VaultView = z.object({ entries: z.array(z.object({ name: z.string(), value: z.string().nullable() })) });
@@ -50,9 +52,16 @@ export function vaultRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "post", path: "/api/projects/:p/agents/:a/vault/template-placeholder", operationId: "vault.templatePlaceholder", summary: "Insert {{VAULT}} into the prompt (not implemented)", tag: "vault", access: "agent", need: "owner", responses: { 501: { description: "Not implemented" } } },
-    () => {
-      throw notImplemented("inserting the vault placeholder");
+    {
+      method: "post",
+      path: "/api/projects/:p/agents/:a/vault/template-placeholder",
+      operationId: "vault.templatePlaceholder",
+      summary: "Append {{VAULT}} to the system prompt",
+      tag: "vault",
+      access: "agent",
+      need: "owner",
+      responses: { 200: { description: "{systemConfig}" }, 409: { description: "placeholder_present" } },
     },
+    async ({ grant }) => json({ systemConfig: await insertPlaceholder(grant.agent, "{{VAULT}}") }),
   );
 }

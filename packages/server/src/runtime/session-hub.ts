@@ -29,9 +29,17 @@ export interface FollowUp {
   queuedAt: number;
 }
 
+/**
+ * Steering sent while a task runs. `id` is the server's (stable across reloads of the core
+ * Session, whose own ids restart), `coreId` the engine's. `pending` until the engine hands it
+ * to the model (`delivered`), or until the run ends without it (`dropped`: core discards
+ * undelivered steering, the server keeps the text so it can still be recalled).
+ */
 export interface SteeringNote {
   id: string;
+  coreId: string;
   text: string;
+  status: "pending" | "delivered" | "dropped";
 }
 
 export interface ActiveRun {
@@ -52,7 +60,7 @@ export class SessionHub {
   state: TaskState = "idle";
   run: ActiveRun | undefined;
   readonly followUps: FollowUp[] = [];
-  steering: SteeringNote[] = [];
+  readonly steering = new Map<string, SteeringNote>();
   lastActiveAt: number;
   /** The project's models changed: reload the core Session once the current run ends. */
   stale = false;
@@ -77,14 +85,31 @@ export class SessionHub {
     return this.channel.publish(JSON.stringify(event), "server_event");
   }
 
-  taskState(): { type: "task_state"; state: TaskState; queued: number; pendingFollowUps: { id: string; input: TaskInputItem[] }[]; pendingSteering: SteeringNote[] } {
+  taskState(): { type: "task_state"; state: TaskState; queued: number; pendingFollowUps: { id: string; input: TaskInputItem[] }[]; pendingSteering: { id: string; text: string }[] } {
     return {
       type: "task_state",
       state: this.state,
       queued: this.followUps.length,
       pendingFollowUps: this.followUps.map((f) => ({ id: f.id, input: f.input })),
-      pendingSteering: [...this.steering],
+      pendingSteering: [...this.steering.values()].filter((n) => n.status === "pending").map(({ id, text }) => ({ id, text })),
     };
+  }
+
+  /** Pending notes the engine no longer holds were handed to the model. True when any changed. */
+  markDeliveredSteering(enginePending: readonly { id: string }[]): boolean {
+    const still = new Set(enginePending.map((p) => p.id));
+    let changed = false;
+    for (const note of this.steering.values()) {
+      if (note.status !== "pending" || still.has(note.coreId)) continue;
+      note.status = "delivered";
+      changed = true;
+    }
+    return changed;
+  }
+
+  /** The run ended: what was never delivered is dropped by the engine (its text stays recallable). */
+  dropPendingSteering(): void {
+    for (const note of this.steering.values()) if (note.status === "pending") note.status = "dropped";
   }
 
   publishTaskState(): void {

@@ -4,16 +4,23 @@
  * one run per session at a time: a second task answers 409 `task_in_progress` (or
  * `compacting`), or waits in the follow-up queue when the client asks (`queueIfBusy`).
  *
- * Also here: steering and recall, abort (which denies pending approvals and hands queued
- * follow-ups back), manual compaction, "retry now", reloading sessions whose project models
- * changed, idle eviction (30 minutes by default, on an injected clock and ticker: an idle
- * session's core Session is disposed, and its hub dropped once nobody listens), deletion,
- * and the graceful shutdown (abort runs with their carry-over, dispose sessions so traces
- * are closed).
+ * Sessions are created persisted (`createSession({persist: true})`): the trace header is
+ * written at once, so a session that never ran survives a restart and can be evicted and
+ * resumed like any other.
+ *
+ * Also here: steering with recall (the engine's queue, under server ids), abort (which
+ * denies pending approvals and hands queued follow-ups back), manual compaction, "retry
+ * now", reloading sessions whose project models or agent state changed, indexing the
+ * subagents a run starts (and mirroring their messages onto their own streams), idle
+ * eviction (30 minutes by default, on an injected clock and ticker: an idle session's core
+ * Session is disposed, and its hub dropped once nobody listens), deletion, and the graceful
+ * shutdown (abort runs with their carry-over, dispose sessions so traces are closed).
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, rmSync } from "node:fs";
-import { createAgent, isApprovalMode, projectPaths, sessionScratchpad, sessionTraceFiles, type Agent, type ApprovalMode, type Session, type SleepFn } from "@penguin/core";
+import { rmSync } from "node:fs";
+import { basename, dirname } from "node:path";
+import { createAgent, isApprovalMode, PROJECT_OR_AGENT_ID, projectPaths, sessionScratchpad, sessionTraceFiles, type Agent, type ApprovalMode, type Session, type SleepFn } from "@penguin/core";
+import type { OmniMessage, SessionMetaPayload } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import type { SessionRow } from "../db/sessions-store.js";
 import type { Stores } from "../db/stores.js";
@@ -54,12 +61,16 @@ export interface CreateSessionInput {
   modelId?: string | undefined;
   workspace?: string | undefined;
   approvalMode?: ApprovalMode | undefined;
+  /** `schedule` for sessions a schedule starts (recorded in the trace's session_meta). */
+  source?: "schedule" | undefined;
 }
 
 export interface TaskRequest {
   input: TaskInputItem[];
   queueIfBusy: boolean;
   thinkingLevel: ThinkingLevel | undefined;
+  /** Set for tasks the server posts itself (schedules). */
+  sender?: "server" | undefined;
 }
 
 export type TaskAccepted = { status: "started" } | { status: "queued"; followUpId: string };
@@ -85,6 +96,8 @@ export class SessionManager {
       report: deps.report,
       usageContext: (hub, core) => ({ project: projectPaths(deps.root, hub.projectId), agentId: hub.agentId, sessionId: hub.sessionId, provider: core.provider, modelId: core.modelId }),
       onIdle: (hub) => this.#onIdle(hub),
+      onChildSession: (parent, meta) => this.#indexChild(parent, meta),
+      mirrorChild: (m) => this.#mirrorChild(m),
     });
     this.#stopEviction = deps.ticker.every(EVICTION_CHECK_MS, () => void this.evictIdle());
   }
@@ -106,7 +119,7 @@ export class SessionManager {
 
   async create(input: CreateSessionInput): Promise<{ row: SessionRow; hub: SessionHub }> {
     const agent = await this.agent(input.projectId, input.agentId);
-    const core = await agent.createSession({ workspaceDir: input.workspace, provider: input.provider, modelId: input.modelId });
+    const core = await agent.createSession({ workspaceDir: input.workspace, provider: input.provider, modelId: input.modelId, persist: true, ...(input.source === undefined ? {} : { source: input.source }) });
     const now = this.#deps.now();
     const mode = input.approvalMode ?? defaultApprovalMode(agent);
     this.#deps.stores.sessions.insert({
@@ -118,10 +131,13 @@ export class SessionManager {
       workspace: core.workspace,
       approvalMode: mode,
       client: "web",
-      hasTrace: false,
+      hasTrace: true,
       createdAt: now,
       lastActiveAt: now,
     });
+    if (input.source !== undefined) {
+      this.#deps.stores.traceCache.recordSession({ sessionId: core.id, projectId: input.projectId, agentId: input.agentId, source: input.source, fileCount: 1, mtimeMs: now });
+    }
     const row = this.#deps.stores.sessions.get(core.id);
     if (row === undefined) throw new Error(`session ${core.id} was not indexed`);
     const hub = this.hub(row);
@@ -146,7 +162,7 @@ export class SessionManager {
     const { hub, core: opened } = await this.open(row);
     if (hub.busy && !request.queueIfBusy) throw busyError(hub);
     const now = this.#deps.now();
-    const built = await buildTaskMessages(request.input, opened.scratchpadDir, this.#deps.attachmentLimits(), now);
+    const built = await buildTaskMessages(request.input, opened.scratchpadDir, this.#deps.attachmentLimits(), now, request.sender);
     // The session may have been unloaded (eviction, new models) while files were written:
     // open it again; from here on everything is synchronous, so the busy check holds.
     const { core } = await this.open(row);
@@ -163,6 +179,11 @@ export class SessionManager {
     return { status: "started" };
   }
 
+  /** True while a follow-up waits in the session's queue. */
+  isQueued(sessionId: string, followUpId: string): boolean {
+    return this.#hubs.get(sessionId)?.followUps.some((f) => f.id === followUpId) ?? false;
+  }
+
   /** Removes a queued follow-up and returns what the client sent. */
   recallFollowUp(row: SessionRow, followUpId: string): TaskInputItem[] {
     const hub = this.#hubs.get(row.sessionId);
@@ -173,15 +194,32 @@ export class SessionManager {
     return removed?.input ?? [];
   }
 
-  steer(row: SessionRow, text: string): { id: string } {
+  steer(row: SessionRow, text: string): { id: string; text: string } {
     const hub = this.#hubs.get(row.sessionId);
-    if (hub?.core === undefined || hub.state !== "running" || !hub.core.steer(text)) {
-      throw conflict("not_running", "no task is running on this session; post a task instead");
-    }
-    const note = { id: `st_${randomBytes(6).toString("hex")}`, text };
-    hub.steering.push(note);
+    const coreId = hub?.core !== undefined && hub.state === "running" ? hub.core.queueSteering(text) : undefined;
+    if (hub === undefined || coreId === undefined) throw conflict("not_running", "no task is running on this session; post a task instead");
+    const id = `st_${randomBytes(6).toString("hex")}`;
+    hub.steering.set(id, { id, coreId, text, status: "pending" });
     hub.publishTaskState();
-    return note;
+    return { id, text };
+  }
+
+  /**
+   * Takes back steering and returns its text: while the engine still holds it, or after the
+   * run ended without delivering it. 409 `already_delivered` once the model has it.
+   */
+  recallSteering(row: SessionRow, id: string): { id: string; text: string } {
+    const hub = this.#hubs.get(row.sessionId);
+    const note = hub?.steering.get(id);
+    if (hub === undefined || note === undefined) throw notFound(`steering ${id}`);
+    if (note.status === "pending") {
+      const text = hub.core?.recallSteering(note.coreId);
+      if (text === undefined) note.status = "delivered";
+    }
+    if (note.status === "delivered") throw conflict("already_delivered", "this steering has already reached the agent and cannot be taken back");
+    hub.steering.delete(id);
+    hub.publishTaskState();
+    return { id, text: note.text };
   }
 
   /** Aborts the running task; queued follow-ups are handed back. Undefined when idle. */
@@ -216,6 +254,15 @@ export class SessionManager {
   setThinkingLevel(sessionId: string, level: ThinkingLevel): void {
     const core = this.#hubs.get(sessionId)?.core;
     if (core !== undefined) core.thinkingLevel = level;
+  }
+
+  /** An agent's state was replaced (snapshot import): reload its idle sessions, the others after their run. */
+  reloadAgent(projectId: string, agentId: string): void {
+    for (const hub of this.#hubs.values()) {
+      if (hub.projectId !== projectId || hub.agentId !== agentId) continue;
+      if (hub.busy) hub.stale = true;
+      else void this.#unload(hub);
+    }
   }
 
   /** The project's models changed: tell every open session, and reload their core Sessions. */
@@ -270,8 +317,6 @@ export class SessionManager {
     for (const hub of [...this.#hubs.values()]) {
       if (hub.busy || hub.followUps.length > 0 || hub.loading !== undefined || now - hub.lastActiveAt < this.#deps.idleMs) continue;
       if (hub.core !== undefined) {
-        // A session that never ran has no trace yet and could not be resumed: keep it.
-        if (!existsSync(hub.core.tracePath)) continue;
         await this.#unload(hub);
         evicted += 1;
       }
@@ -348,6 +393,28 @@ export class SessionManager {
         hub.publishTaskState();
       },
     );
+  }
+
+  /**
+   * A run started a subagent: index the child (its trace is in the agent named by its
+   * agent_state path, in the parent's project) so its own page and stream resolve.
+   */
+  #indexChild(parent: SessionHub, meta: SessionMetaPayload): void {
+    const { stores } = this.#deps;
+    const agentId = basename(dirname(meta.agent_state));
+    if (!PROJECT_OR_AGENT_ID.test(agentId) || stores.sessions.get(meta.session_id) !== undefined) return;
+    const now = this.#deps.now();
+    stores.sessions.upsertFromTrace({ sessionId: meta.session_id, projectId: parent.projectId, agentId, provider: meta.provider, modelId: meta.model_id, workspace: meta.workspace, createdAt: now, lastActiveAt: now });
+    stores.traceCache.recordSession({ sessionId: meta.session_id, projectId: parent.projectId, agentId, source: "subagent", fileCount: 1, mtimeMs: now });
+  }
+
+  /** A child's message, as its own stream shows it: the outermost origin hop removed. */
+  #mirrorChild(m: OmniMessage): void {
+    const [child, ...rest] = m.origin ?? [];
+    const hub = child === undefined ? undefined : this.#hubs.get(child);
+    if (hub === undefined) return;
+    const { origin: _origin, ...plain } = m;
+    hub.channel.publish(JSON.stringify(rest.length === 0 ? plain : { ...plain, origin: rest }));
   }
 
   async #resume(row: SessionRow): Promise<Session> {

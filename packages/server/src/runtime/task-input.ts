@@ -39,7 +39,8 @@ export interface BuiltInput {
   prompt: string;
 }
 
-export async function buildTaskMessages(items: readonly TaskInputItem[], scratchpadDir: string, limits: AttachmentLimits, now: number): Promise<BuiltInput> {
+/** `sender: "server"` marks texts the server wrote (scheduled tasks) rather than a person. */
+export async function buildTaskMessages(items: readonly TaskInputItem[], scratchpadDir: string, limits: AttachmentLimits, now: number, sender?: "server"): Promise<BuiltInput> {
   const files = items.filter((i) => i.type === "file");
   if (files.length > MAX_FILES) throw new ApiError(400, "invalid_request", `at most ${MAX_FILES} files per task`, { field: "input" });
   const decoded = new Map<TaskInputItem, Buffer>();
@@ -65,7 +66,7 @@ export async function buildTaskMessages(items: readonly TaskInputItem[], scratch
   for (const item of items) {
     switch (item.type) {
       case "text":
-        messages.push(userText(item.text));
+        messages.push(sender === undefined ? userText(item.text) : userText(item.text, { sender }));
         texts.push(item.text);
         break;
       case "image_url":

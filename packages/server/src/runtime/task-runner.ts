@@ -13,12 +13,16 @@
  *   every decision and hands "ask" cases to the hub's ApprovalRegistry;
  * - after the first completed request of an untitled session, a title is generated out of
  *   band (`session.generateTitle()`, never in the trace), falling back to the prompt;
- * - steering is marked delivered when its `[user_steering]` text streams by.
+ * - steering is marked delivered when its `[user_steering]` text streams by (the notes the
+ *   engine no longer holds), and what is still pending when the run ends is dropped;
+ * - a subagent's first message (its `session_meta`, with `origin`) indexes the child session
+ *   (`onChildSession`), so `GET /api/sessions/<child>` resolves, and every child message is
+ *   also handed to `mirrorChild`, which republishes it on the child's own stream.
  * When the run ends the state returns to `idle` and `onIdle` decides what runs next.
  */
 import { statSync } from "node:fs";
-import { approveForMode, fallbackTitle, type ApproveFn, type Session } from "@penguin/core";
-import { isEvent, isModel, startsWithMarker, type OmniMessage } from "@penguin/omnimessage";
+import { approveForMode, fallbackTitle, traceFileIndex, type ApproveFn, type Session } from "@penguin/core";
+import { isEvent, isModel, startsWithMarker, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import type { Stores } from "../db/stores.js";
 import { LiveLog, type TraceMark } from "./live-log.js";
@@ -39,6 +43,10 @@ export interface TaskRunnerDeps {
   /** Aborted at shutdown: stops title generation. */
   lifetime: AbortSignal;
   usageContext(hub: SessionHub, core: Session): UsageContext;
+  /** A subagent of the session started (its `session_meta` streamed by). */
+  onChildSession(parent: SessionHub, meta: SessionMetaPayload): void;
+  /** A message from a subagent: republished on the child's own stream when someone follows it. */
+  mirrorChild(m: OmniMessage): void;
   /** Called once the run has ended and the hub is idle again. */
   onIdle(hub: SessionHub): void;
   /** Errors that are bugs, not task outcomes. */
@@ -76,10 +84,13 @@ export class TaskRunner {
       hub.channel.publish(JSON.stringify(m));
       log.record(m);
       this.#deps.usage.observe(ctx, m);
-      if (m.origin !== undefined) return;
+      if (m.origin !== undefined && m.origin.length > 0) {
+        if (m.type === "session_meta") this.#deps.onChildSession(hub, m.payload);
+        this.#deps.mirrorChild(m);
+        return;
+      }
       if (job.kind === "task" && isEvent(m, "token_usage")) this.#maybeTitle(hub, core, job.prompt);
-      if (hub.steering.length > 0 && isModel(m, "text") && m.payload.role === "user" && startsWithMarker(m.payload.text, "user_steering")) {
-        hub.steering = [];
+      if (isModel(m, "text") && m.payload.role === "user" && startsWithMarker(m.payload.text, "user_steering") && hub.markDeliveredSteering(core.pendingSteering())) {
         hub.publishTaskState();
       }
     };
@@ -108,7 +119,7 @@ export class TaskRunner {
     const { stores, now } = this.#deps;
     hub.run = undefined;
     hub.state = "idle";
-    hub.steering = [];
+    hub.dropPendingSteering();
     hub.lastActiveAt = now();
     if (hub.core !== undefined && traceExists(hub.core)) stores.sessions.markHasTrace(hub.sessionId);
     stores.sessions.touch(hub.sessionId, now());
@@ -140,14 +151,13 @@ export class TaskRunner {
 
 /** The trace file being written and its current length: where history stops while a run is live. */
 export function traceMark(core: Session): TraceMark {
-  const m = /_(\d{3,})\.jsonl$/.exec(core.tracePath);
   let bytes = 0;
   try {
     bytes = statSync(core.tracePath).size;
   } catch {
     bytes = 0;
   }
-  return { fileIndex: m === null ? 1 : Number(m[1]), bytes };
+  return { fileIndex: traceFileIndex(core.tracePath) ?? 1, bytes };
 }
 
 function traceExists(core: Session): boolean {

@@ -8,13 +8,14 @@
  * whose files are unchanged since the last scan (size and mtime in the derived cache) is
  * skipped, so a restart over thousands of traces reads almost nothing.
  *
- * Sessions the index knows but that have no trace are dropped: a web session that never ran
- * has no file (core writes traces lazily), so nothing can resume it after a restart. A full
- * reindex also drops rows whose traces were deleted, and rebuilds the caches.
+ * Sessions the index knows but whose trace never appeared are dropped (the server creates
+ * sessions persisted, so this only concerns rows whose files were removed by hand or an
+ * older server's sessions that never ran). A full reindex also drops rows whose traces were
+ * deleted, and rebuilds the caches.
  */
 import { readdirSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
-import { agentPaths, listTracedSessions, PROJECT_OR_AGENT_ID, projectPaths } from "@penguin/core";
+import { agentPaths, listTracedSessions, PROJECT_OR_AGENT_ID, projectPaths, SESSION_ID } from "@penguin/core";
 import type { Stores } from "../db/stores.js";
 import { agentIdsOnDisk, readSessionMeta } from "./trace-files.js";
 
@@ -100,7 +101,7 @@ function statOf(path: string): Stats | undefined {
 
 /** The local start time written into a session id. */
 function startOf(sessionId: string): number | undefined {
-  const m = /^session-(\d{4})-(\d{2})-(\d{2})-(\d{2})-(\d{2})-(\d{2})-[0-9a-f]{8}$/.exec(sessionId);
+  const m = SESSION_ID.exec(sessionId);
   if (m === null) return undefined;
   const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number);
   if ([y, mo, d, h, mi, s].some((n) => n === undefined || Number.isNaN(n))) return undefined;

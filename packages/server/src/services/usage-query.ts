@@ -2,14 +2,15 @@
  * The usage API's figures: token sums grouped by date (in `minute`…`month` buckets), agent,
  * model or session, with cost computed now from the prices configured now.
  *
- * Cost rule (SPEC §5): Σ tokens × price / 1e6 over cache_read, cache_write and output, with
- * prices in USD per million tokens from the project's `[[models]]` entry, else the preset
- * catalog. A model with tokens in a bucket it has no price for is "uncosted": its share is
- * left out of `cost` and the row says `hasUncosted`, so an unpriced model never looks free.
+ * Cost rule (SPEC §5): `costUsd` of @penguin/models (the one function every surface prices
+ * with), with prices in USD per million tokens from the project's `[[models]]` entry, else
+ * the preset catalog. A model with tokens in a bucket it has no price for is "uncosted": its
+ * share is left out of `cost` and the row says `hasUncosted`, so an unpriced model never
+ * looks free.
  * Aggregation runs per model inside each row so mixed-model rows are priced correctly.
  */
 import { findModel, type ProjectConfig } from "@penguin/core";
-import { findModelPreset, type Pricing } from "@penguin/models";
+import { costUsd, findModelPreset, type Pricing } from "@penguin/models";
 import type { Granularity, UsageFilter, UsageGroupBy, UsageStore } from "../db/usage-store.js";
 
 export interface UsageRow {
@@ -32,21 +33,6 @@ export interface UsageReport {
   totals: Omit<UsageRow, "key">;
 }
 
-export function costOf(tokens: { cacheRead: number; cacheWrite: number; output: number }, pricing: Pricing | undefined): number | undefined {
-  const parts: [number, number | undefined][] = [
-    [tokens.cacheRead, pricing?.cache_read],
-    [tokens.cacheWrite, pricing?.cache_write],
-    [tokens.output, pricing?.output],
-  ];
-  let sum = 0;
-  for (const [n, price] of parts) {
-    if (n === 0) continue;
-    if (price === undefined) return undefined;
-    sum += (n * price) / 1_000_000;
-  }
-  return sum;
-}
-
 export function pricingFor(config: ProjectConfig, provider: string, modelId: string): Pricing | undefined {
   return findModel(config, { provider, model_id: modelId })?.pricing ?? findModelPreset(provider, modelId)?.pricing;
 }
@@ -60,7 +46,7 @@ export function queryUsage(usage: UsageStore, config: ProjectConfig, filter: Usa
     const key = groupBy === "date" ? r.bucket : r.groupKey;
     const row = rows.get(key) ?? emptyRow(key);
     rows.set(key, row);
-    const cost = costOf(r, pricingFor(config, r.provider, r.modelId));
+    const cost = costUsd({ cache_read: r.cacheRead, cache_write: r.cacheWrite, output: r.output, total: r.total }, pricingFor(config, r.provider, r.modelId));
     for (const target of [row, totals]) {
       target.cacheRead += r.cacheRead;
       target.cacheWrite += r.cacheWrite;

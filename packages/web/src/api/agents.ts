@@ -1,15 +1,17 @@
 /**
- * One agent's editable state (SPEC §9 `A/config`, `A/vault`, `A/skills`, `/api/skills`):
- * `system_config.yaml` and `AGENTS.md` as text (the server validates and keeps comments),
- * the vault with masked values (sending a masked value back keeps the stored one), the
- * installed skills, the builtin library, and the MCP connection probe.
+ * One agent's editable state (SPEC §9 `A/config`, `A/vault`, `A/skills`, `A/tools`,
+ * `/api/skills`): `system_config.yaml` and `AGENTS.md` as text (the server validates and
+ * keeps comments), the server-side config edits (kernel update, thinking level, section
+ * placeholders), the vault with masked values (sending a masked value back keeps the stored
+ * one), the installed skills with zip import/export, the builtin library, the tool catalog
+ * and the MCP connection probe.
  */
 import { del, get, post, put } from "./http";
 import { projectPath } from "./projects";
-import { arr, asRecord, listOf, str } from "./read";
-import type { AgentConfig, InstalledSkill, LibrarySkill, VaultEntry } from "./types";
+import { arr, asRecord, bool, listOf, num, oneOf, str } from "./read";
+import { THINKING_LEVELS, type AgentConfig, type AgentTools, type InstalledSkill, type LibrarySkill, type McpTestResult, type ThinkingLevel, type VaultEntry } from "./types";
 
-const agentPath = (p: string, a: string) => `${projectPath(p)}/agents/${encodeURIComponent(a)}`;
+export const agentPath = (p: string, a: string) => `${projectPath(p)}/agents/${encodeURIComponent(a)}`;
 
 function configOf(raw: unknown): AgentConfig {
   const o = asRecord(raw);
@@ -28,9 +30,66 @@ export async function resetAgentConfig(p: string, a: string): Promise<AgentConfi
   return configOf(await post(`${agentPath(p, a)}/config/reset`, {}));
 }
 
-/** Probes the MCP servers of a config; answers whatever the server reports per server. */
-export async function testMcp(p: string, a: string, body: Record<string, unknown>): Promise<unknown> {
-  return post(`${agentPath(p, a)}/config/mcp-test`, body);
+/** Connects one MCP server as a session would and reports its tools. */
+export async function testMcp(p: string, a: string, body: { name: string; config: Record<string, unknown> }): Promise<McpTestResult> {
+  const o = asRecord(await post(`${agentPath(p, a)}/config/mcp-test`, body));
+  const r: McpTestResult = {
+    ok: bool(o, "ok") ?? false,
+    transport: str(o, "transport") ?? "",
+    durationMs: num(o, "durationMs") ?? 0,
+    tools: arr(o, "tools").flatMap((t) => {
+      const tr = asRecord(t);
+      const name = str(tr, "name");
+      return name === undefined ? [] : [{ name, description: str(tr, "description") ?? "", permission: str(tr, "permission") ?? "rw" }];
+    }),
+  };
+  const error = str(o, "error");
+  if (error !== undefined) r.error = error;
+  return r;
+}
+
+/** Fills keys missing from system_config.yaml with the current defaults; which were added. */
+export async function kernelUpdate(p: string, a: string): Promise<{ added: string[]; systemConfig: string }> {
+  const o = asRecord(await post(`${agentPath(p, a)}/config/kernel-update`, {}));
+  return { added: arr(o, "added").flatMap((k) => (typeof k === "string" ? [k] : [])), systemConfig: str(o, "systemConfig") ?? "" };
+}
+
+export async function getAgentThinkingLevel(p: string, a: string): Promise<ThinkingLevel | undefined> {
+  return oneOf(asRecord(await get(`${agentPath(p, a)}/config/thinking-level`)).thinkingLevel, THINKING_LEVELS);
+}
+
+/** Writes model.thinking_level into the agent's system_config.yaml (comments kept). */
+export const setAgentThinkingLevel = (p: string, a: string, thinkingLevel: ThinkingLevel) => put(`${agentPath(p, a)}/config/thinking-level`, { thinkingLevel });
+
+/** Appends {{VAULT}} or {{MEMORY}} to the system prompt; answers the new config text. */
+export async function insertPlaceholder(p: string, a: string, section: "vault" | "memory"): Promise<string> {
+  return str(asRecord(await post(`${agentPath(p, a)}/${section}/template-placeholder`, {})), "systemConfig") ?? "";
+}
+
+export async function getAgentTools(p: string, a: string): Promise<AgentTools> {
+  const o = asRecord(await get(`${agentPath(p, a)}/tools`));
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
+  return {
+    builtin: arr(o, "builtin").flatMap((raw) => {
+      const t = asRecord(raw);
+      const name = str(t, "name");
+      if (name === undefined) return [];
+      const condition = str(t, "condition");
+      const tool = { name, description: str(t, "description") ?? "", permission: str(t, "permission") ?? "rw", timeoutMs: num(t, "timeoutMs") ?? 0 };
+      return [condition === undefined ? tool : { ...tool, condition }];
+    }),
+    mcp: arr(o, "mcp").flatMap((raw) => {
+      const m = asRecord(raw);
+      const name = str(m, "name");
+      if (name === undefined) return [];
+      const server: AgentTools["mcp"][number] = { name, transport: str(m, "transport") ?? "stdio", permission: str(m, "permission") ?? "auto", args: strings(m.args), envKeys: strings(m.envKeys), headerKeys: strings(m.headerKeys) };
+      const command = str(m, "command");
+      const url = str(m, "url");
+      if (command !== undefined) server.command = command;
+      if (url !== undefined) server.url = url;
+      return [server];
+    }),
+  };
 }
 
 export async function getVault(p: string, a: string): Promise<VaultEntry[]> {
@@ -57,6 +116,9 @@ export async function listInstalledSkills(p: string, a: string): Promise<Install
 }
 
 export const installSkills = (p: string, a: string, names: string[]) => post(`${agentPath(p, a)}/skills`, { names });
+/** Installs a zipped skill folder; 409 `already_exists` unless `overwrite`. */
+export const importSkillArchive = (p: string, a: string, dataBase64: string, overwrite: boolean) => post(`${agentPath(p, a)}/skills/archive`, { dataBase64, overwrite });
+export const skillArchiveUrl = (p: string, a: string, name: string) => `${agentPath(p, a)}/skills/${encodeURIComponent(name)}/archive`;
 export const uninstallSkill = (p: string, a: string, name: string) => del(`${agentPath(p, a)}/skills/${encodeURIComponent(name)}`);
 
 /** The builtin library, flattened; groups (`{groups:[{name, skills}]}`) become `group`. */
@@ -71,7 +133,9 @@ export async function listLibrary(): Promise<LibrarySkill[]> {
       if (name === undefined) return [];
       const skill: LibrarySkill = { name };
       const description = str(r, "description");
+      const short = str(r, "shortDescription");
       if (description !== undefined) skill.description = description;
+      if (short !== undefined) skill.shortDescription = short;
       const g = group ?? str(r, "group");
       if (g !== undefined) skill.group = g;
       return [skill];

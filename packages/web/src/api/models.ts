@@ -1,13 +1,13 @@
 /**
  * The project's model table (SPEC §9 `P/models…`): read (keys masked), full-table replace,
- * default model, and the probes: connection/speed test, protocol detection, endpoint model
- * list. The table is replaced as a whole, so the editor always sends every entry; an entry's
+ * default and vision model, the preset catalog (from the server, the one copy of it), and
+ * the probes: connection/speed test, protocol detection, endpoint model list, vision. The table is replaced as a whole, so the editor always sends every entry; an entry's
  * key is only included when the user typed a new one (the server keeps the stored key).
  */
 import { get, post, put } from "./http";
 import { projectPath } from "./projects";
 import { arr, asRecord, bool, isRecord, num, oneOf, str } from "./read";
-import { CLIENT_TYPES, type DetectResult, type ModelEntry, type ModelEntryInput, type ModelRef, type ModelTable, type ModelTestResult, type Pricing } from "./types";
+import { CLIENT_TYPES, type DetectResult, type ModelEntry, type ModelEntryInput, type ModelPreset, type ModelRef, type ModelTable, type ModelTestResult, type PresetCatalog, type Pricing, type ProviderPreset, type VisionProbe } from "./types";
 
 function refOf(v: unknown): ModelRef | null {
   if (!isRecord(v)) return null;
@@ -97,6 +97,37 @@ export async function setVisionModel(projectId: string, ref: ModelRef): Promise<
   return tableOf(await put(`${modelsPath(projectId)}/vision`, ref));
 }
 
+/** The catalog of @penguin/models as the server serves it: providers and models, no keys. */
+export async function getPresets(projectId: string): Promise<PresetCatalog> {
+  const o = asRecord(await get(`${modelsPath(projectId)}/presets`));
+  const providers = arr(o, "providers").flatMap((raw): ProviderPreset[] => {
+    const r = asRecord(raw);
+    const provider = str(r, "provider");
+    const baseUrl = str(r, "baseUrl");
+    const clientType = oneOf(r.clientType, CLIENT_TYPES);
+    return provider === undefined || baseUrl === undefined || clientType === undefined ? [] : [{ provider, displayName: str(r, "displayName") ?? provider, baseUrl, clientType }];
+  });
+  const models = arr(o, "models").flatMap((raw): ModelPreset[] => {
+    const r = asRecord(raw);
+    const provider = str(r, "provider");
+    const modelId = str(r, "modelId");
+    const baseUrl = str(r, "baseUrl");
+    const clientType = oneOf(r.clientType, CLIENT_TYPES);
+    if (provider === undefined || modelId === undefined || baseUrl === undefined || clientType === undefined) return [];
+    const m: ModelPreset = { provider, modelId, displayName: str(r, "displayName") ?? modelId, baseUrl, clientType };
+    const contextWindow = num(r, "contextWindow");
+    const maxTokens = num(r, "maxTokens");
+    const vision = bool(r, "vision");
+    const pricing = pricingOf(r.pricing);
+    if (contextWindow !== undefined) m.contextWindow = contextWindow;
+    if (maxTokens !== undefined) m.maxTokens = maxTokens;
+    if (vision !== undefined) m.vision = vision;
+    if (pricing !== undefined) m.pricing = pricing;
+    return [m];
+  });
+  return { providers, models };
+}
+
 export interface TestInput {
   provider: string;
   modelId: string;
@@ -116,6 +147,18 @@ export async function testModel(projectId: string, input: TestInput): Promise<Mo
   if (status !== undefined) r.status = status;
   if (ttftMs !== undefined) r.ttftMs = ttftMs;
   if (tps !== undefined) r.tps = tps;
+  if (error !== undefined) r.error = error;
+  return r;
+}
+
+/** Sends a tiny image through the entry (with the form's edits) and reports whether the model saw it. */
+export async function detectVision(projectId: string, input: Omit<TestInput, "speed">): Promise<VisionProbe> {
+  const o = asRecord(await post(`${modelsPath(projectId)}/detect-vision`, input));
+  const v = o.vision;
+  const r: VisionProbe = { vision: typeof v === "boolean" ? v : null, status: str(o, "status") ?? "" };
+  const answer = str(o, "answer");
+  const error = str(o, "error");
+  if (answer !== undefined) r.answer = answer;
   if (error !== undefined) r.error = error;
   return r;
 }

@@ -1,6 +1,7 @@
 /**
- * Sessions over HTTP: list, create, read, settings, delete, history, and the run controls
- * (task, approval, abort, steer, recall, retry now, compact). SPEC §9, `A/sessions` and `S/…`.
+ * Sessions over HTTP: list, create, read, settings, delete, history, the run controls
+ * (task, approval, abort, steer, recall, retry now, compact) and the session's background
+ * processes. SPEC §9, `A/sessions` and `S/…`.
  *
  * Answers are normalised here (a session may be `{id}` or `{sessionId}`, a list bare or
  * wrapped), so the pages see one shape. History envelopes are checked with the protocol's
@@ -14,6 +15,7 @@ import {
   APPROVAL_MODES,
   THINKING_LEVELS,
   type ApprovalMode,
+  type ProcessInfo,
   type SessionHistory,
   type SessionSummary,
   type TaskInputItem,
@@ -167,3 +169,22 @@ export async function retryNow(id: string): Promise<boolean> {
 }
 
 export const compactSession = (id: string) => post(`${sessionPath(id)}/compact`, {});
+
+/** Background commands of the session (SPEC §9 `S/processes`), with `serviceUrl` when one serves a local page. */
+export async function listProcesses(id: string): Promise<ProcessInfo[]> {
+  return arr(asRecord(await get(`${sessionPath(id)}/processes`)), "processes").flatMap((raw) => {
+    const o = asRecord(raw);
+    const pid = str(o, "id");
+    const status = oneOf(o.status, ["running", "exited", "killed"] as const);
+    if (pid === undefined || status === undefined) return [];
+    const p: ProcessInfo = { id: pid, command: str(o, "command") ?? "", label: str(o, "label") ?? "", status, started: time(o, "started") ?? 0 };
+    const exitCode = o.exitCode;
+    if (typeof exitCode === "number" || exitCode === null) p.exitCode = exitCode;
+    const url = str(o, "serviceUrl");
+    if (url !== undefined) p.serviceUrl = url;
+    return [p];
+  });
+}
+
+export const killProcess = (id: string, pid: string) => post(`${sessionPath(id)}/processes/${seg(pid)}/kill`, {});
+export const removeProcess = (id: string, pid: string) => del(`${sessionPath(id)}/processes/${seg(pid)}`);

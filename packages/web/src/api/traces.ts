@@ -1,12 +1,14 @@
 /**
  * The trace browser (SPEC §9 `A/traces…`): an agent's traced sessions (newest first), one
- * trace file as numbered envelopes (checked with `parseEnvelope`), and the download URL.
+ * trace file as numbered envelopes (checked with `parseEnvelope`), the server's analysis
+ * of a session (per-request figures, tasks, totals: computed once, on the server, with
+ * core's trace summary), and the download URL.
  */
 import { parseEnvelope } from "@penguin/omnimessage";
 import { get, withQuery } from "./http";
 import { projectPath } from "./projects";
 import { arr, asRecord, num, str } from "./read";
-import type { TraceFilePage, TraceSessionEntry } from "./types";
+import type { RequestAnalysis, TraceAnalysis, TraceFilePage, TraceSessionEntry } from "./types";
 
 const tracesPath = (p: string, a: string) => `${projectPath(p)}/agents/${encodeURIComponent(a)}/traces`;
 
@@ -41,3 +43,46 @@ export async function getTraceFile(p: string, a: string, sessionId: string, inde
 }
 
 export const traceDownloadUrl = (p: string, a: string, sessionId: string) => `${tracesPath(p, a)}/${encodeURIComponent(sessionId)}/download`;
+
+export async function getTraceAnalysis(p: string, a: string, sessionId: string): Promise<TraceAnalysis> {
+  const o = asRecord(await get(`${tracesPath(p, a)}/${encodeURIComponent(sessionId)}/analysis`));
+  const t = asRecord(o.totals);
+  const requests = arr(o, "requests").map((raw): RequestAnalysis => {
+    const r = asRecord(raw);
+    const row: RequestAnalysis = {
+      n: num(r, "n") ?? 0,
+      task: num(r, "task") ?? 0,
+      fileIndex: num(r, "fileIndex") ?? 1,
+      status: str(r, "status") ?? "",
+      context: num(r, "context") ?? 0,
+      cacheRead: num(r, "cacheRead") ?? 0,
+      cacheWrite: num(r, "cacheWrite") ?? 0,
+      output: num(r, "output") ?? 0,
+      toolCalls: num(r, "toolCalls") ?? 0,
+    };
+    const attempt = num(r, "attempt");
+    const retryInMs = num(r, "retryInMs");
+    const error = str(r, "error");
+    const cacheHitRate = num(r, "cacheHitRate");
+    const durationMs = num(r, "durationMs");
+    if (attempt !== undefined) row.attempt = attempt;
+    if (retryInMs !== undefined) row.retryInMs = retryInMs;
+    if (error !== undefined) row.error = error;
+    if (cacheHitRate !== undefined) row.cacheHitRate = cacheHitRate;
+    if (durationMs !== undefined) row.durationMs = durationMs;
+    return row;
+  });
+  return {
+    status: str(o, "status") ?? "",
+    requests,
+    tasks: arr(o, "tasks").map((raw) => {
+      const r = asRecord(raw);
+      return { n: num(r, "n") ?? 0, prompt: str(r, "prompt") ?? null, status: str(r, "status") ?? "", requests: num(r, "requests") ?? 0, steering: num(r, "steering") ?? 0, compactions: num(r, "compactions") ?? 0 };
+    }),
+    compactions: arr(o, "compactions").map((raw) => {
+      const r = asRecord(raw);
+      return { task: num(r, "task") ?? 0, reason: str(r, "reason") ?? "", mode: str(r, "mode") ?? "", contextTokens: num(r, "contextTokens") ?? 0, status: str(r, "status") ?? "" };
+    }),
+    totals: { requests: num(t, "requests") ?? 0, retries: num(t, "retries") ?? 0, toolCalls: num(t, "toolCalls") ?? 0, compactions: num(t, "compactions") ?? 0, output: num(t, "output") ?? 0, total: num(t, "total") ?? 0, durationMs: num(t, "durationMs") ?? 0 },
+  };
+}

@@ -195,7 +195,125 @@ export interface InstalledSkill {
 export interface LibrarySkill {
   name: string;
   description?: string;
+  shortDescription?: string;
   group?: string;
+}
+
+/** A model from the preset catalog (`GET P/models/presets`): where it lives, its limits and prices. */
+export interface ModelPreset {
+  provider: string;
+  modelId: string;
+  displayName: string;
+  baseUrl: string;
+  clientType: ClientType;
+  contextWindow?: number;
+  maxTokens?: number;
+  vision?: boolean;
+  pricing?: Pricing;
+}
+
+export interface PresetCatalog {
+  providers: ProviderPreset[];
+  models: ModelPreset[];
+}
+
+export interface VisionProbe {
+  /** true: it saw the image; false: it did not, or refused it; null: could not tell. */
+  vision: boolean | null;
+  answer?: string;
+  status: string;
+  error?: string;
+}
+
+export interface McpTestResult {
+  ok: boolean;
+  transport: string;
+  durationMs: number;
+  tools: { name: string; description: string; permission: string }[];
+  error?: string;
+}
+
+export interface BuiltinTool {
+  name: string;
+  description: string;
+  permission: string;
+  timeoutMs: number;
+  condition?: string;
+}
+
+export interface McpServerInfo {
+  name: string;
+  transport: string;
+  permission: string;
+  command?: string;
+  args: string[];
+  url?: string;
+  envKeys: string[];
+  headerKeys: string[];
+}
+
+export interface AgentTools {
+  builtin: BuiltinTool[];
+  mcp: McpServerInfo[];
+}
+
+export interface MemoryScope {
+  key: string;
+  workspace: string | null;
+  files: number;
+}
+
+export interface MemoryFile {
+  path: string;
+  size: number;
+  encoding: "utf8" | "base64";
+  content: string;
+  truncated: boolean;
+}
+
+export type MemoryImportMode = "skip" | "overwrite" | "replace";
+
+export interface SnapshotInfo {
+  name: string;
+  version: number;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface ProcessInfo {
+  id: string;
+  command: string;
+  label: string;
+  status: "running" | "exited" | "killed";
+  started: number;
+  exitCode?: number | null;
+  serviceUrl?: string;
+}
+
+/** One model request of a session, as the server's trace analysis reports it. */
+export interface RequestAnalysis {
+  n: number;
+  task: number;
+  fileIndex: number;
+  status: string;
+  attempt?: number;
+  retryInMs?: number;
+  error?: string;
+  context: number;
+  cacheRead: number;
+  cacheWrite: number;
+  output: number;
+  cacheHitRate?: number;
+  durationMs?: number;
+  toolCalls: number;
+}
+
+export interface TraceAnalysis {
+  status: string;
+  requests: RequestAnalysis[];
+  tasks: { n: number; prompt: string | null; status: string; requests: number; steering: number; compactions: number }[];
+  compactions: { task: number; reason: string; mode: string; contextTokens: number; status: string }[];
+  totals: { requests: number; retries: number; toolCalls: number; compactions: number; output: number; total: number; durationMs: number };
 }
 
 export type UsageGroupBy = "date" | "agent" | "model" | "session";

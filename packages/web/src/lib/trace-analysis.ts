@@ -1,44 +1,10 @@
 /**
- * Reading a trace file for the Traces page: one point per model request (context size =
- * cached + uncached input tokens, the cached part, output, duration) from the
- * `request_begin` / `request_end` / `token_usage` events, and a timeline row per line with
- * a short description. Pure functions over OmniMessages, narrowed with the protocol guards.
+ * The Traces page's timeline: one row per trace line with its lane and a short description.
+ * Pure, over OmniMessages narrowed with the protocol guards. Per-request figures (context,
+ * cache, output, duration, retries) are not derived here: the server computes them once
+ * with core's trace summary (`A/traces/:sid/analysis`).
  */
 import { isCompleteModel, isEvent, isPartial, isSessionMeta, type OmniMessage } from "@penguin/omnimessage";
-
-export interface RequestPoint {
-  n: number;
-  context: number;
-  cached: number;
-  output: number;
-  durationMs: number | undefined;
-  status: string;
-}
-
-export function requestPoints(messages: readonly OmniMessage[]): RequestPoint[] {
-  const out: RequestPoint[] = [];
-  let begin: number | undefined;
-  let pending: Omit<RequestPoint, "context" | "cached" | "output"> | undefined;
-  for (const m of messages) {
-    if (m.origin !== undefined && m.origin.length > 0) continue;
-    const t = Date.parse(m.timestamp);
-    if (isEvent(m, "request_begin")) begin = t;
-    else if (isEvent(m, "request_end")) {
-      pending = { n: out.length + 1, durationMs: begin === undefined || Number.isNaN(t) ? undefined : t - begin, status: m.payload.status };
-      begin = undefined;
-      if (m.payload.status !== "completed") {
-        out.push({ ...pending, context: 0, cached: 0, output: 0 });
-        pending = undefined;
-      }
-    } else if (isEvent(m, "token_usage")) {
-      const r = m.payload.request;
-      const base = pending ?? { n: out.length + 1, durationMs: undefined, status: "completed" };
-      out.push({ ...base, context: r.cache_read + r.cache_write, cached: r.cache_read, output: r.output });
-      pending = undefined;
-    }
-  }
-  return out;
-}
 
 export interface TimelineRow {
   line: number;

@@ -1,12 +1,15 @@
 /**
- * The Agents page (`/agents/:agentId?`): pick an agent (or create one), then edit its state
- * in tabs: the runtime configuration and system prompt (`system_config.yaml`), `AGENTS.md`,
- * tools and MCP servers, the vault, and skills. Text files are edited as text and saved as
- * written (the server validates them and keeps comments).
+ * The Agents page (`/agents/:agentId?`): pick an agent (or create one), then its state in
+ * tabs: Overview (snapshots, kernel update, restore defaults), the runtime configuration
+ * and system prompt (`system_config.yaml`), `AGENTS.md`, Memory, Tools (builtin table and
+ * MCP servers), the vault, and skills. Text files are edited as text and saved as written
+ * (the server validates them and keeps comments). Tabs that change the config on the
+ * server (kernel update, placeholders, reset, import) hand back the new text, which
+ * replaces both the saved and the edited copy.
  */
 import { useEffect, useState } from "react";
 import { useNavigate, useParams } from "react-router";
-import { getAgentConfig, putAgentConfig, resetAgentConfig } from "../../api/agents";
+import { getAgentConfig, putAgentConfig } from "../../api/agents";
 import { errorText } from "../../api/http";
 import { createAgent } from "../../api/projects";
 import type { AgentConfig } from "../../api/types";
@@ -17,15 +20,19 @@ import { Notice } from "../../components/ui/Notice";
 import { Spinner } from "../../components/ui/Spinner";
 import { Tabs } from "../../components/ui/Tabs";
 import { canEditProject, useProject } from "../../state/project-store";
-import { McpPanel } from "./McpPanel";
+import { MemoryPanel } from "./MemoryPanel";
+import { OverviewPanel } from "./OverviewPanel";
 import { SkillsPanel } from "./SkillsPanel";
 import { TextFileEditor } from "./TextFileEditor";
+import { ToolsPanel } from "./ToolsPanel";
 import { VaultPanel } from "./VaultPanel";
 
-type Tab = "runtime" | "agents-md" | "tools" | "vault" | "skills";
+type Tab = "overview" | "runtime" | "agents-md" | "memory" | "tools" | "vault" | "skills";
 const TABS = [
+  { id: "overview", label: "Overview" },
   { id: "runtime", label: "Prompt & runtime" },
   { id: "agents-md", label: "AGENTS.md" },
+  { id: "memory", label: "Memory" },
   { id: "tools", label: "Tools & MCP" },
   { id: "vault", label: "Vault" },
   { id: "skills", label: "Skills" },
@@ -37,11 +44,13 @@ export default function AgentsPage() {
   const { projectId, projects, agents, reloadAgents } = useProject();
   const editable = canEditProject(projects, projectId);
   const agentId = routeAgent ?? agents.find((a) => a.agentId === "default_agent")?.agentId ?? agents[0]?.agentId;
-  const [tab, setTab] = useState<Tab>("runtime");
+  const [tab, setTab] = useState<Tab>("overview");
   const [saved, setSaved] = useState<AgentConfig | undefined>(undefined);
   const [draft, setDraft] = useState<AgentConfig | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const [newAgent, setNewAgent] = useState("");
+
+  const [reloads, setReloads] = useState(0);
 
   useEffect(() => {
     if (projectId === undefined || agentId === undefined) return;
@@ -59,7 +68,7 @@ export default function AgentsPage() {
     return () => {
       live = false;
     };
-  }, [projectId, agentId]);
+  }, [projectId, agentId, reloads]);
 
   if (projectId === undefined || agentId === undefined) {
     return (
@@ -87,16 +96,16 @@ export default function AgentsPage() {
     }
   };
 
-  const reset = async () => {
-    if (!window.confirm("Restore the default system_config.yaml and AGENTS.md? Your edits to both are lost.")) return;
-    try {
-      const c = await resetAgentConfig(projectId, agentId);
-      setSaved(c);
-      setDraft(c);
-    } catch (e) {
-      setError(errorText(e));
+  /** The server changed the files: take its text (or reload both when none is given). */
+  const onConfig = (c?: Partial<AgentConfig>) => {
+    if (c === undefined) {
+      setReloads((n) => n + 1);
+      return;
     }
+    setSaved((s) => (s === undefined ? s : { ...s, ...c }));
+    setDraft((d) => (d === undefined ? d : { ...d, ...c }));
   };
+  const onSystemConfig = (systemConfig: string) => onConfig({ systemConfig });
 
   return (
     <Page title="Agents">
@@ -116,14 +125,14 @@ export default function AgentsPage() {
             </Button>
           </form>
         )}
-        <span className="flex-1" />
-        {editable && <Button onClick={() => void reset()}>Restore defaults</Button>}
       </div>
       {error !== undefined && <Notice tone="error">{error}</Notice>}
       {!editable && <Notice>Only the project owner can change agents; you can read their configuration.</Notice>}
       <Tabs label="Agent settings" tabs={TABS} value={tab} onChange={setTab}>
         {draft === undefined || saved === undefined ? (
           <Spinner label="Loading the agent" />
+        ) : tab === "overview" ? (
+          <OverviewPanel projectId={projectId} agentId={agentId} readOnly={!editable} onConfig={onConfig} />
         ) : tab === "runtime" ? (
           <TextFileEditor
             label="system_config.yaml"
@@ -144,9 +153,11 @@ export default function AgentsPage() {
             onSave={() => saveConfig({ agentsMd: draft.agentsMd })}
             readOnly={!editable}
           />
+        ) : tab === "memory" ? (
+          <MemoryPanel projectId={projectId} agentId={agentId} readOnly={!editable} systemConfig={saved.systemConfig} onConfig={onSystemConfig} />
         ) : tab === "tools" ? (
           <div className="flex flex-col gap-4">
-            <McpPanel projectId={projectId} agentId={agentId} yaml={draft.systemConfig} onYaml={(v) => setDraft({ ...draft, systemConfig: v })} readOnly={!editable} />
+            <ToolsPanel projectId={projectId} agentId={agentId} yaml={draft.systemConfig} savedYaml={saved.systemConfig} onYaml={(v) => setDraft({ ...draft, systemConfig: v })} readOnly={!editable} />
             {draft.systemConfig !== saved.systemConfig && editable && (
               <div className="flex items-center gap-2">
                 <Notice tone="warning">The configuration has unsaved changes.</Notice>
@@ -157,7 +168,7 @@ export default function AgentsPage() {
             )}
           </div>
         ) : tab === "vault" ? (
-          <VaultPanel projectId={projectId} agentId={agentId} readOnly={!editable} />
+          <VaultPanel projectId={projectId} agentId={agentId} readOnly={!editable} systemConfig={saved.systemConfig} onConfig={onSystemConfig} />
         ) : (
           <SkillsPanel projectId={projectId} agentId={agentId} readOnly={!editable} />
         )}

@@ -1,12 +1,14 @@
 /**
  * Tools and MCP servers: the MCP servers configured in system_config.yaml, a form to add
  * one (stdio command or HTTP URL) that writes into the config text (mcp-yaml.ts), and a
- * connection test through the server (`A/config/mcp-test`). The new entry is saved with
- * the config, where the server validates the whole file.
+ * connection test through the server (`A/config/mcp-test`: it connects the server the way a
+ * session would and lists its tools). The new entry is saved with the config, where the
+ * server validates the whole file.
  */
 import { useState } from "react";
 import { testMcp } from "../../api/agents";
-import { ApiError, errorText } from "../../api/http";
+import { errorText } from "../../api/http";
+import type { McpTestResult } from "../../api/types";
 import { Button } from "../../components/ui/Button";
 import { SelectField, TextField } from "../../components/ui/Field";
 import { Notice } from "../../components/ui/Notice";
@@ -16,7 +18,8 @@ export function McpPanel({ projectId, agentId, yaml, onYaml, readOnly }: { proje
   const [form, setForm] = useState<McpServerForm>({ name: "", transport: "stdio", command: "", args: [], url: "" });
   const [argsText, setArgsText] = useState("");
   const [error, setError] = useState<string | undefined>(undefined);
-  const [result, setResult] = useState<string | undefined>(undefined);
+  const [result, setResult] = useState<McpTestResult | undefined>(undefined);
+  const [testing, setTesting] = useState(false);
   const servers = listMcpServers(yaml);
   const current: McpServerForm = { ...form, args: argsText.split(/\s+/).filter((a) => a !== "") };
   const complete = current.name !== "" && (current.transport === "http" ? current.url !== "" : current.command !== "");
@@ -24,11 +27,13 @@ export function McpPanel({ projectId, agentId, yaml, onYaml, readOnly }: { proje
   const test = async () => {
     setError(undefined);
     setResult(undefined);
+    setTesting(true);
     try {
-      const r = await testMcp(projectId, agentId, { name: current.name, config: mcpConfigOf(current) });
-      setResult(JSON.stringify(r, null, 2));
+      setResult(await testMcp(projectId, agentId, { name: current.name, config: mcpConfigOf(current) }));
     } catch (e) {
-      setError(e instanceof ApiError && e.status === 501 ? "This server cannot test MCP connections yet; the servers connect when a session starts (see the MCP row in the chat)." : errorText(e));
+      setError(errorText(e));
+    } finally {
+      setTesting(false);
     }
   };
 
@@ -80,17 +85,42 @@ export function McpPanel({ projectId, agentId, yaml, onYaml, readOnly }: { proje
             )}
           </div>
           <div className="mt-2 flex gap-2">
-            <Button onClick={() => void test()} disabled={!complete}>
-              Test connection
+            <Button onClick={() => void test()} disabled={!complete || testing}>
+              {testing ? "Connecting…" : "Test connection"}
             </Button>
             <Button variant="primary" onClick={add} disabled={!complete}>
               Add to configuration
             </Button>
           </div>
           {error !== undefined && <Notice tone="error" className="mt-2">{error}</Notice>}
-          {result !== undefined && <pre className="mt-2 max-h-48 overflow-auto rounded bg-slate-50 p-2 text-xs dark:bg-slate-900">{result}</pre>}
+          {result !== undefined && <McpResult result={result} />}
         </section>
       )}
     </div>
+  );
+}
+
+function McpResult({ result }: { result: McpTestResult }) {
+  const how = `${result.transport}, ${result.durationMs} ms`;
+  if (!result.ok) {
+    return (
+      <Notice tone="error" className="mt-2">
+        Could not connect ({how}): {result.error ?? "no answer"}
+      </Notice>
+    );
+  }
+  return (
+    <Notice tone="success" className="mt-2">
+      <p>
+        Connected ({how}): {result.tools.length} tool{result.tools.length === 1 ? "" : "s"}.
+      </p>
+      <ul aria-label="MCP tools" className="mt-1 max-h-48 overflow-auto text-xs">
+        {result.tools.map((t) => (
+          <li key={t.name}>
+            <span className="font-mono">{t.name}</span> <span className="text-slate-500">({t.permission === "r" ? "read" : "read-write"})</span> {t.description.split("\n")[0]}
+          </li>
+        ))}
+      </ul>
+    </Notice>
   );
 }

@@ -1,7 +1,8 @@
 /**
  * The agent's vault: secrets that reach tool processes as environment variables. Values are
  * shown masked and never come back; a field left empty keeps the stored value. Entries can
- * be added and removed; Save replaces the whole vault.
+ * be added and removed; Save replaces the whole vault. When the system prompt lacks
+ * `{{VAULT}}` the tab offers to add it (the model would not know the secrets' names).
  */
 import { useEffect, useState } from "react";
 import { getVault, putVault } from "../../api/agents";
@@ -9,6 +10,7 @@ import { errorText } from "../../api/http";
 import { Button } from "../../components/ui/Button";
 import { TextField } from "../../components/ui/Field";
 import { Notice } from "../../components/ui/Notice";
+import { PlaceholderOffer } from "./PlaceholderOffer";
 
 interface Row {
   name: string;
@@ -17,7 +19,7 @@ interface Row {
   stored: boolean;
 }
 
-export function VaultPanel({ projectId, agentId, readOnly }: { projectId: string; agentId: string; readOnly: boolean }) {
+export function VaultPanel({ projectId, agentId, readOnly, systemConfig, onConfig }: { projectId: string; agentId: string; readOnly: boolean; systemConfig: string; onConfig(text: string): void }) {
   const [rows, setRows] = useState<Row[]>([]);
   const [error, setError] = useState<string | undefined>(undefined);
   const [saved, setSaved] = useState(false);
@@ -52,6 +54,7 @@ export function VaultPanel({ projectId, agentId, readOnly }: { projectId: string
 
   return (
     <div className="flex flex-col gap-3">
+      <PlaceholderOffer projectId={projectId} agentId={agentId} section="vault" systemConfig={systemConfig} readOnly={readOnly} onConfig={onConfig} what="the list of secret names" />
       <p className="text-sm text-slate-600 dark:text-slate-400">Secrets are passed to commands as environment variables. The model sees only their names.</p>
       {rows.length === 0 && <p className="text-sm text-slate-500">The vault is empty.</p>}
       <ul className="flex flex-col gap-2">

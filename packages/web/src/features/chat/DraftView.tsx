@@ -3,11 +3,14 @@
  * browser), the model, the thinking level and the approval mode, then write. The session
  * is created on the first send (`POST A/sessions`), the task posted, and the page moves to
  * the session; from then on model and workspace are locked. Initial choices come from the
- * project's chat defaults and default model.
+ * project's chat defaults and default model; the thinking level starts at the agent's own
+ * (`model.thinking_level`), and picking another writes it back to the agent's config
+ * (SPEC §10; the server edits the YAML in place, comments kept; members, who may not edit
+ * the agent, just use the level for their session).
  */
 import { useEffect, useMemo, useRef, useState } from "react";
 import { useNavigate } from "react-router";
-import { listInstalledSkills } from "../../api/agents";
+import { getAgentThinkingLevel, listInstalledSkills, setAgentThinkingLevel } from "../../api/agents";
 import { errorText } from "../../api/http";
 import { getChatDefaults } from "../../api/projects";
 import { createSession, patchSession, postTask } from "../../api/sessions";
@@ -15,7 +18,7 @@ import { APPROVAL_MODES, THINKING_LEVELS, type ApprovalMode, type InstalledSkill
 import { Button } from "../../components/ui/Button";
 import { SelectField, TextField } from "../../components/ui/Field";
 import { Notice } from "../../components/ui/Notice";
-import { useProject } from "../../state/project-store";
+import { canEditProject, useProject } from "../../state/project-store";
 import { useSessionList } from "../../state/session-list-store";
 import { Composer, EMPTY_DRAFT, type Draft } from "./Composer";
 import { parseSlash, skillPrompt, slashItems } from "./slash-commands";
@@ -25,7 +28,7 @@ const refKey = (provider: string, modelId: string) => `${provider}\u0000${modelI
 
 export function DraftView() {
   const navigate = useNavigate();
-  const { projectId, agents, models } = useProject();
+  const { projectId, projects, agents, models } = useProject();
   const [agentId, setAgentId] = useState("");
   const [workspace, setWorkspace] = useState("");
   const [model, setModel] = useState("");
@@ -47,7 +50,6 @@ export function DraftView() {
         if (d.agentId !== undefined) setAgentId(d.agentId);
         if (d.workspace !== undefined) setWorkspace(d.workspace);
         if (d.approvalMode !== undefined) setApproval(d.approvalMode);
-        if (d.thinkingLevel !== undefined) setThinking(d.thinkingLevel);
       },
       () => undefined,
     );
@@ -68,6 +70,24 @@ export function DraftView() {
     const d = models.defaultModel ?? models.models[0];
     if (d !== undefined && d !== null) setModel(refKey(d.provider, d.modelId));
   }, [models, model]);
+
+  useEffect(() => {
+    if (projectId === undefined || agentId === "") return;
+    let live = true;
+    getAgentThinkingLevel(projectId, agentId).then(
+      (level) => live && level !== undefined && setThinking(level),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [projectId, agentId]);
+
+  const pickThinking = (level: ThinkingLevel) => {
+    setThinking(level);
+    if (projectId === undefined || agentId === "" || !canEditProject(projects, projectId)) return;
+    setAgentThinkingLevel(projectId, agentId, level).catch((e: unknown) => setError(`The thinking level was not saved to the agent: ${errorText(e)}`));
+  };
 
   useEffect(() => {
     if (projectId === undefined || agentId === "") return;
@@ -134,7 +154,7 @@ export function DraftView() {
           <div ref={modelRef}>
             <SelectField label="Model" value={model} onValue={setModel} options={modelOptions} hint={modelOptions.length === 0 ? "No models yet: add one on the Models page." : undefined} />
           </div>
-          <SelectField label="Thinking level" value={thinking} onValue={setThinking} options={THINKING_LEVELS.map((l) => ({ value: l, label: l }))} />
+          <SelectField label="Thinking level" value={thinking} onValue={pickThinking} options={THINKING_LEVELS.map((l) => ({ value: l, label: l }))} />
           <SelectField label="Approval mode" value={approval} onValue={setApproval} options={APPROVAL_MODES.map((m) => ({ value: m, label: m }))} />
           <div className="flex items-end gap-2 sm:col-span-2">
             <TextField className="flex-1" label="Workspace" placeholder="Empty: a temporary folder" value={workspace} onChange={(e) => setWorkspace(e.target.value)} />

@@ -1,7 +1,8 @@
 /**
  * The session's header: title, agent, the model and workspace (locked: they were fixed when
  * the session was created), and the two settings that may change mid-session, approval mode
- * and thinking level. Shows the stream's connection state when it is not open.
+ * and thinking level. Shows the stream's connection state when it is not open, and the
+ * button that opens the details panel (processes, trace).
  */
 import { APPROVAL_MODES, THINKING_LEVELS, type ApprovalMode, type SessionSummary, type ThinkingLevel } from "../../api/types";
 import type { SseStatus } from "../../api/sse";
@@ -15,7 +16,7 @@ export interface HeaderPatch {
 
 const SELECT = "rounded border border-slate-300 bg-white px-1.5 py-0.5 text-xs dark:border-slate-700 dark:bg-slate-900";
 
-export function SessionHeader({ session, title, connection, running, onPatch }: { session: SessionSummary | undefined; title: string | undefined; connection: SseStatus; running: boolean; onPatch(p: HeaderPatch): Promise<void> }) {
+export function SessionHeader({ session, title, connection, running, details, onDetails, onPatch }: { session: SessionSummary | undefined; title: string | undefined; connection: SseStatus; running: boolean; details: boolean; onDetails(): void; onPatch(p: HeaderPatch): Promise<void> }) {
   return (
     <header className="flex flex-wrap items-center gap-x-3 gap-y-1 border-b border-slate-200 px-3 py-2 sm:px-6 dark:border-slate-800">
       <h1 className="min-w-0 flex-1 truncate text-sm font-semibold">
@@ -40,7 +41,7 @@ export function SessionHeader({ session, title, connection, running, onPatch }: 
           </span>
           <label className="flex items-center gap-1">
             <span>Approval</span>
-            <select className={SELECT} value={session.approvalMode} onChange={(e) => {
+            <select className={SELECT} aria-label="Session approval mode" value={session.approvalMode} onChange={(e) => {
               const mode = APPROVAL_MODES.find((m) => m === e.target.value);
               if (mode !== undefined) void onPatch({ approvalMode: mode });
             }}>
@@ -53,7 +54,7 @@ export function SessionHeader({ session, title, connection, running, onPatch }: 
           </label>
           <label className="flex items-center gap-1">
             <span>Thinking</span>
-            <select className={SELECT} value={session.thinkingLevel ?? ""} onChange={(e) => {
+            <select className={SELECT} aria-label="Session thinking level" value={session.thinkingLevel ?? ""} onChange={(e) => {
               const level = THINKING_LEVELS.find((l) => l === e.target.value);
               if (level !== undefined) void onPatch({ thinkingLevel: level });
             }}>
@@ -65,6 +66,9 @@ export function SessionHeader({ session, title, connection, running, onPatch }: 
               ))}
             </select>
           </label>
+          <button type="button" aria-expanded={details} onClick={onDetails} className="rounded border border-slate-300 px-1.5 py-0.5 hover:bg-slate-100 dark:border-slate-700 dark:hover:bg-slate-800">
+            Details
+          </button>
         </div>
       )}
     </header>

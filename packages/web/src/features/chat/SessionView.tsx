@@ -1,6 +1,7 @@
 /**
  * An open session: header (title, locked model and workspace, approval mode and thinking
- * level), the stream, pending steering/follow-ups with recall, and the composer.
+ * level, the details toggle), the details panel (processes, trace), the stream, pending
+ * steering/follow-ups with recall, and the composer.
  *
  * The stream state comes from the SessionController (history + live SSE); this component
  * only turns user actions into API calls: send (a task), steer, queue, stop, approve, retry
@@ -20,6 +21,7 @@ import { useProject } from "../../state/project-store";
 import { useSessionList } from "../../state/session-list-store";
 import { fromInputItem } from "./attachments";
 import { Composer, EMPTY_DRAFT, type Draft, type SendKind } from "./Composer";
+import { DetailsPanel } from "./DetailsPanel";
 import { PendingPanel } from "./PendingPanel";
 import { SessionHeader } from "./SessionHeader";
 import { parseSlash, skillPrompt, slashItems } from "./slash-commands";
@@ -34,6 +36,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const [draft, setDraft] = useState<Draft>(EMPTY_DRAFT);
   const [notice, setNotice] = useState<{ tone: "info" | "error"; text: string } | undefined>(undefined);
   const [sending, setSending] = useState(false);
+  const [details, setDetails] = useState(false);
 
   useEffect(() => {
     let live = true;
@@ -139,8 +142,8 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         setDraft((d) => ({ text: d.text === "" ? text : `${d.text}\n${text}`, attachments: [...d.attachments, ...attachments] }));
       }
     } catch (e) {
-      const unsupported = e instanceof ApiError && e.status === 501;
-      setNotice({ tone: "error", text: unsupported ? "This server cannot take steering back once sent; it reaches the agent at its next step." : errorText(e) });
+      const delivered = e instanceof ApiError && e.code === "already_delivered";
+      setNotice({ tone: "error", text: delivered ? "Too late: the agent has already read this steering." : errorText(e) });
     }
   };
 
@@ -162,6 +165,8 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         title={state.title ?? info?.title ?? undefined}
         connection={state.connection}
         running={running}
+        details={details}
+        onDetails={() => setDetails((d) => !d)}
         onPatch={async (patch) => {
           try {
             await patchSession(sessionId, patch);
@@ -171,6 +176,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           }
         }}
       />
+      {details && info !== undefined && <DetailsPanel session={info} taskState={state.taskState} onClose={() => setDetails(false)} />}
       {state.loading && state.items.length === 0 ? (
         <div className="flex flex-1 items-center justify-center">
           <Spinner label="Loading the conversation" />

@@ -4,15 +4,19 @@
  * Two ways in for a new entry: from a provider preset (fills provider, base URL and client
  * type), or as a custom endpoint, where "Detect" asks the server which wire protocol the
  * URL speaks (`P/models/detect`) and fills the client type and the protocol root. "Fetch
- * models" lists the ids the endpoint serves. The key field is write-only: an existing key
- * is never shown, only whether one is stored; leaving the field empty keeps it (unless the
- * base URL changes: a key is only ever sent to its own endpoint, so a moved entry needs the
- * key typed again, and the form says so).
+ * models" lists the ids the endpoint serves. With a provider preset chosen, the catalog's
+ * models of that provider (from the server: `GET P/models/presets`) can fill the model id,
+ * name, limits, vision flag and prices in one pick. "Detect vision" sends a tiny image
+ * through the server and sets the vision box from the answer.
+ *
+ * The key field is write-only: an existing key is never shown, only whether one is stored;
+ * leaving the field empty keeps it (unless the base URL changes: a key is only ever sent to
+ * its own endpoint, so a moved entry needs the key typed again, and the form says so).
  */
 import { useState } from "react";
 import { errorText } from "../../api/http";
-import { detectProtocol, listEndpointModels } from "../../api/models";
-import { CLIENT_TYPES, type ClientType, type ModelEntry, type ModelEntryInput, type ProviderPreset } from "../../api/types";
+import { detectProtocol, detectVision, listEndpointModels } from "../../api/models";
+import { CLIENT_TYPES, type ClientType, type ModelEntry, type ModelEntryInput, type ModelPreset, type ProviderPreset } from "../../api/types";
 import { Button } from "../../components/ui/Button";
 import { CheckboxField, SelectField, TextField } from "../../components/ui/Field";
 import { Notice } from "../../components/ui/Notice";
@@ -22,6 +26,8 @@ export interface ModelFormProps {
   /** The entry being edited; undefined to add one. */
   entry?: ModelEntry;
   presets: readonly ProviderPreset[];
+  /** The catalog's models, offered once a provider preset is chosen. */
+  modelPresets?: readonly ModelPreset[];
   onSave(input: ModelEntryInput): Promise<void>;
   onCancel(): void;
 }
@@ -34,7 +40,7 @@ function numberOrUndefined(s: string): number | undefined {
 
 const str = (n: number | undefined) => (n === undefined ? "" : String(n));
 
-export function ModelForm({ projectId, entry, presets, onSave, onCancel }: ModelFormProps) {
+export function ModelForm({ projectId, entry, presets, modelPresets = [], onSave, onCancel }: ModelFormProps) {
   const [mode, setMode] = useState<"preset" | "custom">(entry === undefined && presets.length > 0 ? "preset" : "custom");
   const [provider, setProvider] = useState(entry?.provider ?? "");
   const [modelId, setModelId] = useState(entry?.modelId ?? "");
@@ -52,7 +58,7 @@ export function ModelForm({ projectId, entry, presets, onSave, onCancel }: Model
   const [endpointModels, setEndpointModels] = useState<string[]>([]);
   const [info, setInfo] = useState<string | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
-  const [busy, setBusy] = useState<"detect" | "list" | "save" | undefined>(undefined);
+  const [busy, setBusy] = useState<"detect" | "list" | "save" | "vision" | undefined>(undefined);
 
   const urlChanged = entry !== undefined && (entry.baseUrl ?? "") !== baseUrl.trim();
   const keyLost = entry?.hasKey === true && urlChanged && apiKey === "";
@@ -62,6 +68,41 @@ export function ModelForm({ projectId, entry, presets, onSave, onCancel }: Model
     setBaseUrl(p.baseUrl);
     setClientType(p.clientType);
     setEndpointModels([]);
+  };
+
+  const applyModelPreset = (m: ModelPreset) => {
+    setModelId(m.modelId);
+    setDisplayName(m.displayName);
+    setBaseUrl(m.baseUrl);
+    setClientType(m.clientType);
+    setContextWindow(str(m.contextWindow));
+    setMaxTokens(str(m.maxTokens));
+    setVision(m.vision ?? false);
+    setCacheRead(str(m.pricing?.cacheRead));
+    setCacheWrite(str(m.pricing?.cacheWrite));
+    setOutput(str(m.pricing?.output));
+  };
+  const catalogModels = modelPresets.filter((m) => m.provider === provider);
+
+  const probeVision = async () => {
+    if (clientType === "") return;
+    setBusy("vision");
+    setError(undefined);
+    setInfo(undefined);
+    try {
+      const input: Parameters<typeof detectVision>[1] = { provider: provider.trim(), modelId: modelId.trim(), baseUrl: baseUrl.trim(), clientType };
+      if (apiKey !== "") input.apiKey = apiKey;
+      const r = await detectVision(projectId, input);
+      if (r.vision === null) setError(`Could not tell whether the model sees images: ${r.error ?? r.status}`);
+      else {
+        setVision(r.vision);
+        setInfo(r.vision ? `The model sees images (it answered "${r.answer ?? ""}").` : `The model does not see images${r.answer !== undefined ? ` (it answered "${r.answer}")` : r.error !== undefined ? ` (${r.error})` : ""}.`);
+      }
+    } catch (e) {
+      setError(errorText(e));
+    } finally {
+      setBusy(undefined);
+    }
   };
 
   const detect = async () => {
@@ -164,6 +205,17 @@ export function ModelForm({ projectId, entry, presets, onSave, onCancel }: Model
           options={presets.map((p) => ({ value: p.provider, label: p.displayName }))}
         />
       )}
+      {entry === undefined && mode === "preset" && catalogModels.length > 0 && (
+        <SelectField
+          label="Model from the catalog"
+          value={catalogModels.some((m) => m.modelId === modelId) ? modelId : ""}
+          onValue={(v) => {
+            const m = catalogModels.find((x) => x.modelId === v);
+            if (m !== undefined) applyModelPreset(m);
+          }}
+          options={catalogModels.map((m) => ({ value: m.modelId, label: `${m.displayName} (${m.modelId})` }))}
+        />
+      )}
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
         <TextField label="Provider" value={provider} onChange={(e) => setProvider(e.target.value)} required placeholder="e.g. deepseek" />
         <div className="flex flex-col gap-1">
@@ -201,7 +253,12 @@ export function ModelForm({ projectId, entry, presets, onSave, onCancel }: Model
         <TextField label="Display name" value={displayName} onChange={(e) => setDisplayName(e.target.value)} />
         <TextField label="Context window (tokens)" inputMode="numeric" value={contextWindow} onChange={(e) => setContextWindow(e.target.value)} />
         <TextField label="Max output tokens" inputMode="numeric" value={maxTokens} onChange={(e) => setMaxTokens(e.target.value)} />
-        <CheckboxField label="Accepts images (vision)" checked={vision} onChange={(e) => setVision(e.target.checked)} className="self-end" />
+        <div className="flex items-end gap-2 self-end">
+          <CheckboxField label="Accepts images (vision)" checked={vision} onChange={(e) => setVision(e.target.checked)} />
+          <Button size="sm" onClick={() => void probeVision()} disabled={!valid || busy !== undefined}>
+            {busy === "vision" ? "Asking…" : "Detect vision"}
+          </Button>
+        </div>
       </div>
       <fieldset className="grid grid-cols-1 gap-3 rounded-md border border-slate-200 p-3 sm:grid-cols-3 dark:border-slate-800">
         <legend className="px-1 text-xs font-medium text-slate-600 dark:text-slate-300">Pricing, USD per million tokens</legend>

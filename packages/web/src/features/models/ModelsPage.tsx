@@ -1,14 +1,16 @@
 /**
  * The Models page: the project's model table grouped by provider. Per entry: edit, remove,
  * connection test, speed test (time to first token, tokens per second), and "make default"
- * / "use for vision". Per provider: a speed test of every entry in turn. Keys are never
- * shown, only whether one is stored. Members see the table; only the owner may change it
- * (the server enforces it; the page hides the controls).
+ * / "use for vision" (the model describe_image asks about images for models without vision).
+ * Per provider: a speed test of every entry in turn. Provider names and the add-from-preset
+ * choices come from the server's catalog (`P/models/presets`), the one copy of it. Keys are
+ * never shown, only whether one is stored. Members see the table; only the owner may change
+ * it (the server enforces it; the page hides the controls).
  */
 import { useEffect, useState } from "react";
-import { ApiError, errorText } from "../../api/http";
-import { putModels, setDefaultModel, setVisionModel, testModel } from "../../api/models";
-import type { ModelEntry, ModelEntryInput, ModelRef, ModelTestResult } from "../../api/types";
+import { errorText } from "../../api/http";
+import { getPresets, putModels, setDefaultModel, setVisionModel, testModel } from "../../api/models";
+import type { ModelEntry, ModelEntryInput, ModelRef, ModelTestResult, PresetCatalog } from "../../api/types";
 import { Page } from "../../components/layout/Page";
 import { Button } from "../../components/ui/Button";
 import { Dialog } from "../../components/ui/Dialog";
@@ -18,7 +20,6 @@ import { formatDuration } from "../../lib/format";
 import { canEditProject, useProject } from "../../state/project-store";
 import { groupByProvider, withEntry, withoutEntry } from "./model-table-edit";
 import { ModelForm } from "./ModelForm";
-import { PROVIDER_PRESETS } from "./provider-presets";
 
 const keyOf = (r: ModelRef) => `${r.provider}\u0000${r.modelId}`;
 const isRef = (a: ModelRef | null, b: ModelRef) => a !== null && a.provider === b.provider && a.modelId === b.modelId;
@@ -32,10 +33,23 @@ export default function ModelsPage() {
   const [tests, setTests] = useState<Record<string, TestState>>({});
   const [error, setError] = useState<string | undefined>(undefined);
   const [message, setMessage] = useState<string | undefined>(undefined);
+  const [catalog, setCatalog] = useState<PresetCatalog>({ providers: [], models: [] });
 
   useEffect(() => {
     void reloadModels();
   }, [reloadModels]);
+
+  useEffect(() => {
+    if (projectId === undefined) return;
+    let live = true;
+    getPresets(projectId).then(
+      (c) => live && setCatalog(c),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [projectId]);
 
   if (projectId === undefined || models === undefined) {
     return (
@@ -80,9 +94,7 @@ export default function ModelsPage() {
       else await setVisionModel(projectId, e);
       await reloadModels();
     } catch (err) {
-      if (role === "vision" && err instanceof ApiError && (err.status === 404 || err.status === 405 || err.status === 501)) {
-        setError("This server cannot set the vision model yet (no PUT …/models/vision route).");
-      } else setError(role === "vision" ? `Could not set the vision model: ${errorText(err)}` : errorText(err));
+      setError(role === "vision" ? `Could not set the vision model: ${errorText(err)}` : errorText(err));
     }
   };
 
@@ -107,7 +119,7 @@ export default function ModelsPage() {
         <section key={g.provider} aria-labelledby={`grp-${g.provider}`} className="rounded-lg border border-slate-200 dark:border-slate-800">
           <header className="flex items-center gap-2 border-b border-slate-200 px-3 py-2 dark:border-slate-800">
             <h2 id={`grp-${g.provider}`} className="flex-1 font-semibold">
-              {PROVIDER_PRESETS.find((p) => p.provider === g.provider)?.displayName ?? g.provider}
+              {catalog.providers.find((p) => p.provider === g.provider)?.displayName ?? g.provider}
             </h2>
             {editable && (
               <Button
@@ -177,7 +189,8 @@ export default function ModelsPage() {
         <Dialog title={editing === "new" ? "Add a model" : `Edit ${editing.provider}/${editing.modelId}`} onClose={() => setEditing(undefined)} wide>
           <ModelForm
             projectId={projectId}
-            presets={PROVIDER_PRESETS}
+            presets={catalog.providers}
+            modelPresets={catalog.models}
             onCancel={() => setEditing(undefined)}
             onSave={(input) => save(input, editing === "new" ? undefined : editing)}
             {...(editing === "new" ? {} : { entry: editing })}

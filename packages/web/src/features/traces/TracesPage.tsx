@@ -1,20 +1,21 @@
 /**
- * The Traces page: navigate agent → date → session → file, then see that trace file as a
- * per-request chart (context size and cached tokens), an event timeline (one row per line,
- * coloured by lane) and a download link for the session's JSONL. The trace is the single
- * source of truth (SPEC §7); this page only reads it.
+ * The Traces page: navigate agent → date → session → file, then see the session's analysis
+ * (from the server, computed with core's trace summary: tasks, requests with context, cache,
+ * output, duration and retries, compactions) for the chosen file as a chart and a table, the
+ * file's event timeline (one row per line, coloured by lane) and a download link for the
+ * session's JSONL. The trace is the single source of truth (SPEC §7); this page only reads it.
  */
 import { useEffect, useMemo, useState } from "react";
 import { errorText } from "../../api/http";
-import { getTraceFile, listTraceSessions, traceDownloadUrl } from "../../api/traces";
-import type { TraceFilePage, TraceSessionEntry } from "../../api/types";
+import { getTraceAnalysis, getTraceFile, listTraceSessions, traceDownloadUrl } from "../../api/traces";
+import type { TraceAnalysis, TraceFilePage, TraceSessionEntry } from "../../api/types";
 import { Page } from "../../components/layout/Page";
 import { UPlotChart } from "../../components/UPlotChart";
 import { SelectField } from "../../components/ui/Field";
 import { Notice } from "../../components/ui/Notice";
 import { Spinner } from "../../components/ui/Spinner";
 import { formatDuration, formatTokens } from "../../lib/format";
-import { requestPoints, timelineRow, type TimelineRow } from "../../lib/trace-analysis";
+import { timelineRow, type TimelineRow } from "../../lib/trace-analysis";
 import { useProject } from "../../state/project-store";
 
 const LANE: Record<TimelineRow["lane"], string> = {
@@ -51,6 +52,7 @@ export default function TracesPage() {
   const [sessionId, setSessionId] = useState<string | undefined>(undefined);
   const [fileIndex, setFileIndex] = useState<string | undefined>(undefined);
   const [file, setFile] = useState<TraceFilePage | undefined>(undefined);
+  const [analysis, setAnalysis] = useState<TraceAnalysis | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
 
   useEffect(() => {
@@ -102,8 +104,20 @@ export default function TracesPage() {
     };
   }, [projectId, agentId, sessionId, fileIndex]);
 
-  const messages = useMemo(() => (file?.lines ?? []).map((l) => l.message), [file]);
-  const points = useMemo(() => requestPoints(messages), [messages]);
+  useEffect(() => {
+    if (projectId === undefined || sessionId === undefined) return;
+    let live = true;
+    setAnalysis(undefined);
+    getTraceAnalysis(projectId, agentId, sessionId).then(
+      (a) => live && setAnalysis(a),
+      (e: unknown) => live && setError(errorText(e)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [projectId, agentId, sessionId]);
+
+  const points = useMemo(() => (analysis?.requests ?? []).filter((r) => String(r.fileIndex) === fileIndex), [analysis, fileIndex]);
   const rows = useMemo(() => (file?.lines ?? []).map((l) => timelineRow(l.line, l.message)), [file]);
   const t0 = rows[0]?.at ?? 0;
   const chart = useMemo(
@@ -111,7 +125,7 @@ export default function TracesPage() {
       x: points.map((p) => p.n),
       series: [
         { label: "Context (input tokens)", color: "#2563eb", values: points.map((p) => p.context), format: formatTokens },
-        { label: "Cached", color: "#16a34a", values: points.map((p) => p.cached), format: formatTokens },
+        { label: "Cached", color: "#16a34a", values: points.map((p) => p.cacheRead), format: formatTokens },
         { label: "Output", color: "#ea580c", values: points.map((p) => p.output), format: formatTokens },
       ],
     }),
@@ -138,6 +152,11 @@ export default function TracesPage() {
         </div>
       )}
       {file === undefined && sessionId !== undefined && <Spinner label="Loading the trace file" />}
+      {analysis !== undefined && (
+        <p aria-label="Session totals" className="text-sm text-slate-600 dark:text-slate-400">
+          {analysis.tasks.length} task{analysis.tasks.length === 1 ? "" : "s"} · {analysis.totals.requests} requests · {analysis.totals.retries} retried · {analysis.totals.toolCalls} tool calls · {analysis.totals.compactions} compactions · {formatTokens(analysis.totals.total)} tokens · {formatDuration(analysis.totals.durationMs)} in requests · {analysis.status}
+        </p>
+      )}
       {file !== undefined && (
         <>
           <section aria-label="Requests" className="flex flex-col gap-2">
@@ -147,21 +166,31 @@ export default function TracesPage() {
               <thead>
                 <tr className="text-left text-slate-500">
                   <th className="pr-3">#</th>
+                  <th className="pr-3">Task</th>
                   <th className="pr-3">Status</th>
                   <th className="pr-3">Context</th>
                   <th className="pr-3">Cached</th>
                   <th className="pr-3">Output</th>
+                  <th className="pr-3">Tools</th>
                   <th>Time</th>
                 </tr>
               </thead>
               <tbody>
                 {points.map((p) => (
-                  <tr key={p.n} className="border-t border-slate-200 dark:border-slate-800">
+                  <tr key={p.n} className="border-t border-slate-200 dark:border-slate-800" title={p.error}>
                     <td className="pr-3">{p.n}</td>
-                    <td className="pr-3">{p.status}</td>
+                    <td className="pr-3">{p.task}</td>
+                    <td className="pr-3">
+                      {p.status}
+                      {p.retryInMs !== undefined ? ` · retried after ${formatDuration(p.retryInMs)}` : ""}
+                    </td>
                     <td className="pr-3">{formatTokens(p.context)}</td>
-                    <td className="pr-3">{formatTokens(p.cached)}</td>
+                    <td className="pr-3">
+                      {formatTokens(p.cacheRead)}
+                      {p.cacheHitRate !== undefined ? ` (${Math.round(p.cacheHitRate * 100)}%)` : ""}
+                    </td>
                     <td className="pr-3">{formatTokens(p.output)}</td>
+                    <td className="pr-3">{p.toolCalls}</td>
                     <td>{p.durationMs === undefined ? "—" : formatDuration(p.durationMs)}</td>
                   </tr>
                 ))}
