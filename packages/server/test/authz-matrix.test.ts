@@ -2,8 +2,7 @@
 // another user, a project member, the project owner and the admin. Denial is always 404
 // (401 only for anonymous callers), and whoever may reach a route is never denied. Bodies
 // are empty on purpose: access is decided before validation, so an allowed caller gets a
-// 400 (or a real answer) and a denied one a 404, whatever the body. No route may answer 501
-// except the two whose core features are still being added (fork and goal mode).
+// 400 (or a real answer) and a denied one a 404, whatever the body. No route may answer 501.
 import { describe, expect, it } from "vitest";
 import type { DescribedRoute } from "../src/http/route-table.js";
 import { configureProject, modelEntry, startHarness, type Harness } from "./helpers/harness.js";
@@ -12,8 +11,6 @@ import type { ApiClient } from "./helpers/client.js";
 type Actor = "anonymous" | "other" | "member" | "owner" | "admin";
 const ACTORS: Actor[] = ["anonymous", "other", "member", "owner", "admin"];
 const PROJECT = "team_project";
-/** Routes allowed to answer 501 while core's fork and goal mode are wired in. */
-const PENDING = new Set(["sessions.fork", "sessions.goal"]);
 const AGENT = "default_agent";
 
 interface Fixture {
@@ -117,7 +114,7 @@ describe("authorization matrix", () => {
           const want = expected(route, actor);
           const denied = isDenial(res.status, message, path, sessionId);
           const ok =
-            want === "unauthorized" ? res.status === 401 : want === "hidden" ? denied : (res.status !== 401 && !denied && res.status !== 403 && res.status < 500) || (res.status === 501 && PENDING.has(route.operationId));
+            want === "unauthorized" ? res.status === 401 : want === "hidden" ? denied : res.status !== 401 && !denied && res.status !== 403 && res.status < 500;
           if (!ok) problems.push(`${method} ${route.path} (${route.operationId}) as ${actor}: expected ${want}, got ${res.status} ${message}`);
         }
         expect(problems).toEqual([]);

@@ -49,6 +49,9 @@ export async function* runGoal(input: OmniMessage[], objective: string, budget: 
     const block = userText(goalBlock(round, file, content, budget, used, wrapUp), { sender: "harness" });
     const body = round === 1 ? input : [userText(`Continue working on the objective:\n${objective}`, { sender: "harness" })];
     let aborted = false;
+    // The round's [goal] block is shown to the host (a round banner); the engine records it
+    // in the trace when it sends it.
+    yield block;
     for await (const m of deps.runRound([block, ...body])) {
       used += spentBy(m);
       if (m.type === "event_msg" && m.payload.type === "abort" && m.origin === undefined) aborted = true;

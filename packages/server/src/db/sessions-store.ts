@@ -108,6 +108,7 @@ export class SessionStore {
   readonly #delete;
   readonly #inProject;
   readonly #withoutTrace;
+  readonly #fork;
   readonly #lists: Record<SessionCategory, Statement<[string, string, number, number], RawSession>>;
 
   constructor(db: Database) {
@@ -132,6 +133,7 @@ export class SessionStore {
     this.#delete = db.prepare<[string]>("DELETE FROM sessions WHERE session_id = ?");
     this.#inProject = db.prepare<[string], { session_id: string }>("SELECT session_id FROM sessions WHERE project_id = ?");
     this.#withoutTrace = db.prepare<[], { session_id: string }>("SELECT session_id FROM sessions WHERE has_trace = 0");
+    this.#fork = db.prepare<[string], { fork_count: number }>("UPDATE sessions SET fork_count = fork_count + 1 WHERE session_id = ? RETURNING fork_count");
     const list = (category: SessionCategory) =>
       db.prepare<[string, string, number, number], RawSession>(
         `${SELECT} WHERE s.project_id = ? AND s.agent_id = ? AND ${CATEGORY_WHERE[category]} ORDER BY s.last_active_at DESC, s.session_id DESC LIMIT ? OFFSET ?`,
@@ -151,6 +153,11 @@ export class SessionStore {
   /** Index a session found in the traces; settings of a known session are kept. */
   upsertFromTrace(s: { sessionId: string; projectId: string; agentId: string; provider: string; modelId: string; workspace: string; createdAt: number; lastActiveAt: number }): void {
     this.#fromTrace.run(s.sessionId, s.projectId, s.agentId, s.provider, s.modelId, s.workspace, s.createdAt, s.lastActiveAt);
+  }
+
+  /** Counts one more fork of this session; the count never goes down, so fork titles never repeat. */
+  nextForkNumber(sessionId: string): number {
+    return this.#fork.get(sessionId)?.fork_count ?? 1;
   }
 
   setApprovalMode(sessionId: string, mode: ApprovalMode): void {

@@ -4,6 +4,7 @@
  */
 import type { Database } from "better-sqlite3";
 import { AuthSessionStore } from "./auth-sessions-store.js";
+import { GoalStore } from "./goal-store.js";
 import { ProjectStore } from "./projects-store.js";
 import { ScheduleStore } from "./schedule-store.js";
 import { SessionStore } from "./sessions-store.js";
@@ -22,6 +23,7 @@ export interface Stores {
   settings: SettingsStore;
   traceCache: TraceCacheStore;
   schedules: ScheduleStore;
+  goals: GoalStore;
 }
 
 export function createStores(db: Database): Stores {
@@ -35,5 +37,6 @@ export function createStores(db: Database): Stores {
     settings: new SettingsStore(db),
     traceCache: new TraceCacheStore(db),
     schedules: new ScheduleStore(db),
+    goals: new GoalStore(db),
   };
 }

@@ -34,6 +34,7 @@ export type ApiErrorCode =
   | "process_running"
   | "confirm_required"
   | "placeholder_present"
+  | "cannot_fork"
   // 413 / 415 / 429
   | "payload_too_large"
   | "unsupported_media_type"

@@ -3,11 +3,12 @@
  * unless `queueIfBusy` puts it in the follow-up queue), recall a queued follow-up, steer the
  * running task (409 `not_running` when idle) and recall steering not yet delivered (409
  * `already_delivered` after), abort (202, handing queued follow-ups back; 204 when idle),
- * answer an approval, skip a reconnect wait, compact now. Goal mode is not implemented
- * here yet (501): core's goal mode is being added and wired separately.
+ * answer an approval, skip a reconnect wait, compact now. A task may run as a goal (core's
+ * goal mode); its progress is indexed in goal_state and announced as `goal_*` server events.
  */
 import { z } from "zod";
-import { notImplemented } from "../http/api-error.js";
+import { parseBudget } from "@penguin/core";
+import { notFound } from "../http/api-error.js";
 import { json, noContent } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import { ThinkingLevelSchema } from "../http/schemas.js";
@@ -18,7 +19,15 @@ const TaskBody = z.object({
   input: z.array(TaskInputItemSchema).min(1, "must hold at least one item").max(200),
   thinkingLevel: ThinkingLevelSchema.optional(),
   queueIfBusy: z.boolean().optional(),
-  goal: z.object({ budget: z.number().int().positive().optional() }).optional(),
+  /** Run as a goal; budget in tokens (`500k`, `2m`, 120000; -1 or absent = unlimited). */
+  goal: z
+    .object({
+      budget: z
+        .union([z.number(), z.string()])
+        .optional()
+        .refine((b) => parseBudget(b) !== undefined, "must be a token count such as 500k, 2m or 120000, or -1 for no limit"),
+    })
+    .optional(),
 });
 
 const MAX_TASK_BODY = 170 * 1024 * 1024;
@@ -39,8 +48,13 @@ export function sessionTaskRoutes(table: RouteTable, ctx: ServerContext): void {
       responses: { 202: { description: "{status: started} or {status: queued, followUpId}" }, 409: { description: "task_in_progress or compacting" } },
     },
     async ({ grant, body }) => {
-      if (body.goal !== undefined) throw notImplemented("goal mode");
-      const accepted = await sessions.startTask(grant.session, { input: body.input, queueIfBusy: body.queueIfBusy === true, thinkingLevel: body.thinkingLevel });
+      const budget = body.goal === undefined ? undefined : parseBudget(body.goal.budget);
+      const accepted = await sessions.startTask(grant.session, {
+        input: body.input,
+        queueIfBusy: body.queueIfBusy === true,
+        thinkingLevel: body.thinkingLevel,
+        ...(budget === undefined ? {} : { goal: { budget } }),
+      });
       return json(accepted, 202);
     },
   );
@@ -118,9 +132,11 @@ export function sessionTaskRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "get", path: "/api/sessions/:id/goal", operationId: "sessions.goal", summary: "Goal state (not implemented)", tag: "sessions", access: "session", responses: { 501: { description: "Not implemented" } } },
-    () => {
-      throw notImplemented("goal mode");
+    { method: "get", path: "/api/sessions/:id/goal", operationId: "sessions.goal", summary: "The session's latest goal: objective, status, budget, used, rounds", tag: "sessions", access: "session", responses: { 200: { description: "{goal}" }, 404: { description: "The session never ran a goal" } } },
+    ({ grant }) => {
+      const goal = ctx.stores.goals.latest(grant.session.sessionId);
+      if (goal === undefined) throw notFound("a goal of this session");
+      return json({ goal });
     },
   );
 }

@@ -10,7 +10,7 @@
 import { isAbsolute } from "node:path";
 import { readProjectConfig } from "@penguin/core";
 import { z } from "zod";
-import { notFound, notImplemented } from "../http/api-error.js";
+import { notFound } from "../http/api-error.js";
 import { json, noContent } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import { ApprovalModeSchema, ThinkingLevelSchema } from "../http/schemas.js";
@@ -115,9 +115,21 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "post", path: "/api/sessions/:id/fork", operationId: "sessions.fork", summary: "Fork at a position (not implemented)", tag: "sessions", access: "session", responses: { 501: { description: "Not implemented" } } },
-    () => {
-      throw notImplemented("forking");
+    {
+      method: "post",
+      path: "/api/sessions/:id/fork",
+      operationId: "sessions.fork",
+      summary: "Fork after a completed task: the last one, or the final answer at position {fileIndex, line}",
+      tag: "sessions",
+      access: "session",
+      body: z.object({ position: z.object({ fileIndex: z.number().int().min(1), line: z.number().int().min(1) }).optional() }),
+      responses: { 201: { description: "The new session" }, 409: { description: "task_in_progress, compacting or cannot_fork" } },
+    },
+    async ({ grant, body }) => {
+      const row = await sessions.fork(grant.session, body.position);
+      const view = sessionView(row, undefined);
+      ctx.userEvents.toProject(row.projectId, { type: "session_created", session: view });
+      return json(view, 201);
     },
   );
 }

@@ -26,6 +26,8 @@ export interface FollowUp {
   messages: OmniMessage[];
   prompt: string;
   thinkingLevel: ThinkingLevel | undefined;
+  /** A queued goal keeps its budget. */
+  goal?: { budget: number } | undefined;
   queuedAt: number;
 }
 

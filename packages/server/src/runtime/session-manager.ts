@@ -19,7 +19,7 @@
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import { createAgent, isApprovalMode, PROJECT_OR_AGENT_ID, projectPaths, sessionScratchpad, sessionTraceFiles, type Agent, type ApprovalMode, type Session, type SleepFn } from "@penguin/core";
+import { createAgent, isApprovalMode, isPenguinError, readTraceFile, PROJECT_OR_AGENT_ID, projectPaths, sessionScratchpad, sessionTraceFiles, type Agent, type ApprovalMode, type ForkPosition, type Session, type SleepFn } from "@penguin/core";
 import type { OmniMessage, SessionMetaPayload } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import type { SessionRow } from "../db/sessions-store.js";
@@ -71,6 +71,8 @@ export interface TaskRequest {
   thinkingLevel: ThinkingLevel | undefined;
   /** Set for tasks the server posts itself (schedules). */
   sender?: "server" | undefined;
+  /** Run the task as a goal with this token budget (-1 = unlimited). */
+  goal?: { budget: number } | undefined;
 }
 
 export type TaskAccepted = { status: "started" } | { status: "queued"; followUpId: string };
@@ -169,13 +171,13 @@ export class SessionManager {
     hub.lastActiveAt = now;
     if (hub.busy || hub.followUps.length > 0) {
       if (!request.queueIfBusy) throw busyError(hub);
-      const followUp: FollowUp = { id: `fu_${randomBytes(6).toString("hex")}`, input: request.input, messages: built.messages, prompt: built.prompt, thinkingLevel: request.thinkingLevel, queuedAt: now };
+      const followUp: FollowUp = { id: `fu_${randomBytes(6).toString("hex")}`, input: request.input, messages: built.messages, prompt: built.prompt, thinkingLevel: request.thinkingLevel, goal: request.goal, queuedAt: now };
       hub.followUps.push(followUp);
       hub.publishTaskState();
       if (!hub.busy) this.#onIdle(hub);
       return { status: "queued", followUpId: followUp.id };
     }
-    this.#runner.start(hub, core, { kind: "task", messages: built.messages, prompt: built.prompt, thinkingLevel: request.thinkingLevel });
+    this.#runner.start(hub, core, { kind: "task", messages: built.messages, prompt: built.prompt, thinkingLevel: request.thinkingLevel, goal: request.goal });
     return { status: "started" };
   }
 
@@ -273,6 +275,49 @@ export class SessionManager {
       if (hub.busy) hub.stale = true;
       else void this.#unload(hub);
     }
+  }
+
+  /**
+   * Forks an idle session after a completed task (the last one, or the answer at `position`):
+   * core copies the trace and scratchpad under a new id; the index gets a plain web session
+   * with the source's model, workspace and approval mode, titled `<source title> (n)` where n
+   * comes from the source's monotonic fork count.
+   */
+  async fork(row: SessionRow, position: ForkPosition | undefined): Promise<SessionRow> {
+    const hub = this.#hubs.get(row.sessionId);
+    if (hub?.busy) throw busyError(hub);
+    const agent = await this.agent(row.projectId, row.agentId);
+    let forkId: string;
+    try {
+      forkId = await agent.forkSession({ sessionId: row.sessionId, ...(position === undefined ? {} : { position }) });
+    } catch (error) {
+      if (isPenguinError(error) && error.code === "invalid_argument") throw conflict("cannot_fork", error.message);
+      throw error;
+    }
+    const stores = this.#deps.stores;
+    const n = stores.sessions.nextForkNumber(row.sessionId);
+    const now = this.#deps.now();
+    // The copied trace's meta is the fork's truth (the index row may predate it).
+    const first = sessionTraceFiles(agent.paths, forkId)[0];
+    const meta = first === undefined ? undefined : readTraceFile(first.file).messages.find((m) => m.type === "session_meta");
+    if (meta === undefined || meta.type !== "session_meta") throw new Error(`fork ${forkId} has no session_meta`);
+    stores.sessions.insert({
+      sessionId: forkId,
+      projectId: row.projectId,
+      agentId: row.agentId,
+      provider: meta.payload.provider,
+      modelId: meta.payload.model_id,
+      workspace: meta.payload.workspace,
+      approvalMode: row.approvalMode,
+      client: "web",
+      hasTrace: true,
+      createdAt: now,
+      lastActiveAt: now,
+    });
+    stores.sessions.setTitle(forkId, `${row.title ?? "Session"} (${n})`);
+    const forked = stores.sessions.get(forkId);
+    if (forked === undefined) throw new Error(`fork ${forkId} was not indexed`);
+    return forked;
   }
 
   /** Deletes a session: its traces, its scratchpad and its index row. */
@@ -386,7 +431,7 @@ export class SessionManager {
     this.open(row).then(
       ({ core }) => {
         if (hub.busy) hub.followUps.unshift(next);
-        else this.#runner.start(hub, core, { kind: "task", messages: next.messages, prompt: next.prompt, thinkingLevel: next.thinkingLevel });
+        else this.#runner.start(hub, core, { kind: "task", messages: next.messages, prompt: next.prompt, thinkingLevel: next.thinkingLevel, goal: next.goal });
       },
       (error: unknown) => {
         hub.serverEvent({ type: "task_error", message: error instanceof Error ? error.message : String(error) });

@@ -21,7 +21,7 @@
  * When the run ends the state returns to `idle` and `onIdle` decides what runs next.
  */
 import { statSync } from "node:fs";
-import { approveForMode, fallbackTitle, traceFileIndex, type ApproveFn, type Session } from "@penguin/core";
+import { approveForMode, fallbackTitle, traceFileIndex, UNLIMITED, type ApproveFn, type Session } from "@penguin/core";
 import { isEvent, isModel, startsWithMarker, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import type { Stores } from "../db/stores.js";
@@ -31,7 +31,7 @@ import type { UsageContext, UsageRecorder } from "./usage-recorder.js";
 import type { UserEventHub } from "./user-events.js";
 
 export type RunJob =
-  | { kind: "task"; messages: OmniMessage[]; prompt: string; thinkingLevel: ThinkingLevel | undefined }
+  | { kind: "task"; messages: OmniMessage[]; prompt: string; thinkingLevel: ThinkingLevel | undefined; goal?: { budget: number } | undefined }
   | { kind: "compact" };
 
 export interface TaskRunnerDeps {
@@ -99,8 +99,43 @@ export class TaskRunner {
       return;
     }
     for (const m of job.messages) publish(m);
-    const run = core.run(job.messages, { approve: this.#approveFn(hub, core), signal, thinkingLevel: job.thinkingLevel ?? core.thinkingLevel });
-    for await (const m of run) publish(m);
+    const goalId = job.goal === undefined ? undefined : this.#startGoal(hub, job.prompt, job.goal.budget);
+    const run = core.run(job.messages, {
+      approve: this.#approveFn(hub, core),
+      signal,
+      thinkingLevel: job.thinkingLevel ?? core.thinkingLevel,
+      ...(job.goal === undefined ? {} : { goal: { budget: job.goal.budget } }),
+    });
+    let rounds = 0;
+    let used = 0;
+    for await (const m of run) {
+      publish(m);
+      if (goalId === undefined || m.origin !== undefined) continue;
+      if (isModel(m, "text") && m.payload.sender === "harness" && startsWithMarker(m.payload.text, "goal")) {
+        rounds += 1;
+        this.#deps.stores.goals.progress(goalId, "active", used, rounds, this.#deps.now());
+        hub.serverEvent({ type: "goal_round", round: rounds, used });
+      }
+      if (isEvent(m, "goal_finished")) {
+        used = m.payload.tokens_used;
+        this.#deps.stores.goals.progress(goalId, m.payload.outcome, used, m.payload.rounds, this.#deps.now());
+        hub.serverEvent({ type: "goal_finished", outcome: m.payload.outcome, rounds: m.payload.rounds, tokensUsed: used });
+      }
+    }
+  }
+
+  /** Index a goal in goal_state and announce it; the trace's goal_finished remains the record. */
+  #startGoal(hub: SessionHub, objective: string, budget: number): number {
+    const id = this.#deps.stores.goals.start({
+      sessionId: hub.sessionId,
+      projectId: hub.projectId,
+      agentId: hub.agentId,
+      objective,
+      budget: budget === UNLIMITED ? null : budget,
+      now: this.#deps.now(),
+    });
+    hub.serverEvent({ type: "goal_started", objective, budget: budget === UNLIMITED ? null : budget });
+    return id;
   }
 
   #approveFn(hub: SessionHub, core: Session): ApproveFn {
