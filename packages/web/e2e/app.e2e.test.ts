@@ -21,6 +21,14 @@ if (!haveChromium) console.warn(`[web e2e] skipped: no Chromium at ${CHROMIUM} (
 
 const NEW_PASSWORD = "correct-horse-battery";
 
+// On a developer machine a missing browser skips the suite; in CI (.ci/run installs Debian's
+// chromium) it is a failure, so a broken install can never pass as green.
+describe.runIf(!haveChromium && process.env.CI === "true")("browser availability in CI", () => {
+  it("has Chromium", () => {
+    expect(existsSync(CHROMIUM), `no Chromium at ${CHROMIUM}: .ci/run should have installed it`).toBe(true);
+  });
+});
+
 describe.skipIf(!haveChromium)("PenguinHarness web app", () => {
   let h: Harness;
   let sessionUrl = "";
