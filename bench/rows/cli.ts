@@ -3,7 +3,7 @@
 // for one turn with one tool call against an in-process testkit, under /usr/bin/time for the
 // child's peak RSS (VmHWM polling where time(1) is missing); its overhead is the wall time
 // minus the model's own time, measured by sending the same recorded requests to the same
-// testkit with a plain fetch. Both need packages/cli/dist/main.js (`npx tsc -b`).
+// testkit with a plain fetch. Both need the bundled CLI, packages/cli/bundle/main.js (`npm run build`).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,7 +13,7 @@ import { startTestkit, type ScriptStep } from "@penguin/testkit";
 import { metric, msSince, type RowResult } from "../lib/stats.js";
 import { makeWorld } from "../lib/world.js";
 
-export const CLI_MAIN = fileURLToPath(new URL("../../packages/cli/dist/main.js", import.meta.url));
+export const CLI_MAIN = fileURLToPath(new URL("../../packages/cli/bundle/main.js", import.meta.url));
 const TIME = "/usr/bin/time";
 
 export function cliBuilt(): boolean {

@@ -1,7 +1,8 @@
 // The ./penguin launcher. First the README's quick start, end to end: `./penguin config
 // model add …` then `./penguin run -m "…"` against a testkit entry in a temp PENGUIN_HOME.
 // Then its install/build logic, hermetically: a copy of the script in a temp tree whose
-// `npm` and `npx` are fakes on PATH that record their calls, with file times set explicitly
+// `npm` (a fake on PATH) and `scripts/cli-build.mjs` (a stand-in) record their calls, with
+// file times set explicitly
 // (never slept for), covering a fresh clone, an up-to-date tree, an edited source, a newer
 // lockfile and a failed build.
 import { spawn } from "node:child_process";
@@ -78,12 +79,21 @@ describe("./penguin install and build logic", { timeout: 60_000 }, () => {
       join(bin, "npm"),
       `#!/bin/sh\necho "npm $*" >> "${log}"\necho "npm output" \nmkdir -p node_modules && echo '{}' > node_modules/.package-lock.json\n`,
     );
+    // The build script stand-in logs its call, and builds unless `fail-build` exists.
+    mkdirSync(join(dir, "scripts"));
     writeFileSync(
-      join(bin, "npx"),
-      `#!/bin/sh\necho "npx $*" >> "${log}"\necho "tsc output"\n[ -f fail-build ] && exit 1\nmkdir -p packages/cli/dist && echo 'console.log("cli:" + process.argv.slice(2).join(","))' > packages/cli/dist/main.js\n`,
+      join(dir, "scripts", "cli-build.mjs"),
+      [
+        'import fs from "node:fs";',
+        `fs.appendFileSync(${JSON.stringify(log)}, "build " + process.argv.slice(2).join(" ") + "\\n");`,
+        'console.error("tsc output");',
+        'if (fs.existsSync("fail-build")) process.exit(1);',
+        'fs.mkdirSync("packages/cli/bundle", { recursive: true });',
+        `fs.writeFileSync("packages/cli/bundle/main.js", 'console.log("cli:" + process.argv.slice(2).join(","))');`,
+        'fs.writeFileSync("packages/cli/bundle/.build-stamp", "");',
+      ].join("\n"),
     );
     chmodSync(join(bin, "npm"), 0o755);
-    chmodSync(join(bin, "npx"), 0o755);
     const calls = (): string[] => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : []);
     return { dir, calls, env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ""}` } };
   }
@@ -101,15 +111,15 @@ describe("./penguin install and build logic", { timeout: 60_000 }, () => {
     expect(fresh.code).toBe(0);
     expect(fresh.stdout).toBe("cli:run,-m,hi\n");
     expect(fresh.stderr).toContain("penguin: installing dependencies (npm ci)…");
-    expect(fresh.stderr).toContain("penguin: building (tsc -b packages/cli)…");
+    expect(fresh.stderr).toContain("penguin: building (tsc -b packages/cli, then the CLI bundle)…");
     expect(fresh.stderr).toContain("npm output");
-    expect(calls()).toEqual(["npm ci --no-audit --no-fund", "npx --no-install tsc -b packages/cli"]);
+    expect(calls()).toEqual(["npm ci --no-audit --no-fund", "build --force"]);
 
     const warm = await run(launcher, ["--version"], env);
     expect(warm).toEqual({ code: 0, stdout: "cli:--version\n", stderr: "" });
     expect(calls()).toHaveLength(2);
 
-    const stamp = join(dir, "packages", "cli", "dist", ".build-stamp");
+    const stamp = join(dir, "packages", "cli", "bundle", ".build-stamp");
     at(stamp, 50);
     at(join(dir, "packages", "cli", "src", "index.ts"), 100);
     at(join(dir, "packages", "cli", "tsconfig.json"), 100);
@@ -118,14 +128,14 @@ describe("./penguin install and build logic", { timeout: 60_000 }, () => {
     const edited = await run(launcher, ["x"], env);
     expect(edited.stderr).toContain("penguin: building");
     expect(edited.stderr).not.toContain("installing");
-    expect(calls().slice(2)).toEqual(["npx --no-install tsc -b packages/cli"]);
+    expect(calls().slice(2)).toEqual(["build --force"]);
     expect((await run(launcher, ["x"], env)).stderr).toBe("");
 
     at(join(dir, "node_modules", ".package-lock.json"), 100);
     at(join(dir, "package-lock.json"), 10);
     const relocked = await run(launcher, ["x"], env);
     expect(relocked.stderr).toContain("installing dependencies");
-    expect(calls().slice(3)).toEqual(["npm ci --no-audit --no-fund", "npx --no-install tsc -b packages/cli"]);
+    expect(calls().slice(3)).toEqual(["npm ci --no-audit --no-fund", "build --force"]);
   });
 
   it("stops with exit 1 and keeps the old stamp when the build fails", async () => {
@@ -136,10 +146,10 @@ describe("./penguin install and build logic", { timeout: 60_000 }, () => {
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain("penguin: the build failed (see above); fix it and run ./penguin again");
     expect(r.stderr).toContain("tsc output");
-    expect(existsSync(join(dir, "packages", "cli", "dist", ".build-stamp"))).toBe(false);
+    expect(existsSync(join(dir, "packages", "cli", "bundle", ".build-stamp"))).toBe(false);
     rmSync(join(dir, "fail-build"));
     const again = await run(join(dir, "penguin"), ["ok"], env, dir);
     expect(again.stdout).toBe("cli:ok\n");
-    expect(calls().filter((c) => c.startsWith("npx"))).toHaveLength(2);
+    expect(calls().filter((c) => c.startsWith("build"))).toHaveLength(2);
   });
 });

@@ -2,5 +2,5 @@
 import { fileURLToPath } from "node:url";
 
 export const REPO = fileURLToPath(new URL("../../../../", import.meta.url));
-export const CLI_MAIN = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
+export const CLI_MAIN = fileURLToPath(new URL("../../bundle/main.js", import.meta.url));
 export const LAUNCHER = fileURLToPath(new URL("../../../../penguin", import.meta.url));
