@@ -69,27 +69,31 @@ export function createSseParser(): SseParser {
     }
   }
 
+  const LINE_END = /[\r\n]/g;
+
   function scan(text: string, out: SseEvent[]): void {
     if (atStart && text.length > 0) {
       atStart = false;
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     }
     let start = 0;
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (pendingCr) {
-        pendingCr = false;
-        if (c === 10) {
-          start = i + 1;
-          continue;
-        }
+    if (pendingCr && text.length > 0) {
+      pendingCr = false;
+      if (text.charCodeAt(0) === 10) start = 1;
+    }
+    // Jump from line end to line end (a regex search is far cheaper than a char loop).
+    LINE_END.lastIndex = start;
+    for (let m = LINE_END.exec(text); m !== null; m = LINE_END.exec(text)) {
+      const i = m.index;
+      takeLine(buffer === "" ? text.slice(start, i) : buffer + text.slice(start, i), out);
+      buffer = "";
+      start = i + 1;
+      if (text.charCodeAt(i) === 13) {
+        if (start < text.length) {
+          if (text.charCodeAt(start) === 10) start += 1;
+        } else pendingCr = true;
       }
-      if (c === 10 || c === 13) {
-        takeLine(buffer + text.slice(start, i), out);
-        buffer = "";
-        start = i + 1;
-        if (c === 13) pendingCr = true;
-      }
+      LINE_END.lastIndex = start;
     }
     buffer += text.slice(start);
   }
