@@ -2,8 +2,10 @@
  * TraceWriter: the append-only JSONL record of a session, one OmniMessage envelope per line.
  *
  * Durability rule (DESIGN.md): each record is one `write` of a complete line, and the file
- * is fsynced after every `request_end`, every `tool_call_output` and every compaction event,
- * so a crash loses at most the uncommitted tail of the current request.
+ * is synced after every `request_end`, every `tool_call_output` and every compaction event,
+ * so a crash loses at most the uncommitted tail of the current request. The sync is
+ * fdatasync: it makes the appended bytes and the new file size durable, which is all an
+ * append-only file needs, without also flushing timestamps.
  *
  * Other rules kept here:
  * - Only traceable messages are written: no `partial_*`, nothing forwarded from a child
@@ -18,7 +20,7 @@
  * Writes are synchronous on purpose: records must hit the file in exactly the order the host
  * sees them, and a commit point must be durable before the engine moves on.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readSync, statSync, writeSync } from "node:fs";
+import { closeSync, fdatasyncSync, mkdirSync, openSync, readSync, statSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import {
   isEvent,
@@ -109,7 +111,7 @@ export class TraceWriter {
       this.#toolsWritten = true;
     }
     this.#writeLine(m);
-    if (this.#fsync && isCommitPoint(m) && this.#fd !== undefined) fsyncSync(this.#fd);
+    if (this.#fsync && isCommitPoint(m) && this.#fd !== undefined) fdatasyncSync(this.#fd);
   }
 
   /**
@@ -118,7 +120,7 @@ export class TraceWriter {
    */
   start(): void {
     this.#ensureHeader();
-    if (this.#fd !== undefined && this.#fsync) fsyncSync(this.#fd);
+    if (this.#fd !== undefined && this.#fsync) fdatasyncSync(this.#fd);
   }
 
   /** Continue in the next file index; its header is written before its first record. */
