@@ -32,3 +32,17 @@ describe("run --goal", () => {
     expect(r.stderr).toMatch(/goal ended: budget_limited/);
   });
 });
+
+describe("chat /goal", () => {
+  it("runs a goal from the REPL and shows its rounds and outcome", async () => {
+    world = await startWorld({ script: [{ text: "planned" }, complete, { text: "done" }] });
+    const r = await runCli(["chat", "--workspace", world.workspace], { env: { ...world.env, NO_COLOR: "1" }, input: "/goal:1m ship it\n/exit\n" });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/\[goal\] round 1 · used 0 tokens of 1000000 tokens/);
+    expect(r.stdout).toMatch(/\[goal\] round 2/);
+    expect(r.stdout).toMatch(/\[goal\] complete after 2 rounds · \d+ tokens/);
+    const bad = await runCli(["chat", "--workspace", world.workspace], { env: world.env, input: "/goal:lots x\n/goal\n/exit\n" });
+    expect(bad.stdout).toMatch(/invalid goal budget "lots"/);
+    expect(bad.stdout).toMatch(/usage: \/goal/);
+  });
+});

@@ -145,7 +145,7 @@ export class Chat {
     this.#o.out.line(`${prefix}penguin chat --resume ${session.id}`);
   }
 
-  async #runTask(text: string): Promise<void> {
+  async #runTask(text: string, goal?: { budget: string | undefined }): Promise<void> {
     const session = this.#session;
     const { out } = this.#o;
     const c = out.colors;
@@ -172,7 +172,8 @@ export class Chat {
     const stats = new TaskStats();
     const started = performance.now();
     try {
-      await this.#drain(session.run(text, { approve, signal: controller.signal }), renderer, [outcome, stats]);
+      const options = { approve, signal: controller.signal, ...(goal === undefined ? {} : { goal: goal.budget === undefined ? {} : { budget: goal.budget } }) };
+      await this.#drain(session.run(text, options), renderer, [outcome, stats]);
       renderer.finish();
     } catch (error) {
       renderer.finish();
@@ -230,6 +231,7 @@ export class Chat {
       toggleVerbose: () => this.#toggleVerbose(),
       replaceSession: (ref) => this.#replaceSession(ref),
       compact: () => this.#compact(),
+      goal: (objective, budget) => this.#runTask(objective, { budget }),
     };
   }
 

@@ -18,6 +18,8 @@ export interface SlashHost {
   /** Starts a new session on this model in the same workspace; reports failures itself. */
   replaceSession(ref: { provider: string; modelId: string }): Promise<void>;
   compact(): Promise<void>;
+  /** Runs a task as a goal, like any task (abortable, rendered, with stats). */
+  goal(objective: string, budget: string | undefined): Promise<void>;
 }
 
 export async function runSlash(cmd: SlashCommand, host: SlashHost): Promise<"exit" | "continue"> {
@@ -56,6 +58,9 @@ export async function runSlash(cmd: SlashCommand, host: SlashHost): Promise<"exi
       break;
     case "compact":
       await host.compact();
+      break;
+    case "goal":
+      await host.goal(cmd.objective, cmd.budget);
       break;
     case "invalid":
       out.line(c.yellow(cmd.message));

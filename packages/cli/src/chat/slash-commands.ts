@@ -4,6 +4,9 @@
  *
  *   /compact  /clear  /verbose  /help  /exit (/quit)
  *   /thinking [level]            show or set the session's thinking level
+ *   /goal[:budget] <objective>   run the objective as a goal (rounds until the agent marks
+ *                                it complete or blocked, or the token budget — 500k, 2m —
+ *                                is spent)
  *   /model [provider/model_id]   show the model, or start a new session on another one;
  *                                `/model provider model_id` also works, for model ids that
  *                                contain a slash (the provider is everything before the
@@ -17,12 +20,14 @@ export type SlashCommand =
   | { kind: "exit" }
   | { kind: "thinking"; level: string | undefined }
   | { kind: "model"; ref: { provider: string; modelId: string } | undefined }
+  | { kind: "goal"; objective: string; budget: string | undefined }
   | { kind: "invalid"; message: string };
 
 export const SLASH_HELP = [
   "/compact            compact the context now",
   "/clear              start a new session (same model and workspace)",
   "/thinking [level]   show or set the thinking level (none, low, medium, high, xhigh, max)",
+  "/goal[:budget] text run text as a goal until done, blocked or over budget (e.g. /goal:500k fix the tests)",
   "/model [p/m]        show the model, or start a new session on provider p, model m",
   "/verbose            toggle full tool outputs",
   "/exit               leave the chat",
@@ -31,6 +36,13 @@ export const SLASH_HELP = [
 export function parseSlash(line: string): SlashCommand {
   const [head = "", ...args] = line.trim().split(/\s+/);
   const name = head.slice(1).toLowerCase();
+  if (name === "goal" || name.startsWith("goal:")) {
+    const budget = name.startsWith("goal:") ? head.slice("/goal:".length) : undefined;
+    const objective = line.trim().slice(head.length).trim();
+    if (objective === "") return { kind: "invalid", message: "usage: /goal[:budget] <objective>, e.g. /goal:500k make the tests pass" };
+    if (budget === "") return { kind: "invalid", message: "usage: /goal:<budget> <objective>, e.g. /goal:2m port the module" };
+    return { kind: "goal", objective, budget };
+  }
   const noArgs = (kind: "compact" | "clear" | "verbose" | "help" | "exit"): SlashCommand =>
     args.length === 0 ? { kind } : { kind: "invalid", message: `/${name} takes no arguments` };
   switch (name) {

@@ -18,7 +18,7 @@
  * reaches the output unless we added it, and we add none when colours are off.
  */
 import type { CompleteModelPayload, EventPayload, ModelPayload, OmniMessage, ToolCallOutputPayload, ToolCallPayload } from "@penguin/omnimessage";
-import { startsWithMarker } from "@penguin/omnimessage";
+import { extractMarker, parseFields, startsWithMarker } from "@penguin/omnimessage";
 import { sanitizeForTerminal } from "../io/sanitize.js";
 import { collapseLines, moreLinesMarker } from "./collapse.js";
 import { duration, shorten } from "./format.js";
@@ -147,6 +147,11 @@ export class HumanRenderer {
 
   #userText(text: string, sender: string | undefined): void {
     const c = this.#o.side.colors;
+    if (sender === "harness" && startsWithMarker(text, "goal")) {
+      const fields = parseFields(extractMarker(text, "goal") ?? "");
+      this.#blockLine(c.dim(`[goal] round ${fields.round ?? "?"} · used ${fields.used ?? "?"} of ${fields.budget ?? "?"}`));
+      return;
+    }
     const label = startsWithMarker(text, "user_steering") ? "steer" : sender === "harness" ? "note" : "user";
     const body = text.replace(/^\[user_steering\]\n?|\n?\[\/user_steering\]$/g, "");
     this.#blockLine(c.dim(`[${label}] ${shorten(sanitizeForTerminal(body), 160)}`));
@@ -192,11 +197,15 @@ export class HumanRenderer {
           else this.#blockLine(c.dim(`[mcp] ${r.server}: ${r.tools?.length ?? 0} tools`));
         }
         return;
+      case "goal_finished": {
+        const tone = p.outcome === "complete" ? c.green : c.yellow;
+        this.#blockLine(tone(`[goal] ${p.outcome.replace("_", " ")} after ${p.rounds} round${p.rounds === 1 ? "" : "s"} · ${p.tokens_used} tokens`));
+        return;
+      }
       case "token_usage":
       case "abort":
       case "subagent":
       case "tool_list_ready":
-      case "goal_finished":
         return;
     }
   }
