@@ -320,6 +320,7 @@ export class Agent {
       p.engineState,
     );
     built = new Session({
+      meta,
       id: sessionId,
       paths: this.paths,
       workspace: meta.workspace,

@@ -8,7 +8,7 @@
  *
  * Created by `Agent.createSession` / `Agent.resumeSession` (agent.ts); not constructed by hosts.
  */
-import { userText, type OmniMessage, type TokenCounts } from "@penguin/omnimessage";
+import { userText, type OmniMessage, type SessionMetaPayload, type TokenCounts } from "@penguin/omnimessage";
 import type { ModelEndpoint, Pricing, ThinkingLevel } from "@penguin/models";
 import type { Compactability, ContextEngine, RunOptions } from "./engine/context-engine.js";
 import { parseBudget } from "./goal/budget.js";
@@ -36,6 +36,8 @@ export interface SessionRunOptions {
 }
 
 export interface SessionParts {
+  /** The session's invariants, as its trace files record them. */
+  meta: SessionMetaPayload;
   id: string;
   paths: AgentPaths;
   workspace: string;
@@ -55,6 +57,8 @@ export interface SessionParts {
 }
 
 export class Session {
+  /** The session's invariants (model, system prompt, workspace, source), as in its trace. */
+  readonly meta: SessionMetaPayload;
   readonly id: string;
   readonly paths: AgentPaths;
   readonly workspace: string;
@@ -75,6 +79,7 @@ export class Session {
   #disposed = false;
 
   constructor(parts: SessionParts) {
+    this.meta = parts.meta;
     this.id = parts.id;
     this.paths = parts.paths;
     this.workspace = parts.workspace;

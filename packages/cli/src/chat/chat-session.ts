@@ -25,7 +25,7 @@ import { shorten } from "../render/format.js";
 import type { RenderMarkdown } from "../render/markdown-blocks.js";
 import type { Output } from "../render/output.js";
 import { createWaitIndicator } from "../render/spinner.js";
-import { statsLine, TaskStats } from "../render/stats.js";
+import { taskStatsLine, TaskStats } from "../render/stats.js";
 import { approvalFor, type ApprovalMode } from "../session/approvals.js";
 import { endpointBaseUrl } from "../session/open-session.js";
 import { OutcomeTracker } from "../session/outcome.js";
@@ -199,14 +199,7 @@ export class Chat {
   }
 
   #stats(stats: TaskStats, session: Session, started: number): string {
-    const input = {
-      usage: stats.usage,
-      lastRequestTotal: stats.lastRequestTotal ?? session.lastRequestUsage?.total,
-      contextWindow: session.contextWindow,
-      pricing: session.pricing,
-      elapsedMs: performance.now() - started,
-    };
-    return statsLine(input, this.#o.out.colors);
+    return taskStatsLine(stats, session, started, this.#o.out.colors);
   }
 
   /** A line typed while the task runs: steering, or `/verbose`; other commands wait. */

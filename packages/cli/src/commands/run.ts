@@ -24,7 +24,7 @@ import { readAllStdin } from "../io/stdin.js";
 import { HumanRenderer } from "../render/human-renderer.js";
 import { Output } from "../render/output.js";
 import { createWaitIndicator } from "../render/spinner.js";
-import { statsLine, TaskStats } from "../render/stats.js";
+import { taskStatsLine, TaskStats } from "../render/stats.js";
 import { toolCallLine } from "../render/tool-line.js";
 import { approvalFor, parseApprovalMode } from "../session/approvals.js";
 import { endpointBaseUrl, openAgent, openSession, type SessionFlags } from "../session/open-session.js";
@@ -83,17 +83,7 @@ export async function runCommand(flags: RunFlags): Promise<ExitCode> {
   const approve = approvalFor(mode, session, ask);
 
   if (json !== undefined) {
-    json.write(
-      sessionMeta({
-        session_id: session.id,
-        provider: session.provider,
-        model_id: session.modelId,
-        model_context_window: session.contextWindow,
-        system_prompt: session.systemPrompt,
-        agent_state: session.paths.agentState,
-        workspace: session.workspace,
-      }),
-    );
+    json.write(sessionMeta(session.meta));
   }
 
   const outcome = new OutcomeTracker(() => controller.signal.aborted);
@@ -119,16 +109,7 @@ export async function runCommand(flags: RunFlags): Promise<ExitCode> {
   const result = outcome.outcome;
   const message = describeOutcome(result, { provider: session.provider, modelId: session.modelId, baseUrl: await endpointBaseUrl(agent, session) });
   if (message !== undefined) err.line(result.kind === "aborted" ? err.colors.yellow(message) : err.colors.red(message));
-  if (json === undefined) {
-    const input = {
-      usage: stats.usage,
-      lastRequestTotal: stats.lastRequestTotal ?? session.lastRequestUsage?.total,
-      contextWindow: session.contextWindow,
-      pricing: session.pricing,
-      elapsedMs: performance.now() - started,
-    };
-    err.line(statsLine(input, err.colors));
-  }
+  if (json === undefined) err.line(taskStatsLine(stats, session, started, err.colors));
   // A goal succeeds only when the agent marked it complete.
   if (goalOutcome !== undefined && goalOutcome !== "complete") {
     err.line(err.colors.yellow(`goal ended: ${goalOutcome}`));

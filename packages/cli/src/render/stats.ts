@@ -8,6 +8,7 @@
  * (snapshots of the session total are never summed). Cost uses the session's prices and is
  * "n/a" when the model has none (see cost.ts).
  */
+import type { Session } from "@penguin/core";
 import type { OmniMessage, TokenCounts } from "@penguin/omnimessage";
 import type { Pricing } from "@penguin/models";
 import { addTokens, zeroTokens } from "@penguin/omnimessage";
@@ -64,4 +65,18 @@ export function statsLine(input: StatsLineInput, c: Colors): string {
   const tokens = `tokens ${compactNumber(input_)} in (${compactNumber(usage.cache_read)} cached) / ${compactNumber(usage.output)} out`;
   const parts = [context, tokens, usd(costUsd(usage, input.pricing)), duration(input.elapsedMs)];
   return c.dim(`[stats] ${parts.join(" · ")}`);
+}
+
+/** The stats line of a task that ran on `session`, started at `started` (performance.now()). */
+export function taskStatsLine(stats: TaskStats, session: Pick<Session, "lastRequestUsage" | "contextWindow" | "pricing">, started: number, c: Colors): string {
+  return statsLine(
+    {
+      usage: stats.usage,
+      lastRequestTotal: stats.lastRequestTotal ?? session.lastRequestUsage?.total,
+      contextWindow: session.contextWindow,
+      pricing: session.pricing,
+      elapsedMs: performance.now() - started,
+    },
+    c,
+  );
 }

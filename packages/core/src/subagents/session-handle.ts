@@ -22,16 +22,7 @@ export function sessionHandle(session: Session): SubagentHandle {
     async *run(input) {
       if (!metaSent) {
         metaSent = true;
-        yield sessionMeta({
-          session_id: session.id,
-          provider: session.provider,
-          model_id: session.modelId,
-          model_context_window: session.contextWindow,
-          system_prompt: session.systemPrompt,
-          agent_state: session.paths.agentState,
-          workspace: session.workspace,
-          source: "subagent",
-        });
+        yield sessionMeta({ ...session.meta, source: "subagent" });
       }
       // The parent's approvals see which child asks (tool-call ids are unique per session only).
       const parentApprove = input.approve;
