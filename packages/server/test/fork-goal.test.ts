@@ -63,7 +63,10 @@ describe("goal", () => {
     const finished = dataOf(await untilServerEvent(sse, "goal_finished"));
     expect(finished).toMatchObject({ outcome: "complete", rounds: 2 });
     await untilRunsEnded(sse, 1);
-    expect(sse.events.filter((e) => isServerEvent(e, "goal_round")).length).toBe(2);
+    const rounds = sse.events.filter((e) => isServerEvent(e, "goal_round")).map(dataOf);
+    expect(rounds.map((r) => r.round)).toEqual([1, 2]);
+    expect(rounds[0].used).toBe(0);
+    expect(rounds[1].used).toBeGreaterThan(0);
     const goal = await c.get(`/api/sessions/${sid}/goal`);
     expect(goal.body.goal).toMatchObject({ objective: "ship it", status: "complete", budget: 200000, rounds: 2 });
     expect(goal.body.goal.used).toBeGreaterThan(0);

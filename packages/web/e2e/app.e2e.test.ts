@@ -7,14 +7,17 @@
  * traces page lists the session's requests; a new agent gets a skill from the library; a
  * steering message is recalled before the agent reads it; a background server shows up in
  * the session's details panel and is killed there; a subagent's row opens the child's own
- * stream. Each main page is saved as a screenshot.
+ * stream, and the child is listed under the sidebar's "subagents"; the + menu's Goal… adds
+ * a budget field (by keyboard); `/goal 500k …` runs a goal the model completes in round 2 (header chip, round banners, the final row, the same
+ * after a reload); Fork on the finished goal opens a working copy. Each main page is saved
+ * as a screenshot.
  *
  * Skips (with the reason) when Chromium is not installed. Steps share one browser and run in
  * order; each waits on what the user would see, never on fixed sleeps.
  */
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM, LONG_LINES, startHarness, type Harness } from "./harness";
+import { CHROMIUM, GOAL_DONE, GOAL_ROUND_ONE, LONG_LINES, startHarness, type Harness } from "./harness";
 
 const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium) console.warn(`[web e2e] skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
@@ -239,6 +242,95 @@ describe.skipIf(!haveChromium)("PenguinHarness web app", () => {
     await h.shot("chat-subagent");
     await page.goto(parentUrl);
     await page.getByText("DELEGATETEST: let a helper greet me").waitFor();
+  });
+
+  it("lists the subagent's session under the sidebar's subagents, and opens its stream", async () => {
+    const { page } = h;
+    const sidebar = page.getByRole("navigation", { name: "Sessions" });
+    await sidebar.getByLabel("Show").selectOption("subagent");
+    const child = sidebar.getByRole("link", { name: /Subagent [0-9a-f]{8}/ });
+    await child.first().waitFor();
+    await h.shot("sessions-subagents");
+    await child.first().click();
+    await page.getByText("Hello from the child agent.").waitFor();
+    await sidebar.getByLabel("Show").selectOption("active");
+    await expect.poll(() => sidebar.getByRole("link", { name: /Subagent [0-9a-f]{8}/ }).count()).toBe(0);
+  });
+
+  it("runs `/goal 500k …` to completion in round 2, and shows the same after a reload", async () => {
+    const { page } = h;
+    await page.getByRole("link", { name: "New chat" }).click();
+    await page.getByRole("heading", { name: "What should the agent do?" }).waitFor();
+    await page.getByLabel("Model").selectOption({ label: "fake-model (testkit)" });
+    await page.getByLabel("Approval mode").selectOption("allow-all");
+    const box = page.getByRole("combobox", { name: "Message" });
+    await box.fill("GOALTEST make the tests pass");
+    const plus = page.getByRole("button", { name: "Add an image, a file or a goal" });
+    await plus.focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("menuitem", { name: "Image…" }).waitFor();
+    await page.keyboard.press("ArrowUp");
+    await page.keyboard.press("Enter");
+    const panel = page.getByRole("group", { name: "Goal" });
+    await expect.poll(() => panel.getByLabel("Budget").evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.type("500k");
+    await page.getByRole("button", { name: "Start goal" }).waitFor();
+    await h.shot("chat-goal-composer");
+    await panel.getByRole("button", { name: "Remove goal" }).click();
+    await page.getByRole("button", { name: "Send", exact: true }).waitFor();
+    await box.fill("/goal 500k GOALTEST make the tests pass");
+    await page.getByRole("button", { name: "Start goal" }).waitFor();
+    await box.press("Enter");
+    await page.waitForURL(/\/chat\/session-/);
+    const chip = page.getByRole("status", { name: "Goal progress" });
+    await expect.poll(() => chip.textContent(), { timeout: 20_000 }).toMatch(/^Goal: GOALTEST make the tests pass — round 1, used 0 of 500k tokens$/);
+    await page.getByRole("group", { name: "Goal · round 1" }).waitFor();
+    await h.shot("chat-goal-running");
+    const result = page.getByRole("group", { name: "Goal result" });
+    await result.waitFor({ timeout: 30_000 });
+    await expect.poll(() => result.textContent()).toMatch(/Goal complete · 2 rounds · [\d.]+k? tokens used/);
+    expect(await result.getAttribute("data-outcome")).toBe("complete");
+    await page.getByText("The agent is working…").waitFor({ state: "hidden" });
+    await chip.waitFor({ state: "detached" });
+    const round2 = page.getByRole("group", { name: "Goal · round 2" });
+    await expect.poll(() => round2.textContent()).toMatch(/used [\d.]+k? of 500k tokens/);
+    await page.getByText(GOAL_ROUND_ONE).waitFor();
+    await page.getByText("The tests pass now").waitFor();
+    expect(await page.getByRole("article", { name: "Tool write_file" }).count()).toBe(1);
+    await h.shot("chat-goal");
+
+    await page.reload();
+    await page.getByRole("group", { name: "Goal result" }).waitFor();
+    expect(await page.getByRole("group", { name: /^Goal · round \d$/ }).count()).toBe(2);
+    expect(await page.getByText("GOALTEST make the tests pass", { exact: true }).count()).toBe(1);
+    expect(await page.getByText(/Continue working on the objective/).count()).toBe(0);
+    expect(await page.getByText(GOAL_DONE.slice(0, 20)).count()).toBe(1);
+  });
+
+  it("forks the finished session into a new one that carries on from its last answer", async () => {
+    const { page } = h;
+    const sourceUrl = page.url();
+    const fork = page.getByRole("button", { name: "Fork", exact: true });
+    await expect.poll(() => fork.count()).toBe(1);
+    await fork.click();
+    await page.waitForURL((url) => url.href !== sourceUrl && /\/chat\/session-/.test(url.pathname));
+    const title = page.getByRole("heading", { level: 1 });
+    await expect.poll(() => title.textContent()).toMatch(/ \(1\)$/);
+    await page.getByText("The tests pass now").waitFor();
+    await page.getByRole("group", { name: "Goal · round 2" }).waitFor();
+    const sidebar = page.getByRole("navigation", { name: "Sessions" });
+    await sidebar.getByRole("link", { name: / \(1\)/ }).first().waitFor();
+    const box = page.getByRole("combobox", { name: "Message" });
+    await box.fill("FORKTEST: and what next?");
+    await box.press("Enter");
+    await page.getByText("FORKTEST: and what next?").waitFor();
+    await page.getByText("The agent is working…").waitFor({ state: "hidden", timeout: 30_000 });
+    await expect.poll(() => page.getByRole("button", { name: "Fork", exact: true }).count()).toBe(1);
+    expect(await page.getByRole("status", { name: "Goal progress" }).count()).toBe(0);
+    await h.shot("chat-fork");
+    const sent = h.testkit.requests.filter((r) => r.toolNames.length > 0).at(-1)?.messages.filter((m) => m.role === "user" && m.kind === "text").map((m) => m.text ?? "") ?? [];
+    expect(sent.some((t) => t.includes("GOALTEST make the tests pass"))).toBe(true);
+    expect(sent.at(-1)).toContain("FORKTEST");
   });
 
   it("renders the other pages and a 390 px phone layout", async () => {

@@ -10,7 +10,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { startServer, type RunningServer } from "@penguin/server";
+import { findMarkers } from "@penguin/omnimessage";
 import { startTestkit, type RecordedRequest, type ScriptedTurn, type Testkit } from "@penguin/testkit";
+import { goalBlockOf } from "../src/lib/stream/goal";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const CHROMIUM_FLAGS = [
@@ -37,13 +39,14 @@ export const LONG_LINES = 40;
  * mentioning RELOADTEST streams a long, slow text (time to reload mid-stream); a prompt
  * mentioning hello.txt gets a tool call; SERVETEST starts a background command that prints
  * a local URL; DELEGATETEST runs a subagent, whose own prompt ("child task") gets a short
- * answer.
+ * answer; GOALTEST is a goal the model completes in round 2 (goalTurn).
  */
 export function answer(req: RecordedRequest): ScriptedTurn {
   if (req.toolNames.length === 0) return { text: "Hello file", usage: { input: 40, output: 3 } };
   const last = req.messages[req.messages.length - 1];
-  if (last?.kind === "tool_result") return { text: FINAL_ANSWER, usage: { input: 1600, cached: 1200, output: 42 } };
   const prompt = [...req.messages].reverse().find((m) => m.role === "user" && m.kind === "text")?.text ?? "";
+  if (prompt.includes("GOALTEST")) return goalTurn(req, last?.kind === "tool_result");
+  if (last?.kind === "tool_result") return { text: FINAL_ANSWER, usage: { input: 1600, cached: 1200, output: 42 } };
   if (prompt.includes("RELOADTEST")) {
     const body = Array.from({ length: LONG_LINES }, (_, i) => `Line ${i + 1}.`).join("\n");
     return { text: `${body}\nTHE END`, chunkSize: 6, delayMs: 90, usage: { input: 1800, cached: 1500, output: 120 } };
@@ -66,6 +69,25 @@ export function answer(req: RecordedRequest): ScriptedTurn {
     };
   }
   return { text: "OK", usage: { input: 50, output: 1 } };
+}
+
+export const GOAL_ROUND_ONE = "Round one: I ran the tests, read the failure and wrote PLAN.md.";
+export const GOAL_DONE = "The tests pass now, so GOAL.yaml says `status: complete`.";
+
+/**
+ * A goal's turns (the prompt, and later rounds' restated objective, mention GOALTEST): round
+ * 1 answers slowly (time to see the header chip), round 2 writes `status: complete` into the
+ * goal file named in the newest `[goal]` block, then answers once the write is back.
+ */
+function goalTurn(req: RecordedRequest, afterTool: boolean): ScriptedTurn {
+  if (afterTool) return { text: GOAL_DONE, usage: { input: 2400, cached: 2000, output: 18 } };
+  const blocks = req.messages.flatMap((m) => (m.role === "user" && m.text !== undefined ? findMarkers(m.text).filter((b) => b.tag === "goal") : []));
+  const round = goalBlockOf(blocks.at(-1)?.body ?? "");
+  if (round.round === 1 || round.goalFile === undefined) return { text: GOAL_ROUND_ONE, chunkSize: 3, delayMs: 70, usage: { input: 1500, output: 20 } };
+  return {
+    toolCalls: [{ name: "write_file", arguments: { file_path: round.goalFile, content: "objective: GOALTEST make the tests pass\nstatus: complete\n" } }],
+    usage: { input: 2000, cached: 1500, output: 25 },
+  };
 }
 
 export interface Harness {

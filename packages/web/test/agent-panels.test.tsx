@@ -144,7 +144,7 @@ describe("DetailsPanel", () => {
         return { body: { id: "p1", status: "killed" } };
       }),
     );
-    const session: SessionSummary = { id: "s1", projectId: "p", agentId: "a", title: null, provider: "x", modelId: "y", workspace: "/w", approvalMode: "allow-all", thinkingLevel: null, archived: false, state: "idle", lastActiveAt: 0, createdAt: 0 };
+    const session: SessionSummary = { id: "s1", projectId: "p", agentId: "a", title: null, provider: "x", modelId: "y", workspace: "/w", approvalMode: "allow-all", thinkingLevel: null, archived: false, source: null, state: "idle", lastActiveAt: 0, createdAt: 0 };
     render(
       <MemoryRouter>
         <DetailsPanel session={session} taskState="idle" onClose={() => undefined} />

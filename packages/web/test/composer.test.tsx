@@ -69,8 +69,8 @@ describe("Composer", () => {
     const box = screen.getByRole("combobox", { name: "Message" });
     await userEvent.type(box, "/");
     const options = screen.getAllByRole("option");
-    expect(options.map((o) => o.textContent)).toEqual(["/compactCompact the context now", "/modelChoose the model", "/pdfWork with PDFs"]);
-    await userEvent.type(box, "{ArrowDown}{ArrowDown}{Enter}");
+    expect(options.map((o) => o.textContent)).toEqual(["/compactCompact the context now", "/goalWork on it in rounds until done: /goal [budget] objective", "/modelChoose the model", "/pdfWork with PDFs"]);
+    await userEvent.type(box, "{ArrowDown}{ArrowDown}{ArrowDown}{Enter}");
     expect(box).toHaveValue("/pdf ");
     expect(screen.queryByRole("listbox")).not.toBeInTheDocument();
     expect(onSend).not.toHaveBeenCalled();

@@ -43,7 +43,7 @@ describe("StatsLine and SubagentRow", () => {
   it("shows tokens, tokens per second, time and cost", () => {
     render(
       <StatsLine
-        item={{ kind: "stats", id: "s", running: false, stats: { requests: 2, tokens: { cache_read: 1_000_000, cache_write: 500_000, output: 2000, total: 1_502_000 }, durationMs: 4000, generationMs: 2000 } }}
+        item={{ kind: "stats", id: "s", running: false, completed: true, stats: { requests: 2, tokens: { cache_read: 1_000_000, cache_write: 500_000, output: 2000, total: 1_502_000 }, durationMs: 4000, generationMs: 2000 } }}
         pricing={{ cacheRead: 0.1, cacheWrite: 1, output: 10 }}
       />,
     );

@@ -48,7 +48,8 @@ const isEvent = (l: ParsedLine, type: string) => l.message?.type === "event_msg"
 
 /**
  * The last line to keep when cutting at `line` (0-based), or a reason it is not a valid cut:
- * the request's `request_end` (completed) and the `token_usage` right after it are kept too.
+ * the request's `request_end` (completed) and the records right after it that close the task
+ * (`token_usage`, a goal's `goal_finished`) are kept too.
  */
 export function cutAfter(lines: readonly ParsedLine[], line: number): { end: number } | { error: string } {
   const at = lines[line]?.message;
@@ -71,8 +72,10 @@ export function cutAfter(lines: readonly ParsedLine[], line: number): { end: num
     if (m.type === "model_msg" && m.payload.type === "text" && m.payload.role === "assistant") return { error: "this is not the last answer of its request" };
     if (m.type === "event_msg" && m.payload.type === "request_end") {
       if (m.payload.status !== "completed") return { error: `the request of this answer ended ${m.payload.status}` };
-      const next = lines[i + 1];
-      return { end: next !== undefined && isEvent(next, "token_usage") ? i + 1 : i };
+      // Keep the records that close the task: its token_usage, and a goal's goal_finished.
+      let end = i;
+      while (lines[end + 1] !== undefined && (isEvent(lines[end + 1]!, "token_usage") || isEvent(lines[end + 1]!, "goal_finished"))) end++;
+      return { end };
     }
     if (m.type === "event_msg" && m.payload.type === "request_begin") break;
   }

@@ -31,6 +31,7 @@ import { SessionHub, type FollowUp } from "./session-hub.js";
 import type { EventIds } from "./sse-channel.js";
 import { buildTaskMessages, type AttachmentLimits, type TaskInputItem } from "./task-input.js";
 import { TaskRunner } from "./task-runner.js";
+import { sessionView } from "../services/session-view.js";
 import type { UsageRecorder } from "./usage-recorder.js";
 import type { UserEventHub } from "./user-events.js";
 
@@ -315,6 +316,7 @@ export class SessionManager {
       lastActiveAt: now,
     });
     stores.sessions.setTitle(forkId, `${row.title ?? "Session"} (${n})`);
+    if (row.thinkingLevel !== null) stores.sessions.setThinkingLevel(forkId, row.thinkingLevel);
     const forked = stores.sessions.get(forkId);
     if (forked === undefined) throw new Error(`fork ${forkId} was not indexed`);
     return forked;
@@ -451,6 +453,8 @@ export class SessionManager {
     const now = this.#deps.now();
     stores.sessions.upsertFromTrace({ sessionId: meta.session_id, projectId: parent.projectId, agentId, provider: meta.provider, modelId: meta.model_id, workspace: meta.workspace, createdAt: now, lastActiveAt: now });
     stores.traceCache.recordSession({ sessionId: meta.session_id, projectId: parent.projectId, agentId, source: "subagent", fileCount: 1, mtimeMs: now });
+    const row = stores.sessions.get(meta.session_id);
+    if (row !== undefined) this.#deps.userEvents.toProject(parent.projectId, { type: "session_created", session: { ...sessionView(row, undefined), parentSessionId: parent.sessionId } });
   }
 
   /** A child's message, as its own stream shows it: the outermost origin hop removed. */

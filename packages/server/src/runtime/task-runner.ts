@@ -110,7 +110,13 @@ export class TaskRunner {
     let used = 0;
     for await (const m of run) {
       publish(m);
-      if (goalId === undefined || m.origin !== undefined) continue;
+      if (goalId === undefined) continue;
+      // Goal spending, as core counts it: Σ(request.total − cache_read), subagents included.
+      if (isEvent(m, "token_usage")) {
+        used += Math.max(0, m.payload.request.total - m.payload.request.cache_read);
+        this.#deps.stores.goals.progress(goalId, "active", used, rounds, this.#deps.now());
+      }
+      if (m.origin !== undefined) continue;
       if (isModel(m, "text") && m.payload.sender === "harness" && startsWithMarker(m.payload.text, "goal")) {
         rounds += 1;
         this.#deps.stores.goals.progress(goalId, "active", used, rounds, this.#deps.now());

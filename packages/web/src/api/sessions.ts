@@ -1,20 +1,22 @@
 /**
- * Sessions over HTTP: list, create, read, settings, delete, history, the run controls
- * (task, approval, abort, steer, recall, retry now, compact) and the session's background
- * processes. SPEC §9, `A/sessions` and `S/…`.
+ * Sessions over HTTP: list, create, read, settings, delete, fork, history, the run controls
+ * (task or goal, approval, abort, steer, recall, retry now, compact), the latest goal's state
+ * and the session's background processes. SPEC §9, `A/sessions` and `S/…`.
  *
  * Answers are normalised here (a session may be `{id}` or `{sessionId}`, a list bare or
  * wrapped), so the pages see one shape. History envelopes are checked with the protocol's
  * `parseEnvelope`; anything malformed is skipped rather than drawn.
  */
 import { parseEnvelope, type OmniMessage } from "@penguin/omnimessage";
-import { del, get, patch, post, seg, withQuery } from "./http";
+import { ApiError, del, get, patch, post, seg, withQuery } from "./http";
 import { arr, asRecord, bool, isRecord, listOf, num, oneOf, str, time, type Json } from "./read";
 import { inputItemsOf, parseServerEvent } from "./stream-events";
 import {
   APPROVAL_MODES,
+  GOAL_STATUSES,
   THINKING_LEVELS,
   type ApprovalMode,
+  type GoalState,
   type ProcessInfo,
   type SessionHistory,
   type SessionSummary,
@@ -46,6 +48,7 @@ export function sessionOf(raw: unknown, fallback: { projectId?: string; agentId?
     approvalMode: oneOf(o.approvalMode, APPROVAL_MODES) ?? "allow-all",
     thinkingLevel: oneOf(o.thinkingLevel, THINKING_LEVELS) ?? null,
     archived: bool(o, "archived") ?? (archivedAt !== undefined && archivedAt > 0),
+    source: oneOf(o.source, ["subagent", "schedule"] as const) ?? null,
     state: taskStateOf(o.state ?? o.runState ?? o.taskState),
     lastActiveAt: time(o, "lastActiveAt", "updatedAt") ?? 0,
     createdAt: time(o, "createdAt") ?? 0,
@@ -131,6 +134,8 @@ export async function getHistory(id: string, signal?: AbortSignal, query: Histor
 export interface TaskOptions {
   queueIfBusy?: boolean;
   thinkingLevel?: ThinkingLevel;
+  /** Run the task as a goal; `budget` as typed (`500k`, `2m`, `120000`, `-1`), absent = no limit. The server validates it (400, field `goal.budget`). */
+  goal?: { budget?: string };
 }
 
 /** 202: `started`, or `queued` with the follow-up id. */
@@ -138,6 +143,34 @@ export async function postTask(id: string, input: TaskInputItem[], options: Task
   const o = asRecord(await post(`${sessionPath(id)}/tasks`, { input, ...options }));
   const followUpId = str(o, "followUpId");
   return followUpId === undefined ? { status: str(o, "status") ?? "started" } : { status: str(o, "status") ?? "queued", followUpId };
+}
+
+/**
+ * Forks the session after its last completed task (no position: the server finds the cut).
+ * 201 answers the new session; 409 `cannot_fork` (no completed task to cut after) or
+ * `task_in_progress` / `compacting` arrive as an ApiError with the server's message.
+ */
+export async function forkSession(id: string): Promise<SessionSummary> {
+  const s = sessionOf(await post(`${sessionPath(id)}/fork`, {}));
+  if (s === undefined) throw new Error("the server did not return the forked session's id");
+  return s;
+}
+
+/** The session's latest goal (`GET S/goal`); undefined when it never ran one (404). */
+export async function getGoal(id: string, signal?: AbortSignal): Promise<GoalState | undefined> {
+  let raw: unknown;
+  try {
+    raw = await get(`${sessionPath(id)}/goal`, signal);
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) return undefined;
+    throw e;
+  }
+  const o = asRecord(asRecord(raw).goal);
+  const objective = str(o, "objective");
+  const status = oneOf(o.status, GOAL_STATUSES);
+  if (objective === undefined || status === undefined) return undefined;
+  const budget = num(o, "budget");
+  return { objective, status, budget: budget === undefined || budget < 0 ? null : budget, used: num(o, "used") ?? 0, rounds: num(o, "rounds") ?? 0 };
 }
 
 export const decide = (id: string, toolCallId: string, decision: "allow" | "deny") =>

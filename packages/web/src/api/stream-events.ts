@@ -6,7 +6,7 @@
  * Unknown server event types decode to `{type: "other"}` and are ignored by callers, so a
  * newer server never breaks an older page.
  */
-import { parseEnvelope, type OmniMessage, type ToolCallPayload } from "@penguin/omnimessage";
+import { parseEnvelope, type GoalOutcome, type OmniMessage, type ToolCallPayload } from "@penguin/omnimessage";
 import type { SseFrame } from "./sse";
 import type { PendingFollowUp, SteeringNote, TaskInputItem, TaskState } from "./types";
 
@@ -22,6 +22,9 @@ export type ServerEvent =
   | { type: "session_created"; sessionId: string }
   | { type: "session_deleted"; sessionId: string }
   | { type: "session_updated"; sessionId: string }
+  | { type: "goal_started"; objective: string; budget: number | null }
+  | { type: "goal_round"; round: number; used: number }
+  | { type: "goal_finished"; outcome: GoalOutcome; rounds: number; tokensUsed: number }
   | { type: "other"; name: string };
 
 export type StreamEvent =
@@ -33,6 +36,9 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+const count = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined);
+
+const GOAL_OUTCOMES: readonly GoalOutcome[] = ["complete", "blocked", "budget_limited", "aborted"];
 
 function taskStateOf(v: unknown): TaskState | undefined {
   return v === "idle" || v === "running" || v === "compacting" ? v : undefined;
@@ -105,6 +111,21 @@ export function parseServerEvent(data: unknown): ServerEvent | undefined {
     case "session_updated": {
       const id = sessionId ?? (isRecord(data.session) ? str(data.session.id) ?? str(data.session.sessionId) : undefined);
       return id === undefined ? undefined : { type: data.type, sessionId: id };
+    }
+    case "goal_started": {
+      const objective = str(data.objective);
+      // null (or -1) is "no limit"
+      const budget = count(data.budget) ?? null;
+      return objective === undefined ? undefined : { type: "goal_started", objective, budget };
+    }
+    case "goal_round": {
+      const round = count(data.round);
+      return round === undefined ? undefined : { type: "goal_round", round, used: count(data.used) ?? 0 };
+    }
+    case "goal_finished": {
+      const outcome = GOAL_OUTCOMES.find((o) => o === data.outcome);
+      const rounds = count(data.rounds);
+      return outcome === undefined || rounds === undefined ? undefined : { type: "goal_finished", outcome, rounds, tokensUsed: count(data.tokensUsed) ?? 0 };
     }
     default:
       return { type: "other", name: data.type };

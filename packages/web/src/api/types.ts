@@ -7,7 +7,7 @@
  * `sessionId`), the normalizers in the resource modules accept both, so the pages only ever
  * see the shapes below.
  */
-import type { OmniMessage, ToolCallPayload } from "@penguin/omnimessage";
+import type { GoalOutcome, OmniMessage, ToolCallPayload } from "@penguin/omnimessage";
 
 export type ApprovalMode = "allow-all" | "deny-all" | "read-only" | "always-ask";
 export const APPROVAL_MODES: readonly ApprovalMode[] = ["allow-all", "always-ask", "read-only", "deny-all"];
@@ -50,9 +50,25 @@ export interface SessionSummary {
   approvalMode: ApprovalMode;
   thinkingLevel: ThinkingLevel | null;
   archived: boolean;
+  /** Who started it, from its trace: a subagent's child session, a schedule, or a person (null). */
+  source: "subagent" | "schedule" | null;
   state: TaskState;
   lastActiveAt: number;
   createdAt: number;
+}
+
+/** A goal's state: `active` while it runs, then how it ended (SPEC §3 goal mode). */
+export type GoalStatus = "active" | GoalOutcome;
+export const GOAL_STATUSES: readonly GoalStatus[] = ["active", "complete", "blocked", "budget_limited", "aborted"];
+
+/** `GET S/goal`: the session's latest goal as the server indexed it. */
+export interface GoalState {
+  objective: string;
+  status: GoalStatus;
+  /** Token budget; null = no limit. */
+  budget: number | null;
+  used: number;
+  rounds: number;
 }
 
 /** `live` is present while a task runs: the newest event id reflected and the open fragments. */

@@ -3,27 +3,32 @@
  * from the user's event stream (`GET /api/events`): `session_created` fetches the new row,
  * `session_state` and `session_title` patch it, `session_deleted` drops it, and a
  * `resync_required` (or a reconnect the server could not replay) reloads the whole list.
- * Grouping (by workspace or by agent) and showing archived sessions are view choices kept
- * here so they survive navigation.
+ * Grouping (by workspace or by agent) and which sessions to show (the person's own, the
+ * subagents' child sessions, or the archived ones) are view choices kept here so they
+ * survive navigation. The server announces no child session (they are indexed as a parent
+ * runs), so while subagents are shown the list reloads when a session goes idle.
  */
 import { create } from "zustand";
 import { errorText, notifyUnauthorized } from "../api/http";
-import { getSession, listSessions } from "../api/sessions";
+import { getSession, listSessions, type SessionCategory } from "../api/sessions";
 import { openSse, type SseConnection } from "../api/sse";
 import { decodeFrame, type ServerEvent } from "../api/stream-events";
 import type { SessionSummary } from "../api/types";
 
 export type Grouping = "workspace" | "agent";
+/** Which sessions the list shows: the person's own, subagents' children, or archived ones. */
+export type ListView = "active" | "subagent" | "archived";
+export const LIST_VIEWS: readonly ListView[] = ["active", "subagent", "archived"];
 
 interface SessionListState {
   sessions: SessionSummary[];
   loading: boolean;
   error: string | undefined;
   grouping: Grouping;
-  showArchived: boolean;
+  view: ListView;
   load(projectId: string, agentIds: string[]): Promise<void>;
   setGrouping(g: Grouping): void;
-  setShowArchived(v: boolean): void;
+  setView(v: ListView): void;
   upsert(s: SessionSummary): void;
   patch(id: string, patch: Partial<SessionSummary>): void;
   remove(id: string): void;
@@ -37,12 +42,13 @@ export const useSessionList = create<SessionListState>((set, get) => ({
   loading: false,
   error: undefined,
   grouping: "workspace",
-  showArchived: false,
+  view: "active",
   async load(projectId, agentIds) {
     lastLoad = { projectId, agentIds };
     set({ loading: true });
     try {
-      const categories = get().showArchived ? (["active", "archived"] as const) : (["active"] as const);
+      const view = get().view;
+      const categories: SessionCategory[] = view === "active" ? ["active"] : ["active", view];
       const lists = await Promise.all(agentIds.flatMap((a) => categories.map((c) => listSessions(projectId, a, c))));
       if (lastLoad?.projectId !== projectId) return;
       const byId = new Map<string, SessionSummary>();
@@ -55,8 +61,8 @@ export const useSessionList = create<SessionListState>((set, get) => ({
   setGrouping(grouping) {
     set({ grouping });
   },
-  setShowArchived(showArchived) {
-    set({ showArchived });
+  setView(view) {
+    set({ view });
     if (lastLoad !== undefined) void get().load(lastLoad.projectId, lastLoad.agentIds);
   },
   upsert(s) {
@@ -81,6 +87,7 @@ export const useSessionList = create<SessionListState>((set, get) => ({
         return;
       case "session_state":
         get().patch(e.sessionId, { state: e.state, ...(e.state === "running" ? { lastActiveAt: Date.now() } : {}) });
+        if (e.state === "idle" && get().view === "subagent" && lastLoad !== undefined) void get().load(lastLoad.projectId, lastLoad.agentIds);
         return;
       case "session_title":
         if (e.sessionId !== undefined) get().patch(e.sessionId, { title: e.title });
@@ -96,6 +103,24 @@ export const useSessionList = create<SessionListState>((set, get) => ({
     }
   },
 }));
+
+/** The sessions a view shows (the store holds the person's own sessions beside the view's). */
+export function sessionsInView(sessions: readonly SessionSummary[], view: ListView): SessionSummary[] {
+  switch (view) {
+    case "active":
+      return sessions.filter((s) => !s.archived && s.source !== "subagent");
+    case "subagent":
+      return sessions.filter((s) => s.source === "subagent");
+    case "archived":
+      return sessions.filter((s) => s.archived);
+  }
+}
+
+/** What the list calls a session: its title, else (a subagent's child) its id's tail. */
+export function sessionLabel(s: SessionSummary): string {
+  if (s.title !== null && s.title !== "") return s.title;
+  return s.source === "subagent" ? `Subagent ${s.id.slice(-8)}` : "Untitled session";
+}
 
 function sortSessions(list: SessionSummary[]): SessionSummary[] {
   return list.sort((a, b) => Math.max(b.lastActiveAt, b.createdAt) - Math.max(a.lastActiveAt, a.createdAt));

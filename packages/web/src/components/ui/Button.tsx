@@ -3,7 +3,7 @@
  * real <button> (type="button" unless told otherwise) so keyboard and screen readers get
  * native behaviour; the global focus ring shows where the keyboard is.
  */
-import type { ButtonHTMLAttributes } from "react";
+import type { ButtonHTMLAttributes, Ref } from "react";
 
 export type ButtonVariant = "primary" | "secondary" | "danger" | "ghost";
 
@@ -16,6 +16,8 @@ const LOOK: Record<ButtonVariant, string> = {
 };
 
 export interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
+  /** React 19 passes `ref` as a prop: it lands on the <button> (a menu returns focus to its button). */
+  ref?: Ref<HTMLButtonElement>;
   variant?: ButtonVariant;
   size?: "sm" | "md";
 }

@@ -1,22 +1,37 @@
 /**
- * The composer: a textarea with attachments (paste, drop, or the + button), a slash-command
+ * The composer: a textarea with attachments (paste, drop, or the + menu), a slash-command
  * menu, and the send controls. Controlled by its parent (`draft`), so a recalled steering
  * note or follow-up can be put back into it.
  *
+ * The + button opens a small menu (image, file, goal). "Goal…" puts a goal panel on the
+ * draft: the message becomes the objective, with an optional budget field; typing
+ * `/goal [budget] objective` does the same without the panel. What Send then does is
+ * send-plan.ts's decision; here the button only says "Start goal" and refuses a budget of
+ * the wrong shape. A goal cannot steer a running task, only queue after it.
+ *
  * Keys (composer-keys.ts): Enter sends, Shift+Enter is a new line; while a task runs Enter
- * steers and Alt+Enter queues, and the Stop button interrupts. When `locked` (an auth
- * error), typing stays possible but nothing can be sent, and the reason is shown.
+ * steers and Alt+Enter queues, and the Stop button interrupts. The + menu is a real menu:
+ * arrows move, Escape closes it and returns to the button. When `locked` (an auth error),
+ * typing stays possible but nothing can be sent, and the reason is shown.
  */
-import { useId, useMemo, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from "react";
+import { useEffect, useId, useMemo, useRef, useState, type ClipboardEvent, type DragEvent, type FocusEvent, type KeyboardEvent } from "react";
 import { Button } from "../../components/ui/Button";
+import { isBudget } from "../../lib/stream/goal";
 import { toAttachment, type Attachment } from "./attachments";
 import { composerKeyAction } from "./composer-keys";
-import { slashMenu, type SlashItem } from "./slash-commands";
+import { parseSlash, slashMenu, type SlashItem } from "./slash-commands";
 import { Icon } from "../../components/ui/Icon";
+
+/** The goal panel's state: the budget exactly as typed (blank: no limit). */
+export interface GoalDraft {
+  budget: string;
+}
 
 export interface Draft {
   text: string;
   attachments: Attachment[];
+  /** Set: send the message as a goal. */
+  goal?: GoalDraft | undefined;
 }
 
 export const EMPTY_DRAFT: Draft = { text: "", attachments: [] };
@@ -36,10 +51,19 @@ export interface ComposerProps {
   maxFileMb?: number;
 }
 
+const MENU_ITEM = "flex items-center gap-2 px-3 py-1.5 text-left text-sm hover:bg-slate-100 focus:bg-slate-100 dark:hover:bg-slate-800 dark:focus:bg-slate-800";
+
 export function Composer({ draft, onDraft, onSend, onStop, running, busy = false, locked, slash, placeholder, maxFileMb }: ComposerProps) {
   const inputId = useId();
   const menuId = useId();
+  const budgetId = useId();
+  const addMenuId = useId();
   const fileRef = useRef<HTMLInputElement>(null);
+  const addRef = useRef<HTMLButtonElement>(null);
+  const addMenuRef = useRef<HTMLDivElement>(null);
+  const budgetRef = useRef<HTMLInputElement>(null);
+  const focusBudget = useRef(false);
+  const [adding, setAdding] = useState(false);
   const [menuIndex, setMenuIndex] = useState(0);
   const [menuDismissed, setMenuDismissed] = useState<string | undefined>(undefined);
   const [fileError, setFileError] = useState<string | undefined>(undefined);
@@ -48,7 +72,65 @@ export function Composer({ draft, onDraft, onSend, onStop, running, busy = false
   const menu = useMemo(() => (menuDismissed === draft.text ? [] : slashMenu(draft.text, slash)), [draft.text, slash, menuDismissed]);
   const menuOpen = menu.length > 0;
   const empty = draft.text.trim() === "" && draft.attachments.length === 0;
-  const canSend = !empty && locked === undefined && !busy;
+  const budgetText = draft.goal?.budget.trim() ?? "";
+  const budgetError = budgetText !== "" && !isBudget(budgetText) ? "The budget is a token count such as 500k, 2m or 120000 (empty: no limit)." : undefined;
+  const asGoal = draft.goal !== undefined || parseSlash(draft.text.trim(), slash)?.kind === "goal";
+  const canSend = !empty && locked === undefined && !busy && budgetError === undefined;
+
+  useEffect(() => {
+    if (adding) addMenuRef.current?.querySelector<HTMLElement>("[role=menuitem]")?.focus();
+  }, [adding]);
+
+  useEffect(() => {
+    if (draft.goal !== undefined && focusBudget.current) {
+      focusBudget.current = false;
+      budgetRef.current?.focus();
+    }
+  }, [draft.goal]);
+
+  const closeAdd = (refocus: boolean) => {
+    setAdding(false);
+    if (refocus) addRef.current?.focus();
+  };
+
+  const pickFiles = (accept: string) => {
+    closeAdd(false);
+    const input = fileRef.current;
+    if (input === null) return;
+    input.accept = accept;
+    input.click();
+  };
+
+  const startGoal = () => {
+    closeAdd(false);
+    if (draft.goal === undefined) {
+      focusBudget.current = true;
+      onDraft({ ...draft, goal: { budget: "" } });
+    } else budgetRef.current?.focus();
+  };
+
+  const onAddKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    const items = [...(addMenuRef.current?.querySelectorAll<HTMLElement>("[role=menuitem]") ?? [])];
+    const at = items.findIndex((el) => el === document.activeElement);
+    const move = (to: number) => {
+      e.preventDefault();
+      items[(to + items.length) % items.length]?.focus();
+    };
+    if (e.key === "ArrowDown") move(at + 1);
+    else if (e.key === "ArrowUp") move(at - 1);
+    else if (e.key === "Home") move(0);
+    else if (e.key === "End") move(items.length - 1);
+    else if (e.key === "Escape") {
+      e.preventDefault();
+      closeAdd(true);
+    } else if (e.key === "Tab") closeAdd(false);
+  };
+
+  const onAddBlur = (e: FocusEvent<HTMLDivElement>) => {
+    const next = e.relatedTarget;
+    if (next instanceof Node && (addMenuRef.current?.contains(next) === true || addRef.current?.contains(next) === true)) return;
+    setAdding(false);
+  };
 
   const addFiles = async (files: readonly File[]) => {
     setFileError(undefined);
@@ -97,7 +179,7 @@ export function Composer({ draft, onDraft, onSend, onStop, running, busy = false
       case "steer":
       case "queue":
         e.preventDefault();
-        if (canSend) onSend(action);
+        if (canSend) onSend(action === "steer" && asGoal ? "queue" : action);
         return;
       default:
         return;
@@ -149,6 +231,39 @@ export function Composer({ draft, onDraft, onSend, onStop, running, busy = false
             </li>
           ))}
         </ul>
+      )}
+      {draft.goal !== undefined && (
+        <div role="group" aria-label="Goal" className="flex flex-wrap items-center gap-x-3 gap-y-1 rounded-t-lg border-b border-indigo-200 bg-indigo-50 px-3 py-1.5 text-xs dark:border-indigo-900 dark:bg-indigo-950">
+          <span className="font-semibold text-indigo-800 dark:text-indigo-200">Goal</span>
+          <span className="min-w-0 flex-1 text-slate-600 dark:text-slate-300">The message is the objective: the agent works in rounds until it is done.</span>
+          <label htmlFor={budgetId} className="flex items-center gap-1">
+            <span>Budget</span>
+            <input
+              ref={budgetRef}
+              id={budgetId}
+              value={draft.goal.budget}
+              onChange={(e) => onDraft({ ...draft, goal: { budget: e.target.value } })}
+              onKeyDown={(e) => {
+                if (e.key !== "Enter" || e.nativeEvent.isComposing) return;
+                e.preventDefault();
+                if (canSend) onSend(running ? "queue" : "send");
+              }}
+              placeholder="no limit"
+              size={9}
+              aria-invalid={budgetError !== undefined}
+              aria-describedby={budgetError !== undefined ? `${budgetId}-error` : undefined}
+              className="rounded border border-slate-300 bg-white px-1.5 py-0.5 dark:border-slate-600 dark:bg-slate-900"
+            />
+          </label>
+          <button type="button" aria-label="Remove goal" className="rounded px-1 hover:bg-indigo-100 dark:hover:bg-indigo-900" onClick={() => onDraft({ ...draft, goal: undefined })}>
+            ×
+          </button>
+          {budgetError !== undefined && (
+            <p id={`${budgetId}-error`} role="alert" className="basis-full text-red-600 dark:text-red-400">
+              {budgetError}
+            </p>
+          )}
+        </div>
       )}
       {draft.attachments.length > 0 && (
         <ul aria-label="Attachments" className="flex flex-wrap gap-2 border-b border-slate-200 p-2 dark:border-slate-800">
@@ -208,9 +323,43 @@ export function Composer({ draft, onDraft, onSend, onStop, running, busy = false
             void addFiles(files);
           }}
         />
-        <Button variant="ghost" size="sm" aria-label="Attach files or images" onClick={() => fileRef.current?.click()}>
-          <Icon name="plus" className="h-5 w-5" />
-        </Button>
+        <div className="relative">
+          <Button
+            ref={addRef}
+            variant="ghost"
+            size="sm"
+            aria-label="Add an image, a file or a goal"
+            aria-haspopup="menu"
+            aria-expanded={adding}
+            aria-controls={adding ? addMenuId : undefined}
+            onClick={() => setAdding((a) => !a)}
+          >
+            <Icon name="plus" className="h-5 w-5" />
+          </Button>
+          {adding && (
+            <div
+              ref={addMenuRef}
+              id={addMenuId}
+              role="menu"
+              aria-label="Add"
+              onKeyDown={onAddKeyDown}
+              onBlur={onAddBlur}
+              // Keep focus where it is on a click, so browsers that do not focus clicked buttons never blur the menu away.
+              onMouseDown={(e) => e.preventDefault()}
+              className="absolute bottom-full left-0 z-20 mb-1 flex w-44 flex-col rounded-md border border-slate-200 bg-white py-1 shadow-lg dark:border-slate-700 dark:bg-slate-900"
+            >
+              <button type="button" role="menuitem" tabIndex={-1} className={MENU_ITEM} onClick={() => pickFiles("image/*")}>
+                <Icon name="image" className="h-4 w-4" /> Image…
+              </button>
+              <button type="button" role="menuitem" tabIndex={-1} className={MENU_ITEM} onClick={() => pickFiles("")}>
+                <Icon name="file" className="h-4 w-4" /> File…
+              </button>
+              <button type="button" role="menuitem" tabIndex={-1} className={MENU_ITEM} onClick={startGoal}>
+                <Icon name="goal" className="h-4 w-4" /> Goal…
+              </button>
+            </div>
+          )}
+        </div>
         <span className="flex-1" />
         {running ? (
           <>
@@ -220,15 +369,15 @@ export function Composer({ draft, onDraft, onSend, onStop, running, busy = false
               </Button>
             )}
             <Button size="sm" disabled={!canSend} onClick={() => onSend("queue")} title="Send after the current task (Alt+Enter)">
-              Queue
+              {asGoal ? "Queue goal" : "Queue"}
             </Button>
-            <Button variant="primary" size="sm" disabled={!canSend || draft.attachments.length > 0} onClick={() => onSend("steer")} title="Tell the running task now (Enter)">
+            <Button variant="primary" size="sm" disabled={!canSend || draft.attachments.length > 0 || asGoal} onClick={() => onSend("steer")} title={asGoal ? "A goal can only be queued" : "Tell the running task now (Enter)"}>
               Steer
             </Button>
           </>
         ) : (
           <Button variant="primary" size="sm" disabled={!canSend} onClick={() => onSend("send")}>
-            Send
+            {asGoal ? "Start goal" : "Send"}
           </Button>
         )}
       </div>

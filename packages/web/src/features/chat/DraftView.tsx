@@ -6,7 +6,8 @@
  * project's chat defaults and default model; the thinking level starts at the agent's own
  * (`model.thinking_level`), and picking another writes it back to the agent's config
  * (SPEC §10; the server edits the YAML in place, comments kept; members, who may not edit
- * the agent, just use the level for their session).
+ * the agent, just use the level for their session). The first message may already be a
+ * goal (the composer's goal panel or `/goal`; send-plan.ts decides).
  */
 import { useEffect, useMemo, useRef, useState } from "react";
 import { useNavigate } from "react-router";
@@ -14,14 +15,15 @@ import { getAgentThinkingLevel, listInstalledSkills, setAgentThinkingLevel } fro
 import { errorText } from "../../api/http";
 import { getChatDefaults } from "../../api/projects";
 import { createSession, patchSession, postTask } from "../../api/sessions";
-import { APPROVAL_MODES, THINKING_LEVELS, type ApprovalMode, type InstalledSkill, type TaskInputItem, type ThinkingLevel } from "../../api/types";
+import { APPROVAL_MODES, THINKING_LEVELS, type ApprovalMode, type InstalledSkill, type ThinkingLevel } from "../../api/types";
 import { Button } from "../../components/ui/Button";
 import { SelectField, TextField } from "../../components/ui/Field";
 import { Notice } from "../../components/ui/Notice";
 import { canEditProject, useProject } from "../../state/project-store";
 import { useSessionList } from "../../state/session-list-store";
 import { Composer, EMPTY_DRAFT, type Draft } from "./Composer";
-import { parseSlash, skillPrompt, slashItems } from "./slash-commands";
+import { planSend } from "./send-plan";
+import { slashItems } from "./slash-commands";
 import { WorkspacePicker } from "./WorkspacePicker";
 
 const refKey = (provider: string, modelId: string) => `${provider}\u0000${modelId}`;
@@ -110,33 +112,35 @@ export function DraftView() {
 
   const send = async () => {
     if (projectId === undefined) return;
-    const text = draft.text.trim();
-    const cmd = draft.attachments.length === 0 ? parseSlash(text, slash) : undefined;
+    const plan = planSend(draft, slash);
     setError(undefined);
-    if (cmd?.kind === "model") {
-      const hit = modelOptions.find((o) => cmd.arg !== "" && o.label.toLowerCase().includes(cmd.arg.toLowerCase()));
+    if (plan.kind === "model") {
+      const hit = modelOptions.find((o) => plan.arg !== "" && o.label.toLowerCase().includes(plan.arg.toLowerCase()));
       if (hit !== undefined) setModel(hit.value);
       setDraft(EMPTY_DRAFT);
       modelRef.current?.querySelector("select")?.focus();
       return;
     }
-    if (cmd?.kind === "compact") {
+    if (plan.kind === "compact") {
       setError("There is nothing to compact before the first message.");
+      return;
+    }
+    if (plan.kind === "error") {
+      setError(plan.message);
       return;
     }
     if (chosen === undefined) {
       setError("Add a model on the Models page first.");
       return;
     }
-    const body = cmd?.kind === "skill" ? skillPrompt(cmd.name, cmd.rest) : draft.text;
-    const items: TaskInputItem[] = [...(body.trim() === "" ? [] : [{ type: "text" as const, text: body }]), ...draft.attachments.map((a) => a.item)];
+    const { items, goal } = plan;
     setSending(true);
     try {
       const input: Parameters<typeof createSession>[2] = { provider: chosen.provider, modelId: chosen.modelId, approvalMode: approval };
       if (workspace.trim() !== "") input.workspace = workspace.trim();
       const session = await createSession(projectId, agentId, input);
       await patchSession(session.id, { thinkingLevel: thinking }).catch(() => undefined);
-      await postTask(session.id, items, { thinkingLevel: thinking });
+      await postTask(session.id, items, { thinkingLevel: thinking, ...(goal === undefined ? {} : { goal }) });
       useSessionList.getState().upsert({ ...session, state: "running", thinkingLevel: thinking, lastActiveAt: Date.now() });
       navigate(`/chat/${encodeURIComponent(session.id)}`);
     } catch (e) {

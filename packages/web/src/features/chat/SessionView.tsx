@@ -4,17 +4,18 @@
  * steering/follow-ups with recall, and the composer.
  *
  * The stream state comes from the SessionController (history + live SSE); this component
- * only turns user actions into API calls: send (a task), steer, queue, stop, approve, retry
- * now, compact, recall. After an `auth` error the composer is locked until the server says
- * the credentials changed (or the user says they fixed them).
+ * only turns user actions into API calls: send (a task, or a goal: send-plan.ts decides),
+ * steer, queue, stop, approve, retry now, compact, recall, fork (then open the fork). After
+ * an `auth` error the composer is locked until the server says the credentials changed (or
+ * the user says they fixed them). The header's goal chip shows while a goal runs.
  */
 import { useEffect, useMemo, useState } from "react";
-import { Link } from "react-router";
+import { Link, useNavigate } from "react-router";
 import { listInstalledSkills } from "../../api/agents";
 import { ApiError, errorText } from "../../api/http";
 import { findEntry } from "../../api/models";
-import { abortTask, compactSession, decide, getSession, patchSession, postTask, recallFollowUp, recallSteer, retryNow, steer } from "../../api/sessions";
-import type { InstalledSkill, SessionSummary, TaskInputItem } from "../../api/types";
+import { abortTask, compactSession, decide, forkSession, getSession, patchSession, postTask, recallFollowUp, recallSteer, retryNow, steer } from "../../api/sessions";
+import type { InstalledSkill, SessionSummary } from "../../api/types";
 import { Notice } from "../../components/ui/Notice";
 import { Spinner } from "../../components/ui/Spinner";
 import { useProject } from "../../state/project-store";
@@ -24,12 +25,14 @@ import { Composer, EMPTY_DRAFT, type Draft, type SendKind } from "./Composer";
 import { DetailsPanel } from "./DetailsPanel";
 import { PendingPanel } from "./PendingPanel";
 import { SessionHeader } from "./SessionHeader";
-import { parseSlash, skillPrompt, slashItems } from "./slash-commands";
+import { planSend } from "./send-plan";
+import { slashItems } from "./slash-commands";
 import { StreamList, type StreamActions } from "./StreamList";
 import { useSessionController } from "./use-session-controller";
 
 export function SessionView({ sessionId }: { sessionId: string }) {
   const { controller, state } = useSessionController(sessionId);
+  const navigate = useNavigate();
   const models = useProject((s) => s.models);
   const [info, setInfo] = useState<SessionSummary | undefined>(undefined);
   const [skills, setSkills] = useState<InstalledSkill[]>([]);
@@ -83,8 +86,13 @@ export function SessionView({ sessionId }: { sessionId: string }) {
       async giveUp() {
         await abortTask(sessionId);
       },
+      async fork() {
+        const forked = await forkSession(sessionId);
+        useSessionList.getState().upsert(forked);
+        navigate(`/chat/${encodeURIComponent(forked.id)}`);
+      },
     }),
-    [sessionId, controller],
+    [sessionId, controller, navigate],
   );
 
   const restore = (d: Draft, e: unknown) => {
@@ -94,33 +102,37 @@ export function SessionView({ sessionId }: { sessionId: string }) {
 
   const send = async (kind: SendKind) => {
     const sent = draft;
-    const text = sent.text.trim();
-    const cmd = sent.attachments.length === 0 ? parseSlash(text, slash) : undefined;
+    const plan = planSend(sent, slash);
     setNotice(undefined);
-    if (cmd?.kind === "model") {
+    if (plan.kind === "error") {
+      setNotice({ tone: "error", text: plan.message });
+      return;
+    }
+    if (plan.kind === "model") {
       setNotice({ tone: "info", text: "The model is fixed for a session once it starts. Start a new chat to use another model." });
       return;
     }
     setSending(true);
     setDraft(EMPTY_DRAFT);
     try {
-      if (cmd?.kind === "compact") {
+      if (plan.kind === "compact") {
         await compactSession(sessionId);
         return;
       }
-      const body = cmd?.kind === "skill" ? skillPrompt(cmd.name, cmd.rest) : sent.text;
-      const items: TaskInputItem[] = [...(body.trim() === "" ? [] : [{ type: "text" as const, text: body }]), ...sent.attachments.map((a) => a.item)];
-      if (kind === "steer" && sent.attachments.length === 0) {
+      const { items, goal } = plan;
+      const text = items.flatMap((i) => (i.type === "text" ? [i.text] : [])).join("\n");
+      const options = goal === undefined ? {} : { goal };
+      if (kind === "steer" && sent.attachments.length === 0 && goal === undefined) {
         try {
-          await steer(sessionId, body);
+          await steer(sessionId, text);
         } catch (e) {
           if (e instanceof ApiError && e.code === "not_running") await postTask(sessionId, items);
           else throw e;
         }
       } else if (kind === "queue" || kind === "steer") {
-        await postTask(sessionId, items, { queueIfBusy: true });
+        await postTask(sessionId, items, { ...options, queueIfBusy: true });
       } else {
-        await postTask(sessionId, items);
+        await postTask(sessionId, items, options);
       }
     } catch (e) {
       restore(sent, e);
@@ -139,7 +151,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         const input = await recallFollowUp(sessionId, id);
         const text = input.flatMap((i) => (i.type === "text" ? [i.text] : [])).join("\n");
         const attachments = input.flatMap((i) => fromInputItem(i) ?? []);
-        setDraft((d) => ({ text: d.text === "" ? text : `${d.text}\n${text}`, attachments: [...d.attachments, ...attachments] }));
+        setDraft((d) => ({ ...d, text: d.text === "" ? text : `${d.text}\n${text}`, attachments: [...d.attachments, ...attachments] }));
       }
     } catch (e) {
       const delivered = e instanceof ApiError && e.code === "already_delivered";
@@ -165,6 +177,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         title={state.title ?? info?.title ?? undefined}
         connection={state.connection}
         running={running}
+        goal={running && state.goalRunning && state.goal?.status === "active" ? state.goal : undefined}
         details={details}
         onDetails={() => setDetails((d) => !d)}
         onPatch={async (patch) => {

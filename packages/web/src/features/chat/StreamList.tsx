@@ -10,12 +10,16 @@
  *
  * Scrolling follows the stream while the reader is at the bottom, and leaves them alone
  * once they scroll up (a "Jump to latest" button brings them back).
+ *
+ * Fork is passed to one row only: the newest stats line, when its task completed, the
+ * session is idle and the page gave a `fork` action.
  */
 import { memo, useCallback, useLayoutEffect, useRef, useState } from "react";
 import type { PendingApproval, Pricing } from "../../api/types";
 import type { ViewItem } from "../../lib/stream/view-model";
 import { AssistantRow } from "./rows/AssistantRow";
 import { CompactionRow, McpRow, NoticeRow, StatsLine, SubagentRow } from "./rows/EventRows";
+import { GoalFinishedRow, GoalRoundRow } from "./rows/GoalRows";
 import { RequestErrorRow } from "./rows/RequestErrorRow";
 import { ThinkingRow } from "./rows/ThinkingRow";
 import { ToolCard } from "./rows/ToolCard";
@@ -27,6 +31,8 @@ export interface StreamActions {
   decide(toolCallId: string, decision: "allow" | "deny"): Promise<void>;
   retryNow(): Promise<void>;
   giveUp(): Promise<void>;
+  /** Fork the session after its last task and open the fork (absent: no Fork button). */
+  fork?(): Promise<void>;
 }
 
 interface RowProps {
@@ -35,9 +41,10 @@ interface RowProps {
   activeRetry: boolean;
   pricing: Pricing | undefined;
   actions: StreamActions;
+  canFork: boolean;
 }
 
-const Row = memo(function Row({ item, awaiting, activeRetry, pricing, actions }: RowProps) {
+const Row = memo(function Row({ item, awaiting, activeRetry, pricing, actions, canFork }: RowProps) {
   switch (item.kind) {
     case "user":
       return <UserRow item={item} />;
@@ -57,8 +64,12 @@ const Row = memo(function Row({ item, awaiting, activeRetry, pricing, actions }:
       return <SubagentRow item={item} />;
     case "notice":
       return <NoticeRow item={item} />;
+    case "goal_round":
+      return <GoalRoundRow item={item} />;
+    case "goal_finished":
+      return <GoalFinishedRow item={item} />;
     case "stats":
-      return <StatsLine item={item} pricing={pricing} />;
+      return <StatsLine item={item} pricing={pricing} onFork={canFork ? actions.fork : undefined} />;
   }
 });
 
@@ -89,6 +100,17 @@ export function StreamList({ items, approvals, running, pricing, actions, hasOld
       const it = items[i];
       if (it?.kind === "request_error") {
         if (it.retryAt !== undefined && !it.superseded) lastRetry = i;
+        break;
+      }
+    }
+  }
+
+  let forkAt = -1;
+  if (!running && actions.fork !== undefined) {
+    for (let i = items.length - 1; i >= 0; i--) {
+      const it = items[i];
+      if (it?.kind === "stats") {
+        if (it.completed && !it.running) forkAt = i;
         break;
       }
     }
@@ -140,6 +162,7 @@ export function StreamList({ items, approvals, running, pricing, actions, hasOld
                 activeRetry={start + i === lastRetry}
                 pricing={item.kind === "stats" ? pricing : undefined}
                 actions={actions}
+                canFork={start + i === forkAt}
               />
             </div>
           ))}

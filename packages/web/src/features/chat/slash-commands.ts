@@ -1,22 +1,29 @@
 /**
- * Slash commands in the composer: `/compact`, `/model [id]` and `/<skill> [text]` for the
- * agent's installed skills. `slashMenu` lists what matches what is typed so far (the menu
+ * Slash commands in the composer: `/compact`, `/model [id]`, `/goal [budget] <objective>`
+ * (the task runs as a goal; lib/stream/goal.ts splits off the budget) and `/<skill> [text]`
+ * for the agent's installed skills. `slashMenu` lists what matches what is typed so far (the menu
  * shows while the first word is being typed); `parseSlash` decides what a sent text means.
  * An unknown `/word` is just text (people paste paths), so it is sent as written. A skill
  * command becomes a `[use_skills]` block (the protocol's marker) before the rest.
  */
 import { wrapMarker } from "@penguin/omnimessage";
+import { splitGoalArgs } from "../../lib/stream/goal";
 
 export interface SlashItem {
   name: string;
   description: string;
-  kind: "compact" | "model" | "skill";
+  kind: "compact" | "model" | "goal" | "skill";
 }
 
-export type SlashCommand = { kind: "compact" } | { kind: "model"; arg: string } | { kind: "skill"; name: string; rest: string };
+export type SlashCommand =
+  | { kind: "compact" }
+  | { kind: "model"; arg: string }
+  | { kind: "goal"; budget: string | undefined; objective: string }
+  | { kind: "skill"; name: string; rest: string };
 
 const BUILTINS: SlashItem[] = [
   { name: "compact", description: "Compact the context now", kind: "compact" },
+  { name: "goal", description: "Work on it in rounds until done: /goal [budget] objective", kind: "goal" },
   { name: "model", description: "Choose the model", kind: "model" },
 ];
 
@@ -41,6 +48,7 @@ export function parseSlash(text: string, items: readonly SlashItem[]): SlashComm
   if (item === undefined) return undefined;
   if (item.kind === "compact") return { kind: "compact" };
   if (item.kind === "model") return { kind: "model", arg: rest };
+  if (item.kind === "goal") return { kind: "goal", ...splitGoalArgs(rest) };
   return { kind: "skill", name, rest };
 }
 

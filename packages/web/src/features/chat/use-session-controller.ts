@@ -23,6 +23,8 @@ const idle = createStore<SessionViewState>(() => ({
   taskError: undefined,
   hasOlder: false,
   loadingOlder: false,
+  goal: undefined,
+  goalRunning: false,
 }));
 
 export function useSessionController(sessionId: string): { controller: SessionController | undefined; state: SessionViewState } {

@@ -3,6 +3,10 @@
  * running marker, and per-session rename, archive (or restore) and delete. It loads the
  * project's sessions for every agent and then stays current from the user's event stream
  * (state/session-list-store.ts).
+ *
+ * "Show" picks the person's sessions, the subagents' child sessions (`category=subagent`;
+ * a child opens its own stream at /chat/<child id>, like the subagent row's link) or the
+ * archived ones. A child has no title of its own, so it is named by its id's tail.
  */
 import { useEffect, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
@@ -13,13 +17,17 @@ import { Button } from "../../components/ui/Button";
 import { Dialog } from "../../components/ui/Dialog";
 import { TextField } from "../../components/ui/Field";
 import { Notice } from "../../components/ui/Notice";
+import { Icon } from "../../components/ui/Icon";
 import { relativeTime } from "../../lib/format";
 import { useProject } from "../../state/project-store";
-import { followUserEvents, groupSessions, useSessionList } from "../../state/session-list-store";
+import { followUserEvents, groupSessions, LIST_VIEWS, sessionLabel, sessionsInView, useSessionList, type ListView } from "../../state/session-list-store";
+
+const VIEW_LABELS: Record<ListView, string> = { active: "sessions", subagent: "subagents", archived: "archived" };
+const EMPTY: Record<ListView, string> = { active: "No sessions yet.", subagent: "No subagent sessions yet.", archived: "No archived sessions." };
 
 export function SessionSidebar({ onNavigate }: { onNavigate?: () => void }) {
   const { projectId, agents } = useProject();
-  const { sessions, grouping, showArchived, setGrouping, setShowArchived, load, error } = useSessionList();
+  const { sessions, grouping, view, setGrouping, setView, load, error } = useSessionList();
   const [renaming, setRenaming] = useState<SessionSummary | undefined>(undefined);
   const [actionError, setActionError] = useState<string | undefined>(undefined);
   const agentKey = agents.map((a) => a.agentId).join(",");
@@ -33,7 +41,7 @@ export function SessionSidebar({ onNavigate }: { onNavigate?: () => void }) {
     return () => conn.close();
   }, []);
 
-  const visible = sessions.filter((s) => s.archived === showArchived);
+  const visible = sessionsInView(sessions, view);
   const groups = groupSessions(visible, grouping);
 
   return (
@@ -42,8 +50,8 @@ export function SessionSidebar({ onNavigate }: { onNavigate?: () => void }) {
         <Link to="/chat" onClick={onNavigate} className="rounded-md bg-blue-600 px-3 py-1.5 text-center text-sm font-medium text-white hover:bg-blue-700">
           New chat
         </Link>
-        <div className="flex items-center gap-2 text-xs">
-          <label className="flex items-center gap-1">
+        <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-xs">
+          <label className="flex items-center gap-1 whitespace-nowrap">
             <span>Group by</span>
             <select
               value={grouping}
@@ -54,9 +62,22 @@ export function SessionSidebar({ onNavigate }: { onNavigate?: () => void }) {
               <option value="agent">agent</option>
             </select>
           </label>
-          <label className="flex items-center gap-1">
-            <input type="checkbox" checked={showArchived} onChange={(e) => setShowArchived(e.target.checked)} />
-            <span>Archived</span>
+          <label className="flex items-center gap-1 whitespace-nowrap">
+            <span>Show</span>
+            <select
+              value={view}
+              onChange={(e) => {
+                const next = LIST_VIEWS.find((v) => v === e.target.value);
+                if (next !== undefined) setView(next);
+              }}
+              className="rounded border border-slate-300 bg-white px-1 py-0.5 dark:border-slate-700 dark:bg-slate-900"
+            >
+              {LIST_VIEWS.map((v) => (
+                <option key={v} value={v}>
+                  {VIEW_LABELS[v]}
+                </option>
+              ))}
+            </select>
           </label>
         </div>
       </div>
@@ -66,7 +87,7 @@ export function SessionSidebar({ onNavigate }: { onNavigate?: () => void }) {
         </Notice>
       )}
       <div className="min-h-0 flex-1 overflow-y-auto px-2 pb-3">
-        {groups.length === 0 && <p className="px-2 text-xs text-slate-500">{showArchived ? "No archived sessions." : "No sessions yet."}</p>}
+        {groups.length === 0 && <p className="px-2 text-xs text-slate-500">{EMPTY[view]}</p>}
         {groups.map((g) => (
           <section key={g.key} aria-label={g.label} className="mb-3">
             <h3 className="truncate px-2 py-1 text-xs font-semibold tracking-wide text-slate-500 uppercase" title={g.key}>
@@ -90,7 +111,7 @@ function SessionRow({ session, onNavigate, onRename, onError }: { session: Sessi
   const navigate = useNavigate();
   const [menu, setMenu] = useState(false);
   const active = current === session.id;
-  const title = session.title ?? "Untitled session";
+  const title = sessionLabel(session);
 
   const archive = async () => {
     setMenu(false);
@@ -118,6 +139,7 @@ function SessionRow({ session, onNavigate, onRename, onError }: { session: Sessi
       <Link to={`/chat/${encodeURIComponent(session.id)}`} onClick={onNavigate} aria-current={active ? "page" : undefined} className="min-w-0 flex-1 px-2 py-1.5">
         <span className="flex items-center gap-1.5">
           {session.state !== "idle" && <span className="h-2 w-2 shrink-0 animate-pulse rounded-full bg-blue-500" aria-label="running" />}
+          {session.source === "subagent" && <Icon name="subagent" className="h-3.5 w-3.5 text-violet-600" />}
           <span className="truncate text-sm">{title}</span>
         </span>
         <span className="block truncate text-xs text-slate-500">

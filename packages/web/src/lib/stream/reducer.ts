@@ -18,6 +18,15 @@
  *   stats ride at the end of `items()` until `endTask()` (the server said idle).
  * - `request_end` with status `auth` locks input (`authLocked`) until a completed request or
  *   `unlockAuth()` (credentials_updated).
+ * - A task is `completed` (its stats row may offer Fork) when its last request completed
+ *   with an answer and no tool call, and nothing aborted after it: the cut core accepts.
+ * - Goal mode: each round's harness `[goal]` block becomes a goal-round row (its header read
+ *   by lib/stream/goal.ts) and `goal_finished` a final row. Round 1 opens the goal's task, so
+ *   a reload (where the trace holds the block before the prompt) closes the previous task
+ *   first; the prompt is then drawn before its round-1 banner, as the live stream has it.
+ *   The objective restated under later blocks is not drawn: the live stream never carries
+ *   it, and a reload must look the same. `goalRound` is the newest round of a goal still
+ *   running: cleared by `goal_finished` and when its task ends.
  */
 import {
   PartialAggregator,
@@ -34,7 +43,8 @@ import {
   type PartialPayload,
   type TokenCounts,
 } from "@penguin/omnimessage";
-import { ZERO_TOKENS, type StatsItem, type TaskStats, type ToolItem, type ToolStatus, type UserItem, type ViewItem } from "./view-model";
+import { goalBlockOf } from "./goal";
+import { ZERO_TOKENS, type GoalRoundItem, type StatsItem, type TaskStats, type ToolItem, type ToolStatus, type UserItem, type ViewItem } from "./view-model";
 
 interface TaskTracker {
   statsId: string;
@@ -44,6 +54,8 @@ interface TaskTracker {
   tokens: TokenCounts;
   generationMs: number;
   sawOutput: boolean;
+  /** The last request completed with an answer and no tool call, and nothing aborted since. */
+  completed: boolean;
 }
 
 /** Marker blocks drawn as their own collapsed notice rows, with their titles. */
@@ -56,7 +68,6 @@ const NOTICE_TITLES: Partial<Record<MarkerTag, string>> = {
   developer_instructions: "Developer instructions",
   handoff_from: "Handed off",
   model_switch_from: "Model switched",
-  goal: "Goal",
 };
 
 const TERMINAL: ReadonlySet<ToolStatus> = new Set(["done", "failed", "denied", "forbidden", "aborted"]);
@@ -103,6 +114,12 @@ export class StreamReducer {
   #authMessage = "";
   /** When the current model request began (requests are paired, never nested). */
   #requestBegin: number | undefined;
+  /** What the current request produced: an answer, tool calls. */
+  #requestText = false;
+  #requestTools = false;
+  /** The newest goal-round row, while it is still the last row (no output since). */
+  #goalHead: number | undefined;
+  #goalRound: GoalRoundItem | undefined;
 
   /** The rows to draw. Same array until something changes. */
   items(): readonly ViewItem[] {
@@ -111,6 +128,11 @@ export class StreamReducer {
     const live = this.#liveStatsItem();
     this.#snapshot = live === undefined ? [...this.#items] : [...this.#items, live];
     return this.#snapshot;
+  }
+
+  /** The newest round of a goal that has not finished (undefined when none runs). */
+  get goalRound(): GoalRoundItem | undefined {
+    return this.#goalRound;
   }
 
   get authLocked(): boolean {
@@ -157,6 +179,8 @@ export class StreamReducer {
 
   /** The server said the session is idle: close the open task (its stats become a fixed row). */
   endTask(): void {
+    // A goal lives inside one task: one that ends without goal_finished (a fork's cut, a crash) is over too.
+    this.#goalRound = undefined;
     const task = this.#task;
     if (task === undefined) return;
     this.#task = undefined;
@@ -168,7 +192,7 @@ export class StreamReducer {
       if (row?.kind === "subagent" && row.active) this.#replace(idx, { ...row, active: false });
     }
     if (task.requests > 0 || task.sawOutput) {
-      this.#items.push({ kind: "stats", id: task.statsId, stats: statsOf(task), running: false });
+      this.#items.push({ kind: "stats", id: task.statsId, stats: statsOf(task), running: false, completed: task.completed });
     }
     this.#dirty = true;
   }
@@ -197,7 +221,7 @@ export class StreamReducer {
     const stats = statsOf(task);
     const prev = this.#liveStats;
     if (prev !== undefined && sameStats(prev.stats, stats)) return prev;
-    this.#liveStats = { kind: "stats", id: task.statsId, stats, running: true };
+    this.#liveStats = { kind: "stats", id: task.statsId, stats, running: true, completed: false };
     return this.#liveStats;
   }
 
@@ -211,6 +235,7 @@ export class StreamReducer {
       tokens: ZERO_TOKENS,
       generationMs: 0,
       sawOutput: false,
+      completed: false,
     };
   }
 
@@ -219,6 +244,11 @@ export class StreamReducer {
     if (this.#task === undefined) this.#startTask(ts);
     if (this.#task !== undefined) this.#task.sawOutput = true;
     this.#inputRow = undefined;
+    this.#goalHead = undefined;
+  }
+
+  #goalHeadOpen(): boolean {
+    return this.#goalHead !== undefined && this.#goalHead === this.#items.length - 1;
   }
 
   #input(ts: number): void {
@@ -348,6 +378,7 @@ export class StreamReducer {
         return;
       case "tool_call": {
         this.#output(ts);
+        this.#requestTools = true;
         const idx = this.#toolRow(p.tool_call_id, p.name, ts);
         const row = this.#items[idx];
         if (row?.kind !== "tool") return;
@@ -383,6 +414,7 @@ export class StreamReducer {
 
   #assistantText(text: string, stopReason: CompleteModelPayload["stop_reason"], ts: number): void {
     this.#output(ts);
+    this.#requestText = true;
     const key = "text::";
     const idx = this.#drafts.get(key);
     this.#drafts.delete(key);
@@ -398,6 +430,7 @@ export class StreamReducer {
     const steering = startsWithMarker(text, "user_steering");
     const scheduled = startsWithMarker(text, "scheduled_task");
     const notices: { tag: MarkerTag; title: string; body: string }[] = [];
+    const goals: string[] = [];
     const skills: string[] = [];
     let rest = "";
     let at = 0;
@@ -406,19 +439,29 @@ export class StreamReducer {
       rest += text.slice(at, b.start);
       at = b.end;
       const title = NOTICE_TITLES[b.tag];
-      if (title !== undefined) notices.push({ tag: b.tag, title, body: b.body });
+      if (b.tag === "goal") goals.push(b.body);
+      else if (title !== undefined) notices.push({ tag: b.tag, title, body: b.body });
       else if (b.tag === "use_skills") skills.push(...b.body.split(/[\n,]/).map((s) => s.trim()).filter((s) => s !== ""));
       else rest += b.body;
     }
     rest += text.slice(at);
+    // A later round's restated objective, right under its [goal] block: never streamed, so never drawn.
+    if (sender === "harness" && notices.length === 0 && goals.length === 0 && this.#goalHeadOpen()) return;
     const attachments = findAttachments(rest);
     rest = rest.replace(/\[attached (image|file): [^\]\n]+\]\n?/g, "").trim();
     const isHuman = sender === undefined || sender === "user" || sender === "parent_agent" || sender === "server";
     const hasPrompt = rest !== "" || attachments.length > 0 || skills.length > 0;
-    if (isHuman && hasPrompt && !steering) this.#input(ts);
+    const rounds = goals.map((body) => ({ body, block: goalBlockOf(body) }));
+    const firstRound = rounds.some((r) => r.block.round === 1);
+    if ((isHuman && hasPrompt && !steering) || firstRound) this.#input(ts);
     for (const n of notices) this.#push({ kind: "notice", id: this.#id(), tag: n.tag, title: n.title, body: n.body });
+    for (const { body, block } of rounds) {
+      const item: GoalRoundItem = { kind: "goal_round", id: this.#id(), round: block.round, used: block.used, budget: block.budget, goalFile: block.goalFile, body };
+      this.#goalHead = this.#push(item);
+      this.#goalRound = item;
+    }
     if (!hasPrompt) return;
-    const idx = this.#push({
+    const item: UserItem = {
       kind: "user",
       id: this.#id(),
       text: rest,
@@ -428,7 +471,17 @@ export class StreamReducer {
       variant: steering ? "steer" : scheduled ? "scheduled" : "prompt",
       sender,
       timestamp,
-    });
+    };
+    const head = this.#goalHead;
+    const banner = head === undefined ? undefined : this.#items[head];
+    if (isHuman && !steering && head !== undefined && this.#goalHeadOpen() && banner !== undefined) {
+      // The trace has the round-1 block before the prompt; draw the prompt first, as live.
+      this.#replace(head, item);
+      this.#goalHead = this.#push(banner);
+      this.#inputRow = head;
+      return;
+    }
+    const idx = this.#push(item);
     this.#inputRow = steering ? undefined : idx;
   }
 
@@ -462,6 +515,8 @@ export class StreamReducer {
         // Not output: the trace writes request_begin before the prompt it carries, the live
         // stream after it, so it must not open or close a task on its own.
         this.#requestBegin = ts;
+        this.#requestText = false;
+        this.#requestTools = false;
         for (const idx of this.#retryRows) {
           const row = this.#items[idx];
           if (row?.kind === "request_error") this.#replace(idx, { ...row, superseded: true });
@@ -475,6 +530,7 @@ export class StreamReducer {
         if (task !== undefined) {
           task.requests += 1;
           if (this.#requestBegin !== undefined) task.generationMs += Math.max(0, ts - this.#requestBegin);
+          task.completed = p.status === "completed" && this.#requestText && !this.#requestTools;
           this.#dirty = true;
         }
         this.#requestBegin = undefined;
@@ -525,6 +581,7 @@ export class StreamReducer {
         return;
       }
       case "abort": {
+        if (this.#task !== undefined) this.#task.completed = false;
         this.#closeDrafts();
         for (const idx of this.#tools.values()) {
           const row = this.#items[idx];
@@ -571,13 +628,8 @@ export class StreamReducer {
         this.#subagentRow(p.session_id);
         return;
       case "goal_finished":
-        this.#push({
-          kind: "notice",
-          id: this.#id(),
-          tag: "goal",
-          title: `Goal ${p.outcome.replace("_", " ")}`,
-          body: `${p.rounds} rounds, ${p.tokens_used} tokens`,
-        });
+        this.#goalRound = undefined;
+        this.#push({ kind: "goal_finished", id: this.#id(), outcome: p.outcome, rounds: p.rounds, tokensUsed: p.tokens_used });
         return;
       case "tool_list_ready":
         return;

@@ -19,17 +19,25 @@
  * Server events update the task state, pending approvals, queue/steering lists, title and
  * the auth lock. All HTTP goes through api/*; this file holds no protocol logic beyond
  * routing events to the reducer.
+ *
+ * Goal mode: `goal` is the session's latest goal, folded by lib/stream/goal.ts from the
+ * `GET S/goal` answer (fetched beside each history load, never holding it up), the live
+ * `goal_*` server events (stale ones are older than that answer and skipped) and each new
+ * round the reducer reads from a `[goal]` block. `goalRunning` says a goal round is open in
+ * the current task: the index may still say `active` for a goal whose run died with the
+ * server, and that must not pass for a running goal during a later plain task.
  */
 import { createStore, type StoreApi } from "zustand/vanilla";
 import type { OmniMessage } from "@penguin/omnimessage";
 import { errorText, notifyUnauthorized } from "../../api/http";
-import { getHistory, type HistoryQuery } from "../../api/sessions";
+import { getGoal, getHistory, type HistoryQuery } from "../../api/sessions";
 import { openSse, type SseConnection, type SseOptions, type SseStatus } from "../../api/sse";
 import { decodeFrame, type ServerEvent } from "../../api/stream-events";
-import type { PendingApproval, PendingFollowUp, SessionHistory, SteeringNote, TaskState } from "../../api/types";
+import type { GoalState, PendingApproval, PendingFollowUp, SessionHistory, SteeringNote, TaskState } from "../../api/types";
+import { mergeGoal, type GoalUpdate, type GoalView } from "./goal";
 import { StreamReducer } from "./reducer";
 import { Stitcher } from "./stitch";
-import type { ViewItem } from "./view-model";
+import type { GoalRoundItem, ViewItem } from "./view-model";
 
 export interface SessionViewState {
   items: readonly ViewItem[];
@@ -48,10 +56,16 @@ export interface SessionViewState {
   /** Older history exists on the server. */
   hasOlder: boolean;
   loadingOlder: boolean;
+  /** The session's latest goal (running or finished), if it ran one. */
+  goal: GoalView | undefined;
+  /** A goal round is open in the current task (its `[goal]` block seen, no goal_finished yet). */
+  goalRunning: boolean;
 }
 
 export interface ControllerDeps {
   fetchHistory?: (id: string, signal: AbortSignal, query: HistoryQuery) => Promise<SessionHistory>;
+  /** The latest goal (undefined: none). */
+  fetchGoal?: (id: string, signal: AbortSignal) => Promise<GoalState | undefined>;
   openStream?: (options: SseOptions) => SseConnection;
   /** Runs `fn` soon (default: next animation frame). */
   schedule?: (fn: () => void) => void;
@@ -83,11 +97,14 @@ export class SessionController {
   #log: LogEntry[] = [];
   #older: OmniMessage[] = [];
   #oldestPosition: string | null = null;
+  /** The reducer's newest goal round already folded into `goal`. */
+  #seenRound: GoalRoundItem | undefined;
 
   constructor(sessionId: string, deps: ControllerDeps = {}) {
     this.sessionId = sessionId;
     this.#deps = {
       fetchHistory: deps.fetchHistory ?? ((id, signal, query) => getHistory(id, signal, query)),
+      fetchGoal: deps.fetchGoal ?? ((id, signal) => getGoal(id, signal)),
       openStream: deps.openStream ?? openSse,
       schedule: deps.schedule ?? defaultSchedule,
     };
@@ -106,6 +123,8 @@ export class SessionController {
       taskError: undefined,
       hasOlder: false,
       loadingOlder: false,
+      goal: undefined,
+      goalRunning: false,
     }));
     this.#stitcher = new Stitcher({
       message: (m) => this.#message(m),
@@ -158,7 +177,14 @@ export class SessionController {
     this.#loadAbort?.abort();
     const ctrl = new AbortController();
     this.#loadAbort = ctrl;
-    this.store.setState({ loading: true });
+    this.store.setState({ loading: true, goal: undefined });
+    this.#seenRound = undefined;
+    this.#deps.fetchGoal(this.sessionId, ctrl.signal).then(
+      (goal) => {
+        if (goal !== undefined && !ctrl.signal.aborted && !this.#closed) this.#goal({ type: "snapshot", goal });
+      },
+      () => undefined,
+    );
     let history: SessionHistory;
     try {
       history = await this.#deps.fetchHistory(this.sessionId, ctrl.signal, { tailLimit: HISTORY_PAGE });
@@ -273,9 +299,22 @@ export class SessionController {
       case "task_error":
         this.store.setState({ taskError: e.message });
         return;
+      case "goal_started":
+        if (!stale) this.#goal({ type: "started", objective: e.objective, budget: e.budget });
+        return;
+      case "goal_round":
+        if (!stale) this.#goal({ type: "round", round: e.round, used: e.used });
+        return;
+      case "goal_finished":
+        if (!stale) this.#goal({ type: "finished", outcome: e.outcome, rounds: e.rounds, used: e.tokensUsed });
+        return;
       default:
         return;
     }
+  }
+
+  #goal(u: GoalUpdate): void {
+    this.store.setState((s) => ({ goal: mergeGoal(s.goal, u) }));
   }
 
   #markDirty(): void {
@@ -290,9 +329,14 @@ export class SessionController {
   #flush(): void {
     if (this.#closed) return;
     const items = this.#reducer.items();
-    const { authLocked, authMessage } = this.#reducer;
+    const { authLocked, authMessage, goalRound } = this.#reducer;
+    if (goalRound !== undefined && goalRound !== this.#seenRound && goalRound.round !== undefined) {
+      this.#goal({ type: "round", round: goalRound.round, used: goalRound.used ?? 0, budget: goalRound.budget });
+    }
+    this.#seenRound = goalRound;
+    const goalRunning = goalRound !== undefined;
     const s = this.store.getState();
-    if (s.items === items && s.authLocked === authLocked && s.authMessage === authMessage) return;
-    this.store.setState({ items, authLocked, authMessage });
+    if (s.items === items && s.authLocked === authLocked && s.authMessage === authMessage && s.goalRunning === goalRunning) return;
+    this.store.setState({ items, authLocked, authMessage, goalRunning });
   }
 }

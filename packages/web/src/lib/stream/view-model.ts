@@ -6,7 +6,7 @@
  * new object in its slot, so memoised rows re-render exactly when their item changed. Each
  * item has a stable `id` (its position of creation), so React keys survive growth.
  */
-import type { ApprovalDecision, MarkerTag, McpServerResult, StopReason, TextSender, TokenCounts } from "@penguin/omnimessage";
+import type { ApprovalDecision, GoalOutcome, MarkerTag, McpServerResult, StopReason, TextSender, TokenCounts } from "@penguin/omnimessage";
 
 export interface Attachment {
   kind: "image" | "file";
@@ -118,13 +118,35 @@ export interface SubagentItem {
   active: boolean;
 }
 
-/** Harness-written blocks: context summaries, aborted or retried turns, instructions, goals. */
+/** Harness-written blocks: context summaries, aborted or retried turns, instructions. */
 export interface NoticeItem {
   kind: "notice";
   id: string;
-  tag: MarkerTag | "abort" | "goal" | "task_error";
+  tag: MarkerTag | "abort" | "task_error";
   title: string;
   body: string;
+}
+
+/** The start of one goal round: the header of its `[goal]` block, and the whole block to expand. */
+export interface GoalRoundItem {
+  kind: "goal_round";
+  id: string;
+  round: number | undefined;
+  /** Tokens spent before this round. */
+  used: number | undefined;
+  /** null: no limit. */
+  budget: number | null | undefined;
+  goalFile: string | undefined;
+  body: string;
+}
+
+/** How a goal ended (the `goal_finished` event). */
+export interface GoalFinishedItem {
+  kind: "goal_finished";
+  id: string;
+  outcome: GoalOutcome;
+  rounds: number;
+  tokensUsed: number;
 }
 
 export interface TaskStats {
@@ -142,6 +164,8 @@ export interface StatsItem {
   id: string;
   stats: TaskStats;
   running: boolean;
+  /** The task ended on a final answer (a completed request with text and no tool call): a fork can cut after it. */
+  completed: boolean;
 }
 
 export type ViewItem =
@@ -154,6 +178,8 @@ export type ViewItem =
   | McpItem
   | SubagentItem
   | NoticeItem
+  | GoalRoundItem
+  | GoalFinishedItem
   | StatsItem;
 
 export const ZERO_TOKENS: TokenCounts = { cache_read: 0, cache_write: 0, output: 0, total: 0 };

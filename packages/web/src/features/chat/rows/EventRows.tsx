@@ -1,10 +1,16 @@
 /**
  * The small rows of the stream: compaction, MCP connection, harness notices (summaries,
- * stopped turns, goals…), subagents (a link to the child's own stream) and the per-task
- * stats line (tokens, tokens per second, time, cost).
+ * stopped turns…), subagents (a link to the child's own stream) and the per-task stats line
+ * (tokens, tokens per second, time, cost, and Fork).
+ *
+ * Fork is offered only where the stream list passes `onFork`: the last completed task of an
+ * idle session (forking after the last task needs no position). The button shows progress,
+ * and a refusal (409 cannot_fork / task_in_progress) is said next to it; on success the
+ * page has already moved to the new session.
  */
 import { memo, useState } from "react";
 import { Link } from "react-router";
+import { errorText } from "../../../api/http";
 import type { Pricing } from "../../../api/types";
 import { costOf, formatCost, formatDuration, formatRate, formatTokens } from "../../../lib/format";
 import type { CompactionItem, McpItem, NoticeItem, StatsItem, SubagentItem } from "../../../lib/stream/view-model";
@@ -80,15 +86,48 @@ export const SubagentRow = memo(function SubagentRow({ item }: { item: SubagentI
   );
 });
 
-export const StatsLine = memo(function StatsLine({ item, pricing }: { item: StatsItem; pricing: Pricing | undefined }) {
+export const StatsLine = memo(function StatsLine({ item, pricing, onFork }: { item: StatsItem; pricing: Pricing | undefined; onFork?: (() => Promise<void>) | undefined }) {
   const { stats } = item;
+  const [forking, setForking] = useState(false);
+  const [forkError, setForkError] = useState<string | undefined>(undefined);
   const tps = stats.generationMs > 0 ? stats.tokens.output / (stats.generationMs / 1000) : undefined;
   const cost = costOf(stats.tokens, pricing);
+  const fork = async () => {
+    if (onFork === undefined) return;
+    setForking(true);
+    setForkError(undefined);
+    try {
+      await onFork();
+    } catch (e) {
+      setForkError(errorText(e));
+    } finally {
+      setForking(false);
+    }
+  };
   return (
-    <p className="text-xs text-slate-500 tabular-nums" aria-label="Task statistics">
-      {item.running ? "So far: " : ""}
-      {formatTokens(stats.tokens.total)} tokens ({formatTokens(stats.tokens.output)} out) · {formatRate(tps)} · {formatDuration(stats.durationMs)} · {formatCost(cost)}
-      {stats.requests > 1 ? ` · ${stats.requests} requests` : ""}
-    </p>
+    <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
+      <p className="text-xs text-slate-500 tabular-nums" aria-label="Task statistics">
+        {item.running ? "So far: " : ""}
+        {formatTokens(stats.tokens.total)} tokens ({formatTokens(stats.tokens.output)} out) · {formatRate(tps)} · {formatDuration(stats.durationMs)} · {formatCost(cost)}
+        {stats.requests > 1 ? ` · ${stats.requests} requests` : ""}
+      </p>
+      {onFork !== undefined && (
+        <button
+          type="button"
+          onClick={() => void fork()}
+          disabled={forking}
+          title="Start a new session that continues from this answer"
+          className="inline-flex items-center gap-1 rounded border border-slate-300 px-1.5 py-0.5 text-xs text-slate-600 hover:bg-slate-100 disabled:opacity-60 dark:border-slate-700 dark:text-slate-300 dark:hover:bg-slate-800"
+        >
+          <Icon name="fork" className="h-3 w-3" />
+          {forking ? "Forking…" : "Fork"}
+        </button>
+      )}
+      {forkError !== undefined && (
+        <p role="alert" className="basis-full text-xs text-red-600 dark:text-red-400">
+          Could not fork: {forkError}
+        </p>
+      )}
+    </div>
   );
 });
