@@ -6,26 +6,9 @@
 import { useEffect, useState } from "react";
 import { useStore } from "zustand";
 import { createStore } from "zustand/vanilla";
-import { SessionController, type SessionViewState } from "../../lib/stream/session-controller";
+import { initialSessionViewState, SessionController, type SessionViewState } from "../../lib/stream/session-controller";
 
-const idle = createStore<SessionViewState>(() => ({
-  items: [],
-  loading: true,
-  error: undefined,
-  connection: "connecting",
-  taskState: "idle",
-  followUps: [],
-  steering: [],
-  approvals: [],
-  title: undefined,
-  authLocked: false,
-  authMessage: "",
-  taskError: undefined,
-  hasOlder: false,
-  loadingOlder: false,
-  goal: undefined,
-  goalRunning: false,
-}));
+const idle = createStore<SessionViewState>(initialSessionViewState);
 
 export function useSessionController(sessionId: string): { controller: SessionController | undefined; state: SessionViewState } {
   const [controller, setController] = useState<SessionController | undefined>(undefined);

@@ -82,6 +82,28 @@ function defaultSchedule(fn: () => void): void {
   else setTimeout(fn, 16);
 }
 
+/** The view before anything is known: loading, connecting, nothing to show. */
+export function initialSessionViewState(): SessionViewState {
+  return {
+    items: [],
+    loading: true,
+    error: undefined,
+    connection: "connecting",
+    taskState: "idle",
+    followUps: [],
+    steering: [],
+    approvals: [],
+    title: undefined,
+    authLocked: false,
+    authMessage: "",
+    taskError: undefined,
+    hasOlder: false,
+    loadingOlder: false,
+    goal: undefined,
+    goalRunning: false,
+  };
+}
+
 export class SessionController {
   readonly sessionId: string;
   readonly store: StoreApi<SessionViewState>;
@@ -108,24 +130,7 @@ export class SessionController {
       openStream: deps.openStream ?? openSse,
       schedule: deps.schedule ?? defaultSchedule,
     };
-    this.store = createStore<SessionViewState>(() => ({
-      items: [],
-      loading: true,
-      error: undefined,
-      connection: "connecting",
-      taskState: "idle",
-      followUps: [],
-      steering: [],
-      approvals: [],
-      title: undefined,
-      authLocked: false,
-      authMessage: "",
-      taskError: undefined,
-      hasOlder: false,
-      loadingOlder: false,
-      goal: undefined,
-      goalRunning: false,
-    }));
+    this.store = createStore<SessionViewState>(initialSessionViewState);
     this.#stitcher = new Stitcher({
       message: (m) => this.#message(m),
       server: (e, stale) => this.#server(e, stale),
