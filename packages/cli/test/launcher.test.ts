@@ -77,7 +77,7 @@ describe("./penguin install and build logic", { timeout: 60_000 }, () => {
     const log = join(dir, "calls.log");
     writeFileSync(
       join(bin, "npm"),
-      `#!/bin/sh\necho "npm $*" >> "${log}"\necho "npm output" \nmkdir -p node_modules && echo '{}' > node_modules/.package-lock.json\n`,
+      `#!/bin/sh\necho "npm $*" >> "${log}"\necho "npm output" \nmkdir -p node_modules && echo '{}' > node_modules/.package-lock.json\ncase "$*" in *"@penguin/web build"*) mkdir -p packages/web/dist && echo '<html>' > packages/web/dist/index.html ;; esac\n`,
     );
     // The build script stand-in logs its call, and builds unless `fail-build` exists.
     mkdirSync(join(dir, "scripts"));
@@ -136,6 +136,26 @@ describe("./penguin install and build logic", { timeout: 60_000 }, () => {
     const relocked = await run(launcher, ["x"], env);
     expect(relocked.stderr).toContain("installing dependencies");
     expect(calls().slice(3)).toEqual(["npm ci --no-audit --no-fund", "build --force"]);
+  });
+
+  it("builds the web app for `web` on first use and after a web edit, and not for other commands", async () => {
+    const { dir, calls, env } = fakeTree();
+    mkdirSync(join(dir, "packages", "web", "src"), { recursive: true });
+    writeFileSync(join(dir, "packages", "web", "src", "main.tsx"), "");
+    writeFileSync(join(dir, "packages", "web", "index.html"), "");
+    const launcher = join(dir, "penguin");
+    await run(launcher, ["--version"], env);
+    expect(calls().some((c) => c.includes("@penguin/web"))).toBe(false);
+    const first = await run(launcher, ["web", "--no-open"], env);
+    expect(first.stdout).toBe("cli:web,--no-open\n");
+    expect(first.stderr).toContain("penguin: building the web app (vite build)…");
+    expect(calls().filter((c) => c.includes("@penguin/web build"))).toHaveLength(1);
+    expect((await run(launcher, ["web"], env)).stderr).toBe("");
+    at(join(dir, "packages", "web", "dist", "index.html"), 50);
+    at(join(dir, "packages", "web", "index.html"), 100);
+    at(join(dir, "packages", "web", "src", "main.tsx"), 10);
+    expect((await run(launcher, ["web"], env)).stderr).toContain("building the web app");
+    expect(calls().filter((c) => c.includes("@penguin/web build"))).toHaveLength(2);
   });
 
   it("stops with exit 1 and keeps the old stamp when the build fails", async () => {
