@@ -1,4 +1,4 @@
-// The README's SDK example is real: examples/sdk.ts (whose code the README shows) runs as
+// The README's SDK example is real: packages/core/examples/sdk.ts (whose code the README shows) runs as
 // a child process against a model entry pointing at the testkit, answers, and resumes.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -20,7 +20,7 @@ describe("README SDK example", () => {
     h = await startHarness({ script: [{ toolCalls: [{ name: "exec_command", arguments: { cmd: "ls", description: "list" } }] }, { text: "There is one file: a.txt" }] });
     const tsx = createRequire(import.meta.url).resolve("tsx");
     // Asynchronous on purpose: the testkit answering the child lives in this process.
-    const child = spawn(process.execPath, ["--conditions=development", "--import", tsx, join(repo, "examples/sdk.ts"), "what is here?"], {
+    const child = spawn(process.execPath, ["--conditions=development", "--import", tsx, join(repo, "packages/core/examples/sdk.ts"), "what is here?"], {
       cwd: h.workspace,
       env: { ...process.env, PENGUIN_HOME: h.root },
     });
@@ -36,7 +36,7 @@ describe("README SDK example", () => {
 
   it("is the code the README shows", () => {
     const readme = readFileSync(join(repo, "README.md"), "utf8");
-    const code = readFileSync(join(repo, "examples/sdk.ts"), "utf8").split("\n").filter((l) => l.trim() !== "" && !l.startsWith("//"));
+    const code = readFileSync(join(repo, "packages/core/examples/sdk.ts"), "utf8").split("\n").filter((l) => l.trim() !== "" && !l.startsWith("//"));
     for (const line of code) expect(readme).toContain(line);
   });
 });

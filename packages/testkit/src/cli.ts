@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `penguin-testkit --script <file.json> [--port N] [--host H]`: run the fake model as a
- * standalone server (for bench/, manual runs against the CLI, other languages' tests).
+ * standalone server (for test/bench/, manual runs against the CLI, other languages' tests).
  * Prints `testkit listening on <url>`, then one `<protocol> <base URL>` line per protocol,
  * reports violations on stderr, and serves until SIGINT or SIGTERM. Exit codes: 0 on a
  * signal, 2 on a usage or script error. Runs from dist or straight from source with tsx.

@@ -1,7 +1,7 @@
 // Files that hold secrets are private: `.project_config.toml` (API keys) and `.vault.toml`
 // (vault values) are written with mode 0600 by core's own writers, whether the file is new,
 // replaced, or was left world-readable by someone else, and whatever the process umask.
-// (The CLI's config commands are covered in packages/cli/test/config.test.ts.)
+// (The CLI's config commands are covered in apps/cli/test/config.test.ts.)
 import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,0 +1,179 @@
+// The ./penguin launcher. First the README's quick start, end to end: `./penguin config
+// model add …` then `./penguin run -m "…"` against a testkit entry in a temp PENGUIN_HOME.
+// Then its install/build logic, hermetically: a copy of the script in a temp tree whose
+// `npx` and `npm` (fakes on PATH) and `apps/cli/scripts/cli-build.mjs` (a stand-in) record
+// their calls, with file times set explicitly (never slept for), covering a fresh clone, an
+// up-to-date tree, an edited source, a newer lockfile, help that never builds the web app,
+// and a failed build.
+import { spawn } from "node:child_process";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt } from "./helpers/build.js";
+import { LAUNCHER } from "./helpers/paths.js";
+import { startWorld, type World } from "./helpers/world.js";
+
+let world: World | undefined;
+const temps: string[] = [];
+beforeAll(ensureBuilt, 300_000);
+afterEach(async () => {
+  await world?.cleanup();
+  world = undefined;
+  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+});
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(file: string, args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<Result> {
+  return new Promise((resolve) => {
+    const child = spawn(file, args, { env, cwd, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("./penguin (README quick start)", { timeout: 60_000 }, () => {
+  it("configures a model and runs a task end to end", async () => {
+    world = await startWorld({ noModel: true, script: [{ text: "Hello from the quick start." }] });
+    const add = await run(
+      LAUNCHER,
+      ["config", "model", "add", "--provider", "testkit", "--model-id", "quick", "--client-type", "openai-chat", "--base-url", world.kit.baseUrl("openai-chat"), "--api-key", "sk-quick-start-000000"],
+      world.env,
+      world.workspace,
+    );
+    // (stderr may show a rebuild when sources changed since the suite's build; stdout may not.)
+    expect(add.code).toBe(0);
+    expect(add.stdout).toMatch(/^added testkit\/quick \(default\) in /);
+    const r = await run(LAUNCHER, ["run", "-m", "Say hello"], world.env, world.workspace);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("Hello from the quick start.\n");
+    expect(r.stderr).toMatch(/session session-[\w-]+ · testkit\/quick · /);
+    expect(world.kit.requests[0]!.messages).toContainEqual(expect.objectContaining({ role: "user", text: "Say hello" }));
+  });
+});
+
+describe("./penguin install and build logic", { timeout: 60_000 }, () => {
+  function fakeTree(): { dir: string; calls: () => string[]; env: NodeJS.ProcessEnv } {
+    const dir = mkdtempSync(join(tmpdir(), "penguin-launcher-"));
+    temps.push(dir);
+    copyFileSync(LAUNCHER, join(dir, "penguin"));
+    chmodSync(join(dir, "penguin"), 0o755);
+    writeFileSync(join(dir, "pnpm-lock.yaml"), "lockfileVersion: '9.0'\n");
+    for (const pkg of ["apps/cli", "packages/core"]) {
+      mkdirSync(join(dir, pkg, "src"), { recursive: true });
+      writeFileSync(join(dir, pkg, "src", "index.ts"), "");
+      writeFileSync(join(dir, pkg, "tsconfig.json"), "{}");
+    }
+    const bin = join(dir, "bin");
+    mkdirSync(bin);
+    const log = join(dir, "calls.log");
+    writeFileSync(join(bin, "npx"), `#!/bin/sh\necho "npx $*" >> "${log}"\necho "pnpm output"\nmkdir -p node_modules && echo 'x' > node_modules/.modules.yaml\n`);
+    // `npm run build` inside apps/web: the web app's own build script.
+    writeFileSync(join(bin, "npm"), `#!/bin/sh\necho "npm $* in $(basename "$PWD")" >> "${log}"\nmkdir -p dist && echo '<html>' > dist/index.html\n`);
+    // The build script stand-in logs its call, and builds unless `fail-build` exists.
+    mkdirSync(join(dir, "apps", "cli", "scripts"), { recursive: true });
+    writeFileSync(
+      join(dir, "apps", "cli", "scripts", "cli-build.mjs"),
+      [
+        'import fs from "node:fs";',
+        `fs.appendFileSync(${JSON.stringify(log)}, "build " + process.argv.slice(2).join(" ") + "\\n");`,
+        'console.error("tsc output");',
+        'if (fs.existsSync("fail-build")) process.exit(1);',
+        'fs.mkdirSync("apps/cli/bundle", { recursive: true });',
+        `fs.writeFileSync("apps/cli/bundle/main.js", 'console.log("cli:" + process.argv.slice(2).join(","))');`,
+        'fs.writeFileSync("apps/cli/bundle/.build-stamp", "");',
+      ].join("\n"),
+    );
+    chmodSync(join(bin, "npx"), 0o755);
+    chmodSync(join(bin, "npm"), 0o755);
+    const calls = (): string[] => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : []);
+    return { dir, calls, env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ""}` } };
+  }
+
+  const at = (path: string, secondsAgo: number): void => {
+    const t = Date.now() / 1000 - secondsAgo;
+    utimesSync(path, t, t);
+  };
+
+  it("installs and builds on a fresh clone, then starts at once, rebuilding or reinstalling only when stale", async () => {
+    const { dir, calls, env } = fakeTree();
+    const launcher = join(dir, "penguin");
+
+    const fresh = await run(launcher, ["run", "-m", "hi"], env);
+    expect(fresh.code).toBe(0);
+    expect(fresh.stdout).toBe("cli:run,-m,hi\n");
+    expect(fresh.stderr).toContain("penguin: installing dependencies (pnpm 10.34.8 install --frozen-lockfile)…");
+    expect(fresh.stderr).toContain("penguin: building (tsc -b apps/cli, then the CLI bundle)…");
+    expect(fresh.stderr).toContain("pnpm output");
+    expect(calls()).toEqual(["npx --yes pnpm@10.34.8 install --frozen-lockfile", "build --force"]);
+
+    const warm = await run(launcher, ["--version"], env);
+    expect(warm).toEqual({ code: 0, stdout: "cli:--version\n", stderr: "" });
+    expect(calls()).toHaveLength(2);
+
+    const stamp = join(dir, "apps", "cli", "bundle", ".build-stamp");
+    at(stamp, 50);
+    at(join(dir, "apps", "cli", "src", "index.ts"), 100);
+    at(join(dir, "apps", "cli", "tsconfig.json"), 100);
+    at(join(dir, "packages", "core", "tsconfig.json"), 100);
+    at(join(dir, "packages", "core", "src", "index.ts"), 10);
+    const edited = await run(launcher, ["x"], env);
+    expect(edited.stderr).toContain("penguin: building");
+    expect(edited.stderr).not.toContain("installing");
+    expect(calls().slice(2)).toEqual(["build --force"]);
+    expect((await run(launcher, ["x"], env)).stderr).toBe("");
+
+    at(join(dir, "node_modules", ".modules.yaml"), 100);
+    at(join(dir, "pnpm-lock.yaml"), 10);
+    const relocked = await run(launcher, ["x"], env);
+    expect(relocked.stderr).toContain("installing dependencies");
+    expect(calls().slice(3)).toEqual(["npx --yes pnpm@10.34.8 install --frozen-lockfile", "build --force"]);
+  });
+
+  it("builds the web app for `web` on first use and after a web edit, and not for other commands or for help", async () => {
+    const { dir, calls, env } = fakeTree();
+    mkdirSync(join(dir, "apps", "web", "src"), { recursive: true });
+    writeFileSync(join(dir, "apps", "web", "src", "main.tsx"), "");
+    writeFileSync(join(dir, "apps", "web", "index.html"), "");
+    const launcher = join(dir, "penguin");
+    const webBuilds = (): string[] => calls().filter((c) => c === "npm run --silent build in web");
+    await run(launcher, ["--version"], env);
+    expect(webBuilds()).toHaveLength(0);
+    const help = await run(launcher, ["web", "--help"], env);
+    expect(help).toEqual({ code: 0, stdout: "cli:web,--help\n", stderr: "" });
+    expect(webBuilds()).toHaveLength(0);
+    const first = await run(launcher, ["web", "--no-open"], env);
+    expect(first.stdout).toBe("cli:web,--no-open\n");
+    expect(first.stderr).toContain("penguin: building the web app (vite build)…");
+    expect(webBuilds()).toHaveLength(1);
+    expect((await run(launcher, ["web"], env)).stderr).toBe("");
+    at(join(dir, "apps", "web", "dist", "index.html"), 50);
+    at(join(dir, "apps", "web", "index.html"), 100);
+    at(join(dir, "apps", "web", "src", "main.tsx"), 10);
+    expect((await run(launcher, ["web"], env)).stderr).toContain("building the web app");
+    expect(webBuilds()).toHaveLength(2);
+  });
+
+  it("stops with exit 1 and keeps the old stamp when the build fails", async () => {
+    const { dir, calls, env } = fakeTree();
+    writeFileSync(join(dir, "fail-build"), "");
+    const r = await run(join(dir, "penguin"), ["run", "-m", "hi"], env, dir);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("penguin: the build failed (see above); fix it and run ./penguin again");
+    expect(r.stderr).toContain("tsc output");
+    expect(existsSync(join(dir, "apps", "cli", "bundle", ".build-stamp"))).toBe(false);
+    rmSync(join(dir, "fail-build"));
+    const again = await run(join(dir, "penguin"), ["ok"], env, dir);
+    expect(again.stdout).toBe("cli:ok\n");
+    expect(calls().filter((c) => c.startsWith("build"))).toHaveLength(2);
+  });
+});

@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+/**
+ * Standalone entry, so the server runs before the CLI wires `penguin server` / `penguin web`:
+ *
+ *   node apps/server/dist/main.js [--port N] [--host H] [--root DIR] [--web] [--no-open]
+ *                                     [--reindex] [--web-dir DIR]
+ *
+ * Parses the flags and hands over to runServerCommand; its return value is the exit code.
+ */
+import { parseArgs } from "node:util";
+import { runServerCommand } from "./command.js";
+
+const USAGE = "usage: main.js [--port N] [--host H] [--root DIR] [--web] [--no-open] [--reindex] [--web-dir DIR]";
+
+async function main(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        port: { type: "string" },
+        host: { type: "string" },
+        root: { type: "string" },
+        web: { type: "boolean", default: false },
+        "no-open": { type: "boolean", default: false },
+        reindex: { type: "boolean", default: false },
+        "web-dir": { type: "string" },
+        help: { type: "boolean", short: "h", default: false },
+      },
+      strict: true,
+    }));
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${USAGE}\n`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const options: Parameters<typeof runServerCommand>[0] = {
+    root: values.root,
+    port: values.port,
+    host: values.host,
+    web: values.web,
+    open: !values["no-open"],
+    reindex: values.reindex,
+    out: (line) => void process.stdout.write(`${line}\n`),
+    err: (line) => void process.stderr.write(`${line}\n`),
+  };
+  if (values["web-dir"] !== undefined) options.webDir = values["web-dir"];
+  return runServerCommand(options);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

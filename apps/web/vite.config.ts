@@ -1,0 +1,48 @@
+/// <reference types="vitest/config" />
+/**
+ * Vite and Vitest configuration of the web app.
+ *
+ * - Build: React (plugin-react) and Tailwind 4 (its Vite plugin); the manifest is written so
+ *   scripts/check-bundle-size.mjs can sum the initial JS (entry + static imports) and hold
+ *   the 300 KB gzip budget. Pages and shiki languages are dynamic imports, so they stay out
+ *   of that sum.
+ * - `@penguin/omnimessage` resolves to its TypeScript sources: in tests through the
+ *   `development` export condition (as the root config does), in the production build
+ *   through an alias, because a global `development` condition would also pick the debug
+ *   builds of micromark and friends.
+ * - Dev server: `/api` goes to a local PenguinHarness server (PENGUIN_SERVER, default
+ *   127.0.0.1:7364), so ``npm run dev` in apps/web` works against `penguin serve`.
+ * - Tests: jsdom, only `test/**` (the Playwright suite under e2e/ has its own config and
+ *   is never part of `npm test`).
+ */
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vite";
+import react from "@vitejs/plugin-react";
+import tailwindcss from "@tailwindcss/vite";
+
+const server = process.env.PENGUIN_SERVER ?? "http://127.0.0.1:7364";
+const omnimessageSrc = fileURLToPath(new URL("../../packages/omnimessage/src/index.ts", import.meta.url));
+
+export default defineConfig(({ mode }) => ({
+  plugins: [react(), tailwindcss()],
+  resolve:
+    mode === "test"
+      ? { conditions: ["development", "module", "browser"] }
+      : { alias: { "@penguin/omnimessage": omnimessageSrc } },
+  build: {
+    manifest: true,
+    outDir: "dist",
+    emptyOutDir: true,
+    target: "es2022",
+    chunkSizeWarningLimit: 800,
+  },
+  server: {
+    proxy: { "/api": { target: server, changeOrigin: false } },
+  },
+  test: {
+    name: "web",
+    environment: "jsdom",
+    include: ["test/**/*.test.{ts,tsx}"],
+    setupFiles: ["test/setup.ts"],
+  },
+}));
