@@ -1,4 +1,4 @@
-// Crash safety by fault injection (DESIGN.md, Durability): scripted sessions run in child
+// Crash safety by fault injection (the durability rule: a crash loses at most the uncommitted tail of a request): scripted sessions run in child
 // processes and are SIGKILLed at random moments — mid-stream (paced model deltas), mid-tool
 // (a sleeping exec_command), mid-write (turns of many fast tool calls, so the trace is being
 // appended) and mid-compaction (a small window, so every turn compacts). Each killed session

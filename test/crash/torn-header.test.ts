@@ -4,7 +4,7 @@
 // holding the first bytes of its `session_meta` line (killed inside that write: Linux cuts a
 // large write short when a fatal signal arrives between pages). Everything committed is in
 // `_001`, which ends with the completed compaction. Resume must tolerate that torn head like
-// any torn line (DESIGN.md, Durability), and the next request must open with the summary.
+// any torn line (a crash may tear at most the last line), and the next request must open with the summary.
 //
 // Runs in the normal `npm test` (it is quick and needs no child process) and in test:crash.
 import { readFileSync, writeFileSync } from "node:fs";

@@ -1,6 +1,6 @@
 /**
- * The exit codes of the `penguin` command: the scripting contract in DESIGN.md ("CLI
- * contract"). They are one table so every command maps outcomes the same way, and tests
+ * The exit codes of the `penguin` command, the contract scripts rely on (the README lists
+ * them too). They are one table so every command maps outcomes the same way, and tests
  * and scripts can name them instead of repeating numbers.
  *
  *   0 done · 1 failed · 2 usage or config error · 3 auth · 130 aborted (SIGINT)

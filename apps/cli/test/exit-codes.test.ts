@@ -1,4 +1,4 @@
-// The exit-code contract of `penguin run` (DESIGN.md): 0 done, 1 failed, 3 auth, 130
+// The exit-code contract of `penguin run`, which scripts rely on: 0 done, 1 failed, 3 auth, 130
 // aborted by SIGINT (the trace then ends with `abort`). Usage and config errors (2) are in
 // errors.test.ts.
 import { afterEach, beforeAll, describe, expect, it } from "vitest";

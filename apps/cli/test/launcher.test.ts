@@ -1,6 +1,7 @@
 // The ./penguin launcher. First the README's quick start, end to end: `./penguin config
 // model add …` then `./penguin run -m "…"` against a testkit entry in a temp PENGUIN_HOME.
-// Then its install/build logic, hermetically: a copy of the script in a temp tree whose
+// Then the README's keyless recipe against the scripted model, run as written. Then its
+// install/build logic, hermetically: a copy of the script in a temp tree whose
 // `npx` and `npm` (fakes on PATH) and `apps/cli/scripts/cli-build.mjs` (a stand-in) record
 // their calls, with file times set explicitly (never slept for), covering a fresh clone, an
 // up-to-date tree, an edited source, a newer lockfile, help that never builds the web app,
@@ -8,11 +9,12 @@
 import { spawn } from "node:child_process";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "./helpers/build.js";
-import { LAUNCHER } from "./helpers/paths.js";
-import { startWorld, type World } from "./helpers/world.js";
+import { LAUNCHER, REPO } from "./helpers/paths.js";
+import { cleanEnv, startWorld, type World } from "./helpers/world.js";
 
 let world: World | undefined;
 const temps: string[] = [];
@@ -177,3 +179,35 @@ describe("./penguin install and build logic", { timeout: 60_000 }, () => {
     expect(calls().filter((c) => c.startsWith("build"))).toHaveLength(2);
   });
 });
+
+describe("the README's scripted-model recipe", { timeout: 120_000 }, () => {
+  it("runs as written: a model entry for the testkit, the testkit from source, one task with a tool call", async () => {
+    const readme = readFileSync(join(REPO, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("### Without a key"));
+    const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(block, "README: a sh block under 'Without a key'").toBeDefined();
+    const dir = mkdtempSync(join(tmpdir(), "penguin-recipe-"));
+    temps.push(dir);
+    const port = await freePort();
+    const script = block!
+      .replaceAll("/tmp/penguin-try", join(dir, "root"))
+      .replaceAll("/tmp/penguin-testkit.log", join(dir, "testkit.log"))
+      .replaceAll("7399", String(port));
+    const r = await run("bash", ["-ec", script], cleanEnv(), REPO);
+    expect(r.stderr).not.toContain("testkit violation");
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("This answer comes from the scripted model");
+    expect(r.stderr).toContain("exec_command <- $ ls -a");
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0));
+    });
+  });
+}

@@ -1,7 +1,7 @@
 /**
  * TraceWriter: the append-only JSONL record of a session, one OmniMessage envelope per line.
  *
- * Durability rule (DESIGN.md): each record is one `write` of a complete line, and the file
+ * Durability rule: each record is one `write` of a complete line, and the file
  * is synced after every `request_end`, every `tool_call_output` and every compaction event,
  * so a crash loses at most the uncommitted tail of the current request. The sync is
  * fdatasync: it makes the appended bytes and the new file size durable, which is all an
