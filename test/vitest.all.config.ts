@@ -3,14 +3,27 @@
 // `development` export condition makes workspace imports resolve to `src/`, so tests never
 // need a build first. It lives in test/ because the top level holds only the workspace's
 // own files; `root` points back at the repository so project globs read from there.
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
+const root = fileURLToPath(new URL("..", import.meta.url));
+
+/** The workspace packages of one area: its folders only (a README beside them is no project). */
+function packagesIn(area: string): string[] {
+  const dir = join(root, area);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(join(dir, entry.name, "package.json")))
+    .map((entry) => `${area}/${entry.name}`);
+}
+
 export default defineConfig({
-  root: fileURLToPath(new URL("..", import.meta.url)),
+  root,
   resolve: { conditions: ["development"] },
   ssr: { resolve: { conditions: ["development"] } },
   test: {
-    projects: ["packages/*", "projections/*", "apps/*", "test"],
+    projects: [...packagesIn("packages"), ...packagesIn("projections"), ...packagesIn("apps"), "test"],
   },
 });
