@@ -19,5 +19,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     fileParallelism: false,
+    // expect.poll waits for what the page shows; on a loaded machine that can take far longer
+    // than Vitest's 1 s default, so the bound is generous and the interval short.
+    expect: { poll: { timeout: 30_000, interval: 100 } },
   },
 });
