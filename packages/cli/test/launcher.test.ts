@@ -4,7 +4,7 @@
 // `npm` (a fake on PATH) and `scripts/cli-build.mjs` (a stand-in) record their calls, with
 // file times set explicitly
 // (never slept for), covering a fresh clone, an up-to-date tree, an edited source, a newer
-// lockfile and a failed build.
+// lockfile, a failed build, and `web --help`, which never builds the web app.
 import { spawn } from "node:child_process";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -156,6 +156,20 @@ describe("./penguin install and build logic", { timeout: 60_000 }, () => {
     at(join(dir, "packages", "web", "src", "main.tsx"), 10);
     expect((await run(launcher, ["web"], env)).stderr).toContain("building the web app");
     expect(calls().filter((c) => c.includes("@penguin/web build"))).toHaveLength(2);
+  });
+
+  it("answers `web --help` and `web --version` without building the web app", async () => {
+    const { dir, calls, env } = fakeTree();
+    mkdirSync(join(dir, "packages", "web", "src"), { recursive: true });
+    writeFileSync(join(dir, "packages", "web", "src", "main.tsx"), "");
+    const launcher = join(dir, "penguin");
+    await run(launcher, ["--version"], env);
+    for (const args of [["web", "--help"], ["web", "-h"], ["web", "--version"], ["web", "--no-open", "-V"]]) {
+      const r = await run(launcher, args, env);
+      expect(r, args.join(" ")).toEqual({ code: 0, stdout: `cli:${args.join(",")}\n`, stderr: "" });
+    }
+    expect(calls().filter((c) => c.includes("@penguin/web"))).toEqual([]);
+    expect(existsSync(join(dir, "packages", "web", "dist"))).toBe(false);
   });
 
   it("stops with exit 1 and keeps the old stamp when the build fails", async () => {
