@@ -12,8 +12,8 @@
  *   `error`) are mapped by each protocol onto `ErrorClass`, then share the same table.
  * - Transport: no response start in time → `timeout`; a silent gap → `timeout`; the caller's
  *   signal → `aborted`; refused/reset connections → `failed` (retryable: a local server may
- *   be starting). An unknown host (ENOTFOUND) and a base URL that does not parse or is not
- *   http(s) are configuration errors: permanent, flagged `configuration`, so a host stops at
+ *   be starting). An unknown host (ENOTFOUND), a port fetch blocks (9, 6000…) and a base URL
+ *   that does not parse or is not http(s) are configuration errors: permanent, flagged `configuration`, so a host stops at
  *   once and says to fix the base URL instead of retrying for a minute.
  * - `malformed`: bad JSON, broken framing, or a stream that ended without its terminal event.
  *
@@ -73,6 +73,7 @@ const NETWORK_WORDS: Record<string, string> = {
   UND_ERR_SOCKET: "connection closed by the server",
   ERR_INVALID_URL: "the base URL is not a valid URL",
 };
+
 
 /**
  * Why a base URL cannot be used, or undefined when it can: it must parse as an absolute URL
@@ -228,10 +229,13 @@ export function outcomeOf(failure: Failure, who: Who): ModelOutcome {
     case "network": {
       const where = failure.midStream ? "connection lost mid-stream" : "network error";
       const code = failure.code === undefined ? "" : ` (${failure.code})`;
-      const words = failure.code === undefined ? undefined : NETWORK_WORDS[failure.code];
-      const what = words !== undefined && at !== "" ? `${words}${at}` : `${scrub(failure.detail, who.apiKey)}${at}`;
+      // fetch refuses a list of reserved ports (9, 6000…) before connecting, with a bare "bad port".
+      const blockedPort = failure.code === undefined && /(^|: )bad port$/.test(failure.detail);
+      const words = blockedPort ? "blocked port" : failure.code === undefined ? undefined : NETWORK_WORDS[failure.code];
+      const hint = blockedPort ? " (fetch never connects to reserved ports such as 9 or 6000: use another port)" : "";
+      const what = words !== undefined && at !== "" ? `${words}${at}${hint}` : `${scrub(failure.detail, who.apiKey)}${at}${hint}`;
       const out: ModelOutcome = { status: "failed", errorMessage: `${name}: ${where}${code}: ${what}` };
-      if (failure.code !== undefined && CONFIGURATION_CODES.has(failure.code)) {
+      if (blockedPort || (failure.code !== undefined && CONFIGURATION_CODES.has(failure.code))) {
         out.permanent = true;
         out.configuration = true;
       }

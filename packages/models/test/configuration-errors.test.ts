@@ -50,6 +50,14 @@ describe("configuration errors", () => {
     expect(outcome.errorMessage).toBe("test/test-model: network error (ENOTFOUND): unknown host at http://no-such-host.invalid/v1");
   });
 
+  it("a port fetch never connects to (9, the discard port) is permanent and configuration, naming the base URL", async () => {
+    const { outcome } = await run(request(endpointFor("openai-chat", "http://127.0.0.1:9/v1")));
+    expect(outcome).toMatchObject({ status: "failed", permanent: true, configuration: true });
+    expect(outcome.errorMessage).toBe(
+      "test/test-model: network error: blocked port at http://127.0.0.1:9/v1 (fetch never connects to reserved ports such as 9 or 6000: use another port)",
+    );
+  });
+
   for (const protocol of CLIENT_TYPES) {
     it(`${protocol}: HTTP 404 and 501 are permanent and configuration, naming the base URL`, async () => {
       const base = kit.baseUrl(protocol);
