@@ -35,7 +35,7 @@ describe("penguin --help / --version", { timeout: 60_000 }, () => {
     const root = join(home, "data");
     try {
       const envWithRoot = cleanEnv({ PENGUIN_HOME: root, HOME: home });
-      const commands = [["web"], ["server"], ["run"], ["chat"], ["sessions"], ["config", "model", "add"], ["trace", "show"]];
+      const commands = [["web"], ["server"], ["run"], ["chat"], ["sessions"], ["config", "model", "add"], ["config", "model", "test"], ["trace", "show"]];
       for (const command of commands) {
         for (const flag of ["--help", "-h"]) {
           const r = await runCli([...command, flag], { env: envWithRoot });
@@ -56,7 +56,8 @@ describe("penguin --help / --version", { timeout: 60_000 }, () => {
     const expected: Array<[string[], string[]]> = [
       [["run"], ["--message", "--provider", "--model-id", "--project-id", "--agent-id", "--workspace", "--approve", "--thinking", "--resume", "--json", "--partials", "--root", "--verbose"]],
       [["chat"], ["--provider", "--model-id", "--workspace", "--approve", "--thinking", "--resume [sid]", "--verbose", "/compact", "/clear", "/thinking", "/model", "/exit", "Ctrl-C"]],
-      [["config", "model", "add"], ["--provider", "--model-id", "--api-key", "--base-url", "--context-window", "--max-tokens", "--client-type", "--no-vision", "--no-fast-mode", "--price-cache-read", "--price-cache-write", "--price-output", "--set-default", "--project-id", "--root", "--check"]],
+      [["config", "model", "add"], ["--provider", "--model-id", "--api-key", "--base-url", "--context-window", "--max-tokens", "--client-type", "--no-vision", "--no-fast-mode", "--price-cache-read", "--price-cache-write", "--price-output", "--set-default", "--project-id", "--root", "--check", "--no-key", "--force"]],
+      [["config", "model", "test"], ["<provider>", "<model-id>", "--project-id", "--root"]],
       [["config", "model", "default"], ["--provider", "--model-id"]],
       [["config", "model", "vision"], ["--provider", "--model-id"]],
       [["config", "model", "remove"], ["--provider", "--model-id"]],
