@@ -77,7 +77,11 @@ export function buildProgram(setExit: ExitSink): Command {
       "after",
       `
 Output:
-  The answer streams to stdout; thinking, tool calls, retries and the stats line go to stderr.
+  The answer goes to stdout; thinking, tool calls, retries and the stats line go to stderr.
+  On a terminal the answer streams; piped, each request's text is written once it completed,
+  so text cut off by a failed, retried request goes to stderr as [retried] instead.
+  A misconfigured endpoint (bad base URL, unknown host, HTTP 404/501) exits 2 at once; a
+  failing one is retried after 2, 4, 8, 16 and 30 s, one "[retry] retrying in …" line each.
   With --json, stdout carries one OmniMessage envelope per line and nothing else.
 
 Examples:
