@@ -9,7 +9,9 @@
 //   429 announces its Retry-After. Ctrl-C during a wait stops the run (exit 130).
 // - After a retried turn stdout holds the final answer only; the cut-off text is on stderr,
 //   marked `[retried]`.
+import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "./helpers/build.js";
 import { collectOutput, exited, runCli, spawnCli, waitForOutput } from "./helpers/run-cli.js";
@@ -139,14 +141,17 @@ describe("penguin run against a failing endpoint", { timeout: 60_000 }, () => {
   it("a tool turn then an answer: text of every completed request reaches stdout in order", async () => {
     world = await startWorld({
       script: [
-        { text: "Let me check.", toolCalls: [{ name: "exec_command", id: "call_chk001", arguments: { cmd: "true", description: "check" } }] },
+        // A file tool, not a shell command: the turn's subject is the output split, not process handling.
+        { text: "Let me check.", toolCalls: [{ name: "read_file", id: "call_chk001", arguments: { file_path: "notes.txt" } }] },
         { text: "Checked.", chunkSize: 3, fault: { kind: "reset", afterEvents: 3 } },
         { text: "Checked: all good." },
       ],
     });
+    writeFileSync(join(world.workspace, "notes.txt"), "all good\n");
     const r = await runCli(["run", "-m", "hi", "--workspace", world.workspace], { env: world.env });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("Let me check.\nChecked: all good.\n");
+    expect(world.kit.requests[1]!.messages.some((m) => m.kind === "tool_result" && (m.text ?? "").includes("all good"))).toBe(true);
     expect(r.stderr).toMatch(/^\[retried\] Che/m);
   });
 });
