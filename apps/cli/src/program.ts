@@ -77,7 +77,11 @@ export function buildProgram(setExit: ExitSink): Command {
       "after",
       `
 Output:
-  The answer streams to stdout; thinking, tool calls, retries and the stats line go to stderr.
+  The answer goes to stdout; thinking, tool calls, retries and the stats line go to stderr.
+  On a terminal the answer streams; piped, each request's text is written once it completed,
+  so text cut off by a failed, retried request goes to stderr as [retried] instead.
+  A misconfigured endpoint (bad base URL, unknown host, HTTP 404/501) exits 2 at once; a
+  failing one is retried after 2, 4, 8, 16 and 30 s, one "[retry] retrying in …" line each.
   With --json, stdout carries one OmniMessage envelope per line and nothing else.
 
 Examples:
@@ -117,7 +121,8 @@ In the chat:
       .requiredOption("--model-id <id>", "model id as the provider names it")
       .option("--client-type <type>", "wire protocol: openai-chat, openai-responses, anthropic-messages, gemini")
       .option("--base-url <url>", "protocol root, e.g. https://api.openai.com/v1")
-      .option("--api-key <key>", "API key, sent only to this entry's base URL")
+      .option("--api-key <key>", "API key, sent only to this entry's base URL (an empty key is refused)")
+      .option("--no-key", "the endpoint takes no API key (a local Ollama or vLLM): none is sent, not even from the environment")
       .option("--context-window <tokens>", "context window in tokens", positiveInt)
       .option("--max-tokens <tokens>", "output cap per request", positiveInt)
       .option("--display-name <name>", "name shown in lists")
@@ -129,9 +134,27 @@ In the chat:
       .option("--price-cache-write <usd>", "USD per million uncached input tokens", nonNegativeNumber)
       .option("--price-output <usd>", "USD per million output tokens", nonNegativeNumber)
       .option("--set-default", "make it the project's default model")
-      .option("--check", "send one small request to test the entry (reports ok and time to first token, or the error)"),
+      .option("--check", "send one small request first (reports the latency and the model's answer, or the error); a failed check does not make the entry the default")
+      .option("--force", "with --check: make the entry the default even when the check fails")
+      .addHelpText(
+        "after",
+        `
+Examples:
+  penguin config model add --provider deepseek --model-id deepseek-chat --client-type openai-chat \\
+      --base-url https://api.deepseek.com --api-key sk-... --check
+  penguin config model add --provider ollama --model-id qwen3:8b --client-type openai-chat \\
+      --base-url http://127.0.0.1:11434/v1 --no-key --check`,
+      ),
     false,
   ).action(async (opts) => setExit(await (await import("./commands/config-model.js")).modelAdd(opts)));
+  agentOptions(
+    model
+      .command("test")
+      .description("send one small request to a saved entry: the latency and the model's answer, or the error (exit 3 auth, 2 misconfigured, 1 other)")
+      .argument("<provider>", "provider of the entry")
+      .argument("<model-id>", "model id of the entry"),
+    false,
+  ).action(async (provider: string, modelId: string, opts) => setExit(await (await import("./commands/config-model.js")).modelTest(provider, modelId, opts)));
   agentOptions(
     model.command("default").description("set the project's default model").requiredOption("--provider <provider>", "provider").requiredOption("--model-id <id>", "model id"),
     false,

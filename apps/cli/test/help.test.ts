@@ -1,6 +1,8 @@
 // `--help` and `--version`: complete help for every command, exit 0, and nothing loaded
 // that needs a data root (they run with an empty environment and no config).
-import { readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "./helpers/build.js";
 import { runCli } from "./helpers/run-cli.js";
@@ -28,11 +30,34 @@ describe("penguin --help / --version", { timeout: 60_000 }, () => {
     expect((await runCli([], { env })).stdout).toBe(r.stdout);
   });
 
+  it("answers --help and --version of every command at once, without creating or reading the data root", async () => {
+    const home = mkdtempSync(join(tmpdir(), "penguin-help-"));
+    const root = join(home, "data");
+    try {
+      const envWithRoot = cleanEnv({ PENGUIN_HOME: root, HOME: home });
+      const commands = [["web"], ["server"], ["run"], ["chat"], ["sessions"], ["config", "model", "add"], ["config", "model", "test"], ["trace", "show"]];
+      for (const command of commands) {
+        for (const flag of ["--help", "-h"]) {
+          const r = await runCli([...command, flag], { env: envWithRoot });
+          expect(r.code, `${command.join(" ")} ${flag}`).toBe(0);
+          expect(r.stdout, `${command.join(" ")} ${flag}`).toContain(`Usage: penguin ${command.join(" ")}`);
+          expect(r.stderr).toBe("");
+        }
+      }
+      expect((await runCli(["web", "--version"], { env: envWithRoot })).code).toBe(0);
+      expect(existsSync(root)).toBe(false);
+      expect(readdirSync(home)).toEqual([]);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it("documents every flag of each command", async () => {
     const expected: Array<[string[], string[]]> = [
       [["run"], ["--message", "--provider", "--model-id", "--project-id", "--agent-id", "--workspace", "--approve", "--thinking", "--resume", "--json", "--partials", "--root", "--verbose"]],
       [["chat"], ["--provider", "--model-id", "--workspace", "--approve", "--thinking", "--resume [sid]", "--verbose", "/compact", "/clear", "/thinking", "/model", "/exit", "Ctrl-C"]],
-      [["config", "model", "add"], ["--provider", "--model-id", "--api-key", "--base-url", "--context-window", "--max-tokens", "--client-type", "--no-vision", "--no-fast-mode", "--price-cache-read", "--price-cache-write", "--price-output", "--set-default", "--project-id", "--root", "--check"]],
+      [["config", "model", "add"], ["--provider", "--model-id", "--api-key", "--base-url", "--context-window", "--max-tokens", "--client-type", "--no-vision", "--no-fast-mode", "--price-cache-read", "--price-cache-write", "--price-output", "--set-default", "--project-id", "--root", "--check", "--no-key", "--force"]],
+      [["config", "model", "test"], ["<provider>", "<model-id>", "--project-id", "--root"]],
       [["config", "model", "default"], ["--provider", "--model-id"]],
       [["config", "model", "vision"], ["--provider", "--model-id"]],
       [["config", "model", "remove"], ["--provider", "--model-id"]],

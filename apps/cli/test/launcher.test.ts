@@ -164,6 +164,20 @@ describe("./penguin install and build logic", { timeout: 60_000 }, () => {
     expect(webBuilds()).toHaveLength(2);
   });
 
+  it("answers `web --help` and `web --version` without building the web app", async () => {
+    const { dir, calls, env } = fakeTree();
+    mkdirSync(join(dir, "apps", "web", "src"), { recursive: true });
+    writeFileSync(join(dir, "apps", "web", "src", "main.tsx"), "");
+    const launcher = join(dir, "penguin");
+    await run(launcher, ["--version"], env);
+    for (const args of [["web", "--help"], ["web", "-h"], ["web", "--version"], ["web", "--no-open", "-V"], ["web", "-v"]]) {
+      const r = await run(launcher, args, env);
+      expect(r, args.join(" ")).toEqual({ code: 0, stdout: `cli:${args.join(",")}\n`, stderr: "" });
+    }
+    expect(calls().filter((c) => c.startsWith("npm "))).toEqual([]);
+    expect(existsSync(join(dir, "apps", "web", "dist"))).toBe(false);
+  });
+
   it("stops with exit 1 and keeps the old stamp when the build fails", async () => {
     const { dir, calls, env } = fakeTree();
     writeFileSync(join(dir, "fail-build"), "");

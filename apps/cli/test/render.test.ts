@@ -156,7 +156,7 @@ describe("HumanRenderer routing", () => {
       partial("partial_text", "stop", ""),
       assistantText("Hello"),
       userText("[user_steering]\nmore\n[/user_steering]"),
-      eventMessage({ type: "request_end", status: "failed", error_message: "boom", attempt: 2, retry_in_ms: 4000 }),
+      eventMessage({ type: "request_end", status: "failed", error_message: "boom", attempt: 2, retry_in_ms: 4000, max_attempts: 6 }),
       compactionBegin({ reason: "manual", mode: "summarize", context: 1234, turns: 3 }),
       assistantText("the summary"),
       compactionEnd({ reason: "manual", mode: "summarize", status: "completed" }),
@@ -166,7 +166,7 @@ describe("HumanRenderer routing", () => {
     r.finish();
     expect(o.text.join("")).toBe("Hello\n");
     expect(o.side.join("")).toBe(
-      "[thinking] hmm\n[steer] more\n[retry] failed: boom · retrying in 4.0s #2\n[compact] compacting the context (1234 tokens, 3 turns; manual, summarize)…\n[summary] the summary\n[compact] done\n",
+      "[thinking] hmm\n[steer] more\n[retry] retrying in 4 s (attempt 3 of 6): boom\n[compact] compacting the context (1234 tokens, 3 turns; manual, summarize)…\n[summary] the summary\n[compact] done\n",
     );
   });
 

@@ -95,11 +95,11 @@ describe("penguin run", { timeout: 60_000 }, () => {
     expect(r.stderr).not.toContain("Approve this tool call");
   });
 
-  it("prints a retried request as [retry] … #n and still finishes", async () => {
+  it("prints a retried request as [retry] retrying in … (attempt n of 6) and still finishes", async () => {
     world = await startWorld({ script: [{ fault: { kind: "http", status: 500 } }, { text: "second time lucky" }] });
     const r = await runCli(["run", "-m", "x", "--workspace", world.workspace], { env: world.env });
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/\[retry\] failed: .*HTTP 500.* · retrying in 2\.0s #1/);
+    expect(r.stderr).toMatch(/\[retry\] retrying in 2 s \(attempt 2 of 6\): .*HTTP 500/);
     expect(r.stdout).toBe("second time lucky\n");
   });
 

@@ -60,6 +60,8 @@ export interface LLMOutcome {
   status: StopReason;
   errorMessage?: string;
   permanent?: boolean;
+  /** The endpoint's settings are wrong (base URL, host, path): permanent; fix the model entry. */
+  configuration?: boolean;
   /** A wait the provider asked for (429 Retry-After); the engine waits at least this long. */
   retryAfterMs?: number;
 }

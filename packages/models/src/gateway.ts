@@ -18,7 +18,7 @@
  */
 import type { ModelPayload } from "@penguin/omnimessage";
 import { ResponseAssembler } from "./assembler.js";
-import { detailOf, outcomeOf, parseRetryAfter, providerErrorOf, type Failure, type Who } from "./errors.js";
+import { baseUrlProblem, detailOf, outcomeOf, parseRetryAfter, providerErrorOf, type Failure, type Who } from "./errors.js";
 import { fastModeFor } from "./fast-mode.js";
 import { globalTimers, send, type WireRequest } from "./http.js";
 import { defaultFetch } from "./proxy.js";
@@ -84,9 +84,12 @@ export async function* streamModel(req: ModelRequest): AsyncGenerator<ModelPaylo
 
 async function* streamRequest(req: ModelRequest): AsyncGenerator<ModelPayload, ModelOutcome> {
   const apiKey = apiKeyFor(req);
-  const who: Who = { provider: req.endpoint.provider, modelId: req.endpoint.modelId };
+  const who: Who = { provider: req.endpoint.provider, modelId: req.endpoint.modelId, baseUrl: req.endpoint.baseUrl };
   if (apiKey !== undefined) who.apiKey = apiKey;
   const fail = (failure: Failure): ModelOutcome => outcomeOf(failure, who);
+
+  const urlProblem = baseUrlProblem(req.endpoint.baseUrl);
+  if (urlProblem !== undefined) return fail({ kind: "config", detail: urlProblem });
 
   if (req.endpoint.fastMode === true && !fastModeFor(req.endpoint).supported) {
     return fail({ kind: "request", detail: `fast mode is not available on ${req.endpoint.clientType} at ${req.endpoint.baseUrl}` });

@@ -5,6 +5,7 @@ export * from "./types.js";
 export { streamModel, buildWireRequest, adapterFor, apiKeyFor, DEFAULT_TIMEOUT_MS } from "./gateway.js";
 export { createSseParser, type SseEvent, type SseParser, type SseEnd } from "./sse.js";
 export {
+  baseUrlProblem,
   outcomeOf,
   parseRetryAfter,
   providerErrorOf,

@@ -112,7 +112,7 @@ function readPage(e: ModelEndpoint, body: unknown): Page {
 
 export async function listModels(endpoint: ModelEndpoint, opts: ListModelsOptions = {}): Promise<ListModelsResult> {
   const apiKey = endpoint.apiKey;
-  const who: Who = { provider: endpoint.provider, modelId: "(model list)" };
+  const who: Who = { provider: endpoint.provider, modelId: "(model list)", baseUrl: endpoint.baseUrl };
   if (apiKey !== undefined) who.apiKey = apiKey;
   const models: ListedModel[] = [];
   let cursor: string | undefined;

@@ -101,6 +101,11 @@ export interface ModelOutcome {
   errorMessage?: string;
   /** A retry cannot help (a 400-class rejection of the request, an unsupported option). */
   permanent?: boolean;
+  /**
+   * The endpoint's settings are wrong (a base URL that does not parse, an unknown host, a path
+   * that answers 404 or 501): always `permanent`; the fix is the model entry, not a retry.
+   */
+  configuration?: boolean;
   /** From a 429's `Retry-After`, when given. */
   retryAfterMs?: number;
   /** The HTTP status, when there was one. */

@@ -38,6 +38,12 @@ describe("testModel", () => {
     expect(result).toEqual({ ok: true, status: "completed", ttftMs: 80 });
   });
 
+  it("with answer: true also reports the model's answer and the whole request's time", async () => {
+    kit.enqueue({ thinking: "short", text: "OK", chunkSize: 1 });
+    const result = await testModel({ provider: "p", modelId: "m", clientType: "openai-responses", baseUrl: kit.baseUrl("openai-responses") }, { answer: true, now: clock(100, 130, 175) });
+    expect(result).toEqual({ ok: true, status: "completed", ttftMs: 30, answer: "OK", totalMs: 75 });
+  });
+
   it("reports a failure with its class and message", async () => {
     kit.enqueue({ fault: { kind: "http", status: 401 } });
     const result = await testModel({ provider: "p", modelId: "m", clientType: "gemini", baseUrl: kit.baseUrl("gemini"), apiKey: "k" }, { speed: true });

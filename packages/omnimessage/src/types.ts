@@ -254,6 +254,13 @@ export interface RetryDetail {
   attempt?: number;
   /** Present only when the engine will retry: the wait before the next attempt. */
   retry_in_ms?: number;
+  /** With `retry_in_ms`: how many attempts the engine makes in all, so a host can say "attempt 3 of 6". */
+  max_attempts?: number;
+  /**
+   * The failure is the endpoint's configuration (a base URL that does not parse, an unknown
+   * host, a path answering 404/501): never retried; the fix is the model entry.
+   */
+  configuration?: boolean;
 }
 
 /** Closes one LLM request. `status: "completed"` means the turn is committed. */

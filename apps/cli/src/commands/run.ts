@@ -5,9 +5,11 @@
  * - `--json`: stdout carries JSON Lines only: the session's `session_meta` first (its
  *   `session_id` is what `--resume` takes), then every complete message and event of the
  *   task as it happens (`--partials` adds the streaming fragments). Diagnostics go to stderr.
- * - otherwise the assistant's text streams to stdout and everything else (thinking, tool
+ * - otherwise the assistant's text goes to stdout and everything else (thinking, tool
  *   lines, retries, the stats line, the spinner) to stderr, so `> answer.txt` keeps just
- *   the answer.
+ *   the answer. On a terminal the text streams; piped or redirected it is held per request
+ *   (held-answer.ts) and written once the request completed, so the text of a request that
+ *   was cut off and retried goes to stderr as `[retried] …` instead of before the answer.
  * - `--goal [budget]` runs the prompt as a goal (rounds until the agent marks GOAL.yaml
  *   complete or blocked, or the token budget runs out); it exits 0 only when complete.
  * - Ctrl-C (SIGINT) aborts the task: the engine records `abort` in the trace and the run
@@ -16,11 +18,12 @@
  * All decisions (model, workspace, approvals, retries) are core's; this file wires flags to
  * the SDK and the stream to a renderer.
  */
-import { isPartial, sessionMeta, type ToolCallPayload } from "@penguin/omnimessage";
+import { isPartial, sessionMeta, type RequestEndPayload, type ToolCallPayload } from "@penguin/omnimessage";
 import { UsageError } from "../cli-error.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import { createJsonLines } from "../io/json-lines.js";
 import { readAllStdin } from "../io/stdin.js";
+import { HeldAnswer } from "../render/held-answer.js";
 import { HumanRenderer } from "../render/human-renderer.js";
 import { Output } from "../render/output.js";
 import { createWaitIndicator } from "../render/spinner.js";
@@ -68,10 +71,23 @@ export async function runCommand(flags: RunFlags): Promise<ExitCode> {
   const json = flags.json === true ? createJsonLines(process.stdout, onReaderGone) : undefined;
   if (json === undefined) process.stdout.on("error", (error: NodeJS.ErrnoException) => error.code === "EPIPE" && onReaderGone());
   const asked = new Set<string>();
+  const stdout = Output.of(process.stdout);
+  const held = json === undefined && !stdout.isTTY ? new HeldAnswer(stdout) : undefined;
   const renderer =
     json === undefined
-      ? new HumanRenderer({ text: Output.of(process.stdout), side: err, verbose: () => flags.verbose === true, waiting: createWaitIndicator(), asked })
+      ? new HumanRenderer({ text: held?.output ?? stdout, side: err, verbose: () => flags.verbose === true, waiting: createWaitIndicator(), asked })
       : undefined;
+  /** A request ended: its held text becomes the answer, or goes to stderr marked as not the answer. */
+  const settleHeld = (end: RequestEndPayload): void => {
+    if (held === undefined || renderer === undefined) return;
+    if (end.status === "completed") return held.release();
+    const partial = held.take().trim();
+    if (partial === "") return;
+    const mark = end.retry_in_ms !== undefined ? "[retried]" : "[cut off]";
+    renderer.note(err.colors.dim(`${mark} ${partial}`));
+    // Closing a segment that was still open adds its line end to the hold: it belongs to the dropped text.
+    held.take();
+  };
 
   const onTerminal = process.stdin.isTTY === true && process.stderr.isTTY === true;
   const showCall = (call: ToolCallPayload): void => {
@@ -98,10 +114,14 @@ export async function runCommand(flags: RunFlags): Promise<ExitCode> {
       stats.observe(m);
       if (json !== undefined) {
         if (flags.partials === true || !isPartial(m)) json.write(m);
-      } else renderer?.handle(m);
+      } else {
+        if (m.type === "event_msg" && m.payload.type === "request_end" && (m.origin === undefined || m.origin.length === 0)) settleHeld(m.payload);
+        renderer?.handle(m);
+      }
     }
   } finally {
     renderer?.finish();
+    held?.release();
     process.off("SIGINT", onSigint);
     await session.dispose();
   }

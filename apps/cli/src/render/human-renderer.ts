@@ -8,7 +8,8 @@
  *   [tool-XYZ] name <- $ cmd        (XYZ = last 3 chars of the call id)
  *   [tool-XYZ] -> output            (over 9 lines: first 4, "… N more lines", last 4)
  *
- * and events become short bracketed lines: `[retry] … #n`, `✗ [denied]`, `[compact] …`,
+ * and events become short bracketed lines: `[retry] retrying in 4 s (attempt 3 of 6): …`
+ * (one line per reconnect wait, read from the engine's `request_end`), `✗ [denied]`, `[compact] …`,
  * `[mcp] …`. A compaction's summary streams dimmed as `[summary] …` with the side output,
  * never as the answer. `run` sends text to stdout and the rest to stderr (so `> answer.txt` keeps
  * only the answer); `chat` uses stdout for both. Outcomes (done, failed, aborted) and the
@@ -21,7 +22,7 @@ import type { CompleteModelPayload, EventPayload, ModelPayload, OmniMessage, Too
 import { extractMarker, parseFields, startsWithMarker } from "@penguin/omnimessage";
 import { sanitizeForTerminal } from "../io/sanitize.js";
 import { collapseLines, moreLinesMarker } from "./collapse.js";
-import { duration, shorten } from "./format.js";
+import { shorten } from "./format.js";
 import { MarkdownBlocks, type RenderMarkdown } from "./markdown-blocks.js";
 import type { Output } from "./output.js";
 import type { WaitIndicator } from "./spinner.js";
@@ -166,9 +167,10 @@ export class HumanRenderer {
       case "request_end":
         this.#o.waiting?.stop();
         if (p.retry_in_ms !== undefined) {
-          const attempt = p.attempt ?? 1;
+          const next = (p.attempt ?? 1) + 1;
+          const of = p.max_attempts !== undefined ? ` of ${p.max_attempts}` : "";
           const why = p.error_message ?? p.status;
-          this.#blockLine(c.yellow(`[retry] ${p.status}: ${sanitizeForTerminal(shorten(why, 200))} · retrying in ${duration(p.retry_in_ms)} #${attempt}`));
+          this.#blockLine(c.yellow(`[retry] retrying in ${waitText(p.retry_in_ms)} (attempt ${next}${of}): ${sanitizeForTerminal(shorten(why, 200))}`));
         }
         return;
       case "approval_decision":
@@ -283,4 +285,11 @@ export class HumanRenderer {
     this.#freshLine();
     this.#o.side.write(`${line}\n`);
   }
+}
+
+/** A reconnect wait in whole seconds ("4 s"), or tenths below ten seconds when not whole ("1.5 s"). */
+function waitText(ms: number): string {
+  const seconds = ms / 1000;
+  if (Number.isInteger(seconds) || seconds >= 10) return `${Math.round(seconds)} s`;
+  return `${seconds.toFixed(1)} s`;
 }

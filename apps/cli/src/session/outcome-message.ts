@@ -1,7 +1,9 @@
 /**
  * The one line a user reads when a task did not finish: what happened and what to do.
  * An auth failure names the provider and the base URL it was sent to (never the key) and
- * the command that replaces the key; other failures name the endpoint that failed.
+ * the command that replaces the key; a configuration failure (bad base URL, unknown host,
+ * 404/501) names the base URL and the commands that fix and re-check the entry; other
+ * failures name the endpoint that failed.
  * Shared by `run` and `chat`.
  */
 import type { TaskOutcome } from "./outcome.js";
@@ -23,6 +25,12 @@ export function describeOutcome(outcome: TaskOutcome, e: EndpointNames): string 
       return (
         `error: authentication failed for provider ${e.provider}${at} (${outcome.message}). ` +
         `Set a valid key with: penguin config model add --provider ${e.provider} --model-id ${e.modelId} --api-key <key>`
+      );
+    case "config":
+      return (
+        `error: the model endpoint is misconfigured (${outcome.message}); model ${e.provider}/${e.modelId}${at}. ` +
+        `Fix the base URL with: penguin config model add --provider ${e.provider} --model-id ${e.modelId} --base-url <url>, ` +
+        `then check it with: penguin config model test ${e.provider} ${e.modelId}`
       );
     case "failed":
       return `error: the task failed (${outcome.message}); model ${e.provider}/${e.modelId}${at}`;

@@ -4,6 +4,8 @@
  *   done     the run ended without an `abort` event                      → 0
  *   aborted  an `abort` after the user's interrupt (our signal fired)     → 130
  *   auth     the last request ended `auth` (the engine never retries it) → 3
+ *   config   the last request failed on the endpoint's configuration
+ *            (bad base URL, unknown host, 404/501; never retried)         → 2
  *   failed   any other `abort`: retries exhausted, a permanent error,
  *            max turns reached                                           → 1
  *
@@ -18,6 +20,7 @@ export type TaskOutcome =
   | { kind: "done" }
   | { kind: "aborted"; reason: string }
   | { kind: "auth"; message: string }
+  | { kind: "config"; message: string }
   | { kind: "failed"; message: string };
 
 export class OutcomeTracker {
@@ -43,6 +46,9 @@ export class OutcomeTracker {
     if (end !== undefined && end.status === "auth" && end.retry_in_ms === undefined) {
       return { kind: "auth", message: end.error_message ?? this.#abort };
     }
+    if (end !== undefined && end.configuration === true && end.retry_in_ms === undefined) {
+      return { kind: "config", message: end.error_message ?? this.#abort };
+    }
     if (this.#interrupted()) return { kind: "aborted", reason: this.#abort };
     return { kind: "failed", message: this.#abort };
   }
@@ -56,6 +62,8 @@ export function exitCodeOf(outcome: TaskOutcome): ExitCode {
       return EXIT.aborted;
     case "auth":
       return EXIT.auth;
+    case "config":
+      return EXIT.usage;
     case "failed":
       return EXIT.failed;
   }

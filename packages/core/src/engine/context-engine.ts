@@ -403,13 +403,14 @@ export class ContextEngine {
 
       const detail = { error_message: outcome.errorMessage ?? outcome.status, attempt };
       if (!isRetryable(outcome) || attempt > this.#maxRetries) {
-        emit(requestEnd(outcome.status, detail));
+        emit(requestEnd(outcome.status, outcome.configuration === true ? { ...detail, configuration: true } : detail));
         tools.abort();
         await batch.close();
         return { kind: "stopped", reason: failureReason(outcome, attempt), carryOver: send };
       }
       const wait = retryWaitMs(attempt, outcome);
-      emit(requestEnd(outcome.status, { ...detail, retry_in_ms: wait }));
+      // The retry notice every host shows ("retrying in 4 s (attempt 3 of 6): …") is this event.
+      emit(requestEnd(outcome.status, { ...detail, retry_in_ms: wait, max_attempts: this.#maxRetries + 1 }));
       // Tools of the failed attempt finish first: they are reported, not run again.
       const settled = await batch.settle();
       if (settled) await this.#wait(wait, signal);
@@ -479,6 +480,7 @@ export class ContextEngine {
 function failureReason(outcome: LLMOutcome, attempt: number): string {
   const what = outcome.errorMessage ?? outcome.status;
   if (outcome.status === "auth") return `auth: ${what}`;
+  if (outcome.configuration === true) return `configuration: ${what}`;
   if (outcome.permanent) return `failed: ${what}`;
   return attempt > 1 ? `${outcome.status} after ${attempt} attempts: ${what}` : `${outcome.status}: ${what}`;
 }

@@ -4,7 +4,8 @@
  * `timeout`, `malformed` and `failed` are retried up to 5 times, waiting
  * min(2000·2^(n−1), 30000) ms before retry n (2, 4, 8, 16, 30 s), or longer when the
  * provider asked for it (429 Retry-After, capped at 2 minutes). `auth` and anything marked
- * `permanent` are never retried: the same request cannot start working. The announced wait
+ * `permanent` (including `configuration` errors: a bad base URL, an unknown host, a 404) are
+ * never retried: the same request cannot start working. The announced wait
  * (`retry_in_ms`) and the real one come from the same function, so they cannot drift.
  */
 import type { StopReason } from "@penguin/omnimessage";
@@ -21,7 +22,7 @@ export function reconnectDelayMs(retry: number): number {
 
 /** True for outcomes the engine retries. Exhaustive on purpose: a new status must be classified. */
 export function isRetryable(outcome: LLMOutcome): boolean {
-  if (outcome.permanent) return false;
+  if (outcome.permanent || outcome.configuration === true) return false;
   const status: StopReason = outcome.status;
   switch (status) {
     case "timeout":

@@ -117,6 +117,7 @@ export class GatewayLLM implements LLMInterface {
     const result: LLMOutcome = { status: outcome.status };
     if (outcome.errorMessage !== undefined) result.errorMessage = outcome.errorMessage;
     if (outcome.permanent) result.permanent = true;
+    if (outcome.configuration === true) result.configuration = true;
     if (outcome.retryAfterMs !== undefined) result.retryAfterMs = outcome.retryAfterMs;
     return result;
   }

@@ -81,7 +81,7 @@ export function endpointOf(entry: ModelEntry, ctx: ResolveContext): ModelEndpoin
     clientType: entry.client_type ?? preset?.clientType ?? providerPreset?.clientType ?? "openai-chat",
     baseUrl,
   };
-  const apiKey = resolveApiKey({ provider: entry.provider, baseUrl, apiKey: entry.api_key }, ctx.env);
+  const apiKey = entry.keyless === true ? undefined : resolveApiKey({ provider: entry.provider, baseUrl, apiKey: entry.api_key }, ctx.env);
   if (apiKey !== undefined) endpoint.apiKey = apiKey;
   const window = entry.context_window !== undefined && entry.context_window >= 4096 ? entry.context_window : preset?.contextWindow;
   if (window !== undefined) endpoint.contextWindow = window;

@@ -6,9 +6,12 @@
  *   [vision_model]    provider, model_id
  *   [default_chat]    agent_id, workspace, approval_mode, thinking_level
  *   [command_policy]  enabled, [[command_policy.rules]] name, pattern, description, enabled
- *   [[models]]        provider, model_id, client_type, base_url, api_key, context_window,
- *                     max_tokens, display_name, vision, fast_mode, pricing{unit, cache_read,
- *                     cache_write, output}
+ *   [[models]]        provider, model_id, client_type, base_url, api_key, keyless,
+ *                     context_window, max_tokens, display_name, vision, fast_mode,
+ *                     pricing{unit, cache_read, cache_write, output}
+ *
+ * `keyless = true` marks an endpoint that takes no key (a local Ollama or vLLM): no key is
+ * sent, not even one from the environment.
  *
  * A model is always the explicit (provider, model_id) pair: never concatenated, never
  * inferred. Parsing is strict about types and names the file, line and field of the first
@@ -30,6 +33,8 @@ export interface ModelEntry extends ModelRef {
   client_type?: ClientType;
   base_url?: string;
   api_key?: string;
+  /** The endpoint takes no API key (local servers); none is sent, not even from the environment. */
+  keyless?: boolean;
   context_window?: number;
   max_tokens?: number;
   display_name?: string;
@@ -170,6 +175,7 @@ function readModel(r: FieldReader): ModelEntry {
   };
   set("base_url", r.string("base_url"));
   set("api_key", r.string("api_key"));
+  set("keyless", r.boolean("keyless"));
   set("context_window", r.number("context_window"));
   set("max_tokens", r.number("max_tokens"));
   set("display_name", r.string("display_name"));

@@ -17,6 +17,14 @@
  * - Compaction rotates to the next index (`_002`, `_003`…), again lazily, and the new file
  *   starts with `session_meta` and `tool_list_ready`.
  *
+ * - Timestamps never decrease within a file: every envelope is stamped when it is appended
+ *   (the writer's clock, held at the last stamp if the clock steps back), not when its
+ *   producer built it. Producers build envelopes ahead of recording them (the user's text is
+ *   built before the `request_begin` that precedes it in the file), so their times are not in
+ *   file order. The stamp is set on the envelope itself, so the host that sees the message
+ *   live and a reader of the file see the same time; nothing needs the producer's time, so it
+ *   is not kept. On resume the last stamp of the existing file is the floor.
+ *
  * Writes are synchronous on purpose: records must hit the file in exactly the order the host
  * sees them, and a commit point must be durable before the engine moves on.
  */
@@ -46,6 +54,8 @@ export interface TraceWriterOptions {
   toolsWritten?: boolean;
   /** Disable fsync (benchmarks of the raw append path). Default true. */
   fsync?: boolean;
+  /** The clock that stamps appended envelopes, in epoch milliseconds. Default `Date.now`. */
+  now?: () => number;
 }
 
 const COMMIT_EVENTS = new Set(["request_end", "compaction_begin", "compaction_end"]);
@@ -66,9 +76,13 @@ export class TraceWriter {
   #tools: ToolDefinition[] | undefined;
   #toolsWritten: boolean;
   #needsNewline = false;
+  readonly #now: () => number;
+  /** The last stamp written (epoch ms), kept across rotation; -Infinity before the first. */
+  #lastStampMs = Number.NEGATIVE_INFINITY;
 
   constructor(options: TraceWriterOptions) {
     this.#fileFor = options.fileFor;
+    this.#now = options.now ?? Date.now;
     this.#fsync = options.fsync ?? true;
     this.#index = options.index;
     this.#meta = options.meta;
@@ -156,6 +170,7 @@ export class TraceWriter {
       // A file left by a crash may end in a torn line (even a rotated file killed while its
       // header was being written): the next record starts on a fresh line.
       this.#needsNewline = !endsWithNewline(file);
+      this.#lastStampMs = Math.max(this.#lastStampMs, lastTimestampMs(file));
       this.#fd = openSync(file, "a", 0o600);
     }
     return this.#fd;
@@ -163,6 +178,8 @@ export class TraceWriter {
 
   #writeLine(m: OmniMessage): void {
     const fd = this.#open();
+    this.#lastStampMs = Math.max(this.#now(), this.#lastStampMs);
+    m.timestamp = new Date(this.#lastStampMs).toISOString();
     const prefix = this.#needsNewline ? "\n" : "";
     this.#needsNewline = false;
     writeFully(fd, Buffer.from(`${prefix}${JSON.stringify(m)}\n`, "utf8"));
@@ -173,6 +190,34 @@ export class TraceWriter {
 function writeFully(fd: number, buf: Buffer): void {
   let off = 0;
   while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+}
+
+const TAIL_BYTES = 65536;
+
+/** The timestamp (epoch ms) of the last readable line of an existing file; -Infinity if none. */
+function lastTimestampMs(file: string): number {
+  let size: number;
+  try {
+    size = statSync(file).size;
+  } catch {
+    return Number.NEGATIVE_INFINITY;
+  }
+  if (size === 0) return Number.NEGATIVE_INFINITY;
+  const length = Math.min(size, TAIL_BYTES);
+  const buf = Buffer.alloc(length);
+  const fd = openSync(file, "r");
+  try {
+    readSync(fd, buf, 0, length, size - length);
+  } finally {
+    closeSync(fd);
+  }
+  const lines = buf.toString("utf8").split("\n");
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const match = /"timestamp":"([^"]+)"/.exec(lines[i] ?? "");
+    const ms = match === null ? Number.NaN : Date.parse(match[1] ?? "");
+    if (!Number.isNaN(ms)) return ms;
+  }
+  return Number.NEGATIVE_INFINITY;
 }
 
 function endsWithNewline(file: string): boolean {

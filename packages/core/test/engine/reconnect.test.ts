@@ -25,7 +25,7 @@ describe.each(WIRE_PROTOCOLS)("reconnect over %s", (protocol) => {
     const session = await h.agent.createSession({ workspaceDir: h.workspace });
     const messages = await collect(session.run("hello", { approve: allow }));
     expect(endsOf(messages)).toEqual([
-      { type: "request_end", status: "failed", error_message: expect.stringContaining("500"), attempt: 1, retry_in_ms: 2000 },
+      { type: "request_end", status: "failed", error_message: expect.stringContaining("500"), attempt: 1, retry_in_ms: 2000, max_attempts: 6 },
       { type: "request_end", status: "completed", attempt: 2 },
     ]);
     expect(h.sleeps).toEqual([2000]);
@@ -83,6 +83,21 @@ describe.each(WIRE_PROTOCOLS)("reconnect over %s", (protocol) => {
     expect(h.kit.requests).toHaveLength(1);
     expect(endsOf(messages)[0]).toMatchObject({ status: "failed" });
     await session.dispose();
+  });
+
+  it("never retries a configuration error (404, 501) and flags it on request_end and in the abort reason", async () => {
+    for (const status of [404, 501]) {
+      h = await startHarness({ protocol, script: [{ fault: { kind: "http", status } }] });
+      const session = await h.agent.createSession({ workspaceDir: h.workspace });
+      const messages = await collect(session.run("hello", { approve: allow }));
+      expect(h.kit.requests).toHaveLength(1);
+      expect(h.sleeps).toEqual([]);
+      expect(endsOf(messages)).toEqual([{ type: "request_end", status: "failed", error_message: expect.stringContaining(`HTTP ${status} at http://127.0.0.1:`), attempt: 1, configuration: true }]);
+      expect(messages.at(-1)?.payload).toMatchObject({ type: "abort", reason: expect.stringMatching(/^configuration: /) });
+      await session.dispose();
+      await h.cleanup();
+      h = undefined;
+    }
   });
 
   it("honours Retry-After on a 429 when it is longer than the back-off", async () => {
