@@ -36,5 +36,5 @@ export function isSecretFile(path: string): boolean {
 
 export function isDatabaseFile(path: string): boolean {
   const name = basename(path).toLowerCase();
-  return DATABASE_FILE_ENDINGS.some((ending) => name.endsWith(ending) && name.length > ending.length);
+  return DATABASE_FILE_ENDINGS.some((ending) => name.endsWith(ending));
 }

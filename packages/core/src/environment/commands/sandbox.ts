@@ -6,8 +6,8 @@
  *   - the whole system is visible read-only (`--ro-bind / /`), with a fresh `/dev` and a
  *     private, empty `/tmp`;
  *   - the `hidden` directories (the data root, the workspace's parent, so other workspaces)
- *     are replaced by empty tmpfs mounts: project configs with API keys, vaults, traces and
- *     databases are simply not there;
+ *     are replaced by empty, read-only tmpfs mounts: project configs with API keys, vaults,
+ *     traces and databases are simply not there, and nothing can be written in their place;
  *   - the `writable` directories (the workspace, the session's scratchpad, the agent's
  *     shared_env) are bound back read-write, `readOnly` ones (agent_state, for skills) read-only,
  *     and `masked` files (the vault inside agent_state) are replaced by an empty file;
@@ -177,6 +177,8 @@ export function bwrapArguments(sandbox: CommandSandbox, cwd: string, env: Readon
     const path = real(file);
     if (existsSync(path) && visible.some((dir) => isInside(dir, path))) args.push("--ro-bind", "/dev/null", path);
   }
+  // Last, once every mount point inside them exists: a hidden folder is empty and read-only.
+  for (const m of mounts) if (m.kind === "tmpfs") args.push("--remount-ro", m.path);
   args.push(...isolationFlags(sandbox.network), "--chdir", real(cwd));
   return args;
 }
