@@ -48,7 +48,9 @@ function sessionOptions(cmd: Command): Command {
     .option("--model-id <id>", "model id; give it with --provider")
     .option("--workspace <dir>", "directory the agent works in (default: the current directory)")
     .option("--approve <mode>", APPROVE_HELP)
-    .option("--thinking <level>", THINKING_HELP);
+    .option("--thinking <level>", THINKING_HELP)
+    .option("--sandbox", "run commands in a bubblewrap sandbox: system read-only, the workspace writable, the data root and sibling folders hidden, no network (needs bwrap)")
+    .option("--sandbox-network", "with --sandbox: let commands use the network");
   return cmd;
 }
 

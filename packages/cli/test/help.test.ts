@@ -30,8 +30,8 @@ describe("penguin --help / --version", { timeout: 60_000 }, () => {
 
   it("documents every flag of each command", async () => {
     const expected: Array<[string[], string[]]> = [
-      [["run"], ["--message", "--provider", "--model-id", "--project-id", "--agent-id", "--workspace", "--approve", "--thinking", "--resume", "--json", "--partials", "--root", "--verbose"]],
-      [["chat"], ["--provider", "--model-id", "--workspace", "--approve", "--thinking", "--resume [sid]", "--verbose", "/compact", "/clear", "/thinking", "/model", "/exit", "Ctrl-C"]],
+      [["run"], ["--message", "--provider", "--model-id", "--project-id", "--agent-id", "--workspace", "--approve", "--thinking", "--resume", "--json", "--partials", "--root", "--verbose", "--sandbox", "--sandbox-network"]],
+      [["chat"], ["--provider", "--model-id", "--workspace", "--approve", "--thinking", "--resume [sid]", "--verbose", "--sandbox", "--sandbox-network", "/compact", "/clear", "/thinking", "/model", "/exit", "Ctrl-C"]],
       [["config", "model", "add"], ["--provider", "--model-id", "--api-key", "--base-url", "--context-window", "--max-tokens", "--client-type", "--no-vision", "--no-fast-mode", "--price-cache-read", "--price-cache-write", "--price-output", "--set-default", "--project-id", "--root", "--check"]],
       [["config", "model", "default"], ["--provider", "--model-id"]],
       [["config", "model", "vision"], ["--provider", "--model-id"]],

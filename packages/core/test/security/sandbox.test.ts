@@ -69,7 +69,7 @@ async function runAttempts(sandbox: SandboxOptions | undefined): Promise<Outcome
     writeOutside: { name: "write outside the workspace", cmd: "echo escaped > ../../../../escaped.txt" },
     procRoot: { name: "read through /proc/<pid>/root", cmd: `cat /proc/${process.pid}/root${projectConfig}` },
     connect: { name: "open a socket", cmd: `bash -c 'echo hello > /dev/tcp/127.0.0.1/${server.port}'` },
-    inside: { name: "write inside the workspace", cmd: "echo kept > inside.txt && cat inside.txt" },
+    inside: { name: "write inside the workspace and in /tmp", cmd: "echo kept > inside.txt && t=$(mktemp) && echo ok > $t && rm $t && cat inside.txt" },
   });
   // The /proc attempt names the project config's absolute path, known once the harness made
   // the data root, so the script is queued after.

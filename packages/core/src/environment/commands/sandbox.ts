@@ -128,8 +128,9 @@ function real(path: string): string {
   }
 }
 
+/** `/tmp` is already a fresh, writable tmpfs; hiding it again would make it read-only. */
 function mayHide(dir: string): boolean {
-  return dir !== "/" && !SYSTEM_DIRS.some((system) => isInside(dir, system));
+  return dir !== "/" && dir !== "/tmp" && !SYSTEM_DIRS.some((system) => isInside(dir, system));
 }
 
 function holdsPathEntry(dir: string, searchPath: string | undefined): boolean {
