@@ -8,7 +8,10 @@
 // Inside the sandbox every attempt fails and the API key never reaches the trace; the same
 // script without the sandbox succeeds at each, which proves the checks can fail. With the
 // network allowed, only the connection goes through. Writing inside the workspace works in
-// every case. Where bwrap cannot run, the tests are skipped and their names say why.
+// every case. Also: what stays visible (the session's scratchpad and the agent's shared_env
+// writable, agent_state read-only with its vault file masked, vault values still in the
+// environment), and a subagent's commands confined like its parent's. Where bwrap cannot run,
+// the tests are skipped and their names say why.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
@@ -18,6 +21,8 @@ import { allow, collect, startHarness, TEST_KEY, type Harness } from "../helpers
 import { probeSandbox, type SandboxOptions } from "../../src/environment/commands/sandbox.js";
 import { isPenguinError } from "../../src/errors.js";
 import { createAgent } from "../../src/agent.js";
+import { setVaultValue } from "../../src/state/vault.js";
+import { routeConversations, runSubagent, toolResults, type Turn } from "../subagents/helpers/conversations.js";
 
 const availability = probeSandbox();
 const skipReason = availability.available ? "" : ` (skipped: ${availability.reason ?? "bwrap cannot run here"})`;
@@ -163,5 +168,67 @@ describe(`the command sandbox${skipReason}`, PROCESS_TESTS, () => {
     expect(isPenguinError(error) && error.code).toBe("sandbox_unavailable");
     expect(String(error)).toContain("not installed");
     expect(String(error)).toContain("bubblewrap");
+  });
+});
+
+describe(`what the sandbox leaves visible${skipReason}`, PROCESS_TESTS, () => {
+  it.skipIf(!availability.available)("the scratchpad and shared_env are writable, agent_state (skills) is read-only and its vault file unreadable", async () => {
+    h = await startHarness({ script: [] });
+    const paths = h.agent.paths;
+    await setVaultValue(paths.vault, "DEPLOY_TOKEN", "vault-value-7d2e");
+    const session = await h.agent.createSession({ sandbox: { enabled: true } });
+    const cmds = {
+      scratchpad: `echo plan > ${session.scratchpadDir}/PLAN.md && cat ${session.scratchpadDir}/PLAN.md`,
+      sharedEnv: `echo cached > ${paths.sharedEnvDir}/cache.txt && cat ${paths.sharedEnvDir}/cache.txt`,
+      skill: `cat ${paths.skillsDir}/*/SKILL.md > /dev/null && echo skills-readable`,
+      agentStateWrite: `echo x > ${paths.agentState}/planted.txt`,
+      vaultFile: `cat ${paths.vault}`,
+      vaultEnv: `test "$DEPLOY_TOKEN" = vault-value-7d2e && echo vault-env-ok`,
+    };
+    h.kit.enqueue({ toolCalls: Object.entries(cmds).map(([name, cmd]) => ({ name: "exec_command", arguments: { cmd, description: name } })) }, { text: "looked" });
+    const outputs = outputsByCommand(await collect(session.run("look around", { approve: allow })));
+    await session.dispose();
+    expect(outputs.get(cmds.scratchpad)).toMatch(/(^|\n)plan\n\[exit code: 0\]$/);
+    expect(readFileSync(join(session.scratchpadDir, "PLAN.md"), "utf8")).toBe("plan\n");
+    expect(outputs.get(cmds.sharedEnv)).toMatch(/(^|\n)cached\n\[exit code: 0\]$/);
+    expect(readFileSync(join(paths.sharedEnvDir, "cache.txt"), "utf8")).toBe("cached\n");
+    expect(outputs.get(cmds.skill)).toMatch(/(^|\n)skills-readable\n\[exit code: 0\]$/);
+    expect(exitCodeOf(outputs.get(cmds.agentStateWrite))).not.toBe(0);
+    expect(existsSync(join(paths.agentState, "planted.txt"))).toBe(false);
+    expect(exitCodeOf(outputs.get(cmds.vaultFile))).not.toBe(0);
+    expect(outputs.get(cmds.vaultFile)).not.toContain("vault-value-7d2e");
+    expect(outputs.get(cmds.vaultEnv)).toMatch(/(^|\n)vault-env-ok\n\[exit code: 0\]$/);
+  });
+});
+
+describe(`subagents and the sandbox${skipReason}`, PROCESS_TESTS, () => {
+  const childReads = (configFile: string): Record<string, Turn[]> => ({
+    "PARENT-SBX": [{ toolCalls: [runSubagent({ prompt: "CHILD-SBX: read the config" })] }, { text: "done" }],
+    "CHILD-SBX": [
+      { toolCalls: [{ name: "exec_command", arguments: { cmd: `cat ${configFile}`, description: "read" } }] },
+      (r) => ({ text: toolResults(r).at(-1) ?? "" }),
+    ],
+  });
+
+  it.skipIf(!availability.available)("a child session's commands are confined like its parent's", async () => {
+    h = await startHarness();
+    const conv = routeConversations(h.kit, childReads(h.agent.paths.projectConfig));
+    const session = await h.agent.createSession({ workspaceDir: h.workspace, sandbox: { enabled: true } });
+    await collect(session.run("PARENT-SBX: delegate", { approve: allow }));
+    await session.dispose();
+    const childResult = toolResults(conv.requests("CHILD-SBX")[1]!).at(-1) ?? "";
+    expect(childResult).toContain("No such file or directory");
+    expect(childResult).not.toContain(TEST_KEY);
+    expect(conv.errors).toEqual([]);
+  });
+
+  it("without the sandbox, the same child reads the key (the check above can fail)", async () => {
+    h = await startHarness();
+    const conv = routeConversations(h.kit, childReads(h.agent.paths.projectConfig));
+    const session = await h.agent.createSession({ workspaceDir: h.workspace });
+    await collect(session.run("PARENT-SBX: delegate", { approve: allow }));
+    await session.dispose();
+    expect(toolResults(conv.requests("CHILD-SBX")[1]!).at(-1)).toContain(TEST_KEY);
+    expect(conv.errors).toEqual([]);
   });
 });

@@ -10,7 +10,8 @@
  *     traces and databases are simply not there, and nothing can be written in their place;
  *   - the `writable` directories (the workspace, the session's scratchpad, the agent's
  *     shared_env) are bound back read-write, `readOnly` ones (agent_state, for skills) read-only,
- *     and `masked` files (the vault inside agent_state) are replaced by an empty file;
+ *     and `masked` files (the vault inside agent_state) are covered by `/dev/null` on a
+ *     no-device mount, so opening them fails;
  *   - the network is a fresh namespace with only a loopback device unless `network` is true;
  *   - every capability is dropped (as root, bwrap would otherwise keep them, and a process with
  *     CAP_SYS_ADMIN could unmount the tmpfs that hides the data root, or read the server's
@@ -128,9 +129,14 @@ function real(path: string): string {
   }
 }
 
-/** `/tmp` is already a fresh, writable tmpfs; hiding it again would make it read-only. */
-function mayHide(dir: string): boolean {
-  return dir !== "/" && dir !== "/tmp" && !SYSTEM_DIRS.some((system) => isInside(dir, system));
+/**
+ * `/` and the folders holding system folders are never hidden, nor `/tmp` (already a fresh,
+ * writable tmpfs; hiding it again would make it read-only). A workspace's parent inside a
+ * system folder (a workspace `/usr/lib/x`) is not hidden either; the data root always is.
+ */
+function mayHide(dir: string, options: { insideSystem: boolean }): boolean {
+  if (dir === "/" || dir === "/tmp" || SYSTEM_DIRS.some((system) => isInside(dir, system))) return false;
+  return options.insideSystem || !SYSTEM_DIRS.some((system) => isInside(system, dir));
 }
 
 function holdsPathEntry(dir: string, searchPath: string | undefined): boolean {
@@ -158,10 +164,11 @@ export function bwrapArguments(sandbox: CommandSandbox, cwd: string, env: Readon
     seen.add(key);
     mounts.push({ kind, path });
   };
-  for (const dir of sandbox.hidden) if (mayHide(real(dir))) add("tmpfs", real(dir));
+  // A folder that does not exist has nothing to hide (and bwrap could not mount over it).
+  for (const dir of sandbox.hidden) if (existsSync(dir) && mayHide(real(dir), { insideSystem: true })) add("tmpfs", real(dir));
   for (const dir of sandbox.hiddenUnlessOnPath) {
     const path = real(dir);
-    if (mayHide(path) && !holdsPathEntry(path, env.PATH)) add("tmpfs", path);
+    if (existsSync(path) && mayHide(path, { insideSystem: false }) && !holdsPathEntry(path, env.PATH)) add("tmpfs", path);
   }
   for (const dir of sandbox.writable) {
     mkdirSync(dir, { recursive: true });
