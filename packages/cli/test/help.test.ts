@@ -42,6 +42,8 @@ describe("penguin --help / --version", { timeout: 60_000 }, () => {
       [["config", "vault", "remove"], ["--key", "--agent-id"]],
       [["sessions"], ["--all", "--limit"]],
       [["trace", "show"], ["<sid>", "--verbose"]],
+      [["server"], ["--root", "--port", "--host", "--reindex", "--no-sandbox", "--sandbox-network"]],
+      [["web"], ["--root", "--port", "--host", "--no-open", "--no-sandbox", "--sandbox-network"]],
     ];
     for (const [command, flags] of expected) {
       const r = await runCli([...command, "--help"], { env });

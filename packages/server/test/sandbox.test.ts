@@ -16,6 +16,7 @@ import { startServer, type RunningServer } from "../src/start.js";
 import { startupNotice } from "../src/process/notice.js";
 import { configureProject, modelEntry, startHarness, type Harness } from "./helpers/harness.js";
 import { newSession, openStream, text, untilRunsEnded } from "./helpers/session.js";
+import { spawnServer } from "./helpers/child.js";
 import { startTestkit } from "@penguin/testkit";
 
 const availability = probeSandbox();
@@ -94,6 +95,23 @@ describe(`server sessions and the command sandbox${skipReason}`, { timeout: 60_0
     const lines: string[] = [];
     running = await startServer({ root, port: 0, env: {}, sleep: async () => undefined, out: (l) => lines.push(l), app: { ticker: new ManualTicker(), generateTitles: false, sandbox: { bwrapPath: MISSING_BWRAP } } });
     expect(lines.join("\n")).toContain(`Commands:   UNSANDBOXED: ${MISSING_BWRAP} is not installed (Debian/Ubuntu: apt-get install bubblewrap)`);
+  });
+
+  it("the standalone server takes --no-sandbox and --sandbox-network, and its notice says what they did", async () => {
+    const notices: string[] = [];
+    for (const flags of [["--no-sandbox"], ["--sandbox-network"]]) {
+      const root = mkdtempSync(join(tmpdir(), "penguin-server-"));
+      cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+      const child = spawnServer(["--port", "0", "--root", root, ...flags]);
+      try {
+        notices.push(await child.line(/Commands:/));
+      } finally {
+        child.proc.kill("SIGTERM");
+        await child.exited;
+      }
+    }
+    expect(notices[0]).toContain("UNSANDBOXED: the sandbox is turned off");
+    expect(notices[1]).toContain(availability.available ? "sandboxed with bwrap (network allowed)" : "UNSANDBOXED");
   });
 
   it("the startup notice names the sandbox and its network when it is on", () => {
