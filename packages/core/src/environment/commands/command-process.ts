@@ -191,10 +191,20 @@ export class CommandProcess {
     });
   }
 
-  /** Ctrl-C: SIGINT to the command's whole group. */
+  /**
+   * Ctrl-C: SIGINT to the command's whole group. Sandboxed, in the moment before bwrap has
+   * reported the command's pid, the signal waits for it: sent to bwrap instead, it would end
+   * bwrap and with it the command, which may well handle Ctrl-C itself.
+   */
   interrupt(): boolean {
-    const group = this.#commandGroup ?? this.pid;
     this.#signalsSent.add(constants.signals.SIGINT);
+    if (this.options.sandbox !== undefined && this.#commandGroup === undefined) {
+      if (!this.running || this.pid === undefined) return false;
+      const bwrapGroup = this.pid;
+      void this.#commandGroupReported.then(() => signalGroup(this.#commandGroup ?? bwrapGroup, "SIGINT"));
+      return true;
+    }
+    const group = this.#commandGroup ?? this.pid;
     return group !== undefined && signalGroup(group, "SIGINT");
   }
 

@@ -51,7 +51,7 @@ export interface SandboxOptions {
 export interface CommandSandbox {
   writable: readonly string[];
   readOnly: readonly string[];
-  /** Always hidden, whatever else is visible (the data root). */
+  /** Hidden (the data root); `writable` and `readOnly` folders inside are put back. */
   hidden: readonly string[];
   /** Hidden unless it holds a PATH entry (the workspace's parent). */
   hiddenUnlessOnPath: readonly string[];
