@@ -246,7 +246,7 @@ export class Agent {
     return {
       writable: [workspace, sessionScratchpad(paths, sessionId), paths.sharedEnvDir],
       readOnly: [paths.agentState],
-      hidden: [paths.root],
+      hidden: [paths.root, ...(options.hide ?? [])],
       hiddenUnlessOnPath: parent === workspace ? [] : [parent],
       masked: [paths.vault],
       network: options.network === true,
@@ -314,7 +314,7 @@ export class Agent {
         ? undefined
         : createSubagentRunner({
             workspaceDir: meta.workspace,
-            ...(p.sandbox === undefined ? {} : { sandbox: { enabled: true, network: p.sandbox.network } }),
+            ...(p.sandbox === undefined ? {} : { sandbox: { enabled: true, network: p.sandbox.network, hide: p.sandbox.hidden } }),
             agentFor: (agentId) => this.#childAgent(agentId),
             parent: () => ({ provider: meta.provider, modelId: meta.model_id, thinkingLevel: built?.thinkingLevel ?? p.thinkingLevel }),
           });

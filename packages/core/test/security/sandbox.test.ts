@@ -12,7 +12,7 @@
 // writable, agent_state read-only with its vault file masked, vault values still in the
 // environment), and a subagent's commands confined like its parent's. Where bwrap cannot run,
 // the tests are skipped and their names say why.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -198,6 +198,32 @@ describe(`what the sandbox leaves visible${skipReason}`, PROCESS_TESTS, () => {
     expect(exitCodeOf(outputs.get(cmds.vaultFile))).not.toBe(0);
     expect(outputs.get(cmds.vaultFile)).not.toContain("vault-value-7d2e");
     expect(outputs.get(cmds.vaultEnv)).toMatch(/(^|\n)vault-env-ok\n\[exit code: 0\]$/);
+  });
+});
+
+describe(`folders a host hides${skipReason}`, PROCESS_TESTS, () => {
+  it.skipIf(!availability.available)("a folder named in `hide` (another team's workspace root) is not there", async () => {
+    h = await startHarness({ script: [] });
+    // Outside /tmp: the sandbox's own fresh /tmp would hide a folder there anyway.
+    const otherRoot = mkdtempSync("/var/tmp/penguin-other-root-");
+    const otherWorkspace = join(otherRoot, "team-b", "app");
+    mkdirSync(otherWorkspace, { recursive: true });
+    writeFileSync(join(otherWorkspace, "secret-plan.md"), "team b's plan\n");
+    try {
+      const cmd = `cat ${join(otherWorkspace, "secret-plan.md")}`;
+      h.kit.enqueue({ toolCalls: [{ name: "exec_command", arguments: { cmd, description: "peek" } }] }, { text: "peeked" }, { toolCalls: [{ name: "exec_command", arguments: { cmd, description: "peek" } }] }, { text: "peeked" });
+      const hidden = await h.agent.createSession({ workspaceDir: h.workspace, sandbox: { enabled: true, hide: [otherRoot] } });
+      const inside = outputsByCommand(await collect(hidden.run("peek", { approve: allow }))).get(cmd);
+      await hidden.dispose();
+      const plain = await h.agent.createSession({ workspaceDir: h.workspace, sandbox: { enabled: true } });
+      const visible = outputsByCommand(await collect(plain.run("peek", { approve: allow }))).get(cmd);
+      await plain.dispose();
+      expect(inside).toContain("No such file or directory");
+      expect(inside).not.toContain("team b's plan");
+      expect(visible).toContain("team b's plan");
+    } finally {
+      rmSync(otherRoot, { recursive: true, force: true });
+    }
   });
 });
 

@@ -45,6 +45,11 @@ export interface SandboxOptions {
   enabled: boolean;
   /** Default false: the sandbox has no network but its own loopback. */
   network?: boolean;
+  /**
+   * More folders to hide besides the data root and the workspace's parent: a server's
+   * workspace roots, say, so no other team's workspace is visible.
+   */
+  hide?: readonly string[];
 }
 
 /** The mounts of one environment's sandbox, all absolute paths. */
