@@ -128,8 +128,10 @@ export class CommandProcess {
     let drainTimer: NodeJS.Timeout | undefined;
     const statusOf = (code: number | null, signal: NodeJS.Signals | null): ExitStatus => {
       if (signal !== null) return { kind: "signalled", signal };
-      const sent = sandbox !== undefined && code !== null && code > 128 ? signalName(code - 128) : undefined;
-      if (sent !== undefined && this.#signalsSent.has(code! - 128)) return { kind: "signalled", signal: sent };
+      if (sandbox !== undefined && code !== null && code > 128 && this.#signalsSent.has(code - 128)) {
+        const name = signalName(code - 128);
+        if (name !== undefined) return { kind: "signalled", signal: name };
+      }
       return { kind: "exited", code: code ?? 0 };
     };
     child.on("exit", (code, signal) => {
