@@ -48,7 +48,9 @@ function sessionOptions(cmd: Command): Command {
     .option("--model-id <id>", "model id; give it with --provider")
     .option("--workspace <dir>", "directory the agent works in (default: the current directory)")
     .option("--approve <mode>", APPROVE_HELP)
-    .option("--thinking <level>", THINKING_HELP);
+    .option("--thinking <level>", THINKING_HELP)
+    .option("--sandbox", "run commands in a bubblewrap sandbox: system read-only, the workspace writable, the data root and sibling folders hidden, no network (needs bwrap)")
+    .option("--sandbox-network", "with --sandbox: let commands use the network");
   return cmd;
 }
 
@@ -201,7 +203,9 @@ Examples:
       .option("--root <dir>", "data root (default: PENGUIN_HOME, else ~/.penguin/data)")
       .option("--port <port>", "port (default: PORT, else 7364; 0 picks a free one)")
       .option("--host <host>", "address to listen on (default: HOST, else 127.0.0.1)")
-      .option("--reindex", "rebuild the sessions index from the traces before serving");
+      .option("--reindex", "rebuild the sessions index from the traces before serving")
+      .option("--no-sandbox", "run session commands unsandboxed (default: in a bubblewrap sandbox where bwrap can run)")
+      .option("--sandbox-network", "let sandboxed session commands use the network (needed to open a dev server a session starts)");
   serverHelp(program.command("server").description("run the multi-user HTTP + SSE server (API only); one server per data root"))
     .action(async (opts) => setExit(await (await import("./commands/server.js")).serverCommand(opts, false)));
   serverHelp(program.command("web").description("run the server with the web app and open it in the browser (attaches to a running server on the same root)"))

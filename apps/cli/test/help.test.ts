@@ -54,8 +54,8 @@ describe("penguin --help / --version", { timeout: 60_000 }, () => {
 
   it("documents every flag of each command", async () => {
     const expected: Array<[string[], string[]]> = [
-      [["run"], ["--message", "--provider", "--model-id", "--project-id", "--agent-id", "--workspace", "--approve", "--thinking", "--resume", "--json", "--partials", "--root", "--verbose"]],
-      [["chat"], ["--provider", "--model-id", "--workspace", "--approve", "--thinking", "--resume [sid]", "--verbose", "/compact", "/clear", "/thinking", "/model", "/exit", "Ctrl-C"]],
+      [["run"], ["--message", "--provider", "--model-id", "--project-id", "--agent-id", "--workspace", "--approve", "--thinking", "--resume", "--json", "--partials", "--root", "--verbose", "--sandbox", "--sandbox-network"]],
+      [["chat"], ["--provider", "--model-id", "--workspace", "--approve", "--thinking", "--resume [sid]", "--verbose", "--sandbox", "--sandbox-network", "/compact", "/clear", "/thinking", "/model", "/exit", "Ctrl-C"]],
       [["config", "model", "add"], ["--provider", "--model-id", "--api-key", "--base-url", "--context-window", "--max-tokens", "--client-type", "--no-vision", "--no-fast-mode", "--price-cache-read", "--price-cache-write", "--price-output", "--set-default", "--project-id", "--root", "--check", "--no-key", "--force"]],
       [["config", "model", "test"], ["<provider>", "<model-id>", "--project-id", "--root"]],
       [["config", "model", "default"], ["--provider", "--model-id"]],
@@ -67,6 +67,8 @@ describe("penguin --help / --version", { timeout: 60_000 }, () => {
       [["config", "vault", "remove"], ["--key", "--agent-id"]],
       [["sessions"], ["--all", "--limit"]],
       [["trace", "show"], ["<sid>", "--verbose"]],
+      [["server"], ["--root", "--port", "--host", "--reindex", "--no-sandbox", "--sandbox-network"]],
+      [["web"], ["--root", "--port", "--host", "--no-open", "--no-sandbox", "--sandbox-network"]],
     ];
     for (const [command, flags] of expected) {
       const r = await runCli([...command, "--help"], { env });

@@ -9,6 +9,11 @@
  * guard (JSON + same origin), the cookie authentication, and every resource's routes through
  * one route table (authorization, validation, OpenAPI). Anything else is the web app.
  * Errors from anywhere become `{error:{code, message}}` in http/error-response.ts.
+ *
+ * Sessions run their commands in the bubblewrap sandbox by default (core's
+ * commands/sandbox.ts: the data root and the other workspaces hidden, no network). bwrap is
+ * probed once here; where it cannot run, commands run unsandboxed, the startup notice says so
+ * and `/api/me` carries `sandbox: {available: false}` for the web app's notice.
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
@@ -37,6 +42,7 @@ import type { ServerContext } from "./server-context.js";
 import { PreviewTokens } from "./services/preview-tokens.js";
 import { ensureProject } from "./services/projects.js";
 import { readServerSettings } from "./services/server-settings.js";
+import { sandboxStatus } from "./services/sandbox-status.js";
 import { indexTraces } from "./services/session-index.js";
 import { webAppHandler } from "./web/static-site.js";
 
@@ -66,6 +72,8 @@ export interface ServerAppOptions {
   schedules?: boolean;
   /** Where errors that are bugs go (never printed by the library itself). */
   report?: (error: unknown) => void;
+  /** The command sandbox: on by default (where bwrap can run), network off by default. */
+  sandbox?: { enabled?: boolean; network?: boolean; bwrapPath?: string };
 }
 
 export interface ServerApp {
@@ -101,6 +109,7 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
   const access = new AccessPolicy(stores, root);
   const userEvents = new UserEventHub(ids, (projectId) => access.audience(projectId));
   const ticker = options.ticker ?? realTicker;
+  const sandbox = sandboxStatus(options.sandbox);
   const sessions = new SessionManager({
     root,
     stores,
@@ -116,6 +125,8 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
     generateTitles: options.generateTitles ?? true,
     attachmentLimits: () => readServerSettings(stores.settings),
     report,
+    sandbox: sandbox.enabled ? { enabled: true, network: sandbox.network } : undefined,
+    ...(options.sandbox?.bwrapPath === undefined ? {} : { bwrapPath: options.sandbox.bwrapPath }),
   });
   const scheduler = new Scheduler({ root, stores, sessions, userEvents, now, ticker, report });
   const context: ServerContext = {
@@ -135,6 +146,7 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
     previews: new PreviewTokens(now),
     scheduler,
     report,
+    sandbox,
   };
 
   const app = new Hono<AppEnv>();

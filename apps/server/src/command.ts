@@ -33,6 +33,8 @@ export interface ServerCommandOptions {
   sleep?: SleepFn;
   /** Extra app seams, passed through to startServer. */
   app?: StartServerOptions["app"];
+  /** `--no-sandbox` / `--sandbox-network`: the command sandbox of every session (default on, no network). */
+  sandbox?: { enabled?: boolean; network?: boolean };
 }
 
 export function defaultWebDir(): string {
@@ -58,6 +60,7 @@ export async function runServerCommand(options: ServerCommandOptions): Promise<n
     if (options.sleep !== undefined) start.sleep = options.sleep;
     // Bugs (500s) are reported on stderr: the library itself never prints them.
     start.app = { report: (e) => options.err(`internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`), ...options.app };
+    if (options.sandbox !== undefined) start.app.sandbox = { ...start.app.sandbox, ...options.sandbox };
     server = await startServer(start);
   } catch (error) {
     if (error instanceof ServerAlreadyRunningError) {

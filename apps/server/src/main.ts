@@ -3,14 +3,14 @@
  * Standalone entry, so the server runs before the CLI wires `penguin server` / `penguin web`:
  *
  *   node apps/server/dist/main.js [--port N] [--host H] [--root DIR] [--web] [--no-open]
- *                                     [--reindex] [--web-dir DIR]
+ *                                     [--reindex] [--web-dir DIR] [--no-sandbox] [--sandbox-network]
  *
  * Parses the flags and hands over to runServerCommand; its return value is the exit code.
  */
 import { parseArgs } from "node:util";
 import { runServerCommand } from "./command.js";
 
-const USAGE = "usage: main.js [--port N] [--host H] [--root DIR] [--web] [--no-open] [--reindex] [--web-dir DIR]";
+const USAGE = "usage: main.js [--port N] [--host H] [--root DIR] [--web] [--no-open] [--reindex] [--web-dir DIR] [--no-sandbox] [--sandbox-network]";
 
 async function main(argv: string[]): Promise<number> {
   let values;
@@ -25,6 +25,8 @@ async function main(argv: string[]): Promise<number> {
         "no-open": { type: "boolean", default: false },
         reindex: { type: "boolean", default: false },
         "web-dir": { type: "string" },
+        "no-sandbox": { type: "boolean", default: false },
+        "sandbox-network": { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
       strict: true,
@@ -44,6 +46,7 @@ async function main(argv: string[]): Promise<number> {
     web: values.web,
     open: !values["no-open"],
     reindex: values.reindex,
+    sandbox: { enabled: !values["no-sandbox"], network: values["sandbox-network"] },
     out: (line) => void process.stdout.write(`${line}\n`),
     err: (line) => void process.stderr.write(`${line}\n`),
   };

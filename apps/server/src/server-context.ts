@@ -12,6 +12,7 @@ import type { EventIds } from "./runtime/sse-channel.js";
 import type { UserEventHub } from "./runtime/user-events.js";
 import type { Scheduler } from "./runtime/scheduler.js";
 import type { PreviewTokens } from "./services/preview-tokens.js";
+import type { SandboxStatus } from "./services/sandbox-status.js";
 
 export interface ServerContext {
   root: string;
@@ -33,4 +34,6 @@ export interface ServerContext {
   /** Runs `agent_state/schedule/*.toml`. */
   scheduler: Scheduler;
   report(error: unknown): void;
+  /** Whether session commands run in the bwrap sandbox (probed once at start). */
+  sandbox: SandboxStatus;
 }

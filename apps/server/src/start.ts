@@ -75,7 +75,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const url = serverUrl(host, port);
     const out = options.out;
     if (out !== undefined) {
-      for (const line of startupNotice({ url, root, password: built.initialPassword, passwordFile: initialPasswordPath(root), web: options.webDir !== undefined })) out(line);
+      for (const line of startupNotice({ url, root, password: built.initialPassword, passwordFile: initialPasswordPath(root), web: options.webDir !== undefined, sandbox: built.context.sandbox })) out(line);
     }
     let closing: Promise<void> | undefined;
     return {

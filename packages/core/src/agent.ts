@@ -16,7 +16,7 @@
  * none, which caps the depth at 1 (also after resume, since the source is in the trace).
  */
 import { existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { dirname, isAbsolute, resolve } from "node:path";
 import { compactionEnd, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
 import { THINKING_LEVELS, type ModelEndpoint, type ThinkingLevel } from "@penguin/models";
 import { ContextEngine, initialEngineState, type EngineState } from "./engine/context-engine.js";
@@ -24,6 +24,7 @@ import type { SleepFn } from "./engine/reconnect.js";
 import { GatewayLLM } from "./llm/gateway-llm.js";
 import { ToolCallIdAllocator } from "./llm/tool-call-ids.js";
 import { createEnvironment, type EnvironmentConfig } from "./environment/index.js";
+import { probeSandbox, type CommandSandbox, type SandboxOptions } from "./environment/commands/sandbox.js";
 import { visionDescriber } from "./llm/vision-describer.js";
 import { parseMcpServers } from "./environment/mcp/config.js";
 import { loadMcpHub } from "./environment/mcp/load-hub.js";
@@ -59,6 +60,14 @@ export interface CreateAgentOptions {
    * and the file tools' filesystem. Production uses the defaults.
    */
   environment?: Pick<EnvironmentConfig, "timeouts" | "scheduleTimeout" | "fileOperations">;
+  /**
+   * Run every session's commands in a bubblewrap sandbox (a session's own `sandbox` option
+   * wins). Enabled where bwrap cannot run, creating or resuming a session fails with
+   * `sandbox_unavailable`: a host that prefers to run unsandboxed checks `probeSandbox()` first.
+   */
+  sandbox?: SandboxOptions;
+  /** The bwrap executable; default `bwrap` from PATH. */
+  bwrapPath?: string;
 }
 
 export interface CreateSessionOptions {
@@ -75,10 +84,14 @@ export interface CreateSessionOptions {
    * listed) before its first task. By default the file appears with the first task.
    */
   persist?: boolean;
+  /** This session's sandbox; default the agent's `sandbox` option (none: unsandboxed). */
+  sandbox?: SandboxOptions;
 }
 
 export interface ResumeSessionOptions {
   sessionId: string;
+  /** As for createSession: the sandbox is a runtime choice, not part of the trace. */
+  sandbox?: SandboxOptions;
 }
 
 interface Assembled {
@@ -134,7 +147,8 @@ export class Agent {
     };
     if (options.source !== undefined) meta.source = options.source;
     const thinkingLevel = options.thinkingLevel ?? state.config.model.thinking_level ?? config.default_chat?.thinking_level ?? "medium";
-    const session = await this.#build({ meta, state, config, endpoint, thinkingLevel, engineState: initialEngineState(), writerIndex: 1, existing: false, ids: new ToolCallIdAllocator(), resumed: false });
+    const sandbox = this.#sandbox(options.sandbox, meta.workspace, sessionId);
+    const session = await this.#build({ meta, state, config, endpoint, thinkingLevel, engineState: initialEngineState(), writerIndex: 1, existing: false, ids: new ToolCallIdAllocator(), resumed: false, sandbox });
     if (options.persist) session.persist();
     return session;
   }
@@ -158,6 +172,7 @@ export class Agent {
     if (!existsSync(meta.workspace)) {
       throw new PenguinError("workspace_not_found", `the workspace of ${sessionId} no longer exists: ${meta.workspace}`);
     }
+    const sandbox = this.#sandbox(options.sandbox, meta.workspace, sessionId);
     const { state, config, endpoint } = await this.#assemble({ provider: meta.provider, modelId: meta.model_id });
     const ids = new ToolCallIdAllocator();
     ids.reserve(replay.toolCallIds);
@@ -185,6 +200,7 @@ export class Agent {
       history: replay.contextClosed ? [] : replay.history,
       closeDangling: replay.danglingCompaction,
       rotate: replay.contextClosed,
+      sandbox,
     });
     return session;
   }
@@ -205,6 +221,37 @@ export class Agent {
   /** The most recently active session of this agent, if any. */
   latestSessionId(): string | undefined {
     return listTracedSessions(this.paths)[0]?.sessionId;
+  }
+
+  /**
+   * The sandbox a session's commands run in, or undefined for none. Visible inside: the
+   * workspace, the session's scratchpad and the agent's shared_env (writable), agent_state
+   * (read-only, so skills' scripts run; its vault masked: vault values reach commands through
+   * their environment only). Hidden: the whole data root (every project's credentials, vaults,
+   * traces and databases) and the workspace's parent folder (the other workspaces).
+   */
+  #sandbox(requested: SandboxOptions | undefined, workspace: string, sessionId: string): CommandSandbox | undefined {
+    const options = requested ?? this.#options.sandbox;
+    if (options === undefined || !options.enabled) return undefined;
+    const bwrapPath = this.#options.bwrapPath;
+    const availability = probeSandbox(bwrapPath);
+    if (!availability.available) {
+      throw new PenguinError(
+        "sandbox_unavailable",
+        `commands were asked to run in a sandbox, but ${availability.reason ?? "bwrap cannot run here"}. Install bubblewrap, or turn the sandbox off to run commands unsandboxed.`,
+      );
+    }
+    const paths = this.paths;
+    const parent = dirname(workspace);
+    return {
+      writable: [workspace, sessionScratchpad(paths, sessionId), paths.sharedEnvDir],
+      readOnly: [paths.agentState],
+      hidden: [paths.root, ...(options.hide ?? [])],
+      hiddenUnlessOnPath: parent === workspace ? [] : [parent],
+      masked: [paths.vault],
+      network: options.network === true,
+      ...(bwrapPath === undefined ? {} : { bwrapPath }),
+    };
   }
 
   /** describe_image for a model without vision: the project's vision model, when one is set. */
@@ -255,6 +302,7 @@ export class Agent {
     history?: import("@penguin/omnimessage").OmniMessage[];
     closeDangling?: { reason: "context" | "turns" | "manual"; mode: "summarize" | "discard" } | undefined;
     rotate?: boolean;
+    sandbox: CommandSandbox | undefined;
   }): Promise<Session> {
     const { meta, state, config, endpoint } = p;
     const sessionId = meta.session_id;
@@ -266,6 +314,7 @@ export class Agent {
         ? undefined
         : createSubagentRunner({
             workspaceDir: meta.workspace,
+            ...(p.sandbox === undefined ? {} : { sandbox: { enabled: true, network: p.sandbox.network, hide: p.sandbox.hidden } }),
             agentFor: (agentId) => this.#childAgent(agentId),
             parent: () => ({ provider: meta.provider, modelId: meta.model_id, thinkingLevel: built?.thinkingLevel ?? p.thinkingLevel }),
           });
@@ -279,6 +328,7 @@ export class Agent {
       extraTools: mcpServers.length > 0 ? await loadMcpHub(mcpServers, { cwd: meta.workspace }) : undefined,
       ...this.#describer(config, endpoint),
       ...this.#options.environment,
+      ...(p.sandbox === undefined ? {} : { sandbox: p.sandbox }),
     });
     const llm = new GatewayLLM({
       endpoint,

@@ -12,7 +12,8 @@ export type SdkErrorCode =
   | "workspace_not_found"
   | "session_not_found"
   | "session_unreadable"
-  | "invalid_argument";
+  | "invalid_argument"
+  | "sandbox_unavailable";
 
 export class PenguinError extends Error {
   readonly code: SdkErrorCode;

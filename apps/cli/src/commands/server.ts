@@ -12,6 +12,9 @@ export interface ServerFlags {
   host?: string;
   open?: boolean;
   reindex?: boolean;
+  /** false with `--no-sandbox`. */
+  sandbox?: boolean;
+  sandboxNetwork?: boolean;
 }
 
 function toExit(code: number): ExitCode {
@@ -27,6 +30,7 @@ export async function serverCommand(flags: ServerFlags, web: boolean): Promise<E
     web,
     open: web && flags.open !== false,
     reindex: flags.reindex === true,
+    sandbox: { enabled: flags.sandbox !== false, network: flags.sandboxNetwork === true },
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`${line}\n`),
   });

@@ -11,6 +11,10 @@
  * - the model pair, its defaults and every "not configured" message are core's.
  *
  * PENGUIN_RETRY_DELAY_SCALE becomes the agent's injected reconnect sleep (retry-sleep.ts).
+ *
+ * `--sandbox` is an agent option, so every session the command opens (a resume, the chat's
+ * `/clear` and `/model`) runs its commands in bwrap; where bwrap cannot run, core refuses
+ * with `sandbox_unavailable` (exit 2) instead of running the commands unsandboxed.
  */
 import type { Agent, Session } from "@penguin/core";
 import type { ThinkingLevel } from "@penguin/models";
@@ -22,6 +26,9 @@ export interface AgentFlags {
   root?: string;
   projectId?: string;
   agentId?: string;
+  /** `run` and `chat`: commands in a bubblewrap sandbox, with or without the network. */
+  sandbox?: boolean;
+  sandboxNetwork?: boolean;
 }
 
 export interface SessionFlags extends AgentFlags {
@@ -36,7 +43,11 @@ export interface SessionFlags extends AgentFlags {
 export async function openAgent(flags: AgentFlags): Promise<Agent> {
   const { createAgent } = await import("@penguin/core");
   const sleep = retrySleepFromEnv();
-  return createAgent({ root: flags.root, projectId: flags.projectId, agentId: flags.agentId, sleep });
+  if (flags.sandboxNetwork === true && flags.sandbox !== true) {
+    throw new UsageError("--sandbox-network only applies with --sandbox: add --sandbox, or drop --sandbox-network (without the sandbox commands have the network anyway)");
+  }
+  const sandbox = flags.sandbox === true ? { sandbox: { enabled: true, network: flags.sandboxNetwork === true } } : {};
+  return createAgent({ root: flags.root, projectId: flags.projectId, agentId: flags.agentId, sleep, ...sandbox });
 }
 
 export function parseThinking(value: string | undefined): ThinkingLevel | undefined {

@@ -24,16 +24,26 @@ export function meRoutes(table: RouteTable, ctx: ServerContext): void {
       method: "get",
       path: "/api/me",
       operationId: "me.get",
-      summary: "The signed-in user and the upload limits",
+      summary: "The signed-in user, the upload limits, and whether commands run sandboxed",
       tag: "me",
       access: "user",
-      responses: { 200: { description: "The user", schema: z.object({ user: UserView, uploadLimits: z.object({ attachmentMaxMb: z.number(), attachmentTotalMb: z.number() }) }) } },
+      responses: {
+        200: {
+          description: "The user",
+          schema: z.object({
+            user: UserView,
+            uploadLimits: z.object({ attachmentMaxMb: z.number(), attachmentTotalMb: z.number() }),
+            sandbox: z.object({ available: z.boolean(), enabled: z.boolean() }),
+          }),
+        },
+      },
     },
     ({ user }) => {
       const settings = readServerSettings(ctx.stores.settings);
       return json({
         user: { userId: user.userId, isAdmin: user.isAdmin, passwordIsInitial: user.passwordIsInitial },
         uploadLimits: { attachmentMaxMb: settings.attachmentMaxMb, attachmentTotalMb: settings.attachmentTotalMb },
+        sandbox: { available: ctx.sandbox.available, enabled: ctx.sandbox.enabled },
       });
     },
   );

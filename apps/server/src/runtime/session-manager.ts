@@ -19,7 +19,7 @@
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import { createAgent, isApprovalMode, isPenguinError, readTraceFile, PROJECT_OR_AGENT_ID, projectPaths, sessionScratchpad, sessionTraceFiles, type Agent, type ApprovalMode, type ForkPosition, type Session, type SleepFn } from "@penguin/core";
+import { createAgent, isApprovalMode, isPenguinError, readTraceFile, PROJECT_OR_AGENT_ID, projectPaths, sessionScratchpad, sessionTraceFiles, type Agent, type ApprovalMode, type ForkPosition, type SandboxOptions, type Session, type SleepFn } from "@penguin/core";
 import type { OmniMessage, SessionMetaPayload } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import type { SessionRow } from "../db/sessions-store.js";
@@ -53,6 +53,9 @@ export interface SessionManagerDeps {
   generateTitles: boolean;
   attachmentLimits: () => AttachmentLimits;
   report(error: unknown): void;
+  /** The sandbox every session's commands run in (an agent option, so resumes and subagents too); undefined: none. */
+  sandbox: SandboxOptions | undefined;
+  bwrapPath?: string;
 }
 
 export interface CreateSessionInput {
@@ -379,6 +382,8 @@ export class SessionManager {
       const options: Parameters<typeof createAgent>[0] = { root: this.#deps.root, projectId, agentId, env: this.#deps.env };
       if (this.#deps.sleep !== undefined) options.sleep = this.#deps.sleep;
       if (this.#deps.fetch !== undefined) options.fetch = this.#deps.fetch;
+      if (this.#deps.sandbox !== undefined) options.sandbox = this.#deps.sandbox;
+      if (this.#deps.bwrapPath !== undefined) options.bwrapPath = this.#deps.bwrapPath;
       agent = createAgent(options);
       agent.catch(() => this.#agents.delete(key));
       this.#agents.set(key, agent);

@@ -9,7 +9,12 @@ import type { AdminUser, Me } from "./types";
 function meOf(raw: unknown): Me {
   const o = asRecord(raw);
   const u = asRecord(o.user ?? o);
-  return { userId: str(u, "userId") ?? "", isAdmin: bool(u, "isAdmin") ?? false, passwordIsInitial: bool(u, "passwordIsInitial") ?? false };
+  const me: Me = { userId: str(u, "userId") ?? "", isAdmin: bool(u, "isAdmin") ?? false, passwordIsInitial: bool(u, "passwordIsInitial") ?? false };
+  if (o.sandbox !== undefined) {
+    const s = asRecord(o.sandbox);
+    me.sandbox = { available: bool(s, "available") ?? false, enabled: bool(s, "enabled") ?? false };
+  }
+  return me;
 }
 
 export async function login(userId: string, password: string): Promise<Me> {

@@ -22,6 +22,15 @@ export interface Me {
   userId: string;
   isAdmin: boolean;
   passwordIsInitial: boolean;
+  /** Whether the server runs session commands in its bwrap sandbox (absent in a login answer). */
+  sandbox?: SandboxInfo;
+}
+
+export interface SandboxInfo {
+  /** bwrap can run on the server. */
+  available: boolean;
+  /** Session commands run in it. */
+  enabled: boolean;
 }
 
 export interface Project {

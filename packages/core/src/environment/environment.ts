@@ -25,6 +25,7 @@ import { closeOut, type CallPlan, type TimeoutScheduler } from "./close-out.js";
 import { SecretRedactor } from "./redact.js";
 import { childEnvironment } from "./commands/child-env.js";
 import { ProcessTable, type ProcessInfo } from "./commands/process-table.js";
+import type { CommandSandbox } from "./commands/sandbox.js";
 import { extraToolRun, type ExtraTool, type ExtraToolProvider } from "./extra-tools.js";
 import type { FileOperations } from "./file-operations.js";
 import {
@@ -78,6 +79,8 @@ export interface EnvironmentConfig {
   scheduleTimeout?: TimeoutScheduler;
   /** Spawns child sessions; when set, run_subagent / input_subagent / kill_subagent are offered. */
   subagents?: SubagentRunner;
+  /** Run every command in this bubblewrap sandbox (commands/sandbox.ts); absent: unsandboxed. */
+  sandbox?: CommandSandbox;
 }
 
 /** A builtin with its generics erased behind a closure, as the registry keeps it. */
@@ -112,6 +115,7 @@ export class Environment implements EnvironmentInterface {
       unreadBufferBytes: this.limits.unreadBufferBytes,
       killGraceMs: this.limits.killGraceMs,
       env: childEnvironment(config.baseEnv ?? process.env, config.vault),
+      ...(config.sandbox === undefined ? {} : { sandbox: config.sandbox }),
     });
     const workspaceDir = this.workspaceDir;
     const operations = config.fileOperations;
@@ -216,6 +220,11 @@ export class Environment implements EnvironmentInterface {
       });
       yield toolCallOutput({ tool_call_id: id, output, stop_reason: "failed" });
     }
+  }
+
+  /** True when commands run in a bubblewrap sandbox. */
+  get sandboxed(): boolean {
+    return this.#config.sandbox !== undefined;
   }
 
   /** Background commands, for the host (server process list). */

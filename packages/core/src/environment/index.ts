@@ -9,4 +9,5 @@ export { localFileOperations, type FileInfo, type FileOperations } from "./file-
 export type { BuiltinTool, ToolContext, ToolResult } from "./tool.js";
 export { NO_OUTPUT, INTERRUPTED_NOTE, type TimeoutScheduler } from "./close-out.js";
 export { PINNED_ENV } from "./commands/child-env.js";
+export { probeSandbox, type CommandSandbox, type SandboxAvailability, type SandboxOptions } from "./commands/sandbox.js";
 export type { DescribeImageFn } from "./tools/describe-image.js";

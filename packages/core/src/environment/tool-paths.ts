@@ -4,13 +4,17 @@
  * live outside the workspace, and tools are not a sandbox). Paths shown back to the model
  * are workspace-relative when they are inside it, so outputs stay short and portable.
  *
- * The two secret files (`.project_config.toml` with model credentials, `.vault.toml` with the
- * vault) are never read or shown by the file tools, whichever path leads to them.
+ * The secret files are never read, written or shown by the file tools, whichever path leads
+ * to them: `.project_config.toml` (model credentials), `.vault.toml` (the vault) and SQLite
+ * databases with their journals (`*.db`, `*.db-wal`, `*.db-shm`: the server's users, logins
+ * and projections). The rule goes by file name, so it holds wherever such a file lies.
  */
 import { homedir } from "node:os";
 import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
 
 export const SECRET_FILE_NAMES: readonly string[] = [".project_config.toml", ".vault.toml"];
+/** Endings of database files and their write-ahead log and shared-memory companions. */
+export const DATABASE_FILE_ENDINGS: readonly string[] = [".db", ".db-wal", ".db-shm"];
 
 export function resolveToolPath(workspaceDir: string, path: string): string {
   if (path === "~") return homedir();
@@ -26,5 +30,11 @@ export function displayPath(workspaceDir: string, absolute: string): string {
 }
 
 export function isSecretFile(path: string): boolean {
-  return SECRET_FILE_NAMES.includes(basename(path));
+  const name = basename(path);
+  return SECRET_FILE_NAMES.includes(name) || isDatabaseFile(name);
+}
+
+export function isDatabaseFile(path: string): boolean {
+  const name = basename(path).toLowerCase();
+  return DATABASE_FILE_ENDINGS.some((ending) => name.endsWith(ending));
 }

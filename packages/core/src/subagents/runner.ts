@@ -16,6 +16,7 @@
  */
 import type { ThinkingLevel } from "@penguin/models";
 import type { CreateSessionOptions } from "../agent.js";
+import type { SandboxOptions } from "../environment/commands/sandbox.js";
 import type { SubagentHandle, SubagentRunner, SubagentSpawnOptions } from "../interfaces.js";
 import type { Session } from "../session.js";
 import { sessionHandle } from "./session-handle.js";
@@ -35,6 +36,8 @@ export interface ParentModel {
 export interface SubagentRunnerOptions {
   /** The parent's workspace; children work in it too. */
   workspaceDir: string;
+  /** The parent's sandbox: a child's commands are confined as the parent's are. */
+  sandbox?: SandboxOptions;
   /** The agent a child belongs to: `undefined` is the parent's own. Rejects for an unknown id. */
   agentFor: (agentId: string | undefined) => Promise<ChildSessionFactory>;
   parent: () => ParentModel;
@@ -54,6 +57,7 @@ export function createSubagentRunner(options: SubagentRunnerOptions): SubagentRu
         modelId: spawn.modelId ?? parent.modelId,
         thinkingLevel: spawn.thinkingLevel ?? parent.thinkingLevel,
         source: "subagent",
+        ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
       });
       return sessionHandle(session);
     },

@@ -16,6 +16,7 @@ import {
   type FileOperations,
   type TimeoutScheduler,
 } from "../../src/environment/index.js";
+import { commandsSandboxed, testSandbox } from "../helpers/sandbox-mode.js";
 
 export interface Sandbox {
   env: Environment;
@@ -24,13 +25,21 @@ export interface Sandbox {
   cleanup: () => Promise<void>;
 }
 
-/** A real Environment over a fresh workspace and scratchpad. */
+/**
+ * A real Environment over a fresh workspace and scratchpad. In a sandboxed run (see
+ * sandbox-mode.ts) its commands run in bwrap with the temp root hidden, and with HOME set to
+ * the temp root: the system is read-only in the sandbox, and a host login profile that writes
+ * under HOME (pyenv's rehash, say) would add its complaint to every output the tests compare.
+ */
 export function sandbox(config: Partial<EnvironmentConfig> = {}): Sandbox {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "penguin-env-")));
   const workspace = join(root, "workspace");
   const scratchpad = join(root, "scratchpad", "session-test");
   execFileSync("mkdir", ["-p", workspace, scratchpad]);
-  const env = createEnvironment({ workspaceDir: workspace, scratchpadDir: scratchpad, ...config });
+  const confined = commandsSandboxed()
+    ? { sandbox: testSandbox({ hiddenRoot: root, workspace, scratchpad }), baseEnv: { ...(config.baseEnv ?? process.env), HOME: root } }
+    : {};
+  const env = createEnvironment({ workspaceDir: workspace, scratchpadDir: scratchpad, ...config, ...confined });
   return {
     env,
     workspace,

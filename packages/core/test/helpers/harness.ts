@@ -10,6 +10,7 @@ import { createAgent, type Agent, type CreateAgentOptions } from "../../src/agen
 import { writeProjectConfig, type ModelEntry } from "../../src/state/project-config.js";
 import type { SleepFn } from "../../src/engine/reconnect.js";
 import type { OmniMessage } from "@penguin/omnimessage";
+import { commandsSandboxed } from "./sandbox-mode.js";
 
 export const TEST_PROVIDER = "testkit";
 export const TEST_MODEL = "scripted-model";
@@ -70,7 +71,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     const file = agent0.paths.systemConfig;
     writeFileSync(file, options.systemConfigPatch(readFileSync(file, "utf8")));
   }
-  const agent = await createAgent({ root, agentId: options.agentId, env: {}, sleep: noSleep(sleeps), ...options.agentOptions });
+  // In a sandboxed run (sandbox-mode.ts) every session's commands run in bwrap.
+  const confined: Partial<CreateAgentOptions> = commandsSandboxed() ? { sandbox: { enabled: true } } : {};
+  const agent = await createAgent({ root, agentId: options.agentId, env: {}, sleep: noSleep(sleeps), ...confined, ...options.agentOptions });
   return {
     kit,
     root,

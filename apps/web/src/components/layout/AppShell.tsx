@@ -8,6 +8,7 @@ import { NavLink } from "react-router";
 import { useAuth } from "../../state/auth-store";
 import { useProject } from "../../state/project-store";
 import { Icon } from "../ui/Icon";
+import { SandboxNotice } from "./SandboxNotice";
 
 const PAGES = [
   { to: "/chat", label: "Chat" },
@@ -66,6 +67,7 @@ export function AppShell({ children }: { children: ReactNode }) {
           Sign out
         </button>
       </header>
+      <SandboxNotice />
       <div className="min-h-0 flex-1">{children}</div>
     </div>
   );

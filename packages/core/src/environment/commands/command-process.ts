@@ -10,11 +10,20 @@
  *
  * A spawn failure (no bash, a vanished directory) ends the process at once with the error,
  * never throws.
+ *
+ * With a sandbox, the command runs as `bwrap … -- bash -lc <cmd>` (see sandbox.ts). bwrap then
+ * leads the spawned group and the command leads a second one, whose pid bwrap reports on fd 3;
+ * Ctrl-C goes to the command's group, stopping goes to both (the command's first, so it gets
+ * its grace period), and the process counts as gone only when both groups are empty. bwrap
+ * reports a command killed by signal N as exit code 128+N; when N is a signal this process
+ * sent, the status says "terminated by signal", as it would without the sandbox.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { constants } from "node:os";
 import { StringDecoder } from "node:string_decoder";
 import { UnreadBuffer } from "./unread-buffer.js";
-import { signalGroup, terminateGroup } from "./process-group.js";
+import { groupAlive, signalGroup, terminateGroup } from "./process-group.js";
+import { bwrapArguments, DEFAULT_BWRAP, type CommandSandbox } from "./sandbox.js";
 
 /** How long output may trail the exit of the shell before the exit counts as final. */
 const EXIT_DRAIN_MS = 100;
@@ -30,7 +39,12 @@ export interface CommandProcessOptions {
   env: Record<string, string>;
   unreadBufferBytes: number;
   tailChars: number;
+  /** Run inside this bubblewrap sandbox; absent: run directly. */
+  sandbox?: CommandSandbox;
 }
+
+/** The fd on which bwrap reports the sandboxed command's pid (`--info-fd`). */
+const INFO_FD = 3;
 
 export function describeExit(status: ExitStatus): string {
   switch (status.kind) {
@@ -51,6 +65,12 @@ export class CommandProcess {
   #buffer: UnreadBuffer;
   #child: ChildProcess;
   #waiters = new Set<() => void>();
+  /** The sandboxed command's own process group, once bwrap reported it. */
+  #commandGroup: number | undefined;
+  /** Settles when bwrap reported the command's pid, or can no longer report it. */
+  #commandGroupReported: Promise<void> = Promise.resolve();
+  /** Signal numbers sent to the command (to read bwrap's 128+N exit codes back as signals). */
+  #signalsSent = new Set<number>();
 
   constructor(readonly options: CommandProcessOptions) {
     this.#buffer = new UnreadBuffer(options.unreadBufferBytes, options.tailChars);
@@ -64,14 +84,38 @@ export class CommandProcess {
       settle(status);
       this.#wake();
     };
-    const child = spawn("bash", ["-lc", options.command], {
-      cwd: options.cwd,
-      env: options.env,
-      detached: true,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    const sandbox = options.sandbox;
+    const child =
+      sandbox === undefined
+        ? spawn("bash", ["-lc", options.command], {
+            cwd: options.cwd,
+            env: options.env,
+            detached: true,
+            stdio: ["pipe", "pipe", "pipe"],
+          })
+        : spawn(
+            sandbox.bwrapPath ?? DEFAULT_BWRAP,
+            [...bwrapArguments(sandbox, options.cwd, options.env), "--info-fd", String(INFO_FD), "--", "bash", "-lc", options.command],
+            { cwd: options.cwd, env: options.env, detached: true, stdio: ["pipe", "pipe", "pipe", "pipe"] },
+          );
     this.#child = child;
     this.pid = child.pid;
+    const info = sandbox === undefined ? undefined : child.stdio[INFO_FD];
+    if (info !== undefined && info !== null) {
+      this.#commandGroupReported = new Promise<void>((reported) => {
+        let text = "";
+        info.on("data", (data: Buffer) => {
+          text += data.toString("utf8");
+          const match = /"child-pid"\s*:\s*(\d+)/.exec(text);
+          if (match?.[1] !== undefined && this.#commandGroup === undefined) {
+            this.#commandGroup = Number(match[1]);
+            reported();
+          }
+        });
+        info.on("error", () => reported());
+        info.on("close", () => reported());
+      });
+    }
     for (const stream of [child.stdout, child.stderr]) {
       if (stream === null) continue;
       const decoder = new StringDecoder("utf8");
@@ -82,8 +126,14 @@ export class CommandProcess {
     child.stdin?.on("error", () => undefined); // EPIPE after the process exits
     child.on("error", (err) => finish({ kind: "spawn-failed", error: err.message }));
     let drainTimer: NodeJS.Timeout | undefined;
-    const statusOf = (code: number | null, signal: NodeJS.Signals | null): ExitStatus =>
-      signal !== null ? { kind: "signalled", signal } : { kind: "exited", code: code ?? 0 };
+    const statusOf = (code: number | null, signal: NodeJS.Signals | null): ExitStatus => {
+      if (signal !== null) return { kind: "signalled", signal };
+      if (sandbox !== undefined && code !== null && code > 128 && this.#signalsSent.has(code - 128)) {
+        const name = signalName(code - 128);
+        if (name !== undefined) return { kind: "signalled", signal: name };
+      }
+      return { kind: "exited", code: code ?? 0 };
+    };
     child.on("exit", (code, signal) => {
       drainTimer = setTimeout(() => finish(statusOf(code, signal)), EXIT_DRAIN_MS);
     });
@@ -143,14 +193,39 @@ export class CommandProcess {
     });
   }
 
-  /** Ctrl-C: SIGINT to the whole group. */
+  /**
+   * Ctrl-C: SIGINT to the command's whole group. Sandboxed, in the moment before bwrap has
+   * reported the command's pid, the signal waits for it: sent to bwrap instead, it would end
+   * bwrap and with it the command, which may well handle Ctrl-C itself.
+   */
   interrupt(): boolean {
-    return this.pid !== undefined && signalGroup(this.pid, "SIGINT");
+    this.#signalsSent.add(constants.signals.SIGINT);
+    if (this.options.sandbox !== undefined && this.#commandGroup === undefined) {
+      if (!this.running || this.pid === undefined) return false;
+      const bwrapGroup = this.pid;
+      void this.#commandGroupReported.then(() => signalGroup(this.#commandGroup ?? bwrapGroup, "SIGINT"));
+      return true;
+    }
+    const group = this.#commandGroup ?? this.pid;
+    return group !== undefined && signalGroup(group, "SIGINT");
+  }
+
+  /** True while any process of the command's group(s) is alive (zombies excluded). */
+  groupAlive(): boolean {
+    return [this.#commandGroup, this.pid].some((group) => group !== undefined && groupAlive(group));
   }
 
   /** SIGTERM, grace, SIGKILL; resolves once the group is gone (or the bound passed). */
   async terminate(graceMs: number, hurry?: AbortSignal): Promise<void> {
     if (this.pid === undefined) return;
+    this.#signalsSent.add(constants.signals.SIGTERM).add(constants.signals.SIGKILL);
+    if (this.options.sandbox !== undefined) {
+      // The pid arrives within moments of the spawn; without it only bwrap's group is known.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.#commandGroupReported, new Promise((resolve) => (timer = setTimeout(resolve, Math.max(graceMs, 250))))]);
+      clearTimeout(timer);
+      if (this.#commandGroup !== undefined) await terminateGroup(this.#commandGroup, graceMs, hurry);
+    }
     await terminateGroup(this.pid, graceMs, hurry);
     // The leader's own exit is observed via the child events; give them the same bound.
     let timer: NodeJS.Timeout | undefined;
@@ -167,4 +242,10 @@ export class CommandProcess {
   #wake(): void {
     for (const waiter of [...this.#waiters]) waiter();
   }
+}
+
+/** The name of a signal number, if it is one. */
+function signalName(signo: number): NodeJS.Signals | undefined {
+  const entry = Object.entries(constants.signals).find(([, n]) => n === signo);
+  return entry === undefined ? undefined : (entry[0] as NodeJS.Signals);
 }

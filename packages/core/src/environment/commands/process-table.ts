@@ -12,7 +12,7 @@
  */
 import { formatFields, wrapMarker } from "@penguin/omnimessage";
 import { CommandProcess, describeExit, type ExitStatus } from "./command-process.js";
-import { groupAlive } from "./process-group.js";
+import type { CommandSandbox } from "./sandbox.js";
 
 export const NOTICE_LABEL_CHARS = 120;
 /** Finished commands kept for listing; the oldest whose end the model has seen go first. */
@@ -49,6 +49,8 @@ export interface ProcessTableOptions {
   unreadBufferBytes: number;
   killGraceMs: number;
   env: Record<string, string>;
+  /** Every command runs in this sandbox; absent: commands run directly. */
+  sandbox?: CommandSandbox;
 }
 
 function clip(text: string, max: number): string {
@@ -108,6 +110,7 @@ export class ProcessTable {
         env: this.options.env,
         unreadBufferBytes: this.options.unreadBufferBytes,
         tailChars: NOTICE_TAIL_CHARS + 1, // one more, to know whether the tail was cut
+        ...(this.options.sandbox === undefined ? {} : { sandbox: this.options.sandbox }),
       });
     } catch (err) {
       return { ok: false, error: `The command could not start: ${err instanceof Error ? err.message : String(err)}` };
@@ -127,7 +130,7 @@ export class ProcessTable {
     this.#prune();
     void process.exited.then(() => {
       if (entry.notify && !entry.killed) this.#notices.push(entry);
-      if (process.pid === undefined || !groupAlive(process.pid)) this.#groups.delete(process);
+      if (!process.groupAlive()) this.#groups.delete(process);
     });
     return { ok: true, entry };
   }
@@ -191,6 +194,6 @@ export class ProcessTable {
     for (const e of this.#entries.values()) if (e.process.running) e.killed = true;
     const all = [...this.#groups];
     await Promise.all(all.map((p) => p.terminate(this.options.killGraceMs)));
-    for (const p of all) if (p.pid === undefined || !groupAlive(p.pid)) this.#groups.delete(p);
+    for (const p of all) if (!p.groupAlive()) this.#groups.delete(p);
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { FileInfo, FileOperations } from "../file-operations.js";
 import { describeFsError } from "../file-operations.js";
-import { displayPath, isSecretFile, resolveToolPath } from "../tool-paths.js";
+import { displayPath, isDatabaseFile, isSecretFile, resolveToolPath } from "../tool-paths.js";
 
 /** Bytes of a file the text tools look at. */
 export const SCAN_CAP_BYTES = 8 * 1024 * 1024;
@@ -23,8 +23,9 @@ export type FileTarget =
     }
   | { ok: false; error: string };
 
-function secretRefusal(shown: string): string {
-  return `Refusing to access ${shown}: it holds secrets (model credentials or vault values) and is never read or shown by tools.`;
+function secretRefusal(shown: string, real: string): string {
+  const what = isDatabaseFile(real) ? "it is a database (user accounts, logins, session records)" : "it holds secrets (model credentials or vault values)";
+  return `Refusing to access ${shown}: ${what}, and the file tools never read or write it. Leave it alone and work with other files.`;
 }
 
 function isMissing(err: unknown): boolean {
@@ -43,7 +44,7 @@ export async function locateFile(
 ): Promise<FileTarget> {
   const absolute = resolveToolPath(workspaceDir, path);
   const shown = displayPath(workspaceDir, absolute);
-  if (isSecretFile(absolute)) return { ok: false, error: secretRefusal(shown) };
+  if (isSecretFile(absolute)) return { ok: false, error: secretRefusal(shown, absolute) };
   let info: FileInfo;
   try {
     info = await ops.stat(absolute);
@@ -61,7 +62,7 @@ export async function locateFile(
   } catch (err) {
     return { ok: false, error: describeFsError(err, shown) };
   }
-  if (isSecretFile(real)) return { ok: false, error: secretRefusal(shown) };
+  if (isSecretFile(real)) return { ok: false, error: secretRefusal(shown, real) };
   return { ok: true, absolute, real, shown, info };
 }
 

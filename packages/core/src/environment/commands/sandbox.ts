@@ -1,0 +1,197 @@
+/**
+ * The command sandbox: how a command's `bash -lc` is wrapped in bubblewrap (`bwrap`), and
+ * whether bwrap can run here at all.
+ *
+ * Inside the sandbox:
+ *   - the whole system is visible read-only (`--ro-bind / /`), with a fresh `/dev` and a
+ *     private, empty `/tmp`;
+ *   - the `hidden` directories (the data root, the workspace's parent, so other workspaces)
+ *     are replaced by empty, read-only tmpfs mounts: project configs with API keys, vaults,
+ *     traces and databases are simply not there, and nothing can be written in their place;
+ *   - the `writable` directories (the workspace, the session's scratchpad, the agent's
+ *     shared_env) are bound back read-write, `readOnly` ones (agent_state, for skills) read-only,
+ *     and `masked` files (the vault inside agent_state) are covered by `/dev/null` on a
+ *     no-device mount, so opening them fails;
+ *   - the network is a fresh namespace with only a loopback device unless `network` is true;
+ *   - every capability is dropped (as root, bwrap would otherwise keep them, and a process with
+ *     CAP_SYS_ADMIN could unmount the tmpfs that hides the data root, or read the server's
+ *     files through `/proc/<pid>/root`).
+ *
+ * Mounts are applied in order of path depth, a bind before a hide at the same depth, so a
+ * workspace inside the hidden data root is put back after the root is hidden, and a data root
+ * inside a workspace (`--root ~/.penguin/data` with the home folder as workspace) is hidden
+ * again after the workspace is bound. A directory holding a tool on the command's PATH is
+ * never hidden as "the workspace's parent" (hiding `/root` for a workspace `/root/work` would
+ * take the interpreters away); the data root is always hidden.
+ *
+ * Process groups: `--new-session` puts the command in a session of its own (no terminal to
+ * inject keystrokes into), and with it a process group of its own; bwrap reports the
+ * command's pid on `--info-fd`, so the caller signals that group (Ctrl-C reaches the command,
+ * not bwrap, which would die and take the command with it). `--die-with-parent` ends the
+ * command when the harness process dies. There is no pid namespace: a background job a command
+ * leaves behind (`server &`) must outlive the shell, as it does without the sandbox, and a pid
+ * namespace ends with its first process.
+ *
+ * Availability is probed once per bwrap path by running a trivial sandbox with the same
+ * namespaces; where user namespaces are disabled the probe fails and the sandbox counts as
+ * missing, with bwrap's own message as the reason.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, realpathSync } from "node:fs";
+import { isAbsolute, relative, resolve, sep } from "node:path";
+
+/** What a host asks for: sandboxed commands, and whether they may use the network. */
+export interface SandboxOptions {
+  enabled: boolean;
+  /** Default false: the sandbox has no network but its own loopback. */
+  network?: boolean;
+  /**
+   * More folders to hide besides the data root and the workspace's parent: a server's
+   * workspace roots, say, so no other team's workspace is visible.
+   */
+  hide?: readonly string[];
+}
+
+/** The mounts of one environment's sandbox, all absolute paths. */
+export interface CommandSandbox {
+  writable: readonly string[];
+  readOnly: readonly string[];
+  /** Hidden (the data root); `writable` and `readOnly` folders inside are put back. */
+  hidden: readonly string[];
+  /** Hidden unless it holds a PATH entry (the workspace's parent). */
+  hiddenUnlessOnPath: readonly string[];
+  masked: readonly string[];
+  network: boolean;
+  /** The bwrap executable; default `bwrap` from PATH. */
+  bwrapPath?: string;
+}
+
+export interface SandboxAvailability {
+  available: boolean;
+  /** Why not, when not available; names what to install or enable. */
+  reason?: string;
+}
+
+export const DEFAULT_BWRAP = "bwrap";
+
+/** System folders never hidden, nor any folder above them. */
+const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/var", "/run", "/nix", "/snap"];
+
+/** The flags every sandbox uses besides its mounts (the probe uses them too). */
+function isolationFlags(network: boolean): string[] {
+  return [...(network ? [] : ["--unshare-net"]), "--unshare-ipc", "--die-with-parent", "--new-session", "--cap-drop", "ALL"];
+}
+
+const probes = new Map<string, SandboxAvailability>();
+
+/** Can bwrap build a sandbox here? Probed once per executable, then remembered. */
+export function probeSandbox(bwrapPath: string = DEFAULT_BWRAP): SandboxAvailability {
+  const known = probes.get(bwrapPath);
+  if (known !== undefined) return known;
+  const result = spawnSync(bwrapPath, ["--ro-bind", "/", "/", "--dev", "/dev", "--tmpfs", "/tmp", ...isolationFlags(false), "--", "true"], {
+    encoding: "utf8",
+    timeout: 10_000,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let availability: SandboxAvailability;
+  if (result.error !== undefined) {
+    const missing = "code" in result.error && result.error.code === "ENOENT";
+    availability = {
+      available: false,
+      reason: missing
+        ? `${bwrapPath} is not installed (Debian/Ubuntu: apt-get install bubblewrap)`
+        : `${bwrapPath} could not be started: ${result.error.message}`,
+    };
+  } else if (result.status !== 0) {
+    const said = (result.stderr ?? "").trim().split("\n")[0] ?? "";
+    availability = {
+      available: false,
+      reason: `${bwrapPath} cannot create a sandbox here${said === "" ? "" : ` (${said})`}; user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1)`,
+    };
+  } else {
+    availability = { available: true };
+  }
+  probes.set(bwrapPath, availability);
+  return availability;
+}
+
+function isInside(parent: string, child: string): boolean {
+  const rel = relative(parent, child);
+  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
+}
+
+function depth(path: string): number {
+  return path.split(sep).filter((part) => part !== "").length;
+}
+
+/** The real path of an existing path, else the path itself (made absolute). */
+function real(path: string): string {
+  const abs = resolve(path);
+  try {
+    return realpathSync(abs);
+  } catch {
+    return abs;
+  }
+}
+
+/**
+ * `/` and the folders holding system folders are never hidden, nor `/tmp` (already a fresh,
+ * writable tmpfs; hiding it again would make it read-only). A workspace's parent inside a
+ * system folder (a workspace `/usr/lib/x`) is not hidden either; the data root always is.
+ */
+function mayHide(dir: string, options: { insideSystem: boolean }): boolean {
+  if (dir === "/" || dir === "/tmp" || SYSTEM_DIRS.some((system) => isInside(dir, system))) return false;
+  return options.insideSystem || !SYSTEM_DIRS.some((system) => isInside(system, dir));
+}
+
+function holdsPathEntry(dir: string, searchPath: string | undefined): boolean {
+  return (searchPath ?? "")
+    .split(":")
+    .filter((entry) => isAbsolute(entry))
+    .some((entry) => isInside(dir, real(entry)));
+}
+
+interface Mount {
+  kind: "bind" | "ro-bind" | "tmpfs";
+  path: string;
+}
+
+/**
+ * bwrap's arguments up to (not including) the command, for a command started in `cwd` with
+ * `env`. Writable directories that do not exist yet are created, so the bind has a source.
+ */
+export function bwrapArguments(sandbox: CommandSandbox, cwd: string, env: Readonly<Record<string, string>>): string[] {
+  const mounts: Mount[] = [];
+  const seen = new Set<string>();
+  const add = (kind: Mount["kind"], path: string): void => {
+    const key = `${kind}:${path}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    mounts.push({ kind, path });
+  };
+  // A folder that does not exist has nothing to hide (and bwrap could not mount over it).
+  for (const dir of sandbox.hidden) if (existsSync(dir) && mayHide(real(dir), { insideSystem: true })) add("tmpfs", real(dir));
+  for (const dir of sandbox.hiddenUnlessOnPath) {
+    const path = real(dir);
+    if (existsSync(path) && mayHide(path, { insideSystem: false }) && !holdsPathEntry(path, env.PATH)) add("tmpfs", path);
+  }
+  for (const dir of sandbox.writable) {
+    mkdirSync(dir, { recursive: true });
+    add("bind", real(dir));
+  }
+  for (const dir of sandbox.readOnly) if (existsSync(dir)) add("ro-bind", real(dir));
+  const order: Record<Mount["kind"], number> = { bind: 0, "ro-bind": 0, tmpfs: 1 };
+  mounts.sort((a, b) => depth(a.path) - depth(b.path) || order[a.kind] - order[b.kind]);
+
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--tmpfs", "/tmp"];
+  for (const m of mounts) args.push(...(m.kind === "tmpfs" ? ["--tmpfs", m.path] : [`--${m.kind}`, m.path, m.path]));
+  const visible = mounts.filter((m) => m.kind !== "tmpfs").map((m) => m.path);
+  for (const file of sandbox.masked) {
+    const path = real(file);
+    if (existsSync(path) && visible.some((dir) => isInside(dir, path))) args.push("--ro-bind", "/dev/null", path);
+  }
+  // Last, once every mount point inside them exists: a hidden folder is empty and read-only.
+  for (const m of mounts) if (m.kind === "tmpfs") args.push("--remount-ro", m.path);
+  args.push(...isolationFlags(sandbox.network), "--chdir", real(cwd));
+  return args;
+}

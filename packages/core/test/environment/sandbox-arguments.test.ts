@@ -1,0 +1,95 @@
+// bwrap's arguments for a sandbox, on real temp folders (the builder resolves real paths and
+// creates missing writable folders): mounts in depth order with binds before hides at the
+// same depth, so a workspace inside the hidden data root comes back and a data root inside a
+// workspace is hidden again; hidden folders remounted read-only last; `/`, `/tmp` and system
+// folders never hidden; a workspace parent holding a PATH entry left visible; masks only on
+// visible files; the isolation flags, with the network namespace only when the network is off.
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { bwrapArguments, type CommandSandbox } from "../../src/environment/commands/sandbox.js";
+
+let dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function temp(): string {
+  const d = realpathSync(mkdtempSync(join(tmpdir(), "penguin-bwrap-args-")));
+  dirs.push(d);
+  return d;
+}
+
+function box(over: Partial<CommandSandbox>): CommandSandbox {
+  return { writable: [], readOnly: [], hidden: [], hiddenUnlessOnPath: [], masked: [], network: false, ...over };
+}
+
+/** The mount operations as "op path" strings, in order (the fixed base mounts dropped). */
+function mounts(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 6; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "--tmpfs" || a === "--remount-ro" || a === "--chdir") out.push(`${a} ${args[++i]}`);
+    else if (a === "--bind" || a === "--ro-bind") {
+      out.push(`${a} ${args[i + 1]} ${args[i + 2]}`);
+      i += 2;
+    }
+  }
+  return out;
+}
+
+describe("bwrapArguments", () => {
+  it("starts from a read-only system with a fresh /dev and /tmp, and isolates", () => {
+    const root = temp();
+    const args = bwrapArguments(box({ writable: [root] }), root, { PATH: "/usr/bin" });
+    expect(args.slice(0, 6)).toEqual(["--ro-bind", "/", "/", "--dev", "/dev", "--tmpfs"]);
+    expect(args[6]).toBe("/tmp");
+    for (const flag of ["--unshare-net", "--unshare-ipc", "--die-with-parent", "--new-session"]) expect(args).toContain(flag);
+    expect(args.join(" ")).toContain("--cap-drop ALL");
+    expect(args.slice(-2)).toEqual(["--chdir", root]);
+    expect(bwrapArguments(box({ writable: [root], network: true }), root, {})).not.toContain("--unshare-net");
+  });
+
+  it("hides the data root, then binds the workspace, scratchpad and agent_state inside it; hidden folders end read-only", () => {
+    const root = temp();
+    const ws = join(root, "p", "agents", "a", "workspaces", "tmp-1");
+    const scratch = join(root, "p", "agents", "a", "scratchpad", "s1");
+    const state = join(root, "p", "agents", "a", "agent_state");
+    mkdirSync(ws, { recursive: true });
+    mkdirSync(state, { recursive: true });
+    writeFileSync(join(state, ".vault.toml"), "K = 'v'\n");
+    const args = bwrapArguments(box({ writable: [ws, scratch], readOnly: [state], hidden: [root], masked: [join(state, ".vault.toml"), join(root, "p", ".project_config.toml")] }), ws, {});
+    expect(mounts(args)).toEqual([
+      `--tmpfs ${root}`,
+      `--ro-bind ${state} ${state}`,
+      `--bind ${ws} ${ws}`,
+      `--bind ${scratch} ${scratch}`,
+      `--ro-bind /dev/null ${join(state, ".vault.toml")}`,
+      `--remount-ro ${root}`,
+      `--chdir ${ws}`,
+    ]);
+  });
+
+  it("hides a data root that lies inside the workspace after binding the workspace; equal paths end hidden", () => {
+    const home = temp();
+    const root = join(home, ".penguin", "data");
+    mkdirSync(root, { recursive: true });
+    expect(mounts(bwrapArguments(box({ writable: [home], hidden: [root] }), home, {})).slice(0, 2)).toEqual([`--bind ${home} ${home}`, `--tmpfs ${root}`]);
+    expect(mounts(bwrapArguments(box({ writable: [root], hidden: [root] }), root, {})).slice(0, 2)).toEqual([`--bind ${root} ${root}`, `--tmpfs ${root}`]);
+  });
+
+  it("never hides /, /tmp or a system folder, and keeps a workspace parent that holds a PATH entry", () => {
+    const parent = temp();
+    const ws = join(parent, "project");
+    mkdirSync(join(parent, "bin"), { recursive: true });
+    const hides = (env: Record<string, string>, hidden: string[], parents: string[]) =>
+      mounts(bwrapArguments(box({ writable: [ws], hidden, hiddenUnlessOnPath: parents }), ws, env)).filter((m) => m.startsWith("--tmpfs"));
+    expect(hides({ PATH: "/usr/bin" }, ["/", "/tmp", "/usr", "/etc"], [parent, "/usr/lib", "/"])).toEqual([`--tmpfs ${parent}`]);
+    expect(hides({ PATH: `/usr/bin:${join(parent, "bin")}` }, [], [parent])).toEqual([]);
+    // A data root inside a system folder (/var/…) is still hidden; a missing folder has nothing to hide.
+    const underVar = realpathSync(mkdtempSync("/var/tmp/penguin-bwrap-args-"));
+    dirs.push(underVar);
+    expect(hides({}, [underVar, join(parent, "missing")], [])).toEqual([`--tmpfs ${underVar}`]);
+  });
+});
