@@ -1,19 +1,21 @@
 /**
  * createServerApp: assembles the server from its layers, without listening on a socket
- * (tests drive it with `app.request()`; start.ts puts it on a port).
+ * (start.ts, and the tests' harness, put the express app on a port).
  *
  * Order of assembly: the data root and `web.db` (migrated); the seeded admin and
  * `default_project`; the trace scan that indexes CLI sessions (`reindex` rebuilds it from
  * scratch); the runtime (event ids for this process's epoch, user feeds, usage recorder,
- * session manager, scheduler, preview-token key); then HTTP: security headers on every answer, and on `/api/*` the write
- * guard (JSON + same origin), the cookie authentication, and every resource's routes through
- * one route table (authorization, validation, OpenAPI). Anything else is the web app.
- * Errors from anywhere become `{error:{code, message}}` in http/error-response.ts.
+ * session manager, scheduler, preview-token key); then HTTP on express 5: the request
+ * context and security headers on every answer, and on `/api/*` the write guard (JSON +
+ * same origin), the cookie authentication, and every resource's routes through one route
+ * table (authorization, validation, OpenAPI). Anything else is the web app. Errors from
+ * anywhere reach the one error middleware at the end, which answers `{error:{code, message}}`
+ * through http/error-response.ts.
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Hono } from "hono";
+import express, { type Express, type NextFunction, type Request as ExpressRequest, type Response as ExpressResponse } from "express";
 import { DEFAULT_PROJECT, resolveRoot, type SleepFn } from "@penguin/core";
 import { AccessPolicy } from "./auth/access.js";
 import { ADMIN_USER, ensureAdmin } from "./auth/admin-seed.js";
@@ -23,7 +25,7 @@ import { writeGuard } from "./auth/write-guard.js";
 import { openDatabase } from "./db/database.js";
 import { createStores } from "./db/stores.js";
 import { ApiError } from "./http/api-error.js";
-import type { AppEnv } from "./http/app-env.js";
+import { attachContext, contextOf, sendResponse } from "./http/express-adapter.js";
 import { errorResponse } from "./http/error-response.js";
 import { RouteTable, type DescribedRoute } from "./http/route-table.js";
 import { realTicker, type Ticker } from "./runtime/clock.js";
@@ -69,7 +71,7 @@ export interface ServerAppOptions {
 }
 
 export interface ServerApp {
-  app: Hono<AppEnv>;
+  app: Express;
   context: ServerContext;
   routes: readonly DescribedRoute[];
   /** The admin's initial password while it is unchanged: the startup notice shows it. */
@@ -137,26 +139,39 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
     report,
   };
 
-  const app = new Hono<AppEnv>();
-  app.use("*", async function securityHeaders(c, next) {
-    await next();
-    const h = c.res.headers;
-    if (!h.has("x-content-type-options")) h.set("x-content-type-options", "nosniff");
-    if (!h.has("x-frame-options")) h.set("x-frame-options", "SAMEORIGIN");
-    if (!h.has("referrer-policy")) h.set("referrer-policy", "same-origin");
+  const app = express();
+  app.disable("x-powered-by");
+  app.disable("etag");
+  app.set("case sensitive routing", true);
+  app.use(attachContext);
+  app.use(function securityHeaders(_req: ExpressRequest, res: ExpressResponse, next: NextFunction) {
+    res.setHeader("x-content-type-options", "nosniff");
+    res.setHeader("x-frame-options", "SAMEORIGIN");
+    res.setHeader("referrer-policy", "same-origin");
+    next();
   });
-  app.use("/api/*", writeGuard());
-  app.use("/api/*", authenticate({ stores, now }));
+  app.use("/api", writeGuard());
+  app.use("/api", authenticate({ stores, now }));
   const table = new RouteTable(app, access);
   registerRoutes(table, context);
   if (options.schedules !== false) scheduler.start();
   const web = webAppHandler(options.webDir);
-  app.notFound((c) => {
-    if (!c.req.path.startsWith("/api/") && c.req.path !== "/api") return web(c);
-    const error = c.get("user") === undefined ? new ApiError(401, "unauthorized", "sign in first") : new ApiError(404, "not_found", `no route ${c.req.method} ${c.req.path}`);
-    return errorResponse(error, report);
+  app.use(function unmatched(_req: ExpressRequest, res: ExpressResponse, next: NextFunction) {
+    const c = contextOf(res);
+    if (!c.path.startsWith("/api/") && c.path !== "/api") {
+      sendResponse(res, web(c), c).catch(next);
+      return;
+    }
+    next(c.user === undefined ? new ApiError(401, "unauthorized", "sign in first") : new ApiError(404, "not_found", `no route ${c.method} ${c.path}`));
   });
-  app.onError((error) => errorResponse(error, report));
+  app.use(function answerError(error: unknown, _req: ExpressRequest, res: ExpressResponse, _next: NextFunction) {
+    if (res.headersSent) {
+      report(error);
+      res.destroy();
+      return;
+    }
+    void sendResponse(res, errorResponse(error, report), undefined);
+  });
 
   let closing: Promise<void> | undefined;
   return {

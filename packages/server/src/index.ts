@@ -1,7 +1,7 @@
 /**
  * @penguin/server: the multi-user HTTP + SSE runtime over the SDK.
  *
- *   createServerApp(options)   the Hono app and its runtime, no socket (tests: app.request)
+ *   createServerApp(options)   the express app and its runtime, no socket (start.ts listens)
  *   startServer(options)       on a port, with server.lock and the startup notice
  *   runServerCommand(options)  `penguin server` / `penguin web`, returning an exit code
  */

@@ -5,6 +5,7 @@
 // The MCP connection test talks to a real MCP server; the tools route lists what a session
 // of the agent gets.
 import { readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { afterEach, describe, expect, it } from "vitest";
 import { agentPaths, defaultSystemConfigYaml, KERNEL_VERSION, parseSystemConfig } from "@penguin/core";
 import { startHarness, type Harness } from "./helpers/harness.js";
@@ -16,7 +17,8 @@ afterEach(async () => {
 });
 
 const A = "/api/projects/default_project/agents/default_agent";
-const EVERYTHING = "/work/main/node_modules/@modelcontextprotocol/server-everything/dist/index.js";
+/** The reference MCP server, resolved from this checkout's node_modules (not from any absolute path). */
+const EVERYTHING = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/dist/index.js");
 
 /** A user's trimmed config: own comments, an old kernel, no compaction/memory/vault/skills/schedules/tools, model without timeoutMs. */
 const TRIMMED = `# my agent, tuned by hand

@@ -2,7 +2,7 @@
  * `penguin server` and `penguin web`: the resident HTTP + SSE server (and, for `web`, the
  * built web app). The behaviour lives in @penguin/server's `runServerCommand`; this file only
  * maps flags and streams its lines to the terminal. The server package is imported here, on
- * demand, so the rest of the CLI never pays for Hono and SQLite.
+ * demand, so the rest of the CLI never pays for express and SQLite.
  */
 import { EXIT, type ExitCode } from "../exit-codes.js";
 

@@ -17,7 +17,7 @@ import type { ProjectRow } from "../db/projects-store.js";
 import type { SessionRow } from "../db/sessions-store.js";
 import type { Stores } from "../db/stores.js";
 import { notFound } from "../http/api-error.js";
-import type { AuthUser } from "../http/app-env.js";
+import type { AuthUser } from "../http/request-context.js";
 
 /** `read`: see and use (run sessions); `owner`: configure and manage. */
 export type Need = "read" | "owner";

@@ -6,7 +6,7 @@
 import { readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { z } from "zod";
+import { Schema } from "effect";
 import { badRequest, notFound } from "../http/api-error.js";
 import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
@@ -20,7 +20,7 @@ export function dirsRoutes(table: RouteTable): void {
       summary: "Sub-directories of a server path (workspace picker)",
       tag: "projects",
       access: "project",
-      query: z.object({ path: z.string().optional() }),
+      query: Schema.Struct({ path: Schema.optional(Schema.String) }),
       responses: { 200: { description: "{path, parent, dirs: [name]}" } },
     },
     ({ query }) => {

@@ -3,20 +3,20 @@
  * Changing the password signs out every other browser session of the user, and for the
  * admin deletes `initial-admin-password`, which ends the startup notice's reminder.
  */
-import { z } from "zod";
+import { Schema } from "effect";
 import { ADMIN_USER } from "../auth/admin-seed.js";
 import { deleteInitialPassword } from "../auth/initial-password.js";
 import { hashPassword, verifyPassword } from "../auth/password.js";
 import { ApiError, notFound } from "../http/api-error.js";
 import { json, noContent } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
-import { Password } from "../http/schemas.js";
+import { Password, Text } from "../http/schemas.js";
 import type { ServerContext } from "../server-context.js";
 import { readServerSettings } from "../services/server-settings.js";
 import { UserView } from "./auth.js";
 
-const PasswordBody = z.object({ oldPassword: z.string().min(1), newPassword: Password });
-const PrefsBody = z.record(z.string(), z.unknown());
+const PasswordBody = Schema.Struct({ oldPassword: Text(1), newPassword: Password });
+const PrefsBody = Schema.Record({ key: Schema.String, value: Schema.Unknown });
 
 export function meRoutes(table: RouteTable, ctx: ServerContext): void {
   table.add(
@@ -27,7 +27,7 @@ export function meRoutes(table: RouteTable, ctx: ServerContext): void {
       summary: "The signed-in user and the upload limits",
       tag: "me",
       access: "user",
-      responses: { 200: { description: "The user", schema: z.object({ user: UserView, uploadLimits: z.object({ attachmentMaxMb: z.number(), attachmentTotalMb: z.number() }) }) } },
+      responses: { 200: { description: "The user", schema: Schema.Struct({ user: UserView, uploadLimits: Schema.Struct({ attachmentMaxMb: Schema.Number, attachmentTotalMb: Schema.Number }) }) } },
     },
     ({ user }) => {
       const settings = readServerSettings(ctx.stores.settings);

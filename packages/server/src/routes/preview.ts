@@ -39,7 +39,7 @@ export function previewRoutes(table: RouteTable, ctx: ServerContext): void {
   table.add(
     { method: "get", path: "/preview/:token/*", operationId: "preview.serve", summary: "A workspace file on the preview origin (HMAC token, sandbox CSP)", tag: "files", access: "public", responses: { 200: { description: "The file, raw" } } },
     ({ c, params }) => {
-      const url = new URL(c.req.url);
+      const url = c.url;
       const token = params.token ?? "";
       const grant = ctx.previews.verify(token);
       if (grant === undefined || grant.host !== url.host) throw notFound("preview");

@@ -5,23 +5,25 @@
  * pattern is not a regular expression is refused with core's message.
  */
 import { checkCommandPolicy, FACTORY_RULES, readProjectConfig, writeProjectConfig, type DefaultChat } from "@penguin/core";
-import { z } from "zod";
+import { Schema } from "effect";
 import { ApiError } from "../http/api-error.js";
 import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
-import { AgentId, ApprovalModeSchema, ThinkingLevelSchema } from "../http/schemas.js";
+import { AgentId, ApprovalModeSchema, Text, ThinkingLevelSchema } from "../http/schemas.js";
 import type { ServerContext } from "../server-context.js";
 
-const ChatDefaults = z.object({
-  agentId: AgentId.optional(),
-  workspace: z.string().optional(),
-  approvalMode: ApprovalModeSchema.optional(),
-  thinkingLevel: ThinkingLevelSchema.optional(),
+const ChatDefaults = Schema.Struct({
+  agentId: Schema.optional(AgentId),
+  workspace: Schema.optional(Schema.String),
+  approvalMode: Schema.optional(ApprovalModeSchema),
+  thinkingLevel: Schema.optional(ThinkingLevelSchema),
 });
 
-const Policy = z.object({
-  enabled: z.boolean(),
-  rules: z.array(z.object({ name: z.string().min(1), pattern: z.string().min(1), description: z.string().optional(), enabled: z.boolean().optional() })).max(500),
+const PolicyRule = Schema.Struct({ name: Text(1), pattern: Text(1), description: Schema.optional(Schema.String), enabled: Schema.optional(Schema.Boolean) });
+
+const Policy = Schema.Struct({
+  enabled: Schema.Boolean,
+  rules: Schema.mutable(Schema.Array(Schema.mutable(PolicyRule)).pipe(Schema.maxItems(500))),
 });
 
 export function projectSettingsRoutes(table: RouteTable, ctx: ServerContext): void {

@@ -14,7 +14,8 @@
  *                                         folder; `&format=json` answers `{url}` instead
  */
 import { closeSync, constants, lstatSync, openSync, writeSync } from "node:fs";
-import { z } from "zod";
+import { Schema } from "effect";
+import { Text, WithDefault } from "../http/schemas.js";
 import { ApiError, notFound } from "../http/api-error.js";
 import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
@@ -28,7 +29,7 @@ import { rawFileResponse } from "../services/raw-file.js";
 const MAX_JSON_READ = 2 * 1024 * 1024;
 const MAX_RAW = 200 * 1024 * 1024;
 const MAX_WRITE = 14 * 1024 * 1024;
-const Flag = z.enum(["1", "true", ""]).optional();
+const Flag = Schema.optional(Schema.Literal("1", "true", ""));
 
 function workspaceOf(grant: SessionGrant): string {
   if (grant.session.workspace === null) throw notFound("workspace");
@@ -37,7 +38,7 @@ function workspaceOf(grant: SessionGrant): string {
 
 export function sessionFileRoutes(table: RouteTable, ctx: ServerContext): void {
   table.add(
-    { method: "get", path: "/api/sessions/:id/files", operationId: "files.list", summary: "One folder of the workspace", tag: "files", access: "session", query: z.object({ path: z.string().default("") }), responses: { 200: { description: "{path, entries}" } } },
+    { method: "get", path: "/api/sessions/:id/files", operationId: "files.list", summary: "One folder of the workspace", tag: "files", access: "session", query: Schema.Struct({ path: WithDefault(Schema.String, "") }), responses: { 200: { description: "{path, entries}" } } },
     ({ grant, query }) => {
       const dir = query.path === "" ? resolveInside(workspaceOf(grant), ".") : resolveInside(workspaceOf(grant), query.path);
       if (!lstatSync(dir).isDirectory()) throw new ApiError(400, "invalid_path", "the path is not a folder", { field: "path" });
@@ -53,7 +54,7 @@ export function sessionFileRoutes(table: RouteTable, ctx: ServerContext): void {
       summary: "A workspace file: JSON, or raw with preview/download",
       tag: "files",
       access: "session",
-      query: z.object({ path: z.string().min(1), preview: Flag, download: Flag }),
+      query: Schema.Struct({ path: Text(1), preview: Flag, download: Flag }),
       responses: { 200: { description: "{path, size, encoding, content, truncated}, or the raw bytes" } },
     },
     ({ grant, query }) => {
@@ -75,7 +76,7 @@ export function sessionFileRoutes(table: RouteTable, ctx: ServerContext): void {
       summary: "Redirect to a workspace file on the separate preview origin",
       tag: "files",
       access: "session",
-      query: z.object({ path: z.string().min(1), format: z.enum(["json"]).optional() }),
+      query: Schema.Struct({ path: Text(1), format: Schema.optional(Schema.Literal("json")) }),
       responses: { 302: { description: "Location: the preview URL" }, 200: { description: "{url} with format=json" } },
     },
     ({ grant, query, c }) => {
@@ -84,7 +85,7 @@ export function sessionFileRoutes(table: RouteTable, ctx: ServerContext): void {
       if (!lstatSync(file).isFile()) throw new ApiError(400, "invalid_path", "the path is not a file", { field: "path" });
       const segments = checkRelative(query.path);
       const name = segments.pop() ?? "";
-      const origin = previewOrigin(new URL(c.req.url));
+      const origin = previewOrigin(c.url);
       const token = ctx.previews.sign({ sessionId: grant.session.sessionId, dir: segments.join("/"), host: origin.host });
       const url = `${origin.origin}/preview/${token}/${encodeURIComponent(name)}`;
       return query.format === "json" ? json({ url }) : new Response(null, { status: 302, headers: { location: url, "cache-control": "no-store" } });
@@ -99,7 +100,7 @@ export function sessionFileRoutes(table: RouteTable, ctx: ServerContext): void {
       summary: "Existence, type and size of workspace paths",
       tag: "files",
       access: "session",
-      body: z.object({ paths: z.array(z.string().min(1)).min(1).max(500) }),
+      body: Schema.Struct({ paths: Schema.Array(Text(1)).pipe(Schema.minItems(1), Schema.maxItems(500)) }),
       responses: { 200: { description: "{stats: [{path, exists, type?, size?, mtimeMs?, error?}]}" } },
     },
     ({ grant, body }) => {
@@ -125,7 +126,7 @@ export function sessionFileRoutes(table: RouteTable, ctx: ServerContext): void {
       summary: "Write a workspace file",
       tag: "files",
       access: "session",
-      body: z.object({ path: z.string().min(1), dataBase64: z.string() }),
+      body: Schema.Struct({ path: Text(1), dataBase64: Schema.String }),
       maxBodyBytes: Math.ceil(MAX_WRITE * 1.4) + 4096,
       responses: { 200: { description: "{path, size}" } },
     },

@@ -6,28 +6,25 @@
  * answer an approval, skip a reconnect wait, compact now. A task may run as a goal (core's
  * goal mode); its progress is indexed in goal_state and announced as `goal_*` server events.
  */
-import { z } from "zod";
+import { Schema } from "effect";
 import { parseBudget } from "@penguin/core";
 import { notFound } from "../http/api-error.js";
 import { json, noContent } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
-import { ThinkingLevelSchema } from "../http/schemas.js";
+import { Text, ThinkingLevelSchema } from "../http/schemas.js";
 import { TaskInputItemSchema } from "../runtime/task-input.js";
 import type { ServerContext } from "../server-context.js";
 
-const TaskBody = z.object({
-  input: z.array(TaskInputItemSchema).min(1, "must hold at least one item").max(200),
-  thinkingLevel: ThinkingLevelSchema.optional(),
-  queueIfBusy: z.boolean().optional(),
+const Budget = Schema.Union(Schema.Number, Schema.String).pipe(
+  Schema.filter((b) => parseBudget(b) !== undefined, { message: () => "must be a token count such as 500k, 2m or 120000, or -1 for no limit" }),
+);
+
+const TaskBody = Schema.Struct({
+  input: Schema.mutable(Schema.Array(TaskInputItemSchema)).pipe(Schema.minItems(1, { message: () => "must hold at least one item" }), Schema.maxItems(200)),
+  thinkingLevel: Schema.optional(ThinkingLevelSchema),
+  queueIfBusy: Schema.optional(Schema.Boolean),
   /** Run as a goal; budget in tokens (`500k`, `2m`, 120000; -1 or absent = unlimited). */
-  goal: z
-    .object({
-      budget: z
-        .union([z.number(), z.string()])
-        .optional()
-        .refine((b) => parseBudget(b) !== undefined, "must be a token count such as 500k, 2m or 120000, or -1 for no limit"),
-    })
-    .optional(),
+  goal: Schema.optional(Schema.Struct({ budget: Schema.optional(Budget) })),
 });
 
 const MAX_TASK_BODY = 170 * 1024 * 1024;
@@ -67,14 +64,14 @@ export function sessionTaskRoutes(table: RouteTable, ctx: ServerContext): void {
       summary: "Recall a queued follow-up; returns what was sent",
       tag: "sessions",
       access: "session",
-      params: z.object({ followUpId: z.string().min(1).max(64) }),
+      params: Schema.Struct({ followUpId: Text(1, 64) }),
       responses: { 200: { description: "{input}" } },
     },
     ({ grant, params }) => json({ input: sessions.recallFollowUp(grant.session, params.followUpId) }),
   );
 
   table.add(
-    { method: "post", path: "/api/sessions/:id/steer", operationId: "sessions.steer", summary: "Steer the running task; the id recalls it until delivered", tag: "sessions", access: "session", body: z.object({ text: z.string().min(1).max(100_000) }), responses: { 202: { description: "{id, text}" }, 409: { description: "not_running" } } },
+    { method: "post", path: "/api/sessions/:id/steer", operationId: "sessions.steer", summary: "Steer the running task; the id recalls it until delivered", tag: "sessions", access: "session", body: Schema.Struct({ text: Text(1, 100_000) }), responses: { 202: { description: "{id, text}" }, 409: { description: "not_running" } } },
     ({ grant, body }) => json(sessions.steer(grant.session, body.text), 202),
   );
 
@@ -86,7 +83,7 @@ export function sessionTaskRoutes(table: RouteTable, ctx: ServerContext): void {
       summary: "Recall steering not yet delivered; returns its text",
       tag: "sessions",
       access: "session",
-      params: z.object({ steerId: z.string().min(1).max(64) }),
+      params: Schema.Struct({ steerId: Text(1, 64) }),
       responses: { 200: { description: "{id, text}" }, 409: { description: "already_delivered" } },
     },
     ({ grant, params }) => json(sessions.recallSteering(grant.session, params.steerId)),
@@ -108,8 +105,8 @@ export function sessionTaskRoutes(table: RouteTable, ctx: ServerContext): void {
       summary: "Answer a pending approval",
       tag: "sessions",
       access: "session",
-      params: z.object({ toolCallId: z.string().min(1).max(200) }),
-      body: z.object({ decision: z.enum(["allow", "deny"]) }),
+      params: Schema.Struct({ toolCallId: Text(1, 200) }),
+      body: Schema.Struct({ decision: Schema.Literal("allow", "deny") }),
       responses: { 204: { description: "Decided" } },
     },
     ({ grant, params, body }) => {
