@@ -15,30 +15,29 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { Effect } from "effect";
 import express, { type Express, type NextFunction, type Request as ExpressRequest, type Response as ExpressResponse } from "express";
 import { DEFAULT_PROJECT, resolveRoot, type SleepFn } from "@penguin/core";
-import { AccessPolicy } from "./auth/access.js";
+import type { AccessPolicy } from "./auth/access.js";
 import { ADMIN_USER, ensureAdmin } from "./auth/admin-seed.js";
 import { authenticate } from "./auth/authenticate.js";
 import { LoginService, type LoginLimits } from "./auth/login-service.js";
 import { writeGuard } from "./auth/write-guard.js";
-import { openDatabase } from "./db/database.js";
-import { createStores } from "./db/stores.js";
+import type { Stores } from "./db/stores.js";
 import { ApiError } from "./http/api-error.js";
 import { attachContext, contextOf, sendResponse } from "./http/express-adapter.js";
 import { errorResponse } from "./http/error-response.js";
 import { RouteTable, type DescribedRoute } from "./http/route-table.js";
 import { realTicker, type Ticker } from "./runtime/clock.js";
-import { Scheduler } from "./runtime/scheduler.js";
-import { IDLE_EVICTION_MS, SessionManager } from "./runtime/session-manager.js";
+import type { Scheduler } from "./runtime/scheduler.js";
+import { Access, makeServerRuntime, runOn, ServerStores, SessionRuntime, TaskScheduler, UserEvents } from "./runtime/server-runtime.js";
+import { IDLE_EVICTION_MS, type SessionManager } from "./runtime/session-manager.js";
 import { EventIds } from "./runtime/sse-channel.js";
-import { UsageRecorder } from "./runtime/usage-recorder.js";
-import { UserEventHub } from "./runtime/user-events.js";
+import type { UserEventHub } from "./runtime/user-events.js";
 import { registerRoutes } from "./routes/index.js";
 import type { ServerContext } from "./server-context.js";
 import { PreviewTokens } from "./services/preview-tokens.js";
 import { ensureProject } from "./services/projects.js";
-import { readServerSettings } from "./services/server-settings.js";
 import { indexTraces } from "./services/session-index.js";
 import { webAppHandler } from "./web/static-site.js";
 
@@ -87,28 +86,12 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
   const report = options.report ?? (() => undefined);
   mkdirSync(root, { recursive: true });
 
-  const db = openDatabase(join(root, "web.db"));
-  const stores = createStores(db);
-  let initialPassword: string | undefined;
-  try {
-    initialPassword = await ensureAdmin(stores, root, now());
-    await ensureProject(root, stores, { projectId: DEFAULT_PROJECT, ownerUserId: ADMIN_USER, name: null }, now());
-    indexTraces(root, stores, { full: options.reindex === true, owner: ADMIN_USER, now: now() });
-  } catch (error) {
-    db.close();
-    throw error;
-  }
-
   const ids = new EventIds(`${now().toString(36)}${randomBytes(3).toString("hex")}`);
-  const access = new AccessPolicy(stores, root);
-  const userEvents = new UserEventHub(ids, (projectId) => access.audience(projectId));
   const ticker = options.ticker ?? realTicker;
-  const sessions = new SessionManager({
+  const runtime = makeServerRuntime({
     root,
-    stores,
+    databaseFile: join(root, "web.db"),
     ids,
-    usage: new UsageRecorder(stores.usage, now),
-    userEvents,
     env,
     sleep: options.sleep,
     fetch: options.fetch,
@@ -116,10 +99,21 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
     ticker,
     idleMs: options.idleMs ?? IDLE_EVICTION_MS,
     generateTitles: options.generateTitles ?? true,
-    attachmentLimits: () => readServerSettings(stores.settings),
     report,
   });
-  const scheduler = new Scheduler({ root, stores, sessions, userEvents, now, ticker, report });
+  let services: { stores: Stores; access: AccessPolicy; userEvents: UserEventHub; sessions: SessionManager; scheduler: Scheduler };
+  let initialPassword: string | undefined;
+  try {
+    services = await runtime.runPromise(Effect.all({ stores: ServerStores, access: Access, userEvents: UserEvents, sessions: SessionRuntime, scheduler: TaskScheduler }));
+    const { stores } = services;
+    initialPassword = await ensureAdmin(stores, root, now());
+    await ensureProject(root, stores, { projectId: DEFAULT_PROJECT, ownerUserId: ADMIN_USER, name: null }, now());
+    indexTraces(root, stores, { full: options.reindex === true, owner: ADMIN_USER, now: now() });
+  } catch (error) {
+    await runtime.dispose();
+    throw error;
+  }
+  const { stores, access, userEvents, sessions, scheduler } = services;
   const context: ServerContext = {
     root,
     stores,
@@ -137,6 +131,7 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
     previews: new PreviewTokens(now),
     scheduler,
     report,
+    run: (effect) => runOn(runtime, effect),
   };
 
   const app = express();
@@ -180,12 +175,7 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
     routes: table.routes,
     initialPassword,
     close() {
-      closing ??= (async () => {
-        scheduler.stop();
-        await sessions.shutdown();
-        userEvents.closeAll();
-        db.close();
-      })();
+      closing ??= runtime.dispose();
       return closing;
     },
   };

@@ -37,14 +37,15 @@ export function toApiError(error: unknown): ApiError | undefined {
 
 /**
  * Express and its router throw http-errors objects for what they reject before a handler
- * runs (a path segment that is not valid percent-encoding, an aborted body): a 4xx with
- * `expose: true`. Those are the client's fault and must not become a 500.
+ * runs: a 4xx with `expose: true`, or (the router's "Failed to decode param") a URIError
+ * carrying status 400. Those are the client's fault and must not become a 500.
  */
 function clientErrorStatus(error: unknown): number | undefined {
   if (typeof error !== "object" || error === null) return undefined;
   const status = "status" in error ? error.status : "statusCode" in error ? error.statusCode : undefined;
   if (typeof status !== "number" || status < 400 || status > 499) return undefined;
-  return "expose" in error && error.expose === true ? status : undefined;
+  const exposed = "expose" in error && error.expose === true;
+  return exposed || error instanceof URIError ? status : undefined;
 }
 
 export function errorResponse(error: unknown, report: (error: unknown) => void): Response {
