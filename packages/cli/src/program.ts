@@ -178,7 +178,9 @@ In the chat:
       .option("--root <dir>", "data root (default: PENGUIN_HOME, else ~/.penguin/data)")
       .option("--port <port>", "port (default: PORT, else 7364; 0 picks a free one)")
       .option("--host <host>", "address to listen on (default: HOST, else 127.0.0.1)")
-      .option("--reindex", "rebuild the sessions index from the traces before serving");
+      .option("--reindex", "rebuild the sessions index from the traces before serving")
+      .option("--workspace-root <dir...>", "folders under which session workspaces may lie (default: PENGUIN_WORKSPACE_ROOTS, else only each agent's workspaces/ folder; admins can change it in the settings)")
+      .option("--allowed-host <name...>", "host names the server answers to besides localhost, 127.0.0.1 and [::1] (default: PENGUIN_ALLOWED_HOSTS)");
   serverHelp(program.command("server").description("run the multi-user HTTP + SSE server (API only); one server per data root"))
     .action(async (opts) => setExit(await (await import("./commands/server.js")).serverCommand(opts, false)));
   serverHelp(program.command("web").description("run the server with the web app and open it in the browser (attaches to a running server on the same root)"))

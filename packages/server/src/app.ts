@@ -21,6 +21,7 @@ import { DEFAULT_PROJECT, resolveRoot, type SleepFn } from "@penguin/core";
 import type { AccessPolicy } from "./auth/access.js";
 import { ADMIN_USER, ensureAdmin } from "./auth/admin-seed.js";
 import { authenticate } from "./auth/authenticate.js";
+import { hostAllowlist } from "./auth/host-allowlist.js";
 import { LoginService, type LoginLimits } from "./auth/login-service.js";
 import { writeGuard } from "./auth/write-guard.js";
 import type { Stores } from "./db/stores.js";
@@ -30,7 +31,7 @@ import { errorResponse } from "./http/error-response.js";
 import { RouteTable, type DescribedRoute } from "./http/route-table.js";
 import { realTicker, type Ticker } from "./runtime/clock.js";
 import type { Scheduler } from "./runtime/scheduler.js";
-import { Access, makeServerRuntime, runOn, ServerStores, SessionRuntime, TaskScheduler, UserEvents } from "./runtime/server-runtime.js";
+import { Access, makeServerRuntime, runOn, Workspaces, ServerStores, SessionRuntime, TaskScheduler, UserEvents } from "./runtime/server-runtime.js";
 import { IDLE_EVICTION_MS, type SessionManager } from "./runtime/session-manager.js";
 import { EventIds } from "./runtime/sse-channel.js";
 import type { UserEventHub } from "./runtime/user-events.js";
@@ -39,6 +40,7 @@ import type { ServerContext } from "./server-context.js";
 import { PreviewTokens } from "./services/preview-tokens.js";
 import { ensureProject } from "./services/projects.js";
 import { indexTraces } from "./services/session-index.js";
+import type { WorkspaceRoots } from "./services/workspace-roots.js";
 import { webAppHandler } from "./web/static-site.js";
 
 export interface ServerAppOptions {
@@ -65,6 +67,13 @@ export interface ServerAppOptions {
   reindex?: boolean;
   /** Run schedule files on the ticker (default true). */
   schedules?: boolean;
+  /**
+   * Folders under which session workspaces may lie while the admin setting `workspaceRoots`
+   * is empty (each agent's own `workspaces/` folder always counts). Default: none besides those.
+   */
+  workspaceRoots?: readonly string[];
+  /** Host names the server answers to besides localhost, 127.0.0.1 and [::1] (DNS rebinding guard). */
+  allowedHosts?: readonly string[];
   /** Where errors that are bugs go (never printed by the library itself). */
   report?: (error: unknown) => void;
 }
@@ -99,12 +108,13 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
     ticker,
     idleMs: options.idleMs ?? IDLE_EVICTION_MS,
     generateTitles: options.generateTitles ?? true,
+    workspaceRoots: options.workspaceRoots ?? [],
     report,
   });
-  let services: { stores: Stores; access: AccessPolicy; userEvents: UserEventHub; sessions: SessionManager; scheduler: Scheduler };
+  let services: { stores: Stores; access: AccessPolicy; workspaces: WorkspaceRoots; userEvents: UserEventHub; sessions: SessionManager; scheduler: Scheduler };
   let initialPassword: string | undefined;
   try {
-    services = await runtime.runPromise(Effect.all({ stores: ServerStores, access: Access, userEvents: UserEvents, sessions: SessionRuntime, scheduler: TaskScheduler }));
+    services = await runtime.runPromise(Effect.all({ stores: ServerStores, access: Access, workspaces: Workspaces, userEvents: UserEvents, sessions: SessionRuntime, scheduler: TaskScheduler }));
     const { stores } = services;
     initialPassword = await ensureAdmin(stores, root, now());
     await ensureProject(root, stores, { projectId: DEFAULT_PROJECT, ownerUserId: ADMIN_USER, name: null }, now());
@@ -113,7 +123,7 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
     await runtime.dispose();
     throw error;
   }
-  const { stores, access, userEvents, sessions, scheduler } = services;
+  const { stores, access, workspaces, userEvents, sessions, scheduler } = services;
   const context: ServerContext = {
     root,
     stores,
@@ -130,6 +140,7 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
     version: serverVersion(),
     previews: new PreviewTokens(now),
     scheduler,
+    workspaces,
     report,
     run: (effect) => runOn(runtime, effect),
   };
@@ -139,6 +150,7 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
   app.disable("etag");
   app.set("case sensitive routing", true);
   app.use(attachContext);
+  app.use(hostAllowlist(options.allowedHosts ?? []));
   app.use(function securityHeaders(_req: ExpressRequest, res: ExpressResponse, next: NextFunction) {
     res.setHeader("x-content-type-options", "nosniff");
     res.setHeader("x-frame-options", "SAMEORIGIN");

@@ -3,14 +3,15 @@
  * Standalone entry, so the server runs before the CLI wires `penguin server` / `penguin web`:
  *
  *   node packages/server/dist/main.js [--port N] [--host H] [--root DIR] [--web] [--no-open]
- *                                     [--reindex] [--web-dir DIR]
+ *                                     [--reindex] [--web-dir DIR] [--workspace-root DIR]...
+ *                                     [--allowed-host NAME]...
  *
  * Parses the flags and hands over to runServerCommand; its return value is the exit code.
  */
 import { parseArgs } from "node:util";
 import { runServerCommand } from "./command.js";
 
-const USAGE = "usage: main.js [--port N] [--host H] [--root DIR] [--web] [--no-open] [--reindex] [--web-dir DIR]";
+const USAGE = "usage: main.js [--port N] [--host H] [--root DIR] [--web] [--no-open] [--reindex] [--web-dir DIR] [--workspace-root DIR]... [--allowed-host NAME]...";
 
 async function main(argv: string[]): Promise<number> {
   let values;
@@ -25,6 +26,8 @@ async function main(argv: string[]): Promise<number> {
         "no-open": { type: "boolean", default: false },
         reindex: { type: "boolean", default: false },
         "web-dir": { type: "string" },
+        "workspace-root": { type: "string", multiple: true },
+        "allowed-host": { type: "string", multiple: true },
         help: { type: "boolean", short: "h", default: false },
       },
       strict: true,
@@ -48,6 +51,8 @@ async function main(argv: string[]): Promise<number> {
     err: (line) => void process.stderr.write(`${line}\n`),
   };
   if (values["web-dir"] !== undefined) options.webDir = values["web-dir"];
+  if (values["workspace-root"] !== undefined) options.workspaceRoots = values["workspace-root"];
+  if (values["allowed-host"] !== undefined) options.allowedHosts = values["allowed-host"];
   return runServerCommand(options);
 }
 

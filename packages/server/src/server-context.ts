@@ -17,6 +17,7 @@ import type { UserEventHub } from "./runtime/user-events.js";
 import type { Scheduler } from "./runtime/scheduler.js";
 import type { ServerServices } from "./runtime/server-runtime.js";
 import type { PreviewTokens } from "./services/preview-tokens.js";
+import type { WorkspaceRoots } from "./services/workspace-roots.js";
 
 export interface ServerContext {
   root: string;
@@ -37,6 +38,8 @@ export interface ServerContext {
   previews: PreviewTokens;
   /** Runs `agent_state/schedule/*.toml`. */
   scheduler: Scheduler;
+  /** Where workspaces may lie, and the secret file names (services/workspace-roots.ts). */
+  workspaces: WorkspaceRoots;
   report(error: unknown): void;
   /** Runs an Effect on the server's runtime; its failure rejects the promise with the failure itself. */
   run<A, E>(effect: Effect.Effect<A, E, ServerServices>): Promise<A>;

@@ -48,7 +48,7 @@ describe("end to end over HTTP", () => {
     workspace = mkdtempSync(join(tmpdir(), "penguin-e2e-ws-"));
     configureProject(root, "default_project", modelEntry(kit));
     const lines: string[] = [];
-    server = await startServer({ root, port: 0, host: "127.0.0.1", env: {}, sleep: async () => undefined, out: (l) => lines.push(l), app: { ticker: new ManualTicker(), generateTitles: true } });
+    server = await startServer({ root, port: 0, host: "127.0.0.1", env: {}, sleep: async () => undefined, out: (l) => lines.push(l), app: { ticker: new ManualTicker(), generateTitles: true, workspaceRoots: [workspace] } });
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(lines.join("\n")).toContain(server.url);
     const password = readFileSync(join(root, "initial-admin-password"), "utf8").trim();

@@ -4,6 +4,7 @@
 // created persisted) and can then run, and --reindex forgets sessions whose traces were
 // deleted.
 import { rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAgent, sessionTraceFiles } from "@penguin/core";
 import { startTestkit } from "@penguin/testkit";
@@ -23,7 +24,7 @@ afterEach(async () => {
 
 /** A fresh server app on the root, listening on 127.0.0.1; `close` stops both. */
 async function reopen(root: string, reindex: boolean) {
-  const app = await createServerApp({ root, env: {}, ticker: new ManualTicker(), generateTitles: false, reindex, sleep: async () => undefined });
+  const app = await createServerApp({ root, env: {}, ticker: new ManualTicker(), generateTitles: false, reindex, sleep: async () => undefined, workspaceRoots: [tmpdir()] });
   const listening = await listenOnLoopback(app.app);
   return {
     request: listening.request,

@@ -74,7 +74,7 @@ describe("preview origin", () => {
 
   it("works across two real origins: the app on 127.0.0.1, the preview on localhost", async () => {
     h = await startHarness();
-    running = await startServer({ root: h.root, port: 0, env: {}, now: h.clock.now, app: { ticker: h.ticker, generateTitles: false } });
+    running = await startServer({ root: h.root, port: 0, env: {}, now: h.clock.now, app: { ticker: h.ticker, generateTitles: false, workspaceRoots: [h.workspace] } });
     await h.server.close();
     const app = new ApiClient((url, init) => fetch(url, { ...init, redirect: "manual" }), running.url);
     await app.login("admin", h.adminPassword);

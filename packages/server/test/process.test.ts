@@ -36,7 +36,7 @@ function tempDir(prefix: string): string {
 }
 
 function start(root: string, extra: string[] = []): ServerChild {
-  const child = spawnServer(["--root", root, "--port", "0", "--no-open", ...extra]);
+  const child = spawnServer(["--root", root, "--port", "0", "--no-open", "--workspace-root", tmpdir(), ...extra]);
   children.push(child);
   return child;
 }

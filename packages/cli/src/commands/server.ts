@@ -12,6 +12,8 @@ export interface ServerFlags {
   host?: string;
   open?: boolean;
   reindex?: boolean;
+  workspaceRoot?: string[];
+  allowedHost?: string[];
 }
 
 function toExit(code: number): ExitCode {
@@ -27,6 +29,8 @@ export async function serverCommand(flags: ServerFlags, web: boolean): Promise<E
     web,
     open: web && flags.open !== false,
     reindex: flags.reindex === true,
+    workspaceRoots: flags.workspaceRoot,
+    allowedHosts: flags.allowedHost,
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`${line}\n`),
   });

@@ -1,7 +1,9 @@
 /**
  * The workspace file browser of a session (`/api/sessions/:id/files…`), confined to the
  * session's workspace by services/confined-path.ts: `..`, absolute paths and symlinks that
- * lead out are refused (400 `invalid_path`) before anything is read.
+ * lead out are refused (400 `invalid_path`) before anything is read. The workspace itself
+ * must still pass the workspace-root rules (services/workspace-roots.ts) and secret files
+ * (`.project_config.toml`, `.vault.toml`, databases) are refused by every route here.
  *
  *   GET  files?path=                      one folder level
  *   GET  files/content?path=              the file as JSON (UTF-8 text or base64, ≤ 2 MB)
@@ -25,24 +27,33 @@ import { checkRelative, resolveForWrite, resolveInside } from "../services/confi
 import { listDir, readFileBytes, readFileContent } from "../services/files.js";
 import { previewOrigin } from "../services/preview-tokens.js";
 import { rawFileResponse } from "../services/raw-file.js";
+import { isSecretName, refuseSecret } from "../services/workspace-roots.js";
 
 const MAX_JSON_READ = 2 * 1024 * 1024;
 const MAX_RAW = 200 * 1024 * 1024;
 const MAX_WRITE = 14 * 1024 * 1024;
 const Flag = Schema.optional(Schema.Literal("1", "true", ""));
 
-function workspaceOf(grant: SessionGrant): string {
-  if (grant.session.workspace === null) throw notFound("workspace");
-  return grant.session.workspace;
-}
-
 export function sessionFileRoutes(table: RouteTable, ctx: ServerContext): void {
+  /** The session's workspace, if it may still be served: its real path under the roots. */
+  const workspaceOf = (grant: SessionGrant): string => {
+    if (grant.session.workspace === null) throw notFound("workspace");
+    return ctx.workspaces.confine(grant.session.workspace, [grant.agent.workspacesDir]);
+  };
+  /** The real path of an existing, non-secret entry of the workspace. */
+  const existing = (grant: SessionGrant, path: string): string => {
+    refuseSecret(path);
+    const real = resolveInside(workspaceOf(grant), path);
+    refuseSecret(path, real);
+    return real;
+  };
+
   table.add(
     { method: "get", path: "/api/sessions/:id/files", operationId: "files.list", summary: "One folder of the workspace", tag: "files", access: "session", query: Schema.Struct({ path: WithDefault(Schema.String, "") }), responses: { 200: { description: "{path, entries}" } } },
     ({ grant, query }) => {
-      const dir = query.path === "" ? resolveInside(workspaceOf(grant), ".") : resolveInside(workspaceOf(grant), query.path);
+      const dir = query.path === "" ? resolveInside(workspaceOf(grant), ".") : existing(grant, query.path);
       if (!lstatSync(dir).isDirectory()) throw new ApiError(400, "invalid_path", "the path is not a folder", { field: "path" });
-      return json({ path: query.path, entries: listDir(dir) });
+      return json({ path: query.path, entries: listDir(dir).filter((e) => !isSecretName(e.name)) });
     },
   );
 
@@ -58,7 +69,7 @@ export function sessionFileRoutes(table: RouteTable, ctx: ServerContext): void {
       responses: { 200: { description: "{path, size, encoding, content, truncated}, or the raw bytes" } },
     },
     ({ grant, query }) => {
-      const file = resolveInside(workspaceOf(grant), query.path);
+      const file = existing(grant, query.path);
       if (query.preview !== undefined || query.download !== undefined) {
         const { bytes, size } = readFileBytes(file, MAX_RAW);
         if (size > bytes.length) throw new ApiError(413, "payload_too_large", "the file is too large to serve");
@@ -80,8 +91,7 @@ export function sessionFileRoutes(table: RouteTable, ctx: ServerContext): void {
       responses: { 302: { description: "Location: the preview URL" }, 200: { description: "{url} with format=json" } },
     },
     ({ grant, query, c }) => {
-      const root = workspaceOf(grant);
-      const file = resolveInside(root, query.path);
+      const file = existing(grant, query.path);
       if (!lstatSync(file).isFile()) throw new ApiError(400, "invalid_path", "the path is not a file", { field: "path" });
       const segments = checkRelative(query.path);
       const name = segments.pop() ?? "";
@@ -104,10 +114,10 @@ export function sessionFileRoutes(table: RouteTable, ctx: ServerContext): void {
       responses: { 200: { description: "{stats: [{path, exists, type?, size?, mtimeMs?, error?}]}" } },
     },
     ({ grant, body }) => {
-      const root = workspaceOf(grant);
+      workspaceOf(grant);
       const stats = body.paths.map((path) => {
         try {
-          const st = lstatSync(resolveInside(root, path));
+          const st = lstatSync(existing(grant, path));
           return { path, exists: true, type: st.isDirectory() ? "dir" : st.isFile() ? "file" : "other", size: st.size, mtimeMs: Math.floor(st.mtimeMs) };
         } catch (error) {
           if (error instanceof ApiError && error.code === "invalid_path") return { path, exists: false, error: error.message };
@@ -133,7 +143,9 @@ export function sessionFileRoutes(table: RouteTable, ctx: ServerContext): void {
     ({ grant, body }) => {
       const data = Buffer.from(body.dataBase64, "base64");
       if (data.length > MAX_WRITE) throw new ApiError(413, "payload_too_large", "a file may be at most 14 MB");
+      refuseSecret(body.path);
       const target = resolveForWrite(workspaceOf(grant), body.path);
+      refuseSecret(body.path, target);
       let fd: number;
       try {
         fd = openSync(target, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);

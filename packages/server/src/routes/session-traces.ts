@@ -12,6 +12,7 @@ import type { RouteTable } from "../http/route-table.js";
 import { resolveInside } from "../services/confined-path.js";
 import { readFileBytes } from "../services/files.js";
 import { rawFileResponse } from "../services/raw-file.js";
+import { refuseSecret } from "../services/workspace-roots.js";
 import { analyzeSession } from "../services/trace-analysis.js";
 import { traceFilesOf, traceLines } from "../services/trace-view.js";
 
@@ -47,7 +48,9 @@ export function sessionTraceRoutes(table: RouteTable): void {
       responses: { 200: { description: "The bytes" } },
     },
     ({ grant, params, query }) => {
+      refuseSecret(params.file);
       const file = resolveInside(sessionScratchpad(grant.agent, grant.session.sessionId), params.file);
+      refuseSecret(params.file, file);
       const { bytes, size } = readFileBytes(file, MAX_SCRATCH);
       if (size > bytes.length) throw new ApiError(413, "payload_too_large", "the file is too large to serve");
       return rawFileResponse(file, bytes, query.download === undefined ? "preview" : "download");

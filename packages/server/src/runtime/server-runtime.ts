@@ -17,6 +17,7 @@ import { AccessPolicy } from "../auth/access.js";
 import { openDatabase } from "../db/database.js";
 import { createStores, type Stores } from "../db/stores.js";
 import { readServerSettings } from "../services/server-settings.js";
+import { WorkspaceRoots } from "../services/workspace-roots.js";
 import type { Ticker } from "./clock.js";
 import { Scheduler } from "./scheduler.js";
 import { SessionManager } from "./session-manager.js";
@@ -33,9 +34,10 @@ export class ServerStores extends Context.Tag("@penguin/server/ServerStores")<Se
 export class Access extends Context.Tag("@penguin/server/Access")<Access, AccessPolicy>() {}
 export class UserEvents extends Context.Tag("@penguin/server/UserEvents")<UserEvents, UserEventHub>() {}
 export class SessionRuntime extends Context.Tag("@penguin/server/SessionRuntime")<SessionRuntime, SessionManager>() {}
+export class Workspaces extends Context.Tag("@penguin/server/Workspaces")<Workspaces, WorkspaceRoots>() {}
 export class TaskScheduler extends Context.Tag("@penguin/server/TaskScheduler")<TaskScheduler, Scheduler>() {}
 
-export type ServerServices = ServerDatabase | ServerStores | Access | UserEvents | SessionRuntime | TaskScheduler;
+export type ServerServices = ServerDatabase | ServerStores | Access | Workspaces | UserEvents | SessionRuntime | TaskScheduler;
 export type ServerRuntime = ManagedRuntime.ManagedRuntime<ServerServices, unknown>;
 
 export interface ServerRuntimeConfig {
@@ -49,6 +51,8 @@ export interface ServerRuntimeConfig {
   ticker: Ticker;
   idleMs: number;
   generateTitles: boolean;
+  /** The roots given at start-up, used while the admin setting `workspaceRoots` is empty. */
+  workspaceRoots: readonly string[];
   report(error: unknown): void;
 }
 
@@ -62,6 +66,13 @@ export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServ
   );
   const stores = Layer.effect(ServerStores, Effect.map(ServerDatabase, (handle) => createStores(handle.db)));
   const access = Layer.effect(Access, Effect.map(ServerStores, (s) => new AccessPolicy(s, config.root)));
+  const workspaces = Layer.effect(
+    Workspaces,
+    Effect.map(ServerStores, (s) => new WorkspaceRoots(config.root, () => {
+      const chosen = readServerSettings(s.settings).workspaceRoots;
+      return chosen.length > 0 ? chosen : config.workspaceRoots;
+    })),
+  );
   const userEvents = Layer.scoped(
     UserEvents,
     Effect.acquireRelease(
@@ -75,6 +86,7 @@ export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServ
       Effect.gen(function* () {
         const s = yield* ServerStores;
         const events = yield* UserEvents;
+        const roots = yield* Workspaces;
         return new SessionManager({
           root: config.root,
           stores: s,
@@ -89,6 +101,7 @@ export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServ
           idleMs: config.idleMs,
           generateTitles: config.generateTitles,
           attachmentLimits: () => readServerSettings(s.settings),
+          workspaceRoots: roots,
           report: config.report,
         });
       }),
@@ -104,7 +117,7 @@ export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServ
       (s) => Effect.sync(() => s.stop()),
     ),
   );
-  return scheduler.pipe(Layer.provideMerge(sessions), Layer.provideMerge(userEvents), Layer.provideMerge(access), Layer.provideMerge(stores), Layer.provideMerge(database));
+  return scheduler.pipe(Layer.provideMerge(sessions), Layer.provideMerge(userEvents), Layer.provideMerge(workspaces), Layer.provideMerge(access), Layer.provideMerge(stores), Layer.provideMerge(database));
 }
 
 export function makeServerRuntime(config: ServerRuntimeConfig): ServerRuntime {

@@ -1,9 +1,13 @@
 /**
- * Server-wide settings (admin): proxy use and attachment limits, stored as one JSON value
+ * Server-wide settings (admin): proxy use, attachment limits and the workspace roots (the
+ * folders under which session workspaces may lie; see services/workspace-roots.ts), stored as one JSON value
  * and read back with defaults filled, so an old or hand-edited row never breaks a route.
  */
+import { isAbsolute } from "node:path";
 import { Schema } from "effect";
 import type { SettingsStore } from "../db/settings-store.js";
+
+const AbsolutePath = Schema.String.pipe(Schema.filter((p) => isAbsolute(p), { message: () => "must be an absolute path on the server" }));
 
 const Megabytes = Schema.Number.pipe(Schema.int(), Schema.between(1, 200));
 
@@ -13,6 +17,8 @@ export const ServerSettings = Schema.Struct({
   proxyUrl: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
   attachmentMaxMb: Schema.optionalWith(Megabytes, { default: () => 100 }),
   attachmentTotalMb: Schema.optionalWith(Megabytes, { default: () => 120 }),
+  /** Folders under which session workspaces may lie; empty means the server's start-up roots. */
+  workspaceRoots: Schema.optionalWith(Schema.mutable(Schema.Array(AbsolutePath).pipe(Schema.maxItems(100))), { default: () => [] }),
 });
 
 export type ServerSettings = typeof ServerSettings.Type;

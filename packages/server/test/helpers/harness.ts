@@ -74,6 +74,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     now: clock.now,
     ticker,
     generateTitles: false,
+    // Test workspaces are made with mkdtemp in the temp folder: that is their root.
+    workspaceRoots: [tmpdir()],
     ...options.app,
   });
   const adminPassword = server.initialPassword;
