@@ -6,8 +6,8 @@
 import { Schema } from "effect";
 import { ADMIN_USER } from "../auth/admin-seed.js";
 import { deleteInitialPassword } from "../auth/initial-password.js";
-import { hashPassword, verifyPassword } from "../auth/password.js";
-import { ApiError, notFound } from "../http/api-error.js";
+import { hashPassword } from "../auth/password.js";
+import { notFound } from "../http/api-error.js";
 import { json, noContent } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import { Password, Text } from "../http/schemas.js";
@@ -47,12 +47,11 @@ export function meRoutes(table: RouteTable, ctx: ServerContext): void {
       tag: "me",
       access: "user",
       body: PasswordBody,
-      responses: { 204: { description: "Changed" }, 403: { description: "The old password is wrong" } },
+      responses: { 204: { description: "Changed" }, 403: { description: "The old password is wrong" }, 429: { description: "Too many wrong old passwords (Retry-After)" } },
     },
     async ({ user, body }) => {
-      const row = ctx.stores.users.get(user.userId);
-      if (row === undefined) throw notFound("user");
-      if (!(await verifyPassword(body.oldPassword, row.passwordHash))) throw new ApiError(403, "invalid_credentials", "the old password is wrong", { field: "oldPassword" });
+      if (ctx.stores.users.get(user.userId) === undefined) throw notFound("user");
+      await ctx.login.checkCurrentPassword(user.userId, body.oldPassword);
       ctx.stores.users.setPassword(user.userId, await hashPassword(body.newPassword), false);
       ctx.stores.authSessions.revokeForUser(user.userId, user.tokenHash);
       if (user.userId === ADMIN_USER) deleteInitialPassword(ctx.root);

@@ -56,7 +56,7 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
 
   table.add(
     { method: "post", path: "/api/projects/:p/agents/:a/sessions", operationId: "sessions.create", summary: "Create a session", tag: "sessions", access: "agent", body: CreateBody, responses: { 201: { description: "The session ({id, …})" } } },
-    async ({ grant, body }) => {
+    async ({ grant, body, user }) => {
       const workspace = body.workspace ?? readProjectConfig(grant.paths.projectConfig).default_chat?.workspace;
       const { row, hub } = await sessions.create({
         projectId: grant.project.projectId,
@@ -66,6 +66,7 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
         workspace,
         approvalMode: body.approvalMode,
       });
+      ctx.access.recordCreator(row.sessionId, user.userId);
       const view = sessionView(row, hub);
       ctx.userEvents.toProject(row.projectId, { type: "session_created", session: view });
       return json(view, 201);
@@ -90,9 +91,12 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
 
   table.add(
     { method: "patch", path: "/api/sessions/:id", operationId: "sessions.update", summary: "Change approval mode, thinking level, title or archived flag", tag: "sessions", access: "session", body: PatchBody, responses: { 200: { description: "The session" } } },
-    ({ grant, body }) => {
+    ({ grant, body, user }) => {
       const id = grant.session.sessionId;
-      if (body.approvalMode !== undefined) stores.sessions.setApprovalMode(id, body.approvalMode);
+      if (body.approvalMode !== undefined) {
+        ctx.access.requireControl(user, grant);
+        stores.sessions.setApprovalMode(id, body.approvalMode);
+      }
       if (body.thinkingLevel !== undefined) {
         stores.sessions.setThinkingLevel(id, body.thinkingLevel);
         if (body.thinkingLevel !== null) sessions.setThinkingLevel(id, body.thinkingLevel);
@@ -125,8 +129,9 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
       body: Schema.Struct({ position: Schema.optional(Schema.Struct({ fileIndex: PositiveInt, line: PositiveInt })) }),
       responses: { 201: { description: "The new session" }, 409: { description: "task_in_progress, compacting or cannot_fork" } },
     },
-    async ({ grant, body }) => {
+    async ({ grant, body, user }) => {
       const row = await sessions.fork(grant.session, body.position);
+      ctx.access.recordCreator(row.sessionId, user.userId);
       const view = sessionView(row, undefined);
       ctx.userEvents.toProject(row.projectId, { type: "session_created", session: view });
       return json(view, 201);

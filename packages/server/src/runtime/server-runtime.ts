@@ -14,6 +14,7 @@ import type { Database } from "better-sqlite3";
 import { Cause, Context, Effect, Exit, Layer, ManagedRuntime } from "effect";
 import type { SleepFn } from "@penguin/core";
 import { AccessPolicy } from "../auth/access.js";
+import { SessionCreators } from "../db/session-creators-store.js";
 import { openDatabase } from "../db/database.js";
 import { createStores, type Stores } from "../db/stores.js";
 import { readServerSettings } from "../services/server-settings.js";
@@ -65,7 +66,7 @@ export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServ
     ),
   );
   const stores = Layer.effect(ServerStores, Effect.map(ServerDatabase, (handle) => createStores(handle.db)));
-  const access = Layer.effect(Access, Effect.map(ServerStores, (s) => new AccessPolicy(s, config.root)));
+  const access = Layer.effect(Access, Effect.map(ServerStores, (s) => new AccessPolicy(s, config.root, new SessionCreators(s.db))));
   const workspaces = Layer.effect(
     Workspaces,
     Effect.map(ServerStores, (s) => new WorkspaceRoots(config.root, () => {
