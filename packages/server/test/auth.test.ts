@@ -27,7 +27,8 @@ describe("the seeded admin", () => {
     const hash = h.server.context.stores.users.get("admin")?.passwordHash ?? "";
     expect(hash).toMatch(/^scrypt\$16384\$8\$1\$[A-Za-z0-9_-]+\$[A-Za-z0-9_-]+$/);
 
-    const admin = await h.admin();
+    const admin = h.client();
+    await admin.login("admin", h.adminPassword);
     expect((await admin.get("/api/me")).body.user).toEqual({ userId: "admin", isAdmin: true, passwordIsInitial: true });
     const wrong = await admin.put("/api/me/password", { oldPassword: "nope", newPassword: "a-better-password" });
     expect(wrong.status).toBe(403);
@@ -39,6 +40,29 @@ describe("the seeded admin", () => {
     const again = h.client();
     expect((await again.post("/api/auth/login", { userId: "admin", password: h.adminPassword })).status).toBe(401);
     await again.login("admin", "a-better-password");
+  });
+
+  it("is enforced by the server: until it is changed, only /api/me, the password change and logout answer", async () => {
+    h = await startHarness();
+    const admin = h.client();
+    await admin.login("admin", h.adminPassword);
+    for (const [method, path] of [
+      ["GET", "/api/projects"],
+      ["GET", "/api/events"],
+      ["GET", "/api/admin/users"],
+      ["GET", "/api/projects/default_project/models"],
+      ["POST", "/api/projects/default_project/agents/default_agent/sessions"],
+    ] as const) {
+      const answer = await admin.call(method, path, method === "POST" ? { workspace: h.workspace } : undefined);
+      expect(answer.status, path).toBe(403);
+      expect(answer.body.error.code, path).toBe("password_change_required");
+    }
+    expect(h.server.context.stores.db.prepare("SELECT COUNT(*) AS n FROM sessions").get()).toEqual({ n: 0 });
+    expect((await admin.get("/api/me")).status).toBe(200);
+    expect((await admin.get("/api/me/prefs")).status).toBe(200);
+    expect((await admin.get("/api/version")).status).toBe(200);
+    expect((await admin.put("/api/me/password", { oldPassword: h.adminPassword, newPassword: "a-better-password" })).status).toBe(204);
+    expect((await admin.get("/api/projects")).status).toBe(200);
   });
 
   it("verifies scrypt hashes in constant form and rejects malformed ones", async () => {

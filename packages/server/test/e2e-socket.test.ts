@@ -56,7 +56,7 @@ describe("end to end over HTTP", () => {
 
     const c = new ApiClient((url, init) => fetch(url, init), server.url);
     expect((await c.get("/api/me")).status).toBe(401);
-    await c.login("admin", password);
+    await c.signIn("admin", password);
     expect((await c.get("/api/me")).body.user.userId).toBe("admin");
 
     // 1. A task with a tool call, approved in always-ask mode, streamed to the end.

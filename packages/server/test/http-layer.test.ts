@@ -78,7 +78,7 @@ describe("graceful shutdown", () => {
     running = await startServer({ root, port: 0, host: "127.0.0.1", env: {}, sleep: async () => undefined, shutdownGraceMs: 50, app: { ticker: new ManualTicker(), generateTitles: false } });
     const password = readFileSync(join(root, "initial-admin-password"), "utf8").trim();
     const c = new ApiClient((url, init) => fetch(url, init), running.url);
-    await c.login("admin", password);
+    await c.signIn("admin", password);
     const events = await c.raw("GET", "/api/events");
     expect(events.status).toBe(200);
     const reader = events.body!.getReader();

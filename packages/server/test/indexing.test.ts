@@ -55,7 +55,7 @@ describe("indexing the traces", () => {
 
     let server = await reopen(root, false);
     let c = new ApiClient(server.request);
-    await c.login("admin", h.adminPassword);
+    await c.signIn("admin", h.adminPassword);
     const active = (await c.get("/api/projects/default_project/agents/default_agent/sessions")).body.sessions;
     expect(active.map((s: any) => [s.id, s.client])).toEqual([[cli.id, "cli"]]);
     const sub = (await c.get("/api/projects/default_project/agents/default_agent/sessions?category=subagent")).body.sessions;
@@ -75,7 +75,7 @@ describe("indexing the traces", () => {
 
     server = await reopen(root, false);
     c = new ApiClient(server.request);
-    await c.login("admin", h.adminPassword);
+    await c.signIn("admin", h.adminPassword);
     const survived = await c.get(`/api/sessions/${neverRan}`);
     expect(survived.status).toBe(200);
     expect(survived.body).toMatchObject({ id: neverRan, client: "web", hasTrace: true, workspace });
@@ -90,7 +90,7 @@ describe("indexing the traces", () => {
     for (const f of sessionTraceFiles(agent.paths, child.id)) rmSync(f.file);
     server = await reopen(root, true);
     c = new ApiClient(server.request);
-    await c.login("admin", h.adminPassword);
+    await c.signIn("admin", h.adminPassword);
     expect((await c.get(`/api/sessions/${child.id}`)).status).toBe(404);
     expect((await c.get(`/api/sessions/${cli.id}`)).status).toBe(200);
     await server.close();

@@ -77,7 +77,7 @@ describe("preview origin", () => {
     running = await startServer({ root: h.root, port: 0, env: {}, now: h.clock.now, app: { ticker: h.ticker, generateTitles: false, workspaceRoots: [h.workspace] } });
     await h.server.close();
     const app = new ApiClient((url, init) => fetch(url, { ...init, redirect: "manual" }), running.url);
-    await app.login("admin", h.adminPassword);
+    await app.signIn("admin", h.adminPassword);
     const sid = await newSession(app, { workspace: h.workspace });
     site(h.workspace);
     const redirect = await app.raw("GET", `/api/sessions/${sid}/files/preview-redirect?path=site/index.html`, {});

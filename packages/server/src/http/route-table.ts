@@ -9,7 +9,8 @@
  *             async ({ grant, body }) => …);
  *
  * For each request the table, in this order: requires a user unless the route is `public`
- * (401 otherwise); resolves the access grant through the one AccessPolicy (404 when denied;
+ * (401 otherwise); refuses a user who still has the initial password (403
+ * `password_change_required`) except on the few routes marked `beforePasswordChange`; resolves the access grant through the one AccessPolicy (404 when denied;
  * path parameters are always `:p` project, `:a` agent, `:id` session); validates path,
  * query and JSON body with the route's effect/Schema schemas (400 naming the field); then
  * calls the handler with typed input and sends the Response it returns through the express
@@ -62,6 +63,11 @@ export interface RouteSpec<K extends AccessKind, P extends InputSchema | undefin
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * Reachable by a user who still has the initial password (who am I, change it, sign out).
+   * Every other signed-in route answers 403 until the password is changed.
+   */
+  beforePasswordChange?: true;
   /** Body cap in bytes; default 1 MiB. */
   maxBodyBytes?: number;
   responses: Record<number, ResponseSpec>;
@@ -96,7 +102,7 @@ export interface DescribedRoute {
 const DEFAULT_MAX_BODY = 1024 * 1024;
 
 type Params = Record<string, string>;
-type Resolvers = { [K in AccessKind]: (c: RequestContext, params: Params, need: Need) => GrantByKind[K] };
+type Resolvers = { [K in AccessKind]: (c: RequestContext, params: Params, need: Need, beforePasswordChange: boolean) => GrantByKind[K] };
 
 export class RouteTable {
   readonly routes: DescribedRoute[] = [];
@@ -106,13 +112,16 @@ export class RouteTable {
 
   constructor(app: Express, access: AccessPolicy) {
     this.#app = app;
-    const signedIn = (user: AuthUser | undefined): AuthUser => {
+    const signedIn = (user: AuthUser | undefined, beforePasswordChange = false): AuthUser => {
       if (user === undefined) throw new ApiError(401, "unauthorized", "sign in first");
+      if (user.passwordIsInitial && !beforePasswordChange) {
+        throw new ApiError(403, "password_change_required", "change the initial password first (PUT /api/me/password)");
+      }
       return user;
     };
     this.#resolvers = {
       public: (c) => ({ user: c.user }),
-      user: (c) => ({ user: signedIn(c.user) }),
+      user: (c, _params, _need, beforePasswordChange) => ({ user: signedIn(c.user, beforePasswordChange) }),
       admin: (c) => {
         const u = signedIn(c.user);
         if (!u.isAdmin) throw notFound(c.path);
@@ -153,6 +162,7 @@ export class RouteTable {
       responses: spec.responses,
     });
     const resolve = this.#resolvers[spec.access];
+    const beforePasswordChange = spec.beforePasswordChange === true;
     const need = spec.need ?? "read";
     const maxBody = spec.maxBodyBytes ?? DEFAULT_MAX_BODY;
     const decodeParams = partDecoder<P, Params>(spec.params, "path");
@@ -163,7 +173,7 @@ export class RouteTable {
       try {
         const c = contextOf(res);
         const rawParams = flatParams(req.params);
-        const grant = resolve(c, rawParams, need);
+        const grant = resolve(c, rawParams, need, beforePasswordChange);
         const rawQuery = firstValues(c.url.searchParams);
         const params = decodeParams(rawParams, rawParams);
         const query = decodeQuery(rawQuery, rawQuery);

@@ -39,6 +39,7 @@ export function authRoutes(table: RouteTable, ctx: ServerContext): void {
       method: "post",
       path: "/api/auth/logout",
       operationId: "auth.logout",
+      beforePasswordChange: true,
       summary: "Sign out: revoke this browser session",
       tag: "auth",
       access: "user",

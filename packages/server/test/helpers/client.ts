@@ -65,6 +65,20 @@ export class ApiClient {
     return this.call<T>("DELETE", path);
   }
 
+  /**
+   * Signs in ready to work: the server refuses everything but /api/me to a user who still
+   * has the initial password, so that password is "changed" (to itself, which keeps the
+   * tests' known password valid) when the answer says it is initial.
+   */
+  async signIn(userId: string, password: string): Promise<ApiAnswer> {
+    const answer = await this.login(userId, password);
+    if (answer.body?.user?.passwordIsInitial === true) {
+      const changed = await this.put("/api/me/password", { oldPassword: password, newPassword: password });
+      if (changed.status !== 204) throw new Error(`changing the initial password of ${userId} failed: ${changed.status} ${JSON.stringify(changed.body)}`);
+    }
+    return answer;
+  }
+
   async login(userId: string, password: string): Promise<ApiAnswer> {
     const answer = await this.post("/api/auth/login", { userId, password });
     if (answer.status !== 200) throw new Error(`login as ${userId} failed: ${answer.status} ${JSON.stringify(answer.body)}`);

@@ -39,7 +39,7 @@ export interface Harness {
   request(url: string, init?: RequestInit): Promise<Response>;
   /** A client over the socket. */
   client(): ApiClient;
-  /** A signed-in admin client over the socket. */
+  /** A signed-in admin client over the socket, the initial password changed (to itself). */
   admin(): Promise<ApiClient>;
   cleanup(): Promise<void>;
 }
@@ -94,7 +94,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     client,
     async admin() {
       const c = client();
-      await c.login("admin", adminPassword);
+      await c.signIn("admin", adminPassword);
       return c;
     },
     async cleanup() {
