@@ -168,6 +168,15 @@ In the chat:
     .addOption(new Option("--limit <n>", "how many to list").argParser(positiveInt).default(20))
     .action(async (opts) => setExit(await (await import("./commands/sessions.js")).sessionsCommand(opts)));
 
+  program
+    .command("attach")
+    .description("follow a session of a running server live, as the chat shows it (signs in with PENGUIN_PASSWORD; Ctrl-C detaches, the task keeps running)")
+    .argument("<sid>", "session id")
+    .option("--server <url>", "the server (default: the one running on the data root)")
+    .option("--user <id>", "user to sign in as (default: admin)")
+    .option("--root <dir>", "data root whose server to find (default: PENGUIN_HOME, else ~/.penguin/data)")
+    .action(async (sid: string, opts) => setExit(await (await import("./commands/attach.js")).attachCommand(sid, opts)));
+
   const trace = program.command("trace").description("read traces");
   agentOptions(trace.command("show").description("summarize a session's trace: tasks, requests, tools, tokens, retries, compactions, totals").argument("<sid>", "session id"))
     .option("--verbose", "also show each tool call's output, collapsed")

@@ -42,6 +42,8 @@ describe("penguin --help / --version", { timeout: 60_000 }, () => {
       [["config", "vault", "remove"], ["--key", "--agent-id"]],
       [["sessions"], ["--all", "--limit"]],
       [["trace", "show"], ["<sid>", "--verbose"]],
+      [["attach"], ["<sid>", "--server", "--user", "--root", "PENGUIN_PASSWORD", "Ctrl-C"]],
+      [["server"], ["--workspace-root", "--allowed-host"]],
     ];
     for (const [command, flags] of expected) {
       const r = await runCli([...command, "--help"], { env });

@@ -8,7 +8,7 @@
 export { createServerApp, type ServerApp, type ServerAppOptions } from "./app.js";
 export { startServer, DEFAULT_HOST, DEFAULT_PORT, type StartServerOptions, type RunningServer } from "./start.js";
 export { runServerCommand, defaultWebDir, type ServerCommandOptions } from "./command.js";
-export { ServerAlreadyRunningError, type LockInfo } from "./process/server-lock.js";
+export { findRunningServer, ServerAlreadyRunningError, type LockInfo } from "./process/server-lock.js";
 export { ManualTicker, realTicker, type Ticker } from "./runtime/clock.js";
 export { openApiDocument } from "./http/openapi.js";
 export type { ApiErrorCode } from "./http/api-error.js";
