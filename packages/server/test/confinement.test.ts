@@ -67,6 +67,15 @@ describe("workspace confinement at session creation", () => {
     const temp = await c.post(SESSIONS, {});
     expect(temp.status).toBe(201);
     expect(temp.body.workspace.startsWith(agentPaths(h.root, "default_project", "default_agent").workspacesDir)).toBe(true);
+
+    // A project's default workspace is held to the same rules when it is set.
+    for (const workspace of [h.root, "/", outside]) {
+      const refusedDefault = await c.put("/api/projects/default_project/chat-defaults", { workspace });
+      expect(refusedDefault.status, workspace).toBe(400);
+      expect(refusedDefault.body.error.field).toBe("workspace");
+    }
+    expect((await c.put("/api/projects/default_project/chat-defaults", { workspace: allowed })).status).toBe(200);
+    expect((await c.post(SESSIONS, {})).body.workspace).toBe(allowed);
   });
 
   it("applies the admin's workspaceRoots setting at once, also to sessions that already exist", async () => {
