@@ -69,6 +69,9 @@ describe("input errors on express", () => {
     const limit = list.parameters.find((p: any) => p.name === "limit");
     expect(limit).toMatchObject({ in: "query", required: false, schema: { type: "string" } });
     expect(limit.schema.description).toContain("less than or equal to 500");
+    expect(list.responses["403"].description).toContain("password_change_required");
+    expect(doc.paths["/api/me"].get.responses["403"]).toBeUndefined();
+    expect(doc.paths["/api/auth/login"].post.responses["403"]).toBeUndefined();
   });
 });
 

@@ -46,6 +46,7 @@ function operation(route: DescribedRoute): Json {
   }
   const errors: Record<string, string> = { "400": "Invalid input (the field is named)" };
   if (route.access !== "public") errors["401"] = "Not signed in";
+  if (route.access !== "public" && !route.beforePasswordChange) errors["403"] = "password_change_required: the initial password must be changed first";
   if (route.access !== "public" && route.access !== "user") errors["404"] = "Not found, or not accessible to this user";
   for (const [status, description] of Object.entries(errors)) {
     responses[status] ??= { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };

@@ -93,6 +93,7 @@ export interface DescribedRoute {
   tag: string;
   access: AccessKind;
   need: Need | undefined;
+  beforePasswordChange: boolean;
   params: InputSchema | undefined;
   query: InputSchema | undefined;
   body: InputSchema | undefined;
@@ -156,6 +157,7 @@ export class RouteTable {
       tag: spec.tag,
       access: spec.access,
       need: spec.need,
+      beforePasswordChange: spec.beforePasswordChange === true,
       params: spec.params,
       query: spec.query,
       body: spec.body,

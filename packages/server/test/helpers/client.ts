@@ -1,5 +1,5 @@
-// A small cookie-keeping API client for tests. The same class drives `app.request()` (no
-// socket) and a real server over fetch, so a scenario can run either way.
+// A small cookie-keeping API client for tests. The same class drives the harness app over
+// 127.0.0.1 (any Host kept) and a real server over fetch, so a scenario can run either way.
 export type FetchLike = (url: string, init?: RequestInit) => Promise<Response>;
 
 export interface ApiAnswer<T = unknown> {
