@@ -1,7 +1,8 @@
 // `penguin attach`: the built CLI follows a server session's stream while a task runs there.
 // The server is real (the app on a socket, with its data root and a testkit model); the
-// CLI prints the assistant text the trace records and the task state changes, and Ctrl-C
-// detaches without stopping the task, which is then still running on the server. The SSE
+// CLI prints the assistant text the trace records and the task state changes, resumes
+// after the server drops its connection without losing or repeating what ran meanwhile,
+// and Ctrl-C detaches without stopping the task, which is then still running on the server. The SSE
 // parser it uses is checked on its own against the EventSource rules.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -44,8 +45,14 @@ async function call(base: string, cookie: string, method: string, path: string, 
 }
 
 describe("penguin attach", { timeout: 60_000 }, () => {
-  it("prints a running session's text and state as the trace gets them, and Ctrl-C detaches leaving the task running", async () => {
-    world = await startWorld({ script: [{ text: "first answer streamed to the terminal", chunkSize: 6 }, { text: "still thinking about it", fault: { kind: "hang", afterEvents: 2 } }] });
+  it("prints a running session's text and state as the trace gets them, resumes after a dropped connection without gaps, and Ctrl-C detaches leaving the task running", async () => {
+    world = await startWorld({
+      script: [
+        { text: "first answer streamed to the terminal", chunkSize: 6 },
+        { text: "second answer sent while the connection was down", chunkSize: 6 },
+        { text: "still thinking about it", fault: { kind: "hang", afterEvents: 2 } },
+      ],
+    });
     app = await createServerApp({ root: world.root, env: {}, ticker: new ManualTicker(), generateTitles: false, sleep: async () => undefined, workspaceRoots: [world.workspace] });
     const server = app;
     const listening = createServer(server.app);
@@ -67,8 +74,16 @@ describe("penguin attach", { timeout: 60_000 }, () => {
     expect((await call(base, cookie, "POST", `/api/sessions/${sid}/tasks`, { input: [{ type: "text", text: "say something" }] })).status).toBe(202);
     await until(() => out.stdout().includes("first answer streamed to the terminal") && out.stdout().includes("[idle]"), "the first answer");
 
+    // The server drops the connection; a whole task runs while the CLI waits to reconnect,
+    // and it comes back with Last-Event-ID to get exactly what it missed.
+    server.context.sessions.peek(sid)?.channel.closeAll();
+    expect((await call(base, cookie, "POST", `/api/sessions/${sid}/tasks`, { input: [{ type: "text", text: "say more" }] })).status).toBe(202);
+    await until(() => out.stdout().includes("second answer sent while the connection was down") && out.stdout().split("[idle]").length > 2, "the replayed second answer");
+    expect(out.stdout().split("second answer sent while the connection was down")).toHaveLength(2);
+    await until(() => (server.context.sessions.peek(sid)?.channel.subscriberCount ?? 0) > 0, "the CLI to be subscribed again");
+
     expect((await call(base, cookie, "POST", `/api/sessions/${sid}/tasks`, { input: [{ type: "text", text: "and now think" }] })).status).toBe(202);
-    await until(() => out.stdout().split("[running]").length > 2 && world!.kit.requests.length >= 2, "the second task to run");
+    await until(() => out.stdout().split("[running]").length > 3 && world!.kit.requests.length >= 3, "the third task to run");
     child.kill("SIGINT");
     expect((await exited(child)).code).toBe(0);
     expect(out.stdout()).toContain(`detached from ${sid}`);
