@@ -193,6 +193,15 @@ Examples:
     .addOption(new Option("--limit <n>", "how many to list").argParser(positiveInt).default(20))
     .action(async (opts) => setExit(await (await import("./commands/sessions.js")).sessionsCommand(opts)));
 
+  program
+    .command("attach")
+    .description("follow a session of a running server live, as the chat shows it (signs in with PENGUIN_PASSWORD; Ctrl-C detaches, the task keeps running)")
+    .argument("<sid>", "session id")
+    .option("--server <url>", "the server (default: the one running on the data root)")
+    .option("--user <id>", "user to sign in as (default: admin)")
+    .option("--root <dir>", "data root whose server to find (default: PENGUIN_HOME, else ~/.penguin/data)")
+    .action(async (sid: string, opts) => setExit(await (await import("./commands/attach.js")).attachCommand(sid, opts)));
+
   const trace = program.command("trace").description("read traces");
   agentOptions(trace.command("show").description("summarize a session's trace: tasks, requests, tools, tokens, retries, compactions, totals").argument("<sid>", "session id"))
     .option("--verbose", "also show each tool call's output, collapsed")
@@ -205,7 +214,9 @@ Examples:
       .option("--host <host>", "address to listen on (default: HOST, else 127.0.0.1)")
       .option("--reindex", "rebuild the sessions index from the traces before serving")
       .option("--no-sandbox", "run session commands unsandboxed (default: in a bubblewrap sandbox where bwrap can run)")
-      .option("--sandbox-network", "let sandboxed session commands use the network (needed to open a dev server a session starts)");
+      .option("--sandbox-network", "let sandboxed session commands use the network (needed to open a dev server a session starts)")
+      .option("--workspace-root <dir...>", "folders under which session workspaces may lie (default: PENGUIN_WORKSPACE_ROOTS, else only each agent's workspaces/ folder; admins can change it in the settings)")
+      .option("--allowed-host <name...>", "host names the server answers to besides localhost, 127.0.0.1 and [::1] (default: PENGUIN_ALLOWED_HOSTS)");
   serverHelp(program.command("server").description("run the multi-user HTTP + SSE server (API only); one server per data root"))
     .action(async (opts) => setExit(await (await import("./commands/server.js")).serverCommand(opts, false)));
   serverHelp(program.command("web").description("run the server with the web app and open it in the browser (attaches to a running server on the same root)"))

@@ -67,8 +67,9 @@ describe("penguin --help / --version", { timeout: 60_000 }, () => {
       [["config", "vault", "remove"], ["--key", "--agent-id"]],
       [["sessions"], ["--all", "--limit"]],
       [["trace", "show"], ["<sid>", "--verbose"]],
-      [["server"], ["--root", "--port", "--host", "--reindex", "--no-sandbox", "--sandbox-network"]],
-      [["web"], ["--root", "--port", "--host", "--no-open", "--no-sandbox", "--sandbox-network"]],
+      [["server"], ["--root", "--port", "--host", "--reindex", "--no-sandbox", "--sandbox-network", "--workspace-root", "--allowed-host"]],
+      [["web"], ["--root", "--port", "--host", "--no-open", "--no-sandbox", "--sandbox-network", "--workspace-root", "--allowed-host"]],
+      [["attach"], ["<sid>", "--server", "--user", "--root", "PENGUIN_PASSWORD", "Ctrl-C"]],
     ];
     for (const [command, flags] of expected) {
       const r = await runCli([...command, "--help"], { env });

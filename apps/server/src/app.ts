@@ -1,14 +1,16 @@
 /**
  * createServerApp: assembles the server from its layers, without listening on a socket
- * (tests drive it with `app.request()`; start.ts puts it on a port).
+ * (start.ts, and the tests' harness, put the express app on a port).
  *
  * Order of assembly: the data root and `web.db` (migrated); the seeded admin and
  * `default_project`; the trace scan that indexes CLI sessions (`reindex` rebuilds it from
  * scratch); the runtime (event ids for this process's epoch, user feeds, usage recorder,
- * session manager, scheduler, preview-token key); then HTTP: security headers on every answer, and on `/api/*` the write
- * guard (JSON + same origin), the cookie authentication, and every resource's routes through
- * one route table (authorization, validation, OpenAPI). Anything else is the web app.
- * Errors from anywhere become `{error:{code, message}}` in http/error-response.ts.
+ * session manager, scheduler, preview-token key); then HTTP on express 5: the request
+ * context and security headers on every answer, and on `/api/*` the write guard (JSON +
+ * same origin), the cookie authentication, and every resource's routes through one route
+ * table (authorization, validation, OpenAPI). Anything else is the web app. Errors from
+ * anywhere reach the one error middleware at the end, which answers `{error:{code, message}}`
+ * through http/error-response.ts.
  *
  * Sessions run their commands in the bubblewrap sandbox by default (core's
  * commands/sandbox.ts: the data root and the other workspaces hidden, no network). bwrap is
@@ -18,32 +20,33 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Hono } from "hono";
+import { Effect } from "effect";
+import express, { type Express, type NextFunction, type Request as ExpressRequest, type Response as ExpressResponse } from "express";
 import { DEFAULT_PROJECT, resolveRoot, type SleepFn } from "@penguin/core";
-import { AccessPolicy } from "./auth/access.js";
+import type { AccessPolicy } from "./auth/access.js";
 import { ADMIN_USER, ensureAdmin } from "./auth/admin-seed.js";
 import { authenticate } from "./auth/authenticate.js";
+import { hostAllowlist } from "./auth/host-allowlist.js";
 import { LoginService, type LoginLimits } from "./auth/login-service.js";
 import { writeGuard } from "./auth/write-guard.js";
-import { openDatabase } from "./db/database.js";
-import { createStores } from "./db/stores.js";
+import type { Stores } from "./db/stores.js";
 import { ApiError } from "./http/api-error.js";
-import type { AppEnv } from "./http/app-env.js";
+import { attachContext, contextOf, sendResponse } from "./http/express-adapter.js";
 import { errorResponse } from "./http/error-response.js";
 import { RouteTable, type DescribedRoute } from "./http/route-table.js";
 import { realTicker, type Ticker } from "./runtime/clock.js";
-import { Scheduler } from "./runtime/scheduler.js";
-import { IDLE_EVICTION_MS, SessionManager } from "./runtime/session-manager.js";
+import type { Scheduler } from "./runtime/scheduler.js";
+import { Access, makeServerRuntime, runOn, Workspaces, ServerStores, SessionRuntime, TaskScheduler, UserEvents } from "./runtime/server-runtime.js";
+import { IDLE_EVICTION_MS, type SessionManager } from "./runtime/session-manager.js";
 import { EventIds } from "./runtime/sse-channel.js";
-import { UsageRecorder } from "./runtime/usage-recorder.js";
-import { UserEventHub } from "./runtime/user-events.js";
+import type { UserEventHub } from "./runtime/user-events.js";
 import { registerRoutes } from "./routes/index.js";
 import type { ServerContext } from "./server-context.js";
 import { PreviewTokens } from "./services/preview-tokens.js";
 import { ensureProject } from "./services/projects.js";
-import { readServerSettings } from "./services/server-settings.js";
 import { sandboxStatus } from "./services/sandbox-status.js";
 import { indexTraces } from "./services/session-index.js";
+import type { WorkspaceRoots } from "./services/workspace-roots.js";
 import { webAppHandler } from "./web/static-site.js";
 
 export interface ServerAppOptions {
@@ -70,6 +73,13 @@ export interface ServerAppOptions {
   reindex?: boolean;
   /** Run schedule files on the ticker (default true). */
   schedules?: boolean;
+  /**
+   * Folders under which session workspaces may lie while the admin setting `workspaceRoots`
+   * is empty (each agent's own `workspaces/` folder always counts). Default: none besides those.
+   */
+  workspaceRoots?: readonly string[];
+  /** Host names the server answers to besides localhost, 127.0.0.1 and [::1] (DNS rebinding guard). */
+  allowedHosts?: readonly string[];
   /** Where errors that are bugs go (never printed by the library itself). */
   report?: (error: unknown) => void;
   /** The command sandbox: on by default (where bwrap can run), network off by default. */
@@ -77,7 +87,7 @@ export interface ServerAppOptions {
 }
 
 export interface ServerApp {
-  app: Hono<AppEnv>;
+  app: Express;
   context: ServerContext;
   routes: readonly DescribedRoute[];
   /** The admin's initial password while it is unchanged: the startup notice shows it. */
@@ -93,29 +103,13 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
   const report = options.report ?? (() => undefined);
   mkdirSync(root, { recursive: true });
 
-  const db = openDatabase(join(root, "web.db"));
-  const stores = createStores(db);
-  let initialPassword: string | undefined;
-  try {
-    initialPassword = await ensureAdmin(stores, root, now());
-    await ensureProject(root, stores, { projectId: DEFAULT_PROJECT, ownerUserId: ADMIN_USER, name: null }, now());
-    indexTraces(root, stores, { full: options.reindex === true, owner: ADMIN_USER, now: now() });
-  } catch (error) {
-    db.close();
-    throw error;
-  }
-
   const ids = new EventIds(`${now().toString(36)}${randomBytes(3).toString("hex")}`);
-  const access = new AccessPolicy(stores, root);
-  const userEvents = new UserEventHub(ids, (projectId) => access.audience(projectId));
   const ticker = options.ticker ?? realTicker;
   const sandbox = sandboxStatus(options.sandbox);
-  const sessions = new SessionManager({
+  const runtime = makeServerRuntime({
     root,
-    stores,
+    databaseFile: join(root, "web.db"),
     ids,
-    usage: new UsageRecorder(stores.usage, now),
-    userEvents,
     env,
     sleep: options.sleep,
     fetch: options.fetch,
@@ -123,12 +117,24 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
     ticker,
     idleMs: options.idleMs ?? IDLE_EVICTION_MS,
     generateTitles: options.generateTitles ?? true,
-    attachmentLimits: () => readServerSettings(stores.settings),
+    workspaceRoots: options.workspaceRoots ?? [],
     report,
     sandbox: sandbox.enabled ? { enabled: true, network: sandbox.network } : undefined,
     ...(options.sandbox?.bwrapPath === undefined ? {} : { bwrapPath: options.sandbox.bwrapPath }),
   });
-  const scheduler = new Scheduler({ root, stores, sessions, userEvents, now, ticker, report });
+  let services: { stores: Stores; access: AccessPolicy; workspaces: WorkspaceRoots; userEvents: UserEventHub; sessions: SessionManager; scheduler: Scheduler };
+  let initialPassword: string | undefined;
+  try {
+    services = await runtime.runPromise(Effect.all({ stores: ServerStores, access: Access, workspaces: Workspaces, userEvents: UserEvents, sessions: SessionRuntime, scheduler: TaskScheduler }));
+    const { stores } = services;
+    initialPassword = await ensureAdmin(stores, root, now());
+    await ensureProject(root, stores, { projectId: DEFAULT_PROJECT, ownerUserId: ADMIN_USER, name: null }, now());
+    indexTraces(root, stores, { full: options.reindex === true, owner: ADMIN_USER, now: now() });
+  } catch (error) {
+    await runtime.dispose();
+    throw error;
+  }
+  const { stores, access, workspaces, userEvents, sessions, scheduler } = services;
   const context: ServerContext = {
     root,
     stores,
@@ -145,30 +151,46 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
     version: serverVersion(),
     previews: new PreviewTokens(now),
     scheduler,
+    workspaces,
     report,
     sandbox,
+    run: (effect) => runOn(runtime, effect),
   };
 
-  const app = new Hono<AppEnv>();
-  app.use("*", async function securityHeaders(c, next) {
-    await next();
-    const h = c.res.headers;
-    if (!h.has("x-content-type-options")) h.set("x-content-type-options", "nosniff");
-    if (!h.has("x-frame-options")) h.set("x-frame-options", "SAMEORIGIN");
-    if (!h.has("referrer-policy")) h.set("referrer-policy", "same-origin");
+  const app = express();
+  app.disable("x-powered-by");
+  app.disable("etag");
+  app.set("case sensitive routing", true);
+  app.use(attachContext);
+  app.use(hostAllowlist(options.allowedHosts ?? []));
+  app.use(function securityHeaders(_req: ExpressRequest, res: ExpressResponse, next: NextFunction) {
+    res.setHeader("x-content-type-options", "nosniff");
+    res.setHeader("x-frame-options", "SAMEORIGIN");
+    res.setHeader("referrer-policy", "same-origin");
+    next();
   });
-  app.use("/api/*", writeGuard());
-  app.use("/api/*", authenticate({ stores, now }));
+  app.use("/api", writeGuard());
+  app.use("/api", authenticate({ stores, now }));
   const table = new RouteTable(app, access);
   registerRoutes(table, context);
   if (options.schedules !== false) scheduler.start();
   const web = webAppHandler(options.webDir);
-  app.notFound((c) => {
-    if (!c.req.path.startsWith("/api/") && c.req.path !== "/api") return web(c);
-    const error = c.get("user") === undefined ? new ApiError(401, "unauthorized", "sign in first") : new ApiError(404, "not_found", `no route ${c.req.method} ${c.req.path}`);
-    return errorResponse(error, report);
+  app.use(function unmatched(_req: ExpressRequest, res: ExpressResponse, next: NextFunction) {
+    const c = contextOf(res);
+    if (!c.path.startsWith("/api/") && c.path !== "/api") {
+      sendResponse(res, web(c), c).catch(next);
+      return;
+    }
+    next(c.user === undefined ? new ApiError(401, "unauthorized", "sign in first") : new ApiError(404, "not_found", `no route ${c.method} ${c.path}`));
   });
-  app.onError((error) => errorResponse(error, report));
+  app.use(function answerError(error: unknown, _req: ExpressRequest, res: ExpressResponse, _next: NextFunction) {
+    if (res.headersSent) {
+      report(error);
+      res.destroy();
+      return;
+    }
+    void sendResponse(res, errorResponse(error, report), undefined);
+  });
 
   let closing: Promise<void> | undefined;
   return {
@@ -177,12 +199,7 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
     routes: table.routes,
     initialPassword,
     close() {
-      closing ??= (async () => {
-        scheduler.stop();
-        await sessions.shutdown();
-        userEvents.closeAll();
-        db.close();
-      })();
+      closing ??= runtime.dispose();
       return closing;
     },
   };

@@ -9,6 +9,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { existsSync } from "node:fs";
+import { delimiter, isAbsolute, resolve } from "node:path";
 import { resolveRoot, type SleepFn } from "@penguin/core";
 import { openBrowser } from "./process/open-browser.js";
 import { ServerAlreadyRunningError } from "./process/server-lock.js";
@@ -31,6 +32,10 @@ export interface ServerCommandOptions {
   /** Replaces the browser launcher (tests). */
   openUrl?: (url: string) => void;
   sleep?: SleepFn;
+  /** Folders under which workspaces may lie (else PENGUIN_WORKSPACE_ROOTS, path-delimiter separated). */
+  workspaceRoots?: string[] | undefined;
+  /** Extra host names to answer to (else PENGUIN_ALLOWED_HOSTS, comma separated). */
+  allowedHosts?: string[] | undefined;
   /** Extra app seams, passed through to startServer. */
   app?: StartServerOptions["app"];
   /** `--no-sandbox` / `--sandbox-network`: the command sandbox of every session (default on, no network). */
@@ -59,7 +64,12 @@ export async function runServerCommand(options: ServerCommandOptions): Promise<n
     if (webDir !== undefined) start.webDir = webDir;
     if (options.sleep !== undefined) start.sleep = options.sleep;
     // Bugs (500s) are reported on stderr: the library itself never prints them.
-    start.app = { report: (e) => options.err(`internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`), ...options.app };
+    start.app = {
+      report: (e) => options.err(`internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
+      workspaceRoots: absoluteRoots(options.workspaceRoots ?? listFromEnv(env.PENGUIN_WORKSPACE_ROOTS, delimiter)),
+      allowedHosts: options.allowedHosts ?? listFromEnv(env.PENGUIN_ALLOWED_HOSTS, ","),
+      ...options.app,
+    };
     if (options.sandbox !== undefined) start.app.sandbox = { ...start.app.sandbox, ...options.sandbox };
     server = await startServer(start);
   } catch (error) {
@@ -104,4 +114,13 @@ function untilStopped(stop: AbortSignal | undefined): Promise<void> {
     if (stop?.aborted) done();
     else stop?.addEventListener("abort", done, { once: true });
   });
+}
+
+function listFromEnv(value: string | undefined, separator: string): string[] {
+  return (value ?? "").split(separator).map((v) => v.trim()).filter((v) => v !== "");
+}
+
+/** Workspace roots as absolute paths (relative ones are taken from the current folder). */
+export function absoluteRoots(dirs: readonly string[]): string[] {
+  return dirs.map((d) => (isAbsolute(d) ? d : resolve(d)));
 }

@@ -1,14 +1,14 @@
 /**
  * @penguin/server: the multi-user HTTP + SSE runtime over the SDK.
  *
- *   createServerApp(options)   the Hono app and its runtime, no socket (tests: app.request)
+ *   createServerApp(options)   the express app and its runtime, no socket (start.ts listens)
  *   startServer(options)       on a port, with server.lock and the startup notice
  *   runServerCommand(options)  `penguin server` / `penguin web`, returning an exit code
  */
 export { createServerApp, type ServerApp, type ServerAppOptions } from "./app.js";
 export { startServer, DEFAULT_HOST, DEFAULT_PORT, type StartServerOptions, type RunningServer } from "./start.js";
 export { runServerCommand, defaultWebDir, type ServerCommandOptions } from "./command.js";
-export { ServerAlreadyRunningError, type LockInfo } from "./process/server-lock.js";
+export { findRunningServer, ServerAlreadyRunningError, type LockInfo } from "./process/server-lock.js";
 export { ManualTicker, realTicker, type Ticker } from "./runtime/clock.js";
 export { openApiDocument } from "./http/openapi.js";
 export type { ApiErrorCode } from "./http/api-error.js";

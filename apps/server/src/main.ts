@@ -3,14 +3,16 @@
  * Standalone entry, so the server runs before the CLI wires `penguin server` / `penguin web`:
  *
  *   node apps/server/dist/main.js [--port N] [--host H] [--root DIR] [--web] [--no-open]
- *                                     [--reindex] [--web-dir DIR] [--no-sandbox] [--sandbox-network]
+ *                                     [--reindex] [--web-dir DIR] [--workspace-root DIR]...
+ *                                     [--allowed-host NAME]... [--no-sandbox]
+ *                                     [--sandbox-network]
  *
  * Parses the flags and hands over to runServerCommand; its return value is the exit code.
  */
 import { parseArgs } from "node:util";
 import { runServerCommand } from "./command.js";
 
-const USAGE = "usage: main.js [--port N] [--host H] [--root DIR] [--web] [--no-open] [--reindex] [--web-dir DIR] [--no-sandbox] [--sandbox-network]";
+const USAGE = "usage: main.js [--port N] [--host H] [--root DIR] [--web] [--no-open] [--reindex] [--web-dir DIR] [--workspace-root DIR]... [--allowed-host NAME]... [--no-sandbox] [--sandbox-network]";
 
 async function main(argv: string[]): Promise<number> {
   let values;
@@ -27,6 +29,8 @@ async function main(argv: string[]): Promise<number> {
         "web-dir": { type: "string" },
         "no-sandbox": { type: "boolean", default: false },
         "sandbox-network": { type: "boolean", default: false },
+        "workspace-root": { type: "string", multiple: true },
+        "allowed-host": { type: "string", multiple: true },
         help: { type: "boolean", short: "h", default: false },
       },
       strict: true,
@@ -51,6 +55,8 @@ async function main(argv: string[]): Promise<number> {
     err: (line) => void process.stderr.write(`${line}\n`),
   };
   if (values["web-dir"] !== undefined) options.webDir = values["web-dir"];
+  if (values["workspace-root"] !== undefined) options.workspaceRoots = values["workspace-root"];
+  if (values["allowed-host"] !== undefined) options.allowedHosts = values["allowed-host"];
   return runServerCommand(options);
 }
 

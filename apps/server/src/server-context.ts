@@ -2,7 +2,11 @@
  * ServerContext: everything a route may use, built once by createServerApp. Routes receive
  * it whole; what each uses is visible in its handlers. Holding the parts in one plain
  * object (no service locator, no globals) keeps tests able to build a server per temp root.
+ * The long-lived services are those of the server's ManagedRuntime
+ * (runtime/server-runtime.ts), which owns their lifecycle; `run` executes an Effect that
+ * asks for them by tag.
  */
+import type { Effect } from "effect";
 import type { AccessPolicy } from "./auth/access.js";
 import type { LoginService } from "./auth/login-service.js";
 import type { Stores } from "./db/stores.js";
@@ -11,8 +15,10 @@ import type { SessionManager } from "./runtime/session-manager.js";
 import type { EventIds } from "./runtime/sse-channel.js";
 import type { UserEventHub } from "./runtime/user-events.js";
 import type { Scheduler } from "./runtime/scheduler.js";
+import type { ServerServices } from "./runtime/server-runtime.js";
 import type { PreviewTokens } from "./services/preview-tokens.js";
 import type { SandboxStatus } from "./services/sandbox-status.js";
+import type { WorkspaceRoots } from "./services/workspace-roots.js";
 
 export interface ServerContext {
   root: string;
@@ -33,7 +39,11 @@ export interface ServerContext {
   previews: PreviewTokens;
   /** Runs `agent_state/schedule/*.toml`. */
   scheduler: Scheduler;
+  /** Where workspaces may lie, and the secret file names (services/workspace-roots.ts). */
+  workspaces: WorkspaceRoots;
   report(error: unknown): void;
   /** Whether session commands run in the bwrap sandbox (probed once at start). */
   sandbox: SandboxStatus;
+  /** Runs an Effect on the server's runtime; its failure rejects the promise with the failure itself. */
+  run<A, E>(effect: Effect.Effect<A, E, ServerServices>): Promise<A>;
 }

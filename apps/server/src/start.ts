@@ -5,12 +5,13 @@
  * it), assembles the app, listens (port 0 picks a free one), writes the port into the lock,
  * and prints the framed startup notice through `out`. `close()` is the graceful stop: stop
  * accepting, abort running tasks with their carry-over and dispose sessions (traces closed),
- * close every open stream and socket, close the database, release the lock.
+ * close every open stream, wait up to the grace period for answers in flight to finish,
+ * then close every remaining connection (an SSE client never closes on its own, and
+ * `server.close()` would wait for it forever), close the database, release the lock.
  */
 import { mkdirSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
-import { getRequestListener } from "@hono/node-server";
+import type { AddressInfo } from "node:net";
 import { resolveRoot, type SleepFn } from "@penguin/core";
 import { createServerApp, type ServerAppOptions } from "./app.js";
 import { initialPasswordPath } from "./auth/initial-password.js";
@@ -34,6 +35,8 @@ export interface StartServerOptions {
   out?: (line: string) => void;
   /** Rebuild the sessions index from the traces. */
   reindex?: boolean;
+  /** How long shutdown waits for answers in flight before closing their sockets; default 2 s. */
+  shutdownGraceMs?: number;
   /** The rest of the app's seams (ticker, titles, limits, reporter, model fetch). */
   app?: Omit<ServerAppOptions, "root" | "env" | "sleep" | "now" | "webDir" | "reindex">;
 }
@@ -61,15 +64,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     if (options.reindex !== undefined) appOptions.reindex = options.reindex;
     const built = await createServerApp(appOptions);
     closeApp = built.close;
-    const report = options.app?.report ?? (() => undefined);
-    const listener = getRequestListener(built.app.fetch, { errorHandler: (error) => void report(error) });
-    const sockets = new Set<Socket>();
-    const srv = createServer((req, res) => void listener(req, res));
+    const srv = createServer(built.app);
     server = srv;
-    srv.on("connection", (socket) => {
-      sockets.add(socket);
-      socket.once("close", () => sockets.delete(socket));
-    });
     const port = await listen(srv, options.port ?? DEFAULT_PORT, host);
     lock.setPort(port, host);
     const url = serverUrl(host, port);
@@ -87,8 +83,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           const stopped = new Promise<void>((resolve) => srv.close(() => resolve()));
           await built.close();
           srv.closeIdleConnections();
-          for (const socket of sockets) socket.destroy();
-          await stopped;
+          await closeWithinGrace(srv, stopped, options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
           lock.release();
         })();
         return closing;
@@ -100,6 +95,20 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     lock.release();
     throw error;
   }
+}
+
+export const DEFAULT_SHUTDOWN_GRACE_MS = 2000;
+
+/** Waits for the server to stop by itself, or at most `graceMs`; then cuts every remaining connection. */
+async function closeWithinGrace(server: Server, stopped: Promise<void>, graceMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const grace = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, graceMs);
+  });
+  await Promise.race([stopped, grace]);
+  clearTimeout(timer);
+  server.closeAllConnections();
+  await stopped;
 }
 
 function listen(server: Server, port: number, host: string): Promise<number> {

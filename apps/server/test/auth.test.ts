@@ -27,7 +27,8 @@ describe("the seeded admin", () => {
     const hash = h.server.context.stores.users.get("admin")?.passwordHash ?? "";
     expect(hash).toMatch(/^scrypt\$16384\$8\$1\$[A-Za-z0-9_-]+\$[A-Za-z0-9_-]+$/);
 
-    const admin = await h.admin();
+    const admin = h.client();
+    await admin.login("admin", h.adminPassword);
     expect((await admin.get("/api/me")).body.user).toEqual({ userId: "admin", isAdmin: true, passwordIsInitial: true });
     const wrong = await admin.put("/api/me/password", { oldPassword: "nope", newPassword: "a-better-password" });
     expect(wrong.status).toBe(403);
@@ -39,6 +40,29 @@ describe("the seeded admin", () => {
     const again = h.client();
     expect((await again.post("/api/auth/login", { userId: "admin", password: h.adminPassword })).status).toBe(401);
     await again.login("admin", "a-better-password");
+  });
+
+  it("is enforced by the server: until it is changed, only /api/me, the password change and logout answer", async () => {
+    h = await startHarness();
+    const admin = h.client();
+    await admin.login("admin", h.adminPassword);
+    for (const [method, path] of [
+      ["GET", "/api/projects"],
+      ["GET", "/api/events"],
+      ["GET", "/api/admin/users"],
+      ["GET", "/api/projects/default_project/models"],
+      ["POST", "/api/projects/default_project/agents/default_agent/sessions"],
+    ] as const) {
+      const answer = await admin.call(method, path, method === "POST" ? { workspace: h.workspace } : undefined);
+      expect(answer.status, path).toBe(403);
+      expect(answer.body.error.code, path).toBe("password_change_required");
+    }
+    expect(h.server.context.stores.db.prepare("SELECT COUNT(*) AS n FROM sessions").get()).toEqual({ n: 0 });
+    expect((await admin.get("/api/me")).status).toBe(200);
+    expect((await admin.get("/api/me/prefs")).status).toBe(200);
+    expect((await admin.get("/api/version")).status).toBe(200);
+    expect((await admin.put("/api/me/password", { oldPassword: h.adminPassword, newPassword: "a-better-password" })).status).toBe(204);
+    expect((await admin.get("/api/projects")).status).toBe(200);
   });
 
   it("verifies scrypt hashes in constant form and rejects malformed ones", async () => {
@@ -104,12 +128,45 @@ describe("login rate limits", () => {
     expect((await c.post("/api/auth/login", { userId: "admin", password: h.adminPassword })).status).toBe(200);
   });
 
-  it("answers 429 per client address across user ids", async () => {
+  it("answers 429 per client address and user id, without locking out the other users behind that address", async () => {
+    // Was "429 per client address across user ids": issue 15 turns that lockout of everyone
+    // behind one address into a limit per address and account.
     h = await startHarness({ app: { loginLimits: { perIp: { limit: 2, windowMs: 60_000 }, perUser: { limit: 100, windowMs: 60_000 } } } });
     const c = h.client();
+    for (const userId of ["alice", "bob", "carol", "dave"]) expect((await c.post("/api/auth/login", { userId, password: "x" })).status).toBe(401);
     expect((await c.post("/api/auth/login", { userId: "alice", password: "x" })).status).toBe(401);
-    expect((await c.post("/api/auth/login", { userId: "bob", password: "x" })).status).toBe(401);
-    expect((await c.post("/api/auth/login", { userId: "admin", password: h.adminPassword })).status).toBe(429);
+    const limited = await c.post("/api/auth/login", { userId: "alice", password: "x" });
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe("rate_limited");
+    expect((await c.post("/api/auth/login", { userId: "admin", password: h.adminPassword })).status).toBe(200);
+  });
+
+  it("does not let 20 failures from one address lock out the admin with the right password", async () => {
+    h = await startHarness();
+    const c = h.client();
+    for (let i = 0; i < 20; i++) expect((await c.post("/api/auth/login", { userId: `user${i}`, password: "wrong" })).status).toBe(401);
+    expect((await c.post("/api/auth/login", { userId: "admin", password: h.adminPassword })).status).toBe(200);
+  });
+
+  it("cannot be raced: of 40 concurrent wrong logins for one user, only the 10 the limit allows are checked", async () => {
+    h = await startHarness();
+    const answers = await Promise.all(Array.from({ length: 40 }, () => h!.client().post("/api/auth/login", { userId: "admin", password: "wrong-guess" })));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(30);
+    expect((await h.client().post("/api/auth/login", { userId: "admin", password: h.adminPassword })).status).toBe(429);
+  });
+
+  it("rate limits the old-password check of a password change", async () => {
+    h = await startHarness({ app: { loginLimits: { perIp: { limit: 100, windowMs: 60_000 }, perUser: { limit: 3, windowMs: 60_000 } } } });
+    const c = h.client();
+    await c.login("admin", h.adminPassword);
+    for (let i = 0; i < 3; i++) expect((await c.put("/api/me/password", { oldPassword: `guess-${i}`, newPassword: "a-better-password" })).status).toBe(403);
+    const limited = await c.put("/api/me/password", { oldPassword: h.adminPassword, newPassword: "a-better-password" });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("retry-after"))).toBe(60);
+    h.clock.advance(60_001);
+    expect((await c.put("/api/me/password", { oldPassword: h.adminPassword, newPassword: "a-better-password" })).status).toBe(204);
   });
 });
 

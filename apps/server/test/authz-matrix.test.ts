@@ -1,6 +1,7 @@
 // The authorization matrix: every route of the route table, called by an anonymous client,
 // another user, a project member, the project owner and the admin. Denial is always 404
-// (401 only for anonymous callers), and whoever may reach a route is never denied. Bodies
+// (401 only for anonymous callers), and whoever may reach a route is never denied, except
+// that a member who did not create a session may not control it (its approvals: 403). Bodies
 // are empty on purpose: access is decided before validation, so an allowed caller gets a
 // 400 (or a real answer) and a denied one a 404, whatever the body. No route may answer 501.
 import { describe, expect, it } from "vitest";
@@ -64,7 +65,7 @@ function order(routes: readonly DescribedRoute[]): DescribedRoute[] {
   return [...routes].sort((a, b) => rank(a) - rank(b));
 }
 
-function expected(route: DescribedRoute, actor: Actor): "allowed" | "unauthorized" | "hidden" {
+function expected(route: DescribedRoute, actor: Actor): "allowed" | "unauthorized" | "hidden" | "forbidden" {
   if (route.access === "public") return "allowed";
   if (actor === "anonymous") return "unauthorized";
   switch (route.access) {
@@ -76,7 +77,7 @@ function expected(route: DescribedRoute, actor: Actor): "allowed" | "unauthorize
     case "agent":
     case "session":
       if (actor === "other") return "hidden";
-      if (actor === "member") return route.need === "owner" ? "hidden" : "allowed";
+      if (actor === "member") return route.need === "owner" ? "hidden" : route.need === "control" ? "forbidden" : "allowed";
       return "allowed";
   }
 }
@@ -114,7 +115,7 @@ describe("authorization matrix", () => {
           const want = expected(route, actor);
           const denied = isDenial(res.status, message, path, sessionId);
           const ok =
-            want === "unauthorized" ? res.status === 401 : want === "hidden" ? denied : res.status !== 401 && !denied && res.status !== 403 && res.status < 500;
+            want === "unauthorized" ? res.status === 401 : want === "hidden" ? denied : want === "forbidden" ? res.status === 403 : res.status !== 401 && !denied && res.status !== 403 && res.status < 500;
           if (!ok) problems.push(`${method} ${route.path} (${route.operationId}) as ${actor}: expected ${want}, got ${res.status} ${message}`);
         }
         expect(problems).toEqual([]);

@@ -40,9 +40,9 @@ describe("20 sessions at once", { timeout: 120_000 }, () => {
     const workspace = mkdtempSync(join(tmpdir(), "penguin-conc-ws-"));
     dirs.push(root, workspace);
     configureProject(root, "default_project", modelEntry(kit));
-    server = await startServer({ root, port: 0, env: {}, sleep: async () => undefined, app: { ticker: new ManualTicker(), generateTitles: false } });
+    server = await startServer({ root, port: 0, env: {}, sleep: async () => undefined, app: { ticker: new ManualTicker(), generateTitles: false, workspaceRoots: [workspace] } });
     const c = new ApiClient((url, init) => fetch(url, init), server.url);
-    await c.login("admin", readFileSync(join(root, "initial-admin-password"), "utf8").trim());
+    await c.signIn("admin", readFileSync(join(root, "initial-admin-password"), "utf8").trim());
 
     const sessions = await Promise.all(
       Array.from({ length: SESSIONS }, async (_v, i) => {

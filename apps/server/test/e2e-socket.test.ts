@@ -48,7 +48,7 @@ describe("end to end over HTTP", () => {
     workspace = mkdtempSync(join(tmpdir(), "penguin-e2e-ws-"));
     configureProject(root, "default_project", modelEntry(kit));
     const lines: string[] = [];
-    server = await startServer({ root, port: 0, host: "127.0.0.1", env: {}, sleep: async () => undefined, out: (l) => lines.push(l), app: { ticker: new ManualTicker(), generateTitles: true } });
+    server = await startServer({ root, port: 0, host: "127.0.0.1", env: {}, sleep: async () => undefined, out: (l) => lines.push(l), app: { ticker: new ManualTicker(), generateTitles: true, workspaceRoots: [workspace] } });
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(lines.join("\n")).toContain(server.url);
     const password = readFileSync(join(root, "initial-admin-password"), "utf8").trim();
@@ -56,7 +56,7 @@ describe("end to end over HTTP", () => {
 
     const c = new ApiClient((url, init) => fetch(url, init), server.url);
     expect((await c.get("/api/me")).status).toBe(401);
-    await c.login("admin", password);
+    await c.signIn("admin", password);
     expect((await c.get("/api/me")).body.user.userId).toBe("admin");
 
     // 1. A task with a tool call, approved in always-ask mode, streamed to the end.

@@ -4,6 +4,7 @@
 // created persisted) and can then run, and --reindex forgets sessions whose traces were
 // deleted.
 import { rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAgent, sessionTraceFiles } from "@penguin/core";
 import { startTestkit } from "@penguin/testkit";
@@ -11,6 +12,7 @@ import { createServerApp } from "../src/app.js";
 import { ManualTicker } from "../src/runtime/clock.js";
 import { ApiClient } from "./helpers/client.js";
 import { startHarness, type Harness } from "./helpers/harness.js";
+import { listenOnLoopback } from "./helpers/socket.js";
 import { newSession, openStream, text, untilRunsEnded } from "./helpers/session.js";
 import { messagesOf } from "./helpers/sse.js";
 
@@ -20,9 +22,17 @@ afterEach(async () => {
   h = undefined;
 });
 
+/** A fresh server app on the root, listening on 127.0.0.1; `close` stops both. */
 async function reopen(root: string, reindex: boolean) {
-  const server = await createServerApp({ root, env: {}, ticker: new ManualTicker(), generateTitles: false, reindex, sleep: async () => undefined });
-  return server;
+  const app = await createServerApp({ root, env: {}, ticker: new ManualTicker(), generateTitles: false, reindex, sleep: async () => undefined, workspaceRoots: [tmpdir()] });
+  const listening = await listenOnLoopback(app.app);
+  return {
+    request: listening.request,
+    async close() {
+      await app.close();
+      await listening.close();
+    },
+  };
 }
 
 describe("indexing the traces", () => {
@@ -44,8 +54,8 @@ describe("indexing the traces", () => {
     await child.dispose();
 
     let server = await reopen(root, false);
-    let c = new ApiClient((url, init) => Promise.resolve(server.app.request(url, init)));
-    await c.login("admin", h.adminPassword);
+    let c = new ApiClient(server.request);
+    await c.signIn("admin", h.adminPassword);
     const active = (await c.get("/api/projects/default_project/agents/default_agent/sessions")).body.sessions;
     expect(active.map((s: any) => [s.id, s.client])).toEqual([[cli.id, "cli"]]);
     const sub = (await c.get("/api/projects/default_project/agents/default_agent/sessions?category=subagent")).body.sessions;
@@ -64,8 +74,8 @@ describe("indexing the traces", () => {
     await server.close();
 
     server = await reopen(root, false);
-    c = new ApiClient((url, init) => Promise.resolve(server.app.request(url, init)));
-    await c.login("admin", h.adminPassword);
+    c = new ApiClient(server.request);
+    await c.signIn("admin", h.adminPassword);
     const survived = await c.get(`/api/sessions/${neverRan}`);
     expect(survived.status).toBe(200);
     expect(survived.body).toMatchObject({ id: neverRan, client: "web", hasTrace: true, workspace });
@@ -79,8 +89,8 @@ describe("indexing the traces", () => {
 
     for (const f of sessionTraceFiles(agent.paths, child.id)) rmSync(f.file);
     server = await reopen(root, true);
-    c = new ApiClient((url, init) => Promise.resolve(server.app.request(url, init)));
-    await c.login("admin", h.adminPassword);
+    c = new ApiClient(server.request);
+    await c.signIn("admin", h.adminPassword);
     expect((await c.get(`/api/sessions/${child.id}`)).status).toBe(404);
     expect((await c.get(`/api/sessions/${cli.id}`)).status).toBe(200);
     await server.close();

@@ -42,7 +42,7 @@ describe("preview origin", () => {
     expect(new URL(asJson.body.url).host).toBe("127.0.0.1");
 
     const anonymous = h.client();
-    const page = await h.server.app.request(location.href);
+    const page = await h.request(location.href);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("<h1>hi</h1>");
     expect(page.headers.get("content-type")).toContain("text/html");
@@ -51,8 +51,8 @@ describe("preview origin", () => {
     expect(page.headers.get("content-security-policy")).toContain("frame-ancestors http://localhost");
     expect(page.headers.get("set-cookie")).toBeNull();
     const base = location.href.replace(/index\.html$/, "");
-    expect(await (await h.server.app.request(`${base}style.css`)).text()).toBe("h1{color:red}");
-    expect((await h.server.app.request(base)).status).toBe(200);
+    expect(await (await h.request(`${base}style.css`)).text()).toBe("h1{color:red}");
+    expect((await h.request(base)).status).toBe(200);
 
     const refused = [
       `${base}..%2Fsecret.txt`,
@@ -61,7 +61,7 @@ describe("preview origin", () => {
       location.href.replace(/\/preview\/([\w-]+)\./, "/preview/$1x."),
     ];
     for (const url of refused) {
-      const res = await h.server.app.request(url);
+      const res = await h.request(url);
       expect(res.status, url).toBe(404);
       expect((await res.json()).error.message, url).toBe("preview not found");
     }
@@ -69,15 +69,15 @@ describe("preview origin", () => {
     expect((await c.raw("GET", `/api/sessions/${sid}/files/preview-redirect?path=..%2Fetc%2Fpasswd`)).status).toBe(400);
 
     h.clock.advance(16 * 60 * 1000);
-    expect((await h.server.app.request(location.href)).status).toBe(404);
+    expect((await h.request(location.href)).status).toBe(404);
   });
 
   it("works across two real origins: the app on 127.0.0.1, the preview on localhost", async () => {
     h = await startHarness();
-    running = await startServer({ root: h.root, port: 0, env: {}, now: h.clock.now, app: { ticker: h.ticker, generateTitles: false } });
+    running = await startServer({ root: h.root, port: 0, env: {}, now: h.clock.now, app: { ticker: h.ticker, generateTitles: false, workspaceRoots: [h.workspace] } });
     await h.server.close();
     const app = new ApiClient((url, init) => fetch(url, { ...init, redirect: "manual" }), running.url);
-    await app.login("admin", h.adminPassword);
+    await app.signIn("admin", h.adminPassword);
     const sid = await newSession(app, { workspace: h.workspace });
     site(h.workspace);
     const redirect = await app.raw("GET", `/api/sessions/${sid}/files/preview-redirect?path=site/index.html`, {});

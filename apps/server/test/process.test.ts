@@ -36,14 +36,19 @@ function tempDir(prefix: string): string {
 }
 
 function start(root: string, extra: string[] = []): ServerChild {
-  const child = spawnServer(["--root", root, "--port", "0", "--no-open", ...extra]);
+  const child = spawnServer(["--root", root, "--port", "0", "--no-open", "--workspace-root", tmpdir(), ...extra]);
   children.push(child);
   return child;
 }
 
+/** The admin password per root: read from the initial file once (signing in "changes" it, which removes the file). */
+const passwords = new Map<string, string>();
+
 async function signIn(url: string, root: string): Promise<ApiClient> {
   const c = new ApiClient((u, init) => fetch(u, init), url);
-  await c.login("admin", readFileSync(join(root, "initial-admin-password"), "utf8").trim());
+  const password = passwords.get(root) ?? readFileSync(join(root, "initial-admin-password"), "utf8").trim();
+  passwords.set(root, password);
+  await c.signIn("admin", password);
   return c;
 }
 

@@ -2,7 +2,7 @@
 // the gap left the ring or the epoch differs, ring limits by count and bytes, frame rules,
 // pings on an injected ticker, and slow readers cut off instead of buffered without bound.
 import { describe, expect, it } from "vitest";
-import { formatSse, openSseStream, type SseSink } from "../src/http/sse.js";
+import { formatSse, openSseStream, RETRY_MS, type SseSink } from "../src/http/sse.js";
 import { ManualTicker } from "../src/runtime/clock.js";
 import { EventIds, SseChannel } from "../src/runtime/sse-channel.js";
 import { SseReader } from "./helpers/sse.js";
@@ -82,6 +82,13 @@ describe("SseChannel", () => {
     expect(() => formatSse({ event: "x\ny", data: "" })).toThrow(/single line/);
     expect(() => formatSse({ id: "1\r", data: "" })).toThrow(/single line/);
   });
+
+  it("splits data at CR, LF and CRLF alike, so a payload cannot end an event early or inject a field", () => {
+    const frame = formatSse({ event: "x", data: "one\r\nid: forged\rtwo\n\nevent: forged" });
+    expect(frame).toBe("event: x\ndata: one\ndata: id: forged\ndata: two\ndata: \ndata: event: forged\n\n");
+    expect(frame.split("\n\n")).toHaveLength(2);
+    expect(frame.match(/^id:/m)).toBeNull();
+  });
 });
 
 describe("openSseStream", () => {
@@ -91,6 +98,9 @@ describe("openSseStream", () => {
     const res = openSseStream(() => () => void (released += 1), { ticker, pingMs: 20_000, maxBufferedBytes: 1e6 });
     expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
     const reader = new SseReader(res.body!);
+    await reader.untilComment("connected");
+    expect(reader.retryMs).toBe(RETRY_MS);
+    expect(reader.events).toEqual([]);
     ticker.advance(19_999);
     ticker.advance(1);
     await reader.untilComment("ping");

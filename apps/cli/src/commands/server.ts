@@ -2,7 +2,7 @@
  * `penguin server` and `penguin web`: the resident HTTP + SSE server (and, for `web`, the
  * built web app). The behaviour lives in @penguin/server's `runServerCommand`; this file only
  * maps flags and streams its lines to the terminal. The server package is imported here, on
- * demand, so the rest of the CLI never pays for Hono and SQLite.
+ * demand, so the rest of the CLI never pays for express and SQLite.
  */
 import { EXIT, type ExitCode } from "../exit-codes.js";
 
@@ -15,6 +15,8 @@ export interface ServerFlags {
   /** false with `--no-sandbox`. */
   sandbox?: boolean;
   sandboxNetwork?: boolean;
+  workspaceRoot?: string[];
+  allowedHost?: string[];
 }
 
 function toExit(code: number): ExitCode {
@@ -31,6 +33,8 @@ export async function serverCommand(flags: ServerFlags, web: boolean): Promise<E
     open: web && flags.open !== false,
     reindex: flags.reindex === true,
     sandbox: { enabled: flags.sandbox !== false, network: flags.sandboxNetwork === true },
+    workspaceRoots: flags.workspaceRoot,
+    allowedHosts: flags.allowedHost,
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`${line}\n`),
   });

@@ -8,6 +8,9 @@
  *   sessions in it; the owner alone (or the admin) edits its models, vault, schedules,
  *   command policy, members and agents, renames or deletes it.
  * - A session or agent is reachable exactly when its project is.
+ * - Controlling a session (its approval mode, answering its approvals: need `control`) is
+ *   for its creator, a project owner and the admin. A member who can see the session but
+ *   did not create it gets 403 `forbidden`: hiding a session they can read would be a lie.
  * - Anything the user may not reach answers 404, the same as something that does not exist,
  *   so ids cannot be probed. That includes a member asking for an owner-only operation.
  */
@@ -16,11 +19,12 @@ import { agentPaths, isSessionId, PROJECT_OR_AGENT_ID, projectPaths, type AgentP
 import type { ProjectRow } from "../db/projects-store.js";
 import type { SessionRow } from "../db/sessions-store.js";
 import type { Stores } from "../db/stores.js";
-import { notFound } from "../http/api-error.js";
-import type { AuthUser } from "../http/app-env.js";
+import { ApiError, notFound } from "../http/api-error.js";
+import type { AuthUser } from "../http/request-context.js";
+import type { SessionCreators } from "../db/session-creators-store.js";
 
-/** `read`: see and use (run sessions); `owner`: configure and manage. */
-export type Need = "read" | "owner";
+/** `read`: see and use (run sessions); `control`: a session's own safety settings; `owner`: configure and manage. */
+export type Need = "read" | "control" | "owner";
 export type ProjectRole = "owner" | "member" | "admin";
 
 export interface ProjectGrant {
@@ -41,9 +45,27 @@ export class AccessPolicy {
   readonly #stores: Stores;
   readonly #root: string;
 
-  constructor(stores: Stores, root: string) {
+  readonly #creators: SessionCreators;
+
+  constructor(stores: Stores, root: string, creators: SessionCreators) {
     this.#stores = stores;
     this.#root = root;
+    this.#creators = creators;
+  }
+
+  /** Records who created a web session (the create and fork routes). */
+  recordCreator(sessionId: string, userId: string): void {
+    this.#creators.record(sessionId, userId);
+  }
+
+  /** Whether the user may control the session (see the rules above); `grant` is their read grant of it. */
+  mayControl(user: AuthUser, grant: SessionGrant): boolean {
+    return grant.role !== "member" || this.#creators.creatorOf(grant.session.sessionId) === user.userId;
+  }
+
+  /** Throws the 403 for a member who may read but not control the session. */
+  requireControl(user: AuthUser, grant: SessionGrant): void {
+    if (!this.mayControl(user, grant)) throw new ApiError(403, "forbidden", "only the session's creator or a project owner may change its approval mode or answer its approvals");
   }
 
   /** The user's role in a project, or undefined when they have none. */
@@ -71,11 +93,14 @@ export class AccessPolicy {
   session(user: AuthUser, sessionId: string, need: Need): SessionGrant {
     const session = isSessionId(sessionId) ? this.#stores.sessions.get(sessionId) : undefined;
     if (session === undefined) throw notFound(`session ${sessionId}`);
+    let grant: SessionGrant;
     try {
-      return { ...this.agent(user, session.projectId, session.agentId, need), session };
+      grant = { ...this.agent(user, session.projectId, session.agentId, need === "control" ? "read" : need), session };
     } catch {
       throw notFound(`session ${sessionId}`);
     }
+    if (need === "control") this.requireControl(user, grant);
+    return grant;
   }
 
   /** Projects the user can see: all of them for the admin. */
@@ -94,5 +119,5 @@ export class AccessPolicy {
 }
 
 function allows(role: ProjectRole, need: Need): boolean {
-  return need === "read" || role !== "member";
+  return need !== "owner" || role !== "member";
 }

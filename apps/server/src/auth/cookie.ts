@@ -4,8 +4,7 @@
  * session is used. `Secure` is added only when the server is reached over https: the
  * default deployment is plain http on localhost, where a Secure cookie would never be sent.
  */
-import { getCookie } from "hono/cookie";
-import type { Context } from "hono";
+import type { RequestContext } from "../http/request-context.js";
 
 export const SESSION_COOKIE = "penguin_session";
 export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -20,11 +19,25 @@ export function clearedSessionCookie(secure: boolean): string {
   return sessionCookie("", 0, secure);
 }
 
-export function readSessionToken(c: Context): string | undefined {
-  const value = getCookie(c, SESSION_COOKIE);
-  return value === undefined || value === "" ? undefined : value;
+/** The session token from the Cookie header (the first `penguin_session` pair), or undefined. */
+export function readSessionToken(c: RequestContext): string | undefined {
+  const header = c.header("cookie");
+  if (header === undefined) return undefined;
+  for (const pair of header.split(";")) {
+    const at = pair.indexOf("=");
+    if (at < 0 || pair.slice(0, at).trim() !== SESSION_COOKIE) continue;
+    const raw = pair.slice(at + 1).trim().replace(/^"(.*)"$/, "$1");
+    let value: string;
+    try {
+      value = decodeURIComponent(raw);
+    } catch {
+      return undefined;
+    }
+    return value === "" ? undefined : value;
+  }
+  return undefined;
 }
 
-export function isHttps(c: Context): boolean {
-  return new URL(c.req.url).protocol === "https:";
+export function isHttps(c: RequestContext): boolean {
+  return c.url.protocol === "https:";
 }

@@ -1,11 +1,22 @@
 /**
- * Logging in and out.
+ * Logging in and out, and checking a signed-in user's current password.
  *
- * Failed attempts are counted per client address and per user id (fixed windows, injected
- * clock); once either is over its limit the answer is 429 with Retry-After, before the
- * password is even checked. A success clears that user's counter (and sweeps expired
- * browser sessions from the database). An unknown user id costs
- * the same scrypt work as a wrong password, so timing does not reveal which ids exist.
+ * Attempts are counted per user id (across all addresses) and per client address *and*
+ * user id (fixed windows, injected clock). An attempt is admitted and counted in one
+ * synchronous step before the slow scrypt check, so concurrent requests cannot all slip
+ * under the limit while the first ones are still being verified; over either limit the
+ * answer is 429 with Retry-After and the password is not checked at all. A success clears
+ * both counters (and sweeps expired browser sessions from the database).
+ *
+ * Counting per address *and* user, not per address alone, means that failures from one
+ * address (many people behind one NAT, or the loopback address of a local proxy) lock out
+ * only the accounts they were aimed at, never everyone behind that address; guessing at one
+ * account from many addresses is still capped by the per-user window.
+ *
+ * The old-password check of a password change goes through the same per-user counter
+ * under its own key, so a stolen cookie cannot be used to guess the password quickly.
+ * An unknown user id costs the same scrypt work as a wrong password, so timing does not
+ * reveal which ids exist.
  */
 import type { Stores } from "../db/stores.js";
 import { ApiError } from "../http/api-error.js";
@@ -15,7 +26,9 @@ import { hashPassword, verifyPassword } from "./password.js";
 import { hashToken, newSessionToken } from "./tokens.js";
 
 export interface LoginLimits {
+  /** Per client address and user id pair. */
   perIp: { limit: number; windowMs: number };
+  /** Per user id, whatever the address (also the old-password check). */
   perUser: { limit: number; windowMs: number };
 }
 
@@ -46,26 +59,41 @@ export class LoginService {
   }
 
   async login(userId: string, password: string, clientIp: string): Promise<LoginResult> {
-    const ipKey = `ip:${clientIp}`;
+    const pairKey = `ip:${clientIp}|user:${userId}`;
     const userKey = `user:${userId}`;
-    const waits = [this.#byIp.check(ipKey), this.#byUser.check(userKey)].flatMap((d) => (d.allowed ? [] : [d.retryAfterSec]));
-    if (waits.length > 0) {
-      const retryAfter = Math.max(...waits);
-      throw new ApiError(429, "rate_limited", `too many failed logins; try again in ${retryAfter} s`, { headers: { "retry-after": String(retryAfter) } });
-    }
+    this.#admit([this.#byIp, pairKey], [this.#byUser, userKey], "too many failed logins");
     const user = this.#stores.users.get(userId);
     const ok = user !== undefined ? await verifyPassword(password, user.passwordHash) : await this.#burn(password);
-    if (user === undefined || !ok) {
-      this.#byIp.hit(ipKey);
-      this.#byUser.hit(userKey);
-      throw new ApiError(401, "invalid_credentials", "wrong user id or password");
-    }
+    if (user === undefined || !ok) throw new ApiError(401, "invalid_credentials", "wrong user id or password");
     this.#byUser.reset(userKey);
+    this.#byIp.reset(pairKey);
     const token = newSessionToken();
     const now = this.#now();
     this.#stores.authSessions.purgeExpired(now);
     this.#stores.authSessions.insert(hashToken(token), user.userId, now, now + SESSION_TTL_MS, "password");
     return { token, userId: user.userId, isAdmin: user.isAdmin, passwordIsInitial: user.passwordIsInitial };
+  }
+
+  /** The old-password check of a password change: 403 when wrong, 429 when tried too often. */
+  async checkCurrentPassword(userId: string, password: string): Promise<void> {
+    const key = `password:${userId}`;
+    this.#admit([this.#byUser, key], undefined, "too many wrong current passwords");
+    const user = this.#stores.users.get(userId);
+    if (user === undefined || !(await verifyPassword(password, user.passwordHash))) {
+      throw new ApiError(403, "invalid_credentials", "the old password is wrong", { field: "oldPassword" });
+    }
+    this.#byUser.reset(key);
+  }
+
+  /** Admits one attempt against every given counter, or none (429 with the longest wait). */
+  #admit(first: [RateLimiter, string], second: [RateLimiter, string] | undefined, what: string): void {
+    const counters = second === undefined ? [first] : [first, second];
+    const waits = counters.map(([limiter, key]) => limiter.check(key)).flatMap((d) => (d.allowed ? [] : [d.retryAfterSec]));
+    if (waits.length > 0) {
+      const retryAfter = Math.max(...waits);
+      throw new ApiError(429, "rate_limited", `${what}; try again in ${retryAfter} s`, { headers: { "retry-after": String(retryAfter) } });
+    }
+    for (const [limiter, key] of counters) limiter.hit(key);
   }
 
   logout(tokenHash: string): void {

@@ -17,6 +17,8 @@ export type ApiErrorCode =
   | "unauthorized"
   | "invalid_credentials"
   | "bad_origin"
+  | "bad_host"
+  | "password_change_required"
   | "owner_only"
   | "forbidden"
   // 404

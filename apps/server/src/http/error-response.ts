@@ -29,7 +29,23 @@ export function toApiError(error: unknown): ApiError | undefined {
     return new ApiError(400, "invalid_config", error.message, field === undefined ? {} : { field });
   }
   if (error instanceof InvalidIdError) return new ApiError(400, "invalid_request", error.message);
+  const status = clientErrorStatus(error);
+  if (status === 413) return new ApiError(413, "payload_too_large", "the request is too large");
+  if (status !== undefined) return new ApiError(400, "invalid_request", "the request could not be read (a malformed path, query or body)");
   return undefined;
+}
+
+/**
+ * Express and its router throw http-errors objects for what they reject before a handler
+ * runs: a 4xx with `expose: true`, or (the router's "Failed to decode param") a URIError
+ * carrying status 400. Those are the client's fault and must not become a 500.
+ */
+function clientErrorStatus(error: unknown): number | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const status = "status" in error ? error.status : "statusCode" in error ? error.statusCode : undefined;
+  if (typeof status !== "number" || status < 400 || status > 499) return undefined;
+  const exposed = "expose" in error && error.expose === true;
+  return exposed || error instanceof URIError ? status : undefined;
 }
 
 export function errorResponse(error: unknown, report: (error: unknown) => void): Response {

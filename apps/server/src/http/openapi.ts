@@ -1,27 +1,30 @@
 /**
- * The OpenAPI 3.1 description, generated from the route table: the same zod schemas that
- * validate requests produce the parameter, body and response schemas (`z.toJSONSchema`,
- * draft 2020-12, which is what OpenAPI 3.1 uses). Path parameters come from the path
+ * The OpenAPI 3.1 description, generated from the route table: the same effect/Schema
+ * schemas that decode requests produce the parameter, body and response schemas
+ * (`JSONSchema.make` with the `openApi3.1` target). Inputs are described as the client sends
+ * them (a query number is a string there), which is what JSONSchema.make does for a
+ * transformation. Path parameters come from the path
  * template (`:id` → `{id}`); routes that need a user carry the cookie security scheme, and
  * every route lists the error shape for the statuses the table itself can answer.
  */
-import { z } from "zod";
+import { JSONSchema, Schema } from "effect";
 import type { DescribedRoute } from "./route-table.js";
+import type { InputSchema } from "./validate.js";
 
 type Json = Record<string, unknown>;
 
-const ERROR_SCHEMA = z.object({
-  error: z.object({ code: z.string(), message: z.string(), field: z.string().optional() }),
+const ERROR_SCHEMA = Schema.Struct({
+  error: Schema.Struct({ code: Schema.String, message: Schema.String, field: Schema.optional(Schema.String) }),
 });
 
-function schemaOf(schema: z.ZodType, io: "input" | "output"): Json {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" });
+function schemaOf(schema: InputSchema): Json {
+  const { $schema: _drop, ...rest } = JSONSchema.make(schema, { target: "openApi3.1" });
   return rest;
 }
 
-function propertiesOf(schema: z.ZodType | undefined): { properties: Record<string, unknown>; required: string[] } {
+function propertiesOf(schema: InputSchema | undefined): { properties: Record<string, unknown>; required: string[] } {
   if (schema === undefined) return { properties: {}, required: [] };
-  const json = schemaOf(schema, "input");
+  const json = schemaOf(schema);
   const properties = typeof json.properties === "object" && json.properties !== null ? { ...json.properties } : {};
   const required = Array.isArray(json.required) ? json.required.filter((r): r is string => typeof r === "string") : [];
   return { properties, required };
@@ -39,16 +42,17 @@ function operation(route: DescribedRoute): Json {
   const responses: Json = {};
   for (const [status, spec] of Object.entries(route.responses)) {
     const type = spec.contentType ?? "application/json";
-    responses[status] = spec.schema === undefined ? { description: spec.description } : { description: spec.description, content: { [type]: { schema: schemaOf(spec.schema, "output") } } };
+    responses[status] = spec.schema === undefined ? { description: spec.description } : { description: spec.description, content: { [type]: { schema: schemaOf(spec.schema) } } };
   }
   const errors: Record<string, string> = { "400": "Invalid input (the field is named)" };
   if (route.access !== "public") errors["401"] = "Not signed in";
+  if (route.access !== "public" && !route.beforePasswordChange) errors["403"] = "password_change_required: the initial password must be changed first";
   if (route.access !== "public" && route.access !== "user") errors["404"] = "Not found, or not accessible to this user";
   for (const [status, description] of Object.entries(errors)) {
     responses[status] ??= { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
   }
   const op: Json = { operationId: route.operationId, summary: route.summary, tags: [route.tag], parameters, responses };
-  if (route.body !== undefined) op.requestBody = { required: true, content: { "application/json": { schema: schemaOf(route.body, "input") } } };
+  if (route.body !== undefined) op.requestBody = { required: true, content: { "application/json": { schema: schemaOf(route.body) } } };
   if (route.access !== "public") op.security = [{ sessionCookie: [] }];
   return op;
 }
@@ -64,13 +68,13 @@ export function openApiDocument(routes: readonly DescribedRoute[], info: { title
     info,
     paths,
     components: {
-      schemas: { Error: schemaOf(ERROR_SCHEMA, "output") },
+      schemas: { Error: schemaOf(ERROR_SCHEMA) },
       securitySchemes: { sessionCookie: { type: "apiKey", in: "cookie", name: "penguin_session" } },
     },
   };
 }
 
-/** `/a/:id/b/:file{.+}/*` → `/a/{id}/b/{file}/{rest}`: Hono's regex suffixes and wildcards become named parameters. */
+/** `/a/:id/b/:file{.+}/*` → `/a/{id}/b/{file}/{rest}`: multi-segment parameters and the rest wildcard become named parameters. */
 export function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z0-9_]+)(\{[^}]*\})?/g, "{$1}").replace(/\/\*$/, "/{rest}");
 }

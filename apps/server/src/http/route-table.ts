@@ -9,18 +9,24 @@
  *             async ({ grant, body }) => …);
  *
  * For each request the table, in this order: requires a user unless the route is `public`
- * (401 otherwise); resolves the access grant through the one AccessPolicy (404 when denied;
+ * (401 otherwise); refuses a user who still has the initial password (403
+ * `password_change_required`) except on the few routes marked `beforePasswordChange`; resolves the access grant through the one AccessPolicy (404 when denied;
  * path parameters are always `:p` project, `:a` agent, `:id` session); validates path,
- * query and JSON body with the route's zod schemas (400 naming the field); then calls the
- * handler with typed input. The same specs generate the OpenAPI document (http/openapi.ts),
+ * query and JSON body with the route's effect/Schema schemas (400 naming the field); then
+ * calls the handler with typed input and sends the Response it returns through the express
+ * adapter. Paths are written `:name`, with `:name{.+}` for a parameter spanning several
+ * segments and a trailing `/*` for any rest; `expressPath` turns them into express 5's
+ * `*name` syntax (a bare `*` is invalid there). The same specs generate the OpenAPI document (http/openapi.ts),
  * so the description cannot drift from what is enforced.
  */
-import type { Context, Hono } from "hono";
-import type { z } from "zod";
+import type { Express, NextFunction, Request as ExpressRequest, Response as ExpressResponse } from "express";
+import type { Schema } from "effect";
 import type { AccessPolicy, AgentGrant, Need, ProjectGrant, SessionGrant } from "../auth/access.js";
 import { ApiError, notFound } from "./api-error.js";
-import type { AppEnv, AuthUser } from "./app-env.js";
-import { parseInput, readJsonBody, type InputPart } from "./validate.js";
+import { contextOf, sendResponse } from "./express-adapter.js";
+import { readJsonBody } from "./json-body.js";
+import type { AuthUser, RequestContext } from "./request-context.js";
+import { inputDecoder, type InputPart, type InputSchema } from "./validate.js";
 
 export type AccessKind = "public" | "user" | "admin" | "project" | "agent" | "session";
 export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
@@ -36,15 +42,15 @@ export interface GrantByKind {
 
 export interface ResponseSpec {
   description: string;
-  schema?: z.ZodType;
+  schema?: InputSchema;
   /** Default application/json. */
   contentType?: string;
 }
 
-/** A part's value: the schema's output, or the raw strings (path, query) / undefined (body) without one. */
-export type PartOf<S extends z.ZodType | undefined, Raw> = S extends z.ZodType ? z.output<S> : Raw;
+/** A part's value: the schema's decoded type, or the raw strings (path, query) / undefined (body) without one. */
+export type PartOf<S extends InputSchema | undefined, Raw> = S extends InputSchema ? Schema.Schema.Type<S> : Raw;
 
-export interface RouteSpec<K extends AccessKind, P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined> {
+export interface RouteSpec<K extends AccessKind, P extends InputSchema | undefined, Q extends InputSchema | undefined, B extends InputSchema | undefined> {
   method: HttpMethod;
   path: string;
   /** Stable id (`resource.action`), also the OpenAPI operationId. */
@@ -57,19 +63,24 @@ export interface RouteSpec<K extends AccessKind, P extends z.ZodType | undefined
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * Reachable by a user who still has the initial password (who am I, change it, sign out).
+   * Every other signed-in route answers 403 until the password is changed.
+   */
+  beforePasswordChange?: true;
   /** Body cap in bytes; default 1 MiB. */
   maxBodyBytes?: number;
   responses: Record<number, ResponseSpec>;
 }
 
-export type RouteInput<K extends AccessKind, P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined> = GrantByKind[K] & {
-  c: Context<AppEnv>;
+export type RouteInput<K extends AccessKind, P extends InputSchema | undefined, Q extends InputSchema | undefined, B extends InputSchema | undefined> = GrantByKind[K] & {
+  c: RequestContext;
   params: PartOf<P, Record<string, string>>;
   query: PartOf<Q, Record<string, string>>;
   body: PartOf<B, undefined>;
 };
 
-export type RouteHandler<K extends AccessKind, P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined> = (
+export type RouteHandler<K extends AccessKind, P extends InputSchema | undefined, Q extends InputSchema | undefined, B extends InputSchema | undefined> = (
   input: RouteInput<K, P, Q, B>,
 ) => Response | Promise<Response>;
 
@@ -82,53 +93,57 @@ export interface DescribedRoute {
   tag: string;
   access: AccessKind;
   need: Need | undefined;
-  params: z.ZodType | undefined;
-  query: z.ZodType | undefined;
-  body: z.ZodType | undefined;
+  beforePasswordChange: boolean;
+  params: InputSchema | undefined;
+  query: InputSchema | undefined;
+  body: InputSchema | undefined;
   responses: Record<number, ResponseSpec>;
 }
 
 const DEFAULT_MAX_BODY = 1024 * 1024;
 
-type Resolvers = { [K in AccessKind]: (c: Context<AppEnv>, user: AuthUser | undefined, need: Need) => GrantByKind[K] };
+type Params = Record<string, string>;
+type Resolvers = { [K in AccessKind]: (c: RequestContext, params: Params, need: Need, beforePasswordChange: boolean) => GrantByKind[K] };
 
 export class RouteTable {
   readonly routes: DescribedRoute[] = [];
-  readonly #app: Hono<AppEnv>;
+  readonly #app: Express;
   readonly #resolvers: Resolvers;
   readonly #ids = new Set<string>();
 
-  constructor(app: Hono<AppEnv>, access: AccessPolicy) {
+  constructor(app: Express, access: AccessPolicy) {
     this.#app = app;
-    const signedIn = (user: AuthUser | undefined): AuthUser => {
+    const signedIn = (user: AuthUser | undefined, beforePasswordChange = false): AuthUser => {
       if (user === undefined) throw new ApiError(401, "unauthorized", "sign in first");
+      if (user.passwordIsInitial && !beforePasswordChange) {
+        throw new ApiError(403, "password_change_required", "change the initial password first (PUT /api/me/password)");
+      }
       return user;
     };
-    const param = (c: Context<AppEnv>, name: string): string => c.req.param(name) ?? "";
     this.#resolvers = {
-      public: (_c, user) => ({ user }),
-      user: (_c, user) => ({ user: signedIn(user) }),
-      admin: (c, user) => {
-        const u = signedIn(user);
-        if (!u.isAdmin) throw notFound(new URL(c.req.url).pathname);
+      public: (c) => ({ user: c.user }),
+      user: (c, _params, _need, beforePasswordChange) => ({ user: signedIn(c.user, beforePasswordChange) }),
+      admin: (c) => {
+        const u = signedIn(c.user);
+        if (!u.isAdmin) throw notFound(c.path);
         return { user: u };
       },
-      project: (c, user, need) => {
-        const u = signedIn(user);
-        return { user: u, grant: access.project(u, param(c, "p"), need) };
+      project: (c, params, need) => {
+        const u = signedIn(c.user);
+        return { user: u, grant: access.project(u, params.p ?? "", need) };
       },
-      agent: (c, user, need) => {
-        const u = signedIn(user);
-        return { user: u, grant: access.agent(u, param(c, "p"), param(c, "a"), need) };
+      agent: (c, params, need) => {
+        const u = signedIn(c.user);
+        return { user: u, grant: access.agent(u, params.p ?? "", params.a ?? "", need) };
       },
-      session: (c, user, need) => {
-        const u = signedIn(user);
-        return { user: u, grant: access.session(u, param(c, "id"), need) };
+      session: (c, params, need) => {
+        const u = signedIn(c.user);
+        return { user: u, grant: access.session(u, params.id ?? "", need) };
       },
     };
   }
 
-  add<K extends AccessKind, P extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, B extends z.ZodType | undefined = undefined>(
+  add<K extends AccessKind, P extends InputSchema | undefined = undefined, Q extends InputSchema | undefined = undefined, B extends InputSchema | undefined = undefined>(
     spec: RouteSpec<K, P, Q, B>,
     handler: RouteHandler<K, P, Q, B>,
   ): void {
@@ -142,33 +157,69 @@ export class RouteTable {
       tag: spec.tag,
       access: spec.access,
       need: spec.need,
+      beforePasswordChange: spec.beforePasswordChange === true,
       params: spec.params,
       query: spec.query,
       body: spec.body,
       responses: spec.responses,
     });
     const resolve = this.#resolvers[spec.access];
+    const beforePasswordChange = spec.beforePasswordChange === true;
     const need = spec.need ?? "read";
     const maxBody = spec.maxBodyBytes ?? DEFAULT_MAX_BODY;
-    this.#app.on(spec.method.toUpperCase(), spec.path, async (c) => {
-      const grant = resolve(c, c.get("user"), need);
-      const rawParams: Record<string, string> = c.req.param();
-      const rawQuery: Record<string, string> = c.req.query();
-      const params = parsePart<P, Record<string, string>>(spec.params, rawParams, rawParams, "path");
-      const query = parsePart<Q, Record<string, string>>(spec.query, rawQuery, rawQuery, "query");
-      const bodyValue = spec.body === undefined ? undefined : await readJsonBody(c.req.raw, maxBody);
-      const body = parsePart<B, undefined>(spec.body, bodyValue, undefined, "body");
-      return handler({ ...grant, c, params, query, body });
+    const decodeParams = partDecoder<P, Params>(spec.params, "path");
+    const decodeQuery = partDecoder<Q, Params>(spec.query, "query");
+    const decodeBody = partDecoder<B, undefined>(spec.body, "body");
+    const hasBody = spec.body !== undefined;
+    this.#app[spec.method](expressPath(spec.path), async (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
+      try {
+        const c = contextOf(res);
+        const rawParams = flatParams(req.params);
+        const grant = resolve(c, rawParams, need, beforePasswordChange);
+        const rawQuery = firstValues(c.url.searchParams);
+        const params = decodeParams(rawParams, rawParams);
+        const query = decodeQuery(rawQuery, rawQuery);
+        const body = decodeBody(hasBody ? await readJsonBody(req, maxBody) : undefined, undefined);
+        await sendResponse(res, await handler({ ...grant, c, params, query, body }), c);
+      } catch (error) {
+        next(error);
+      }
     });
   }
 }
 
 /**
- * Validates one part with its schema, or passes the raw value through when the route has
- * none. The overload states the correlation TypeScript cannot follow through a generic
- * (schema present ⇒ its output type); the single implementation below keeps it true.
+ * `:file{.+}` (one parameter over several segments) → `*file`, and a trailing `/*` → an
+ * optional `/{*rest}`: express 5 (path-to-regexp 8) has no regex suffixes and no bare `*`.
  */
-function parsePart<S extends z.ZodType | undefined, Raw>(schema: S | undefined, value: unknown, raw: Raw, part: InputPart): PartOf<S, Raw>;
-function parsePart(schema: z.ZodType | undefined, value: unknown, raw: unknown, part: InputPart): unknown {
-  return schema === undefined ? raw : parseInput(schema, value, part);
+export function expressPath(path: string): string {
+  return path.replace(/:([A-Za-z0-9_]+)\{\.\+\}/g, "*$1").replace(/\/\*$/, "{/*rest}");
+}
+
+/** Express gives a multi-segment parameter as its segments; handlers see the path they spell. */
+function flatParams(params: Record<string, string | string[] | undefined>): Params {
+  const flat: Params = {};
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join("/") : value;
+  }
+  return flat;
+}
+
+/** The query as one string per name (the first when repeated), as the schemas expect. */
+function firstValues(search: URLSearchParams): Params {
+  const query: Params = {};
+  for (const [name, value] of search) query[name] ??= value;
+  return query;
+}
+
+/**
+ * Builds one part's decoder once, at registration; without a schema the raw value passes
+ * through. The overload states the correlation TypeScript cannot follow through a generic
+ * (schema present ⇒ its decoded type); the single implementation keeps it true.
+ */
+function partDecoder<S extends InputSchema | undefined, Raw>(schema: S | undefined, part: InputPart): (value: unknown, raw: Raw) => PartOf<S, Raw>;
+function partDecoder(schema: InputSchema | undefined, part: InputPart): (value: unknown, raw: unknown) => unknown {
+  if (schema === undefined) return (_value, raw) => raw;
+  const decode = inputDecoder(schema, part);
+  return (value) => decode(value);
 }

@@ -2,8 +2,11 @@
  * Server-Sent Events on the wire: frame formatting and the streaming Response.
  *
  * Framing: `event:` and `id:` lines (which must not contain CR or LF: a programmer error,
- * thrown), one `data:` line per line of the payload, a blank line to end the event. A
- * comment line `: ping` keeps proxies and idle sockets from closing a quiet stream.
+ * thrown), one `data:` line per line of the payload (CR, LF and CRLF all split, so no line
+ * break in a payload can end the event early or inject a field), a blank line to end the
+ * event. Every stream opens with a `retry:` hint (how long a browser waits before it
+ * reconnects) and a comment; a comment line `: ping` keeps proxies and idle sockets from
+ * closing a quiet stream.
  *
  * `openSseStream` returns the Response and hands the caller a sink. The caller subscribes
  * the sink to a channel inside `setup` (synchronously, so a replay and the live feed cannot
@@ -29,6 +32,12 @@ export function formatSse(frame: SseFrame): string {
 }
 
 export const PING_FRAME = ": ping\n\n";
+
+/** The reconnect delay suggested to clients, in milliseconds. */
+export const RETRY_MS = 2000;
+
+/** The first bytes of every stream: the retry hint and a comment (no data, so no event). */
+export const OPENING_FRAME = `retry: ${RETRY_MS}\n: connected\n\n`;
 
 function singleLine(field: string, value: string): string {
   if (/[\r\n]/.test(value)) throw new Error(`SSE ${field} must be a single line (got ${JSON.stringify(value)}): strip CR/LF before framing`);
@@ -85,7 +94,7 @@ export function openSseStream(setup: (sink: SseSink) => () => void, options: Sse
     {
       start(controller) {
         controllerRef = controller;
-        controller.enqueue(encoder.encode(": connected\n\n"));
+        controller.enqueue(encoder.encode(OPENING_FRAME));
         const release = setup(sink);
         if (closed) {
           release();

@@ -1,58 +1,42 @@
 /**
- * Input validation: params, query and JSON bodies through zod, with one rule for failures.
+ * Input validation: params, query and JSON bodies through effect/Schema, with one rule for failures.
  *
  * A failure is a 400 `invalid_request` whose `field` is the dotted path of the first bad
  * value and whose message says where it was (body, query or path) and what was wrong, so a
- * client can point at the input without parsing text. Bodies are read with a byte cap (413
- * beyond it) and must be JSON; the content-type itself is enforced earlier, for every write,
- * by the write guard (auth/write-guard.ts).
+ * client can point at the input without parsing text. Decoders are built once per schema
+ * (`inputDecoder`, at route registration) because building one per request is many times
+ * slower. Bodies are read by the express body reader in http/json-body.ts (byte cap, depth
+ * cap); the content-type itself is enforced earlier, for every write, by the write guard.
  */
-import type { z } from "zod";
+import { Either, ParseResult, Schema } from "effect";
 import { ApiError } from "./api-error.js";
 
 export type InputPart = "body" | "query" | "path";
 
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, part: InputPart): z.output<S> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
+/** Any schema the API decodes input with: no context requirements, any encoded shape. */
+export type InputSchema = Schema.Schema.AnyNoContext;
+
+export type InputDecoder<S extends InputSchema> = (value: unknown) => Schema.Schema.Type<S>;
+
+/** Builds the decoder for one part once; calling it throws the 400 that names the field. */
+export function inputDecoder<S extends InputSchema>(schema: S, part: InputPart): InputDecoder<S> {
+  const decode = Schema.decodeUnknownEither(schema);
+  return (value) => {
+    const result = decode(value);
+    if (Either.isRight(result)) return result.right;
+    throw invalidInput(result.left, part);
+  };
+}
+
+/** One-off decoding (stored settings, tokens): the same 400 as a route's input would give. */
+export function parseInput<S extends InputSchema>(schema: S, value: unknown, part: InputPart): Schema.Schema.Type<S> {
+  return inputDecoder(schema, part)(value);
+}
+
+function invalidInput(error: ParseResult.ParseError, part: InputPart): ApiError {
+  const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0];
   const path = issue?.path.map(String).join(".") ?? "";
   const where = path === "" ? `the ${part}` : `${part} field "${path}"`;
   const message = `${where}: ${issue?.message ?? "is invalid"}`;
-  throw new ApiError(400, "invalid_request", message, path === "" ? {} : { field: path });
-}
-
-/** Reads the request body as text, refusing more than `maxBytes` (413) without buffering it all. */
-export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
-  const declared = Number(request.headers.get("content-length") ?? "NaN");
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
-  if (request.body === null) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw tooLarge(maxBytes);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
-  const text = await readBodyText(request, maxBytes);
-  if (text.trim() === "") return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new ApiError(400, "invalid_request", "the body is not valid JSON");
-  }
-}
-
-function tooLarge(maxBytes: number): ApiError {
-  return new ApiError(413, "payload_too_large", `the body is larger than ${Math.round(maxBytes / 1024)} KiB`);
+  return new ApiError(400, "invalid_request", message, path === "" ? {} : { field: path });
 }

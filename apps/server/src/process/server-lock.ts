@@ -86,6 +86,12 @@ export async function runningServer(root: string, probe: LockProbe = probeVersio
   return held !== undefined && (await isLive(held, probe)) ? held : undefined;
 }
 
+/** The URL of the live server of a root (for `penguin attach`), or undefined. */
+export async function findRunningServer(root: string): Promise<string | undefined> {
+  const info = await runningServer(root);
+  return info === undefined ? undefined : lockUrl(info);
+}
+
 export function lockUrl(info: LockInfo): string {
   return serverUrl(info.host, info.port ?? 0);
 }

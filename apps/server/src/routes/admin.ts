@@ -3,7 +3,7 @@
  * signs the user out everywhere, delete) and server settings. Non-admins get 404 for all of
  * it (the route table's `admin` access), like anything else they cannot reach.
  */
-import { z } from "zod";
+import { Schema } from "effect";
 import { ADMIN_USER } from "../auth/admin-seed.js";
 import { hashPassword } from "../auth/password.js";
 import { conflict, notFound } from "../http/api-error.js";
@@ -14,14 +14,14 @@ import type { ServerContext } from "../server-context.js";
 import { ensureProject, personalProjectId } from "../services/projects.js";
 import { readServerSettings, ServerSettings, writeServerSettings } from "../services/server-settings.js";
 
-const AdminUserView = z.object({ userId: z.string(), isAdmin: z.boolean(), passwordIsInitial: z.boolean(), createdAt: z.number() });
-const UserParams = z.object({ u: UserId });
+const AdminUserView = Schema.Struct({ userId: Schema.String, isAdmin: Schema.Boolean, passwordIsInitial: Schema.Boolean, createdAt: Schema.Number });
+const UserParams = Schema.Struct({ u: UserId });
 
 export function adminRoutes(table: RouteTable, ctx: ServerContext): void {
   const { stores } = ctx;
 
   table.add(
-    { method: "get", path: "/api/admin/users", operationId: "admin.listUsers", summary: "List users", tag: "admin", access: "admin", responses: { 200: { description: "Users", schema: z.object({ users: z.array(AdminUserView) }) } } },
+    { method: "get", path: "/api/admin/users", operationId: "admin.listUsers", summary: "List users", tag: "admin", access: "admin", responses: { 200: { description: "Users", schema: Schema.Struct({ users: Schema.Array(AdminUserView) }) } } },
     () => json({ users: stores.users.list().map((u) => ({ userId: u.userId, isAdmin: u.isAdmin, passwordIsInitial: u.passwordIsInitial, createdAt: u.createdAt })) }),
   );
 
@@ -33,8 +33,8 @@ export function adminRoutes(table: RouteTable, ctx: ServerContext): void {
       summary: "Create a user (and their personal project <uid>_default_project)",
       tag: "admin",
       access: "admin",
-      body: z.object({ userId: UserId, password: Password }),
-      responses: { 201: { description: "Created", schema: z.object({ user: AdminUserView, projectId: z.string() }) }, 409: { description: "The user exists" } },
+      body: Schema.Struct({ userId: UserId, password: Password }),
+      responses: { 201: { description: "Created", schema: Schema.Struct({ user: AdminUserView, projectId: Schema.String }) }, 409: { description: "The user exists" } },
     },
     async ({ body }) => {
       if (stores.users.get(body.userId) !== undefined) throw conflict("already_exists", `user ${body.userId} already exists`);
@@ -55,7 +55,7 @@ export function adminRoutes(table: RouteTable, ctx: ServerContext): void {
       tag: "admin",
       access: "admin",
       params: UserParams,
-      body: z.object({ password: Password }),
+      body: Schema.Struct({ password: Password }),
       responses: { 204: { description: "Reset" } },
     },
     async ({ params, body }) => {

@@ -12,16 +12,16 @@
  */
 import { rmSync } from "node:fs";
 import { ensureAgentState, parseSystemConfig } from "@penguin/core";
-import { z } from "zod";
+import { Schema } from "effect";
 import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
-import { ThinkingLevelSchema } from "../http/schemas.js";
+import { Capped, Matching, ThinkingLevelSchema } from "../http/schemas.js";
 import { readTextOr, saveSystemConfig } from "../services/agent-config-file.js";
 import { defaultsKeepingIdentity, mergeKernelDefaults, setThinkingLevel } from "../services/config-yaml.js";
 import { writeTextAtomic } from "../services/files.js";
 import { probeMcpServer } from "../services/mcp-probe.js";
 
-const ConfigView = z.object({ systemConfig: z.string(), agentsMd: z.string() });
+const ConfigView = Schema.Struct({ systemConfig: Schema.String, agentsMd: Schema.String });
 
 const readOr = (file: string) => readTextOr(file);
 
@@ -40,7 +40,7 @@ export function agentConfigRoutes(table: RouteTable): void {
       tag: "agents",
       access: "agent",
       need: "owner",
-      body: z.object({ systemConfig: z.string().max(2_000_000).optional(), agentsMd: z.string().max(2_000_000).optional() }),
+      body: Schema.Struct({ systemConfig: Schema.optional(Capped(2_000_000)), agentsMd: Schema.optional(Capped(2_000_000)) }),
       maxBodyBytes: 5 * 1024 * 1024,
       responses: { 200: { description: "Saved", schema: ConfigView } },
     },
@@ -97,7 +97,7 @@ export function agentConfigRoutes(table: RouteTable): void {
       tag: "agents",
       access: "agent",
       need: "owner",
-      body: z.object({ thinkingLevel: ThinkingLevelSchema }),
+      body: Schema.Struct({ thinkingLevel: ThinkingLevelSchema }),
       responses: { 200: { description: "{thinkingLevel, systemConfig}" } },
     },
     async ({ grant, body }) => {
@@ -115,9 +115,9 @@ export function agentConfigRoutes(table: RouteTable): void {
       tag: "agents",
       access: "agent",
       need: "owner",
-      body: z.object({ name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must use only letters, digits, _ and -"), config: z.record(z.string(), z.unknown()) }),
+      body: Schema.Struct({ name: Matching(/^[A-Za-z0-9_-]{1,64}$/, "must use only letters, digits, _ and -"), config: Schema.Record({ key: Schema.String, value: Schema.Unknown }) }),
       responses: { 200: { description: "{ok, transport, durationMs, tools: [{name, description, permission}], error?}" } },
     },
-    async ({ grant, body, c }) => json(await probeMcpServer(body.name, body.config, { cwd: grant.agent.agentDir, signal: c.req.raw.signal })),
+    async ({ grant, body, c }) => json(await probeMcpServer(body.name, body.config, { cwd: grant.agent.agentDir, signal: c.signal })),
   );
 }

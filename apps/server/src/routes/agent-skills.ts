@@ -9,7 +9,8 @@
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, installSkill, listInstalledSkills } from "@penguin/core";
-import { z } from "zod";
+import { Schema } from "effect";
+import { Matching, Text } from "../http/schemas.js";
 import { ApiError, badRequest, conflict, notFound } from "../http/api-error.js";
 import { json, noContent } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
@@ -17,8 +18,8 @@ import { resolveInside } from "../services/confined-path.js";
 import { packSkill, SKILL_ARCHIVE_MAX, unpackSkillArchive } from "../services/skill-archive.js";
 import { librarySkill, skillView } from "../services/skill-library.js";
 
-const SkillNameText = z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, "is not a skill name");
-const SkillName = z.object({ name: SkillNameText });
+const SkillNameText = Matching(/^[A-Za-z0-9_-]{1,80}$/, "is not a skill name");
+const SkillName = Schema.Struct({ name: SkillNameText });
 
 export function agentSkillRoutes(table: RouteTable): void {
   const base = "/api/projects/:p/agents/:a/skills";
@@ -37,7 +38,7 @@ export function agentSkillRoutes(table: RouteTable): void {
       tag: "skills",
       access: "agent",
       need: "owner",
-      body: z.object({ names: z.array(SkillNameText).min(1).max(100) }),
+      body: Schema.Struct({ names: Schema.Array(SkillNameText).pipe(Schema.minItems(1), Schema.maxItems(100)) }),
       responses: { 200: { description: "{installed: [skill]}" } },
     },
     async ({ grant, body }) => {
@@ -61,7 +62,7 @@ export function agentSkillRoutes(table: RouteTable): void {
       tag: "skills",
       access: "agent",
       need: "owner",
-      body: z.object({ dataBase64: z.string().min(1), overwrite: z.boolean().optional() }),
+      body: Schema.Struct({ dataBase64: Text(1), overwrite: Schema.optional(Schema.Boolean) }),
       maxBodyBytes: Math.ceil(SKILL_ARCHIVE_MAX * 1.4) + 4096,
       responses: { 201: { description: "{installed: skill}" }, 409: { description: "A skill of that name is installed (send overwrite: true)" } },
     },

@@ -4,15 +4,17 @@
  * new session, and a session's analysis (services/trace-analysis.ts, from core's summary).
  */
 import { isSessionId, listTracedSessions } from "@penguin/core";
-import { z } from "zod";
+import { Schema } from "effect";
+import { IntFromText, Text, WithDefault } from "../http/schemas.js";
 import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import type { ServerContext } from "../server-context.js";
 import { analyzeSession } from "../services/trace-analysis.js";
 import { importTrace, TRACE_IMPORT_MAX, traceDownload, traceFilesOf, traceLines } from "../services/trace-view.js";
 
-const Sid = z.object({ sid: z.string().refine(isSessionId, "is not a session id") });
-const Paging = z.object({ offset: z.coerce.number().int().min(0).default(0), limit: z.coerce.number().int().min(1).max(5000).default(500) });
+const SessionIdText = Schema.String.pipe(Schema.filter((s) => isSessionId(s), { message: () => "is not a session id" }));
+const Sid = Schema.Struct({ sid: SessionIdText });
+const Paging = Schema.Struct({ offset: WithDefault(IntFromText(0), 0), limit: WithDefault(IntFromText(1, 5000), 500) });
 
 export function agentTraceRoutes(table: RouteTable, ctx: ServerContext): void {
   const base = "/api/projects/:p/agents/:a/traces";
@@ -27,7 +29,7 @@ export function agentTraceRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "post", path: `${base}/import`, operationId: "agentTraces.import", summary: "Import a JSONL trace as a new session", tag: "traces", access: "agent", body: z.object({ dataBase64: z.string().min(1) }), maxBodyBytes: Math.ceil(TRACE_IMPORT_MAX * 1.4) + 1024, responses: { 201: { description: "{sessionId}" }, 409: { description: "The session exists" } } },
+    { method: "post", path: `${base}/import`, operationId: "agentTraces.import", summary: "Import a JSONL trace as a new session", tag: "traces", access: "agent", body: Schema.Struct({ dataBase64: Text(1) }), maxBodyBytes: Math.ceil(TRACE_IMPORT_MAX * 1.4) + 1024, responses: { 201: { description: "{sessionId}" }, 409: { description: "The session exists" } } },
     ({ grant, body }) => json({ sessionId: importTrace(ctx.stores, grant.agent, body.dataBase64, ctx.now()) }, 201),
   );
 
@@ -49,7 +51,7 @@ export function agentTraceRoutes(table: RouteTable, ctx: ServerContext): void {
       summary: "One trace file as numbered envelopes",
       tag: "traces",
       access: "agent",
-      params: Sid.extend({ idx: z.coerce.number().int().min(1) }),
+      params: Schema.Struct({ sid: SessionIdText, idx: IntFromText(1) }),
       query: Paging,
       responses: { 200: { description: "{lines: [{line, message}], total, nextOffset}" } },
     },

@@ -6,21 +6,21 @@
  */
 import { agentPaths, createAgent, DEFAULT_AGENT } from "@penguin/core";
 import { existsSync, rmSync } from "node:fs";
-import { z } from "zod";
+import { Schema } from "effect";
 import { conflict } from "../http/api-error.js";
 import { json, noContent } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
-import { AgentId } from "../http/schemas.js";
+import { AgentId, Capped } from "../http/schemas.js";
 import type { ServerContext } from "../server-context.js";
 import { agentIdsOnDisk } from "../services/trace-files.js";
 
-const AgentView = z.object({ agentId: z.string(), name: z.string().nullable(), description: z.string().nullable(), createdAt: z.number().nullable() });
+const AgentView = Schema.Struct({ agentId: Schema.String, name: Schema.NullOr(Schema.String), description: Schema.NullOr(Schema.String), createdAt: Schema.NullOr(Schema.Number) });
 
 export function agentRoutes(table: RouteTable, ctx: ServerContext): void {
   const { stores } = ctx;
 
   table.add(
-    { method: "get", path: "/api/projects/:p/agents", operationId: "agents.list", summary: "The project's agents", tag: "agents", access: "project", responses: { 200: { description: "Agents", schema: z.object({ agents: z.array(AgentView) }) } } },
+    { method: "get", path: "/api/projects/:p/agents", operationId: "agents.list", summary: "The project's agents", tag: "agents", access: "project", responses: { 200: { description: "Agents", schema: Schema.Struct({ agents: Schema.Array(AgentView) }) } } },
     ({ grant }) => {
       const rows = new Map(stores.projects.agents(grant.project.projectId).map((a) => [a.agentId, a]));
       const agents = agentIdsOnDisk(grant.paths).map((agentId) => {
@@ -40,7 +40,7 @@ export function agentRoutes(table: RouteTable, ctx: ServerContext): void {
       tag: "agents",
       access: "project",
       need: "owner",
-      body: z.object({ agentId: AgentId, name: z.string().max(200).optional(), description: z.string().max(2000).optional() }),
+      body: Schema.Struct({ agentId: AgentId, name: Schema.optional(Capped(200)), description: Schema.optional(Capped(2000)) }),
       responses: { 201: { description: "Created", schema: AgentView }, 409: { description: "The id is taken" } },
     },
     async ({ grant, body }) => {

@@ -3,17 +3,17 @@
  * cookie; `POST /api/auth/logout` → 204, revoking the cookie's session server-side.
  * Rate limits and cookie flags live in auth/; this file only wires them to HTTP.
  */
-import { z } from "zod";
+import { Schema } from "effect";
 import { clearedSessionCookie, isHttps, SESSION_TTL_MS, sessionCookie } from "../auth/cookie.js";
-import type { AppEnv } from "../http/app-env.js";
+import type { RequestContext } from "../http/request-context.js";
 import { json, noContent } from "../http/respond.js";
+import { Text } from "../http/schemas.js";
 import type { RouteTable } from "../http/route-table.js";
 import type { ServerContext } from "../server-context.js";
-import type { Context } from "hono";
 
-const LoginBody = z.object({ userId: z.string().min(1).max(64), password: z.string().min(1).max(1024) });
+const LoginBody = Schema.Struct({ userId: Text(1, 64), password: Text(1, 1024) });
 
-export const UserView = z.object({ userId: z.string(), isAdmin: z.boolean(), passwordIsInitial: z.boolean() });
+export const UserView = Schema.Struct({ userId: Schema.String, isAdmin: Schema.Boolean, passwordIsInitial: Schema.Boolean });
 
 export function authRoutes(table: RouteTable, ctx: ServerContext): void {
   table.add(
@@ -25,7 +25,7 @@ export function authRoutes(table: RouteTable, ctx: ServerContext): void {
       tag: "auth",
       access: "public",
       body: LoginBody,
-      responses: { 200: { description: "Signed in", schema: z.object({ user: UserView }) }, 401: { description: "Wrong user id or password" }, 429: { description: "Too many failed attempts (Retry-After)" } },
+      responses: { 200: { description: "Signed in", schema: Schema.Struct({ user: UserView }) }, 401: { description: "Wrong user id or password" }, 429: { description: "Too many failed attempts (Retry-After)" } },
     },
     async ({ c, body }) => {
       const result = await ctx.login.login(body.userId, body.password, clientIp(c));
@@ -39,6 +39,7 @@ export function authRoutes(table: RouteTable, ctx: ServerContext): void {
       method: "post",
       path: "/api/auth/logout",
       operationId: "auth.logout",
+      beforePasswordChange: true,
       summary: "Sign out: revoke this browser session",
       tag: "auth",
       access: "user",
@@ -46,13 +47,13 @@ export function authRoutes(table: RouteTable, ctx: ServerContext): void {
     },
     ({ c, user }) => {
       ctx.login.logout(user.tokenHash);
-      c.set("user", undefined);
+      c.user = undefined;
       return noContent({ "set-cookie": clearedSessionCookie(isHttps(c)) });
     },
   );
 }
 
 /** The peer address of the socket (never a forwarded header: this server is not behind a trusted proxy). */
-export function clientIp(c: Context<AppEnv>): string {
-  return c.env?.incoming?.socket.remoteAddress ?? "local";
+export function clientIp(c: RequestContext): string {
+  return c.remoteAddress;
 }

@@ -4,16 +4,19 @@
  * files, and one file's content (`?path=`, confined to the folder it names).
  */
 import { join } from "node:path";
-import { z } from "zod";
+import { Schema } from "effect";
+import { Matching, Text } from "../http/schemas.js";
 import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import { resolveInside } from "../services/confined-path.js";
 import { listDir, listFilesDeep, readFileContent } from "../services/files.js";
 
-const Segment = z.string().regex(/^[A-Za-z0-9_.-]{1,120}$/, "is not a benchmark or case name").refine((s) => s !== "." && s !== "..", "is not a benchmark or case name");
-const BenchParams = z.object({ id: Segment });
-const CaseParams = BenchParams.extend({ case: Segment });
-const PathQuery = z.object({ path: z.string().min(1) });
+const Segment = Matching(/^[A-Za-z0-9_.-]{1,120}$/, "is not a benchmark or case name").pipe(
+  Schema.filter((s) => s !== "." && s !== "..", { message: () => "is not a benchmark or case name" }),
+);
+const BenchParams = Schema.Struct({ id: Segment });
+const CaseParams = Schema.Struct({ ...BenchParams.fields, case: Segment });
+const PathQuery = Schema.Struct({ path: Text(1) });
 const MAX_READ = 2 * 1024 * 1024;
 
 export function benchmarkRoutes(table: RouteTable): void {

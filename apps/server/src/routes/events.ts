@@ -20,13 +20,13 @@ export function eventsRoutes(table: RouteTable, ctx: ServerContext): void {
       responses: { 200: { description: "text/event-stream of server_event", contentType: "text/event-stream" } },
     },
     ({ c, user }) => {
-      const lastEventId = c.req.header("last-event-id");
+      const lastEventId = c.header("last-event-id");
       return openSseStream(
         (sink) => {
           sink.send(formatSse({ event: "server_event", data: JSON.stringify({ type: "hello", userId: user.userId, epoch: ctx.ids.epoch }) }));
           return ctx.userEvents.channel(user.userId).subscribe(sink, lastEventId);
         },
-        { ticker: ctx.ticker, pingMs: ctx.pingMs, maxBufferedBytes: 8 * 1024 * 1024, signal: c.req.raw.signal },
+        { ticker: ctx.ticker, pingMs: ctx.pingMs, maxBufferedBytes: 8 * 1024 * 1024, signal: c.signal },
       );
     },
   );

@@ -45,7 +45,7 @@ export function registerRoutes(table: RouteTable, ctx: ServerContext): void {
   projectRoutes(table, ctx);
   modelRoutes(table, ctx);
   projectSettingsRoutes(table, ctx);
-  dirsRoutes(table);
+  dirsRoutes(table, ctx);
   usageRoutes(table, ctx);
   agentRoutes(table, ctx);
   agentConfigRoutes(table);

@@ -3,20 +3,20 @@
  * Changing the password signs out every other browser session of the user, and for the
  * admin deletes `initial-admin-password`, which ends the startup notice's reminder.
  */
-import { z } from "zod";
+import { Schema } from "effect";
 import { ADMIN_USER } from "../auth/admin-seed.js";
 import { deleteInitialPassword } from "../auth/initial-password.js";
-import { hashPassword, verifyPassword } from "../auth/password.js";
-import { ApiError, notFound } from "../http/api-error.js";
+import { hashPassword } from "../auth/password.js";
+import { notFound } from "../http/api-error.js";
 import { json, noContent } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
-import { Password } from "../http/schemas.js";
+import { Password, Text } from "../http/schemas.js";
 import type { ServerContext } from "../server-context.js";
 import { readServerSettings } from "../services/server-settings.js";
 import { UserView } from "./auth.js";
 
-const PasswordBody = z.object({ oldPassword: z.string().min(1), newPassword: Password });
-const PrefsBody = z.record(z.string(), z.unknown());
+const PasswordBody = Schema.Struct({ oldPassword: Text(1), newPassword: Password });
+const PrefsBody = Schema.Record({ key: Schema.String, value: Schema.Unknown });
 
 export function meRoutes(table: RouteTable, ctx: ServerContext): void {
   table.add(
@@ -24,16 +24,17 @@ export function meRoutes(table: RouteTable, ctx: ServerContext): void {
       method: "get",
       path: "/api/me",
       operationId: "me.get",
+      beforePasswordChange: true,
       summary: "The signed-in user, the upload limits, and whether commands run sandboxed",
       tag: "me",
       access: "user",
       responses: {
         200: {
           description: "The user",
-          schema: z.object({
+          schema: Schema.Struct({
             user: UserView,
-            uploadLimits: z.object({ attachmentMaxMb: z.number(), attachmentTotalMb: z.number() }),
-            sandbox: z.object({ available: z.boolean(), enabled: z.boolean() }),
+            uploadLimits: Schema.Struct({ attachmentMaxMb: Schema.Number, attachmentTotalMb: Schema.Number }),
+            sandbox: Schema.Struct({ available: Schema.Boolean, enabled: Schema.Boolean }),
           }),
         },
       },
@@ -53,16 +54,16 @@ export function meRoutes(table: RouteTable, ctx: ServerContext): void {
       method: "put",
       path: "/api/me/password",
       operationId: "me.changePassword",
+      beforePasswordChange: true,
       summary: "Change my password (signs out my other browser sessions)",
       tag: "me",
       access: "user",
       body: PasswordBody,
-      responses: { 204: { description: "Changed" }, 403: { description: "The old password is wrong" } },
+      responses: { 204: { description: "Changed" }, 403: { description: "The old password is wrong" }, 429: { description: "Too many wrong old passwords (Retry-After)" } },
     },
     async ({ user, body }) => {
-      const row = ctx.stores.users.get(user.userId);
-      if (row === undefined) throw notFound("user");
-      if (!(await verifyPassword(body.oldPassword, row.passwordHash))) throw new ApiError(403, "invalid_credentials", "the old password is wrong", { field: "oldPassword" });
+      if (ctx.stores.users.get(user.userId) === undefined) throw notFound("user");
+      await ctx.login.checkCurrentPassword(user.userId, body.oldPassword);
       ctx.stores.users.setPassword(user.userId, await hashPassword(body.newPassword), false);
       ctx.stores.authSessions.revokeForUser(user.userId, user.tokenHash);
       if (user.userId === ADMIN_USER) deleteInitialPassword(ctx.root);
@@ -75,6 +76,7 @@ export function meRoutes(table: RouteTable, ctx: ServerContext): void {
       method: "get",
       path: "/api/me/prefs",
       operationId: "me.getPrefs",
+      beforePasswordChange: true,
       summary: "My UI preferences",
       tag: "me",
       access: "user",
@@ -88,6 +90,7 @@ export function meRoutes(table: RouteTable, ctx: ServerContext): void {
       method: "put",
       path: "/api/me/prefs",
       operationId: "me.putPrefs",
+      beforePasswordChange: true,
       summary: "Shallow-merge into my UI preferences (null removes a key)",
       tag: "me",
       access: "user",

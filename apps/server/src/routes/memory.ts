@@ -9,7 +9,8 @@
  * Members read; the owner changes. Every path is confined to the memory folder.
  */
 import { rmSync } from "node:fs";
-import { z } from "zod";
+import { Schema } from "effect";
+import { Matching, Text } from "../http/schemas.js";
 import { ApiError } from "../http/api-error.js";
 import { json, noContent } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
@@ -18,9 +19,9 @@ import { realRoot, resolveInside } from "../services/confined-path.js";
 import { listFilesDeep, readFileContent } from "../services/files.js";
 import { exportMemory, importMemory, memoryScopes, MemoryPayload } from "../services/memory-files.js";
 
-const ScopeParams = z.object({ key: z.string().regex(/^[A-Za-z0-9_.-]{1,120}$/, "is not a memory scope name") });
-const FileParams = z.object({ name: z.string().min(1).max(1024) });
-const ImportBody = z.object({ payload: MemoryPayload, mode: z.enum(["skip", "overwrite", "replace"]), confirm: z.boolean().optional() });
+const ScopeParams = Schema.Struct({ key: Matching(/^[A-Za-z0-9_.-]{1,120}$/, "is not a memory scope name") });
+const FileParams = Schema.Struct({ name: Text(1, 1024) });
+const ImportBody = Schema.Struct({ payload: MemoryPayload, mode: Schema.Literal("skip", "overwrite", "replace"), confirm: Schema.optional(Schema.Boolean) });
 
 export function memoryRoutes(table: RouteTable): void {
   const base = "/api/projects/:p/agents/:a/memory";

@@ -3,7 +3,7 @@
  * OpenAPI 3.1 description generated from this route table (public: it describes, it does
  * not reveal data). The document is built on first request, after every route was added.
  */
-import { z } from "zod";
+import { Schema } from "effect";
 import { json } from "../http/respond.js";
 import { openApiDocument } from "../http/openapi.js";
 import type { RouteTable } from "../http/route-table.js";
@@ -18,7 +18,7 @@ export function metaRoutes(table: RouteTable, ctx: ServerContext): void {
       summary: "Server version",
       tag: "meta",
       access: "public",
-      responses: { 200: { description: "Version", schema: z.object({ version: z.string(), buildDate: z.string().nullable() }) } },
+      responses: { 200: { description: "Version", schema: Schema.Struct({ version: Schema.String, buildDate: Schema.NullOr(Schema.String) }) } },
     },
     () => json(ctx.version),
   );

@@ -18,7 +18,8 @@
 import { statSync } from "node:fs";
 import { endpointOf, findModel, readProjectConfig, writeProjectConfig, type ModelEntry, type ProjectConfig } from "@penguin/core";
 import { CLIENT_TYPES, DEFAULT_MODEL, detectProtocol, listModels, MODEL_PRESETS, PROVIDER_PRESETS, testModel, type ModelEndpoint } from "@penguin/models";
-import { z } from "zod";
+import { Schema } from "effect";
+import { Text, Url } from "../http/schemas.js";
 import { badRequest } from "../http/api-error.js";
 import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
@@ -26,13 +27,13 @@ import type { ServerContext } from "../server-context.js";
 import { maskedModels, ModelEntryInput, ModelRefInput, replaceModels } from "../services/model-table.js";
 import { probeVision } from "../services/vision-probe.js";
 
-const TestBody = z.object({
-  provider: z.string().min(1),
-  modelId: z.string().min(1),
-  apiKey: z.string().optional(),
-  baseUrl: z.url().optional(),
-  clientType: z.enum(CLIENT_TYPES).optional(),
-  speed: z.boolean().optional(),
+const TestBody = Schema.Struct({
+  provider: Text(1),
+  modelId: Text(1),
+  apiKey: Schema.optional(Schema.String),
+  baseUrl: Schema.optional(Url),
+  clientType: Schema.optional(Schema.Literal(...CLIENT_TYPES)),
+  speed: Schema.optional(Schema.Boolean),
 });
 
 export function modelRoutes(table: RouteTable, ctx: ServerContext): void {
@@ -62,7 +63,7 @@ export function modelRoutes(table: RouteTable, ctx: ServerContext): void {
       tag: "models",
       access: "project",
       need: "owner",
-      body: z.object({ models: z.array(ModelEntryInput).max(500) }),
+      body: Schema.Struct({ models: Schema.Array(ModelEntryInput).pipe(Schema.maxItems(500)) }),
       responses: { 200: { description: "The saved table (keys masked)" } },
     },
     ({ grant, body }) => {
@@ -121,7 +122,7 @@ export function modelRoutes(table: RouteTable, ctx: ServerContext): void {
       tag: "models",
       access: "project",
       need: "owner",
-      body: z.object({ baseUrl: z.url(), apiKey: z.string().optional() }),
+      body: Schema.Struct({ baseUrl: Url, apiKey: Schema.optional(Schema.String) }),
       responses: { 200: { description: "{detected: {clientType, baseUrl, status} | null}" } },
     },
     async ({ body }) => {
@@ -141,7 +142,7 @@ export function modelRoutes(table: RouteTable, ctx: ServerContext): void {
       tag: "models",
       access: "project",
       need: "owner",
-      body: z.object({ baseUrl: z.url(), clientType: z.enum(CLIENT_TYPES), apiKey: z.string().optional() }),
+      body: Schema.Struct({ baseUrl: Url, clientType: Schema.Literal(...CLIENT_TYPES), apiKey: Schema.optional(Schema.String) }),
       responses: { 200: { description: "{ok, models} or {ok:false, status, error}" } },
     },
     async ({ body }) => {
@@ -159,10 +160,10 @@ export function modelRoutes(table: RouteTable, ctx: ServerContext): void {
       tag: "models",
       access: "project",
       need: "owner",
-      body: TestBody.omit({ speed: true }),
+      body: TestBody.omit("speed"),
       responses: { 200: { description: "{vision: true|false|null, answer?, status, error?}" } },
     },
-    async ({ grant, body, c }) => json(await probeVision(probeEndpoint(grant.paths.projectConfig, body), { signal: c.req.raw.signal, ...(ctx.fetch === undefined ? {} : { fetch: ctx.fetch }) })),
+    async ({ grant, body, c }) => json(await probeVision(probeEndpoint(grant.paths.projectConfig, body), { signal: c.signal, ...(ctx.fetch === undefined ? {} : { fetch: ctx.fetch }) })),
   );
 
   /** The endpoint a probe talks to: the stored entry with the form's edits (a moved URL drops the stored key). */

@@ -12,6 +12,7 @@
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
+import { agentPaths } from "@penguin/core";
 import { notFound } from "../http/api-error.js";
 import type { RouteTable } from "../http/route-table.js";
 import type { ServerContext } from "../server-context.js";
@@ -19,6 +20,7 @@ import { checkRelative, resolveInside } from "../services/confined-path.js";
 import { readFileBytes } from "../services/files.js";
 import { mimeOf } from "../services/mime.js";
 import { previewOrigin } from "../services/preview-tokens.js";
+import { refuseSecret } from "../services/workspace-roots.js";
 
 const MAX_PREVIEW = 200 * 1024 * 1024;
 
@@ -39,7 +41,7 @@ export function previewRoutes(table: RouteTable, ctx: ServerContext): void {
   table.add(
     { method: "get", path: "/preview/:token/*", operationId: "preview.serve", summary: "A workspace file on the preview origin (HMAC token, sandbox CSP)", tag: "files", access: "public", responses: { 200: { description: "The file, raw" } } },
     ({ c, params }) => {
-      const url = new URL(c.req.url);
+      const url = c.url;
       const token = params.token ?? "";
       const grant = ctx.previews.verify(token);
       if (grant === undefined || grant.host !== url.host) throw notFound("preview");
@@ -48,10 +50,13 @@ export function previewRoutes(table: RouteTable, ctx: ServerContext): void {
       const prefix = `/preview/${token}/`;
       const rest = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) : "";
       const rel = hidingWhy(() => [...checkRelative(grant.dir), ...checkRelative(decodeURIComponent(rest))].join("/"));
-      const workspace = session.workspace;
+      const stored = session.workspace;
       const { file, bytes } = hidingWhy(() => {
+        const workspace = ctx.workspaces.confine(stored, [agentPaths(ctx.root, session.projectId, session.agentId).workspacesDir]);
+        refuseSecret(rel);
         let found = resolveInside(workspace, rel === "" ? "." : rel);
         if (statSync(found).isDirectory()) found = resolveInside(workspace, join(rel, "index.html"));
+        refuseSecret(rel, found);
         const read = readFileBytes(found, MAX_PREVIEW);
         if (read.size > read.bytes.length) throw notFound("preview");
         return { file: found, bytes: read.bytes };

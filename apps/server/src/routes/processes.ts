@@ -6,14 +6,15 @@
  * finished one (409 `process_running` while it runs). A session that is not loaded has no
  * processes: unloading a session stops every command it started.
  */
-import { z } from "zod";
+import { Schema } from "effect";
+import { Matching } from "../http/schemas.js";
 import { conflict, notFound } from "../http/api-error.js";
 import { json, noContent } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import type { ServerContext } from "../server-context.js";
 import { processViews } from "../services/process-view.js";
 
-const Pid = z.object({ pid: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, "is not a process id") });
+const Pid = Schema.Struct({ pid: Matching(/^[A-Za-z0-9_-]{1,32}$/, "is not a process id") });
 
 export function processRoutes(table: RouteTable, ctx: ServerContext): void {
   const coreOf = (sessionId: string) => ctx.sessions.peek(sessionId)?.core;

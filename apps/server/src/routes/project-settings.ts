@@ -4,27 +4,31 @@
  * any approval). Everyone in the project reads them; the owner writes them. A policy whose
  * pattern is not a regular expression is refused with core's message.
  */
-import { checkCommandPolicy, FACTORY_RULES, readProjectConfig, writeProjectConfig, type DefaultChat } from "@penguin/core";
-import { z } from "zod";
+import { agentPaths, checkCommandPolicy, FACTORY_RULES, readProjectConfig, writeProjectConfig, type DefaultChat } from "@penguin/core";
+import { Schema } from "effect";
 import { ApiError } from "../http/api-error.js";
 import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
-import { AgentId, ApprovalModeSchema, ThinkingLevelSchema } from "../http/schemas.js";
+import { AgentId, ApprovalModeSchema, Text, ThinkingLevelSchema } from "../http/schemas.js";
 import type { ServerContext } from "../server-context.js";
 
-const ChatDefaults = z.object({
-  agentId: AgentId.optional(),
-  workspace: z.string().optional(),
-  approvalMode: ApprovalModeSchema.optional(),
-  thinkingLevel: ThinkingLevelSchema.optional(),
+const ChatDefaults = Schema.Struct({
+  agentId: Schema.optional(AgentId),
+  workspace: Schema.optional(Schema.String),
+  approvalMode: Schema.optional(ApprovalModeSchema),
+  thinkingLevel: Schema.optional(ThinkingLevelSchema),
 });
 
-const Policy = z.object({
-  enabled: z.boolean(),
-  rules: z.array(z.object({ name: z.string().min(1), pattern: z.string().min(1), description: z.string().optional(), enabled: z.boolean().optional() })).max(500),
+const PolicyRule = Schema.Struct({ name: Text(1), pattern: Text(1), description: Schema.optional(Schema.String), enabled: Schema.optional(Schema.Boolean) });
+
+const Policy = Schema.Struct({
+  enabled: Schema.Boolean,
+  rules: Schema.mutable(Schema.Array(Schema.mutable(PolicyRule)).pipe(Schema.maxItems(500))),
 });
 
 export function projectSettingsRoutes(table: RouteTable, ctx: ServerContext): void {
+  const agentWorkspaceDirs = (projectId: string) => ctx.stores.projects.agents(projectId).map((a) => agentPaths(ctx.root, projectId, a.agentId).workspacesDir);
+
   table.add(
     { method: "get", path: "/api/projects/:p/chat-defaults", operationId: "chatDefaults.get", summary: "Defaults for new chats", tag: "projects", access: "project", responses: { 200: { description: "Defaults", schema: ChatDefaults } } },
     ({ grant }) => {
@@ -39,7 +43,8 @@ export function projectSettingsRoutes(table: RouteTable, ctx: ServerContext): vo
       const file = grant.paths.projectConfig;
       const d: DefaultChat = {};
       if (body.agentId !== undefined) d.agent_id = body.agentId;
-      if (body.workspace !== undefined) d.workspace = body.workspace;
+      // Checked now as well as at session creation, so a default that can never be used is refused where it is set.
+      if (body.workspace !== undefined) d.workspace = ctx.workspaces.confine(body.workspace, agentWorkspaceDirs(grant.project.projectId));
       if (body.approvalMode !== undefined) d.approval_mode = body.approvalMode;
       if (body.thinkingLevel !== undefined) d.thinking_level = body.thinkingLevel;
       writeProjectConfig(file, { ...readProjectConfig(file), default_chat: d });

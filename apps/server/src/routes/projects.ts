@@ -3,23 +3,23 @@
  * rename, delete (the owner; not the default projects, not while a session runs), and
  * manage members (the owner). A project's folder is created with a ready `default_agent`.
  */
-import { z } from "zod";
+import { Schema } from "effect";
 import type { ProjectRow } from "../db/projects-store.js";
 import { conflict, notFound } from "../http/api-error.js";
 import { json, noContent } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
-import { ProjectId, UserId } from "../http/schemas.js";
+import { Capped, ProjectId, UserId } from "../http/schemas.js";
 import type { ServerContext } from "../server-context.js";
 import { createProject, deleteProjectFiles } from "../services/projects.js";
 
-const ProjectView = z.object({ projectId: z.string(), name: z.string().nullable(), ownerUserId: z.string(), role: z.enum(["owner", "member", "admin"]), createdAt: z.number() });
+const ProjectView = Schema.Struct({ projectId: Schema.String, name: Schema.NullOr(Schema.String), ownerUserId: Schema.String, role: Schema.Literal("owner", "member", "admin"), createdAt: Schema.Number });
 
 export function projectRoutes(table: RouteTable, ctx: ServerContext): void {
   const { stores, access } = ctx;
   const view = (p: ProjectRow, role: "owner" | "member" | "admin") => ({ projectId: p.projectId, name: p.name, ownerUserId: p.ownerUserId, role, createdAt: p.createdAt });
 
   table.add(
-    { method: "get", path: "/api/projects", operationId: "projects.list", summary: "Projects I can see", tag: "projects", access: "user", responses: { 200: { description: "Projects", schema: z.object({ projects: z.array(ProjectView) }) } } },
+    { method: "get", path: "/api/projects", operationId: "projects.list", summary: "Projects I can see", tag: "projects", access: "user", responses: { 200: { description: "Projects", schema: Schema.Struct({ projects: Schema.Array(ProjectView) }) } } },
     ({ user }) => json({ projects: access.visibleProjects(user).flatMap((p) => { const role = access.roleIn(user, p); return role === undefined ? [] : [view(p, role)]; }) }),
   );
 
@@ -31,7 +31,7 @@ export function projectRoutes(table: RouteTable, ctx: ServerContext): void {
       summary: "Create a project I own",
       tag: "projects",
       access: "user",
-      body: z.object({ projectId: ProjectId, name: z.string().max(200).optional() }),
+      body: Schema.Struct({ projectId: ProjectId, name: Schema.optional(Capped(200)) }),
       responses: { 201: { description: "Created", schema: ProjectView }, 409: { description: "The id is taken" } },
     },
     async ({ user, body }) => {
@@ -49,7 +49,7 @@ export function projectRoutes(table: RouteTable, ctx: ServerContext): void {
       tag: "projects",
       access: "project",
       need: "owner",
-      body: z.object({ name: z.string().max(200).nullable() }),
+      body: Schema.Struct({ name: Schema.NullOr(Capped(200)) }),
       responses: { 200: { description: "Renamed", schema: ProjectView } },
     },
     ({ grant, body }) => {
@@ -68,10 +68,10 @@ export function projectRoutes(table: RouteTable, ctx: ServerContext): void {
     },
   );
 
-  const MemberView = z.object({ userId: z.string(), role: z.enum(["owner", "member"]), createdAt: z.number() });
+  const MemberView = Schema.Struct({ userId: Schema.String, role: Schema.Literal("owner", "member"), createdAt: Schema.Number });
 
   table.add(
-    { method: "get", path: "/api/projects/:p/members", operationId: "members.list", summary: "The owner and members of a project", tag: "members", access: "project", responses: { 200: { description: "Members", schema: z.object({ members: z.array(MemberView) }) } } },
+    { method: "get", path: "/api/projects/:p/members", operationId: "members.list", summary: "The owner and members of a project", tag: "members", access: "project", responses: { 200: { description: "Members", schema: Schema.Struct({ members: Schema.Array(MemberView) }) } } },
     ({ grant }) => {
       const owner = { userId: grant.project.ownerUserId, role: "owner" as const, createdAt: grant.project.createdAt };
       return json({ members: [owner, ...stores.projects.members(grant.project.projectId).map((m) => ({ userId: m.userId, role: "member" as const, createdAt: m.createdAt }))] });
@@ -87,7 +87,7 @@ export function projectRoutes(table: RouteTable, ctx: ServerContext): void {
       tag: "members",
       access: "project",
       need: "owner",
-      body: z.object({ userId: UserId }),
+      body: Schema.Struct({ userId: UserId }),
       responses: { 204: { description: "Added (or already a member)" } },
     },
     ({ grant, body }) => {
@@ -106,7 +106,7 @@ export function projectRoutes(table: RouteTable, ctx: ServerContext): void {
       tag: "members",
       access: "project",
       need: "owner",
-      params: z.object({ u: UserId }),
+      params: Schema.Struct({ u: UserId }),
       responses: { 204: { description: "Removed" } },
     },
     ({ grant, params }) => {

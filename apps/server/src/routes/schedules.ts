@@ -7,15 +7,16 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
+import { Schema } from "effect";
+import { Capped, Matching } from "../http/schemas.js";
 import { conflict, notFound } from "../http/api-error.js";
 import { json, noContent } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import type { ServerContext } from "../server-context.js";
 import { writeTextAtomic } from "../services/files.js";
 
-const Name = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1–64 letters, digits, _ or -");
-const Text = z.string().max(256 * 1024);
+const Name = Matching(/^[A-Za-z0-9_-]{1,64}$/, "must be 1–64 letters, digits, _ or -");
+const DefinitionText = Capped(256 * 1024);
 
 export function scheduleRoutes(table: RouteTable, ctx: ServerContext): void {
   const fileOf = (dir: string, name: string) => join(dir, `${name}.toml`);
@@ -26,7 +27,7 @@ export function scheduleRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "post", path: "/api/projects/:p/agents/:a/schedules", operationId: "schedules.create", summary: "Create a schedule file", tag: "schedules", access: "agent", need: "owner", body: z.object({ name: Name, text: Text }), responses: { 201: { description: "Created" }, 409: { description: "The name is taken" } } },
+    { method: "post", path: "/api/projects/:p/agents/:a/schedules", operationId: "schedules.create", summary: "Create a schedule file", tag: "schedules", access: "agent", need: "owner", body: Schema.Struct({ name: Name, text: DefinitionText }), responses: { 201: { description: "Created" }, 409: { description: "The name is taken" } } },
     ({ grant, body }) => {
       const file = fileOf(grant.agent.scheduleDir, body.name);
       if (existsSync(file)) throw conflict("already_exists", `schedule ${body.name} already exists`);
@@ -37,7 +38,7 @@ export function scheduleRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "get", path: "/api/projects/:p/agents/:a/schedules/:name", operationId: "schedules.get", summary: "One schedule file", tag: "schedules", access: "agent", params: z.object({ name: Name }), responses: { 200: { description: "{name, text}" } } },
+    { method: "get", path: "/api/projects/:p/agents/:a/schedules/:name", operationId: "schedules.get", summary: "One schedule file", tag: "schedules", access: "agent", params: Schema.Struct({ name: Name }), responses: { 200: { description: "{name, text}" } } },
     ({ grant, params }) => {
       try {
         return json({ name: params.name, text: readFileSync(fileOf(grant.agent.scheduleDir, params.name), "utf8") });
@@ -48,7 +49,7 @@ export function scheduleRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "put", path: "/api/projects/:p/agents/:a/schedules/:name", operationId: "schedules.update", summary: "Replace a schedule file", tag: "schedules", access: "agent", need: "owner", params: z.object({ name: Name }), body: z.object({ text: Text }), responses: { 200: { description: "{name, text}" } } },
+    { method: "put", path: "/api/projects/:p/agents/:a/schedules/:name", operationId: "schedules.update", summary: "Replace a schedule file", tag: "schedules", access: "agent", need: "owner", params: Schema.Struct({ name: Name }), body: Schema.Struct({ text: DefinitionText }), responses: { 200: { description: "{name, text}" } } },
     ({ grant, params, body }) => {
       const file = fileOf(grant.agent.scheduleDir, params.name);
       if (!existsSync(file)) throw notFound(`schedule ${params.name}`);
@@ -58,7 +59,7 @@ export function scheduleRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "delete", path: "/api/projects/:p/agents/:a/schedules/:name", operationId: "schedules.delete", summary: "Delete a schedule file", tag: "schedules", access: "agent", need: "owner", params: z.object({ name: Name }), responses: { 204: { description: "Deleted" } } },
+    { method: "delete", path: "/api/projects/:p/agents/:a/schedules/:name", operationId: "schedules.delete", summary: "Delete a schedule file", tag: "schedules", access: "agent", need: "owner", params: Schema.Struct({ name: Name }), responses: { 204: { description: "Deleted" } } },
     ({ grant, params }) => {
       const file = fileOf(grant.agent.scheduleDir, params.name);
       if (!existsSync(file)) throw notFound(`schedule ${params.name}`);

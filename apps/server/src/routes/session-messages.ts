@@ -23,17 +23,18 @@
  *   4. On a `resync_required` event, discard everything and start again at 1.
  * Older pages: fetch with `before=<tracePosition>` until `hasMore` is false.
  */
-import { z } from "zod";
+import { Schema } from "effect";
+import { IntFromText } from "../http/schemas.js";
 import { badRequest } from "../http/api-error.js";
 import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import type { ServerContext } from "../server-context.js";
 import { pageHistory, parsePosition, readTraceEntries } from "../services/history.js";
 
-const Query = z.object({
-  tailLimit: z.coerce.number().int().min(1).max(5000).optional(),
-  before: z.string().optional(),
-  limit: z.coerce.number().int().min(1).max(5000).optional(),
+const Query = Schema.Struct({
+  tailLimit: Schema.optional(IntFromText(1, 5000)),
+  before: Schema.optional(Schema.String),
+  limit: Schema.optional(IntFromText(1, 5000)),
 });
 
 export function sessionMessageRoutes(table: RouteTable, ctx: ServerContext): void {

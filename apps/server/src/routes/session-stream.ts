@@ -29,7 +29,7 @@ export function sessionStreamRoutes(table: RouteTable, ctx: ServerContext): void
     },
     ({ c, grant }) => {
       const hub = ctx.sessions.hub(grant.session);
-      const lastEventId = c.req.header("last-event-id");
+      const lastEventId = c.header("last-event-id");
       return openSseStream(
         (sink) => {
           const unsubscribe = hub.channel.subscribe(sink, lastEventId);
@@ -37,7 +37,7 @@ export function sessionStreamRoutes(table: RouteTable, ctx: ServerContext): void
           for (const p of hub.approvals.pending()) sink.send(formatSse({ event: "server_event", data: JSON.stringify({ type: "approval_request", ...p }) }));
           return unsubscribe;
         },
-        { ticker: ctx.ticker, pingMs: ctx.pingMs, maxBufferedBytes: 8 * 1024 * 1024, signal: c.req.raw.signal },
+        { ticker: ctx.ticker, pingMs: ctx.pingMs, maxBufferedBytes: 8 * 1024 * 1024, signal: c.signal },
       );
     },
   );

@@ -6,34 +6,38 @@
  * answer an approval, skip a reconnect wait, compact now. A task may run as a goal (core's
  * goal mode); its progress is indexed in goal_state and announced as `goal_*` server events.
  */
-import { z } from "zod";
+import { Effect, Schema } from "effect";
 import { parseBudget } from "@penguin/core";
 import { notFound } from "../http/api-error.js";
 import { json, noContent } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
-import { ThinkingLevelSchema } from "../http/schemas.js";
+import { Text, ThinkingLevelSchema } from "../http/schemas.js";
 import { TaskInputItemSchema } from "../runtime/task-input.js";
+import { SessionRuntime } from "../runtime/server-runtime.js";
+import type { SessionManager } from "../runtime/session-manager.js";
 import type { ServerContext } from "../server-context.js";
 
-const TaskBody = z.object({
-  input: z.array(TaskInputItemSchema).min(1, "must hold at least one item").max(200),
-  thinkingLevel: ThinkingLevelSchema.optional(),
-  queueIfBusy: z.boolean().optional(),
+const Budget = Schema.Union(Schema.Number, Schema.String).pipe(
+  Schema.filter((b) => parseBudget(b) !== undefined, { message: () => "must be a token count such as 500k, 2m or 120000, or -1 for no limit" }),
+);
+
+const TaskBody = Schema.Struct({
+  input: Schema.mutable(Schema.Array(TaskInputItemSchema)).pipe(Schema.minItems(1, { message: () => "must hold at least one item" }), Schema.maxItems(200)),
+  thinkingLevel: Schema.optional(ThinkingLevelSchema),
+  queueIfBusy: Schema.optional(Schema.Boolean),
   /** Run as a goal; budget in tokens (`500k`, `2m`, 120000; -1 or absent = unlimited). */
-  goal: z
-    .object({
-      budget: z
-        .union([z.number(), z.string()])
-        .optional()
-        .refine((b) => parseBudget(b) !== undefined, "must be a token count such as 500k, 2m or 120000, or -1 for no limit"),
-    })
-    .optional(),
+  goal: Schema.optional(Schema.Struct({ budget: Schema.optional(Budget) })),
 });
 
 const MAX_TASK_BODY = 170 * 1024 * 1024;
 
 export function sessionTaskRoutes(table: RouteTable, ctx: ServerContext): void {
-  const { sessions } = ctx;
+  /**
+   * Task control goes through the server's Effect runtime: the session runtime is asked for
+   * by its tag, so these routes use whatever SessionRuntime the runtime was built with.
+   */
+  const withSessions = <A>(use: (sessions: SessionManager) => A | Promise<A>): Promise<A> =>
+    ctx.run(Effect.flatMap(SessionRuntime, (sessions) => Effect.tryPromise({ try: async () => use(sessions), catch: (error) => error })));
 
   table.add(
     {
@@ -49,12 +53,14 @@ export function sessionTaskRoutes(table: RouteTable, ctx: ServerContext): void {
     },
     async ({ grant, body }) => {
       const budget = body.goal === undefined ? undefined : parseBudget(body.goal.budget);
-      const accepted = await sessions.startTask(grant.session, {
-        input: body.input,
-        queueIfBusy: body.queueIfBusy === true,
-        thinkingLevel: body.thinkingLevel,
-        ...(budget === undefined ? {} : { goal: { budget } }),
-      });
+      const accepted = await withSessions((sessions) =>
+        sessions.startTask(grant.session, {
+          input: body.input,
+          queueIfBusy: body.queueIfBusy === true,
+          thinkingLevel: body.thinkingLevel,
+          ...(budget === undefined ? {} : { goal: { budget } }),
+        }),
+      );
       return json(accepted, 202);
     },
   );
@@ -67,15 +73,15 @@ export function sessionTaskRoutes(table: RouteTable, ctx: ServerContext): void {
       summary: "Recall a queued follow-up; returns what was sent",
       tag: "sessions",
       access: "session",
-      params: z.object({ followUpId: z.string().min(1).max(64) }),
+      params: Schema.Struct({ followUpId: Text(1, 64) }),
       responses: { 200: { description: "{input}" } },
     },
-    ({ grant, params }) => json({ input: sessions.recallFollowUp(grant.session, params.followUpId) }),
+    async ({ grant, params }) => json({ input: await withSessions((sessions) => sessions.recallFollowUp(grant.session, params.followUpId)) }),
   );
 
   table.add(
-    { method: "post", path: "/api/sessions/:id/steer", operationId: "sessions.steer", summary: "Steer the running task; the id recalls it until delivered", tag: "sessions", access: "session", body: z.object({ text: z.string().min(1).max(100_000) }), responses: { 202: { description: "{id, text}" }, 409: { description: "not_running" } } },
-    ({ grant, body }) => json(sessions.steer(grant.session, body.text), 202),
+    { method: "post", path: "/api/sessions/:id/steer", operationId: "sessions.steer", summary: "Steer the running task; the id recalls it until delivered", tag: "sessions", access: "session", body: Schema.Struct({ text: Text(1, 100_000) }), responses: { 202: { description: "{id, text}" }, 409: { description: "not_running" } } },
+    async ({ grant, body }) => json(await withSessions((sessions) => sessions.steer(grant.session, body.text)), 202),
   );
 
   table.add(
@@ -86,16 +92,16 @@ export function sessionTaskRoutes(table: RouteTable, ctx: ServerContext): void {
       summary: "Recall steering not yet delivered; returns its text",
       tag: "sessions",
       access: "session",
-      params: z.object({ steerId: z.string().min(1).max(64) }),
+      params: Schema.Struct({ steerId: Text(1, 64) }),
       responses: { 200: { description: "{id, text}" }, 409: { description: "already_delivered" } },
     },
-    ({ grant, params }) => json(sessions.recallSteering(grant.session, params.steerId)),
+    async ({ grant, params }) => json(await withSessions((sessions) => sessions.recallSteering(grant.session, params.steerId))),
   );
 
   table.add(
     { method: "post", path: "/api/sessions/:id/abort", operationId: "sessions.abort", summary: "Abort the running task", tag: "sessions", access: "session", responses: { 202: { description: "{aborted: true, recalled}" }, 204: { description: "Nothing was running" } } },
-    ({ grant }) => {
-      const result = sessions.abort(grant.session);
+    async ({ grant }) => {
+      const result = await withSessions((sessions) => sessions.abort(grant.session));
       return result === undefined ? noContent() : json({ aborted: true, recalled: result.recalled }, 202);
     },
   );
@@ -105,28 +111,29 @@ export function sessionTaskRoutes(table: RouteTable, ctx: ServerContext): void {
       method: "post",
       path: "/api/sessions/:id/approvals/:toolCallId",
       operationId: "sessions.decide",
-      summary: "Answer a pending approval",
+      summary: "Answer a pending approval (the session's creator or a project owner)",
       tag: "sessions",
       access: "session",
-      params: z.object({ toolCallId: z.string().min(1).max(200) }),
-      body: z.object({ decision: z.enum(["allow", "deny"]) }),
+      need: "control",
+      params: Schema.Struct({ toolCallId: Text(1, 200) }),
+      body: Schema.Struct({ decision: Schema.Literal("allow", "deny") }),
       responses: { 204: { description: "Decided" } },
     },
-    ({ grant, params, body }) => {
-      sessions.decide(grant.session, params.toolCallId, body.decision);
+    async ({ grant, params, body }) => {
+      await withSessions((sessions) => sessions.decide(grant.session, params.toolCallId, body.decision));
       return noContent();
     },
   );
 
   table.add(
     { method: "post", path: "/api/sessions/:id/retry-now", operationId: "sessions.retryNow", summary: "End a reconnect wait now", tag: "sessions", access: "session", responses: { 200: { description: "{skipped}" } } },
-    ({ grant }) => json({ skipped: sessions.retryNow(grant.session) }),
+    async ({ grant }) => json({ skipped: await withSessions((sessions) => sessions.retryNow(grant.session)) }),
   );
 
   table.add(
     { method: "post", path: "/api/sessions/:id/compact", operationId: "sessions.compact", summary: "Compact the context now", tag: "sessions", access: "session", responses: { 202: { description: "Started" }, 409: { description: "task_in_progress, compacting, nothing_to_compact or already_compacted" } } },
     async ({ grant }) => {
-      await sessions.compact(grant.session);
+      await withSessions((sessions) => sessions.compact(grant.session));
       return json({ status: "started" }, 202);
     },
   );

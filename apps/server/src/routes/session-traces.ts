@@ -4,17 +4,19 @@
  * and a sandbox CSP, and the session's trace analysis (services/trace-analysis.ts).
  */
 import { sessionScratchpad } from "@penguin/core";
-import { z } from "zod";
+import { Schema } from "effect";
+import { IntFromText, Text, WithDefault } from "../http/schemas.js";
 import { ApiError } from "../http/api-error.js";
 import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import { resolveInside } from "../services/confined-path.js";
 import { readFileBytes } from "../services/files.js";
 import { rawFileResponse } from "../services/raw-file.js";
+import { refuseSecret } from "../services/workspace-roots.js";
 import { analyzeSession } from "../services/trace-analysis.js";
 import { traceFilesOf, traceLines } from "../services/trace-view.js";
 
-const Paging = z.object({ offset: z.coerce.number().int().min(0).default(0), limit: z.coerce.number().int().min(1).max(5000).default(500) });
+const Paging = Schema.Struct({ offset: WithDefault(IntFromText(0), 0), limit: WithDefault(IntFromText(1, 5000), 500) });
 const MAX_SCRATCH = 200 * 1024 * 1024;
 
 export function sessionTraceRoutes(table: RouteTable): void {
@@ -24,7 +26,7 @@ export function sessionTraceRoutes(table: RouteTable): void {
   );
 
   table.add(
-    { method: "get", path: "/api/sessions/:id/traces/:idx", operationId: "sessionTraces.file", summary: "One trace file as numbered envelopes", tag: "traces", access: "session", params: z.object({ idx: z.coerce.number().int().min(1) }), query: Paging, responses: { 200: { description: "{lines, total, nextOffset}" } } },
+    { method: "get", path: "/api/sessions/:id/traces/:idx", operationId: "sessionTraces.file", summary: "One trace file as numbered envelopes", tag: "traces", access: "session", params: Schema.Struct({ idx: IntFromText(1) }), query: Paging, responses: { 200: { description: "{lines, total, nextOffset}" } } },
     ({ grant, params, query }) => json({ index: params.idx, ...traceLines(grant.agent, grant.session.sessionId, params.idx, query.offset, query.limit) }),
   );
 
@@ -41,12 +43,14 @@ export function sessionTraceRoutes(table: RouteTable): void {
       summary: "A scratchpad file, raw (nosniff, sandbox CSP)",
       tag: "traces",
       access: "session",
-      params: z.object({ file: z.string().min(1) }),
-      query: z.object({ download: z.enum(["1", "true", ""]).optional() }),
+      params: Schema.Struct({ file: Text(1) }),
+      query: Schema.Struct({ download: Schema.optional(Schema.Literal("1", "true", "")) }),
       responses: { 200: { description: "The bytes" } },
     },
     ({ grant, params, query }) => {
+      refuseSecret(params.file);
       const file = resolveInside(sessionScratchpad(grant.agent, grant.session.sessionId), params.file);
+      refuseSecret(params.file, file);
       const { bytes, size } = readFileBytes(file, MAX_SCRATCH);
       if (size > bytes.length) throw new ApiError(413, "payload_too_large", "the file is too large to serve");
       return rawFileResponse(file, bytes, query.download === undefined ? "preview" : "download");

@@ -9,33 +9,33 @@
  */
 import { isAbsolute } from "node:path";
 import { readProjectConfig } from "@penguin/core";
-import { z } from "zod";
+import { Schema } from "effect";
 import { notFound } from "../http/api-error.js";
 import { json, noContent } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
-import { ApprovalModeSchema, ThinkingLevelSchema } from "../http/schemas.js";
+import { ApprovalModeSchema, Capped, IntFromText, PositiveInt, Text, ThinkingLevelSchema, WithDefault } from "../http/schemas.js";
 import type { ServerContext } from "../server-context.js";
 import { sessionView } from "../services/session-view.js";
 import { traceFilesOf } from "../services/trace-view.js";
 
-const CreateBody = z.object({
-  provider: z.string().min(1).optional(),
-  modelId: z.string().min(1).optional(),
-  workspace: z.string().refine((p) => isAbsolute(p), "must be an absolute path on the server").optional(),
-  approvalMode: ApprovalModeSchema.optional(),
+const CreateBody = Schema.Struct({
+  provider: Schema.optional(Text(1)),
+  modelId: Schema.optional(Text(1)),
+  workspace: Schema.optional(Schema.String.pipe(Schema.filter((p) => isAbsolute(p), { message: () => "must be an absolute path on the server" }))),
+  approvalMode: Schema.optional(ApprovalModeSchema),
 });
 
-const PatchBody = z.object({
-  approvalMode: ApprovalModeSchema.optional(),
-  thinkingLevel: ThinkingLevelSchema.nullable().optional(),
-  archived: z.boolean().optional(),
-  title: z.string().max(200).nullable().optional(),
+const PatchBody = Schema.Struct({
+  approvalMode: Schema.optional(ApprovalModeSchema),
+  thinkingLevel: Schema.optional(Schema.NullOr(ThinkingLevelSchema)),
+  archived: Schema.optional(Schema.Boolean),
+  title: Schema.optional(Schema.NullOr(Capped(200))),
 });
 
-const ListQuery = z.object({
-  category: z.enum(["active", "subagent", "schedule", "archived"]).default("active"),
-  limit: z.coerce.number().int().min(1).max(500).default(100),
-  offset: z.coerce.number().int().min(0).default(0),
+const ListQuery = Schema.Struct({
+  category: WithDefault(Schema.Literal("active", "subagent", "schedule", "archived"), "active"),
+  limit: WithDefault(IntFromText(1, 500), 100),
+  offset: WithDefault(IntFromText(0), 0),
 });
 
 export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
@@ -56,7 +56,7 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
 
   table.add(
     { method: "post", path: "/api/projects/:p/agents/:a/sessions", operationId: "sessions.create", summary: "Create a session", tag: "sessions", access: "agent", body: CreateBody, responses: { 201: { description: "The session ({id, …})" } } },
-    async ({ grant, body }) => {
+    async ({ grant, body, user }) => {
       const workspace = body.workspace ?? readProjectConfig(grant.paths.projectConfig).default_chat?.workspace;
       const { row, hub } = await sessions.create({
         projectId: grant.project.projectId,
@@ -66,6 +66,7 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
         workspace,
         approvalMode: body.approvalMode,
       });
+      ctx.access.recordCreator(row.sessionId, user.userId);
       const view = sessionView(row, hub);
       ctx.userEvents.toProject(row.projectId, { type: "session_created", session: view });
       return json(view, 201);
@@ -90,9 +91,12 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
 
   table.add(
     { method: "patch", path: "/api/sessions/:id", operationId: "sessions.update", summary: "Change approval mode, thinking level, title or archived flag", tag: "sessions", access: "session", body: PatchBody, responses: { 200: { description: "The session" } } },
-    ({ grant, body }) => {
+    ({ grant, body, user }) => {
       const id = grant.session.sessionId;
-      if (body.approvalMode !== undefined) stores.sessions.setApprovalMode(id, body.approvalMode);
+      if (body.approvalMode !== undefined) {
+        ctx.access.requireControl(user, grant);
+        stores.sessions.setApprovalMode(id, body.approvalMode);
+      }
       if (body.thinkingLevel !== undefined) {
         stores.sessions.setThinkingLevel(id, body.thinkingLevel);
         if (body.thinkingLevel !== null) sessions.setThinkingLevel(id, body.thinkingLevel);
@@ -122,11 +126,12 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
       summary: "Fork after a completed task: the last one, or the final answer at position {fileIndex, line}",
       tag: "sessions",
       access: "session",
-      body: z.object({ position: z.object({ fileIndex: z.number().int().min(1), line: z.number().int().min(1) }).optional() }),
+      body: Schema.Struct({ position: Schema.optional(Schema.Struct({ fileIndex: PositiveInt, line: PositiveInt })) }),
       responses: { 201: { description: "The new session" }, 409: { description: "task_in_progress, compacting or cannot_fork" } },
     },
-    async ({ grant, body }) => {
+    async ({ grant, body, user }) => {
       const row = await sessions.fork(grant.session, body.position);
+      ctx.access.recordCreator(row.sessionId, user.userId);
       const view = sessionView(row, undefined);
       ctx.userEvents.toProject(row.projectId, { type: "session_created", session: view });
       return json(view, 201);

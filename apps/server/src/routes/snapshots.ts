@@ -9,7 +9,8 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
+import { Schema } from "effect";
+import { Text } from "../http/schemas.js";
 import { conflict } from "../http/api-error.js";
 import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
@@ -56,7 +57,7 @@ export function snapshotRoutes(table: RouteTable, ctx: ServerContext): void {
       tag: "snapshots",
       access: "agent",
       need: "owner",
-      body: z.object({ dataBase64: z.string().min(1), confirm: z.boolean().optional() }),
+      body: Schema.Struct({ dataBase64: Text(1), confirm: Schema.optional(Schema.Boolean) }),
       maxBodyBytes: Math.ceil(SNAPSHOT_IMPORT_MAX * 1.4) + 4096,
       responses: { 200: { description: "{version, previousVersion, snapshot}" }, 409: { description: "confirm_required, or task_in_progress while a session of the agent runs" } },
     },

@@ -5,38 +5,42 @@
  * and the paged list of failed requests. Cost is computed at query time (services/usage-query.ts).
  */
 import { readProjectConfig } from "@penguin/core";
-import { z } from "zod";
+import { Schema } from "effect";
 import { badRequest } from "../http/api-error.js";
 import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
-import { AgentId } from "../http/schemas.js";
+import { AgentId, IntFromText, Matching, Text, WithDefault } from "../http/schemas.js";
 import type { ServerContext } from "../server-context.js";
 import { queryUsage } from "../services/usage-query.js";
 
-const DateText = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be YYYY-MM-DD");
+const DateText = Matching(/^\d{4}-\d{2}-\d{2}$/, "must be YYYY-MM-DD");
 
-const Filter = z.object({
-  from: DateText.optional(),
-  to: DateText.optional(),
-  fromTs: z.coerce.number().int().min(0).optional(),
-  toTs: z.coerce.number().int().min(0).optional(),
-  agentId: AgentId.optional(),
-  provider: z.string().min(1).optional(),
-  modelId: z.string().min(1).optional(),
+const FilterFields = {
+  from: Schema.optional(DateText),
+  to: Schema.optional(DateText),
+  fromTs: Schema.optional(IntFromText(0)),
+  toTs: Schema.optional(IntFromText(0)),
+  agentId: Schema.optional(AgentId),
+  provider: Schema.optional(Text(1)),
+  modelId: Schema.optional(Text(1)),
+};
+
+const Filter = Schema.Struct(FilterFields);
+
+const UsageQuery = Schema.Struct({
+  ...FilterFields,
+  groupBy: WithDefault(Schema.Literal("date", "agent", "model", "session"), "date"),
+  granularity: WithDefault(Schema.Literal("minute", "hour", "day", "week", "month"), "day"),
 });
 
-const UsageQuery = Filter.extend({
-  groupBy: z.enum(["date", "agent", "model", "session"]).default("date"),
-  granularity: z.enum(["minute", "hour", "day", "week", "month"]).default("day"),
-});
-
-const ErrorsQuery = Filter.extend({
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-  offset: z.coerce.number().int().min(0).default(0),
+const ErrorsQuery = Schema.Struct({
+  ...FilterFields,
+  limit: WithDefault(IntFromText(1, 500), 50),
+  offset: WithDefault(IntFromText(0), 0),
 });
 
 export function usageRoutes(table: RouteTable, ctx: ServerContext): void {
-  const filterOf = (projectId: string, q: z.infer<typeof Filter>) => {
+  const filterOf = (projectId: string, q: typeof Filter.Type) => {
     if ((q.provider === undefined) !== (q.modelId === undefined)) throw badRequest("a model is the pair (provider, modelId): give both or neither", q.provider === undefined ? "provider" : "modelId");
     return { projectId, fromDate: q.from, toDate: q.to, fromTs: q.fromTs, toTs: q.toTs, agentId: q.agentId, provider: q.provider, modelId: q.modelId };
   };

@@ -7,14 +7,14 @@
  * `placeholder_present` otherwise), keeping the file's comments.
  */
 import { readVault, writeVault } from "@penguin/core";
-import { z } from "zod";
+import { Schema } from "effect";
 import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import type { ServerContext } from "../server-context.js";
 import { insertPlaceholder } from "../services/agent-config-file.js";
 import { maskKey } from "../services/model-table.js";
 
-const VaultView = z.object({ entries: z.array(z.object({ name: z.string(), value: z.string().nullable() })) });
+const VaultView = Schema.Struct({ entries: Schema.Array(Schema.Struct({ name: Schema.String, value: Schema.NullOr(Schema.String) })) });
 
 export function vaultRoutes(table: RouteTable, ctx: ServerContext): void {
   const view = (values: Record<string, string>) => ({ entries: Object.keys(values).sort().map((name) => ({ name, value: maskKey(values[name]) ?? "" })) });
@@ -33,7 +33,7 @@ export function vaultRoutes(table: RouteTable, ctx: ServerContext): void {
       tag: "vault",
       access: "agent",
       need: "owner",
-      body: z.object({ values: z.record(z.string(), z.string().nullable()) }),
+      body: Schema.Struct({ values: Schema.Record({ key: Schema.String, value: Schema.NullOr(Schema.String) }) }),
       responses: { 200: { description: "Saved (masked)", schema: VaultView } },
     },
     async ({ grant, body }) => {

@@ -30,6 +30,7 @@ import type { HumanDecision } from "./approvals.js";
 import { SessionHub, type FollowUp } from "./session-hub.js";
 import type { EventIds } from "./sse-channel.js";
 import { buildTaskMessages, type AttachmentLimits, type TaskInputItem } from "./task-input.js";
+import type { WorkspaceRoots } from "../services/workspace-roots.js";
 import { TaskRunner } from "./task-runner.js";
 import { sessionView } from "../services/session-view.js";
 import type { UsageRecorder } from "./usage-recorder.js";
@@ -52,6 +53,8 @@ export interface SessionManagerDeps {
   idleMs: number;
   generateTitles: boolean;
   attachmentLimits: () => AttachmentLimits;
+  /** Where a requested workspace may lie (services/workspace-roots.ts). */
+  workspaceRoots: WorkspaceRoots;
   report(error: unknown): void;
   /** The sandbox every session's commands run in (an agent option, so resumes and subagents too); undefined: none. */
   sandbox: SandboxOptions | undefined;
@@ -125,7 +128,8 @@ export class SessionManager {
 
   async create(input: CreateSessionInput): Promise<{ row: SessionRow; hub: SessionHub }> {
     const agent = await this.agent(input.projectId, input.agentId);
-    const core = await agent.createSession({ workspaceDir: input.workspace, provider: input.provider, modelId: input.modelId, persist: true, ...(input.source === undefined ? {} : { source: input.source }) });
+    const workspace = input.workspace === undefined ? undefined : this.#deps.workspaceRoots.confine(input.workspace, [agent.paths.workspacesDir]);
+    const core = await agent.createSession({ workspaceDir: workspace, provider: input.provider, modelId: input.modelId, persist: true, ...(input.source === undefined ? {} : { source: input.source }) });
     const now = this.#deps.now();
     const mode = input.approvalMode ?? defaultApprovalMode(agent);
     this.#deps.stores.sessions.insert({

@@ -13,16 +13,22 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { attachedFileLine, imageUrl, userText, type OmniMessage } from "@penguin/omnimessage";
-import { z } from "zod";
+import { Schema } from "effect";
 import { ApiError } from "../http/api-error.js";
 
-export const TaskInputItemSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("text"), text: z.string().min(1, "must not be empty") }),
-  z.object({ type: z.literal("image_url"), imageUrl: z.string().min(1, "must not be empty") }),
-  z.object({ type: z.literal("file"), fileName: z.string().min(1).max(255), dataUrl: z.string().startsWith("data:", "must be a data: URL") }),
-]);
+const NonEmpty = Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" }));
 
-export type TaskInputItem = z.infer<typeof TaskInputItemSchema>;
+export const TaskInputItemSchema = Schema.Union(
+  Schema.Struct({ type: Schema.Literal("text"), text: NonEmpty }).annotations({ identifier: "TextInput" }),
+  Schema.Struct({ type: Schema.Literal("image_url"), imageUrl: NonEmpty }).annotations({ identifier: "ImageUrlInput" }),
+  Schema.Struct({
+    type: Schema.Literal("file"),
+    fileName: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255)),
+    dataUrl: Schema.String.pipe(Schema.startsWith("data:", { message: () => "must be a data: URL" })),
+  }).annotations({ identifier: "FileInput" }),
+);
+
+export type TaskInputItem = typeof TaskInputItemSchema.Type;
 
 export interface AttachmentLimits {
   attachmentMaxMb: number;

@@ -14,7 +14,7 @@
  */
 import { closeSync, constants, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
+import { Schema } from "effect";
 import { ApiError } from "../http/api-error.js";
 import { checkRelative, resolveForWrite } from "./confined-path.js";
 import { listDir, listFilesDeep } from "./files.js";
@@ -22,14 +22,14 @@ import { listDir, listFilesDeep } from "./files.js";
 export const MEMORY_EXPORT_FORMAT = "penguin-memory";
 const MAX_IMPORT_BYTES = 20 * 1024 * 1024;
 
-export const MemoryPayload = z.object({
-  format: z.literal(MEMORY_EXPORT_FORMAT),
-  version: z.literal(1),
-  files: z
-    .array(z.object({ path: z.string().min(1).max(1024), encoding: z.enum(["utf8", "base64"]), content: z.string() }))
-    .max(10_000),
+export const MemoryPayload = Schema.Struct({
+  format: Schema.Literal(MEMORY_EXPORT_FORMAT),
+  version: Schema.Literal(1),
+  files: Schema.Array(
+    Schema.Struct({ path: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1024)), encoding: Schema.Literal("utf8", "base64"), content: Schema.String }),
+  ).pipe(Schema.maxItems(10_000)),
 });
-export type MemoryPayload = z.infer<typeof MemoryPayload>;
+export type MemoryPayload = typeof MemoryPayload.Type;
 export type ImportMode = "skip" | "overwrite" | "replace";
 
 export interface MemoryScope {

@@ -12,7 +12,8 @@
  */
 import { findModel, type ModelEntry, type ProjectConfig } from "@penguin/core";
 import { CLIENT_TYPES } from "@penguin/models";
-import { z } from "zod";
+import { Schema } from "effect";
+import { Url } from "../http/schemas.js";
 
 export function maskKey(key: string | undefined): string | null {
   if (key === undefined || key === "") return null;
@@ -20,31 +21,35 @@ export function maskKey(key: string | undefined): string | null {
 }
 
 /** Null and absent both mean "not set", so a listed entry can be sent back as it came. */
-const unset = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined);
+const unset = <S extends Schema.Schema.AnyNoContext>(schema: S) => Schema.optionalWith(schema, { nullable: true });
 
-const PricingSchema = z.object({
-  cacheRead: unset(z.number().min(0)),
-  cacheWrite: unset(z.number().min(0)),
-  output: unset(z.number().min(0)),
+const Price = Schema.Number.pipe(Schema.nonNegative());
+const Count = Schema.Number.pipe(Schema.int(), Schema.positive());
+const Name = Schema.String.pipe(Schema.minLength(1));
+
+const PricingSchema = Schema.Struct({
+  cacheRead: unset(Price),
+  cacheWrite: unset(Price),
+  output: unset(Price),
 });
 
-export const ModelEntryInput = z.object({
-  provider: z.string().min(1),
-  modelId: z.string().min(1),
-  clientType: unset(z.enum(CLIENT_TYPES)),
-  baseUrl: unset(z.url()),
-  apiKey: z.string().nullable().optional(),
-  contextWindow: unset(z.number().int().positive()),
-  maxTokens: unset(z.number().int().positive()),
-  displayName: unset(z.string()),
-  vision: unset(z.boolean()),
-  fastMode: unset(z.boolean()),
+export const ModelEntryInput = Schema.Struct({
+  provider: Name,
+  modelId: Name,
+  clientType: unset(Schema.Literal(...CLIENT_TYPES)),
+  baseUrl: unset(Url),
+  apiKey: Schema.optional(Schema.NullOr(Schema.String)),
+  contextWindow: unset(Count),
+  maxTokens: unset(Count),
+  displayName: unset(Schema.String),
+  vision: unset(Schema.Boolean),
+  fastMode: unset(Schema.Boolean),
   pricing: unset(PricingSchema),
 });
 
-export type ModelEntryInput = z.infer<typeof ModelEntryInput>;
+export type ModelEntryInput = typeof ModelEntryInput.Type;
 
-export const ModelRefInput = z.object({ provider: z.string().min(1), modelId: z.string().min(1) });
+export const ModelRefInput = Schema.Struct({ provider: Name, modelId: Name });
 
 export interface MaskedModel {
   provider: string;

@@ -14,11 +14,12 @@
  * previews on itself; the sandbox CSP still gives the page an opaque origin.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { z } from "zod";
+import { Schema } from "effect";
 
 export const PREVIEW_TTL_MS = 15 * 60 * 1000;
 
-const Payload = z.object({ s: z.string(), d: z.string(), h: z.string(), e: z.number() });
+const Payload = Schema.Struct({ s: Schema.String, d: Schema.String, h: Schema.String, e: Schema.Number });
+const decodePayload = Schema.decodeUnknownOption(Payload);
 export interface PreviewGrant {
   sessionId: string;
   /** Workspace-relative folder ("" = the workspace root). */
@@ -54,9 +55,9 @@ export class PreviewTokens {
     } catch {
       return undefined;
     }
-    const p = Payload.safeParse(parsed);
-    if (!p.success || p.data.e <= this.#now()) return undefined;
-    return { sessionId: p.data.s, dir: p.data.d, host: p.data.h, expiresAt: p.data.e };
+    const p = decodePayload(parsed);
+    if (p._tag === "None" || p.value.e <= this.#now()) return undefined;
+    return { sessionId: p.value.s, dir: p.value.d, host: p.value.h, expiresAt: p.value.e };
   }
 
   #mac(payload: string): string {

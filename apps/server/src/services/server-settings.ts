@@ -1,25 +1,35 @@
 /**
- * Server-wide settings (admin): proxy use and attachment limits, stored as one JSON value
+ * Server-wide settings (admin): proxy use, attachment limits and the workspace roots (the
+ * folders under which session workspaces may lie; see services/workspace-roots.ts), stored as one JSON value
  * and read back with defaults filled, so an old or hand-edited row never breaks a route.
  */
-import { z } from "zod";
+import { isAbsolute } from "node:path";
+import { Schema } from "effect";
 import type { SettingsStore } from "../db/settings-store.js";
 
-export const ServerSettings = z.object({
-  proxyForApp: z.boolean().default(false),
-  proxyForAgent: z.boolean().default(false),
-  proxyUrl: z.string().nullable().default(null),
-  attachmentMaxMb: z.number().int().min(1).max(200).default(100),
-  attachmentTotalMb: z.number().int().min(1).max(200).default(120),
+const AbsolutePath = Schema.String.pipe(Schema.filter((p) => isAbsolute(p), { message: () => "must be an absolute path on the server" }));
+
+const Megabytes = Schema.Number.pipe(Schema.int(), Schema.between(1, 200));
+
+export const ServerSettings = Schema.Struct({
+  proxyForApp: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  proxyForAgent: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  proxyUrl: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
+  attachmentMaxMb: Schema.optionalWith(Megabytes, { default: () => 100 }),
+  attachmentTotalMb: Schema.optionalWith(Megabytes, { default: () => 120 }),
+  /** Folders under which session workspaces may lie; empty means the server's start-up roots. */
+  workspaceRoots: Schema.optionalWith(Schema.mutable(Schema.Array(AbsolutePath).pipe(Schema.maxItems(100))), { default: () => [] }),
 });
 
-export type ServerSettings = z.infer<typeof ServerSettings>;
+export type ServerSettings = typeof ServerSettings.Type;
+
+const decodeSettings = Schema.decodeUnknownOption(ServerSettings);
 
 const KEY = "settings";
 
 export function readServerSettings(store: SettingsStore): ServerSettings {
-  const parsed = ServerSettings.safeParse(store.setting(KEY) ?? {});
-  return parsed.success ? parsed.data : ServerSettings.parse({});
+  const parsed = decodeSettings(store.setting(KEY) ?? {});
+  return parsed._tag === "Some" ? parsed.value : Schema.decodeUnknownSync(ServerSettings)({});
 }
 
 export function writeServerSettings(store: SettingsStore, settings: ServerSettings): void {

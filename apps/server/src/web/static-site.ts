@@ -6,8 +6,8 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { Context } from "hono";
 import { ApiError } from "../http/api-error.js";
+import type { RequestContext } from "../http/request-context.js";
 import { resolveInside } from "../services/confined-path.js";
 import { readFileBytes } from "../services/files.js";
 import { mimeOf } from "../services/mime.js";
@@ -23,12 +23,12 @@ const NOT_BUILT = `<!doctype html>
 
 const MAX_ASSET = 50 * 1024 * 1024;
 
-export function webAppHandler(webDir: string | undefined): (c: Context) => Response {
+export function webAppHandler(webDir: string | undefined): (c: RequestContext) => Response {
   const built = webDir !== undefined && existsSync(join(webDir, "index.html"));
   return function serveWebApp(c) {
-    if (c.req.method !== "GET" && c.req.method !== "HEAD") return new Response("method not allowed", { status: 405 });
+    if (c.method !== "GET" && c.method !== "HEAD") return new Response("method not allowed", { status: 405 });
     if (!built || webDir === undefined) return html(NOT_BUILT, 200);
-    const path = decodedPath(c.req.url);
+    const path = decodedPath(c.url);
     if (path === undefined) return new Response("bad path", { status: 400, headers: { "content-type": "text/plain; charset=utf-8" } });
     const file = path === "" ? undefined : existingFile(webDir, path);
     if (file !== undefined) {
@@ -42,9 +42,9 @@ export function webAppHandler(webDir: string | undefined): (c: Context) => Respo
   };
 }
 
-function decodedPath(url: string): string | undefined {
+function decodedPath(url: URL): string | undefined {
   try {
-    return decodeURIComponent(new URL(url).pathname).replace(/^\/+/, "");
+    return decodeURIComponent(url.pathname).replace(/^\/+/, "");
   } catch {
     return undefined;
   }

@@ -1,5 +1,5 @@
-// A small cookie-keeping API client for tests. The same class drives `app.request()` (no
-// socket) and a real server over fetch, so a scenario can run either way.
+// A small cookie-keeping API client for tests. The same class drives the harness app over
+// 127.0.0.1 (any Host kept) and a real server over fetch, so a scenario can run either way.
 export type FetchLike = (url: string, init?: RequestInit) => Promise<Response>;
 
 export interface ApiAnswer<T = unknown> {
@@ -63,6 +63,20 @@ export class ApiClient {
   }
   del<T = any>(path: string): Promise<ApiAnswer<T>> {
     return this.call<T>("DELETE", path);
+  }
+
+  /**
+   * Signs in ready to work: the server refuses everything but /api/me to a user who still
+   * has the initial password, so that password is "changed" (to itself, which keeps the
+   * tests' known password valid) when the answer says it is initial.
+   */
+  async signIn(userId: string, password: string): Promise<ApiAnswer> {
+    const answer = await this.login(userId, password);
+    if (answer.body?.user?.passwordIsInitial === true) {
+      const changed = await this.put("/api/me/password", { oldPassword: password, newPassword: password });
+      if (changed.status !== 204) throw new Error(`changing the initial password of ${userId} failed: ${changed.status} ${JSON.stringify(changed.body)}`);
+    }
+    return answer;
   }
 
   async login(userId: string, password: string): Promise<ApiAnswer> {

@@ -1,7 +1,8 @@
 // Server test harness: a real testkit model, a real data root in a temp dir whose
 // default_project has a model entry pointing at the testkit, and the server app built on it
-// with injected clock, ticker and reconnect sleep. Tests talk to it through ApiClient, over
-// `app.request()` or (with `listen`) over a real socket on 127.0.0.1.
+// with injected clock, ticker and reconnect sleep, listening on a real socket on 127.0.0.1.
+// Tests talk to it through ApiClient (or `request` for a raw URL, any host name kept as the
+// Host header).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,6 +11,7 @@ import { startTestkit, type ScriptStep, type Testkit } from "@penguin/testkit";
 import { createServerApp, type ServerApp, type ServerAppOptions } from "../../src/app.js";
 import { ManualTicker } from "../../src/runtime/clock.js";
 import { ApiClient } from "./client.js";
+import { listenOnLoopback } from "./socket.js";
 
 export const PROVIDER = "testkit";
 export const MODEL = "scripted-model";
@@ -33,9 +35,11 @@ export interface Harness {
   ticker: ManualTicker;
   clock: TestClock;
   adminPassword: string;
-  /** A client over app.request(). */
+  /** fetch-like access to the listening app by any URL (`http://localhost/...`). */
+  request(url: string, init?: RequestInit): Promise<Response>;
+  /** A client over the socket. */
   client(): ApiClient;
-  /** A signed-in admin client over app.request(). */
+  /** A signed-in admin client over the socket, the initial password changed (to itself). */
   admin(): Promise<ApiClient>;
   cleanup(): Promise<void>;
 }
@@ -70,11 +74,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     now: clock.now,
     ticker,
     generateTitles: false,
+    // Test workspaces are made with mkdtemp in the temp folder: that is their root.
+    workspaceRoots: [tmpdir()],
     ...options.app,
   });
   const adminPassword = server.initialPassword;
   if (adminPassword === undefined) throw new Error("a fresh root must yield an initial admin password");
-  const client = () => new ApiClient((url, init) => Promise.resolve(server.app.request(url, init)));
+  const listening = await listenOnLoopback(server.app);
+  const client = () => new ApiClient(listening.request);
   return {
     kit,
     root,
@@ -83,14 +90,16 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ticker,
     clock,
     adminPassword,
+    request: listening.request,
     client,
     async admin() {
       const c = client();
-      await c.login("admin", adminPassword);
+      await c.signIn("admin", adminPassword);
       return c;
     },
     async cleanup() {
       await server.close();
+      await listening.close();
       await kit.close();
       rmSync(root, { recursive: true, force: true });
       rmSync(workspace, { recursive: true, force: true });

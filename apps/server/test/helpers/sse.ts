@@ -10,6 +10,8 @@ export interface SseEvent {
 export class SseReader {
   readonly events: SseEvent[] = [];
   readonly comments: string[] = [];
+  /** The reconnect delay the server suggested with `retry:`, once seen. */
+  retryMs: number | undefined;
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
   readonly #decoder = new TextDecoder();
   #buffer = "";
@@ -85,11 +87,13 @@ export class SseReader {
       const field = at < 0 ? line : line.slice(0, at);
       const value = at < 0 ? "" : line.slice(at + 1).replace(/^ /, "");
       any = true;
-      if (field === "event") event = value;
+      if (field === "retry") this.retryMs = Number(value);
+      else if (field === "event") event = value;
       else if (field === "id") id = value;
       else if (field === "data") data.push(value);
     }
-    if (any) this.events.push({ event, id, data: data.join("\n") });
+    // As the EventSource rules say, a block without data (the retry hint) dispatches nothing.
+    if (any && data.length > 0) this.events.push({ event, id, data: data.join("\n") });
   }
 }
 

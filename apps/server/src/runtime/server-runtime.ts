@@ -1,0 +1,142 @@
+/**
+ * The server's Effect runtime: one `ManagedRuntime` built at start-up from layers, one per
+ * long-lived service, each acquired with its release (Effect.acquireRelease). The runtime
+ * therefore owns the lifecycle: `dispose()` releases in the reverse order of acquisition —
+ * the scheduler stops, running tasks are aborted with their carry-over and sessions disposed
+ * (traces closed), user streams close, and only then the database — which is exactly the
+ * order a graceful stop needs, without a hand-written close sequence that could drift.
+ *
+ * Handlers reach the services either as the plain instances the ServerContext holds
+ * (resolved from this runtime once, at start) or by running an Effect that asks for them
+ * through `ServerContext.run` (the session task routes do).
+ */
+import type { Database } from "better-sqlite3";
+import { Cause, Context, Effect, Exit, Layer, ManagedRuntime } from "effect";
+import type { SandboxOptions, SleepFn } from "@penguin/core";
+import { AccessPolicy } from "../auth/access.js";
+import { SessionCreators } from "../db/session-creators-store.js";
+import { openDatabase } from "../db/database.js";
+import { createStores, type Stores } from "../db/stores.js";
+import { readServerSettings } from "../services/server-settings.js";
+import { WorkspaceRoots } from "../services/workspace-roots.js";
+import type { Ticker } from "./clock.js";
+import { Scheduler } from "./scheduler.js";
+import { SessionManager } from "./session-manager.js";
+import type { EventIds } from "./sse-channel.js";
+import { UsageRecorder } from "./usage-recorder.js";
+import { UserEventHub } from "./user-events.js";
+
+/** The open `web.db` connection (only its lifecycle is used through the tag; stores wrap it). */
+export interface ServerDatabaseHandle {
+  readonly db: Database;
+}
+export class ServerDatabase extends Context.Tag("@penguin/server/ServerDatabase")<ServerDatabase, ServerDatabaseHandle>() {}
+export class ServerStores extends Context.Tag("@penguin/server/ServerStores")<ServerStores, Stores>() {}
+export class Access extends Context.Tag("@penguin/server/Access")<Access, AccessPolicy>() {}
+export class UserEvents extends Context.Tag("@penguin/server/UserEvents")<UserEvents, UserEventHub>() {}
+export class SessionRuntime extends Context.Tag("@penguin/server/SessionRuntime")<SessionRuntime, SessionManager>() {}
+export class Workspaces extends Context.Tag("@penguin/server/Workspaces")<Workspaces, WorkspaceRoots>() {}
+export class TaskScheduler extends Context.Tag("@penguin/server/TaskScheduler")<TaskScheduler, Scheduler>() {}
+
+export type ServerServices = ServerDatabase | ServerStores | Access | Workspaces | UserEvents | SessionRuntime | TaskScheduler;
+export type ServerRuntime = ManagedRuntime.ManagedRuntime<ServerServices, unknown>;
+
+export interface ServerRuntimeConfig {
+  root: string;
+  databaseFile: string;
+  ids: EventIds;
+  env: NodeJS.ProcessEnv;
+  sleep: SleepFn | undefined;
+  fetch: typeof fetch | undefined;
+  now: () => number;
+  ticker: Ticker;
+  idleMs: number;
+  generateTitles: boolean;
+  /** The roots given at start-up, used while the admin setting `workspaceRoots` is empty. */
+  workspaceRoots: readonly string[];
+  report(error: unknown): void;
+  /** The sandbox every session's commands run in; undefined: none. */
+  sandbox: SandboxOptions | undefined;
+  bwrapPath?: string;
+}
+
+export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServices, unknown> {
+  const database = Layer.scoped(
+    ServerDatabase,
+    Effect.acquireRelease(
+      Effect.try({ try: (): ServerDatabaseHandle => ({ db: openDatabase(config.databaseFile) }), catch: (error) => error }),
+      (handle) => Effect.sync(() => handle.db.close()),
+    ),
+  );
+  const stores = Layer.effect(ServerStores, Effect.map(ServerDatabase, (handle) => createStores(handle.db)));
+  const access = Layer.effect(Access, Effect.map(ServerStores, (s) => new AccessPolicy(s, config.root, new SessionCreators(s.db))));
+  const workspaces = Layer.effect(
+    Workspaces,
+    Effect.map(ServerStores, (s) => new WorkspaceRoots(config.root, () => {
+      const chosen = readServerSettings(s.settings).workspaceRoots;
+      return chosen.length > 0 ? chosen : config.workspaceRoots;
+    })),
+  );
+  const userEvents = Layer.scoped(
+    UserEvents,
+    Effect.acquireRelease(
+      Effect.map(Access, (policy) => new UserEventHub(config.ids, (projectId) => policy.audience(projectId))),
+      (hub) => Effect.sync(() => hub.closeAll()),
+    ),
+  );
+  const sessions = Layer.scoped(
+    SessionRuntime,
+    Effect.acquireRelease(
+      Effect.gen(function* () {
+        const s = yield* ServerStores;
+        const events = yield* UserEvents;
+        const roots = yield* Workspaces;
+        return new SessionManager({
+          root: config.root,
+          stores: s,
+          ids: config.ids,
+          usage: new UsageRecorder(s.usage, config.now),
+          userEvents: events,
+          env: config.env,
+          sleep: config.sleep,
+          fetch: config.fetch,
+          now: config.now,
+          ticker: config.ticker,
+          idleMs: config.idleMs,
+          generateTitles: config.generateTitles,
+          attachmentLimits: () => readServerSettings(s.settings),
+          workspaceRoots: roots,
+          report: config.report,
+          sandbox: config.sandbox,
+          ...(config.bwrapPath === undefined ? {} : { bwrapPath: config.bwrapPath }),
+        });
+      }),
+      (manager) => Effect.promise(() => manager.shutdown()),
+    ),
+  );
+  const scheduler = Layer.scoped(
+    TaskScheduler,
+    Effect.acquireRelease(
+      Effect.gen(function* () {
+        return new Scheduler({ root: config.root, stores: yield* ServerStores, sessions: yield* SessionRuntime, userEvents: yield* UserEvents, now: config.now, ticker: config.ticker, report: config.report });
+      }),
+      (s) => Effect.sync(() => s.stop()),
+    ),
+  );
+  return scheduler.pipe(Layer.provideMerge(sessions), Layer.provideMerge(userEvents), Layer.provideMerge(workspaces), Layer.provideMerge(access), Layer.provideMerge(stores), Layer.provideMerge(database));
+}
+
+export function makeServerRuntime(config: ServerRuntimeConfig): ServerRuntime {
+  return ManagedRuntime.make(serverLayer(config));
+}
+
+/**
+ * Runs an Effect on the runtime and settles like a plain async function: the value, or a
+ * rejection with the failure itself (an ApiError stays an ApiError for the error
+ * middleware) rather than Effect's FiberFailure wrapper.
+ */
+export async function runOn<A, E>(runtime: ServerRuntime, effect: Effect.Effect<A, E, ServerServices>): Promise<A> {
+  const exit = await runtime.runPromiseExit(effect);
+  if (Exit.isSuccess(exit)) return exit.value;
+  throw Cause.squash(exit.cause);
+}
