@@ -39,7 +39,7 @@ import { resolveModelEndpoint } from "./state/model-resolution.js";
 import { listTracedSessions, readTraceFile, sessionTraceFiles } from "./trace/reader.js";
 import { replayTrace } from "./trace/replay.js";
 import { forkScratchpad, forkSessionFiles, type ForkPosition } from "./trace/fork.js";
-import { TraceWriter } from "./trace/writer.js";
+import { TraceWriter } from "@penguin/trace";
 import { Session } from "./session.js";
 import { createSubagentRunner } from "./subagents/runner.js";
 

@@ -14,7 +14,7 @@ import type { Compactability, ContextEngine, RunOptions } from "./engine/context
 import { parseBudget } from "./goal/budget.js";
 import { runGoal } from "./goal/goal-loop.js";
 import type { ApproveFn, EnvironmentInterface, LLMInterface, ToolPermission } from "./interfaces.js";
-import type { TraceWriter } from "./trace/writer.js";
+import type { TraceWriter } from "@penguin/trace";
 import type { ProcessInfo } from "./environment/commands/process-table.js";
 import { Environment } from "./environment/environment.js";
 import type { SubagentInfo } from "./subagents/index.js";

@@ -24,7 +24,7 @@
  * - Compaction (compaction.ts) runs before a request when a trigger fires; if it fails the
  *   run stops like an abort and the old context is kept.
  *
- * Trace resume (trace/replay.ts) applies the same rules to rebuild this state after a crash.
+ * Trace resume folds the trace with `evolve` (@penguin/trace), whose rules mirror these.
  */
 import {
   abortEvent,
@@ -51,8 +51,7 @@ import { Channel } from "./channel.js";
 import { compact, compactionTrigger, DEFAULT_COMPACTION, survivesCompaction, type CompactionSettings } from "./compaction.js";
 import { isRetryable, MAX_RETRIES, realSleep, retryWaitMs, type SleepFn } from "./reconnect.js";
 import { ToolBatch } from "./tool-batch.js";
-import { INTERRUPTED_BY_USER, turnAbortedText, turnRetriedText } from "./turn-notes.js";
-import { contextSummaryText } from "./summary.js";
+import { contextSummaryText, INTERRUPTED_BY_USER, turnAbortedText, turnRetriedText } from "@penguin/trace";
 
 /** Where the engine records messages. The trace writer is the production sink. */
 export interface TraceSink {

@@ -21,7 +21,7 @@ import {
   type ToolCallPayload,
 } from "@penguin/omnimessage";
 import type { ApprovalResult, ApproveFn, EnvironmentInterface, PolicyCheck } from "../interfaces.js";
-import { DENIED_BY_POLICY, DENIED_BY_USER } from "./turn-notes.js";
+import { DENIED_BY_POLICY, DENIED_BY_USER } from "@penguin/trace";
 
 export interface ToolBatchDeps {
   env: EnvironmentInterface;
