@@ -39,7 +39,7 @@ import { resolveModelEndpoint } from "./state/model-resolution.js";
 import { listTracedSessions, readTraceFile, sessionTraceFiles } from "./trace/reader.js";
 import { replayTrace } from "./trace/replay.js";
 import { forkScratchpad, forkSessionFiles, type ForkPosition } from "./trace/fork.js";
-import { TraceWriter } from "@penguin/trace";
+import { parseAt, SessionFolds, TraceWriter, type StateAtResult, type StateAtTarget } from "@penguin/trace";
 import { Session } from "./session.js";
 import { createSubagentRunner } from "./subagents/runner.js";
 
@@ -81,6 +81,12 @@ export interface ResumeSessionOptions {
   sessionId: string;
 }
 
+export interface SessionStateOptions {
+  sessionId: string;
+  /** An event count from the session start (`120`) or a position (`"001:000042"`); the end when absent. */
+  at?: string | number;
+}
+
 interface Assembled {
   state: AgentState;
   config: ProjectConfig;
@@ -90,6 +96,8 @@ interface Assembled {
 export class Agent {
   readonly paths: AgentPaths;
   readonly #options: CreateAgentOptions;
+  /** Parsed traces and state snapshots for `sessionState`, per session (see @penguin/trace state-at.ts). */
+  readonly #folds = new SessionFolds();
 
   constructor(paths: AgentPaths, options: CreateAgentOptions) {
     this.paths = paths;
@@ -200,6 +208,29 @@ export class Agent {
     forkSessionFiles(this.paths, options.sessionId, newId, options.position);
     await forkScratchpad(this.paths, options.sessionId, newId);
     return newId;
+  }
+
+  /**
+   * A session's state folded from its trace with `evolve`: at its end, or at `at` (an event
+   * count or a `NNN:LLLLLL` position). Works for any session on disk, running or not; the
+   * answer is what the trace holds, so a running task shows up to its last durable record.
+   */
+  async sessionState(options: SessionStateOptions): Promise<StateAtResult> {
+    const { sessionId } = options;
+    if (!isSessionId(sessionId)) {
+      throw new PenguinError("session_not_found", `"${sessionId}" is not a session id (expected session-YYYY-MM-DD-HH-mm-ss-<8hex>)`);
+    }
+    const files = sessionTraceFiles(this.paths, sessionId);
+    if (files.length === 0) {
+      throw new PenguinError("session_not_found", `no session ${sessionId} in ${this.paths.projectId}/${this.paths.agentId} (looked in ${this.paths.tracesDir})`);
+    }
+    let target: StateAtTarget | undefined;
+    try {
+      target = options.at === undefined ? undefined : parseAt(options.at);
+    } catch (error) {
+      throw new PenguinError("invalid_argument", error instanceof Error ? error.message : String(error));
+    }
+    return this.#folds.stateAtFiles(sessionId, files, target);
   }
 
   /** The most recently active session of this agent, if any. */

@@ -5,6 +5,8 @@ export * from "./position.js";
 export * from "./state.js";
 export { Sequence } from "./sequence.js";
 export { evolve, foldTrace, carryOverOf, closeDanglingWindow, outputsForCalls } from "./evolve.js";
+export { SessionFolds, stateAt, DEFAULT_SNAPSHOT_EVERY } from "./state-at.js";
+export type { StateAtResult } from "./state-at.js";
 export { replayTrace, resumeView } from "./replay.js";
 export type { ReplayResult } from "./replay.js";
 export { TraceWriter, isCommitPoint } from "./writer.js";
