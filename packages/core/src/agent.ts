@@ -142,7 +142,7 @@ export class Agent {
     };
     if (options.source !== undefined) meta.source = options.source;
     const thinkingLevel = options.thinkingLevel ?? state.config.model.thinking_level ?? config.default_chat?.thinking_level ?? "medium";
-    const session = await this.#build({ meta, state, config, endpoint, thinkingLevel, engineState: initialEngineState(), writerIndex: 1, existing: false, ids: new ToolCallIdAllocator(), resumed: false });
+    const session = await this.#build({ meta, state, config, endpoint, thinkingLevel, engineState: { ...initialEngineState(), thinkingLevel }, writerIndex: 1, existing: false, ids: new ToolCallIdAllocator(), resumed: false });
     if (options.persist) session.persist();
     return session;
   }
@@ -178,6 +178,7 @@ export class Agent {
       toolsAnnounced: replay.toolsAnnounced && !replay.contextClosed,
     };
     const thinkingLevel = state.config.model.thinking_level ?? config.default_chat?.thinking_level ?? "medium";
+    engineState.thinkingLevel = replay.state.settings.thinkingLevel ?? thinkingLevel;
     const session = this.#build({
       meta,
       state,
@@ -193,6 +194,7 @@ export class Agent {
       history: replay.contextClosed ? [] : replay.history,
       closeDangling: replay.danglingCompaction,
       rotate: replay.contextClosed,
+      approvalMode: replay.state.settings.approvalMode,
     });
     return session;
   }
@@ -231,6 +233,25 @@ export class Agent {
       throw new PenguinError("invalid_argument", error instanceof Error ? error.message : String(error));
     }
     return this.#folds.stateAtFiles(sessionId, files, target);
+  }
+
+  /**
+   * Append a fact the host decided (title, archive…) to a session that is not open in this
+   * process (an open one records through its own Session, whose writer knows the positions).
+   */
+  recordSessionFact(sessionId: string, fact: OmniMessage<"event_msg">): void {
+    if (!isSessionId(sessionId)) throw new PenguinError("session_not_found", `"${sessionId}" is not a session id`);
+    const files = sessionTraceFiles(this.paths, sessionId);
+    if (files.length === 0) throw new PenguinError("session_not_found", `no session ${sessionId} in ${this.paths.projectId}/${this.paths.agentId}`);
+    const pick = pickResumeFile(files);
+    if (pick.meta === undefined) throw new PenguinError("session_unreadable", `session ${sessionId} has no readable session_meta line; nothing was recorded`);
+    const date = sessionDate(sessionId);
+    const writer = new TraceWriter({ fileFor: (index) => traceFilePath(this.paths, date, sessionId, index), index: pick.index, meta: pick.meta, existing: true, toolsWritten: true });
+    try {
+      writer.append(fact);
+    } finally {
+      writer.close();
+    }
   }
 
   /** The most recently active session of this agent, if any. */
@@ -286,6 +307,7 @@ export class Agent {
     history?: import("@penguin/omnimessage").OmniMessage[];
     closeDangling?: { reason: "context" | "turns" | "manual"; mode: "summarize" | "discard" } | undefined;
     rotate?: boolean;
+    approvalMode?: string | undefined;
   }): Promise<Session> {
     const { meta, state, config, endpoint } = p;
     const sessionId = meta.session_id;
@@ -366,6 +388,7 @@ export class Agent {
       env,
       writer,
       resumed: p.resumed,
+      approvalMode: p.approvalMode,
     });
     return built;
   }

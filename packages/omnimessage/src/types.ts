@@ -18,7 +18,7 @@
  * `m.type` narrows `m.payload` too, and `m.payload.type` narrows further without casts.
  */
 
-import type { Schema } from "effect";
+import type * as Schema from "effect/Schema";
 import type * as S from "./schema.js";
 
 type T<X extends Schema.Schema.Any> = Schema.Schema.Type<X>;

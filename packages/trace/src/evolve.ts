@@ -28,7 +28,7 @@
  * keeps it as input for the next run), settings, title, archive, goal, fork origin, subagents,
  * and the files the tools read and wrote.
  */
-import { HashSet } from "effect";
+import * as HashSet from "effect/HashSet";
 import {
   isCompleteModel,
   modelMessage,

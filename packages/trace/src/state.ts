@@ -11,7 +11,7 @@
  *   the rules need to decide what a later `request_end` commits. They are part of the state
  *   because the state at a position must be enough to continue the fold from there.
  */
-import { HashSet } from "effect";
+import * as HashSet from "effect/HashSet";
 import {
   zeroTokens,
   type CompactionMode,
