@@ -127,15 +127,19 @@ function onEvent(state: SessionState, e: EventPayload, at: string): SessionState
       if (w === undefined) return state;
       const closed = { ...state, window: undefined };
       if (e.status === "completed") return commitWindow(closed, w, at);
-      if (e.status === "aborted") return abandonWindow(closed, w, "user", at);
+      // The engine notes every aborted request as a [turn_aborted] text, even an empty one.
+      if (e.status === "aborted") return abandonWindow(closed, w, "user", at, { alwaysNote: true });
       // A failed attempt: its input is sent again by the retry (or carried over).
-      return { ...closed, pending: closed.pending.concat(w.inputs.toArray()) };
+      return { ...closed, pending: pendingWithInputs(closed, w) };
     }
     case "abort": {
       const base = state.window !== undefined ? abandonWindow({ ...state, window: undefined }, state.window, "user", at) : state;
       return { ...base, abortedSinceCommit: true, pendingApprovals: [], steering: [] };
     }
     case "token_usage":
+      // A compaction's own request counts toward the session, but it is not the context's
+      // last request (whose size decides the next compaction; the engine keeps it as is).
+      if (state.compactionSpan !== undefined) return { ...state, sessionUsage: { ...e.session } };
       return { ...state, sessionUsage: { ...e.session }, lastRequest: { ...e.request } };
     case "tool_list_ready":
       return { ...state, toolsAnnounced: true, tools: e.tools };
@@ -161,7 +165,9 @@ function onEvent(state: SessionState, e: EventPayload, at: string): SessionState
           pendingSummary: summaryWithDigest(summary, span.before),
           history: Sequence.empty(),
           lastRequest: undefined,
-          pending: Sequence.from(next.pending.toArray().filter(survivesCompaction)),
+          // A manual compaction is sent the whole carry-over and consumes it; an automatic one
+          // runs inside a task, and what the Human wrote for that task survives it.
+          pending: e.reason === "manual" ? Sequence.empty() : Sequence.from(next.pending.toArray().filter(survivesCompaction)),
           lastCalls: [],
           outputs: new Map(),
           turns: 0,
@@ -247,10 +253,20 @@ function commitWindow(state: SessionState, w: OpenWindow, at: string): SessionSt
   return { ...state, history, lastCalls, outputs, pending: Sequence.empty(), abortedSinceCommit: false, turns: state.turns + 1 };
 }
 
-function abandonWindow(state: SessionState, w: OpenWindow, cause: "user" | "exit", at: string): SessionState {
+/**
+ * Pending input followed by a window's inputs, in the order the engine sends them again: a
+ * leading `[context_summary]` stays first (it opens the context), then what was pending.
+ */
+function pendingWithInputs(state: SessionState, w: OpenWindow): SessionState["pending"] {
+  const inputs = w.inputs.toArray();
+  if (inputs.length === 0 || !isContextSummary(inputs[0]!)) return state.pending.concat(inputs);
+  return Sequence.from([inputs[0]!, ...state.pending.toArray(), ...inputs.slice(1)]);
+}
+
+function abandonWindow(state: SessionState, w: OpenWindow, cause: "user" | "exit", at: string, options: { alwaysNote?: boolean } = {}): SessionState {
   const produced = w.produced.toArray();
-  let pending = state.pending.concat(w.inputs.toArray());
-  if (produced.length > 0 || cause === "exit") {
+  let pending = pendingWithInputs(state, w);
+  if (produced.length > 0 || cause === "exit" || options.alwaysNote === true) {
     pending = pending.append(userText(turnAbortedText(cause, produced, state.outputs), { sender: "harness", at }));
   }
   return { ...state, pending };

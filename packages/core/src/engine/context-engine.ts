@@ -136,6 +136,8 @@ export class ContextEngine {
   #connected = false;
   #running = false;
   #steering: { id: string; text: string }[] = [];
+  /** False once the run has recorded its last message: steering then has no task to reach. */
+  #acceptingSteering = false;
   #steeringSeq = 0;
   #skipWait: (() => void) | undefined;
 
@@ -161,7 +163,7 @@ export class ContextEngine {
 
   /** Like `steer`, returning an id that `recallSteering` accepts until the text is delivered. */
   queueSteering(text: string): string | undefined {
-    if (!this.#running) return undefined;
+    if (!this.#running || !this.#acceptingSteering) return undefined;
     const id = `steer-${++this.#steeringSeq}`;
     this.#steering.push({ id, text });
     this.#config.trace.append(steeringQueued(id, text));
@@ -229,13 +231,28 @@ export class ContextEngine {
     options.signal?.addEventListener("abort", onAbort, { once: true });
     const out = new Channel<OmniMessage>();
     const emit: Emit = (m, stream = true) => {
+      // An abort is the run's last message: steering not delivered by then is dropped with it
+      // (as the trace's fold reads it), not when the host has finished reading the stream.
+      if (m.type === "event_msg" && m.payload.type === "abort") {
+        this.#steering = [];
+        this.#acceptingSteering = false;
+      }
       this.#config.trace.append(m);
       if (stream) out.push(m);
     };
     let finished = false;
+    this.#acceptingSteering = true;
+    // When the body ends, everything is recorded (the host may still be reading buffered
+    // messages): steering from then on would be accepted and never delivered, so it is refused.
     const driver = body(controller.signal, emit).then(
-      () => out.close(),
-      (error: unknown) => out.fail(error),
+      () => {
+        this.#acceptingSteering = false;
+        out.close();
+      },
+      (error: unknown) => {
+        this.#acceptingSteering = false;
+        out.fail(error);
+      },
     );
     try {
       for await (const m of out) yield m;
