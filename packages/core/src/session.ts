@@ -104,14 +104,11 @@ export class Session {
 
   /**
    * The approval mode the host runs this session with (the mode itself is the host's: core
-   * only sees its ApproveFn). The first mode a session is run with is its baseline; a change
-   * from it (or from the mode recorded before a resume) is recorded as `settings_changed`.
+   * only sees its ApproveFn). Recorded as `settings_changed` when it differs from what the
+   * trace last recorded (so the first mode of a session is recorded once, and a resumed
+   * session run with another mode records the change); the same mode again records nothing.
    */
   setApprovalMode(mode: string): void {
-    if (this.#recordedApprovalMode === undefined) {
-      this.#recordedApprovalMode = mode;
-      return;
-    }
     if (mode === this.#recordedApprovalMode) return;
     this.#recordedApprovalMode = mode;
     this.#writer.append(settingsChanged({ approval_mode: mode }));

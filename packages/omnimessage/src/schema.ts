@@ -309,7 +309,10 @@ export const GoalFinishedPayloadSchema = Schema.mutable(
 
 // --- session facts that used to live only in memory or in the server's database ---------------
 
-/** A tool call is waiting for the Human's decision (written before the host is asked). */
+/**
+ * A tool call waits for the host's decision: written just before the host's approve function
+ * is asked (the Human at a prompt, or the host's approval mode deciding at once).
+ */
 export const ApprovalRequestedPayloadSchema = Schema.mutable(
   Schema.Struct({ type: Schema.Literal("approval_requested"), tool_call_id: Schema.String, name: Schema.String }),
 ).annotations({ identifier: "ApprovalRequestedPayload" });

@@ -36,7 +36,9 @@ describe("session facts from the server", () => {
     await c.post(`/api/sessions/${sid}/tasks`, text("second"));
     await untilRunsEnded(sse, 2);
     expect(facts(traceEvents(h.root, sid))).toEqual([
-      // The title the server chose after the first task (no title model here: the prompt).
+      // The mode the first task ran with, then the title the server chose after it (no
+      // title model here: the prompt).
+      { type: "settings_changed", approval_mode: "allow-all" },
       { type: "session_title", title: "first" },
       { type: "session_title", title: "Two echoes" },
       { type: "session_archived", archived: true },

@@ -72,8 +72,10 @@ describe("session facts", () => {
     session.recordTitle("Two answers");
     session.recordArchived(true);
     const trace = traceOf(session.tracePath);
-    // The level and mode a session opened with are its baseline; only changes are recorded.
+    // The thinking level a session opened with is its baseline (its config); the approval
+    // mode is the host's, so its first value is recorded too; then only changes.
     expect(events(trace, "settings_changed")).toEqual([
+      { type: "settings_changed", approval_mode: "allow-all" },
       { type: "settings_changed", approval_mode: "read-only" },
       { type: "settings_changed", thinking_level: "high" },
     ]);
@@ -89,7 +91,7 @@ describe("session facts", () => {
     // After a resume, the recorded level is the baseline: the same level records nothing more.
     const resumed = await h.agent.resumeSession({ sessionId: session.id });
     resumed.setApprovalMode("read-only");
-    expect(events(traceOf(resumed.tracePath), "settings_changed")).toHaveLength(2);
+    expect(events(traceOf(resumed.tracePath), "settings_changed")).toHaveLength(3);
     await resumed.dispose();
   });
 
