@@ -38,6 +38,7 @@ import type { EngineState, TraceSink } from "./context-engine.js";
 import { isRetryable, retryWaitMs } from "./reconnect.js";
 import { DISCARDED_NOTE, extractSummary, summaryWithDigest, survivesCompaction } from "@penguin/trace";
 
+// The rules the reducer shares with this module live in @penguin/trace (one copy of each).
 export { DISCARDED_NOTE, survivesCompaction };
 
 export interface CompactionSettings {
@@ -55,7 +56,6 @@ export const DEFAULT_COMPACTION: CompactionSettings = {
   prompt: "Summarize the conversation so far for a fresh context. Answer inside [summary]…[/summary].",
 };
 
-
 const UNKNOWN_WINDOW = 128000;
 const WINDOW_MARGIN = 2048;
 const MAX_CONTENT_ATTEMPTS = 3;
@@ -71,7 +71,6 @@ export function compactionTrigger(settings: CompactionSettings, state: EngineSta
   if (settings.maxSessionTurns >= 1 && state.turns >= settings.maxSessionTurns) return "turns";
   return undefined;
 }
-
 
 export interface CompactionDeps {
   llm: LLMInterface;
