@@ -40,7 +40,7 @@ import { resolveModelEndpoint } from "./state/model-resolution.js";
 import { listTracedSessions, readTraceFile, sessionTraceFiles } from "./trace/reader.js";
 import { replayTrace } from "./trace/replay.js";
 import { forkScratchpad, forkSessionFiles, type ForkPosition } from "./trace/fork.js";
-import { TraceWriter } from "./trace/writer.js";
+import { parseAt, SessionFolds, TraceWriter, type StateAtResult, type StateAtTarget } from "@penguin/trace";
 import { Session } from "./session.js";
 import { createSubagentRunner } from "./subagents/runner.js";
 
@@ -94,6 +94,12 @@ export interface ResumeSessionOptions {
   sandbox?: SandboxOptions;
 }
 
+export interface SessionStateOptions {
+  sessionId: string;
+  /** An event count from the session start (`120`) or a position (`"001:000042"`); the end when absent. */
+  at?: string | number;
+}
+
 interface Assembled {
   state: AgentState;
   config: ProjectConfig;
@@ -103,6 +109,8 @@ interface Assembled {
 export class Agent {
   readonly paths: AgentPaths;
   readonly #options: CreateAgentOptions;
+  /** Parsed traces and state snapshots for `sessionState`, per session (see @penguin/trace state-at.ts). */
+  readonly #folds = new SessionFolds();
 
   constructor(paths: AgentPaths, options: CreateAgentOptions) {
     this.paths = paths;
@@ -148,7 +156,7 @@ export class Agent {
     if (options.source !== undefined) meta.source = options.source;
     const thinkingLevel = options.thinkingLevel ?? state.config.model.thinking_level ?? config.default_chat?.thinking_level ?? "medium";
     const sandbox = this.#sandbox(options.sandbox, meta.workspace, sessionId);
-    const session = await this.#build({ meta, state, config, endpoint, thinkingLevel, engineState: initialEngineState(), writerIndex: 1, existing: false, ids: new ToolCallIdAllocator(), resumed: false, sandbox });
+    const session = await this.#build({ meta, state, config, endpoint, thinkingLevel, engineState: { ...initialEngineState(), thinkingLevel }, writerIndex: 1, existing: false, ids: new ToolCallIdAllocator(), resumed: false, sandbox });
     if (options.persist) session.persist();
     return session;
   }
@@ -185,6 +193,7 @@ export class Agent {
       toolsAnnounced: replay.toolsAnnounced && !replay.contextClosed,
     };
     const thinkingLevel = state.config.model.thinking_level ?? config.default_chat?.thinking_level ?? "medium";
+    engineState.thinkingLevel = replay.state.settings.thinkingLevel ?? thinkingLevel;
     const session = this.#build({
       meta,
       state,
@@ -201,6 +210,7 @@ export class Agent {
       closeDangling: replay.danglingCompaction,
       rotate: replay.contextClosed,
       sandbox,
+      approvalMode: replay.state.settings.approvalMode,
     });
     return session;
   }
@@ -216,6 +226,48 @@ export class Agent {
     forkSessionFiles(this.paths, options.sessionId, newId, options.position);
     await forkScratchpad(this.paths, options.sessionId, newId);
     return newId;
+  }
+
+  /**
+   * A session's state folded from its trace with `evolve`: at its end, or at `at` (an event
+   * count or a `NNN:LLLLLL` position). Works for any session on disk, running or not; the
+   * answer is what the trace holds, so a running task shows up to its last durable record.
+   */
+  async sessionState(options: SessionStateOptions): Promise<StateAtResult> {
+    const { sessionId } = options;
+    if (!isSessionId(sessionId)) {
+      throw new PenguinError("session_not_found", `"${sessionId}" is not a session id (expected session-YYYY-MM-DD-HH-mm-ss-<8hex>)`);
+    }
+    const files = sessionTraceFiles(this.paths, sessionId);
+    if (files.length === 0) {
+      throw new PenguinError("session_not_found", `no session ${sessionId} in ${this.paths.projectId}/${this.paths.agentId} (looked in ${this.paths.tracesDir})`);
+    }
+    let target: StateAtTarget | undefined;
+    try {
+      target = options.at === undefined ? undefined : parseAt(options.at);
+    } catch (error) {
+      throw new PenguinError("invalid_argument", error instanceof Error ? error.message : String(error));
+    }
+    return this.#folds.stateAtFiles(sessionId, files, target);
+  }
+
+  /**
+   * Append a fact the host decided (title, archive…) to a session that is not open in this
+   * process (an open one records through its own Session, whose writer knows the positions).
+   */
+  recordSessionFact(sessionId: string, fact: OmniMessage<"event_msg">): void {
+    if (!isSessionId(sessionId)) throw new PenguinError("session_not_found", `"${sessionId}" is not a session id`);
+    const files = sessionTraceFiles(this.paths, sessionId);
+    if (files.length === 0) throw new PenguinError("session_not_found", `no session ${sessionId} in ${this.paths.projectId}/${this.paths.agentId}`);
+    const pick = pickResumeFile(files);
+    if (pick.meta === undefined) throw new PenguinError("session_unreadable", `session ${sessionId} has no readable session_meta line; nothing was recorded`);
+    const date = sessionDate(sessionId);
+    const writer = new TraceWriter({ fileFor: (index) => traceFilePath(this.paths, date, sessionId, index), index: pick.index, meta: pick.meta, existing: true, toolsWritten: true });
+    try {
+      writer.append(fact);
+    } finally {
+      writer.close();
+    }
   }
 
   /** The most recently active session of this agent, if any. */
@@ -303,6 +355,7 @@ export class Agent {
     closeDangling?: { reason: "context" | "turns" | "manual"; mode: "summarize" | "discard" } | undefined;
     rotate?: boolean;
     sandbox: CommandSandbox | undefined;
+    approvalMode?: string | undefined;
   }): Promise<Session> {
     const { meta, state, config, endpoint } = p;
     const sessionId = meta.session_id;
@@ -385,6 +438,7 @@ export class Agent {
       env,
       writer,
       resumed: p.resumed,
+      approvalMode: p.approvalMode,
     });
     return built;
   }

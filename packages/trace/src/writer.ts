@@ -24,12 +24,17 @@
  *   file order. The stamp is set on the envelope itself, so the host that sees the message
  *   live and a reader of the file see the same time; nothing needs the producer's time, so it
  *   is not kept. On resume the last stamp of the existing file is the floor.
+ * - Every line has a position (file index, line number; position.ts). The writer counts the
+ *   lines of the file it appends to, so listeners (`onAppend`) get each record's position,
+ *   and they get it only once the record is written, and synced when it is a commit point:
+ *   a subscriber never sees a record a crash could still take back.
  *
  * Writes are synchronous on purpose: records must hit the file in exactly the order the host
  * sees them, and a commit point must be durable before the engine moves on.
  */
-import { closeSync, fdatasyncSync, mkdirSync, openSync, readSync, statSync, writeSync } from "node:fs";
+import { closeSync, fdatasyncSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import type { TracePosition } from "./position.js";
 import {
   isEvent,
   isTraceable,
@@ -66,6 +71,9 @@ export function isCommitPoint(m: OmniMessage): boolean {
   return isEvent(m) && COMMIT_EVENTS.has(m.payload.type);
 }
 
+/** Called after a record is durable, with its position. */
+export type AppendListener = (m: OmniMessage, position: TracePosition) => void;
+
 export class TraceWriter {
   readonly #fileFor: TraceFileNamer;
   readonly #fsync: boolean;
@@ -79,6 +87,9 @@ export class TraceWriter {
   readonly #now: () => number;
   /** The last stamp written (epoch ms), kept across rotation; -Infinity before the first. */
   #lastStampMs = Number.NEGATIVE_INFINITY;
+  /** Lines in the current file so far (a torn last line counts: the next record follows it). */
+  #lines: number | undefined;
+  readonly #listeners = new Set<AppendListener>();
 
   constructor(options: TraceWriterOptions) {
     this.#fileFor = options.fileFor;
@@ -99,6 +110,18 @@ export class TraceWriter {
     return this.#index;
   }
 
+  /** The position the next record will get (its file is opened, and counted, if needed). */
+  nextPosition(): TracePosition {
+    this.#open();
+    return { file: this.#index, line: (this.#lines ?? 0) + 1 };
+  }
+
+  /** Listen to durable appends; returns the unsubscribe function. */
+  onAppend(listener: AppendListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
   /** True once this file has a record on disk. */
   get started(): boolean {
     return this.#headerWritten;
@@ -111,8 +134,10 @@ export class TraceWriter {
   setTools(tools: ToolDefinition[]): void {
     this.#tools = tools;
     if (this.#headerWritten && !this.#toolsWritten) {
-      this.#writeLine(toolListReady(tools));
+      const m = toolListReady(tools);
+      const position = this.#writeLine(m);
       this.#toolsWritten = true;
+      this.#publish(m, position);
     }
   }
 
@@ -124,8 +149,9 @@ export class TraceWriter {
       if (this.#toolsWritten) return;
       this.#toolsWritten = true;
     }
-    this.#writeLine(m);
+    const position = this.#writeLine(m);
     if (this.#fsync && isCommitPoint(m) && this.#fd !== undefined) fdatasyncSync(this.#fd);
+    this.#publish(m, position);
   }
 
   /**
@@ -144,6 +170,7 @@ export class TraceWriter {
     if (meta !== undefined) this.#meta = meta;
     this.#headerWritten = false;
     this.#toolsWritten = false;
+    this.#lines = undefined;
   }
 
   close(): void {
@@ -156,10 +183,14 @@ export class TraceWriter {
   #ensureHeader(): void {
     if (this.#headerWritten) return;
     this.#headerWritten = true;
-    this.#writeLine(buildSessionMeta(this.#meta));
+    const meta = buildSessionMeta(this.#meta);
+    const metaPosition = this.#writeLine(meta);
+    this.#publish(meta, metaPosition);
     if (this.#tools !== undefined) {
-      this.#writeLine(toolListReady(this.#tools));
+      const tools = toolListReady(this.#tools);
+      const toolsPosition = this.#writeLine(tools);
       this.#toolsWritten = true;
+      this.#publish(tools, toolsPosition);
     }
   }
 
@@ -169,20 +200,29 @@ export class TraceWriter {
       mkdirSync(dirname(file), { recursive: true });
       // A file left by a crash may end in a torn line (even a rotated file killed while its
       // header was being written): the next record starts on a fresh line.
-      this.#needsNewline = !endsWithNewline(file);
-      this.#lastStampMs = Math.max(this.#lastStampMs, lastTimestampMs(file));
+      const existing = existingLines(file);
+      this.#needsNewline = !existing.endsWithNewline;
+      this.#lines = existing.lines;
+      this.#lastStampMs = Math.max(this.#lastStampMs, existing.lastStampMs);
       this.#fd = openSync(file, "a", 0o600);
     }
     return this.#fd;
   }
 
-  #writeLine(m: OmniMessage): void {
+  #writeLine(m: OmniMessage): TracePosition {
     const fd = this.#open();
     this.#lastStampMs = Math.max(this.#now(), this.#lastStampMs);
     m.timestamp = new Date(this.#lastStampMs).toISOString();
     const prefix = this.#needsNewline ? "\n" : "";
-    this.#needsNewline = false;
     writeFully(fd, Buffer.from(`${prefix}${JSON.stringify(m)}\n`, "utf8"));
+    // The newline prefix only ends a torn line; the record is the next line either way.
+    this.#lines = (this.#lines ?? 0) + 1;
+    this.#needsNewline = false;
+    return { file: this.#index, line: this.#lines };
+  }
+
+  #publish(m: OmniMessage, position: TracePosition): void {
+    for (const listener of this.#listeners) listener(m, position);
   }
 }
 
@@ -192,48 +232,32 @@ function writeFully(fd: number, buf: Buffer): void {
   while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
 }
 
-const TAIL_BYTES = 65536;
-
-/** The timestamp (epoch ms) of the last readable line of an existing file; -Infinity if none. */
-function lastTimestampMs(file: string): number {
-  let size: number;
+/**
+ * How many lines a file already has, counted the way the reader numbers them, whether it
+ * ends on a line boundary, and the timestamp (epoch ms) of its last readable line (the floor
+ * for the next stamp; -Infinity if none). Read once, when the writer first opens the file.
+ */
+function existingLines(file: string): { lines: number; endsWithNewline: boolean; lastStampMs: number } {
+  let buf: Buffer;
   try {
-    size = statSync(file).size;
+    buf = readFileSync(file);
   } catch {
-    return Number.NEGATIVE_INFINITY;
+    return { lines: 0, endsWithNewline: true, lastStampMs: Number.NEGATIVE_INFINITY };
   }
-  if (size === 0) return Number.NEGATIVE_INFINITY;
-  const length = Math.min(size, TAIL_BYTES);
-  const buf = Buffer.alloc(length);
-  const fd = openSync(file, "r");
-  try {
-    readSync(fd, buf, 0, length, size - length);
-  } finally {
-    closeSync(fd);
-  }
-  const lines = buf.toString("utf8").split("\n");
+  if (buf.length === 0) return { lines: 0, endsWithNewline: true, lastStampMs: Number.NEGATIVE_INFINITY };
+  let newlines = 0;
+  for (let at = buf.indexOf(0x0a); at >= 0; at = buf.indexOf(0x0a, at + 1)) newlines++;
+  const endsWithNewline = buf[buf.length - 1] === 0x0a;
+  return { lines: newlines + (endsWithNewline ? 0 : 1), endsWithNewline, lastStampMs: lastTimestampMs(buf) };
+}
+
+/** The timestamp of the last line that has one, looking at the file's last 64 KiB only. */
+function lastTimestampMs(buf: Buffer): number {
+  const lines = buf.subarray(Math.max(0, buf.length - 65536)).toString("utf8").split("\n");
   for (let i = lines.length - 1; i >= 0; i--) {
     const match = /"timestamp":"([^"]+)"/.exec(lines[i] ?? "");
     const ms = match === null ? Number.NaN : Date.parse(match[1] ?? "");
     if (!Number.isNaN(ms)) return ms;
   }
   return Number.NEGATIVE_INFINITY;
-}
-
-function endsWithNewline(file: string): boolean {
-  let size: number;
-  try {
-    size = statSync(file).size;
-  } catch {
-    return true;
-  }
-  if (size === 0) return true;
-  const fd = openSync(file, "r");
-  try {
-    const b = Buffer.alloc(1);
-    readSync(fd, b, 0, 1, size - 1);
-    return b[0] === 0x0a;
-  } finally {
-    closeSync(fd);
-  }
 }

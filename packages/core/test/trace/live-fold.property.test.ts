@@ -1,0 +1,195 @@
+// The live state equals the fold of the trace on disk, after every event (property test).
+//
+// Given a random scripted session (answers, tool calls that read, write, fail or run a
+// command, denials, HTTP 500s and reset streams that force retries, big usage that forces a
+// compaction, summaries, user aborts, steering queued and recalled, manual compactions),
+// driven through the real engine against the testkit, when any message reaches the host (and
+// whenever the host is asked for an approval), then what the running session reports (turns,
+// usage, last request, queued steering, the pending approval) equals `stateAt` folded with
+// `evolve` from the trace files on disk at that moment; and whenever a task ends, the model
+// context the session will send next (history and carry-over) equals the fold's.
+//
+// The engine keeps its own state and evolve re-derives it from the trace alone, so this is the
+// check that the one reducer's rules are the engine's. It fails when a rule is missing: set
+// PENGUIN_REDUCER_PLANT to `skip:<event type>` (e.g. `skip:token_usage`,
+// `skip:steering_recalled`, `skip:request_end`) and the reducer ignores that event, as if its
+// rule were deleted; the test must then fail.
+import { writeFileSync } from "node:fs";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { OmniMessage } from "@penguin/omnimessage";
+import type { ScriptStep, ScriptedTurn } from "@penguin/testkit";
+import { carryOverOf, SessionFolds, type SessionState } from "@penguin/trace";
+import { startHarness, type Harness } from "../helpers/harness.js";
+import { sessionTraceFiles } from "../../src/trace/reader.js";
+import type { Session } from "../../src/session.js";
+
+vi.mock("../../../trace/src/evolve.js", async (importOriginal) => {
+  const real = await importOriginal<typeof import("../../../trace/src/evolve.js")>();
+  const plant = process.env.PENGUIN_REDUCER_PLANT ?? "";
+  if (!plant.startsWith("skip:")) return real;
+  const skipped = plant.slice("skip:".length);
+  return {
+    ...real,
+    evolve: (state: SessionState, m: OmniMessage) => (m.type === "event_msg" && m.payload.type === skipped ? state : real.evolve(state, m)),
+  };
+});
+
+const RUNS = Number(process.env.PENGUIN_PROPERTY_RUNS ?? 200);
+const SEED = Number(process.env.PENGUIN_PROPERTY_SEED ?? 1313);
+const SMALL = { input: 300, output: 10 };
+const BIG = { input: 7000, output: 10 };
+
+type Step =
+  | { kind: "text"; big: boolean }
+  | { kind: "tools"; calls: ("read" | "write" | "missing" | "exec")[] }
+  | { kind: "http500" }
+  | { kind: "reset" }
+  | { kind: "summary" };
+
+interface RunPlan {
+  abortAfter: number | null;
+  steerAt: number | null;
+  recallOne: boolean;
+  denials: boolean[];
+  compactAfter: boolean;
+}
+
+const stepArb: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant("text" as const), big: fc.boolean() }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant("tools" as const), calls: fc.array(fc.constantFrom("read" as const, "write" as const, "missing" as const, "exec" as const), { minLength: 1, maxLength: 3 }) }) },
+  { weight: 1, arbitrary: fc.constant({ kind: "http500" as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: "reset" as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: "summary" as const }) },
+);
+const runArb: fc.Arbitrary<RunPlan> = fc.record({
+  abortAfter: fc.option(fc.integer({ min: 1, max: 40 }), { freq: 3 }),
+  steerAt: fc.option(fc.integer({ min: 1, max: 25 }), { freq: 2 }),
+  recallOne: fc.boolean(),
+  denials: fc.array(fc.boolean(), { minLength: 1, maxLength: 5 }),
+  compactAfter: fc.boolean(),
+});
+const sessionArb = fc.record({ steps: fc.array(stepArb, { minLength: 1, maxLength: 8 }), runs: fc.array(runArb, { minLength: 1, maxLength: 3 }) });
+
+function turnOf(step: Step, n: number): ScriptedTurn {
+  switch (step.kind) {
+    case "text":
+      return { text: `answer ${n}`, usage: step.big ? BIG : SMALL };
+    case "tools":
+      return {
+        usage: SMALL,
+        toolCalls: step.calls.map((c, i) =>
+          c === "read"
+            ? { name: "read_file", arguments: { file_path: "notes.txt" } }
+            : c === "write"
+              ? { name: "write_file", arguments: { file_path: `out-${n}-${i}.txt`, content: "x\n" } }
+              : c === "missing"
+                ? { name: "read_file", arguments: { file_path: `missing-${n}.txt` } }
+                : { name: "exec_command", arguments: { cmd: `echo ran-${n}`, description: "echo" } },
+        ),
+      };
+    case "http500":
+      return { fault: { kind: "http", status: 500 } };
+    case "reset":
+      return { fault: { kind: "reset", afterEvents: 2 } };
+    case "summary":
+      return { text: `[summary]\nsummary ${n}\n[/summary]`, usage: SMALL };
+  }
+}
+
+/** What a message means to the model, without the envelope's time. */
+const content = (ms: readonly OmniMessage[]) => ms.map((m) => (m.type === "model_msg" ? m.payload : m.type));
+
+let h: Harness;
+let plan: Step[] = [];
+let served = 0;
+// Every model request pulls the next planned step; when the plan is spent the model answers plainly.
+const puller: ScriptStep = () => {
+  served += 1;
+  const step = plan.shift();
+  return step === undefined ? { text: "done", usage: SMALL } : turnOf(step, served);
+};
+
+beforeAll(async () => {
+  h = await startHarness({ entry: { context_window: 8192 } });
+  writeFileSync(`${h.workspace}/notes.txt`, "notes\n");
+});
+afterAll(async () => {
+  await h.cleanup();
+});
+
+describe("live state = stateAt(trace on disk)", () => {
+  it(`holds after every event of ${RUNS} random sessions`, async () => {
+    const folds = new SessionFolds({ snapshotEvery: 5 });
+    let sessionsRun = 0;
+    let checks = 0;
+
+    const folded = (session: Session): SessionState => folds.stateAtFiles(session.id, sessionTraceFiles(h.agent.paths, session.id)).state;
+    const checkLive = (session: Session, where: string) => {
+      checks += 1;
+      const state = folded(session);
+      const live = { where, turns: session.turns, usage: session.usage, lastRequest: session.lastRequestUsage };
+      expect({ where, turns: state.turns, usage: state.sessionUsage, lastRequest: state.lastRequest }).toEqual(live);
+      // Steering is drained from the engine's queue just before a compaction that precedes
+      // its delivery; while a compaction runs the fold still (rightly) holds it as queued.
+      if (state.compaction.status === "idle") expect({ where, steering: state.steering }).toEqual({ where, steering: session.pendingSteering() });
+    };
+    const checkContext = (session: Session, where: string) => {
+      const state = folded(session);
+      expect({ where, history: content(state.history.toArray()) }).toEqual({ where, history: content(session.history()) });
+      expect({ where, carryOver: content(carryOverOf(state, "")) }).toEqual({ where, carryOver: content(session.carryOver()) });
+    };
+
+    await fc.assert(
+      fc.asyncProperty(sessionArb, async (scenario) => {
+        plan = [...scenario.steps];
+        h.kit.enqueue(...Array.from({ length: 40 }, () => puller));
+        const session = await h.agent.createSession({ workspaceDir: h.workspace });
+        try {
+          for (const [r, run] of scenario.runs.entries()) {
+            const controller = new AbortController();
+            let seen = 0;
+            let denialAt = 0;
+            // The engine turns a throwing approve into a denial, so mismatches are kept and
+            // asserted after the run rather than thrown here.
+            const approvalMismatches: unknown[] = [];
+            const approve = async (call: { tool_call_id: string; name: string }) => {
+              checks += 1;
+              const pending = folded(session).pendingApprovals;
+              const expected = [{ toolCallId: call.tool_call_id, name: call.name }];
+              if (JSON.stringify(pending) !== JSON.stringify(expected)) approvalMismatches.push({ run: r, pending, expected });
+              return run.denials[denialAt++ % run.denials.length] ? ("deny" as const) : ("allow" as const);
+            };
+            for await (const m of session.run(`task ${r}`, { approve, signal: controller.signal })) {
+              seen += 1;
+              checkLive(session, `run ${r} message ${seen} (${m.type === "event_msg" || m.type === "model_msg" ? m.payload.type : m.type})`);
+              if (run.steerAt === seen && session.running) {
+                session.queueSteering(`steer ${r}`);
+                if (run.recallOne) {
+                  const id = session.queueSteering(`recalled ${r}`);
+                  if (id !== undefined) session.recallSteering(id);
+                }
+                checkLive(session, `run ${r} after steering`);
+              }
+              if (run.abortAfter === seen) controller.abort();
+            }
+            expect(approvalMismatches).toEqual([]);
+            checkLive(session, `run ${r} end`);
+            checkContext(session, `run ${r} end`);
+            if (run.compactAfter && session.compactability() === "ok") {
+              for await (const m of session.compact()) checkLive(session, `compact ${r} (${m.type === "event_msg" ? m.payload.type : m.type})`);
+              checkContext(session, `compact ${r} end`);
+            }
+          }
+        } finally {
+          await session.dispose();
+          folds.forget(session.id);
+          sessionsRun += 1;
+        }
+      }),
+      { numRuns: RUNS, seed: SEED, endOnFailure: true },
+    );
+    expect(sessionsRun).toBeGreaterThanOrEqual(RUNS);
+    expect(checks).toBeGreaterThan(RUNS * 5);
+  }, 900_000);
+});
