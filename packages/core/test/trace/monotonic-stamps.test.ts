@@ -11,7 +11,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { eventMessage, modelMessage, requestBegin, requestEnd, userText, type OmniMessage } from "@penguin/omnimessage";
-import { TraceWriter } from "../../src/trace/writer.js";
+import { TraceWriter } from "@penguin/trace";
 import { parseTraceText } from "../../src/trace/reader.js";
 
 const dir = mkdtempSync(join(tmpdir(), "penguin-stamps-"));
