@@ -42,6 +42,8 @@ import { forkScratchpad, forkSessionFiles, type ForkPosition } from "./trace/for
 import { TraceWriter } from "./trace/writer.js";
 import { Session } from "./session.js";
 import { createSubagentRunner } from "./subagents/runner.js";
+import type { EnvironmentInterface, LLMInterface, SubagentRunner } from "./interfaces.js";
+import { runReplay, type ReplayOptions, type ReplayReport } from "./replay/replay-session.js";
 
 export interface CreateAgentOptions {
   /** Data root; defaults to PENGUIN_HOME, then ~/.penguin/data. */
@@ -80,6 +82,17 @@ export interface CreateSessionOptions {
 export interface ResumeSessionOptions {
   sessionId: string;
 }
+
+/** What a replay swaps in when it builds a session (see replay/replay-session.ts). */
+export interface ReplayParts {
+  llm: LLMInterface;
+  wrapEnvironment?: (env: EnvironmentInterface) => EnvironmentInterface;
+  subagents?: SubagentRunner;
+  onLine?: (m: OmniMessage) => void;
+}
+
+/** A replay re-enacts recorded waits without sleeping: the waits are in the recording. */
+const noWait = async (): Promise<void> => undefined;
 
 interface Assembled {
   state: AgentState;
@@ -202,6 +215,27 @@ export class Agent {
     return newId;
   }
 
+  /**
+   * Re-execute a recorded session through the engine (see replay/replay-session.ts): a new
+   * session of this agent, `source: "replay"`, and a verdict, `identical` or where it diverged.
+   */
+  replay(options: ReplayOptions): Promise<ReplayReport> {
+    return runReplay(this, options);
+  }
+
+  /**
+   * Builds a session from a recording's invariants with a replay's parts swapped in. Used by
+   * `replay()`; no model entry is needed (the model is the recording).
+   */
+  async buildReplaySession(meta: SessionMetaPayload, parts: ReplayParts, vision: boolean): Promise<Session> {
+    const config = readProjectConfig(this.paths.projectConfig);
+    const state = await loadAgentState(this.paths);
+    const contextWindow = meta.model_context_window === "unknown" ? undefined : meta.model_context_window;
+    const endpoint: ModelEndpoint = { provider: meta.provider, modelId: meta.model_id, clientType: "openai-chat", baseUrl: "replay:", vision, ...(contextWindow === undefined ? {} : { contextWindow }) };
+    const thinkingLevel = state.config.model.thinking_level ?? config.default_chat?.thinking_level ?? "medium";
+    return this.#build({ meta, state, config, endpoint, thinkingLevel, engineState: initialEngineState(), writerIndex: 1, existing: false, ids: new ToolCallIdAllocator(), resumed: false, replay: parts });
+  }
+
   /** The most recently active session of this agent, if any. */
   latestSessionId(): string | undefined {
     return listTracedSessions(this.paths)[0]?.sessionId;
@@ -255,6 +289,7 @@ export class Agent {
     history?: import("@penguin/omnimessage").OmniMessage[];
     closeDangling?: { reason: "context" | "turns" | "manual"; mode: "summarize" | "discard" } | undefined;
     rotate?: boolean;
+    replay?: ReplayParts;
   }): Promise<Session> {
     const { meta, state, config, endpoint } = p;
     const sessionId = meta.session_id;
@@ -264,12 +299,14 @@ export class Agent {
     const subagents =
       meta.source === "subagent"
         ? undefined
-        : createSubagentRunner({
+        : p.replay !== undefined
+          ? p.replay.subagents
+          : createSubagentRunner({
             workspaceDir: meta.workspace,
             agentFor: (agentId) => this.#childAgent(agentId),
             parent: () => ({ provider: meta.provider, modelId: meta.model_id, thinkingLevel: built?.thinkingLevel ?? p.thinkingLevel }),
           });
-    const env = createEnvironment({
+    const realEnv = createEnvironment({
       ...(subagents === undefined ? {} : { subagents }),
       workspaceDir: meta.workspace,
       scratchpadDir,
@@ -280,7 +317,8 @@ export class Agent {
       ...this.#describer(config, endpoint),
       ...this.#options.environment,
     });
-    const llm = new GatewayLLM({
+    const env = p.replay?.wrapEnvironment?.(realEnv) ?? realEnv;
+    const llm = p.replay?.llm ?? new GatewayLLM({
       endpoint,
       systemPrompt: meta.system_prompt,
       tools: [],
@@ -297,6 +335,7 @@ export class Agent {
       meta,
       existing: p.existing,
       toolsWritten: p.toolsWritten,
+      ...(p.replay?.onLine ? { onLine: p.replay.onLine } : {}),
     });
     if (p.closeDangling !== undefined) {
       writer.append(compactionEnd({ ...p.closeDangling, status: "failed", error_message: "the process exited during compaction" }));
@@ -315,7 +354,7 @@ export class Agent {
           mode: state.config.compaction.mode,
           prompt: state.config.compaction.prompt,
         },
-        sleep: this.#options.sleep,
+        sleep: p.replay !== undefined ? noWait : this.#options.sleep,
       },
       p.engineState,
     );

@@ -174,6 +174,10 @@ export function goalFinished(
   return eventMessage({ type: "goal_finished", ...fields }, opts);
 }
 
+export function forkedFrom(fields: { session_id: string; at: number; position: string }, opts?: BuildOptions): OmniMessage<"event_msg"> {
+  return eventMessage({ type: "forked_from", ...fields }, opts);
+}
+
 // --- origin -----------------------------------------------------------------------------------
 
 /**

@@ -57,6 +57,7 @@ const EVENT_TAGS = new Set<string>([
   "mcp_connect_begin",
   "mcp_connect_end",
   "goal_finished",
+  "forked_from",
 ]);
 
 export function isSessionMeta(m: OmniMessage): m is SessionMetaMessage {

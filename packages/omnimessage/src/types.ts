@@ -91,8 +91,10 @@ export interface SessionMetaPayload {
   agent_state: string;
   /** Absolute path of the workspace. */
   workspace: string;
-  /** Absent for sessions a user started. */
-  source?: "subagent" | "schedule";
+  /** Absent for sessions a user started; `replay` for a re-execution of a recorded session. */
+  source?: "subagent" | "schedule" | "replay";
+  /** With `source: "replay"`: the id of the recorded session this one re-executes. */
+  replay_of?: string;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -348,7 +350,19 @@ export interface GoalFinishedPayload {
   tokens_used: number;
 }
 
-/** The twelve events. */
+/**
+ * First event of a forked session, after its session_meta: the session and the event it
+ * was forked from (`at` is the 1-based event count from the source's start, across its
+ * rotated files; `position` is that event's `NNN:LLLLLL` file and line).
+ */
+export interface ForkedFromPayload {
+  type: "forked_from";
+  session_id: string;
+  at: number;
+  position: string;
+}
+
+/** The thirteen events. */
 export type EventPayload =
   | RequestBeginPayload
   | RequestEndPayload
@@ -361,7 +375,8 @@ export type EventPayload =
   | ToolListReadyPayload
   | McpConnectBeginPayload
   | McpConnectEndPayload
-  | GoalFinishedPayload;
+  | GoalFinishedPayload
+  | ForkedFromPayload;
 
 export type EventType = EventPayload["type"];
 

@@ -46,6 +46,8 @@ export interface TraceWriterOptions {
   toolsWritten?: boolean;
   /** Disable fsync (benchmarks of the raw append path). Default true. */
   fsync?: boolean;
+  /** Called after each line is written (replay counts records to re-enact aborts on time). */
+  onLine?: (m: OmniMessage) => void;
 }
 
 const COMMIT_EVENTS = new Set(["request_end", "compaction_begin", "compaction_end"]);
@@ -59,6 +61,7 @@ export function isCommitPoint(m: OmniMessage): boolean {
 export class TraceWriter {
   readonly #fileFor: TraceFileNamer;
   readonly #fsync: boolean;
+  readonly #onLine: ((m: OmniMessage) => void) | undefined;
   #index: number;
   #meta: SessionMetaPayload;
   #fd: number | undefined;
@@ -70,6 +73,7 @@ export class TraceWriter {
   constructor(options: TraceWriterOptions) {
     this.#fileFor = options.fileFor;
     this.#fsync = options.fsync ?? true;
+    this.#onLine = options.onLine;
     this.#index = options.index;
     this.#meta = options.meta;
     this.#headerWritten = options.existing;
@@ -166,6 +170,7 @@ export class TraceWriter {
     const prefix = this.#needsNewline ? "\n" : "";
     this.#needsNewline = false;
     writeFully(fd, Buffer.from(`${prefix}${JSON.stringify(m)}\n`, "utf8"));
+    this.#onLine?.(m);
   }
 }
 
