@@ -37,8 +37,10 @@ import { isSessionId, newSessionId, newTmpWorkspaceName, sessionDate } from "./s
 import { readProjectConfig, type ProjectConfig } from "./state/project-config.js";
 import { resolveModelEndpoint } from "./state/model-resolution.js";
 import { listTracedSessions, readTraceFile, sessionTraceFiles } from "./trace/reader.js";
-import { replayTrace } from "./trace/replay.js";
-import { forkScratchpad, forkSessionFiles, type ForkPosition } from "./trace/fork.js";
+import { replayTrace, survivorsOfClosedContext, withSurvivors } from "./trace/replay.js";
+import { forkScratchpad, forkSessionFiles, forkSessionFilesAt, type ForkPosition } from "./trace/fork.js";
+import { stateAt, type SessionState } from "./trace/state-at.js";
+import { loadRecording } from "./replay/recording.js";
 import { TraceWriter } from "./trace/writer.js";
 import { Session } from "./session.js";
 import { createSubagentRunner } from "./subagents/runner.js";
@@ -204,15 +206,27 @@ export class Agent {
 
   /**
    * Fork a session: a new session that starts as a copy of `sessionId` cut after a completed
-   * task (the last one, or the answer at `position`), with its own id, trace and scratchpad.
-   * The source must be idle (the host checks). Returns the new session id.
+   * task (the last one, or the answer at `position`), with its own id, trace and scratchpad;
+   * or, with `at`, at any record (trace/fork.ts `forkSessionFilesAt`), starting with a
+   * `forked_from` event. The source must be idle (the host checks). Returns the new session id.
    */
-  async forkSession(options: { sessionId: string; position?: ForkPosition }): Promise<string> {
+  async forkSession(options: { sessionId: string; position?: ForkPosition; at?: number | string }): Promise<string> {
     if (!isSessionId(options.sessionId)) throw new PenguinError("session_not_found", `"${options.sessionId}" is not a session id`);
+    if (options.position !== undefined && options.at !== undefined) throw new PenguinError("invalid_argument", "give either position (a task's answer) or at (any record) to forkSession, not both");
     const newId = newSessionId(new Date());
-    forkSessionFiles(this.paths, options.sessionId, newId, options.position);
+    if (options.at !== undefined) forkSessionFilesAt(this.paths, options.sessionId, newId, options.at);
+    else forkSessionFiles(this.paths, options.sessionId, newId, options.position);
     await forkScratchpad(this.paths, options.sessionId, newId);
     return newId;
+  }
+
+  /**
+   * The session's state after record `at` (a 1-based count across rotated files, or
+   * `NNN:LLLLLL`; default: the last record). See trace/state-at.ts.
+   */
+  sessionState(options: { sessionId: string; at?: number | string }): SessionState {
+    const recording = loadRecording({ paths: this.paths }, options.sessionId);
+    return stateAt(recording, options.at ?? recording.events.length);
   }
 
   /**
@@ -406,6 +420,9 @@ function pickResumeFile(files: { file: string; index: number }[]): { messages: O
   while (at > 0 && messages.length === 0) messages = readTraceFile(files[--at]!.file).messages;
   let meta = metaOf(messages);
   for (let i = at - 1; i >= 0 && meta === undefined; i--) meta = metaOf(readTraceFile(files[i]!.file).messages);
+  // A rotated file's context opens with what the Human wrote before the compaction, which
+  // the previous file holds.
+  if (at > 0) messages = withSurvivors(messages, survivorsOfClosedContext(readTraceFile(files[at - 1]!.file).messages));
   return { messages, index: files[at]!.index, meta };
 }
 

@@ -61,3 +61,5 @@ export type { Verdict } from "./replay/compare.js";
 export type { RecordedTask } from "./replay/plan.js";
 export { loadRecording, folderRootSession, formatPosition, resolvePosition } from "./replay/recording.js";
 export type { RecordedEvent, RecordedSession } from "./replay/recording.js";
+export { stateAt } from "./trace/state-at.js";
+export type { SessionState } from "./trace/state-at.js";
