@@ -47,6 +47,8 @@ describe("penguin chat (piped stdin)", { timeout: 60_000 }, () => {
     const latest = await runCli(["chat", "--resume"], { env: world.env, input: "what was it?\n" });
     expect(latest.code).toBe(0);
     expect(latest.stdout).toContain(`session ${sid} (resumed)`);
+    // The recap of the conversation so far comes before the new answer.
+    expect(latest.stdout).toMatch(/the conversation so far ──\n› remember 42\n {2}first\n──\n/);
     expect(latest.stdout).toMatch(new RegExp(`penguin chat --resume ${sid}\\n$`));
     expect(world.kit.requests[1]!.messages.map((m) => m.text)).toEqual(expect.arrayContaining(["remember 42", "first", "what was it?"]));
 

@@ -4,7 +4,8 @@
 // `sessionState` at the last record equals the live engine's state; and given any record N,
 // when the session is forked at N and the fork runs one more task, then its first request
 // passes the testkit's pairing check and carries the context `sessionState` reported at N.
-import { writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OmniMessage } from "@penguin/omnimessage";
@@ -25,6 +26,7 @@ const forkAnswer: ScriptStep = (request: RecordedRequest) => {
 };
 
 let h: Harness;
+let workspaceBefore: string;
 let sessionId: string;
 const liveStates: { records: number; history: readonly OmniMessage[]; carryOver: readonly OmniMessage[]; turns: number; usage: unknown }[] = [];
 
@@ -48,6 +50,9 @@ beforeAll(async () => {
   });
   writeFileSync(join(h.workspace, "notes.txt"), "alpha beta gamma\ndelta epsilon\n");
   writeFileSync(join(h.workspace, "old.log"), "stale\n");
+  // The workspace as it was before the first task, for the replay that runs the tools again.
+  workspaceBefore = mkdtempSync(join(tmpdir(), "penguin-ws-before-"));
+  cpSync(h.workspace, workspaceBefore, { recursive: true });
   const session = await h.agent.createSession({ workspaceDir: h.workspace });
   sessionId = session.id;
 
@@ -72,6 +77,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h.cleanup();
+  rmSync(workspaceBefore, { recursive: true, force: true });
 });
 
 describe("sessionState (penguin inspect)", () => {
@@ -135,6 +141,15 @@ describe("forkSession at any record", () => {
       expect(h.kit.violations, `fork at ${e.n} (${expected.at.record})`).toEqual([]);
       const sent = h.kit.requests.at(-1)!.messages.filter((m) => m.role === "user" && m.kind === "text").map((m) => m.text);
       expect(sent.at(-1)).toBe(`one more task after record ${e.n}`);
+    }
+  });
+});
+
+describe("replay of the scripted session", () => {
+  it("is identical with recorded tools and with tools run again, steering and the abort re-enacted", async () => {
+    for (const tools of ["recorded", "rerun"] as const) {
+      const report = await h.agent.replay({ sessionId, tools, workspaceDir: workspaceBefore });
+      expect(report.summary, `--tools ${tools}`).toBe("identical");
     }
   });
 });
