@@ -50,9 +50,9 @@ describe("penguin demo / replay / inspect / fork", { timeout: 60_000 }, () => {
     const fork = await runCli(["fork", sid!, "--at", "9", "--json"], { env });
     expect(fork.code).toBe(0);
     const [forked] = lines(fork.stdout);
-    expect(forked).toMatchObject({ type: "fork", forked_from: sid, at: 9 });
+    expect(forked).toMatchObject({ type: "fork", forked_from: sid, at: "001:000009" });
     const forkState = await runCli(["inspect", String(forked!.session_id), "--json"], { env });
-    expect(lines(forkState.stdout)[0]).toMatchObject({ settings: { forkedFrom: { session_id: sid, at: 9 } } });
+    expect(lines(forkState.stdout)[0]).toMatchObject({ settings: { forkedFrom: { session_id: sid, at: "001:000009" } } });
 
     const again = await runCli(["replay", sid!, "--tools", "recorded", "--json"], { env });
     expect(again.code).toBe(0);

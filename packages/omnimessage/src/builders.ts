@@ -174,8 +174,8 @@ export function goalFinished(
   return eventMessage({ type: "goal_finished", ...fields }, opts);
 }
 
-export function forkedFrom(fields: { session_id: string; at: number; position: string }, opts?: BuildOptions): OmniMessage<"event_msg"> {
-  return eventMessage({ type: "forked_from", ...fields }, opts);
+export function forkedFrom(sessionId: string, at: string, opts?: BuildOptions): OmniMessage<"event_msg"> {
+  return eventMessage({ type: "forked_from", session_id: sessionId, at }, opts);
 }
 
 // --- origin -----------------------------------------------------------------------------------

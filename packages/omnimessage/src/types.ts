@@ -351,15 +351,13 @@ export interface GoalFinishedPayload {
 }
 
 /**
- * First event of a forked session, after its session_meta: the session and the event it
- * was forked from (`at` is the 1-based event count from the source's start, across its
- * rotated files; `position` is that event's `NNN:LLLLLL` file and line).
+ * First event of a forked session, after its session_meta: the session it was forked from
+ * and the position (`NNN:LLLLLL`, file index and line) of the last record it took over.
  */
 export interface ForkedFromPayload {
   type: "forked_from";
   session_id: string;
-  at: number;
-  position: string;
+  at: string;
 }
 
 /** The thirteen events. */

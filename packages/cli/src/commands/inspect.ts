@@ -90,7 +90,7 @@ function printState(s: SessionState): void {
   field("model", `${s.settings.provider}/${s.settings.model_id} · window ${window}`);
   field("workspace", s.settings.workspace);
   if (s.settings.source !== undefined) field("source", s.settings.source);
-  if (s.settings.forkedFrom !== undefined) field("forked from", `${s.settings.forkedFrom.session_id} at record ${s.settings.forkedFrom.at}`);
+  if (s.settings.forkedFrom !== undefined) field("forked from", `${s.settings.forkedFrom.session_id} at ${s.settings.forkedFrom.at}`);
   field("running", s.running ? "yes: a request or tool calls are in flight" : "no");
   field("turns", `${s.turns} in this context · ${s.requests} requests in the session`);
   const u = s.usage.session;
@@ -145,11 +145,11 @@ export async function forkCommand(sessionId: string, flags: ForkFlags): Promise<
   const forkId = await agent.forkSession({ sessionId, at });
   const state = agent.sessionState({ sessionId: forkId });
   if (flags.json === true) {
-    createJsonLines(process.stdout, () => undefined).write({ type: "fork", session_id: forkId, forked_from: sessionId, at: state.settings.forkedFrom?.at ?? at });
+    createJsonLines(process.stdout, () => undefined).write({ type: "fork", session_id: forkId, forked_from: sessionId, at: state.settings.forkedFrom?.at });
     return EXIT.done;
   }
   process.stdout.write(`${forkId}\n`);
   const err = Output.of(process.stderr);
-  err.line(err.colors.dim(`forked ${sessionId} after record ${state.settings.forkedFrom?.at ?? at}; go on with: penguin chat --resume ${forkId}`));
+  err.line(err.colors.dim(`forked ${sessionId} after ${state.settings.forkedFrom?.at ?? String(at)}; go on with: penguin chat --resume ${forkId}`));
   return EXIT.done;
 }

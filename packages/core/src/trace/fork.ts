@@ -161,7 +161,7 @@ export function forkSessionFilesAt(paths: AgentPaths, sourceId: string, newId: s
   const source = sessionTraceFiles(paths, sourceId).find((f) => f.index === target.fileIndex);
   if (source === undefined) throw new PenguinError("session_not_found", `session ${sourceId} has no trace file ${target.fileIndex}`);
   const lines = parseLines(readFileSync(source.file, "utf8")).slice(0, target.line);
-  const origin = JSON.stringify(forkedFrom({ session_id: sourceId, at: target.n, position: target.position }));
+  const origin = JSON.stringify(forkedFrom(sourceId, target.position));
   const previousFile = recording.events.filter((e) => e.fileIndex === target.fileIndex - 1).map((e) => e.message);
   const carried = survivorsOfClosedContext(previousFile).map((m) => JSON.stringify(m));
   const out: string[] = [];

@@ -27,7 +27,7 @@ export interface SessionState {
   /** The record the state is taken after. */
   at: { n: number; position: string; record: string };
   records: number;
-  settings: Pick<SessionMetaPayload, "provider" | "model_id" | "model_context_window" | "workspace"> & { source?: string; forkedFrom?: { session_id: string; at: number } };
+  settings: Pick<SessionMetaPayload, "provider" | "model_id" | "model_context_window" | "workspace"> & { source?: string; forkedFrom?: { session_id: string; at: string } };
   /** What the model would see on the next request, after the system prompt. */
   nextContext: OmniMessage[];
   /** Committed messages of the current context. */
