@@ -12,7 +12,7 @@
  * shipped fixtures under `fixtures/traces/<name>/`), where the root session is the one whose
  * meta does not say `source: "subagent"`.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseEnvelope, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
 import { PenguinError } from "../errors.js";
@@ -54,7 +54,8 @@ function readEvents(files: TraceFileRef[]): RecordedEvent[] {
     lines.forEach((raw, i) => {
       let message: OmniMessage | undefined;
       try {
-        message = parseEnvelope(JSON.parse(raw.replace(/\0/g, "").trim()));
+        // Most lines are clean: pay for NUL stripping only where a crash left padding.
+        message = parseEnvelope(JSON.parse(raw.includes("\0") ? raw.replace(/\0/g, "").trim() : raw));
       } catch {
         message = undefined;
       }
@@ -85,8 +86,37 @@ function filesOf(source: RecordingSource, sessionId: string): TraceFileRef[] {
   return folderFiles(source.folder).get(sessionId) ?? [];
 }
 
+/**
+ * Parsed sessions, kept while their files are unchanged (same sizes and modification times):
+ * time travel over a long session reads it once, then only folds. A handful of sessions at most.
+ */
+const parsed = new Map<string, { stamp: string; recording: RecordedSession }>();
+const PARSED_SESSIONS = 8;
+
+function stampOf(files: TraceFileRef[]): string {
+  return files
+    .map((f) => {
+      const s = statSync(f.file);
+      return `${f.file}:${s.size}:${s.mtimeMs}`;
+    })
+    .join("|");
+}
+
 /** Load a recorded session and, recursively, the children its `subagent` events name. */
 export function loadRecording(source: RecordingSource, sessionId: string): RecordedSession {
+  const files = isSessionId(sessionId) ? filesOf(source, sessionId) : [];
+  const key = `${"paths" in source ? source.paths.tracesDir : source.folder}\n${sessionId}`;
+  const stamp = files.length > 0 ? stampOf(files) : "";
+  const cached = parsed.get(key);
+  if (cached !== undefined && cached.stamp === stamp && stamp !== "") return cached.recording;
+  const recording = readRecording(source, sessionId);
+  parsed.delete(key);
+  parsed.set(key, { stamp, recording });
+  if (parsed.size > PARSED_SESSIONS) parsed.delete(parsed.keys().next().value!);
+  return recording;
+}
+
+function readRecording(source: RecordingSource, sessionId: string): RecordedSession {
   if (!isSessionId(sessionId)) {
     throw new PenguinError("session_not_found", `"${sessionId}" is not a session id (expected session-YYYY-MM-DD-HH-mm-ss-<8hex>)`);
   }
