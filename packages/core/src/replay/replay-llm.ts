@@ -47,12 +47,21 @@ function pieces(text: string): string[] {
   return out;
 }
 
-const wait = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
+/** A pause between streamed pieces that ends early (and leaves no listener behind) on abort. */
+function wait(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
     if (ms <= 0 || signal?.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
   });
+}
 
 export class ReplayLLM implements LLMInterface {
   readonly #options: ReplayLLMOptions;
