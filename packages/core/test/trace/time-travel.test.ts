@@ -30,6 +30,13 @@ let workspaceBefore: string;
 let sessionId: string;
 const liveStates: { records: number; history: readonly OmniMessage[]; carryOver: readonly OmniMessage[]; turns: number; usage: unknown }[] = [];
 
+/** Live state at each token_usage as the host sees it (the request has committed by then). */
+const atUsage: { message: OmniMessage; history: readonly OmniMessage[]; turns: number; usage: unknown }[] = [];
+const watch = (session: Session, also?: (m: OmniMessage) => void) => (m: OmniMessage) => {
+  if (m.type === "event_msg" && m.payload.type === "token_usage") atUsage.push({ message: m, history: [...session.history()], turns: session.turns, usage: session.usage });
+  also?.(m);
+};
+
 function capture(session: Session): void {
   const records = loadRecording({ paths: h.agent.paths }, session.id).events.length;
   liveStates.push({ records, history: [...session.history()], carryOver: [...session.carryOver()], turns: session.turns, usage: session.usage });
@@ -57,19 +64,25 @@ beforeAll(async () => {
   sessionId = session.id;
 
   let steered = false;
-  await collect(session.run("How many words are in notes.txt?", { approve: allow }), (m) => {
-    if (!steered && m.type === "model_msg" && m.payload.type === "tool_call") steered = session.steer("answer in one sentence");
-  });
+  await collect(
+    session.run("How many words are in notes.txt?", { approve: allow }),
+    watch(session, (m) => {
+      if (!steered && m.type === "model_msg" && m.payload.type === "tool_call") steered = session.steer("answer in one sentence");
+    }),
+  );
   capture(session);
   const denyExec = async (call: { name: string }) => (call.name === "exec_command" ? ("deny" as const) : ("allow" as const));
-  await collect(session.run("Write the count to summary.txt and delete old.log.", { approve: denyExec }));
+  await collect(session.run("Write the count to summary.txt and delete old.log.", { approve: denyExec }), watch(session));
   capture(session);
   const controller = new AbortController();
-  await collect(session.run("Run the long job.", { approve: allow, signal: controller.signal }), (m) => {
-    if (m.type === "event_msg" && m.payload.type === "approval_decision") controller.abort();
-  });
+  await collect(
+    session.run("Run the long job.", { approve: allow, signal: controller.signal }),
+    watch(session, (m) => {
+      if (m.type === "event_msg" && m.payload.type === "approval_decision") controller.abort();
+    }),
+  );
   capture(session);
-  await collect(session.run("Never mind; what happened?", { approve: allow }));
+  await collect(session.run("Never mind; what happened?", { approve: allow }), watch(session));
   capture(session);
   await session.dispose();
   expect(h.kit.violations).toEqual([]);
@@ -101,6 +114,24 @@ describe("sessionState (penguin inspect)", () => {
       expect(state.usage.session).toEqual(live.usage);
       expect(state.running).toBe(false);
     }
+  });
+
+  // (A compaction's own token_usage is left out: the engine closes the context right after
+  // it, before the host's loop can look, so the live value there is not observable.)
+  it("equals the live engine's state at every committed request's token_usage record", () => {
+    const recording = loadRecording({ paths: h.agent.paths }, sessionId);
+    let checked = 0;
+    for (const live of atUsage) {
+      const record = recording.events.find((e) => JSON.stringify(e.message) === JSON.stringify(live.message));
+      expect(record, "the yielded token_usage is in the trace").toBeDefined();
+      const state = h.agent.sessionState({ sessionId, at: record!.n });
+      if (state.compaction.inProgress) continue;
+      checked += 1;
+      expect(content(state.history), `history at record ${record!.n}`).toEqual(content(live.history));
+      expect(state.turns, `turns at record ${record!.n}`).toBe(live.turns);
+      expect(state.usage.session, `usage at record ${record!.n}`).toEqual(live.usage);
+    }
+    expect(checked).toBe(6);
   });
 
   it("reports open calls, pending approvals, files and compaction segments along the way", () => {
