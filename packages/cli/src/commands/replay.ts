@@ -118,7 +118,7 @@ export async function demoCommand(flags: DemoFlags): Promise<ExitCode> {
   out.newline();
   out.line(c.bold("Try next:"));
   out.line(`  penguin inspect ${report.sessionId} --at 5     the state at record 5: context, open calls, usage`);
-  out.line(`  penguin replay ${report.sessionId} --tools recorded   replay it again and compare`);
+  out.line(`  penguin replay ${report.sessionId}             run it again and compare`);
   out.line("  penguin web                                    the dashboard over the same data root");
   out.line("  penguin config model add --provider … --model-id … --client-type … --base-url … --api-key …");
   out.line("                                                 then penguin chat with a real model");

@@ -13,7 +13,8 @@
  *
  * With `tools: "rerun"` the tools run for real in a fresh workspace: a copy of
  * `workspaceDir` when given, else the recording folder's `workspace/` (shipped fixtures), else
- * a copy of the recorded workspace as it is now (it may have changed since: the verdict will
+ * the recorded workspace as it is now with the files the recording shows as they were put
+ * back (reconstruct.ts; what it cannot show may have changed since, and the verdict will
  * say where). Subagents run again as child replays of their own recordings, in spawn order,
  * and their traces are compared too. With `tools: "recorded"` the workspace is an empty
  * folder nothing touches.
@@ -37,6 +38,7 @@ import { folderRootSession, loadRecording, type RecordedSession, type RecordingS
 import { RecordedEnvironment } from "./recorded-environment.js";
 import { ReplayLLM } from "./replay-llm.js";
 import { RecordSequencer } from "./sequencer.js";
+import { applyStartingFiles, startingFiles } from "./reconstruct.js";
 import type { ReplayParts } from "../agent.js";
 
 export type ReplayToolsMode = "rerun" | "recorded";
@@ -65,7 +67,7 @@ export interface ReplayReport {
   tools: ReplayToolsMode;
   workspace: string;
   /** Where the workspace came from. */
-  workspaceSource: "given" | "recording" | "recorded-workspace-now" | "empty";
+  workspaceSource: "given" | "recording" | "reconstructed" | "recorded-workspace-now" | "empty";
   tracePath: string;
   verdict: Verdict;
   /** `identical` or `diverged at N: <what differs>`. */
@@ -106,11 +108,11 @@ async function prepareWorkspace(host: ReplayHost, recording: RecordedSession, op
     await copyFrom(shipped);
     return { path: realpathSync(path), source: "recording" };
   }
-  if (existsSync(recording.meta.workspace)) {
-    await copyFrom(recording.meta.workspace);
-    return { path: realpathSync(path), source: "recorded-workspace-now" };
-  }
-  return { path: realpathSync(path), source: "empty" };
+  // A session of the data root: its workspace as it is now, with the files the recording
+  // shows as they were put back (reconstruct.ts).
+  if (existsSync(recording.meta.workspace)) await copyFrom(recording.meta.workspace);
+  const rebuilt = applyStartingFiles(path, startingFiles(recording));
+  return { path: realpathSync(path), source: rebuilt > 0 ? "reconstructed" : existsSync(recording.meta.workspace) ? "recorded-workspace-now" : "empty" };
 }
 
 /** One session's replay: its LLM, its Human re-enactment, and the comparison afterwards. */
