@@ -37,7 +37,8 @@ import { isSessionId, newSessionId, newTmpWorkspaceName, sessionDate } from "./s
 import { readProjectConfig, type ProjectConfig } from "./state/project-config.js";
 import { resolveModelEndpoint } from "./state/model-resolution.js";
 import { listTracedSessions, readTraceFile, sessionTraceFiles } from "./trace/reader.js";
-import { replayTrace, survivorsOfClosedContext, withSurvivors } from "./trace/replay.js";
+import { replayTrace } from "./trace/replay.js";
+import { survivorsOfClosedContext, withSurvivors } from "./trace/survivors.js";
 import { forkScratchpad, forkSessionFiles, forkSessionFilesAt, type ForkPosition } from "./trace/fork.js";
 import { stateAt, type SessionState } from "./trace/state-at.js";
 import { loadRecording } from "./replay/recording.js";

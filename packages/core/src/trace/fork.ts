@@ -19,7 +19,7 @@ import { sessionDate } from "../state/ids.js";
 import { sessionScratchpad, traceFilePath, type AgentPaths } from "../state/paths.js";
 import { sessionTraceFiles } from "./reader.js";
 import { loadRecording, resolvePosition, type RecordedEvent } from "../replay/recording.js";
-import { survivorsOfClosedContext } from "./replay.js";
+import { survivorsOfClosedContext } from "./survivors.js";
 
 /** Where to cut: a trace file index and a 1-based line number in that file. */
 export interface ForkPosition {
