@@ -225,7 +225,7 @@ export class Agent {
    * The session's state after record `at` (a 1-based count across rotated files, or
    * `NNN:LLLLLL`; default: the last record). See trace/state-at.ts.
    */
-  sessionState(options: { sessionId: string; at?: number | string }): SessionState {
+  async sessionState(options: { sessionId: string; at?: number | string }): Promise<SessionState> {
     const recording = loadRecording({ paths: this.paths }, options.sessionId);
     return stateAt(recording, options.at ?? recording.events.length);
   }

@@ -110,10 +110,10 @@ export async function inspectCommand(sessionId: string, flags: InspectFlags): Pr
   const at = position(flags.at, "--at");
   const diffFrom = position(flags.diff, "--diff");
   const agent = await openAgent(flags);
-  const state = agent.sessionState({ sessionId, ...(at !== undefined ? { at } : {}) });
+  const state = await agent.sessionState({ sessionId, ...(at !== undefined ? { at } : {}) });
   const json = flags.json === true ? createJsonLines(process.stdout, () => undefined) : undefined;
   if (diffFrom !== undefined) {
-    const before = agent.sessionState({ sessionId, at: diffFrom });
+    const before = await agent.sessionState({ sessionId, at: diffFrom });
     const changes = stateDiff(before, state);
     if (json !== undefined) {
       json.write({ type: "state_diff", session_id: sessionId, from: before.at, to: state.at, changes });
@@ -143,7 +143,7 @@ export async function forkCommand(sessionId: string, flags: ForkFlags): Promise<
   if (at === undefined) throw new UsageError("fork needs --at N: the record to fork after (penguin inspect SID --at N shows the state there)");
   const agent = await openAgent(flags);
   const forkId = await agent.forkSession({ sessionId, at });
-  const state = agent.sessionState({ sessionId: forkId });
+  const state = await agent.sessionState({ sessionId: forkId });
   if (flags.json === true) {
     createJsonLines(process.stdout, () => undefined).write({ type: "fork", session_id: forkId, forked_from: sessionId, at: state.settings.forkedFrom?.at });
     return EXIT.done;
