@@ -40,9 +40,9 @@ import { listTracedSessions, readTraceFile, sessionTraceFiles } from "./trace/re
 import { replayTrace } from "./trace/replay.js";
 import { survivorsOfClosedContext, withSurvivors } from "./trace/survivors.js";
 import { forkScratchpad, forkSessionFiles, forkSessionFilesAt, type ForkPosition } from "./trace/fork.js";
-import { stateAt, type SessionState } from "./trace/state-at.js";
+import { stateAt, type SessionView } from "./trace/state-at.js";
 import { loadRecording } from "./replay/recording.js";
-import { TraceWriter } from "./trace/writer.js";
+import { parseAt, SessionFolds, TraceWriter, type StateAtResult, type StateAtTarget } from "@penguin/trace";
 import { Session } from "./session.js";
 import { createSubagentRunner } from "./subagents/runner.js";
 import type { EnvironmentInterface, LLMInterface, SubagentRunner } from "./interfaces.js";
@@ -97,6 +97,12 @@ export interface ReplayParts {
 /** A replay re-enacts recorded waits without sleeping: the waits are in the recording. */
 const noWait = async (): Promise<void> => undefined;
 
+export interface SessionStateOptions {
+  sessionId: string;
+  /** An event count from the session start (`120`) or a position (`"001:000042"`); the end when absent. */
+  at?: string | number;
+}
+
 interface Assembled {
   state: AgentState;
   config: ProjectConfig;
@@ -106,6 +112,8 @@ interface Assembled {
 export class Agent {
   readonly paths: AgentPaths;
   readonly #options: CreateAgentOptions;
+  /** Parsed traces and state snapshots for `sessionState`, per session (see @penguin/trace state-at.ts). */
+  readonly #folds = new SessionFolds();
 
   constructor(paths: AgentPaths, options: CreateAgentOptions) {
     this.paths = paths;
@@ -150,7 +158,7 @@ export class Agent {
     };
     if (options.source !== undefined) meta.source = options.source;
     const thinkingLevel = options.thinkingLevel ?? state.config.model.thinking_level ?? config.default_chat?.thinking_level ?? "medium";
-    const session = await this.#build({ meta, state, config, endpoint, thinkingLevel, engineState: initialEngineState(), writerIndex: 1, existing: false, ids: new ToolCallIdAllocator(), resumed: false });
+    const session = await this.#build({ meta, state, config, endpoint, thinkingLevel, engineState: { ...initialEngineState(), thinkingLevel }, writerIndex: 1, existing: false, ids: new ToolCallIdAllocator(), resumed: false });
     if (options.persist) session.persist();
     return session;
   }
@@ -186,6 +194,7 @@ export class Agent {
       toolsAnnounced: replay.toolsAnnounced && !replay.contextClosed,
     };
     const thinkingLevel = state.config.model.thinking_level ?? config.default_chat?.thinking_level ?? "medium";
+    engineState.thinkingLevel = replay.state.settings.thinkingLevel ?? thinkingLevel;
     const session = this.#build({
       meta,
       state,
@@ -201,6 +210,7 @@ export class Agent {
       history: replay.contextClosed ? [] : replay.history,
       closeDangling: replay.danglingCompaction,
       rotate: replay.contextClosed,
+      approvalMode: replay.state.settings.approvalMode,
     });
     return session;
   }
@@ -222,10 +232,53 @@ export class Agent {
   }
 
   /**
-   * The session's state after record `at` (a 1-based count across rotated files, or
-   * `NNN:LLLLLL`; default: the last record). See trace/state-at.ts.
+   * A session's state folded from its trace with `evolve`: at its end, or at `at` (an event
+   * count or a `NNN:LLLLLL` position). Works for any session on disk, running or not; the
+   * answer is what the trace holds, so a running task shows up to its last durable record.
    */
-  async sessionState(options: { sessionId: string; at?: number | string }): Promise<SessionState> {
+  async sessionState(options: SessionStateOptions): Promise<StateAtResult> {
+    const { sessionId } = options;
+    if (!isSessionId(sessionId)) {
+      throw new PenguinError("session_not_found", `"${sessionId}" is not a session id (expected session-YYYY-MM-DD-HH-mm-ss-<8hex>)`);
+    }
+    const files = sessionTraceFiles(this.paths, sessionId);
+    if (files.length === 0) {
+      throw new PenguinError("session_not_found", `no session ${sessionId} in ${this.paths.projectId}/${this.paths.agentId} (looked in ${this.paths.tracesDir})`);
+    }
+    let target: StateAtTarget | undefined;
+    try {
+      target = options.at === undefined ? undefined : parseAt(options.at);
+    } catch (error) {
+      throw new PenguinError("invalid_argument", error instanceof Error ? error.message : String(error));
+    }
+    return this.#folds.stateAtFiles(sessionId, files, target);
+  }
+
+  /**
+   * Append a fact the host decided (title, archive…) to a session that is not open in this
+   * process (an open one records through its own Session, whose writer knows the positions).
+   */
+  recordSessionFact(sessionId: string, fact: OmniMessage<"event_msg">): void {
+    if (!isSessionId(sessionId)) throw new PenguinError("session_not_found", `"${sessionId}" is not a session id`);
+    const files = sessionTraceFiles(this.paths, sessionId);
+    if (files.length === 0) throw new PenguinError("session_not_found", `no session ${sessionId} in ${this.paths.projectId}/${this.paths.agentId}`);
+    const pick = pickResumeFile(files);
+    if (pick.meta === undefined) throw new PenguinError("session_unreadable", `session ${sessionId} has no readable session_meta line; nothing was recorded`);
+    const date = sessionDate(sessionId);
+    const writer = new TraceWriter({ fileFor: (index) => traceFilePath(this.paths, date, sessionId, index), index: pick.index, meta: pick.meta, existing: true, toolsWritten: true });
+    try {
+      writer.append(fact);
+    } finally {
+      writer.close();
+    }
+  }
+
+  /**
+   * What `penguin inspect` shows of a session after record `at` (a 1-based count across
+   * rotated files, or `NNN:LLLLLL`; default: the last record): the next context, open calls,
+   * pending approvals, carry-over, files. See trace/state-at.ts.
+   */
+  async inspectState(options: { sessionId: string; at?: number | string }): Promise<SessionView> {
     const recording = loadRecording({ paths: this.paths }, options.sessionId);
     return stateAt(recording, options.at ?? recording.events.length);
   }
@@ -305,6 +358,7 @@ export class Agent {
     closeDangling?: { reason: "context" | "turns" | "manual"; mode: "summarize" | "discard" } | undefined;
     rotate?: boolean;
     replay?: ReplayParts;
+    approvalMode?: string | undefined;
   }): Promise<Session> {
     const { meta, state, config, endpoint } = p;
     const sessionId = meta.session_id;
@@ -350,8 +404,9 @@ export class Agent {
       meta,
       existing: p.existing,
       toolsWritten: p.toolsWritten,
-      ...(p.replay?.onLine ? { onLine: p.replay.onLine } : {}),
     });
+    const onLine = p.replay?.onLine;
+    if (onLine !== undefined) writer.onAppend((m) => onLine(m));
     if (p.closeDangling !== undefined) {
       writer.append(compactionEnd({ ...p.closeDangling, status: "failed", error_message: "the process exited during compaction" }));
     }
@@ -389,6 +444,7 @@ export class Agent {
       env,
       writer,
       resumed: p.resumed,
+      approvalMode: p.approvalMode,
     });
     return built;
   }

@@ -8,13 +8,13 @@
  *
  * Created by `Agent.createSession` / `Agent.resumeSession` (agent.ts); not constructed by hosts.
  */
-import { userText, type OmniMessage, type SessionMetaPayload, type TokenCounts } from "@penguin/omnimessage";
+import { goalStarted, sessionArchived, sessionTitle, settingsChanged, userText, type OmniMessage, type SessionMetaPayload, type TokenCounts } from "@penguin/omnimessage";
 import type { ModelEndpoint, Pricing, ThinkingLevel } from "@penguin/models";
 import type { Compactability, ContextEngine, RunOptions } from "./engine/context-engine.js";
 import { parseBudget } from "./goal/budget.js";
 import { runGoal } from "./goal/goal-loop.js";
 import type { ApproveFn, EnvironmentInterface, LLMInterface, ToolPermission } from "./interfaces.js";
-import type { TraceWriter } from "./trace/writer.js";
+import type { TraceWriter } from "@penguin/trace";
 import type { ProcessInfo } from "./environment/commands/process-table.js";
 import { Environment } from "./environment/environment.js";
 import type { SubagentInfo } from "./subagents/index.js";
@@ -54,6 +54,8 @@ export interface SessionParts {
   writer: TraceWriter;
   /** True when the session was rebuilt from its trace. */
   resumed: boolean;
+  /** The approval mode last recorded in the trace (resume), if any. */
+  approvalMode?: string | undefined;
 }
 
 export class Session {
@@ -77,6 +79,7 @@ export class Session {
   readonly #writer: TraceWriter;
   readonly #endpoint: ModelEndpoint;
   #disposed = false;
+  #recordedApprovalMode: string | undefined;
 
   constructor(parts: SessionParts) {
     this.meta = parts.meta;
@@ -96,6 +99,37 @@ export class Session {
     this.#env = parts.env;
     this.#writer = parts.writer;
     this.#endpoint = parts.endpoint;
+    this.#recordedApprovalMode = parts.approvalMode;
+  }
+
+  /**
+   * The approval mode the host runs this session with (the mode itself is the host's: core
+   * only sees its ApproveFn). The first mode a session is run with is its baseline; a change
+   * from it (or from the mode recorded before a resume) is recorded as `settings_changed`.
+   */
+  setApprovalMode(mode: string): void {
+    if (this.#recordedApprovalMode === undefined) {
+      this.#recordedApprovalMode = mode;
+      return;
+    }
+    if (mode === this.#recordedApprovalMode) return;
+    this.#recordedApprovalMode = mode;
+    this.#writer.append(settingsChanged({ approval_mode: mode }));
+  }
+
+  /** Record a fact the host decided about this session (its title, its archive flag…). */
+  recordFact(fact: OmniMessage<"event_msg">): void {
+    this.#writer.append(fact);
+  }
+
+  /** Record the title the host chose for this session. */
+  recordTitle(title: string): void {
+    this.#writer.append(sessionTitle(title));
+  }
+
+  /** Record that the host archived (or unarchived) this session. */
+  recordArchived(archived: boolean): void {
+    this.#writer.append(sessionArchived(archived));
   }
 
   /**
@@ -124,6 +158,7 @@ export class Session {
   }
 
   async *#goal(input: OmniMessage[], objective: string, budget: number, runOptions: RunOptions): AsyncGenerator<OmniMessage, void> {
+    this.#writer.append(goalStarted(objective, budget));
     yield* runGoal(input, objective, budget, {
       scratchpadDir: this.scratchpadDir,
       runRound: (round) => this.#engine.run(round, runOptions),

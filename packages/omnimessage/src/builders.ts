@@ -174,6 +174,45 @@ export function goalFinished(
   return eventMessage({ type: "goal_finished", ...fields }, opts);
 }
 
+// --- session facts ------------------------------------------------------------------------------
+
+export function approvalRequested(call: { tool_call_id: string; name: string }, opts?: BuildOptions): OmniMessage<"event_msg"> {
+  return eventMessage({ type: "approval_requested", tool_call_id: call.tool_call_id, name: call.name }, opts);
+}
+
+export function steeringQueued(steeringId: string, text: string, opts?: BuildOptions): OmniMessage<"event_msg"> {
+  return eventMessage({ type: "steering_queued", steering_id: steeringId, text }, opts);
+}
+
+export function steeringRecalled(steeringId: string, opts?: BuildOptions): OmniMessage<"event_msg"> {
+  return eventMessage({ type: "steering_recalled", steering_id: steeringId }, opts);
+}
+
+/** Only the settings given are recorded; at least one must be. */
+export function settingsChanged(
+  settings: { approval_mode?: string; thinking_level?: string },
+  opts?: BuildOptions,
+): OmniMessage<"event_msg"> {
+  if (settings.approval_mode === undefined && settings.thinking_level === undefined) {
+    throw new Error("settingsChanged needs approval_mode or thinking_level");
+  }
+  return eventMessage({ type: "settings_changed", approval_mode: settings.approval_mode, thinking_level: settings.thinking_level }, opts);
+}
+
+export function sessionTitle(title: string, opts?: BuildOptions): OmniMessage<"event_msg"> {
+  return eventMessage({ type: "session_title", title }, opts);
+}
+
+export function sessionArchived(archived: boolean, opts?: BuildOptions): OmniMessage<"event_msg"> {
+  return eventMessage({ type: "session_archived", archived }, opts);
+}
+
+/** `budget` in tokens, -1 for no limit. */
+export function goalStarted(objective: string, budget: number, opts?: BuildOptions): OmniMessage<"event_msg"> {
+  return eventMessage({ type: "goal_started", objective, budget }, opts);
+}
+
+/** `at` is the source position in its public form (`NNN:LLLLLL`). */
 export function forkedFrom(sessionId: string, at: string, opts?: BuildOptions): OmniMessage<"event_msg"> {
   return eventMessage({ type: "forked_from", session_id: sessionId, at }, opts);
 }

@@ -4,7 +4,7 @@
  * `isModel(m, "tool_call")` and `isEvent(m, "request_end")` narrow both the envelope and its
  * payload; `isPartial` / `isCompleteModel` split the model family by streaming state.
  * `parseEnvelope` is the tolerant reader used on untrusted JSON (Trace lines, SSE, HTTP
- * bodies): it checks the envelope shape and answers `undefined` instead of throwing.
+ * bodies): it decodes with the protocol schema and answers `undefined` instead of throwing.
  */
 import type {
   CompleteModelPayload,
@@ -17,6 +17,7 @@ import type {
   StopReason,
 } from "./types.js";
 import { STOP_REASONS } from "./types.js";
+import { decodeEnvelope } from "./schema.js";
 
 type EventTag = EventPayload["type"];
 type ModelTag = ModelPayload["type"];
@@ -43,21 +44,6 @@ const COMPLETE_TAGS = new Set<string>([
   "tool_call_output",
   "image_url",
   "inline_data",
-]);
-const EVENT_TAGS = new Set<string>([
-  "request_begin",
-  "request_end",
-  "token_usage",
-  "approval_decision",
-  "abort",
-  "compaction_begin",
-  "compaction_end",
-  "subagent",
-  "tool_list_ready",
-  "mcp_connect_begin",
-  "mcp_connect_end",
-  "goal_finished",
-  "forked_from",
 ]);
 
 export function isSessionMeta(m: OmniMessage): m is SessionMetaMessage {
@@ -98,39 +84,14 @@ export function isStopReason(v: unknown): v is StopReason {
   return typeof v === "string" && (STOP_REASONS as readonly string[]).includes(v);
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /**
- * Checks untrusted JSON for the envelope shape: a string timestamp, a known family, a payload
- * object with a known `type` tag (session_meta: a `session_id` string), and an `origin` that is
- * a list of strings when present. Fields inside the payload are not validated further; readers
- * treat unknown extra fields as opaque, so newer files stay readable.
+ * Checks untrusted JSON against the protocol schema (schema.ts): the envelope, its family and
+ * every payload field. Unknown extra fields are kept as opaque, so newer files stay readable.
+ * Answers `undefined` instead of throwing; `decodeEnvelope` gives the reason when one is needed.
  */
 export function parseEnvelope(value: unknown): OmniMessage | undefined {
-  if (!isRecord(value)) return undefined;
-  const { timestamp, type, payload, origin } = value;
-  if (typeof timestamp !== "string" || !isRecord(payload)) return undefined;
-  if (origin !== undefined && !(Array.isArray(origin) && origin.every((o) => typeof o === "string"))) {
-    return undefined;
-  }
-  switch (type) {
-    case "session_meta":
-      if (typeof payload.session_id !== "string") return undefined;
-      break;
-    case "model_msg":
-      if (typeof payload.type !== "string" || !(PARTIAL_TAGS.has(payload.type) || COMPLETE_TAGS.has(payload.type))) {
-        return undefined;
-      }
-      break;
-    case "event_msg":
-      if (typeof payload.type !== "string" || !EVENT_TAGS.has(payload.type)) return undefined;
-      break;
-    default:
-      return undefined;
-  }
-  return value as OmniMessage;
+  const result = decodeEnvelope(value);
+  return result.ok ? (result.message as OmniMessage) : undefined;
 }
 
 /** Narrow a session_meta payload out of an envelope, or undefined. */

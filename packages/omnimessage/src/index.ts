@@ -1,6 +1,7 @@
-// @penguin/omnimessage: the protocol every PenguinHarness part speaks. Zero runtime
-// dependencies and no Node APIs, so the web app imports it as-is.
+// @penguin/omnimessage: the protocol every PenguinHarness part speaks. Its one runtime
+// dependency is effect (the schemas); no Node APIs, so the web app imports it as-is.
 export * from "./types.js";
+export * from "./schema.js";
 export * from "./guards.js";
 export * from "./builders.js";
 export * from "./aggregate.js";

@@ -10,7 +10,7 @@
  * fork starts a new session whose state is the state at N (core's `forkSession({ at })`)
  * and prints its id; `penguin chat --resume <id>` or `penguin run --resume <id>` go on from there.
  */
-import type { SessionState } from "@penguin/core";
+import type { SessionView } from "@penguin/core";
 import type { OmniMessage } from "@penguin/omnimessage";
 import { UsageError } from "../cli-error.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
@@ -55,17 +55,17 @@ export function messageLine(m: OmniMessage): string {
 type Comparable = Record<string, unknown>;
 
 /** The state as plain JSON, with messages as envelopes. */
-function stateJson(s: SessionState): Comparable {
+function stateJson(s: SessionView): Comparable {
   return JSON.parse(JSON.stringify(s)) as Comparable;
 }
 
 /** The state without envelope timestamps: placeholders resume would add are stamped per call. */
-function timeless(s: SessionState): Comparable {
+function timeless(s: SessionView): Comparable {
   return JSON.parse(JSON.stringify(s, (key, value: unknown) => (key === "timestamp" ? undefined : value))) as Comparable;
 }
 
 /** Fields that differ between two states: `{ field: { from, to } }`, messages compared as JSON. */
-export function stateDiff(from: SessionState, to: SessionState): Record<string, { from: unknown; to: unknown }> {
+export function stateDiff(from: SessionView, to: SessionView): Record<string, { from: unknown; to: unknown }> {
   const a = timeless(from);
   const b = timeless(to);
   const out: Record<string, { from: unknown; to: unknown }> = {};
@@ -76,7 +76,7 @@ export function stateDiff(from: SessionState, to: SessionState): Record<string, 
   return out;
 }
 
-function printState(s: SessionState): void {
+function printState(s: SessionView): void {
   const out = Output.of(process.stdout);
   const c = out.colors;
   const field = (name: string, value: string) => out.line(`${c.bold(name.padEnd(16))} ${value}`);
@@ -110,10 +110,10 @@ export async function inspectCommand(sessionId: string, flags: InspectFlags): Pr
   const at = position(flags.at, "--at");
   const diffFrom = position(flags.diff, "--diff");
   const agent = await openAgent(flags);
-  const state = await agent.sessionState({ sessionId, ...(at !== undefined ? { at } : {}) });
+  const state = await agent.inspectState({ sessionId, ...(at !== undefined ? { at } : {}) });
   const json = flags.json === true ? createJsonLines(process.stdout, () => undefined) : undefined;
   if (diffFrom !== undefined) {
-    const before = await agent.sessionState({ sessionId, at: diffFrom });
+    const before = await agent.inspectState({ sessionId, at: diffFrom });
     const changes = stateDiff(before, state);
     if (json !== undefined) {
       json.write({ type: "state_diff", session_id: sessionId, from: before.at, to: state.at, changes });
@@ -143,7 +143,7 @@ export async function forkCommand(sessionId: string, flags: ForkFlags): Promise<
   if (at === undefined) throw new UsageError("fork needs --at N: the record to fork after (penguin inspect SID --at N shows the state there)");
   const agent = await openAgent(flags);
   const forkId = await agent.forkSession({ sessionId, at });
-  const state = await agent.sessionState({ sessionId: forkId });
+  const state = await agent.inspectState({ sessionId: forkId });
   if (flags.json === true) {
     createJsonLines(process.stdout, () => undefined).write({ type: "fork", session_id: forkId, forked_from: sessionId, at: state.settings.forkedFrom?.at });
     return EXIT.done;

@@ -17,5 +17,7 @@ export function parseApprovalMode(value: string): ApprovalMode {
 }
 
 export function approvalFor(mode: ApprovalMode, session: Session, ask: ApproveFn | undefined): ApproveFn {
+  // The mode a task runs with is decided here: the session records it (a change only).
+  session.setApprovalMode(mode);
   return approveForMode(mode, { permissionOf: (name) => session.toolPermission(name), ...(ask === undefined ? {} : { ask }) });
 }

@@ -36,8 +36,9 @@ import {
 import type { LLMInterface } from "../interfaces.js";
 import type { EngineState, TraceSink } from "./context-engine.js";
 import { isRetryable, retryWaitMs } from "./reconnect.js";
-import { extractSummary } from "./summary.js";
-import { summaryWithDigest } from "./activity-digest.js";
+import { DISCARDED_NOTE, extractSummary, summaryWithDigest, survivesCompaction } from "@penguin/trace";
+
+export { DISCARDED_NOTE, survivesCompaction };
 
 export interface CompactionSettings {
   maxContextLength: number;
@@ -54,7 +55,6 @@ export const DEFAULT_COMPACTION: CompactionSettings = {
   prompt: "Summarize the conversation so far for a fresh context. Answer inside [summary]…[/summary].",
 };
 
-export const DISCARDED_NOTE = "The earlier context was discarded to make room; continue the task from the recorded activity below.";
 
 const UNKNOWN_WINDOW = 128000;
 const WINDOW_MARGIN = 2048;
@@ -72,17 +72,6 @@ export function compactionTrigger(settings: CompactionSettings, state: EngineSta
   return undefined;
 }
 
-/**
- * Input a compaction must not swallow: what the human (or a parent agent, or the server)
- * wrote. Tool outputs and harness notes are consumed by the compaction request instead.
- * Shared with replay, so a resumed session keeps exactly the same messages.
- */
-export function survivesCompaction(m: OmniMessage): boolean {
-  if (m.type !== "model_msg") return false;
-  const p = m.payload;
-  if (p.role !== "user" || p.type === "tool_call_output") return false;
-  return !(p.type === "text" && p.sender === "harness");
-}
 
 export interface CompactionDeps {
   llm: LLMInterface;

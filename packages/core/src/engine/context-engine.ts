@@ -24,7 +24,7 @@
  * - Compaction (compaction.ts) runs before a request when a trigger fires; if it fails the
  *   run stops like an abort and the old context is kept.
  *
- * Trace resume (trace/replay.ts) applies the same rules to rebuild this state after a crash.
+ * Trace resume folds the trace with `evolve` (@penguin/trace), whose rules mirror these.
  */
 import {
   abortEvent,
@@ -34,6 +34,9 @@ import {
   PartialAggregator,
   requestBegin,
   requestEnd,
+  settingsChanged,
+  steeringQueued,
+  steeringRecalled,
   tokenUsage,
   toolListReady,
   userText,
@@ -51,8 +54,7 @@ import { Channel } from "./channel.js";
 import { compact, compactionTrigger, DEFAULT_COMPACTION, survivesCompaction, type CompactionSettings } from "./compaction.js";
 import { isRetryable, MAX_RETRIES, realSleep, retryWaitMs, type SleepFn } from "./reconnect.js";
 import { ToolBatch } from "./tool-batch.js";
-import { INTERRUPTED_BY_USER, turnAbortedText, turnRetriedText } from "./turn-notes.js";
-import { contextSummaryText } from "./summary.js";
+import { contextSummaryText, INTERRUPTED_BY_USER, turnAbortedText, turnRetriedText } from "@penguin/trace";
 
 /** Where the engine records messages. The trace writer is the production sink. */
 export interface TraceSink {
@@ -85,6 +87,12 @@ export interface EngineState {
   lastRequest: TokenCounts | undefined;
   /** The tool list was already announced in the current trace file. */
   toolsAnnounced: boolean;
+  /**
+   * The session's thinking level as the trace knows it: the last `settings_changed`, else the
+   * level the session was opened with (a baseline, not recorded). A task with another level
+   * records the change.
+   */
+  thinkingLevel?: string;
 }
 
 export function initialEngineState(): EngineState {
@@ -156,6 +164,7 @@ export class ContextEngine {
     if (!this.#running) return undefined;
     const id = `steer-${++this.#steeringSeq}`;
     this.#steering.push({ id, text });
+    this.#config.trace.append(steeringQueued(id, text));
     return id;
   }
 
@@ -164,6 +173,7 @@ export class ContextEngine {
     const i = this.#steering.findIndex((s) => s.id === id);
     if (i < 0) return undefined;
     const [item] = this.#steering.splice(i, 1);
+    this.#config.trace.append(steeringRecalled(id));
     return item?.text;
   }
 
@@ -242,6 +252,11 @@ export class ContextEngine {
   async #drive(newMessages: OmniMessage[], options: RunOptions, signal: AbortSignal, emit: Emit): Promise<void> {
     await this.#connect(signal, emit);
     const state = this.state;
+    // The task's thinking level is decided here: a change is a session fact (traced, not streamed).
+    if (options.thinkingLevel !== undefined && state.thinkingLevel !== undefined && options.thinkingLevel !== state.thinkingLevel) {
+      state.thinkingLevel = options.thinkingLevel;
+      emit(settingsChanged({ thinking_level: options.thinkingLevel }), false);
+    }
     let input: Outgoing[] = [
       ...state.carryOver.map((message) => ({ message, fresh: false, stream: false })),
       ...newMessages.map((message) => ({ message, fresh: true, stream: false })),

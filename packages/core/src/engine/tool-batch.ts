@@ -11,6 +11,7 @@
  *   pending approvals are abandoned, and the caller fills the gaps with placeholders.
  */
 import {
+  approvalRequested,
   approvalDecision,
   isEvent,
   isModel,
@@ -21,7 +22,7 @@ import {
   type ToolCallPayload,
 } from "@penguin/omnimessage";
 import type { ApprovalResult, ApproveFn, EnvironmentInterface, PolicyCheck } from "../interfaces.js";
-import { DENIED_BY_POLICY, DENIED_BY_USER } from "./turn-notes.js";
+import { DENIED_BY_POLICY, DENIED_BY_USER } from "@penguin/trace";
 
 export interface ToolBatchDeps {
   env: EnvironmentInterface;
@@ -110,6 +111,9 @@ export class ToolBatch {
   async #ask(call: ToolCallPayload): Promise<ApprovalResult | "aborted"> {
     const { approve, signal } = this.#deps;
     if (approve === undefined) return "deny";
+    // The Human is about to be asked: a fact of the session (a reload shows the open
+    // question), traced but not streamed (the host is the one asked).
+    this.#emit(approvalRequested({ tool_call_id: call.tool_call_id, name: call.name }), false);
     const answer = approve(call, { signal }).then(
       (r): ApprovalResult => (r === "allow" || r === "deny" || r === "forbidden" ? r : "deny"),
       (): ApprovalResult => "deny",

@@ -11,7 +11,7 @@
  */
 import { extractMarker, isCompleteModel, startsWithMarker, type OmniMessage, type RequestEndPayload, type TokenCounts } from "@penguin/omnimessage";
 import { replayTrace } from "../trace/replay.js";
-import { INTERRUPTED_BY_USER } from "../engine/turn-notes.js";
+import { INTERRUPTED_BY_USER } from "@penguin/trace";
 import type { RecordedEvent, RecordedSession } from "./recording.js";
 
 export interface RecordedRequest {
@@ -36,6 +36,9 @@ export interface RecordedRequest {
 
 export type RecordedTask = { kind: "run"; input: OmniMessage[]; at: number } | { kind: "compact"; at: number };
 
+/** Steering the Human queued or took back, at the record where it happened. */
+export type SteeringAction = { at: number; kind: "queue"; text: string } | { at: number; kind: "recall"; id: string };
+
 export interface ReplayPlan {
   tasks: RecordedTask[];
   requests: RecordedRequest[];
@@ -50,6 +53,11 @@ export interface ReplayPlan {
    * written every record before that one.
    */
   abortPoints: number[];
+  /**
+   * Traces that record `steering_queued` / `steering_recalled` say when the Human steered;
+   * older ones only show the steering where it was delivered (RecordedRequest.steering).
+   */
+  steeringActions: SteeringAction[];
 }
 
 const topLevel = (e: RecordedEvent) => e.message.origin === undefined || e.message.origin.length === 0;
@@ -76,6 +84,7 @@ export function buildPlan(recording: RecordedSession): ReplayPlan {
   const outputAt = new Map<string, number>();
   const spawned = new Map<string, RecordedEvent[]>();
   const abortPoints: number[] = [];
+  const steeringActions: SteeringAction[] = [];
   const openCalls: string[] = [];
   const ends: { request: RecordedRequest; index: number }[] = [];
   let request: RecordedRequest | undefined;
@@ -151,6 +160,12 @@ export function buildPlan(recording: RecordedSession): ReplayPlan {
       case "compaction_end":
         inCompaction = false;
         break;
+      case "steering_queued":
+        steeringActions.push({ at: e.n, kind: "queue", text: ev.text });
+        break;
+      case "steering_recalled":
+        steeringActions.push({ at: e.n, kind: "recall", id: ev.steering_id });
+        break;
       case "abort":
         if (ev.reason === "aborted by user") abortPoints.push(firstAbortSign ?? e.n);
         firstAbortSign = undefined;
@@ -160,7 +175,7 @@ export function buildPlan(recording: RecordedSession): ReplayPlan {
     }
   });
   fillContexts(events, ends);
-  return { tasks, requests, approvals, outputs, outputAt, spawned, abortPoints };
+  return { tasks, requests, approvals, outputs, outputAt, spawned, abortPoints, steeringActions };
 }
 
 /** The context of each completed turn, from the resume fold over the records up to its end. */

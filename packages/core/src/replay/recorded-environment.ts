@@ -8,7 +8,7 @@
  * call and only the moment its output is recorded follows the recording (sequencer.ts).
  */
 import { modelMessage, type OmniMessage, type ToolDefinition } from "@penguin/omnimessage";
-import { INTERRUPTED_BY_EXIT } from "../engine/turn-notes.js";
+import { INTERRUPTED_BY_EXIT } from "@penguin/trace";
 import type { RecordSequencer } from "./sequencer.js";
 import type { RecordedEvent } from "./recording.js";
 import type { EnvironmentInterface, ExecuteToolInput, ToolPermission } from "../interfaces.js";

@@ -135,13 +135,27 @@ class SessionReplay {
       ids: this.ids,
       pace,
       sequencer: this.sequencer,
-      steer: (text) => void this.session?.steer(text),
+      // Older traces show steering only where it was delivered: queue it one request early.
+      ...(this.plan.steeringActions.length === 0 ? { steer: (text: string) => void this.session?.steer(text) } : {}),
     });
+  }
+
+  #nextSteering = 0;
+
+  /** Queue or recall steering once the replay has written every record before it. */
+  #steerOnTime(): void {
+    const actions = this.plan.steeringActions;
+    while (this.#nextSteering < actions.length && actions[this.#nextSteering]!.at - 1 <= this.sequencer.written) {
+      const action = actions[this.#nextSteering++]!;
+      if (action.kind === "queue") this.session?.queueSteering(action.text);
+      else this.session?.recallSteering(action.id);
+    }
   }
 
   /** The writer's line hook: count records; fire the pending abort when its record is next. */
   onLine = (): void => {
     this.sequencer.recorded();
+    this.#steerOnTime();
     const fire = this.#abortAt;
     if (fire !== undefined) setImmediate(fire);
   };

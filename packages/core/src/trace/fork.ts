@@ -13,6 +13,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { forkedFrom, parseEnvelope, type OmniMessage } from "@penguin/omnimessage";
+import { formatPosition } from "@penguin/trace";
 import { PenguinError } from "../errors.js";
 import { copyDir } from "../state/copy-dir.js";
 import { sessionDate } from "../state/ids.js";
@@ -124,6 +125,8 @@ export function forkSessionFiles(paths: AgentPaths, sourceId: string, newId: str
   for (const f of files.filter((x) => x.index <= target)) {
     const lines = f.index === target ? cutLines.slice(0, cut.end + 1) : parseLines(readFileSync(f.file, "utf8"));
     const out = lines.map((l, i) => rewrite(l.raw, sourceId, newId, i === 0 && l.message?.type === "session_meta"));
+    // The fork's own first record: where it came from (the source's id is not rewritten here).
+    if (f.index === target) out.push(JSON.stringify(forkedFrom(sourceId, formatPosition({ file: target, line: cut.end + 1 }))));
     const file = traceFilePath(paths, date, newId, f.index);
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, `${out.join("\n")}\n`, { mode: 0o600, flag: "wx" });

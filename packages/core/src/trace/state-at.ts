@@ -1,7 +1,7 @@
 /**
  * Time travel: a session's state at any record, `stateAt(recording, N)`.
  *
- * This is the ONE function `penguin inspect`, `agent.sessionState` and `--diff` go through,
+ * This is the ONE function `penguin inspect`, `agent.inspectState` and `--diff` go through,
  * so the derivation can be switched to the trace package's `evolve` fold when it lands. Today
  * the engine state comes from the resume fold (trace/replay.ts) over records 1..N of the
  * session, all rotated files in order (a completed compaction closes the context there, as
@@ -18,11 +18,11 @@ import {
   type TokenCounts,
   type ToolCallPayload,
 } from "@penguin/omnimessage";
-import { contextSummaryText } from "../engine/summary.js";
+import { contextSummaryText } from "@penguin/trace";
 import { resolvePosition, type RecordedEvent, type RecordedSession } from "../replay/recording.js";
 import { replayTrace } from "./replay.js";
 
-export interface SessionState {
+export interface SessionView {
   sessionId: string;
   /** The record the state is taken after. */
   at: { n: number; position: string; record: string };
@@ -70,7 +70,7 @@ function pathArgument(call: ToolCallPayload): string | undefined {
 const describe = (e: RecordedEvent): string => (e.message.type === "session_meta" ? "session_meta" : `${e.message.type} ${e.message.payload.type}`);
 
 /** The state after record `at` (a 1-based count or `NNN:LLLLLL`). */
-export function stateAt(recording: RecordedSession, at: number | string): SessionState {
+export function stateAt(recording: RecordedSession, at: number | string): SessionView {
   const target = resolvePosition(recording.events, at);
   const upTo = recording.events.slice(0, target.n).filter((e) => e.message.origin === undefined || e.message.origin.length === 0);
   const messages = upTo.map((e) => e.message);
@@ -86,8 +86,8 @@ export function stateAt(recording: RecordedSession, at: number | string): Sessio
   let windowOpen = false;
   let completed = 0;
   let inProgress = false;
-  let goal: SessionState["goal"];
-  let forkedFrom: SessionState["settings"]["forkedFrom"];
+  let goal: SessionView["goal"];
+  let forkedFrom: SessionView["settings"]["forkedFrom"];
   for (const m of messages) {
     if (m.type === "model_msg") {
       const p = m.payload;

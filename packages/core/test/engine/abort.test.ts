@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { WIRE_PROTOCOLS } from "@penguin/testkit";
 import { collect, allow, shapeOf, startHarness, traceOf, type Harness } from "../helpers/harness.js";
 import { resultText } from "../helpers/harness.js";
-import { INTERRUPTED_BY_USER } from "../../src/engine/turn-notes.js";
+import { INTERRUPTED_BY_USER } from "@penguin/trace";
 
 let h: Harness | undefined;
 afterEach(async () => {

@@ -7,7 +7,7 @@ import { WIRE_PROTOCOLS } from "@penguin/testkit";
 import type { ToolCallPayload } from "@penguin/omnimessage";
 import { collect, shapeOf, startHarness, traceOf, type Harness } from "../helpers/harness.js";
 import { resultText } from "../helpers/harness.js";
-import { DENIED_BY_POLICY, DENIED_BY_USER } from "../../src/engine/turn-notes.js";
+import { DENIED_BY_POLICY, DENIED_BY_USER } from "@penguin/trace";
 
 let h: Harness | undefined;
 afterEach(async () => {

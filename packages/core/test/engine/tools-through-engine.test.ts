@@ -12,7 +12,7 @@ import { startTestkit, type ScriptStep, type Testkit } from "@penguin/testkit";
 import type { OmniMessage, ToolCallOutputPayload } from "@penguin/omnimessage";
 import { allow, collect, resultText, startHarness, type Harness, type HarnessOptions } from "../helpers/harness.js";
 import { manualTimeouts, stalledDisk } from "../environment/helpers.js";
-import { INTERRUPTED_BY_USER } from "../../src/engine/turn-notes.js";
+import { INTERRUPTED_BY_USER } from "@penguin/trace";
 
 const PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 

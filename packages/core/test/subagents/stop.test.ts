@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { isEvent, isModel, type OmniMessage } from "@penguin/omnimessage";
 import { sessionTraceFiles } from "../../src/trace/reader.js";
-import { INTERRUPTED_BY_USER } from "../../src/engine/turn-notes.js";
+import { INTERRUPTED_BY_USER } from "@penguin/trace";
 import { allow, collect, shapeOf, startHarness, traceOf, type Harness } from "../helpers/harness.js";
 import { leftovers, sleepMarker, waitUntil } from "../environment/helpers.js";
 import { fromChild, lastSubagentId, routeConversations, runSubagent, toolResults, userTexts, type Turn } from "./helpers/conversations.js";

@@ -17,7 +17,7 @@ import {
 } from "@penguin/omnimessage";
 import { replayTrace } from "../../src/trace/replay.js";
 import { parseTraceText } from "../../src/trace/reader.js";
-import { INTERRUPTED_BY_EXIT, INTERRUPTED_BY_USER } from "../../src/engine/turn-notes.js";
+import { INTERRUPTED_BY_EXIT, INTERRUPTED_BY_USER } from "@penguin/trace";
 
 const SEEDS_EXAMPLE = [
   '{"timestamp":"2026-07-18T03:10:22.531Z","type":"session_meta","payload":{"session_id":"session-2026-07-18-11-10-22-3f8a1c2d","provider":"deepseek","model_id":"deepseek-v4-pro","model_context_window":1000000,"system_prompt":"…","tools":[],"thinking_level":"medium","agent_state":"/home/u/.penguin/data/default_project/agents/default_agent/agent_state","workspace":"/home/u/work"}}',

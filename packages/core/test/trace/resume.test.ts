@@ -11,7 +11,7 @@ import { WIRE_PROTOCOLS } from "@penguin/testkit";
 import { allow, collect, shapeOf, startHarness, traceOf, type Harness } from "../helpers/harness.js";
 import { resultText } from "../helpers/harness.js";
 import { createAgent } from "../../src/agent.js";
-import { INTERRUPTED_BY_EXIT } from "../../src/engine/turn-notes.js";
+import { INTERRUPTED_BY_EXIT } from "@penguin/trace";
 import { parseTraceText } from "../../src/trace/reader.js";
 
 let h: Harness | undefined;

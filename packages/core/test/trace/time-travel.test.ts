@@ -107,7 +107,7 @@ describe("sessionState (penguin inspect)", () => {
   it("equals the live engine's state after every task", async () => {
     expect(liveStates).toHaveLength(4);
     for (const live of liveStates) {
-      const state = await h.agent.sessionState({ sessionId, at: live.records });
+      const state = await h.agent.inspectState({ sessionId, at: live.records });
       expect(content(state.history)).toEqual(content(live.history));
       expect(content(state.carryOver)).toEqual(content(live.carryOver));
       expect(state.turns).toBe(live.turns);
@@ -124,7 +124,7 @@ describe("sessionState (penguin inspect)", () => {
     for (const live of atUsage) {
       const record = recording.events.find((e) => JSON.stringify(e.message) === JSON.stringify(live.message));
       expect(record, "the yielded token_usage is in the trace").toBeDefined();
-      const state = await h.agent.sessionState({ sessionId, at: record!.n });
+      const state = await h.agent.inspectState({ sessionId, at: record!.n });
       if (state.compaction.inProgress) continue;
       checked += 1;
       expect(content(state.history), `history at record ${record!.n}`).toEqual(content(live.history));
@@ -137,19 +137,19 @@ describe("sessionState (penguin inspect)", () => {
   it("reports open calls, pending approvals, files and compaction segments along the way", async () => {
     const recording = loadRecording({ paths: h.agent.paths }, sessionId);
     const firstCall = recording.events.find((e) => e.message.type === "model_msg" && e.message.payload.type === "tool_call")!;
-    const atCall = await h.agent.sessionState({ sessionId, at: firstCall.n });
+    const atCall = await h.agent.inspectState({ sessionId, at: firstCall.n });
     expect(atCall.pendingApprovals.map((c) => c.name)).toEqual(["read_file"]);
     expect(atCall.running).toBe(true);
     const allowed = recording.events.find((e) => e.n > firstCall.n && e.message.type === "event_msg" && e.message.payload.type === "approval_decision")!;
-    expect((await h.agent.sessionState({ sessionId, at: allowed.n })).openToolCalls.map((c) => c.name)).toEqual(["read_file"]);
-    const last = await h.agent.sessionState({ sessionId });
+    expect((await h.agent.inspectState({ sessionId, at: allowed.n })).openToolCalls.map((c) => c.name)).toEqual(["read_file"]);
+    const last = await h.agent.inspectState({ sessionId });
     expect(last.filesRead).toEqual(["notes.txt"]);
     expect(last.filesWritten).toEqual(["summary.txt"]);
     expect(last.compaction).toMatchObject({ segment: 2, completed: 1, inProgress: false });
     expect(last.steering).toEqual(["answer in one sentence"]);
-    const byPosition = await h.agent.sessionState({ sessionId, at: allowed.position });
+    const byPosition = await h.agent.inspectState({ sessionId, at: allowed.position });
     expect(byPosition.at.n).toBe(allowed.n);
-    await expect(h.agent.sessionState({ sessionId, at: recording.events.length + 1 })).rejects.toThrow(/give a number from 1 to/);
+    await expect(h.agent.inspectState({ sessionId, at: recording.events.length + 1 })).rejects.toThrow(/give a number from 1 to/);
   });
 });
 
@@ -157,7 +157,7 @@ describe("forkSession at any record", () => {
   it("every fork runs one more task that passes the pairing check, from the state at N", async () => {
     const recording = loadRecording({ paths: h.agent.paths }, sessionId);
     for (const e of recording.events) {
-      const expected = await h.agent.sessionState({ sessionId, at: e.n });
+      const expected = await h.agent.inspectState({ sessionId, at: e.n });
       const forkId = await h.agent.forkSession({ sessionId, at: e.n });
       const forked = loadRecording({ paths: h.agent.paths }, forkId);
       const origin = forked.events[1]?.message;

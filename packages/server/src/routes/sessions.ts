@@ -9,6 +9,7 @@
  */
 import { isAbsolute } from "node:path";
 import { readProjectConfig } from "@penguin/core";
+import { sessionArchived, sessionTitle } from "@penguin/omnimessage";
 import { z } from "zod";
 import { notFound } from "../http/api-error.js";
 import { json, noContent } from "../http/respond.js";
@@ -90,7 +91,7 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
 
   table.add(
     { method: "patch", path: "/api/sessions/:id", operationId: "sessions.update", summary: "Change approval mode, thinking level, title or archived flag", tag: "sessions", access: "session", body: PatchBody, responses: { 200: { description: "The session" } } },
-    ({ grant, body }) => {
+    async ({ grant, body }) => {
       const id = grant.session.sessionId;
       if (body.approvalMode !== undefined) stores.sessions.setApprovalMode(id, body.approvalMode);
       if (body.thinkingLevel !== undefined) {
@@ -99,6 +100,11 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
       }
       if (body.title !== undefined) stores.sessions.setTitle(id, body.title);
       if (body.archived !== undefined) stores.sessions.setArchived(id, body.archived ? (grant.session.archivedAt ?? ctx.now()) : null);
+      // The same facts go to the trace (a session without a trace yet has nothing to append to).
+      if (grant.session.hasTrace) {
+        if (typeof body.title === "string") await sessions.recordFact(grant.session, sessionTitle(body.title));
+        if (body.archived !== undefined && (body.archived === true) !== (grant.session.archivedAt !== null)) await sessions.recordFact(grant.session, sessionArchived(body.archived === true));
+      }
       const view = viewOf(id);
       ctx.userEvents.toProject(grant.project.projectId, { type: "session_updated", session: view });
       return json(view);

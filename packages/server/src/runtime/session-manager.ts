@@ -20,7 +20,7 @@ import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { createAgent, isApprovalMode, isPenguinError, readTraceFile, PROJECT_OR_AGENT_ID, projectPaths, sessionScratchpad, sessionTraceFiles, type Agent, type ApprovalMode, type ForkPosition, type Session, type SleepFn } from "@penguin/core";
-import type { OmniMessage, SessionMetaPayload } from "@penguin/omnimessage";
+import { sessionTitle, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import type { SessionRow } from "../db/sessions-store.js";
 import type { Stores } from "../db/stores.js";
@@ -254,6 +254,16 @@ export class SessionManager {
     this.#runner.start(hub, core, { kind: "compact" });
   }
 
+  /**
+   * Record a host-decided fact (title, archive) in the session's trace: through its open core
+   * Session when there is one, else appended by core to the trace on disk.
+   */
+  async recordFact(row: SessionRow, fact: OmniMessage<"event_msg">): Promise<void> {
+    const core = this.#hubs.get(row.sessionId)?.core;
+    if (core !== undefined) return core.recordFact(fact);
+    (await this.agent(row.projectId, row.agentId)).recordSessionFact(row.sessionId, fact);
+  }
+
   setThinkingLevel(sessionId: string, level: ThinkingLevel): void {
     const core = this.#hubs.get(sessionId)?.core;
     if (core !== undefined) core.thinkingLevel = level;
@@ -315,7 +325,9 @@ export class SessionManager {
       createdAt: now,
       lastActiveAt: now,
     });
-    stores.sessions.setTitle(forkId, `${row.title ?? "Session"} (${n})`);
+    const forkTitle = `${row.title ?? "Session"} (${n})`;
+    stores.sessions.setTitle(forkId, forkTitle);
+    agent.recordSessionFact(forkId, sessionTitle(forkTitle));
     if (row.thinkingLevel !== null) stores.sessions.setThinkingLevel(forkId, row.thinkingLevel);
     const forked = stores.sessions.get(forkId);
     if (forked === undefined) throw new Error(`fork ${forkId} was not indexed`);

@@ -148,6 +148,7 @@ export class TaskRunner {
     const { stores } = this.#deps;
     return async function approveByMode(toolCall, ctx) {
       const mode = stores.sessions.get(hub.sessionId)?.approvalMode ?? "allow-all";
+      core.setApprovalMode(mode);
       const decide = approveForMode(mode, {
         permissionOf: (name) => core.toolPermission(name),
         ask: (call, askCtx) => hub.approvals.ask(call, askCtx.signal),
@@ -184,6 +185,7 @@ export class TaskRunner {
       const chosen = title ?? fallbackTitle(prompt);
       if (chosen === "") return;
       stores.sessions.setTitle(hub.sessionId, chosen);
+      core.recordTitle(chosen);
       hub.serverEvent({ type: "session_title", sessionId: hub.sessionId, title: chosen });
       this.#deps.userEvents.toProject(hub.projectId, { type: "session_title", sessionId: hub.sessionId, title: chosen });
     });

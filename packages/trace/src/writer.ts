@@ -17,11 +17,17 @@
  * - Compaction rotates to the next index (`_002`, `_003`…), again lazily, and the new file
  *   starts with `session_meta` and `tool_list_ready`.
  *
+ * - Every line has a position (file index, line number; position.ts). The writer counts the
+ *   lines of the file it appends to, so listeners (`onAppend`) get each record's position,
+ *   and they get it only once the record is written, and synced when it is a commit point:
+ *   a subscriber never sees a record a crash could still take back.
+ *
  * Writes are synchronous on purpose: records must hit the file in exactly the order the host
  * sees them, and a commit point must be durable before the engine moves on.
  */
-import { closeSync, fdatasyncSync, mkdirSync, openSync, readSync, statSync, writeSync } from "node:fs";
+import { closeSync, fdatasyncSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import type { TracePosition } from "./position.js";
 import {
   isEvent,
   isTraceable,
@@ -46,8 +52,6 @@ export interface TraceWriterOptions {
   toolsWritten?: boolean;
   /** Disable fsync (benchmarks of the raw append path). Default true. */
   fsync?: boolean;
-  /** Called after each line is written (replay counts records to re-enact aborts on time). */
-  onLine?: (m: OmniMessage) => void;
 }
 
 const COMMIT_EVENTS = new Set(["request_end", "compaction_begin", "compaction_end"]);
@@ -58,10 +62,12 @@ export function isCommitPoint(m: OmniMessage): boolean {
   return isEvent(m) && COMMIT_EVENTS.has(m.payload.type);
 }
 
+/** Called after a record is durable, with its position. */
+export type AppendListener = (m: OmniMessage, position: TracePosition) => void;
+
 export class TraceWriter {
   readonly #fileFor: TraceFileNamer;
   readonly #fsync: boolean;
-  readonly #onLine: ((m: OmniMessage) => void) | undefined;
   #index: number;
   #meta: SessionMetaPayload;
   #fd: number | undefined;
@@ -69,11 +75,13 @@ export class TraceWriter {
   #tools: ToolDefinition[] | undefined;
   #toolsWritten: boolean;
   #needsNewline = false;
+  /** Lines in the current file so far (a torn last line counts: the next record follows it). */
+  #lines: number | undefined;
+  readonly #listeners = new Set<AppendListener>();
 
   constructor(options: TraceWriterOptions) {
     this.#fileFor = options.fileFor;
     this.#fsync = options.fsync ?? true;
-    this.#onLine = options.onLine;
     this.#index = options.index;
     this.#meta = options.meta;
     this.#headerWritten = options.existing;
@@ -89,6 +97,18 @@ export class TraceWriter {
     return this.#index;
   }
 
+  /** The position the next record will get (its file is opened, and counted, if needed). */
+  nextPosition(): TracePosition {
+    this.#open();
+    return { file: this.#index, line: (this.#lines ?? 0) + 1 };
+  }
+
+  /** Listen to durable appends; returns the unsubscribe function. */
+  onAppend(listener: AppendListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
   /** True once this file has a record on disk. */
   get started(): boolean {
     return this.#headerWritten;
@@ -101,8 +121,10 @@ export class TraceWriter {
   setTools(tools: ToolDefinition[]): void {
     this.#tools = tools;
     if (this.#headerWritten && !this.#toolsWritten) {
-      this.#writeLine(toolListReady(tools));
+      const m = toolListReady(tools);
+      const position = this.#writeLine(m);
       this.#toolsWritten = true;
+      this.#publish(m, position);
     }
   }
 
@@ -114,8 +136,9 @@ export class TraceWriter {
       if (this.#toolsWritten) return;
       this.#toolsWritten = true;
     }
-    this.#writeLine(m);
+    const position = this.#writeLine(m);
     if (this.#fsync && isCommitPoint(m) && this.#fd !== undefined) fdatasyncSync(this.#fd);
+    this.#publish(m, position);
   }
 
   /**
@@ -134,6 +157,7 @@ export class TraceWriter {
     if (meta !== undefined) this.#meta = meta;
     this.#headerWritten = false;
     this.#toolsWritten = false;
+    this.#lines = undefined;
   }
 
   close(): void {
@@ -146,10 +170,14 @@ export class TraceWriter {
   #ensureHeader(): void {
     if (this.#headerWritten) return;
     this.#headerWritten = true;
-    this.#writeLine(buildSessionMeta(this.#meta));
+    const meta = buildSessionMeta(this.#meta);
+    const metaPosition = this.#writeLine(meta);
+    this.#publish(meta, metaPosition);
     if (this.#tools !== undefined) {
-      this.#writeLine(toolListReady(this.#tools));
+      const tools = toolListReady(this.#tools);
+      const toolsPosition = this.#writeLine(tools);
       this.#toolsWritten = true;
+      this.#publish(tools, toolsPosition);
     }
   }
 
@@ -159,18 +187,26 @@ export class TraceWriter {
       mkdirSync(dirname(file), { recursive: true });
       // A file left by a crash may end in a torn line (even a rotated file killed while its
       // header was being written): the next record starts on a fresh line.
-      this.#needsNewline = !endsWithNewline(file);
+      const existing = existingLines(file);
+      this.#needsNewline = !existing.endsWithNewline;
+      this.#lines = existing.lines;
       this.#fd = openSync(file, "a", 0o600);
     }
     return this.#fd;
   }
 
-  #writeLine(m: OmniMessage): void {
+  #writeLine(m: OmniMessage): TracePosition {
     const fd = this.#open();
     const prefix = this.#needsNewline ? "\n" : "";
-    this.#needsNewline = false;
     writeFully(fd, Buffer.from(`${prefix}${JSON.stringify(m)}\n`, "utf8"));
-    this.#onLine?.(m);
+    // The newline prefix only ends a torn line; the record is the next line either way.
+    this.#lines = (this.#lines ?? 0) + 1;
+    this.#needsNewline = false;
+    return { file: this.#index, line: this.#lines };
+  }
+
+  #publish(m: OmniMessage, position: TracePosition): void {
+    for (const listener of this.#listeners) listener(m, position);
   }
 }
 
@@ -180,20 +216,20 @@ function writeFully(fd: number, buf: Buffer): void {
   while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
 }
 
-function endsWithNewline(file: string): boolean {
-  let size: number;
+/**
+ * How many lines a file already has, counted the way the reader numbers them, and whether it
+ * ends on a line boundary. Read once, when the writer first opens the file.
+ */
+function existingLines(file: string): { lines: number; endsWithNewline: boolean } {
+  let buf: Buffer;
   try {
-    size = statSync(file).size;
+    buf = readFileSync(file);
   } catch {
-    return true;
+    return { lines: 0, endsWithNewline: true };
   }
-  if (size === 0) return true;
-  const fd = openSync(file, "r");
-  try {
-    const b = Buffer.alloc(1);
-    readSync(fd, b, 0, 1, size - 1);
-    return b[0] === 0x0a;
-  } finally {
-    closeSync(fd);
-  }
+  if (buf.length === 0) return { lines: 0, endsWithNewline: true };
+  let newlines = 0;
+  for (let at = buf.indexOf(0x0a); at >= 0; at = buf.indexOf(0x0a, at + 1)) newlines++;
+  const endsWithNewline = buf[buf.length - 1] === 0x0a;
+  return { lines: newlines + (endsWithNewline ? 0 : 1), endsWithNewline };
 }

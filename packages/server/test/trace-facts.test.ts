@@ -1,0 +1,47 @@
+// Session facts the server decides reach the trace: given a session run through the HTTP API,
+// when it is titled (automatically, then by the user), it is archived and unarchived, and its approval mode changes between
+// tasks, then session_title, session_archived and settings_changed are lines of its trace
+// (appended through the open core session, or to the file when none is open).
+import { afterEach, describe, expect, it } from "vitest";
+import { agentPaths, readTraceFile, sessionTraceFiles } from "@penguin/core";
+import type { OmniMessage } from "@penguin/omnimessage";
+import { startHarness, type Harness } from "./helpers/harness.js";
+import { newSession, openStream, text, untilRunsEnded } from "./helpers/session.js";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.cleanup();
+  h = undefined;
+});
+
+function traceEvents(root: string, sid: string): OmniMessage[] {
+  return sessionTraceFiles(agentPaths(root, "default_project", "default_agent"), sid).flatMap((f) => readTraceFile(f.file).messages.filter((m) => m.type === "event_msg"));
+}
+
+const facts = (ms: OmniMessage[]) =>
+  ms.flatMap((m) => (m.type === "event_msg" && ["session_title", "session_archived", "settings_changed"].includes(m.payload.type) ? [m.payload] : []));
+
+describe("session facts from the server", () => {
+  it("title, archive and approval-mode changes are appended to the session's trace", async () => {
+    h = await startHarness({ script: [{ toolCalls: [{ name: "exec_command", arguments: { cmd: "echo a", description: "a" } }] }, { text: "one" }, { toolCalls: [{ name: "exec_command", arguments: { cmd: "echo b", description: "b" } }] }, { text: "two" }] });
+    const c = await h.admin();
+    const sid = await newSession(c, { workspace: h.workspace });
+    const sse = await openStream(c, sid);
+    await c.patch(`/api/sessions/${sid}`, { approvalMode: "allow-all" });
+    await c.post(`/api/sessions/${sid}/tasks`, text("first"));
+    await untilRunsEnded(sse, 1);
+    await c.patch(`/api/sessions/${sid}`, { title: "Two echoes", archived: true });
+    await c.patch(`/api/sessions/${sid}`, { archived: true });
+    await c.patch(`/api/sessions/${sid}`, { archived: false, approvalMode: "deny-all" });
+    await c.post(`/api/sessions/${sid}/tasks`, text("second"));
+    await untilRunsEnded(sse, 2);
+    expect(facts(traceEvents(h.root, sid))).toEqual([
+      // The title the server chose after the first task (no title model here: the prompt).
+      { type: "session_title", title: "first" },
+      { type: "session_title", title: "Two echoes" },
+      { type: "session_archived", archived: true },
+      { type: "session_archived", archived: false },
+      { type: "settings_changed", approval_mode: "deny-all" },
+    ]);
+  });
+});

@@ -1,0 +1,286 @@
+/**
+ * evolve(state, envelope) → state: the one reducer of session state. Live sessions, resume
+ * and time travel all fold a trace with it, so there is one set of rules.
+ *
+ * Pure and total: it never changes its input, reads no clock (messages it creates take the
+ * timestamp of the envelope that caused them), and an envelope it has no rule for (a newer
+ * event type, a forwarded child message) leaves the state as it is.
+ *
+ * The context rules follow the engine (packages/core/src/engine/context-engine.ts):
+ * - A request window is `request_begin` … `request_end`. Only `status: completed` commits:
+ *   its input and its assistant output join the history. User-side messages of windows that
+ *   did not commit stay pending and are sent again, as the engine does on retry or abort.
+ * - The input of a committed request is: the outputs of the previous committed request's
+ *   tool calls in call order, then pending input, then the user-side messages traced in its
+ *   own window (a leading `[context_summary]` first). Tool outputs are traced when the tool
+ *   finishes, wherever that falls.
+ * - A call whose output never arrived gets a placeholder: `[interrupted: tool aborted by
+ *   user]` when an `abort` was recorded after the request, else `[interrupted: process
+ *   exited before the tool finished]`. So every call in the history has its output.
+ * - A window cut short (aborted, superseded by a new `request_begin` after a crash) becomes a
+ *   `[turn_aborted]` text describing what was produced; its tool calls never enter history.
+ * - Windows inside a compaction span are the compaction's own requests, not turns. A span
+ *   that completed closes the context (history empties, the summary is kept for the next
+ *   input); a failed one leaves everything as it was.
+ *
+ * Session facts: approvals requested and decided, steering queued / recalled / delivered (a
+ * `[user_steering]` text delivers the whole queue; an abort drops it; a manual compaction
+ * keeps it as input for the next run), settings, title, archive, goal, fork origin, subagents,
+ * and the files the tools read and wrote.
+ */
+import * as HashSet from "effect/HashSet";
+import {
+  isCompleteModel,
+  modelMessage,
+  startsWithMarker,
+  userText,
+  wrapMarker,
+  type CompleteModelPayload,
+  type EventPayload,
+  type OmniMessage,
+  type ToolCallOutputPayload,
+  type ToolCallPayload,
+} from "@penguin/omnimessage";
+import { extractSummary } from "./context-notes/summary.js";
+import { summaryWithDigest } from "./context-notes/activity-digest.js";
+import { DISCARDED_NOTE, survivesCompaction } from "./context-notes/compaction-rules.js";
+import { INTERRUPTED_BY_EXIT, INTERRUPTED_BY_USER, turnAbortedText } from "./context-notes/turn-notes.js";
+import { Sequence } from "./sequence.js";
+import { legacyThinkingLevel } from "./upcast.js";
+import { initialSessionState, type OpenWindow, type SessionState } from "./state.js";
+
+const EMPTY_WINDOW: OpenWindow = { inputs: Sequence.empty(), produced: Sequence.empty(), producedMessages: Sequence.empty() };
+
+export function evolve(state: SessionState, m: OmniMessage): SessionState {
+  // Messages forwarded from a child belong to the child's own trace.
+  if (m.origin !== undefined && m.origin.length > 0) return state;
+  switch (m.type) {
+    case "session_meta":
+    {
+      // Each file opens with the session's meta: a new segment, whose tool list comes again.
+      const next = { ...state, meta: state.meta ?? m.payload, segments: state.segments + 1, toolsAnnounced: false };
+      const legacyLevel = legacyThinkingLevel(m.payload);
+      if (legacyLevel === undefined || state.settings.thinkingLevel !== undefined) return next;
+      return { ...next, settings: { ...state.settings, thinkingLevel: legacyLevel } };
+    }
+    case "model_msg":
+      return onModelMessage(state, m);
+    case "event_msg":
+      return onEvent(state, m.payload, m.timestamp);
+    default:
+      return state;
+  }
+}
+
+/** Fold a whole list from the initial state (or from `from`). */
+export function foldTrace(messages: Iterable<OmniMessage>, from: SessionState = initialSessionState): SessionState {
+  let state = from;
+  for (const m of messages) state = evolve(state, m);
+  return state;
+}
+
+function onModelMessage(state: SessionState, m: OmniMessage<"model_msg">): SessionState {
+  const p = m.payload;
+  if (p.type === "tool_call_output") {
+    const outputs = new Map(state.outputs);
+    outputs.set(p.tool_call_id, p);
+    return { ...state, outputs, pendingApprovals: withoutApproval(state, p.tool_call_id) };
+  }
+  if (!isCompleteModel(m)) return state;
+  const complete = m.payload;
+  let next = state;
+  if (complete.type === "tool_call") {
+    // Ids are unique per session; a repeated one is a duplicated line (a copy or a sync
+    // conflict), and folding it twice would break the pairing for good.
+    if (HashSet.has(state.seenToolCallIds, complete.tool_call_id)) return state;
+    next = { ...next, seenToolCallIds: HashSet.add(state.seenToolCallIds, complete.tool_call_id), toolCallIds: state.toolCallIds.append(complete.tool_call_id), ...filesTouched(state, complete) };
+  }
+  const span = next.compactionSpan;
+  if (span !== undefined) {
+    if (complete.type === "text" && complete.role === "assistant") return { ...next, compactionSpan: { ...span, windowText: span.windowText + complete.text } };
+    return next;
+  }
+  if (isUserSide(complete)) {
+    const delivered = complete.type === "text" && complete.sender === undefined && startsWithMarker(complete.text, "user_steering");
+    if (delivered) next = { ...next, steering: [] };
+    if (next.window !== undefined) return { ...next, window: { ...next.window, inputs: next.window.inputs.append(m) } };
+    return { ...next, pending: next.pending.append(m) };
+  }
+  if (next.window === undefined) return next;
+  return { ...next, window: { ...next.window, produced: next.window.produced.append(complete), producedMessages: next.window.producedMessages.append(m) } };
+}
+
+function onEvent(state: SessionState, e: EventPayload, at: string): SessionState {
+  switch (e.type) {
+    case "request_begin": {
+      if (state.compactionSpan !== undefined) return { ...state, compactionSpan: { ...state.compactionSpan, windowText: "" } };
+      const base = state.window !== undefined ? abandonWindow(state, state.window, "exit", at) : state;
+      // A record after a closed context belongs to a new context (a writer that failed to
+      // rotate): the context reopens once a request begins.
+      const reopened = base.contextClosed ? { contextClosed: false, pendingSummary: undefined } : {};
+      return { ...base, ...reopened, window: EMPTY_WINDOW };
+    }
+    case "request_end": {
+      const span = state.compactionSpan;
+      if (span !== undefined) return e.status === "completed" ? { ...state, compactionSpan: { ...span, reply: span.windowText } } : state;
+      const w = state.window;
+      if (w === undefined) return state;
+      const closed = { ...state, window: undefined };
+      if (e.status === "completed") return commitWindow(closed, w, at);
+      if (e.status === "aborted") return abandonWindow(closed, w, "user", at);
+      // A failed attempt: its input is sent again by the retry (or carried over).
+      return { ...closed, pending: closed.pending.concat(w.inputs.toArray()) };
+    }
+    case "abort": {
+      const base = state.window !== undefined ? abandonWindow({ ...state, window: undefined }, state.window, "user", at) : state;
+      return { ...base, abortedSinceCommit: true, pendingApprovals: [], steering: [] };
+    }
+    case "token_usage":
+      return { ...state, sessionUsage: { ...e.session }, lastRequest: { ...e.request } };
+    case "tool_list_ready":
+      return { ...state, toolsAnnounced: true, tools: e.tools };
+    case "compaction_begin": {
+      const base = state.window !== undefined ? abandonWindow({ ...state, window: undefined }, state.window, "exit", at) : state;
+      const before = [...base.history.toArray(), ...outputsForCalls(base, at), ...base.pending.toArray()];
+      return {
+        ...base,
+        compactionSpan: { reason: e.reason, mode: e.mode, reply: "", windowText: "", before },
+        compaction: { status: "running", reason: e.reason, mode: e.mode },
+      };
+    }
+    case "compaction_end": {
+      const span = state.compactionSpan;
+      if (span === undefined) return state;
+      let next: SessionState = { ...state, compactionSpan: undefined, compaction: { status: "idle", last: { reason: e.reason, mode: e.mode, status: e.status } } };
+      if (e.status === "completed") {
+        // The compaction request consumed the pending tool outputs and input; the context
+        // closes and only the summary (and what the Human wrote) carries over.
+        const summary = span.mode === "summarize" ? extractSummary(span.reply) : DISCARDED_NOTE;
+        next = {
+          ...next,
+          pendingSummary: summaryWithDigest(summary, span.before),
+          history: Sequence.empty(),
+          lastRequest: undefined,
+          pending: Sequence.from(next.pending.toArray().filter(survivesCompaction)),
+          lastCalls: [],
+          outputs: new Map(),
+          turns: 0,
+          contextClosed: true,
+        };
+      }
+      // A manual compaction is a run of its own: steering that arrived meanwhile is kept as
+      // input for the next run, as one `[user_steering]` text.
+      if (e.reason === "manual" && next.steering.length > 0) {
+        const text = wrapMarker("user_steering", next.steering.map((s) => s.text).join("\n\n"));
+        next = { ...next, pending: next.pending.append(userText(text, { at })), steering: [] };
+      }
+      return next;
+    }
+    case "approval_requested":
+      return { ...state, pendingApprovals: [...withoutApproval(state, e.tool_call_id), { toolCallId: e.tool_call_id, name: e.name }] };
+    case "approval_decision":
+      return { ...state, pendingApprovals: withoutApproval(state, e.tool_call_id) };
+    case "steering_queued":
+      return { ...state, steering: [...state.steering.filter((s) => s.id !== e.steering_id), { id: e.steering_id, text: e.text }] };
+    case "steering_recalled":
+      return { ...state, steering: state.steering.filter((s) => s.id !== e.steering_id) };
+    case "settings_changed": {
+      const settings: { approvalMode?: string; thinkingLevel?: string } = { ...state.settings };
+      if (e.approval_mode !== undefined) settings.approvalMode = e.approval_mode;
+      if (e.thinking_level !== undefined) settings.thinkingLevel = e.thinking_level;
+      return { ...state, settings };
+    }
+    case "session_title":
+      return { ...state, title: e.title };
+    case "session_archived":
+      return { ...state, archived: e.archived };
+    case "goal_started":
+      return { ...state, goal: { objective: e.objective, budget: e.budget, startedAt: at } };
+    case "goal_finished":
+      return state.goal === undefined ? state : { ...state, goal: { ...state.goal, outcome: e.outcome, rounds: e.rounds, tokensUsed: e.tokens_used } };
+    case "forked_from":
+      return { ...state, forkedFrom: { sessionId: e.session_id, at: e.at } };
+    case "subagent":
+      return state.subagents.includes(e.session_id) ? state : { ...state, subagents: [...state.subagents, e.session_id] };
+    default:
+      return state;
+  }
+}
+
+function isUserSide(p: CompleteModelPayload): boolean {
+  return p.role === "user" && p.type !== "tool_call_output";
+}
+
+function isContextSummary(m: OmniMessage): boolean {
+  return m.type === "model_msg" && m.payload.type === "text" && startsWithMarker(m.payload.text, "context_summary");
+}
+
+function withoutApproval(state: SessionState, toolCallId: string): SessionState["pendingApprovals"] {
+  return state.pendingApprovals.some((a) => a.toolCallId === toolCallId) ? state.pendingApprovals.filter((a) => a.toolCallId !== toolCallId) : state.pendingApprovals;
+}
+
+/** The outputs that open the next request: one per call of the last commit, placeholders for missing ones. */
+export function outputsForCalls(state: SessionState, at: string): OmniMessage[] {
+  return state.lastCalls.map((c) => {
+    const out = state.outputs.get(c.tool_call_id);
+    return out !== undefined
+      ? modelMessage(out, { at })
+      : modelMessage(
+          { type: "tool_call_output", role: "user", tool_call_id: c.tool_call_id, output: state.abortedSinceCommit ? INTERRUPTED_BY_USER : INTERRUPTED_BY_EXIT, stop_reason: "aborted" },
+          { at },
+        );
+  });
+}
+
+function commitWindow(state: SessionState, w: OpenWindow, at: string): SessionState {
+  const inputs = w.inputs.toArray();
+  // A context opens with its [context_summary], even before input kept across the compaction.
+  const lead = inputs.length > 0 && isContextSummary(inputs[0]!) ? inputs.slice(0, 1) : [];
+  const history = state.history.concat(lead).concat(outputsForCalls(state, at)).concat(state.pending.toArray()).concat(inputs.slice(lead.length)).concat(w.producedMessages.toArray());
+  const lastCalls = w.produced.toArray().filter((p): p is ToolCallPayload => p.type === "tool_call");
+  // Outputs already in are those of the calls just committed (tools run during the stream).
+  const outputs = new Map<string, ToolCallOutputPayload>();
+  for (const c of lastCalls) {
+    const out = state.outputs.get(c.tool_call_id);
+    if (out !== undefined) outputs.set(c.tool_call_id, out);
+  }
+  return { ...state, history, lastCalls, outputs, pending: Sequence.empty(), abortedSinceCommit: false, turns: state.turns + 1 };
+}
+
+function abandonWindow(state: SessionState, w: OpenWindow, cause: "user" | "exit", at: string): SessionState {
+  const produced = w.produced.toArray();
+  let pending = state.pending.concat(w.inputs.toArray());
+  if (produced.length > 0 || cause === "exit") {
+    pending = pending.append(userText(turnAbortedText(cause, produced, state.outputs), { sender: "harness", at }));
+  }
+  return { ...state, pending };
+}
+
+/**
+ * The state as a resumed session starts from it: a window left open by a crash is closed as
+ * cut short by the exit (its input and a `[turn_aborted]` note become pending input).
+ */
+export function closeDanglingWindow(state: SessionState, at: string): SessionState {
+  return state.window === undefined ? state : abandonWindow({ ...state, window: undefined }, state.window, "exit", at);
+}
+
+/** What the next request must send before any new input: open outputs, then pending input. */
+export function carryOverOf(state: SessionState, at: string): OmniMessage[] {
+  return [...outputsForCalls(state, at), ...state.pending.toArray()];
+}
+
+const FILE_TOOLS: Record<string, "read" | "written"> = { read_file: "read", write_file: "written", edit_file: "written" };
+
+function filesTouched(state: SessionState, call: ToolCallPayload): Partial<Pick<SessionState, "filesRead" | "filesWritten">> {
+  const kind = FILE_TOOLS[call.name];
+  if (kind === undefined) return {};
+  let path: unknown;
+  try {
+    path = (JSON.parse(call.arguments) as { file_path?: unknown } | null)?.file_path;
+  } catch {
+    return {};
+  }
+  if (typeof path !== "string" || path === "") return {};
+  if (kind === "read") return state.filesRead.includes(path) ? {} : { filesRead: [...state.filesRead, path] };
+  return state.filesWritten.includes(path) ? {} : { filesWritten: [...state.filesWritten, path] };
+}

@@ -1,0 +1,20 @@
+// @penguin/trace: the write model. The durable append-only trace (writer, tolerant reader,
+// positions, upcasting), `evolve` (the one reducer of session state) and `stateAt` (a fold to
+// any position, served from snapshots), plus the TraceStore Effect service over them.
+export * from "./position.js";
+export * from "./state.js";
+export { Sequence } from "./sequence.js";
+export { evolve, foldTrace, carryOverOf, closeDanglingWindow, outputsForCalls } from "./evolve.js";
+export { SessionFolds, stateAt, DEFAULT_SNAPSHOT_EVERY } from "./state-at.js";
+export type { StateAtResult } from "./state-at.js";
+export { replayTrace, resumeView } from "./replay.js";
+export type { ReplayResult } from "./replay.js";
+export { TraceWriter, isCommitPoint } from "./writer.js";
+export type { TraceWriterOptions, TraceFileNamer, AppendListener } from "./writer.js";
+export { parseTraceText, readTraceFile, traceFileIndex, traceFilesIn, listTracedSessionsIn } from "./reader.js";
+export type { SkippedLine, TraceContent, TraceFileRef, SessionTraceSummary } from "./reader.js";
+export { upcastLine, legacyThinkingLevel } from "./upcast.js";
+export * from "./context-notes/turn-notes.js";
+export * from "./context-notes/summary.js";
+export * from "./context-notes/activity-digest.js";
+export * from "./context-notes/compaction-rules.js";

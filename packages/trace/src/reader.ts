@@ -1,0 +1,151 @@
+/**
+ * Reading traces back: tolerant line parsing and locating a session's files.
+ *
+ * A trace may end in a torn line (a crash mid-write), carry NUL padding (a filesystem that
+ * extended the file before the data landed), or hold a malformed line in the middle (a bad
+ * hand edit). The reader never throws on content: it returns the envelopes it could read and
+ * reports what it skipped (with the line number and, for a line that is JSON but not an
+ * envelope, the field that is wrong), so resume can decide, and nothing already recorded is
+ * lost. Files are never rewritten. Older line shapes are upcast before decoding (upcast.ts).
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { decodeEnvelope, type OmniMessage } from "@penguin/omnimessage";
+import { upcastLine } from "./upcast.js";
+
+export interface SkippedLine {
+  /** 1-based line number. */
+  line: number;
+  reason: "torn" | "invalid-json" | "not-an-envelope";
+  /** For `not-an-envelope`: what the schema rejected, naming the field. */
+  error?: string;
+}
+
+export interface TraceContent {
+  messages: OmniMessage[];
+  /** The 1-based line number of each message (same order and length as `messages`). */
+  lines: number[];
+  skipped: SkippedLine[];
+  /** The last line was incomplete (no trailing newline and not parseable). */
+  tornTail: boolean;
+}
+
+/** Parse trace text. Pure: exposed for fuzzing and for readers of uploaded traces. */
+export function parseTraceText(text: string): TraceContent {
+  const messages: OmniMessage[] = [];
+  const lineNumbers: number[] = [];
+  const skipped: SkippedLine[] = [];
+  let tornTail = false;
+  const lines = text.split("\n");
+  const endsClean = text.endsWith("\n");
+  for (let i = 0; i < lines.length; i++) {
+    // Most lines are clean: only pay for NUL stripping and trimming when needed.
+    let raw = lines[i]!;
+    if (raw.includes("\0")) raw = raw.replace(/\0/g, "");
+    if (raw === "" || raw.charCodeAt(0) <= 32 || raw.charCodeAt(raw.length - 1) <= 32) raw = raw.trim();
+    if (raw === "") continue;
+    const isLast = i === lines.length - 1 && !endsClean;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      if (isLast) tornTail = true;
+      skipped.push({ line: i + 1, reason: isLast ? "torn" : "invalid-json" });
+      continue;
+    }
+    const decoded = decodeEnvelope(upcastLine(value));
+    if (!decoded.ok) {
+      skipped.push({ line: i + 1, reason: "not-an-envelope", error: decoded.error });
+      continue;
+    }
+    messages.push(decoded.message as OmniMessage);
+    lineNumbers.push(i + 1);
+  }
+  return { messages, lines: lineNumbers, skipped, tornTail };
+}
+
+export function readTraceFile(file: string): TraceContent {
+  return parseTraceText(readFileSync(file, "utf8"));
+}
+
+export interface TraceFileRef {
+  file: string;
+  index: number;
+}
+
+const FILE_RE = /^(session-\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2}-[0-9a-f]{8})_(\d{3,})\.jsonl$/;
+
+/** The index of a trace file from its name (`<sid>_<NNN>.jsonl`), or undefined. */
+export function traceFileIndex(file: string): number | undefined {
+  const m = FILE_RE.exec(file.slice(file.lastIndexOf("/") + 1));
+  return m ? Number(m[2]) : undefined;
+}
+
+const SESSION_ID_RE = /^session-(\d{4}-\d{2}-\d{2})-\d{2}-\d{2}-\d{2}-[0-9a-f]{8}$/;
+
+/**
+ * A session's trace files under a traces directory (`<tracesDir>/<YYYY-MM-DD>/<sid>_NNN.jsonl`),
+ * lowest index first. Empty when the session has none or the id is not a session id.
+ */
+export function traceFilesIn(tracesDir: string, sessionId: string): TraceFileRef[] {
+  const date = SESSION_ID_RE.exec(sessionId)?.[1];
+  if (date === undefined) return [];
+  const dir = join(tracesDir, date);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const out: TraceFileRef[] = [];
+  for (const name of names) {
+    const m = FILE_RE.exec(name);
+    if (m && m[1] === sessionId) out.push({ file: join(dir, name), index: Number(m[2]) });
+  }
+  return out.sort((a, b) => a.index - b.index);
+}
+
+export interface SessionTraceSummary {
+  sessionId: string;
+  files: TraceFileRef[];
+  /** Latest modification time over the session's files, ms since epoch. */
+  mtimeMs: number;
+}
+
+/** Every session with at least one trace file, most recently active first. */
+export function listTracedSessionsIn(tracesDir: string): SessionTraceSummary[] {
+  let dates: string[];
+  try {
+    dates = readdirSync(tracesDir);
+  } catch {
+    return [];
+  }
+  const byId = new Map<string, SessionTraceSummary>();
+  for (const date of dates) {
+    let names: string[];
+    try {
+      names = readdirSync(join(tracesDir, date));
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const m = FILE_RE.exec(name);
+      if (!m) continue;
+      const file = join(tracesDir, date, name);
+      let mtimeMs = 0;
+      try {
+        mtimeMs = statSync(file).mtimeMs;
+      } catch {
+        continue;
+      }
+      const id = m[1]!;
+      const entry = byId.get(id) ?? { sessionId: id, files: [], mtimeMs: 0 };
+      entry.files.push({ file, index: Number(m[2]) });
+      entry.mtimeMs = Math.max(entry.mtimeMs, mtimeMs);
+      byId.set(id, entry);
+    }
+  }
+  const out = [...byId.values()];
+  for (const s of out) s.files.sort((a, b) => a.index - b.index);
+  return out.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.sessionId < b.sessionId ? 1 : -1));
+}

@@ -1,0 +1,59 @@
+/**
+ * replayTrace: what a resumed engine starts from, read off the fold of one trace file.
+ *
+ * There are no rules here: the state comes from `evolve` (evolve.ts), the one reducer. This
+ * module only closes what a crash left dangling (an open request window becomes pending
+ * input with a `[turn_aborted]` note) and reports it in the shape the engine and the
+ * session builder take (history for `LLMInterface.setHistory`, carry-over, usage…).
+ */
+import type { CompactionMode, CompactionReason, OmniMessage, SessionMetaPayload, TokenCounts } from "@penguin/omnimessage";
+import { carryOverOf, closeDanglingWindow, foldTrace } from "./evolve.js";
+import type { SessionState } from "./state.js";
+
+export interface ReplayResult {
+  meta: SessionMetaPayload | undefined;
+  /** Committed messages, oldest first, for `LLMInterface.setHistory`. */
+  history: OmniMessage[];
+  /** What the next request must send before any new input. */
+  carryOver: OmniMessage[];
+  /** Set when the context was closed by a completed compaction: the summary to carry over. */
+  pendingSummary: string | undefined;
+  /** The file ends in a completed compaction: the next record goes to a new file. */
+  contextClosed: boolean;
+  /** A compaction_begin without its end: resume must record it as failed. */
+  danglingCompaction: { reason: CompactionReason; mode: CompactionMode } | undefined;
+  /** Committed requests in this context. */
+  turns: number;
+  sessionUsage: TokenCounts;
+  lastRequest: TokenCounts | undefined;
+  /** A tool_list_ready is already in this file. */
+  toolsAnnounced: boolean;
+  /** Every tool_call id the file mentions, for the session's id allocator. */
+  toolCallIds: string[];
+  /** The folded state itself, for hosts that want the session facts too. */
+  state: SessionState;
+}
+
+export function replayTrace(messages: readonly OmniMessage[]): ReplayResult {
+  return resumeView(foldTrace(messages), new Date().toISOString());
+}
+
+/** A folded state as a resumed session starts from it; `at` stamps the notes resume adds. */
+export function resumeView(folded: SessionState, at: string): ReplayResult {
+  const state = closeDanglingWindow(folded, at);
+  const span = state.compactionSpan;
+  return {
+    meta: state.meta,
+    history: [...state.history.toArray()],
+    carryOver: carryOverOf(state, at),
+    pendingSummary: state.pendingSummary,
+    contextClosed: state.contextClosed,
+    danglingCompaction: span !== undefined ? { reason: span.reason, mode: span.mode } : undefined,
+    turns: state.turns,
+    sessionUsage: { ...state.sessionUsage },
+    lastRequest: state.lastRequest === undefined ? undefined : { ...state.lastRequest },
+    toolsAnnounced: state.toolsAnnounced,
+    toolCallIds: [...state.toolCallIds.toArray()],
+    state,
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * Sequence: an immutable list with O(1) append, for the parts of session state that grow with
+ * the session (the context, the tool call ids).
+ *
+ * `evolve` must never change the state it is given (snapshots of earlier positions share
+ * structure with later ones), and copying a 50 000-message context on every event would make
+ * a fold quadratic. A Sequence is a chain of nodes pointing backwards: appending makes one
+ * node and shares the rest. `toArray()` walks the chain once and caches the result on the
+ * node, which is safe because a node never changes.
+ */
+export class Sequence<A> {
+  static readonly #empty = new Sequence<never>(undefined, undefined, 0);
+
+  readonly #before: Sequence<A> | undefined;
+  readonly #last: A | undefined;
+  readonly size: number;
+  #array: readonly A[] | undefined;
+
+  private constructor(before: Sequence<A> | undefined, last: A | undefined, size: number) {
+    this.#before = before;
+    this.#last = last;
+    this.size = size;
+  }
+
+  static empty<A>(): Sequence<A> {
+    return Sequence.#empty as Sequence<A>;
+  }
+
+  static from<A>(items: Iterable<A>): Sequence<A> {
+    let s = Sequence.empty<A>();
+    for (const item of items) s = s.append(item);
+    return s;
+  }
+
+  append(item: A): Sequence<A> {
+    return new Sequence(this, item, this.size + 1);
+  }
+
+  concat(items: Iterable<A>): Sequence<A> {
+    let s: Sequence<A> = this;
+    for (const item of items) s = s.append(item);
+    return s;
+  }
+
+  get last(): A | undefined {
+    return this.#last;
+  }
+
+  /** The items, oldest first. The same array is returned on every call: do not change it. */
+  toArray(): readonly A[] {
+    if (this.#array !== undefined) return this.#array;
+    const out = new Array<A>(this.size);
+    let node: Sequence<A> | undefined = this;
+    for (let i = this.size - 1; i >= 0 && node !== undefined; i--) {
+      // A cached ancestor ends the walk early.
+      if (node.#array !== undefined) {
+        for (let j = 0; j <= i; j++) out[j] = node.#array[j]!;
+        break;
+      }
+      out[i] = node.#last as A;
+      node = node.#before;
+    }
+    this.#array = out;
+    return out;
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * stateAt: a session's state at any point of its trace, for time travel and inspection.
+ *
+ * `stateAt(N)` is the fold of the session's first N events (across its rotated files) with
+ * `evolve`; a position `NNN:LLLLLL` folds up to and including that line. Answering from the
+ * start each time would cost a whole-session fold per question, so a `SessionFolds` keeps,
+ * per session, in memory:
+ * - the parsed files, keyed by path and size: a file that has not changed is not read again,
+ *   and one that grew is re-read (files are append-only, so what was read stays valid);
+ * - a snapshot of the state every `snapshotEvery` events, made while folding. A question
+ *   then folds at most `snapshotEvery` events from the nearest snapshot before it.
+ * States are immutable and share structure, so snapshots cost little memory.
+ *
+ * Lines the reader skipped (torn, malformed) are not events: they have positions but no
+ * state change, so a position on a skipped line answers the state after the event before it.
+ */
+import { statSync } from "node:fs";
+import type { OmniMessage } from "@penguin/omnimessage";
+import { evolve } from "./evolve.js";
+import { comparePositions, parseAt, type StateAtTarget, type TracePosition } from "./position.js";
+import { readTraceFile, traceFilesIn, type TraceFileRef } from "./reader.js";
+import { initialSessionState, type SessionState } from "./state.js";
+
+export interface StateAtResult {
+  state: SessionState;
+  /** Events folded (from the session start). */
+  events: number;
+  /** Events the session has in all. */
+  totalEvents: number;
+  /** The position of the last event folded; undefined when none was. */
+  position: TracePosition | undefined;
+}
+
+interface ParsedFile {
+  index: number;
+  size: number;
+  messages: OmniMessage[];
+  lines: number[];
+}
+
+interface Snapshot {
+  events: number;
+  state: SessionState;
+}
+
+interface SessionCache {
+  files: ParsedFile[];
+  /** Ascending by `events`; the first is always the initial state at 0. */
+  snapshots: Snapshot[];
+}
+
+export const DEFAULT_SNAPSHOT_EVERY = 1000;
+
+export class SessionFolds {
+  readonly #snapshotEvery: number;
+  readonly #sessions = new Map<string, SessionCache>();
+
+  constructor(options: { snapshotEvery?: number } = {}) {
+    this.#snapshotEvery = Math.max(1, options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY);
+  }
+
+  /** The state of `sessionId` (its files under `tracesDir`) at `at`; the end when `at` is absent. */
+  stateAt(tracesDir: string, sessionId: string, at?: string | number | StateAtTarget): StateAtResult {
+    return this.stateAtFiles(`${tracesDir}\u0000${sessionId}`, traceFilesIn(tracesDir, sessionId), at);
+  }
+
+  /** Same, over an explicit list of files (lowest index first); `key` names the session in the cache. */
+  stateAtFiles(key: string, refs: readonly TraceFileRef[], at?: string | number | StateAtTarget): StateAtResult {
+    const cache = this.#refresh(key, refs);
+    const target = at === undefined ? undefined : typeof at === "object" ? at : parseAt(at);
+    const totalEvents = cache.files.reduce((n, f) => n + f.messages.length, 0);
+    const goal = target === undefined ? totalEvents : target.kind === "count" ? Math.min(target.count, totalEvents) : eventsUpTo(cache.files, target.position);
+
+    let snapshot = cache.snapshots[0]!;
+    for (const s of cache.snapshots) {
+      if (s.events > goal) break;
+      snapshot = s;
+    }
+    let state = snapshot.state;
+    let events = snapshot.events;
+    let position: TracePosition | undefined = events > 0 ? positionOf(cache.files, events - 1) : undefined;
+    let { file, offset } = locate(cache.files, events);
+    while (events < goal) {
+      const f = cache.files[file]!;
+      if (offset >= f.messages.length) {
+        file += 1;
+        offset = 0;
+        continue;
+      }
+      state = evolve(state, f.messages[offset]!);
+      position = { file: f.index, line: f.lines[offset]! };
+      offset += 1;
+      events += 1;
+      const last = cache.snapshots[cache.snapshots.length - 1]!;
+      if (events % this.#snapshotEvery === 0 && events > last.events) cache.snapshots.push({ events, state });
+    }
+    return { state, events, totalEvents, position };
+  }
+
+  /** Forget a session's cache (or all of them). */
+  forget(key?: string): void {
+    if (key === undefined) this.#sessions.clear();
+    else this.#sessions.delete(key);
+  }
+
+  #refresh(key: string, refs: readonly TraceFileRef[]): SessionCache {
+    let cache = this.#sessions.get(key);
+    if (cache === undefined) {
+      cache = { files: [], snapshots: [{ events: 0, state: initialSessionState }] };
+      this.#sessions.set(key, cache);
+    }
+    const files: ParsedFile[] = [];
+    // Events before the first file that changed in a way that is not an append stay valid.
+    let validEvents = Number.POSITIVE_INFINITY;
+    let before = 0;
+    for (let i = 0; i < refs.length; i++) {
+      const ref = refs[i]!;
+      const size = sizeOf(ref.file);
+      const old = cache.files[i];
+      let parsed: ParsedFile;
+      if (old !== undefined && old.index === ref.index && old.size === size) {
+        parsed = old;
+      } else {
+        const content = readTraceFile(ref.file);
+        parsed = { index: ref.index, size, messages: content.messages, lines: content.lines };
+        // A file that only grew keeps every event it had; anything else invalidates the
+        // snapshots past what the two reads share.
+        if (old !== undefined) {
+          const kept = old.index === ref.index ? commonPrefix(parsed, old) : 0;
+          if (kept < old.messages.length) validEvents = Math.min(validEvents, before + kept);
+        }
+      }
+      files.push(parsed);
+      before += parsed.messages.length;
+    }
+    // A file that disappeared takes its events with it.
+    if (cache.files.length > refs.length) validEvents = Math.min(validEvents, before);
+    cache.files = files;
+    if (validEvents !== Number.POSITIVE_INFINITY) cache.snapshots = cache.snapshots.filter((s) => s.events <= validEvents);
+    return cache;
+  }
+}
+
+function sizeOf(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+function commonPrefix(a: ParsedFile, b: ParsedFile): number {
+  const n = Math.min(a.messages.length, b.messages.length);
+  for (let i = 0; i < n; i++) if (a.lines[i] !== b.lines[i]) return i;
+  return n;
+}
+
+/** How many events lie at or before `position`. */
+function eventsUpTo(files: readonly ParsedFile[], position: TracePosition): number {
+  let count = 0;
+  for (const f of files) {
+    if (f.index < position.file) {
+      count += f.messages.length;
+      continue;
+    }
+    if (f.index > position.file) break;
+    for (const line of f.lines) {
+      if (comparePositions({ file: f.index, line }, position) > 0) break;
+      count += 1;
+    }
+  }
+  return count;
+}
+
+function locate(files: readonly ParsedFile[], events: number): { file: number; offset: number } {
+  let left = events;
+  for (let i = 0; i < files.length; i++) {
+    const n = files[i]!.messages.length;
+    if (left < n) return { file: i, offset: left };
+    left -= n;
+  }
+  return { file: files.length, offset: 0 };
+}
+
+function positionOf(files: readonly ParsedFile[], eventIndex: number): TracePosition | undefined {
+  const { file, offset } = locate(files, eventIndex);
+  const f = files[file];
+  return f === undefined ? undefined : { file: f.index, line: f.lines[offset]! };
+}
+
+const shared = new SessionFolds();
+
+/** `SessionFolds.stateAt` on a process-wide cache. */
+export function stateAt(tracesDir: string, sessionId: string, at?: string | number | StateAtTarget): StateAtResult {
+  return shared.stateAt(tracesDir, sessionId, at);
+}
