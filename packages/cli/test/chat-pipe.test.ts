@@ -57,6 +57,19 @@ describe("penguin chat (piped stdin)", { timeout: 60_000 }, () => {
     expect(world.kit.requests[2]!.messages.map((m) => m.text)).toEqual(expect.arrayContaining(["remember 42", "what was it?", "again", "and now?"]));
   });
 
+  it("a resumed chat keeps the thinking level its trace recorded", async () => {
+    world = await startWorld({ script: [{ text: "first" }, { text: "again" }] });
+    const first = await runCli(["chat", "--workspace", world.workspace], { env: world.env, input: "/thinking high\nhello\n" });
+    const sid = RESUME.exec(first.stdout)?.[1];
+    expect(sid).toBeDefined();
+    const resumed = await runCli(["chat", "--resume", sid!], { env: world.env, input: "again\n" });
+    expect(resumed.code).toBe(0);
+    // The level was recorded once, when it changed; the resumed task ran at it without a new record.
+    const levels = traceMessages(world.root, sid!).flatMap((m) => (m.type === "event_msg" && m.payload.type === "settings_changed" && m.payload.thinking_level !== undefined ? [m.payload.thinking_level] : []));
+    expect(levels).toEqual(["high"]);
+    expect(world.kit.requests).toHaveLength(2);
+  });
+
   it("asks approvals in always-ask mode: the next line answers, EOF denies", async () => {
     const call = (id: string) => ({ toolCalls: [{ name: "exec_command", id, arguments: { cmd: "echo ran-$((40+2))", description: "echo" } }] });
     world = await startWorld({ script: [call("call_yes001"), { text: "after yes" }, call("call_no0002"), { text: "after no" }, call("call_eof003"), { text: "after eof" }] });

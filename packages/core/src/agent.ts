@@ -193,8 +193,10 @@ export class Agent {
       lastRequest: replay.lastRequest,
       toolsAnnounced: replay.toolsAnnounced && !replay.contextClosed,
     };
-    const thinkingLevel = state.config.model.thinking_level ?? config.default_chat?.thinking_level ?? "medium";
-    engineState.thinkingLevel = replay.state.settings.thinkingLevel ?? thinkingLevel;
+    // The session keeps the thinking level its trace last recorded; the agent's default otherwise.
+    const recordedLevel = replay.state.settings.thinkingLevel;
+    const thinkingLevel = recordedLevel !== undefined && isThinkingLevel(recordedLevel) ? recordedLevel : (state.config.model.thinking_level ?? config.default_chat?.thinking_level ?? "medium");
+    engineState.thinkingLevel = thinkingLevel;
     const session = this.#build({
       meta,
       state,
