@@ -90,18 +90,25 @@ function printState(s: SessionView): void {
   field("model", `${s.settings.provider}/${s.settings.model_id} · window ${window}`);
   field("workspace", s.settings.workspace);
   if (s.settings.source !== undefined) field("source", s.settings.source);
+  if (s.settings.approvalMode !== undefined || s.settings.thinkingLevel !== undefined) {
+    field("settings", [s.settings.approvalMode !== undefined ? `approvals ${s.settings.approvalMode}` : "", s.settings.thinkingLevel !== undefined ? `thinking ${s.settings.thinkingLevel}` : ""].filter((x) => x !== "").join(" · "));
+  }
   if (s.settings.forkedFrom !== undefined) field("forked from", `${s.settings.forkedFrom.session_id} at ${s.settings.forkedFrom.at}`);
   field("running", s.running ? "yes: a request or tool calls are in flight" : "no");
   field("turns", `${s.turns} in this context · ${s.requests} requests in the session`);
   const u = s.usage.session;
   field("usage", `${compactNumber(u.cache_read + u.cache_write)} in (${compactNumber(u.cache_read)} cached) / ${compactNumber(u.output)} out${s.usage.lastRequest !== undefined ? ` · last request ${compactNumber(s.usage.lastRequest.total)}` : ""}`);
   field("compaction", `segment ${s.compaction.segment} · ${s.compaction.completed} completed${s.compaction.inProgress ? " · one in progress" : ""}`);
-  if (s.goal !== undefined) field("goal", `${s.goal.outcome} after ${s.goal.rounds} round(s)`);
+  if (s.goal !== undefined) {
+    const outcome = s.goal.outcome !== undefined ? `${s.goal.outcome} after ${s.goal.rounds ?? 0} round(s)` : "running";
+    field("goal", `${s.goal.objective !== undefined ? `${shorten(s.goal.objective, 60)} · ` : ""}${outcome}`);
+  }
   list("next context", s.nextContext.map(messageLine));
   list("carry-over", s.carryOver.map(messageLine));
   list("open tool calls", s.openToolCalls.map((call) => `${call.name} [${call.tool_call_id}] ${shorten(call.arguments, 80)}`));
   list("pending approval", s.pendingApprovals.map((call) => `${call.name} [${call.tool_call_id}] ${shorten(call.arguments, 80)}`));
-  list("steering", s.steering.map((t) => shorten(t, 100)));
+  list("steering queue", s.steeringQueue.map((q) => `${q.id}: ${shorten(q.text, 100)}`));
+  list("steering sent", s.steering.map((t) => shorten(t, 100)));
   list("files read", s.filesRead);
   list("files written", s.filesWritten);
 }

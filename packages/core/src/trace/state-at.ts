@@ -1,9 +1,9 @@
 /**
  * Time travel: a session's state at any record, `stateAt(recording, N)`.
  *
- * This is the ONE function `penguin inspect`, `agent.inspectState` and `--diff` go through,
- * so the derivation can be switched to the trace package's `evolve` fold when it lands. Today
- * the engine state comes from the resume fold (trace/replay.ts) over records 1..N of the
+ * This is the ONE function `penguin inspect`, `agent.inspectState` and `--diff` go through.
+ * The engine state and the session facts (settings, steering queue, goal) come from the
+ * resume fold (trace/replay.ts, the trace package's `evolve`) over records 1..N of the
  * session, all rotated files in order (a completed compaction closes the context there, as
  * it did live); the rest (open calls, pending approvals, files touched, compactions, goals)
  * is read from the same records here. Nothing is cached: a call is a fold from the start.
@@ -27,7 +27,13 @@ export interface SessionView {
   /** The record the state is taken after. */
   at: { n: number; position: string; record: string };
   records: number;
-  settings: Pick<SessionMetaPayload, "provider" | "model_id" | "model_context_window" | "workspace"> & { source?: string; forkedFrom?: { session_id: string; at: string } };
+  settings: Pick<SessionMetaPayload, "provider" | "model_id" | "model_context_window" | "workspace"> & {
+    source?: string;
+    forkedFrom?: { session_id: string; at: string };
+    /** The last recorded change (`settings_changed`); a session's opening values are not recorded. */
+    approvalMode?: string;
+    thinkingLevel?: string;
+  };
   /** What the model would see on the next request, after the system prompt. */
   nextContext: OmniMessage[];
   /** Committed messages of the current context. */
@@ -42,6 +48,8 @@ export interface SessionView {
   pendingApprovals: ToolCallPayload[];
   /** Steering delivered in this session so far, oldest first. */
   steering: string[];
+  /** Steering queued and not yet delivered (or recalled) at N. */
+  steeringQueue: { id: string; text: string }[];
   /** A request is in flight, or tools of a committed request are still running. */
   running: boolean;
   usage: { session: TokenCounts; lastRequest: TokenCounts | undefined };
@@ -49,7 +57,7 @@ export interface SessionView {
   turns: number;
   requests: number;
   compaction: { segment: number; completed: number; inProgress: boolean };
-  goal: { rounds: number; outcome: string } | undefined;
+  goal: { objective?: string; budget?: number; rounds?: number; outcome?: string } | undefined;
   filesRead: string[];
   filesWritten: string[];
 }
@@ -126,6 +134,13 @@ export function stateAt(recording: RecordedSession, at: number | string): Sessio
   const openToolCalls = [...calls.values()].filter((c) => decided.get(c.tool_call_id) === "allow" && !finished.has(c.tool_call_id));
   const pendingApprovals = [...calls.values()].filter((c) => !decided.has(c.tool_call_id) && !finished.has(c.tool_call_id) && (c.stop_reason === undefined || c.stop_reason === "completed"));
 
+  // Session facts the fold keeps (the trace package's evolve): settings, the steering queue, the goal.
+  const facts = fold.state;
+  if (facts.goal !== undefined) {
+    goal = { objective: facts.goal.objective, budget: facts.goal.budget, ...goal };
+    if (facts.goal.outcome !== undefined) goal.outcome = facts.goal.outcome;
+    if (facts.goal.rounds !== undefined) goal.rounds = facts.goal.rounds;
+  }
   const history = fold.contextClosed ? [] : fold.history;
   const summary = fold.pendingSummary !== undefined ? [userText(contextSummaryText(fold.pendingSummary), { sender: "harness" })] : [];
   const meta = fold.meta ?? recording.meta;
@@ -140,6 +155,8 @@ export function stateAt(recording: RecordedSession, at: number | string): Sessio
       workspace: meta.workspace,
       ...(meta.source !== undefined ? { source: meta.source } : {}),
       ...(forkedFrom !== undefined ? { forkedFrom } : {}),
+      ...(facts.settings.approvalMode !== undefined ? { approvalMode: facts.settings.approvalMode } : {}),
+      ...(facts.settings.thinkingLevel !== undefined ? { thinkingLevel: facts.settings.thinkingLevel } : {}),
     },
     nextContext: [...history, ...summary, ...fold.carryOver].filter(isCompleteModel),
     history,
@@ -148,6 +165,7 @@ export function stateAt(recording: RecordedSession, at: number | string): Sessio
     openToolCalls,
     pendingApprovals,
     steering,
+    steeringQueue: facts.steering.map((q) => ({ id: q.id, text: q.text })),
     running: windowOpen || openToolCalls.length > 0 || pendingApprovals.length > 0,
     usage: { session: fold.sessionUsage, lastRequest: fold.lastRequest },
     turns: fold.turns,

@@ -147,6 +147,9 @@ describe("sessionState (penguin inspect)", () => {
     expect(last.filesWritten).toEqual(["summary.txt"]);
     expect(last.compaction).toMatchObject({ segment: 2, completed: 1, inProgress: false });
     expect(last.steering).toEqual(["answer in one sentence"]);
+    expect(last.steeringQueue).toEqual([]);
+    const queued = recording.events.find((e) => e.message.type === "event_msg" && e.message.payload.type === "steering_queued")!;
+    expect((await h.agent.inspectState({ sessionId, at: queued.n })).steeringQueue.map((q) => q.text)).toEqual(["answer in one sentence"]);
     const byPosition = await h.agent.inspectState({ sessionId, at: allowed.position });
     expect(byPosition.at.n).toBe(allowed.n);
     await expect(h.agent.inspectState({ sessionId, at: recording.events.length + 1 })).rejects.toThrow(/give a number from 1 to/);
