@@ -103,7 +103,9 @@ function printState(s: SessionView): void {
     const outcome = s.goal.outcome !== undefined ? `${s.goal.outcome} after ${s.goal.rounds ?? 0} round(s)` : "running";
     field("goal", `${s.goal.objective !== undefined ? `${shorten(s.goal.objective, 60)} · ` : ""}${outcome}`);
   }
-  list("next context", s.nextContext.map(messageLine));
+  // Mid-task, the next request is what a resume or fork at N would send (open work closed out).
+  list(s.running ? "next context*" : "next context", s.nextContext.map(messageLine));
+  if (s.running) out.line(c.dim("  * a task is in flight at this record: this is what a resume or fork here would send"));
   list("carry-over", s.carryOver.map(messageLine));
   list("open tool calls", s.openToolCalls.map((call) => `${call.name} [${call.tool_call_id}] ${shorten(call.arguments, 80)}`));
   list("pending approval", s.pendingApprovals.map((call) => `${call.name} [${call.tool_call_id}] ${shorten(call.arguments, 80)}`));
