@@ -30,6 +30,7 @@ Environment:
   PENGUIN_DEBUG              print stack traces of internal errors
 
 Examples:
+  penguin demo                 a recorded session replayed through the engine, no key needed
   penguin config model add --provider deepseek --model-id deepseek-chat --client-type openai-chat \\
       --base-url https://api.deepseek.com --api-key sk-...
   penguin run -m "summarize README.md"
@@ -206,6 +207,33 @@ Examples:
   agentOptions(trace.command("show").description("summarize a session's trace: tasks, requests, tools, tokens, retries, compactions, totals").argument("<sid>", "session id"))
     .option("--verbose", "also show each tool call's output, collapsed")
     .action(async (sid: string, opts) => setExit(await (await import("./commands/trace-show.js")).traceShow(sid, opts)));
+
+  agentOptions(
+    program
+      .command("replay")
+      .description("re-execute a recorded session through the engine and compare: ends with identical (exit 0) or diverged at N (exit 1)")
+      .argument("<sid>", "session id, or a folder of recorded traces (e.g. fixtures/traces/tools)"),
+  )
+    .option("--tools <mode>", "rerun (default): run the tools again in a fresh copy of the workspace; recorded: answer them from the recording")
+    .option("--workspace <dir>", "with rerun: copy this folder as the workspace (default: the recording's workspace/ folder, else the session's workspace as it is now)")
+    .option("--json", "print one JSON line: the replay's session id and verdict")
+    .option("--verbose", "show tool outputs in full")
+    .action(async (sid: string, opts) => setExit(await (await import("./commands/replay.js")).replayCommand(sid, opts)));
+
+  agentOptions(program.command("demo").description("replay the shipped demo session (no model, key or network needed) and say what to try next"))
+    .option("--fast", "no pacing: print the replay as fast as it runs")
+    .action(async (opts) => setExit(await (await import("./commands/replay.js")).demoCommand(opts)));
+
+  agentOptions(program.command("inspect").description("a session's state at a record: next context, open calls, approvals, carry-over, usage, files").argument("<sid>", "session id"))
+    .option("--at <n>", "record number from the session's start (across rotated files) or position NNN:LLLLLL (default: the last)")
+    .option("--diff <m>", "show what changed from record M to the --at record")
+    .option("--json", "print the state as one JSON line")
+    .action(async (sid: string, opts) => setExit(await (await import("./commands/inspect.js")).inspectCommand(sid, opts)));
+
+  agentOptions(program.command("fork").description("start a new session from a session's state at a record (any record, also mid-turn)").argument("<sid>", "session id"))
+    .option("--at <n>", "record number or position NNN:LLLLLL to fork after")
+    .option("--json", "print the new session as one JSON line")
+    .action(async (sid: string, opts) => setExit(await (await import("./commands/inspect.js")).forkCommand(sid, opts)));
 
   const serverHelp = (cmd: Command) =>
     cmd

@@ -47,12 +47,27 @@ describe("penguin chat (piped stdin)", { timeout: 60_000 }, () => {
     const latest = await runCli(["chat", "--resume"], { env: world.env, input: "what was it?\n" });
     expect(latest.code).toBe(0);
     expect(latest.stdout).toContain(`session ${sid} (resumed)`);
+    // The recap of the conversation so far comes before the new answer.
+    expect(latest.stdout).toMatch(/the conversation so far ──\n› remember 42\n {2}first\n──\n/);
     expect(latest.stdout).toMatch(new RegExp(`penguin chat --resume ${sid}\\n$`));
     expect(world.kit.requests[1]!.messages.map((m) => m.text)).toEqual(expect.arrayContaining(["remember 42", "first", "what was it?"]));
 
     const given = await runCli(["chat", "--resume", sid!], { env: world.env, input: "and now?\n" });
     expect(given.code).toBe(0);
     expect(world.kit.requests[2]!.messages.map((m) => m.text)).toEqual(expect.arrayContaining(["remember 42", "what was it?", "again", "and now?"]));
+  });
+
+  it("a resumed chat keeps the thinking level its trace recorded", async () => {
+    world = await startWorld({ script: [{ text: "first" }, { text: "again" }] });
+    const first = await runCli(["chat", "--workspace", world.workspace], { env: world.env, input: "/thinking high\nhello\n" });
+    const sid = RESUME.exec(first.stdout)?.[1];
+    expect(sid).toBeDefined();
+    const resumed = await runCli(["chat", "--resume", sid!], { env: world.env, input: "again\n" });
+    expect(resumed.code).toBe(0);
+    // The level was recorded once, when it changed; the resumed task ran at it without a new record.
+    const levels = traceMessages(world.root, sid!).flatMap((m) => (m.type === "event_msg" && m.payload.type === "settings_changed" && m.payload.thinking_level !== undefined ? [m.payload.thinking_level] : []));
+    expect(levels).toEqual(["high"]);
+    expect(world.kit.requests).toHaveLength(2);
   });
 
   it("asks approvals in always-ask mode: the next line answers, EOF denies", async () => {

@@ -1,5 +1,6 @@
-// The ./penguin launcher. First the README's quick start, end to end: `./penguin config
-// model add …` then `./penguin run -m "…"` against a testkit entry in a temp PENGUIN_HOME.
+// The ./penguin launcher. First the README's quick start, end to end: `./penguin demo` with
+// no model at all, then `./penguin config model add …` and `./penguin run -m "…"` against a
+// testkit entry in a temp PENGUIN_HOME.
 // Then the README's keyless recipe against the scripted model, run as written. Then its
 // install/build logic, hermetically: a copy of the script in a temp tree whose
 // `npx` and `npm` (fakes on PATH) and `apps/cli/scripts/cli-build.mjs` (a stand-in) record
@@ -59,6 +60,17 @@ describe("./penguin (README quick start)", { timeout: 60_000 }, () => {
     expect(r.stdout).toBe("Hello from the quick start.\n");
     expect(r.stderr).toMatch(/session session-[\w-]+ · testkit\/quick · /);
     expect(world.kit.requests[0]!.messages).toContainEqual(expect.objectContaining({ role: "user", text: "Say hello" }));
+  });
+});
+
+describe("./penguin demo (the README's first command)", { timeout: 60_000 }, () => {
+  it("replays the demo session with no model configured and no model server, and exits 0", async () => {
+    world = await startWorld({ noModel: true });
+    const demo = await run(LAUNCHER, ["demo", "--fast"], world.env, world.workspace);
+    expect(demo.code).toBe(0);
+    expect(demo.stdout).toContain("replay identical to the recording");
+    expect(demo.stdout).toMatch(/penguin inspect session-[\w-]+ --at 5/);
+    expect(world.kit.requests).toHaveLength(0);
   });
 });
 

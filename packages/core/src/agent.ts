@@ -39,10 +39,15 @@ import { readProjectConfig, type ProjectConfig } from "./state/project-config.js
 import { resolveModelEndpoint } from "./state/model-resolution.js";
 import { listTracedSessions, readTraceFile, sessionTraceFiles } from "./trace/reader.js";
 import { replayTrace } from "./trace/replay.js";
-import { forkScratchpad, forkSessionFiles, type ForkPosition } from "./trace/fork.js";
+import { survivorsOfClosedContext, withSurvivors } from "./trace/survivors.js";
+import { forkScratchpad, forkSessionFiles, forkSessionFilesAt, type ForkPosition } from "./trace/fork.js";
+import { stateAt, type SessionView } from "./trace/state-at.js";
+import { loadRecording } from "./replay/recording.js";
 import { parseAt, SessionFolds, TraceWriter, type StateAtResult, type StateAtTarget } from "@penguin/trace";
 import { Session } from "./session.js";
 import { createSubagentRunner } from "./subagents/runner.js";
+import type { EnvironmentInterface, LLMInterface, SubagentRunner } from "./interfaces.js";
+import { runReplay, type ReplayOptions, type ReplayReport } from "./replay/replay-session.js";
 
 export interface CreateAgentOptions {
   /** Data root; defaults to PENGUIN_HOME, then ~/.penguin/data. */
@@ -93,6 +98,17 @@ export interface ResumeSessionOptions {
   /** As for createSession: the sandbox is a runtime choice, not part of the trace. */
   sandbox?: SandboxOptions;
 }
+
+/** What a replay swaps in when it builds a session (see replay/replay-session.ts). */
+export interface ReplayParts {
+  llm: LLMInterface;
+  wrapEnvironment?: (env: EnvironmentInterface) => EnvironmentInterface;
+  subagents?: SubagentRunner;
+  onLine?: (m: OmniMessage) => void;
+}
+
+/** A replay re-enacts recorded waits without sleeping: the waits are in the recording. */
+const noWait = async (): Promise<void> => undefined;
 
 export interface SessionStateOptions {
   sessionId: string;
@@ -192,8 +208,10 @@ export class Agent {
       lastRequest: replay.lastRequest,
       toolsAnnounced: replay.toolsAnnounced && !replay.contextClosed,
     };
-    const thinkingLevel = state.config.model.thinking_level ?? config.default_chat?.thinking_level ?? "medium";
-    engineState.thinkingLevel = replay.state.settings.thinkingLevel ?? thinkingLevel;
+    // The session keeps the thinking level its trace last recorded; the agent's default otherwise.
+    const recordedLevel = replay.state.settings.thinkingLevel;
+    const thinkingLevel = recordedLevel !== undefined && isThinkingLevel(recordedLevel) ? recordedLevel : (state.config.model.thinking_level ?? config.default_chat?.thinking_level ?? "medium");
+    engineState.thinkingLevel = thinkingLevel;
     const session = this.#build({
       meta,
       state,
@@ -217,13 +235,16 @@ export class Agent {
 
   /**
    * Fork a session: a new session that starts as a copy of `sessionId` cut after a completed
-   * task (the last one, or the answer at `position`), with its own id, trace and scratchpad.
-   * The source must be idle (the host checks). Returns the new session id.
+   * task (the last one, or the answer at `position`), with its own id, trace and scratchpad;
+   * or, with `at`, at any record (trace/fork.ts `forkSessionFilesAt`), starting with a
+   * `forked_from` event. The source must be idle (the host checks). Returns the new session id.
    */
-  async forkSession(options: { sessionId: string; position?: ForkPosition }): Promise<string> {
+  async forkSession(options: { sessionId: string; position?: ForkPosition; at?: number | string }): Promise<string> {
     if (!isSessionId(options.sessionId)) throw new PenguinError("session_not_found", `"${options.sessionId}" is not a session id`);
+    if (options.position !== undefined && options.at !== undefined) throw new PenguinError("invalid_argument", "give either position (a task's answer) or at (any record) to forkSession, not both");
     const newId = newSessionId(new Date());
-    forkSessionFiles(this.paths, options.sessionId, newId, options.position);
+    if (options.at !== undefined) forkSessionFilesAt(this.paths, options.sessionId, newId, options.at);
+    else forkSessionFiles(this.paths, options.sessionId, newId, options.position);
     await forkScratchpad(this.paths, options.sessionId, newId);
     return newId;
   }
@@ -268,6 +289,37 @@ export class Agent {
     } finally {
       writer.close();
     }
+  }
+
+  /**
+   * What `penguin inspect` shows of a session after record `at` (a 1-based count across
+   * rotated files, or `NNN:LLLLLL`; default: the last record): the next context, open calls,
+   * pending approvals, carry-over, files. See trace/state-at.ts.
+   */
+  async inspectState(options: { sessionId: string; at?: number | string }): Promise<SessionView> {
+    const recording = loadRecording({ paths: this.paths }, options.sessionId);
+    return stateAt(recording, options.at ?? recording.events.length);
+  }
+
+  /**
+   * Re-execute a recorded session through the engine (see replay/replay-session.ts): a new
+   * session of this agent, `source: "replay"`, and a verdict, `identical` or where it diverged.
+   */
+  replay(options: ReplayOptions): Promise<ReplayReport> {
+    return runReplay(this, options);
+  }
+
+  /**
+   * Builds a session from a recording's invariants with a replay's parts swapped in. Used by
+   * `replay()`; no model entry is needed (the model is the recording).
+   */
+  async buildReplaySession(meta: SessionMetaPayload, parts: ReplayParts, vision: boolean): Promise<Session> {
+    const config = readProjectConfig(this.paths.projectConfig);
+    const state = await loadAgentState(this.paths);
+    const contextWindow = meta.model_context_window === "unknown" ? undefined : meta.model_context_window;
+    const endpoint: ModelEndpoint = { provider: meta.provider, modelId: meta.model_id, clientType: "openai-chat", baseUrl: "replay:", vision, ...(contextWindow === undefined ? {} : { contextWindow }) };
+    const thinkingLevel = state.config.model.thinking_level ?? config.default_chat?.thinking_level ?? "medium";
+    return this.#build({ meta, state, config, endpoint, thinkingLevel, engineState: initialEngineState(), writerIndex: 1, existing: false, ids: new ToolCallIdAllocator(), resumed: false, replay: parts, sandbox: this.#sandbox(undefined, meta.workspace, meta.session_id) });
   }
 
   /** The most recently active session of this agent, if any. */
@@ -355,6 +407,7 @@ export class Agent {
     closeDangling?: { reason: "context" | "turns" | "manual"; mode: "summarize" | "discard" } | undefined;
     rotate?: boolean;
     sandbox: CommandSandbox | undefined;
+    replay?: ReplayParts;
     approvalMode?: string | undefined;
   }): Promise<Session> {
     const { meta, state, config, endpoint } = p;
@@ -365,13 +418,15 @@ export class Agent {
     const subagents =
       meta.source === "subagent"
         ? undefined
-        : createSubagentRunner({
+        : p.replay !== undefined
+          ? p.replay.subagents
+          : createSubagentRunner({
             workspaceDir: meta.workspace,
             ...(p.sandbox === undefined ? {} : { sandbox: { enabled: true, network: p.sandbox.network, hide: p.sandbox.hidden } }),
             agentFor: (agentId) => this.#childAgent(agentId),
             parent: () => ({ provider: meta.provider, modelId: meta.model_id, thinkingLevel: built?.thinkingLevel ?? p.thinkingLevel }),
           });
-    const env = createEnvironment({
+    const realEnv = createEnvironment({
       ...(subagents === undefined ? {} : { subagents }),
       workspaceDir: meta.workspace,
       scratchpadDir,
@@ -383,7 +438,8 @@ export class Agent {
       ...this.#options.environment,
       ...(p.sandbox === undefined ? {} : { sandbox: p.sandbox }),
     });
-    const llm = new GatewayLLM({
+    const env = p.replay?.wrapEnvironment?.(realEnv) ?? realEnv;
+    const llm = p.replay?.llm ?? new GatewayLLM({
       endpoint,
       systemPrompt: meta.system_prompt,
       tools: [],
@@ -401,6 +457,8 @@ export class Agent {
       existing: p.existing,
       toolsWritten: p.toolsWritten,
     });
+    const onLine = p.replay?.onLine;
+    if (onLine !== undefined) writer.onAppend((m) => onLine(m));
     if (p.closeDangling !== undefined) {
       writer.append(compactionEnd({ ...p.closeDangling, status: "failed", error_message: "the process exited during compaction" }));
     }
@@ -418,7 +476,7 @@ export class Agent {
           mode: state.config.compaction.mode,
           prompt: state.config.compaction.prompt,
         },
-        sleep: this.#options.sleep,
+        sleep: p.replay !== undefined ? noWait : this.#options.sleep,
       },
       p.engineState,
     );
@@ -471,6 +529,9 @@ function pickResumeFile(files: { file: string; index: number }[]): { messages: O
   while (at > 0 && messages.length === 0) messages = readTraceFile(files[--at]!.file).messages;
   let meta = metaOf(messages);
   for (let i = at - 1; i >= 0 && meta === undefined; i--) meta = metaOf(readTraceFile(files[i]!.file).messages);
+  // A rotated file's context opens with what the Human wrote before the compaction, which
+  // the previous file holds.
+  if (at > 0) messages = withSurvivors(messages, survivorsOfClosedContext(readTraceFile(files[at - 1]!.file).messages));
   return { messages, index: files[at]!.index, meta };
 }
 

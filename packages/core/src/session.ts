@@ -102,6 +102,11 @@ export class Session {
     this.#recordedApprovalMode = parts.approvalMode;
   }
 
+  /** The approval mode recorded for this session (its baseline or last change), if any. */
+  get recordedApprovalMode(): string | undefined {
+    return this.#recordedApprovalMode;
+  }
+
   /**
    * The approval mode the host runs this session with (the mode itself is the host's: core
    * only sees its ApproveFn). Recorded as `settings_changed` when it differs from what the

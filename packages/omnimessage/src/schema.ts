@@ -60,7 +60,10 @@ export const SessionMetaPayloadSchema = Schema.mutable(
     system_prompt: Schema.String,
     agent_state: Schema.String,
     workspace: Schema.String,
-    source: optional(Schema.Literal("subagent", "schedule")),
+    /** Absent for sessions a user started; `replay` for a re-execution of a recorded session. */
+    source: optional(Schema.Literal("subagent", "schedule", "replay")),
+    /** With `source: "replay"`: the id of the recorded session this one re-executes. */
+    replay_of: optional(Schema.String),
   }),
 ).annotations({ identifier: "SessionMetaPayload" });
 

@@ -15,6 +15,7 @@
  * All session logic is core's: this class only decides what to show and which SDK call a
  * keystroke means.
  */
+import { printRecap } from "./recap.js";
 import { existsSync } from "node:fs";
 import type { Interface } from "node:readline";
 import type { Agent, Session } from "@penguin/core";
@@ -132,6 +133,7 @@ export class Chat {
     const s = this.#session;
     out.line(`${c.bold("penguin chat")} · ${s.provider}/${s.modelId} · ${s.workspace}`);
     out.line(c.dim(`session ${s.id}${s.resumed ? " (resumed)" : ""} · approvals ${mode} · /help for commands · Ctrl-C twice to exit`));
+    if (s.resumed) printRecap(out, s.paths, s.id);
   }
 
   #prompt(text: string): void {

@@ -13,6 +13,7 @@ import { colorEnabled } from "../io/colors.js";
 import { loadTerminalMarkdown } from "../render/markdown-terminal.js";
 import { Output } from "../render/output.js";
 import { parseApprovalMode } from "../session/approvals.js";
+import { APPROVAL_MODES } from "@penguin/core";
 import { openAgent, openSession, type SessionFlags } from "../session/open-session.js";
 
 export interface ChatFlags extends SessionFlags {
@@ -22,8 +23,10 @@ export interface ChatFlags extends SessionFlags {
 
 export async function chatCommand(flags: ChatFlags): Promise<ExitCode> {
   const agent = await openAgent(flags);
-  const mode = parseApprovalMode(flags.approve ?? agent.projectConfig().default_chat?.approval_mode ?? "allow-all");
   const session = await openSession(agent, flags);
+  // A resumed session keeps the approval mode its trace recorded, unless --approve says otherwise.
+  const recorded = APPROVAL_MODES.find((m) => m === session.recordedApprovalMode);
+  const mode = parseApprovalMode(flags.approve ?? recorded ?? agent.projectConfig().default_chat?.approval_mode ?? "allow-all");
   const interactive = process.stdin.isTTY === true;
   const out = Output.of(process.stdout);
   const markdown = out.isTTY && colorEnabled(process.stdout) ? await loadTerminalMarkdown(process.stdout.columns) : undefined;

@@ -19,6 +19,8 @@ import { copyDir } from "../state/copy-dir.js";
 import { sessionDate } from "../state/ids.js";
 import { sessionScratchpad, traceFilePath, type AgentPaths } from "../state/paths.js";
 import { sessionTraceFiles } from "./reader.js";
+import { loadRecording, resolvePosition, type RecordedEvent } from "../replay/recording.js";
+import { survivorsOfClosedContext } from "./survivors.js";
 
 /** Where to cut: a trace file index and a 1-based line number in that file. */
 export interface ForkPosition {
@@ -98,7 +100,7 @@ function rewrite(raw: string, from: string, to: string, isMeta: boolean): string
   const v: unknown = JSON.parse(replaced);
   const m = parseEnvelope(v);
   if (m === undefined || m.type !== "session_meta") return replaced;
-  const { source: _dropped, ...payload } = m.payload;
+  const { source: _dropped, replay_of: _replayOf, ...payload } = m.payload;
   return JSON.stringify({ ...m, payload });
 }
 
@@ -137,4 +139,41 @@ export function forkSessionFiles(paths: AgentPaths, sourceId: string, newId: str
 export async function forkScratchpad(paths: AgentPaths, sourceId: string, newId: string): Promise<void> {
   const from = sessionScratchpad(paths, sourceId);
   if (existsSync(from)) await copyDir(from, sessionScratchpad(paths, newId));
+}
+
+/**
+ * Fork at any record (`at`: a 1-based record count across rotated files, or `NNN:LLLLLL`),
+ * also in the middle of a turn. The fork gets only the context it needs: the lines of the
+ * file holding record N, up to N, with a `forked_from` event after its session_meta; earlier
+ * files stay with the parent, which the event names. Whatever N leaves open (a request in
+ * flight, calls without outputs, a compaction without its end) is closed out by resume's own
+ * rules when the fork is resumed, so its next request pairs every call with an output.
+ * A record in the header of a rotated file (before its first record) forks from the end of
+ * the previous file: that is the same state, and the summary that opens the next context is
+ * decided there.
+ */
+export function forkSessionFilesAt(paths: AgentPaths, sourceId: string, newId: string, at: number | string): { files: string[]; at: number; position: string } {
+  const recording = loadRecording({ paths }, sourceId);
+  let target = resolvePosition(recording.events, at);
+  const isHeader = (e: RecordedEvent) => e.message.type === "session_meta" || (e.message.type === "event_msg" && e.message.payload.type === "tool_list_ready");
+  const sameFile = recording.events.filter((e) => e.fileIndex === target.fileIndex && e.n <= target.n);
+  if (target.fileIndex > recording.events[0]!.fileIndex && sameFile.every(isHeader)) {
+    const previous = recording.events.filter((e) => e.fileIndex < target.fileIndex).at(-1);
+    if (previous !== undefined) target = previous;
+  }
+  const source = sessionTraceFiles(paths, sourceId).find((f) => f.index === target.fileIndex);
+  if (source === undefined) throw new PenguinError("session_not_found", `session ${sourceId} has no trace file ${target.fileIndex}`);
+  const lines = parseLines(readFileSync(source.file, "utf8")).slice(0, target.line);
+  const origin = JSON.stringify(forkedFrom(sourceId, target.position));
+  const previousFile = recording.events.filter((e) => e.fileIndex === target.fileIndex - 1).map((e) => e.message);
+  const carried = survivorsOfClosedContext(previousFile).map((m) => JSON.stringify(m));
+  const out: string[] = [];
+  lines.forEach((l, i) => {
+    out.push(rewrite(l.raw, sourceId, newId, l.message?.type === "session_meta"));
+    if (i === 0) out.push(origin, ...carried.map((raw) => raw.split(sourceId).join(newId)));
+  });
+  const file = traceFilePath(paths, sessionDate(newId), newId, 1);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${out.join("\n")}\n`, { mode: 0o600, flag: "wx" });
+  return { files: [file], at: target.n, position: target.position };
 }

@@ -1,0 +1,300 @@
+/**
+ * `agent.replay(...)`: re-execute a recorded session through the real engine and say whether
+ * it came out the same.
+ *
+ * The replay is a new session of the agent (`source: "replay"`, `replay_of` the original)
+ * built from the recording's own invariants (model pair, context window, system prompt)
+ * with two parts swapped: the model is a ReplayLLM answering from the recording, and with
+ * `tools: "recorded"` the Environment answers tool calls from it too. Everything between
+ * (the engine, approvals policy, compaction, the trace writer) is the code a live run uses.
+ * The Human is re-enacted from the recording: each task's input is sent again, approvals get
+ * the recorded answers, steering is queued where it was delivered, and a user abort is
+ * triggered once the replay has written every record that preceded it.
+ *
+ * With `tools: "rerun"` the tools run for real in a fresh workspace: a copy of
+ * `workspaceDir` when given, else the recording folder's `workspace/` (shipped fixtures), else
+ * the recorded workspace as it is now with the files the recording shows as they were put
+ * back (reconstruct.ts; what it cannot show may have changed since, and the verdict will
+ * say where). Subagents run again as child replays of their own recordings, in spawn order,
+ * and their traces are compared too. With `tools: "recorded"` the workspace is an empty
+ * folder nothing touches.
+ *
+ * The verdict compares the new trace with the recording record by record (compare.ts) and
+ * adds the first context mismatch the ReplayLLM saw; the earlier of the two is reported.
+ */
+import { existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
+import type { ApprovalContext, ApprovalResult, SubagentHandle, SubagentRunner } from "../interfaces.js";
+import { PenguinError } from "../errors.js";
+import { copyDir } from "../state/copy-dir.js";
+import { newSessionId, newTmpWorkspaceName } from "../state/ids.js";
+import type { AgentPaths } from "../state/paths.js";
+import type { Session } from "../session.js";
+import { sessionHandle } from "../subagents/session-handle.js";
+import { compareRecords, Identities, type Verdict } from "./compare.js";
+import { buildPlan, type RecordedTask, type ReplayPlan } from "./plan.js";
+import { folderRootSession, loadRecording, type RecordedSession, type RecordingSource } from "./recording.js";
+import { RecordedEnvironment } from "./recorded-environment.js";
+import { ReplayLLM } from "./replay-llm.js";
+import { RecordSequencer } from "./sequencer.js";
+import { applyStartingFiles, startingFiles } from "./reconstruct.js";
+import type { ReplayParts } from "../agent.js";
+
+export type ReplayToolsMode = "rerun" | "recorded";
+
+export interface ReplayOptions {
+  /** A session of this agent's data root… */
+  sessionId?: string;
+  /** …or a folder of recorded trace files (a `fixtures/traces/<name>/`). */
+  folder?: string;
+  /** Default `rerun`. */
+  tools?: ReplayToolsMode;
+  /** rerun: the workspace to copy before the tools run again. */
+  workspaceDir?: string;
+  /** Milliseconds between streamed pieces of text (a readable pace); default 0. */
+  pace?: number;
+  /** Every message of the replayed tasks, as `session.run` yields it (partials included). */
+  onMessage?: (m: OmniMessage) => void;
+  /** Called as each recorded task starts, with the input sent again. */
+  onTask?: (task: RecordedTask, index: number, session: Session) => void;
+}
+
+export interface ReplayReport {
+  /** The replay's own session id. */
+  sessionId: string;
+  replayOf: string;
+  tools: ReplayToolsMode;
+  workspace: string;
+  /** Where the workspace came from. */
+  workspaceSource: "given" | "recording" | "reconstructed" | "recorded-workspace-now" | "empty";
+  tracePath: string;
+  verdict: Verdict;
+  /** `identical` or `diverged at N: <what differs>`. */
+  summary: string;
+}
+
+/** What the agent lends a replay: its paths and a way to build a session with swapped parts. */
+export interface ReplayHost {
+  paths: AgentPaths;
+  buildReplaySession(meta: SessionMetaPayload, parts: ReplayParts, vision: boolean): Promise<Session>;
+}
+
+function recordedTools(recording: RecordedSession): string[] {
+  for (const e of recording.events) {
+    const m = e.message;
+    if (m.type === "event_msg" && m.payload.type === "tool_list_ready") return m.payload.tools.map((t) => t.name);
+  }
+  return [];
+}
+
+async function prepareWorkspace(host: ReplayHost, recording: RecordedSession, options: ReplayOptions): Promise<{ path: string; source: ReplayReport["workspaceSource"] }> {
+  const path = resolve(host.paths.workspacesDir, newTmpWorkspaceName());
+  mkdirSync(path, { recursive: true });
+  const tools = options.tools ?? "rerun";
+  const copyFrom = async (dir: string) => {
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+      throw new PenguinError("workspace_not_found", `workspace ${dir} does not exist or is not a directory; give an existing folder to --workspace`);
+    }
+    await copyDir(dir, path);
+  };
+  if (tools === "recorded") return { path: realpathSync(path), source: "empty" };
+  if (options.workspaceDir !== undefined) {
+    await copyFrom(resolve(options.workspaceDir));
+    return { path: realpathSync(path), source: "given" };
+  }
+  const shipped = options.folder !== undefined ? join(options.folder, "workspace") : undefined;
+  if (shipped !== undefined && existsSync(shipped)) {
+    await copyFrom(shipped);
+    return { path: realpathSync(path), source: "recording" };
+  }
+  // A session of the data root: its workspace as it is now, with the files the recording
+  // shows as they were put back (reconstruct.ts).
+  if (existsSync(recording.meta.workspace)) await copyFrom(recording.meta.workspace);
+  const rebuilt = applyStartingFiles(path, startingFiles(recording));
+  return { path: realpathSync(path), source: rebuilt > 0 ? "reconstructed" : existsSync(recording.meta.workspace) ? "recorded-workspace-now" : "empty" };
+}
+
+/** One session's replay: its LLM, its Human re-enactment, and the comparison afterwards. */
+class SessionReplay {
+  readonly recording: RecordedSession;
+  readonly plan: ReplayPlan;
+  readonly ids = new Identities();
+  readonly llm: ReplayLLM;
+  readonly children: SessionReplay[] = [];
+  readonly sequencer = new RecordSequencer();
+  session: Session | undefined;
+  #abortAt: (() => void) | undefined;
+
+  constructor(recording: RecordedSession, pace: number) {
+    this.recording = recording;
+    this.plan = buildPlan(recording);
+    this.llm = new ReplayLLM({
+      requests: this.plan.requests,
+      contextWindow: recording.meta.model_context_window,
+      ids: this.ids,
+      pace,
+      sequencer: this.sequencer,
+      // Older traces show steering only where it was delivered: queue it one request early.
+      ...(this.plan.steeringActions.length === 0 ? { steer: (text: string) => void this.session?.steer(text) } : {}),
+    });
+  }
+
+  #nextSteering = 0;
+
+  /** Queue or recall steering once the replay has written every record before it. */
+  #steerOnTime(): void {
+    const actions = this.plan.steeringActions;
+    while (this.#nextSteering < actions.length && actions[this.#nextSteering]!.at - 1 <= this.sequencer.written) {
+      const action = actions[this.#nextSteering++]!;
+      if (action.kind === "queue") this.session?.queueSteering(action.text);
+      else this.session?.recallSteering(action.id);
+    }
+  }
+
+  /** The writer's line hook: count records; fire the pending abort when its record is next. */
+  onLine = (): void => {
+    this.sequencer.recorded();
+    this.#steerOnTime();
+    const fire = this.#abortAt;
+    if (fire !== undefined) setImmediate(fire);
+  };
+
+  /** Arms the abort for the next abort point of the recording, if it falls in this task. */
+  armAbort(controller: AbortController, taskEnd: number): void {
+    const point = this.plan.abortPoints.find((n) => n > this.sequencer.written && n <= taskEnd);
+    this.#abortAt = undefined;
+    if (point === undefined) return;
+    const check = () => {
+      if (this.sequencer.written >= point - 1 && !controller.signal.aborted) {
+        this.#abortAt = undefined;
+        controller.abort();
+      }
+    };
+    this.#abortAt = check;
+    check();
+  }
+
+  approve = async (call: { tool_call_id: string }, ctx: ApprovalContext): Promise<ApprovalResult> => {
+    const owner = ctx.origin !== undefined && ctx.origin.length > 0 ? this.children.find((c) => c.session?.id === ctx.origin![0]) : this;
+    const recorded = owner?.plan.approvals.get(call.tool_call_id);
+    if (recorded === "allow") return "allow";
+    if (recorded === undefined && ctx.signal !== undefined && this.plan.abortPoints.length > 0) {
+      // Never decided live: the user aborted while this approval was pending.
+      return new Promise((done) => ctx.signal!.addEventListener("abort", () => done("deny"), { once: true }));
+    }
+    return "deny";
+  };
+}
+
+function verdictOf(replay: SessionReplay, replayedId: string, paths: AgentPaths): Verdict {
+  const replayed = loadRecording({ paths }, replayedId);
+  let verdict = compareRecords(replay.recording.events, replayed.events, replay.ids);
+  const mismatch = replay.llm.contextMismatch;
+  if (mismatch !== undefined) {
+    const request = replay.plan.requests[mismatch.request];
+    const at = request?.beginAt ?? replay.recording.events.length;
+    if (verdict.identical || verdict.at > at) {
+      verdict = { identical: false, at, position: replay.recording.events[at - 1]?.position ?? "", what: mismatch.what };
+    }
+  }
+  if (verdict.identical) {
+    for (const child of replay.children) {
+      if (child.session === undefined) continue;
+      const childVerdict = verdictOf(child, child.session.id, paths);
+      if (!childVerdict.identical) {
+        const pointer = replay.recording.events.find((e) => e.message.type === "event_msg" && e.message.payload.type === "subagent" && e.message.payload.session_id === child.recording.sessionId);
+        return { identical: false, at: pointer?.n ?? 1, position: pointer?.position ?? "", what: `subagent ${child.recording.sessionId}, its record ${childVerdict.at}: ${childVerdict.what}` };
+      }
+    }
+  }
+  return verdict;
+}
+
+export function describeVerdict(verdict: Verdict): string {
+  return verdict.identical ? "identical" : `diverged at ${verdict.at}: ${verdict.what}`;
+}
+
+export async function runReplay(host: ReplayHost, options: ReplayOptions): Promise<ReplayReport> {
+  if ((options.sessionId === undefined) === (options.folder === undefined)) {
+    throw new PenguinError("invalid_argument", "replay needs exactly one of sessionId (a session of this data root) or folder (recorded trace files)");
+  }
+  const source: RecordingSource = options.folder !== undefined ? { folder: resolve(options.folder) } : { paths: host.paths };
+  const rootId = options.sessionId ?? folderRootSession(resolve(options.folder!));
+  const recording = loadRecording(source, rootId);
+  if (recording.meta.source === "subagent") {
+    throw new PenguinError("invalid_argument", `${rootId} is a subagent session: it replays with its parent; replay the session that started it`);
+  }
+  const tools = options.tools ?? "rerun";
+  const pace = options.pace ?? 0;
+  const workspace = await prepareWorkspace(host, recording, options);
+  const vision = recordedTools(recording).includes("read_image");
+
+  const build = async (replay: SessionReplay, source: SessionMetaPayload["source"], subagents: SubagentRunner | undefined): Promise<Session> => {
+    const meta: SessionMetaPayload = {
+      ...replay.recording.meta,
+      session_id: newSessionId(new Date()),
+      workspace: workspace.path,
+      agent_state: host.paths.agentState,
+      replay_of: replay.recording.sessionId,
+    };
+    if (source === undefined) delete meta.source;
+    else meta.source = source;
+    const parts: ReplayParts = { llm: replay.llm, onLine: replay.onLine };
+    if (subagents !== undefined) parts.subagents = subagents;
+    parts.wrapEnvironment = (env) => new RecordedEnvironment(env, replay.plan, replay.sequencer, tools === "rerun");
+    const session = await host.buildReplaySession(meta, parts, vision);
+    replay.session = session;
+    replay.ids.add(session.id, replay.recording.sessionId);
+    replay.ids.add(workspace.path, replay.recording.meta.workspace);
+    return session;
+  };
+
+  const root = new SessionReplay(recording, pace);
+  const spawnOrder = [...root.plan.spawned.values()].flat().map((e) => e.message).flatMap((m) => (m.type === "event_msg" && m.payload.type === "subagent" ? [m.payload.session_id] : []));
+  const subagents: SubagentRunner = {
+    async spawn(): Promise<SubagentHandle> {
+      const childId = spawnOrder[root.children.length];
+      const childRecording = childId !== undefined ? recording.children.get(childId) : undefined;
+      if (childRecording === undefined) throw new Error(`replay: the recording has no trace for subagent number ${root.children.length + 1}`);
+      const child = new SessionReplay(childRecording, 0);
+      root.children.push(child);
+      const session = await build(child, "subagent", undefined);
+      root.ids.add(session.id, childRecording.sessionId);
+      return sessionHandle(session);
+    },
+  };
+  const session = await build(root, "replay", subagents);
+
+  try {
+    for (const [index, task] of root.plan.tasks.entries()) {
+      const next = root.plan.tasks[index + 1];
+      const controller = new AbortController();
+      root.armAbort(controller, next === undefined ? Number.POSITIVE_INFINITY : next.at - 1);
+      options.onTask?.(task, index, session);
+      const stream =
+        task.kind === "run"
+          ? session.run(
+              task.input.map((m) => ({ ...m, timestamp: new Date().toISOString() })),
+              { approve: root.approve, signal: controller.signal },
+            )
+          : session.compact({ signal: controller.signal });
+      for await (const m of stream) options.onMessage?.(m);
+    }
+  } finally {
+    await session.dispose();
+    for (const child of root.children) await child.session?.dispose();
+  }
+
+  const verdict = verdictOf(root, session.id, host.paths);
+  return {
+    sessionId: session.id,
+    replayOf: recording.sessionId,
+    tools,
+    workspace: workspace.path,
+    workspaceSource: workspace.source,
+    tracePath: session.tracePath,
+    verdict,
+    summary: describeVerdict(verdict),
+  };
+}

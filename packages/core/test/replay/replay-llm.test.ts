@@ -1,0 +1,55 @@
+// The replay model at the LLM boundary, given a recorded request and then a request: it
+// answers with the recorded envelopes (fidelity untouched, partials streamed before each
+// text), commits them to its history, and notes the first request whose context differs
+// from the recorded one, naming the field.
+import { describe, expect, it } from "vitest";
+import { assistantText, userText, type OmniMessage } from "@penguin/omnimessage";
+import { Identities } from "../../src/replay/compare.js";
+import type { RecordedRequest } from "../../src/replay/plan.js";
+import { ReplayLLM } from "../../src/replay/replay-llm.js";
+
+const answer = { ...assistantText("recorded answer"), payload: { ...assistantText("recorded answer").payload, fidelity: { signature: "opaque-bytes==" } } } as OmniMessage;
+
+function recorded(context: OmniMessage[]): RecordedRequest {
+  return { index: 0, compaction: false, produced: [answer], producedAt: [3], end: { type: "request_end", status: "completed" }, endAt: 4, usage: { cache_read: 0, cache_write: 10, output: 2, total: 12 }, context, steering: [], beginAt: 1 };
+}
+
+async function drain(llm: ReplayLLM, newMessages: OmniMessage[]): Promise<{ messages: OmniMessage[]; status: string }> {
+  const gen = llm.streamGenerate({ newMessages });
+  const messages: OmniMessage[] = [];
+  for (;;) {
+    const step = await gen.next();
+    if (step.done) return { messages, status: step.value.status };
+    messages.push(step.value);
+  }
+}
+
+describe("ReplayLLM", () => {
+  it("answers with the recorded turn byte for byte and commits it", async () => {
+    const llm = new ReplayLLM({ requests: [recorded([userText("hello")])], contextWindow: 1000, ids: new Identities() });
+    const { messages, status } = await drain(llm, [userText("hello")]);
+    expect(status).toBe("completed");
+    const complete = messages.filter((m) => m.type === "model_msg" && m.payload.type === "text");
+    expect(complete.map((m) => m.payload)).toEqual([answer.payload]);
+    expect(messages.filter((m) => m.type === "model_msg" && m.payload.type === "partial_text").map((m) => (m.payload as { text: string }).text).join("")).toBe("recorded answer");
+    expect(llm.history().map((m) => m.payload)).toEqual([userText("hello").payload, answer.payload]);
+    expect(llm.lastUsage?.total).toBe(12);
+    expect(llm.contextMismatch).toBeUndefined();
+  });
+
+  it("notes a context that differs from the recording, and a request the recording does not have", async () => {
+    const llm = new ReplayLLM({ requests: [recorded([userText("hello")])], contextWindow: 1000, ids: new Identities() });
+    await drain(llm, [userText("hello there")]);
+    expect(llm.contextMismatch).toEqual({ request: 0, what: 'the context of request 1 differs: context.0.text: recorded "hello", replayed "hello there"' });
+    const extra = await drain(llm, [userText("more")]);
+    expect(extra.status).toBe("failed");
+  });
+
+  it("writes the replay's own identities back before comparing", async () => {
+    const ids = new Identities();
+    ids.add("/tmp/replay-ws", "/home/u/project");
+    const llm = new ReplayLLM({ requests: [recorded([userText("look at /home/u/project/a.txt")])], contextWindow: 1000, ids });
+    await drain(llm, [userText("look at /tmp/replay-ws/a.txt")]);
+    expect(llm.contextMismatch).toBeUndefined();
+  });
+});
