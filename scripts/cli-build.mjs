@@ -6,8 +6,8 @@
 // (@penguin/server serves the web build, @penguin/skills reads its library) and native or
 // test-only modules stay external and load from node_modules as usual.
 //
-// A build is stale when there is no bundle or stamp, or when any packages/*/src file or
-// package tsconfig is newer than the stamp of the last successful build. Run directly
+// A build is stale when there is no bundle or stamp, or when any packages/*/src or
+// projections/*/src file or package tsconfig is newer than the stamp of the last successful build. Run directly
 // (`node scripts/cli-build.mjs [--force]`) it builds when stale and exits non-zero on failure.
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
@@ -37,10 +37,12 @@ function newerThan(dir, since) {
 export function cliBuildIsStale() {
   if (!existsSync(BUNDLE_MAIN) || !existsSync(STAMP)) return true;
   const since = statSync(STAMP).mtimeMs;
-  const packages = join(ROOT, "packages");
-  return readdirSync(packages).some((name) => {
-    const config = join(packages, name, "tsconfig.json");
-    return newerThan(join(packages, name, "src"), since) || (existsSync(config) && statSync(config).mtimeMs > since);
+  return ["packages", "projections"].some((area) => {
+    const dir = join(ROOT, area);
+    return existsSync(dir) && readdirSync(dir).some((name) => {
+      const config = join(dir, name, "tsconfig.json");
+      return newerThan(join(dir, name, "src"), since) || (existsSync(config) && statSync(config).mtimeMs > since);
+    });
   });
 }
 

@@ -9,7 +9,8 @@
  * - title: the first user-typed text, on one line, cut to 80 characters;
  * - created / last event: the first and latest event times seen;
  * - status: `running` from a request's start until it ends; then `done`, `failed` or
- *   `aborted` by how the last request (or an `abort`) ended; a request that will be retried
+ *   `aborted` by how the last request ended, or by an `abort` (its reason says whether the user
+ *   interrupted or the run was stopped by a failure); a request that will be retried
  *   keeps it `running`; `empty` until the first request;
  * - counts: tasks (user-typed texts), requests (`request_begin`), tool calls, and the
  *   tokens of every `token_usage`.
@@ -107,7 +108,9 @@ export function foldSession(row: SessionRow | undefined, e: TraceEvent): Session
       else next.status = "failed";
       return next;
     case "abort":
-      next.status = "aborted";
+      // The engine writes `abort` both for a user's interrupt ("aborted…") and for a run it
+      // had to stop (a request that failed for good, a failed compaction).
+      next.status = p.reason === undefined || p.reason.startsWith("aborted") ? "aborted" : "failed";
       return next;
     case "token_usage":
       next.tokens += p.request.total;

@@ -55,12 +55,14 @@ describe("sessions projection", () => {
     expect(foldSession(running, fail!).status).toBe("failed");
   });
 
-  it("given an abort, then the session reads aborted", async () => {
-    const rows = await projectionSpec(sessionsProjection)
-      .given(traceEvents({ sessionId: P }, [meta(P), userText("go", { at: at(1) }), requestBegin({ at: at(2) })]))
-      .when(traceEvents({ sessionId: P, firstLine: 4 }, [abortEvent("user", { at: at(3) })]))
-      .then((db) => listSessions(db));
-    expect(rows.map((r) => r.status)).toEqual(["aborted"]);
+  it("given an abort, then the session reads aborted when the user stopped it and failed when a failure did", async () => {
+    const statusAfter = (reason: string) =>
+      projectionSpec(sessionsProjection)
+        .given(traceEvents({ sessionId: P }, [meta(P), userText("go", { at: at(1) }), requestBegin({ at: at(2) })]))
+        .when(traceEvents({ sessionId: P, firstLine: 4 }, [abortEvent(reason, { at: at(3) })]))
+        .then(async (db) => (await listSessions(db)).map((r) => r.status));
+    expect(await statusAfter("aborted by user")).toEqual(["aborted"]);
+    expect(await statusAfter("request failed: HTTP 400")).toEqual(["failed"]);
   });
 
   it("given a subagent session read before its parent's pointer, then the list links it to its parent either way", async () => {
