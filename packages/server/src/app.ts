@@ -2,17 +2,17 @@
  * createServerApp: assembles the server from its layers, without listening on a socket
  * (tests drive it with `app.request()`; start.ts puts it on a port).
  *
- * Order of assembly: the data root and `web.db` (migrated); the seeded admin and
- * `default_project`; the trace scan that indexes CLI sessions (`reindex` rebuilds it from
- * scratch); the runtime (event ids for this process's epoch, user feeds, usage recorder,
- * session manager, scheduler, preview-token key); then HTTP: security headers on every answer, and on `/api/*` the write
+ * Order of assembly: the data root and `facts.db` (migrated, `web.db` of older roots becoming
+ * it); the projections' live runner over `projections.db` (`reindex` rebuilds it from every
+ * trace first); the seeded admin and `default_project`; the trace scan that indexes CLI
+ * sessions (`reindex` rebuilds it from scratch); the runtime (event ids for this process's
+ * epoch, user feeds, session manager, scheduler, preview-token key); then HTTP: security headers on every answer, and on `/api/*` the write
  * guard (JSON + same origin), the cookie authentication, and every resource's routes through
  * one route table (authorization, validation, OpenAPI). Anything else is the web app.
  * Errors from anywhere become `{error:{code, message}}` in http/error-response.ts.
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { Hono } from "hono";
 import { DEFAULT_PROJECT, resolveRoot, type SleepFn } from "@penguin/core";
 import { AccessPolicy } from "./auth/access.js";
@@ -21,6 +21,7 @@ import { authenticate } from "./auth/authenticate.js";
 import { LoginService, type LoginLimits } from "./auth/login-service.js";
 import { writeGuard } from "./auth/write-guard.js";
 import { openDatabase } from "./db/database.js";
+import { factsDatabaseFile } from "./db/facts-file.js";
 import { createStores } from "./db/stores.js";
 import { ApiError } from "./http/api-error.js";
 import type { AppEnv } from "./http/app-env.js";
@@ -30,7 +31,6 @@ import { realTicker, type Ticker } from "./runtime/clock.js";
 import { Scheduler } from "./runtime/scheduler.js";
 import { IDLE_EVICTION_MS, SessionManager } from "./runtime/session-manager.js";
 import { EventIds } from "./runtime/sse-channel.js";
-import { UsageRecorder } from "./runtime/usage-recorder.js";
 import { UserEventHub } from "./runtime/user-events.js";
 import { registerRoutes } from "./routes/index.js";
 import type { ServerContext } from "./server-context.js";
@@ -38,6 +38,7 @@ import { PreviewTokens } from "./services/preview-tokens.js";
 import { ensureProject } from "./services/projects.js";
 import { readServerSettings } from "./services/server-settings.js";
 import { indexTraces } from "./services/session-index.js";
+import { startProjections } from "./services/projections.js";
 import { webAppHandler } from "./web/static-site.js";
 
 export interface ServerAppOptions {
@@ -60,8 +61,10 @@ export interface ServerAppOptions {
   webDir?: string;
   /** Model gateway fetch (tests, proxies). */
   fetch?: typeof fetch;
-  /** Rebuild the sessions index from the traces instead of updating it. */
+  /** Rebuild the projections and the sessions index from the traces instead of updating them. */
   reindex?: boolean;
+  /** How often the projections look for trace changes without a file-system event (default 1 s). */
+  projectionsPollMs?: number;
   /** Run schedule files on the ticker (default true). */
   schedules?: boolean;
   /** Where errors that are bugs go (never printed by the library itself). */
@@ -85,14 +88,22 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
   const report = options.report ?? (() => undefined);
   mkdirSync(root, { recursive: true });
 
-  const db = openDatabase(join(root, "web.db"));
-  const stores = createStores(db);
+  const db = openDatabase(factsDatabaseFile(root));
+  let projections;
+  try {
+    projections = await startProjections(root, { reindex: options.reindex === true, report, ...(options.projectionsPollMs !== undefined ? { pollIntervalMs: options.projectionsPollMs } : {}) });
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  const stores = createStores(db, projections);
   let initialPassword: string | undefined;
   try {
     initialPassword = await ensureAdmin(stores, root, now());
     await ensureProject(root, stores, { projectId: DEFAULT_PROJECT, ownerUserId: ADMIN_USER, name: null }, now());
     indexTraces(root, stores, { full: options.reindex === true, owner: ADMIN_USER, now: now() });
   } catch (error) {
+    await projections.stop();
     db.close();
     throw error;
   }
@@ -105,7 +116,6 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
     root,
     stores,
     ids,
-    usage: new UsageRecorder(stores.usage, now),
     userEvents,
     env,
     sleep: options.sleep,
@@ -121,6 +131,7 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
   const context: ServerContext = {
     root,
     stores,
+    projections,
     access,
     login: new LoginService(stores, now, options.loginLimits),
     sessions,
@@ -169,6 +180,7 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
         scheduler.stop();
         await sessions.shutdown();
         userEvents.closeAll();
+        await projections.stop();
         db.close();
       })();
       return closing;

@@ -3,6 +3,7 @@
  * it whole; what each uses is visible in its handlers. Holding the parts in one plain
  * object (no service locator, no globals) keeps tests able to build a server per temp root.
  */
+import type { LiveProjectionRunner } from "@penguin/projections-runner";
 import type { AccessPolicy } from "./auth/access.js";
 import type { LoginService } from "./auth/login-service.js";
 import type { Stores } from "./db/stores.js";
@@ -16,6 +17,8 @@ import type { PreviewTokens } from "./services/preview-tokens.js";
 export interface ServerContext {
   root: string;
   stores: Stores;
+  /** The read models (sessions, usage, timeline) kept current from the traces. */
+  projections: LiveProjectionRunner;
   access: AccessPolicy;
   login: LoginService;
   sessions: SessionManager;
