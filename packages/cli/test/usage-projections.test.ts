@@ -5,7 +5,7 @@ import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "./helpers/build.js";
-import { runCli } from "./helpers/run-cli.js";
+import { collectOutput, exited, runCli, spawnCli } from "./helpers/run-cli.js";
 import { sessionIdFrom, traceMessages } from "./helpers/trace-files.js";
 import { startWorld, type World } from "./helpers/world.js";
 
@@ -89,6 +89,51 @@ describe("penguin usage / projections", { timeout: 90_000 }, () => {
     const wrong = await runCli(["projections", "rebuild", "--only", "nope"], { env });
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('--only "nope": no projection named so; choose one of sessions, usage, timeline');
+  });
+
+  it("a CLI session (no server running) shows later in the server's usage API and session list with the same totals", async () => {
+    world = await startWorld({
+      script: [
+        { text: "cli answer", usage: { input: 1200, cached: 200, output: 40 } },
+        { text: "while the server runs", usage: { input: 700, cached: 300, output: 9 } },
+      ],
+    });
+    const env = world.env;
+    const run = await runCli(["run", "-m", "from the cli", "--workspace", world.workspace], { env });
+    expect(run.code).toBe(0);
+    const sid = sessionIdFrom(run.stderr);
+    const byHand = tokenSums(world.root, sid);
+    const cli = JSON.parse((await runCli(["usage", "--json", "--by", "session"], { env })).stdout);
+    expect(cli.rows).toEqual([expect.objectContaining({ key: sid, total: byHand.total, requests: byHand.requests })]);
+
+    const server = spawnCli(["server", "--port", "0"], { env });
+    const out = collectOutput(server);
+    try {
+      for (let i = 0; i < 800 && !out.stdout().includes("└"); i++) await new Promise((r) => setTimeout(r, 25));
+      const url = /URL:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(out.stdout())?.[1];
+      const password = /(penguin-[a-z0-9]{4}(?:-[a-z0-9]{4})+)/.exec(out.stdout())?.[1];
+      expect(url).toBeDefined();
+      const login = await fetch(`${url}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ userId: "admin", password }) });
+      const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
+      const api = async (path: string) => (await fetch(`${url}${path}`, { headers: { cookie } })).json();
+      const usage = await api("/api/projects/default_project/usage?groupBy=session");
+      expect(usage.rows).toEqual([expect.objectContaining({ key: sid, cacheRead: byHand.cacheRead, cacheWrite: byHand.cacheWrite, output: byHand.output, total: byHand.total, requests: byHand.requests })]);
+      expect(usage.totals.costText).toBe(cli.totals.costText);
+      const list = await api("/api/projects/default_project/agents/default_agent/sessions");
+      expect(list.sessions.map((s: { id: string }) => s.id)).toContain(sid);
+
+      // A CLI session run while the server runs counts too, without the server running it.
+      const during = await runCli(["run", "-m", "while it runs", "--workspace", world.workspace], { env });
+      expect(during.code).toBe(0);
+      const duringId = sessionIdFrom(during.stderr);
+      const after = await api("/api/projects/default_project/usage?groupBy=session");
+      expect(after.rows.find((r: { key: string }) => r.key === duringId)).toMatchObject({ total: tokenSums(world.root, duringId).total });
+      const cliAfter = JSON.parse((await runCli(["usage", "--json", "--by", "session"], { env })).stdout);
+      expect(cliAfter.totals).toEqual(after.totals);
+    } finally {
+      server.kill("SIGTERM");
+      await exited(server);
+    }
   });
 
   it("refuses an offline rebuild while a server runs on the root, and rejects bad flags", async () => {
