@@ -128,6 +128,13 @@ describe("penguin usage / projections", { timeout: 90_000 }, () => {
       const duringId = sessionIdFrom(during.stderr);
       const after = await api("/api/projects/default_project/usage?groupBy=session");
       expect(after.rows.find((r: { key: string }) => r.key === duringId)).toMatchObject({ total: tokenSums(world.root, duringId).total });
+      // …and appears in the session list once the server's runner has followed its trace.
+      let listed: string[] = [];
+      for (let i = 0; i < 800 && !listed.includes(duringId); i++) {
+        listed = (await api("/api/projects/default_project/agents/default_agent/sessions")).sessions.map((s: { id: string }) => s.id);
+        if (!listed.includes(duringId)) await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(listed).toContain(duringId);
       const cliAfter = JSON.parse((await runCli(["usage", "--json", "--by", "session"], { env })).stdout);
       expect(cliAfter.totals).toEqual(after.totals);
     } finally {

@@ -38,7 +38,7 @@ import { PreviewTokens } from "./services/preview-tokens.js";
 import { ensureProject } from "./services/projects.js";
 import { readServerSettings } from "./services/server-settings.js";
 import { indexTraces } from "./services/session-index.js";
-import { startProjections } from "./services/projections.js";
+import { followTracedSessions, startProjections } from "./services/projections.js";
 import { webAppHandler } from "./web/static-site.js";
 
 export interface ServerAppOptions {
@@ -102,6 +102,7 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
     initialPassword = await ensureAdmin(stores, root, now());
     await ensureProject(root, stores, { projectId: DEFAULT_PROJECT, ownerUserId: ADMIN_USER, name: null }, now());
     indexTraces(root, stores, { full: options.reindex === true, owner: ADMIN_USER, now: now() });
+    followTracedSessions(projections, stores, now);
   } catch (error) {
     await projections.stop();
     db.close();

@@ -2,7 +2,7 @@
 // it, keeping every user, login, project and member) and projections.db (derived: deleted
 // while the server runs, it is rebuilt and answers as before; rebuilt from scratch it equals
 // the one the live runner kept, row for row).
-import { existsSync, mkdtempSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
@@ -26,7 +26,7 @@ async function dump(store: ProjectionStore): Promise<Record<string, string[]>> {
   return out;
 }
 
-describe("projections.db", () => {
+describe("projections.db", { timeout: 30_000 }, () => {
   it("rebuilt into a fresh file equals what the live runner kept: sessions with a subagent, a compaction and a failure", async () => {
     h = await startHarness({
       app: { projectionsPollMs: 20 },
@@ -93,14 +93,14 @@ describe("projections.db", () => {
     expect(before.session).toEqual({ requests: 2, total: 307 });
 
     const file = join(h.root, "projections.db");
-    const inode = statSync(file).ino;
     rmSync(file);
-    await vi.waitFor(() => expect(existsSync(file) && statSync(file).ino !== inode).toBe(true), { timeout: 20_000, interval: 20 });
+    // Only the runner's rebuild puts a file back at that path.
+    await vi.waitFor(() => expect(existsSync(file)).toBe(true), { timeout: 20_000, interval: 20 });
     expect(await answers()).toEqual(before);
   });
 });
 
-describe("facts.db", () => {
+describe("facts.db", { timeout: 30_000 }, () => {
   it("takes over a web.db made before the split, keeping every user, login, project and member", async () => {
     h = await startHarness();
     const admin = await h.admin();

@@ -4,8 +4,9 @@
  *
  * A pass brings every projection up to the end of every trace file (ProjectionStore.catchUp).
  * Passes are triggered by file-system events on the data root's trace folders (fs.watch,
- * refreshed every pass as folders appear) and by a polling timer, the fallback where watching
- * is unavailable or misses an event. Triggers arriving during a pass coalesce into one more.
+ * refreshed every pass as folders appear; a burst of events settles for a few milliseconds
+ * into one pass) and by a polling timer, the fallback where watching is unavailable or misses
+ * an event. Triggers arriving during a pass coalesce into one more.
  *
  * The database may be deleted at any time: a pass that finds the file gone closes its handle,
  * rebuilds into a fresh file and swaps it in; one that finds a different file (rebuilt by
@@ -25,12 +26,16 @@ export interface LiveRunnerOptions {
   projections: readonly Projection[];
   /** How often to look for changes without a file-system event. Default 1000 ms. */
   pollIntervalMs?: number;
+  /** How long a burst of file-system events is gathered into one pass. Default 100 ms. */
+  settleMs?: number;
   onError?: (error: unknown) => void;
 }
 
-function inodeOf(file: string): number | undefined {
+/** Which file is at the path: inode and birth time (an inode number alone is soon reused). */
+function identityOf(file: string): string | undefined {
   try {
-    return statSync(file).ino;
+    const st = statSync(file);
+    return `${st.ino}:${st.birthtimeMs}`;
   } catch {
     return undefined;
   }
@@ -39,12 +44,15 @@ function inodeOf(file: string): number | undefined {
 export class LiveProjectionRunner {
   readonly #options: LiveRunnerOptions;
   #store: Promise<ProjectionStore>;
-  #inode: number | undefined;
+  #identity: string | undefined;
   #running: Promise<void> | undefined;
   #again = false;
+  readonly #waiters: Array<() => void> = [];
   #stopped = false;
   #timer: NodeJS.Timeout | undefined;
+  #settling: NodeJS.Timeout | undefined;
   readonly #watchers = new Map<string, FSWatcher>();
+  readonly #listeners: Array<(store: ProjectionStore) => Promise<void>> = [];
 
   private constructor(options: LiveRunnerOptions, store: Promise<ProjectionStore>) {
     this.#options = options;
@@ -55,10 +63,10 @@ export class LiveProjectionRunner {
   static async start(options: LiveRunnerOptions): Promise<LiveProjectionRunner> {
     const runner = new LiveProjectionRunner(options, LiveProjectionRunner.#openOrBuild(options));
     await runner.#store;
-    runner.#inode = inodeOf(options.file);
+    runner.#identity = identityOf(options.file);
     await runner.refresh();
     const interval = options.pollIntervalMs ?? 1000;
-    runner.#timer = setInterval(() => void runner.refresh(), interval);
+    runner.#timer = setInterval(() => runner.#trigger(), interval);
     runner.#timer.unref();
     return runner;
   }
@@ -79,24 +87,45 @@ export class LiveProjectionRunner {
     return this.#store;
   }
 
-  /** A pass that starts after this call; resolves when it (and any it coalesced) has finished. */
+  /** Called after every pass that caught up, with the current store (a host mirrors what it needs). */
+  onCaughtUp(listener: (store: ProjectionStore) => Promise<void>): void {
+    this.#listeners.push(listener);
+  }
+
+  /** A pass that starts after this call; resolves when it has finished. */
   refresh(): Promise<void> {
     if (this.#stopped) return Promise.resolve();
-    if (this.#running !== undefined) {
-      this.#again = true;
-      return this.#running;
-    }
-    this.#running = (async () => {
-      try {
-        do {
-          this.#again = false;
-          await this.#pass();
-        } while (this.#again && !this.#stopped);
-      } finally {
-        this.#running = undefined;
+    return new Promise((resolve) => {
+      this.#waiters.push(resolve);
+      this.#kick();
+    });
+  }
+
+  /** Starts a pass now unless one is running; the callers waiting get the pass after it. */
+  #kick(): void {
+    if (this.#running !== undefined) return;
+    const waiting = this.#waiters.splice(0);
+    this.#again = false;
+    this.#running = this.#pass().finally(() => {
+      this.#running = undefined;
+      for (const resolve of waiting) resolve();
+      if (this.#stopped) {
+        for (const resolve of this.#waiters.splice(0)) resolve();
+      } else if (this.#waiters.length > 0) {
+        this.#kick();
+      } else if (this.#again) {
+        // Background triggers that came during the pass: after a pause, so a stream of
+        // appends never keeps passes running back to back on the host's event loop.
+        this.#soon();
       }
-    })();
-    return this.#running;
+    });
+  }
+
+  /** A file-system event or the poll timer: a pass soon, gathering a burst into one. */
+  #trigger(): void {
+    if (this.#stopped) return;
+    if (this.#running !== undefined) this.#again = true;
+    else this.#soon();
   }
 
   async #pass(): Promise<void> {
@@ -104,6 +133,7 @@ export class LiveProjectionRunner {
       await this.#followFileIdentity();
       const store = await this.#store;
       await store.catchUp();
+      for (const listener of this.#listeners) await listener(store);
       this.#watchFolders();
     } catch (error) {
       (this.#options.onError ?? ((e) => process.stderr.write(`projections: ${e instanceof Error ? e.message : String(e)}\n`)))(error);
@@ -112,8 +142,8 @@ export class LiveProjectionRunner {
 
   /** Rebuilds when the file was deleted, reopens when it was replaced. */
   async #followFileIdentity(): Promise<void> {
-    const now = inodeOf(this.#options.file);
-    if (now !== undefined && now === this.#inode) return;
+    const now = identityOf(this.#options.file);
+    if (now !== undefined && now === this.#identity) return;
     const old = await this.#store;
     const next = (async () => {
       await old.close();
@@ -121,7 +151,18 @@ export class LiveProjectionRunner {
     })();
     this.#store = next;
     await next;
-    this.#inode = inodeOf(this.#options.file);
+    this.#identity = identityOf(this.#options.file);
+  }
+
+  /** A pass shortly: a session appending line after line costs one pass per burst, not one per line. */
+  #soon(): void {
+    if (this.#settling !== undefined || this.#stopped) return;
+    this.#settling = setTimeout(() => {
+      this.#settling = undefined;
+      if (this.#running !== undefined) this.#again = true;
+      else this.#kick();
+    }, this.#options.settleMs ?? 100);
+    this.#settling.unref();
   }
 
   #watchFolders(): void {
@@ -135,7 +176,7 @@ export class LiveProjectionRunner {
     for (const dir of wanted) {
       if (this.#watchers.has(dir)) continue;
       try {
-        const w = watch(dir, { persistent: false }, () => void this.refresh());
+        const w = watch(dir, { persistent: false }, () => this.#trigger());
         w.on("error", () => {
           w.close();
           this.#watchers.delete(dir);
@@ -150,9 +191,11 @@ export class LiveProjectionRunner {
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#timer !== undefined) clearInterval(this.#timer);
+    if (this.#settling !== undefined) clearTimeout(this.#settling);
     for (const w of this.#watchers.values()) w.close();
     this.#watchers.clear();
     await this.#running;
+    for (const resolve of this.#waiters.splice(0)) resolve();
     await (await this.#store).close();
   }
 }
