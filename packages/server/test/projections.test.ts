@@ -64,6 +64,13 @@ describe("projections.db", { timeout: 30_000 }, () => {
     expect(incremental.timeline_compactions).toHaveLength(1);
     expect(incremental.usage_requests!.some((r) => r.includes('"status":"failed"'))).toBe(true);
 
+    // The trace viewer's analysis carries the timeline: tool calls with durations, the subagent pointer.
+    const analysis = (await c.get(`/api/projects/default_project/agents/default_agent/traces/${first}/analysis`)).body;
+    expect(analysis.timeline.subagents).toHaveLength(1);
+    expect(analysis.timeline.toolCalls.map((t: { name: string }) => t.name)).toEqual(["run_subagent"]);
+    expect(analysis.timeline.toolCalls[0].durationMs).toBeGreaterThanOrEqual(0);
+    expect(analysis.timeline.events).toBeGreaterThan(10);
+
     const dir = mkdtempSync(join(tmpdir(), "penguin-rebuild-"));
     const fresh = join(dir, "projections.db");
     await rebuildProjections({ root: h.root, file: fresh, projections: SERVER_PROJECTIONS });
@@ -73,7 +80,7 @@ describe("projections.db", { timeout: 30_000 }, () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("deleted while the server runs, is rebuilt, and the usage API and session answer as before", async () => {
+  it("deleted while the server runs, is rebuilt, and the usage API, session list and trace viewer answer as before", async () => {
     h = await startHarness({ app: { projectionsPollMs: 20 }, script: [{ text: "fine", usage: { input: 300, cached: 100, output: 7 } }, { fault: { kind: "http", status: 401, body: "bad key" } }] });
     const c = await h.admin();
     const sid = await newSession(c, { workspace: h.workspace });
@@ -87,10 +94,13 @@ describe("projections.db", { timeout: 30_000 }, () => {
       usage: (await c.get("/api/projects/default_project/usage?groupBy=session")).body,
       errors: (await c.get("/api/projects/default_project/usage/errors")).body,
       session: (await c.get(`/api/sessions/${sid}`)).body.usage,
+      list: (await c.get("/api/projects/default_project/agents/default_agent/sessions")).body.sessions.map((s: { id: string; lastActiveAt: number }) => [s.id, s.lastActiveAt]),
+      viewer: (await c.get(`/api/sessions/${sid}/analysis`)).body,
     });
     const before = await answers();
     expect(before.usage.rows).toEqual([expect.objectContaining({ key: sid, requests: 2, failures: 1 })]);
     expect(before.session).toEqual({ requests: 2, total: 307 });
+    expect(before.viewer.timeline.events).toBeGreaterThan(5);
 
     const file = join(h.root, "projections.db");
     rmSync(file);
