@@ -83,108 +83,170 @@ export interface TimelineTables {
 
 const INSERT_CHUNK = 400;
 
-async function latestOpen(db: Kysely<TimelineTables>, table: "timeline_requests" | "timeline_compactions", sessionId: string) {
-  return db
-    .selectFrom(table)
-    .select(["file_index", "line", "begin_ts"])
-    .where("session_id", "=", sessionId)
-    .where("end_ts", "is", null)
-    .orderBy("file_index", "desc")
-    .orderBy("line", "desc")
-    .limit(1)
-    .executeTakeFirst();
+type Key = string;
+const keyOf = (sessionId: string, fileIndex: number, line: number): Key => `${sessionId}\u0000${fileIndex}\u0000${line}`;
+
+/**
+ * One batch folded in memory: the rows a batch opens are built complete where the batch also
+ * closes them, and written once. Rows still open from earlier batches (an unfinished request,
+ * tool call or compaction, a completed request waiting for its usage) are loaded first and
+ * updated at the end. The result is the same as applying the events one by one.
+ */
+class TimelineBatch {
+  readonly inserts = { requests: new Map<Key, TimelineRequestRow>(), toolCalls: new Map<Key, TimelineToolCallRow>(), compactions: new Map<Key, TimelineCompactionRow>() };
+  readonly updates = { requests: new Map<Key, TimelineRequestRow>(), toolCalls: new Map<Key, TimelineToolCallRow>(), compactions: new Map<Key, TimelineCompactionRow>() };
+  readonly subagents: TimelineSubagentRow[] = [];
+  /** Per session, in position order: open requests, completed requests without usage, open compactions. */
+  readonly openRequests = new Map<string, TimelineRequestRow[]>();
+  readonly awaitingUsage = new Map<string, TimelineRequestRow[]>();
+  readonly openCompactions = new Map<string, TimelineCompactionRow[]>();
+  /** Tool calls by (session, id): the first call with an id owns it, as the unique key says. */
+  readonly toolCalls = new Map<Key, TimelineToolCallRow>();
+
+  static async load(db: Kysely<TimelineTables>, batch: readonly TraceEvent[]): Promise<TimelineBatch> {
+    const b = new TimelineBatch();
+    const sessions = [...new Set(batch.map((e) => e.sessionId))];
+    const callIds = new Set<string>();
+    for (const e of batch) if (e.message.type === "model_msg" && e.message.payload.type === "tool_call_output") callIds.add(e.message.payload.tool_call_id);
+    for (let i = 0; i < sessions.length; i += INSERT_CHUNK) {
+      const some = sessions.slice(i, i + INSERT_CHUNK);
+      const requests = await db
+        .selectFrom("timeline_requests")
+        .selectAll()
+        .where("session_id", "in", some)
+        .where((eb) => eb.or([eb("end_ts", "is", null), eb.and([eb("status", "=", "completed"), eb("context_tokens", "is", null)])]))
+        .orderBy("file_index")
+        .orderBy("line")
+        .execute();
+      for (const r of requests) push(r.end_ts === null ? b.openRequests : b.awaitingUsage, r.session_id, r);
+      const compactions = await db.selectFrom("timeline_compactions").selectAll().where("session_id", "in", some).where("end_ts", "is", null).orderBy("file_index").orderBy("line").execute();
+      for (const c of compactions) push(b.openCompactions, c.session_id, c);
+    }
+    const ids = [...callIds];
+    for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
+      const calls = await db.selectFrom("timeline_tool_calls").selectAll().where("session_id", "in", sessions).where("tool_call_id", "in", ids.slice(i, i + INSERT_CHUNK)).execute();
+      for (const c of calls) b.toolCalls.set(`${c.session_id}\u0000${c.tool_call_id}`, c);
+    }
+    return b;
+  }
+
+
+  apply(e: TraceEvent): void {
+    const m = e.message;
+    const at = { session_id: e.sessionId, file_index: e.fileIndex, line: e.line };
+    if (m.type === "model_msg") {
+      const p = m.payload;
+      if (p.type === "tool_call") {
+        const id = `${e.sessionId}\u0000${p.tool_call_id}`;
+        if (this.toolCalls.has(id)) return;
+        const row: TimelineToolCallRow = { ...at, tool_call_id: p.tool_call_id, name: p.name, begin_ts: e.ts, end_ts: null, duration_ms: null, status: null };
+        this.toolCalls.set(id, row);
+        this.inserts.toolCalls.set(keyOf(row.session_id, row.file_index, row.line), row);
+      } else if (p.type === "tool_call_output") {
+        const call = this.toolCalls.get(`${e.sessionId}\u0000${p.tool_call_id}`);
+        if (call === undefined) return;
+        call.end_ts = e.ts;
+        call.duration_ms = Math.max(0, e.ts - Number(call.begin_ts));
+        call.status = p.stop_reason ?? "completed";
+        touch(this.inserts.toolCalls, this.updates.toolCalls, call);
+      }
+      return;
+    }
+    if (m.type !== "event_msg") return;
+    const p = m.payload;
+    switch (p.type) {
+      case "request_begin": {
+        const row: TimelineRequestRow = { ...at, begin_ts: e.ts, end_ts: null, duration_ms: null, status: null, attempt: null, error_message: null, context_tokens: null, cached_tokens: null, output_tokens: null };
+        this.inserts.requests.set(keyOf(row.session_id, row.file_index, row.line), row);
+        push(this.openRequests, e.sessionId, row);
+        return;
+      }
+      case "request_end": {
+        const open = this.openRequests.get(e.sessionId)?.pop();
+        if (open === undefined) return;
+        open.end_ts = e.ts;
+        open.duration_ms = Math.max(0, e.ts - Number(open.begin_ts));
+        open.status = p.status;
+        open.attempt = p.attempt ?? null;
+        open.error_message = p.error_message ?? null;
+        if (p.status === "completed") insertInOrder(this.awaitingUsage, e.sessionId, open);
+        touch(this.inserts.requests, this.updates.requests, open);
+        return;
+      }
+      case "token_usage": {
+        const last = this.awaitingUsage.get(e.sessionId)?.pop();
+        if (last === undefined) return;
+        last.context_tokens = p.request.cache_read + p.request.cache_write;
+        last.cached_tokens = p.request.cache_read;
+        last.output_tokens = p.request.output;
+        touch(this.inserts.requests, this.updates.requests, last);
+        return;
+      }
+      case "compaction_begin": {
+        const row: TimelineCompactionRow = { ...at, begin_ts: e.ts, reason: p.reason, mode: p.mode, context_tokens: p.context, end_ts: null, duration_ms: null, status: null };
+        this.inserts.compactions.set(keyOf(row.session_id, row.file_index, row.line), row);
+        push(this.openCompactions, e.sessionId, row);
+        return;
+      }
+      case "compaction_end": {
+        const open = this.openCompactions.get(e.sessionId)?.pop();
+        if (open === undefined) return;
+        open.end_ts = e.ts;
+        open.duration_ms = Math.max(0, e.ts - Number(open.begin_ts));
+        open.status = p.status;
+        touch(this.inserts.compactions, this.updates.compactions, open);
+        return;
+      }
+      case "subagent":
+        this.subagents.push({ ...at, ts: e.ts, child_session_id: p.session_id });
+        return;
+      default:
+        return;
+    }
+  }
+
+  async write(db: Kysely<TimelineTables>): Promise<void> {
+    await insertChunks(db, "timeline_requests", [...this.inserts.requests.values()]);
+    await insertChunks(db, "timeline_tool_calls", [...this.inserts.toolCalls.values()]);
+    await insertChunks(db, "timeline_compactions", [...this.inserts.compactions.values()]);
+    await insertChunks(db, "timeline_subagents", this.subagents);
+    for (const r of this.updates.requests.values()) {
+      const { session_id, file_index, line, ...set } = r;
+      await db.updateTable("timeline_requests").set(set).where("session_id", "=", session_id).where("file_index", "=", file_index).where("line", "=", line).execute();
+    }
+    for (const r of this.updates.toolCalls.values()) {
+      await db.updateTable("timeline_tool_calls").set({ end_ts: r.end_ts, duration_ms: r.duration_ms, status: r.status }).where("session_id", "=", r.session_id).where("tool_call_id", "=", r.tool_call_id).execute();
+    }
+    for (const r of this.updates.compactions.values()) {
+      const { session_id, file_index, line, ...set } = r;
+      await db.updateTable("timeline_compactions").set(set).where("session_id", "=", session_id).where("file_index", "=", file_index).where("line", "=", line).execute();
+    }
+  }
 }
 
-async function applyOne(db: Kysely<TimelineTables>, e: TraceEvent): Promise<void> {
-  const m = e.message;
-  const at = { session_id: e.sessionId, file_index: e.fileIndex, line: e.line };
-  if (m.type === "model_msg") {
-    const p = m.payload;
-    if (p.type === "tool_call") {
-      await db
-        .insertInto("timeline_tool_calls")
-        .values({ ...at, tool_call_id: p.tool_call_id, name: p.name, begin_ts: e.ts, end_ts: null, duration_ms: null, status: null })
-        .onConflict((oc) => oc.columns(["session_id", "tool_call_id"]).doNothing())
-        .execute();
-    } else if (p.type === "tool_call_output") {
-      const call = await db.selectFrom("timeline_tool_calls").select("begin_ts").where("session_id", "=", e.sessionId).where("tool_call_id", "=", p.tool_call_id).executeTakeFirst();
-      if (call !== undefined) {
-        await db
-          .updateTable("timeline_tool_calls")
-          .set({ end_ts: e.ts, duration_ms: Math.max(0, e.ts - Number(call.begin_ts)), status: p.stop_reason ?? "completed" })
-          .where("session_id", "=", e.sessionId)
-          .where("tool_call_id", "=", p.tool_call_id)
-          .execute();
-      }
-    }
-    return;
-  }
-  if (m.type !== "event_msg") return;
-  const p = m.payload;
-  switch (p.type) {
-    case "request_begin":
-      await db
-        .insertInto("timeline_requests")
-        .values({ ...at, begin_ts: e.ts, end_ts: null, duration_ms: null, status: null, attempt: null, error_message: null, context_tokens: null, cached_tokens: null, output_tokens: null })
-        .execute();
-      return;
-    case "request_end": {
-      const open = await latestOpen(db, "timeline_requests", e.sessionId);
-      if (open === undefined) return;
-      await db
-        .updateTable("timeline_requests")
-        .set({ end_ts: e.ts, duration_ms: Math.max(0, e.ts - Number(open.begin_ts)), status: p.status, attempt: p.attempt ?? null, error_message: p.error_message ?? null })
-        .where("session_id", "=", e.sessionId)
-        .where("file_index", "=", open.file_index)
-        .where("line", "=", open.line)
-        .execute();
-      return;
-    }
-    case "token_usage": {
-      const last = await db
-        .selectFrom("timeline_requests")
-        .select(["file_index", "line"])
-        .where("session_id", "=", e.sessionId)
-        .where("status", "=", "completed")
-        .where("context_tokens", "is", null)
-        .orderBy("file_index", "desc")
-        .orderBy("line", "desc")
-        .limit(1)
-        .executeTakeFirst();
-      if (last === undefined) return;
-      await db
-        .updateTable("timeline_requests")
-        .set({ context_tokens: p.request.cache_read + p.request.cache_write, cached_tokens: p.request.cache_read, output_tokens: p.request.output })
-        .where("session_id", "=", e.sessionId)
-        .where("file_index", "=", last.file_index)
-        .where("line", "=", last.line)
-        .execute();
-      return;
-    }
-    case "compaction_begin":
-      await db
-        .insertInto("timeline_compactions")
-        .values({ ...at, begin_ts: e.ts, reason: p.reason, mode: p.mode, context_tokens: p.context, end_ts: null, duration_ms: null, status: null })
-        .execute();
-      return;
-    case "compaction_end": {
-      const open = await latestOpen(db, "timeline_compactions", e.sessionId);
-      if (open === undefined) return;
-      await db
-        .updateTable("timeline_compactions")
-        .set({ end_ts: e.ts, duration_ms: Math.max(0, e.ts - Number(open.begin_ts)), status: p.status })
-        .where("session_id", "=", e.sessionId)
-        .where("file_index", "=", open.file_index)
-        .where("line", "=", open.line)
-        .execute();
-      return;
-    }
-    case "subagent":
-      await db.insertInto("timeline_subagents").values({ ...at, ts: e.ts, child_session_id: p.session_id }).execute();
-      return;
-    default:
-      return;
-  }
+/** Marks a row changed: a row this batch opened is inserted as it ends up; one from an earlier batch is updated. */
+function touch<T extends { session_id: string; file_index: number; line: number }>(inserts: Map<Key, T>, updates: Map<Key, T>, row: T): void {
+  const key = keyOf(row.session_id, row.file_index, row.line);
+  if (!inserts.has(key)) updates.set(key, row);
+}
+
+function push<T>(map: Map<string, T[]>, key: string, value: T): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [value]);
+  else list.push(value);
+}
+
+/** Keeps a session's list in position order (a request ending late may precede newer ones). */
+function insertInOrder(map: Map<string, TimelineRequestRow[]>, key: string, row: TimelineRequestRow): void {
+  const list = map.get(key) ?? [];
+  map.set(key, list);
+  let i = list.length;
+  while (i > 0 && (list[i - 1]!.file_index > row.file_index || (list[i - 1]!.file_index === row.file_index && list[i - 1]!.line > row.line))) i -= 1;
+  list.splice(i, 0, row);
+}
+
+async function insertChunks<N extends keyof TimelineTables>(db: Kysely<TimelineTables>, table: N, rows: TimelineTables[N][]): Promise<void> {
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) await db.insertInto(table).values(rows.slice(i, i + INSERT_CHUNK) as never).execute();
 }
 
 export const timelineProjection: Projection<TimelineTables> = {
@@ -242,7 +304,9 @@ export const timelineProjection: Projection<TimelineTables> = {
   },
   async apply(batch, db) {
     const events = batch.map((e) => ({ session_id: e.sessionId, file_index: e.fileIndex, line: e.line, ts: e.ts, kind: e.kind }));
-    for (let i = 0; i < events.length; i += INSERT_CHUNK) await db.insertInto("timeline_events").values(events.slice(i, i + INSERT_CHUNK)).execute();
-    for (const e of batch) await applyOne(db, e);
+    await insertChunks(db, "timeline_events", events);
+    const folded = await TimelineBatch.load(db, batch);
+    for (const e of batch) folded.apply(e);
+    await folded.write(db);
   },
 };
