@@ -66,4 +66,39 @@ describe("timeline projection", () => {
       .then((db) => sessionTimeline(db, S));
     expect(timeline.compactions.map((c) => [c.position, c.reason, c.mode, c.context_tokens, c.duration_ms, c.status])).toEqual([["001:000001", "context", "summarize", 900, 250, "completed"]]);
   });
+
+  it("gives the same rows whether a session arrives in one batch or one event per batch", async () => {
+    const events = traceEvents({ sessionId: S }, [
+      sessionMeta({ session_id: S, provider: "p", model_id: "m", model_context_window: 10, system_prompt: "", agent_state: "/s", workspace: "/w" }, { at: at(0) }),
+      userText("go", { at: at(1) }),
+      requestBegin({ at: at(2) }),
+      toolCall({ name: "a", arguments: "{}", tool_call_id: "x" }, { at: at(3) }),
+      toolCall({ name: "b", arguments: "{}", tool_call_id: "y" }, { at: at(4) }),
+      requestEnd("completed", undefined, { at: at(5) }),
+      tokenUsage(t(1, 2, 3), t(1, 2, 3), { at: at(6) }),
+      toolCallOutput({ output: "1", tool_call_id: "y" }, { at: at(7) }),
+      toolCallOutput({ output: "2", tool_call_id: "x", stop_reason: "aborted" }, { at: at(9) }),
+      compactionBegin({ reason: "turns", mode: "discard", context: 50, turns: 9 }, { at: at(10) }),
+      requestBegin({ at: at(11) }),
+      requestEnd("completed", undefined, { at: at(12) }),
+      compactionEnd({ reason: "turns", mode: "discard", status: "completed" }, { at: at(13) }),
+      requestBegin({ at: at(14) }),
+      requestEnd("completed", undefined, { at: at(15) }),
+      tokenUsage(t(4, 5, 6), t(4, 5, 6), { at: at(16) }),
+      requestBegin({ at: at(17) }),
+      requestEnd("failed", { error_message: "x" }, { at: at(18) }),
+      subagentEvent("session-2026-01-02-10-00-09-0000000c", { at: at(19) }),
+    ]);
+    const everything = (db: Parameters<Parameters<ReturnType<typeof projectionSpec>["then"]>[0]>[0]) => sessionTimeline(db, S);
+    const whole = await projectionSpec(timelineProjection).given(events).then(everything);
+    let spec = projectionSpec(timelineProjection);
+    for (const e of events) spec = spec.when([e]);
+    expect(await spec.then(everything)).toEqual(whole);
+    expect(whole.requests.map((r) => [r.position, r.status, r.context_tokens])).toEqual([
+      ["001:000003", "completed", 3],
+      ["001:000011", "completed", null],
+      ["001:000014", "completed", 9],
+      ["001:000017", "failed", null],
+    ]);
+  });
 });
