@@ -3,8 +3,8 @@
  * server) runs, so sessions run by the CLI or the SDK appear without the host running them.
  *
  * A pass brings every projection up to the end of every trace file (ProjectionStore.catchUp).
- * Passes are triggered by file-system events on the data root's trace folders (fs.watch,
- * refreshed every pass as folders appear; a burst of events settles for a few milliseconds
+ * Passes are triggered by file-system events on the data root's trace folders (fs.watch on
+ * the folders `traceDirectories` names, refreshed every pass as folders appear; a burst of events settles for a few milliseconds
  * into one pass) and by a polling timer, the fallback where watching is unavailable or misses
  * an event. Triggers arriving during a pass coalesce into one more.
  *
@@ -166,7 +166,7 @@ export class LiveProjectionRunner {
   }
 
   #watchFolders(): void {
-    const wanted = new Set([this.#options.root, ...traceDirectories(this.#options.root)]);
+    const wanted = new Set(traceDirectories(this.#options.root));
     for (const [dir, w] of this.#watchers) {
       if (!wanted.has(dir) || !existsSync(dir)) {
         w.close();

@@ -7,12 +7,12 @@
  * others carry on from their checkpoints).
  *
  * `catchUp()` reads each trace file from the checkpoint on, in order (project, agent, session,
- * file index), and commits each chunk in one transaction: the rows every projection writes,
- * and its checkpoint for that file (bytes and lines consumed, events read, lines skipped,
- * whether a torn tail is pending, how many bytes were looked at). The checkpoint write is a compare-and-set on the values
- * read before the chunk: when another process (the CLI beside a running server) moved it
- * first, the chunk is dropped and the file read again from the new checkpoint, so no event is
- * ever applied twice.
+ * file index), and commits what it read in batches of many files, one transaction each: the
+ * rows every projection writes, and its checkpoint for each file (bytes and lines consumed,
+ * events read, lines skipped, whether a torn tail is pending, how many bytes were looked at).
+ * The checkpoint write is a compare-and-set on the values read before the batch: when another process (the CLI beside a running server) moved one
+ * first, the batch is dropped and reading starts over from the checkpoints as they are, so no
+ * event is ever applied twice.
  */
 import { statSync } from "node:fs";
 import type { Kysely } from "kysely";
@@ -72,6 +72,50 @@ export interface OpenStoreOptions {
 }
 
 type CommitResult = { readonly _tag: "Committed" } | { readonly _tag: "CheckpointMoved" };
+
+/** Bounds of one batch: enough to amortize a transaction, small enough to hold in memory. */
+const BATCH_BYTES = 16 << 20;
+const BATCH_EVENTS = 50_000;
+const KEY_CHUNK = 200;
+
+/**
+ * Chunks read but not committed yet: per projection, its events in read order (a session's
+ * files in index order), and per (projection, file) the checkpoint expected in the database
+ * and the one to write.
+ */
+class PendingBatch {
+  readonly events_ = new Map<string, TraceEvent[]>();
+  readonly checkpoints = new Map<string, { projection: string; file: string; expected: Checkpoint; next: Checkpoint }>();
+  events = 0;
+  skipped = 0;
+  #bytes = 0;
+  #read = 0;
+
+  add(p: Projection, file: string, before: Checkpoint, after: Checkpoint, events: readonly TraceEvent[]): void {
+    const key = `${p.name}\u0000${file}`;
+    const known = this.checkpoints.get(key);
+    this.checkpoints.set(key, { projection: p.name, file, expected: known?.expected ?? before, next: after });
+    const list = this.events_.get(p.name) ?? [];
+    for (const e of events) list.push(e);
+    this.events_.set(p.name, list);
+  }
+
+  /** Counts a chunk once (several projections may share it). */
+  read(events: number, skipped: number, bytes: number): void {
+    this.events += events;
+    this.skipped += skipped;
+    this.#bytes += bytes;
+    this.#read += events;
+  }
+
+  full(): boolean {
+    return this.#bytes >= BATCH_BYTES || this.#read >= BATCH_EVENTS;
+  }
+
+  empty(): boolean {
+    return this.checkpoints.size === 0;
+  }
+}
 
 export class ProjectionStore {
   readonly file: string;
@@ -157,82 +201,106 @@ export class ProjectionStore {
 
   /** Applies every trace line past the checkpoints. Safe to call concurrently from several processes. */
   async catchUp(onProgress?: (p: CatchUpProgress) => void): Promise<CatchUpResult> {
+    for (;;) {
+      const outcome = await this.#catchUpOnce(onProgress);
+      if (outcome !== "moved") return outcome;
+    }
+  }
+
+  /**
+   * Reads chunks of every file that is behind and commits them in batches of many files (one
+   * transaction per batch, one `apply` per projection), flushing past a size bound. Returns
+   * "moved" when another writer moved a checkpoint first: the caller starts over from the
+   * checkpoints as they are now (the batches committed before stay committed).
+   */
+  async #catchUpOnce(onProgress?: (p: CatchUpProgress) => void): Promise<CatchUpResult | "moved"> {
     const files = listTraceFiles(this.root);
     const result: CatchUpResult = { files: files.length, events: 0, skipped: 0, shrunk: [] };
-    let all = await this.#checkpoints();
+    const all = await this.#checkpoints();
+    const cpOf = (p: Projection, file: TraceFile): Checkpoint => all.get(p.name)?.get(file.key) ?? START;
+    let batch = new PendingBatch();
     let filesDone = 0;
     for (const file of files) {
+      const skip = new Set<string>();
       for (;;) {
-        const outcome = await this.#advanceFile(file, all, result);
-        if (outcome === "done") break;
-        if (outcome === "moved") all = await this.#checkpoints();
+        let size: number;
+        try {
+          size = statSync(file.path).size;
+        } catch {
+          break;
+        }
+        const behind = this.projections.filter((p) => !skip.has(p.name) && cpOf(p, file).seen !== size);
+        if (behind.length === 0) break;
+        const lowest = Math.min(...behind.map((p) => cpOf(p, file).bytes));
+        const group = behind.filter((p) => cpOf(p, file).bytes === lowest);
+        const from = cpOf(group[0]!, file);
+        const chunk = readTraceChunk(file.path, from.bytes, from.lines);
+        if (!chunk.intact) {
+          if (!result.shrunk.includes(file.key)) result.shrunk.push(file.key);
+          for (const p of group) skip.add(p.name);
+          continue;
+        }
+        const events = toEvents(file, chunk);
+        for (const p of group) {
+          const before = cpOf(p, file);
+          const after = advance(before, chunk, events.length);
+          batch.add(p, file.key, before, after, events);
+          const byFile = all.get(p.name) ?? new Map<string, Checkpoint>();
+          byFile.set(file.key, after);
+          all.set(p.name, byFile);
+        }
+        batch.read(events.length, chunk.skipped, chunk.bytes - from.bytes);
+        if (batch.full()) {
+          if ((await this.#commit(batch))._tag === "CheckpointMoved") return "moved";
+          result.events += batch.events;
+          result.skipped += batch.skipped;
+          batch = new PendingBatch();
+        }
       }
       filesDone += 1;
-      onProgress?.({ filesDone, filesTotal: files.length, events: result.events });
+      onProgress?.({ filesDone, filesTotal: files.length, events: result.events + batch.events });
+    }
+    if (!batch.empty()) {
+      if ((await this.#commit(batch))._tag === "CheckpointMoved") return "moved";
+      result.events += batch.events;
+      result.skipped += batch.skipped;
     }
     return result;
   }
 
-  /** One chunk of one file, for the projections at the lowest checkpoint: "more" until no projection is behind. */
-  async #advanceFile(file: TraceFile, all: Map<string, Map<string, Checkpoint>>, result: CatchUpResult): Promise<"done" | "more" | "moved"> {
-    const cpOf = (p: Projection): Checkpoint => all.get(p.name)?.get(file.key) ?? START;
-    let size: number;
-    try {
-      size = statSync(file.path).size;
-    } catch {
-      return "done";
-    }
-    const behind = this.projections.filter((p) => cpOf(p).seen !== size);
-    if (behind.length === 0) return "done";
-    const lowest = Math.min(...behind.map((p) => cpOf(p).bytes));
-    const group = behind.filter((p) => cpOf(p).bytes === lowest);
-    const from = cpOf(group[0]!);
-    const chunk = readTraceChunk(file.path, from.bytes, from.lines);
-    if (!chunk.intact) {
-      if (!result.shrunk.includes(file.key)) result.shrunk.push(file.key);
-      return "done";
-    }
-    const events = toEvents(file, chunk);
-    const expected = new Map(group.map((p) => [p.name, cpOf(p)] as const));
-    const committed = await this.#commit(file, group, expected, chunk, events);
-    if (committed._tag === "CheckpointMoved") return "moved";
-    result.events += events.length;
-    result.skipped += chunk.skipped;
-    for (const p of group) {
-      const byFile = all.get(p.name) ?? new Map<string, Checkpoint>();
-      byFile.set(file.key, advance(expected.get(p.name)!, chunk, events.length));
-      all.set(p.name, byFile);
-    }
-    return "more";
-  }
-
-  async #commit(file: TraceFile, group: readonly Projection[], expected: Map<string, Checkpoint>, chunk: TraceChunk, events: TraceEvent[]): Promise<CommitResult> {
+  async #commit(batch: PendingBatch): Promise<CommitResult> {
     return immediateTransaction(this.db, async (conn) => {
-      const current = await conn
-        .selectFrom("projection_checkpoints")
-        .select(["projection", "bytes", "seen"])
-        .where("file", "=", file.key)
-        .where(
-          "projection",
-          "in",
-          group.map((p) => p.name),
-        )
-        .execute();
-      const now = new Map(current.map((r) => [r.projection as string, { bytes: Number(r.bytes), seen: Number(r.seen) }] as const));
-      for (const p of group) {
-        const was = expected.get(p.name)!;
-        const is = now.get(p.name) ?? START;
-        if (is.bytes !== was.bytes || is.seen !== was.seen) return { _tag: "CheckpointMoved" } as const;
+      const fileKeys = [...new Set([...batch.checkpoints.values()].map((c) => c.file))];
+      const current = new Map<string, { bytes: number; seen: number }>();
+      for (let i = 0; i < fileKeys.length; i += KEY_CHUNK) {
+        const rows = await conn.selectFrom("projection_checkpoints").select(["projection", "file", "bytes", "seen"]).where("file", "in", fileKeys.slice(i, i + KEY_CHUNK)).execute();
+        for (const r of rows) current.set(`${r.projection}\u0000${r.file}`, { bytes: Number(r.bytes), seen: Number(r.seen) });
       }
-      for (const p of group) {
+      for (const [key, c] of batch.checkpoints) {
+        const is = current.get(key) ?? START;
+        if (is.bytes !== c.expected.bytes || is.seen !== c.expected.seen) return { _tag: "CheckpointMoved" } as const;
+      }
+      for (const p of this.projections) {
+        const events = batch.events_.get(p.name);
+        if (events === undefined) continue;
         const handled = p.handles.length === 0 ? events : events.filter((e) => p.handles.includes(e.kind));
         if (handled.length > 0) await p.apply(handled, conn);
-        const next = advance(expected.get(p.name)!, chunk, events.length);
-        const values = { bytes: next.bytes, seen: next.seen, lines: next.lines, events: next.events, skipped: next.skipped, torn_tail: next.tornTail ? 1 : 0 };
+      }
+      const rows = [...batch.checkpoints.values()].map((c) => ({ projection: c.projection, file: c.file, bytes: c.next.bytes, seen: c.next.seen, lines: c.next.lines, events: c.next.events, skipped: c.next.skipped, torn_tail: c.next.tornTail ? 1 : 0 }));
+      for (let i = 0; i < rows.length; i += KEY_CHUNK) {
         await conn
           .insertInto("projection_checkpoints")
-          .values({ projection: p.name, file: file.key, ...values })
-          .onConflict((oc) => oc.columns(["projection", "file"]).doUpdateSet(values))
+          .values(rows.slice(i, i + KEY_CHUNK))
+          .onConflict((oc) =>
+            oc.columns(["projection", "file"]).doUpdateSet((eb) => ({
+              bytes: eb.ref("excluded.bytes"),
+              seen: eb.ref("excluded.seen"),
+              lines: eb.ref("excluded.lines"),
+              events: eb.ref("excluded.events"),
+              skipped: eb.ref("excluded.skipped"),
+              torn_tail: eb.ref("excluded.torn_tail"),
+            })),
+          )
           .execute();
       }
       return { _tag: "Committed" } as const;

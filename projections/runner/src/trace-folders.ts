@@ -39,11 +39,17 @@ function fileNames(dir: string): string[] {
   }
 }
 
-/** The directories a watcher should observe: every agent's `traces/` and its date folders. */
+/**
+ * The directories a watcher should observe: each project's `agents/` (a new agent), every
+ * agent's `traces/` (a new date) and its date folders (new and growing trace files). Not the
+ * root itself: the databases beside the projects change on every write, and a watcher there
+ * would wake for each of them; a new project is found by polling.
+ */
 export function traceDirectories(root: string): string[] {
   const out: string[] = [];
   for (const projectId of dirNames(root)) {
     if (!PROJECT_OR_AGENT_ID.test(projectId)) continue;
+    out.push(join(root, projectId, "agents"));
     for (const agentId of dirNames(join(root, projectId, "agents"))) {
       if (!PROJECT_OR_AGENT_ID.test(agentId)) continue;
       const traces = join(root, projectId, "agents", agentId, "traces");
