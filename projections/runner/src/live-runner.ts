@@ -26,7 +26,7 @@ export interface LiveRunnerOptions {
   projections: readonly Projection[];
   /** How often to look for changes without a file-system event. Default 1000 ms. */
   pollIntervalMs?: number;
-  /** How long a burst of file-system events is gathered into one pass. Default 100 ms. */
+  /** How long a burst of file-system events is gathered into one pass. Default 50 ms. */
   settleMs?: number;
   onError?: (error: unknown) => void;
 }
@@ -161,7 +161,7 @@ export class LiveProjectionRunner {
       this.#settling = undefined;
       if (this.#running !== undefined) this.#again = true;
       else this.#kick();
-    }, this.#options.settleMs ?? 100);
+    }, this.#options.settleMs ?? 50);
     this.#settling.unref();
   }
 
