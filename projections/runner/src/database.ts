@@ -35,7 +35,9 @@ export async function openProjectionDatabase(file: string, journal: JournalMode 
   // Short: a writer that finds the lock taken waits asynchronously (immediateTransaction),
   // so a second writer in the same process never blocks the thread the holder needs.
   sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  if (file !== ":memory:" && existsSync(file)) chmodSync(file, 0o600);
+  // Titles and prompts are in here: owner only, the write-ahead log and shared memory too.
+  sqlite.prepare("select count(*) from sqlite_master").get();
+  if (file !== ":memory:") for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
   const db = new Kysely<any>({ dialect: new SqliteDialect({ database: sqlite }) });
   await db.schema
     .createTable("projection_meta")

@@ -164,6 +164,16 @@ describe("live runner", () => {
     expect(errors).toEqual([]);
   });
 
+  it("keeps the database and its WAL companions owner-only (titles and prompts are in it)", async () => {
+    const root = tempRoot();
+    appendMessages(tracePath(root, S1), aTurn(S1, 0));
+    const file = projectionsFile(root);
+    const store = await ProjectionStore.open({ file, root, projections: [counterProjection()] });
+    await store.catchUp();
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) expect(statSync(f).mode & 0o777).toBe(0o600);
+    await store.close();
+  });
+
   it("ignores what is not a trace file in the data root", async () => {
     const root = tempRoot();
     writeFileSync(join(root, "facts.db"), "");
