@@ -7,6 +7,6 @@ export default defineConfig({
   resolve: { conditions: ["development"] },
   ssr: { resolve: { conditions: ["development"] } },
   test: {
-    projects: ["packages/*"],
+    projects: ["packages/*", "projections/*"],
   },
 });

@@ -203,6 +203,27 @@ Examples:
     .option("--root <dir>", "data root whose server to find (default: PENGUIN_HOME, else ~/.penguin/data)")
     .action(async (sid: string, opts) => setExit(await (await import("./commands/attach.js")).attachCommand(sid, opts)));
 
+  agentOptions(program.command("usage").description("tokens and cost of the project, from the traces (CLI, server and SDK sessions alike), priced now"))
+    .option("--since <age|date>", "only requests since an age (30m, 24h, 7d, 2w) or a local date (YYYY-MM-DD)")
+    .option("--by <key>", "group by day (default), model, agent or session")
+    .option("--json", "print one JSON object: the rows, the totals and their costs")
+    .action(async (opts) => setExit(await (await import("./commands/usage.js")).usageCommand(opts)));
+
+  const projections = program.command("projections").description("the read models (projections.db) built from the traces: sessions, usage, timeline");
+  projections
+    .command("rebuild")
+    .description("rebuild the read models from every trace line into a fresh file and swap it in (not while a server runs on the root)")
+    .option("--root <dir>", "data root (default: PENGUIN_HOME, else ~/.penguin/data)")
+    .option("--only <name>", "rebuild one projection: sessions, usage or timeline")
+    .option("--json", "print the summary as one JSON object")
+    .action(async (opts) => setExit(await (await import("./commands/projections.js")).projectionsRebuild(opts)));
+  projections
+    .command("status")
+    .description("per projection: version, files and events applied, skipped lines, lag behind the traces")
+    .option("--root <dir>", "data root (default: PENGUIN_HOME, else ~/.penguin/data)")
+    .option("--json", "print one JSON object per projection")
+    .action(async (opts) => setExit(await (await import("./commands/projections.js")).projectionsStatus(opts)));
+
   const trace = program.command("trace").description("read traces");
   agentOptions(trace.command("show").description("summarize a session's trace: tasks, requests, tools, tokens, retries, compactions, totals").argument("<sid>", "session id"))
     .option("--verbose", "also show each tool call's output, collapsed")
@@ -240,7 +261,7 @@ Examples:
       .option("--root <dir>", "data root (default: PENGUIN_HOME, else ~/.penguin/data)")
       .option("--port <port>", "port (default: PORT, else 7364; 0 picks a free one)")
       .option("--host <host>", "address to listen on (default: HOST, else 127.0.0.1)")
-      .option("--reindex", "rebuild the sessions index from the traces before serving")
+      .option("--reindex", "rebuild the projections (sessions, usage, timeline) from the traces before serving")
       .option("--no-sandbox", "run session commands unsandboxed (default: in a bubblewrap sandbox where bwrap can run)")
       .option("--sandbox-network", "let sandboxed session commands use the network (needed to open a dev server a session starts)")
       .option("--workspace-root <dir...>", "folders under which session workspaces may lie (default: PENGUIN_WORKSPACE_ROOTS, else only each agent's workspaces/ folder; admins can change it in the settings)")

@@ -2,10 +2,11 @@
  * createServerApp: assembles the server from its layers, without listening on a socket
  * (start.ts, and the tests' harness, put the express app on a port).
  *
- * Order of assembly: the data root and `web.db` (migrated); the seeded admin and
- * `default_project`; the trace scan that indexes CLI sessions (`reindex` rebuilds it from
- * scratch); the runtime (event ids for this process's epoch, user feeds, usage recorder,
- * session manager, scheduler, preview-token key); then HTTP on express 5: the request
+ * Order of assembly: the data root and `facts.db` (migrated, `web.db` of older roots becoming
+ * it); the projections' live runner over `projections.db` (`reindex` rebuilds it from every
+ * trace first); the seeded admin and `default_project`; the trace scan that indexes CLI
+ * sessions (`reindex` rebuilds it from scratch); the runtime (event ids for this process's
+ * epoch, user feeds, session manager, scheduler, preview-token key); then HTTP on express 5: the request
  * context and security headers on every answer, and on `/api/*` the write guard (JSON +
  * same origin), the cookie authentication, and every resource's routes through one route
  * table (authorization, validation, OpenAPI). Anything else is the web app. Errors from
@@ -30,13 +31,14 @@ import { hostAllowlist } from "./auth/host-allowlist.js";
 import { LoginService, type LoginLimits } from "./auth/login-service.js";
 import { writeGuard } from "./auth/write-guard.js";
 import type { Stores } from "./db/stores.js";
+import { factsDatabaseFile } from "./db/facts-file.js";
 import { ApiError } from "./http/api-error.js";
 import { attachContext, contextOf, sendResponse } from "./http/express-adapter.js";
 import { errorResponse } from "./http/error-response.js";
 import { RouteTable, type DescribedRoute } from "./http/route-table.js";
 import { realTicker, type Ticker } from "./runtime/clock.js";
 import type { Scheduler } from "./runtime/scheduler.js";
-import { Access, makeServerRuntime, runOn, Workspaces, ServerStores, SessionRuntime, TaskScheduler, UserEvents } from "./runtime/server-runtime.js";
+import { Access, makeServerRuntime, Projections, runOn, Workspaces, ServerStores, SessionRuntime, TaskScheduler, UserEvents } from "./runtime/server-runtime.js";
 import { IDLE_EVICTION_MS, type SessionManager } from "./runtime/session-manager.js";
 import { EventIds } from "./runtime/sse-channel.js";
 import type { UserEventHub } from "./runtime/user-events.js";
@@ -47,6 +49,8 @@ import { ensureProject } from "./services/projects.js";
 import { sandboxStatus } from "./services/sandbox-status.js";
 import { indexTraces } from "./services/session-index.js";
 import type { WorkspaceRoots } from "./services/workspace-roots.js";
+import { followTracedSessions } from "./services/projections.js";
+import type { LiveProjectionRunner } from "@penguin/projections-runner";
 import { webAppHandler } from "./web/static-site.js";
 
 export interface ServerAppOptions {
@@ -69,8 +73,10 @@ export interface ServerAppOptions {
   webDir?: string;
   /** Model gateway fetch (tests, proxies). */
   fetch?: typeof fetch;
-  /** Rebuild the sessions index from the traces instead of updating it. */
+  /** Rebuild the projections and the sessions index from the traces instead of updating them. */
   reindex?: boolean;
+  /** How often the projections look for trace changes without a file-system event (default 1 s). */
+  projectionsPollMs?: number;
   /** Run schedule files on the ticker (default true). */
   schedules?: boolean;
   /**
@@ -108,7 +114,8 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
   const sandbox = sandboxStatus(options.sandbox);
   const runtime = makeServerRuntime({
     root,
-    databaseFile: join(root, "web.db"),
+    databaseFile: factsDatabaseFile(root),
+    projections: { reindex: options.reindex === true, ...(options.projectionsPollMs !== undefined ? { pollIntervalMs: options.projectionsPollMs } : {}) },
     ids,
     env,
     sleep: options.sleep,
@@ -122,22 +129,24 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
     sandbox: sandbox.enabled ? { enabled: true, network: sandbox.network } : undefined,
     ...(options.sandbox?.bwrapPath === undefined ? {} : { bwrapPath: options.sandbox.bwrapPath }),
   });
-  let services: { stores: Stores; access: AccessPolicy; workspaces: WorkspaceRoots; userEvents: UserEventHub; sessions: SessionManager; scheduler: Scheduler };
+  let services: { stores: Stores; projections: LiveProjectionRunner; access: AccessPolicy; workspaces: WorkspaceRoots; userEvents: UserEventHub; sessions: SessionManager; scheduler: Scheduler };
   let initialPassword: string | undefined;
   try {
-    services = await runtime.runPromise(Effect.all({ stores: ServerStores, access: Access, workspaces: Workspaces, userEvents: UserEvents, sessions: SessionRuntime, scheduler: TaskScheduler }));
+    services = await runtime.runPromise(Effect.all({ stores: ServerStores, projections: Projections, access: Access, workspaces: Workspaces, userEvents: UserEvents, sessions: SessionRuntime, scheduler: TaskScheduler }));
     const { stores } = services;
     initialPassword = await ensureAdmin(stores, root, now());
     await ensureProject(root, stores, { projectId: DEFAULT_PROJECT, ownerUserId: ADMIN_USER, name: null }, now());
     indexTraces(root, stores, { full: options.reindex === true, owner: ADMIN_USER, now: now() });
+    followTracedSessions(services.projections, stores, now);
   } catch (error) {
     await runtime.dispose();
     throw error;
   }
-  const { stores, access, workspaces, userEvents, sessions, scheduler } = services;
+  const { stores, projections, access, workspaces, userEvents, sessions, scheduler } = services;
   const context: ServerContext = {
     root,
     stores,
+    projections,
     access,
     login: new LoginService(stores, now, options.loginLimits),
     sessions,

@@ -7,6 +7,7 @@
  * asks for them by tag.
  */
 import type { Effect } from "effect";
+import type { LiveProjectionRunner } from "@penguin/projections-runner";
 import type { AccessPolicy } from "./auth/access.js";
 import type { LoginService } from "./auth/login-service.js";
 import type { Stores } from "./db/stores.js";
@@ -23,6 +24,8 @@ import type { WorkspaceRoots } from "./services/workspace-roots.js";
 export interface ServerContext {
   root: string;
   stores: Stores;
+  /** The read models (sessions, usage, timeline) kept current from the traces. */
+  projections: LiveProjectionRunner;
   access: AccessPolicy;
   login: LoginService;
   sessions: SessionManager;

@@ -1,12 +1,11 @@
-// Usage: the recorder turns a stream into rows (requests, failures as error rows, subagents
-// attributed to the main session but priced by their own model), and the usage API groups
-// and buckets them and prices them at query time from the configured or preset prices.
+// Usage: the usage projection turns traces into rows (requests, failures as error rows,
+// subagents attributed to the main session but priced by their own model), and the usage API
+// groups and buckets them and prices them at query time from the configured or preset prices.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { agentPaths, localDate, projectPaths, traceFilePath, writeProjectConfig } from "@penguin/core";
-import { eventMessage, sessionMeta, tokenUsage } from "@penguin/omnimessage";
-import { UsageRecorder } from "../src/runtime/usage-recorder.js";
+import { agentPaths, projectPaths, sessionDate, traceFilePath, writeProjectConfig } from "@penguin/core";
+import { eventMessage, sessionMeta, subagentEvent, tokenUsage, type OmniMessage } from "@penguin/omnimessage";
 import { modelEntry, startHarness, type Harness } from "./helpers/harness.js";
 import { newSession, openStream, text, untilRunsEnded } from "./helpers/session.js";
 
@@ -18,41 +17,49 @@ afterEach(async () => {
 
 const tokens = (cache_read: number, cache_write: number, output: number) => ({ cache_read, cache_write, output, total: cache_read + cache_write + output });
 
-describe("UsageRecorder", () => {
+/** Writes a session's trace file as an engine would: its meta, then the given lines. */
+function writeTrace(root: string, agentId: string, sessionId: string, provider: string, modelId: string, lines: OmniMessage[], source?: "subagent"): void {
+  const file = traceFilePath(agentPaths(root, "default_project", agentId), sessionDate(sessionId), sessionId, 1);
+  mkdirSync(dirname(file), { recursive: true });
+  const meta = sessionMeta({ session_id: sessionId, provider, model_id: modelId, model_context_window: 1000, system_prompt: "", agent_state: "/x", workspace: "/y", ...(source !== undefined ? { source } : {}) }, { at: lines[0]?.timestamp });
+  writeFileSync(file, [meta, ...lines].map((m) => `${JSON.stringify(m)}\n`).join(""));
+}
+
+describe("the usage projection", () => {
   it("records completed requests, keeps failures as error rows, and attributes subagents to the main session at their own model", async () => {
     h = await startHarness();
-    const { stores } = h.server.context;
-    const project = projectPaths(h.root, "default_project");
+    const main = "session-2026-07-18-11-00-00-00000001";
     const child = "session-2026-07-18-11-00-00-0000c41d";
     const other = "session-2026-07-18-11-00-01-0000c41e";
-    // A hand-written child trace (subagents are being added to core): only its meta matters here.
-    const childTrace = traceFilePath(agentPaths(h.root, "default_project", "helper_agent"), "2026-07-18", child, 1);
-    mkdirSync(dirname(childTrace), { recursive: true });
-    writeFileSync(childTrace, `${JSON.stringify(sessionMeta({ session_id: child, provider: "childprov", model_id: "child-model", model_context_window: 1000, system_prompt: "", agent_state: "/x", workspace: "/y", source: "subagent" }))}\n`);
-
-    const recorder = new UsageRecorder(stores.usage, h.clock.now);
-    const ctx = { project, agentId: "default_agent", sessionId: "session-2026-07-18-11-00-00-00000001", provider: "testkit", modelId: "scripted-model" };
-    recorder.observe(ctx, tokenUsage(tokens(10, 90, 5), tokens(10, 90, 5)));
-    recorder.observe(ctx, eventMessage({ type: "request_end", status: "auth", error_message: "401 from testkit" }));
-    recorder.observe(ctx, eventMessage({ type: "request_end", status: "failed", error_message: "500", retry_in_ms: 2000, attempt: 1 }));
-    recorder.observe(ctx, eventMessage({ type: "request_end", status: "aborted" }));
-    recorder.observe(ctx, { ...tokenUsage(tokens(0, 40, 4), tokens(0, 40, 4)), origin: [child] });
-    recorder.observe(ctx, { ...sessionMeta({ session_id: other, provider: "streamedprov", model_id: "streamed-model", model_context_window: 1, system_prompt: "", agent_state: "", workspace: "" }), origin: [other] });
-    recorder.observe(ctx, { ...tokenUsage(tokens(1, 1, 1), tokens(1, 1, 1)), origin: [other] });
-
-    const rows = stores.db.prepare("SELECT session_id, origin_session_id, provider, model_id, cache_read, cache_write, output, total, status, date FROM usage_records ORDER BY id").all();
-    const day = localDate(new Date(h.clock.now()));
-    expect(rows).toEqual([
-      { session_id: ctx.sessionId, origin_session_id: null, provider: "testkit", model_id: "scripted-model", cache_read: 10, cache_write: 90, output: 5, total: 105, status: "completed", date: day },
-      { session_id: ctx.sessionId, origin_session_id: null, provider: "testkit", model_id: "scripted-model", cache_read: 0, cache_write: 0, output: 0, total: 0, status: "auth", date: day },
-      { session_id: ctx.sessionId, origin_session_id: null, provider: "testkit", model_id: "scripted-model", cache_read: 0, cache_write: 0, output: 0, total: 0, status: "failed", date: day },
-      { session_id: ctx.sessionId, origin_session_id: child, provider: "childprov", model_id: "child-model", cache_read: 0, cache_write: 40, output: 4, total: 44, status: "completed", date: day },
-      { session_id: ctx.sessionId, origin_session_id: other, provider: "streamedprov", model_id: "streamed-model", cache_read: 1, cache_write: 1, output: 1, total: 3, status: "completed", date: day },
+    const at = { at: new Date(h.clock.now()).toISOString() };
+    writeTrace(h.root, "helper_agent", child, "childprov", "child-model", [tokenUsage(tokens(0, 40, 4), tokens(0, 40, 4), at)], "subagent");
+    writeTrace(h.root, "default_agent", other, "streamedprov", "streamed-model", [tokenUsage(tokens(1, 1, 1), tokens(1, 1, 1), at)], "subagent");
+    writeTrace(h.root, "default_agent", main, "testkit", "scripted-model", [
+      tokenUsage(tokens(10, 90, 5), tokens(10, 90, 5), at),
+      eventMessage({ type: "request_end", status: "auth", error_message: "401 from testkit" }, at),
+      eventMessage({ type: "request_end", status: "failed", error_message: "500", retry_in_ms: 2000, attempt: 1 }, at),
+      eventMessage({ type: "request_end", status: "aborted" }, at),
+      subagentEvent(child, at),
+      subagentEvent(other, at),
     ]);
-    const errors = stores.db.prepare("SELECT kind, code, status, message FROM error_records ORDER BY id").all();
-    expect(errors).toEqual([
-      { kind: "expected", code: "auth", status: "auth", message: "401 from testkit" },
-      { kind: "unexpected", code: "failed", status: "failed", message: "500" },
+
+    const c = await h.admin();
+    const bySession = (await c.get("/api/projects/default_project/usage?groupBy=session")).body;
+    expect(bySession.rows).toEqual([expect.objectContaining({ key: main, requests: 5, failures: 2, cacheRead: 11, cacheWrite: 131, output: 10, total: 152 })]);
+    const rows = await h.server.context.projections.read((db) =>
+      db.selectFrom("usage_requests").select(["session_id", "provider", "model_id", "cache_read", "cache_write", "output", "total", "status"]).orderBy("session_id").orderBy("line").execute(),
+    );
+    expect(rows).toEqual([
+      { session_id: main, provider: "testkit", model_id: "scripted-model", cache_read: 10, cache_write: 90, output: 5, total: 105, status: "completed" },
+      { session_id: main, provider: "testkit", model_id: "scripted-model", cache_read: 0, cache_write: 0, output: 0, total: 0, status: "auth" },
+      { session_id: main, provider: "testkit", model_id: "scripted-model", cache_read: 0, cache_write: 0, output: 0, total: 0, status: "failed" },
+      { session_id: child, provider: "childprov", model_id: "child-model", cache_read: 0, cache_write: 40, output: 4, total: 44, status: "completed" },
+      { session_id: other, provider: "streamedprov", model_id: "streamed-model", cache_read: 1, cache_write: 1, output: 1, total: 3, status: "completed" },
+    ]);
+    const errors = (await c.get("/api/projects/default_project/usage/errors")).body;
+    expect(errors.items.map((e: any) => ({ kind: e.kind, code: e.code, status: e.status, message: e.message, sessionId: e.sessionId }))).toEqual([
+      { kind: "unexpected", code: "failed", status: "failed", message: "500", sessionId: main },
+      { kind: "expected", code: "auth", status: "auth", message: "401 from testkit", sessionId: main },
     ]);
   });
 
@@ -77,18 +84,21 @@ describe("UsageRecorder", () => {
 describe("the usage API", () => {
   it("groups by date in every granularity, by agent, model and session, and prices at query time", async () => {
     h = await startHarness();
-    const { stores } = h.server.context;
     const config = projectPaths(h.root, "default_project").projectConfig;
     const priced = modelEntry(h.kit, { pricing: { unit: "usd_per_mtok", cache_read: 1, cache_write: 10, output: 100 } });
     writeProjectConfig(config, { default_model: { provider: priced.provider, model_id: priced.model_id }, models: [priced] });
     const at = (y: number, mo: number, d: number, hh: number, mm: number) => new Date(y, mo - 1, d, hh, mm).getTime();
-    const add = (ts: number, agentId: string, sessionId: string, provider: string, modelId: string, cr: number, cw: number, out: number, status = "completed") =>
-      stores.usage.insertUsage({ ts, date: localDate(new Date(ts)), projectId: "default_project", agentId, sessionId, originSessionId: null, provider, modelId, cacheRead: cr, cacheWrite: cw, output: out, total: cr + cw + out, status });
-    add(at(2026, 7, 13, 9, 15), "default_agent", "s1", "testkit", "scripted-model", 1_000_000, 0, 0); // Monday
-    add(at(2026, 7, 13, 9, 45), "default_agent", "s1", "testkit", "scripted-model", 0, 1_000_000, 0);
-    add(at(2026, 7, 19, 23, 59), "writer", "s2", "deepseek", "deepseek-v4-flash", 0, 1_000_000, 1_000_000); // Sunday, preset prices
-    add(at(2026, 7, 20, 0, 1), "writer", "s3", "mystery", "unpriced", 0, 500, 0); // next Monday, no price
-    add(at(2026, 8, 1, 12, 0), "default_agent", "s1", "testkit", "scripted-model", 0, 0, 0, "timeout");
+    const usage = (ts: number, cr: number, cw: number, out: number) => tokenUsage(tokens(cr, cw, out), tokens(cr, cw, out), { at: new Date(ts).toISOString() });
+    const s1 = "session-2026-07-13-09-00-00-000000a1";
+    const s2 = "session-2026-07-19-23-00-00-000000a2";
+    const s3 = "session-2026-07-20-00-00-00-000000a3";
+    writeTrace(h.root, "default_agent", s1, "testkit", "scripted-model", [
+      usage(at(2026, 7, 13, 9, 15), 1_000_000, 0, 0), // Monday
+      usage(at(2026, 7, 13, 9, 45), 0, 1_000_000, 0),
+      eventMessage({ type: "request_end", status: "timeout" }, { at: new Date(at(2026, 8, 1, 12, 0)).toISOString() }),
+    ]);
+    writeTrace(h.root, "writer", s2, "deepseek", "deepseek-v4-flash", [usage(at(2026, 7, 19, 23, 59), 0, 1_000_000, 1_000_000)]); // Sunday, preset prices
+    writeTrace(h.root, "writer", s3, "mystery", "unpriced", [usage(at(2026, 7, 20, 0, 1), 0, 500, 0)]); // next Monday, no price
     const c = await h.admin();
     const get = async (q: string) => (await c.get(`/api/projects/default_project/usage?${q}`)).body;
 
@@ -117,8 +127,8 @@ describe("the usage API", () => {
       ["writer", 2, true],
     ]);
     expect((await get("groupBy=model")).rows.map((r: any) => r.key)).toEqual(["deepseek/deepseek-v4-flash", "mystery/unpriced", "testkit/scripted-model"]);
-    expect((await get("groupBy=session&agentId=writer")).rows.map((r: any) => r.key)).toEqual(["s2", "s3"]);
-    expect((await get("groupBy=session&provider=testkit&modelId=scripted-model")).rows.map((r: any) => [r.key, r.requests])).toEqual([["s1", 3]]);
+    expect((await get("groupBy=session&agentId=writer")).rows.map((r: any) => r.key)).toEqual([s2, s3]);
+    expect((await get("groupBy=session&provider=testkit&modelId=scripted-model")).rows.map((r: any) => [r.key, r.requests])).toEqual([[s1, 3]]);
     expect((await get("from=2026-07-19&to=2026-07-20")).totals.requests).toBe(2);
     expect((await get(`fromTs=${at(2026, 7, 13, 9, 30)}&toTs=${at(2026, 7, 20, 0, 0)}`)).totals.requests).toBe(2);
     expect((await c.get("/api/projects/default_project/usage?provider=testkit")).body.error.field).toBe("modelId");

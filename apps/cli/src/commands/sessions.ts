@@ -1,16 +1,18 @@
 /**
  * `penguin sessions`: the agent's sessions, most recently active first (20 unless `--all`),
  * one row each: id, start time, model, status (done / aborted / failed / running?), cost
- * (the trace's token usage × the model's prices, n/a when unpriced), workspace and the first
- * prompt cut short. Everything comes from the traces, the only record of a session.
+ * (its requests, subagents' included, × the model's prices now; n/a when unpriced), workspace
+ * and the first prompt cut short. Read from the sessions and usage projections, caught up
+ * with the traces first, so the list is what the traces say and nothing else.
  */
 import { homedir } from "node:os";
 import { EXIT, type ExitCode } from "../exit-codes.js";
-import { costUsd } from "@penguin/models";
-import { localTime, shorten, usd } from "../render/format.js";
+import { localTime, shorten } from "../render/format.js";
 import { Output } from "../render/output.js";
-import { loadSessionTrace, pathsOf, pricingResolver, type AgentSelector } from "../traces/load-session.js";
-import { summarizeTrace, type SessionStatus } from "@penguin/core";
+import { readProjections } from "../projections/open-projections.js";
+import { pathsOf, pricingResolver, type AgentSelector } from "../traces/load-session.js";
+
+type ShownStatus = "done" | "aborted" | "failed" | "running?" | "empty";
 
 export interface SessionsFlags extends AgentSelector {
   all?: boolean;
@@ -23,34 +25,31 @@ function tildePath(path: string): string {
 }
 
 export async function sessionsCommand(flags: SessionsFlags): Promise<ExitCode> {
-  const { listTracedSessions } = await import("@penguin/core");
   const paths = await pathsOf(flags);
   const out = Output.of(process.stdout);
   const c = out.colors;
-  const all = listTracedSessions(paths);
-  if (all.length === 0) {
+  const priceOf = await pricingResolver(paths);
+  const [{ listSessions, countSessions }, { queryUsage }] = await Promise.all([import("@penguin/projections-sessions"), import("@penguin/projections-usage")]);
+  const scope = { projectId: paths.projectId, agentId: paths.agentId };
+  const { shown, total, costs } = await readProjections(paths.root, async (store) => {
+    const shown = await listSessions(store.db, flags.all === true ? scope : { ...scope, limit: flags.limit });
+    const total = await countSessions(store.db, scope);
+    const usage = await queryUsage(store.db, scope, "session", (_p, provider, modelId) => priceOf(provider, modelId));
+    return { shown, total, costs: new Map(usage.rows.map((r) => [r.key, r.costText])) };
+  });
+  if (total === 0) {
     out.line(`no sessions yet in ${paths.tracesDir}`);
     return EXIT.done;
   }
-  const shown = flags.all === true ? all : all.slice(0, flags.limit);
-  const priceOf = await pricingResolver(paths);
-  const rows: string[][] = [];
-  for (const s of shown) {
-    const loaded = await loadSessionTrace(paths, s.sessionId);
-    const summary = summarizeTrace(loaded?.messages ?? []);
-    const meta = summary.meta;
-    const pricing = meta === undefined ? undefined : priceOf(meta.provider, meta.model_id);
-    const firstPrompt = summary.tasks.find((t) => t.prompt !== undefined)?.prompt;
-    rows.push([
-      s.sessionId,
-      summary.startedAt !== undefined ? localTime(summary.startedAt) : "?",
-      meta !== undefined ? `${meta.provider}/${meta.model_id}` : "?",
-      summary.status,
-      usd(costUsd(summary.usage, pricing)),
-      meta !== undefined ? tildePath(meta.workspace) : "?",
-      firstPrompt !== undefined ? shorten(firstPrompt, 48) : "",
-    ]);
-  }
+  const rows: string[][] = shown.map((s) => [
+    s.session_id,
+    localTime(new Date(s.created_at).toISOString()),
+    s.provider !== null ? `${s.provider}/${s.model_id ?? "?"}` : "?",
+    s.status === "running" ? "running?" : s.status,
+    costs.get(s.session_id) ?? "$0.00",
+    s.workspace !== null ? tildePath(s.workspace) : "?",
+    s.title !== null ? shorten(s.title, 48) : "",
+  ]);
   const header = ["ID", "STARTED", "MODEL", "STATUS", "COST", "WORKSPACE", "FIRST PROMPT"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const format = (cells: string[], paint: (i: number, padded: string) => string): string =>
@@ -63,15 +62,15 @@ export async function sessionsCommand(flags: SessionsFlags): Promise<ExitCode> {
     const status = row[3];
     out.line(format(row, (i, cell) => (i === 3 && isStatus(status) ? colorStatus(status, cell, c) : cell)));
   }
-  if (shown.length < all.length) out.line(c.dim(`(${all.length - shown.length} older sessions not shown; --all lists every session)`));
+  if (shown.length < total) out.line(c.dim(`(${total - shown.length} older sessions not shown; --all lists every session)`));
   return EXIT.done;
 }
 
-function isStatus(v: string | undefined): v is SessionStatus {
+function isStatus(v: string | undefined): v is ShownStatus {
   return v === "done" || v === "aborted" || v === "failed" || v === "running?" || v === "empty";
 }
 
-function colorStatus(status: SessionStatus, cell: string, c: Output["colors"]): string {
+function colorStatus(status: ShownStatus, cell: string, c: Output["colors"]): string {
   switch (status) {
     case "done":
       return c.green(cell);

@@ -1,5 +1,5 @@
 /**
- * Opening `<root>/web.db`: WAL journal (readers never block the writer, and a killed process
+ * Opening `<root>/facts.db` (db/facts-file.ts): WAL journal (readers never block the writer, and a killed process
  * loses no committed row), `synchronous = NORMAL` (durable across process crashes, which is
  * what a SIGKILL is), foreign keys on, a busy timeout for a CLI tool reading alongside, then
  * the migrations. The handle is synchronous on purpose: better-sqlite3 calls are microseconds

@@ -3,11 +3,11 @@
  * applied; each step runs once, in order, inside a transaction, so an interrupted upgrade
  * leaves the previous version intact. Steps are only ever appended: never edit a shipped one.
  *
- * What lives here (SPEC §9): users and their browser sessions, projects and members, the
- * agents and sessions indexes, usage and error records, UI prefs and server settings, the
- * derived trace caches, and the reserved scheduler and goal state. Everything a trace or an
- * agent_state file says stays in the files; these tables index or aggregate it, except users,
- * auth and usage, which exist only here.
+ * What lives here (`facts.db`): users and their browser sessions, projects and members, the
+ * agents and sessions indexes (with the session settings the trace does not carry yet), UI
+ * prefs and server settings, the trace scan cache, and the scheduler and goal state. Usage,
+ * session lists and the trace timeline are projections of the traces, in `projections.db`
+ * (version 2 dropped the usage and error tables that used to live here).
  */
 import type { Database } from "better-sqlite3";
 
@@ -165,6 +165,21 @@ export const MIGRATIONS: readonly Migration[] = [
           mtime_ms INTEGER NOT NULL
         );
         CREATE INDEX trace_files_by_session ON trace_files(session_id);
+      `);
+    },
+  },
+  {
+    version: 2,
+    name: "usage and error records move to projections.db",
+    up(db) {
+      // Usage is a projection of the traces now (projections/usage): rows written only while
+      // this server ran a task, stamped with its clock, are superseded by rows rebuilt from
+      // every trace, the CLI's and the SDK's included.
+      db.exec(`
+        DROP INDEX IF EXISTS usage_by_project_ts;
+        DROP TABLE IF EXISTS usage_records;
+        DROP INDEX IF EXISTS errors_by_project_ts;
+        DROP TABLE IF EXISTS error_records;
       `);
     },
   },

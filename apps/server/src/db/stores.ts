@@ -1,8 +1,10 @@
 /**
- * All prepared-statement stores over one database handle, built once at startup and passed
- * to the auth layer, the runtime and the routes. Nothing outside `db/` writes SQL.
+ * All stores, built once at startup and passed to the auth layer, the runtime and the routes:
+ * prepared-statement stores over `facts.db`, and the usage reads over the projections (the
+ * live runner's `projections.db`). Nothing outside `db/` writes SQL.
  */
 import type { Database } from "better-sqlite3";
+import type { LiveProjectionRunner } from "@penguin/projections-runner";
 import { AuthSessionStore } from "./auth-sessions-store.js";
 import { GoalStore } from "./goal-store.js";
 import { ProjectStore } from "./projects-store.js";
@@ -26,14 +28,14 @@ export interface Stores {
   goals: GoalStore;
 }
 
-export function createStores(db: Database): Stores {
+export function createStores(db: Database, projections: LiveProjectionRunner): Stores {
   return {
     db,
     users: new UserStore(db),
     authSessions: new AuthSessionStore(db),
     projects: new ProjectStore(db),
     sessions: new SessionStore(db),
-    usage: new UsageStore(db),
+    usage: new UsageStore(projections),
     settings: new SettingsStore(db),
     traceCache: new TraceCacheStore(db),
     schedules: new ScheduleStore(db),

@@ -9,7 +9,7 @@ import { IntFromText, Text, WithDefault } from "../http/schemas.js";
 import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import type { ServerContext } from "../server-context.js";
-import { analyzeSession } from "../services/trace-analysis.js";
+import { analyzeSessionWithTimeline } from "../services/trace-analysis.js";
 import { importTrace, TRACE_IMPORT_MAX, traceDownload, traceFilesOf, traceLines } from "../services/trace-view.js";
 
 const SessionIdText = Schema.String.pipe(Schema.filter((s) => isSessionId(s), { message: () => "is not a session id" }));
@@ -35,7 +35,7 @@ export function agentTraceRoutes(table: RouteTable, ctx: ServerContext): void {
 
   table.add(
     { method: "get", path: `${base}/:sid/analysis`, operationId: "agentTraces.analysis", summary: "Per-request context, cache, output, duration and retries; tasks; compactions", tag: "traces", access: "agent", params: Sid, responses: { 200: { description: "{model, status, totals, tasks, compactions, requests}" } } },
-    ({ grant, params }) => json(analyzeSession(grant.agent, params.sid)),
+    async ({ grant, params }) => json(await analyzeSessionWithTimeline(ctx.projections, grant.agent, params.sid)),
   );
 
   table.add(

@@ -62,7 +62,7 @@ export function registerRoutes(table: RouteTable, ctx: ServerContext): void {
   sessionStreamRoutes(table, ctx);
   sessionTaskRoutes(table, ctx);
   sessionFileRoutes(table, ctx);
-  sessionTraceRoutes(table);
+  sessionTraceRoutes(table, ctx);
   processRoutes(table, ctx);
   previewRoutes(table, ctx);
 }

@@ -9,17 +9,18 @@ import { IntFromText, Text, WithDefault } from "../http/schemas.js";
 import { ApiError } from "../http/api-error.js";
 import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
+import type { ServerContext } from "../server-context.js";
 import { resolveInside } from "../services/confined-path.js";
 import { readFileBytes } from "../services/files.js";
 import { rawFileResponse } from "../services/raw-file.js";
 import { refuseSecret } from "../services/workspace-roots.js";
-import { analyzeSession } from "../services/trace-analysis.js";
+import { analyzeSessionWithTimeline } from "../services/trace-analysis.js";
 import { traceFilesOf, traceLines } from "../services/trace-view.js";
 
 const Paging = Schema.Struct({ offset: WithDefault(IntFromText(0), 0), limit: WithDefault(IntFromText(1, 5000), 500) });
 const MAX_SCRATCH = 200 * 1024 * 1024;
 
-export function sessionTraceRoutes(table: RouteTable): void {
+export function sessionTraceRoutes(table: RouteTable, ctx: ServerContext): void {
   table.add(
     { method: "get", path: "/api/sessions/:id/traces", operationId: "sessionTraces.list", summary: "The session's trace files", tag: "traces", access: "session", responses: { 200: { description: "{files: [{index, size}]}" } } },
     ({ grant }) => json({ files: traceFilesOf(grant.agent, grant.session.sessionId).map(({ index, size }) => ({ index, size })) }),
@@ -32,7 +33,7 @@ export function sessionTraceRoutes(table: RouteTable): void {
 
   table.add(
     { method: "get", path: "/api/sessions/:id/analysis", operationId: "sessionTraces.analysis", summary: "Per-request context, cache, output, duration and retries; tasks; compactions", tag: "traces", access: "session", responses: { 200: { description: "{model, status, totals, tasks, compactions, requests}" } } },
-    ({ grant }) => json(analyzeSession(grant.agent, grant.session.sessionId)),
+    async ({ grant }) => json(await analyzeSessionWithTimeline(ctx.projections, grant.agent, grant.session.sessionId)),
   );
 
   table.add(

@@ -76,15 +76,16 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
 
   table.add(
     { method: "get", path: "/api/sessions/:id", operationId: "sessions.get", summary: "One session", tag: "sessions", access: "session", responses: { 200: { description: "The session, with tracePath, traceFiles and usage" } } },
-    ({ grant }) => {
+    async ({ grant }) => {
       const id = grant.session.sessionId;
       const hub = sessions.peek(id);
       const files = traceFilesOf(grant.agent, id);
+      const usage = await stores.usage.sessionTotals(id);
       return json({
         ...sessionView(grant.session, hub),
         tracePath: hub?.core?.tracePath ?? files[files.length - 1]?.path ?? null,
         traceFiles: files.map(({ index, size }) => ({ index, size })),
-        usage: stores.usage.sessionTotals(id),
+        usage,
         pending: hub?.approvals.pending() ?? [],
       });
     },

@@ -47,14 +47,14 @@ export function usageRoutes(table: RouteTable, ctx: ServerContext): void {
 
   table.add(
     { method: "get", path: "/api/projects/:p/usage", operationId: "usage.get", summary: "Token usage and cost, grouped", tag: "usage", access: "project", query: UsageQuery, responses: { 200: { description: "{groupBy, granularity, rows, totals}" } } },
-    ({ grant, query }) => {
+    async ({ grant, query }) => {
       const config = readProjectConfig(grant.paths.projectConfig);
-      return json(queryUsage(ctx.stores.usage, config, filterOf(grant.project.projectId, query), query.groupBy, query.granularity));
+      return json(await queryUsage(ctx.stores.usage, config, filterOf(grant.project.projectId, query), query.groupBy, query.granularity));
     },
   );
 
   table.add(
     { method: "get", path: "/api/projects/:p/usage/errors", operationId: "usage.errors", summary: "Failed requests, newest first", tag: "usage", access: "project", query: ErrorsQuery, responses: { 200: { description: "{items, total}" } } },
-    ({ grant, query }) => json(ctx.stores.usage.errors(filterOf(grant.project.projectId, query), query.limit, query.offset)),
+    async ({ grant, query }) => json(await ctx.stores.usage.errors(filterOf(grant.project.projectId, query), query.limit, query.offset)),
   );
 }

@@ -10,6 +10,7 @@
  * (resolved from this runtime once, at start) or by running an Effect that asks for them
  * through `ServerContext.run` (the session task routes do).
  */
+import type { LiveProjectionRunner } from "@penguin/projections-runner";
 import type { Database } from "better-sqlite3";
 import { Cause, Context, Effect, Exit, Layer, ManagedRuntime } from "effect";
 import type { SandboxOptions, SleepFn } from "@penguin/core";
@@ -17,13 +18,13 @@ import { AccessPolicy } from "../auth/access.js";
 import { SessionCreators } from "../db/session-creators-store.js";
 import { openDatabase } from "../db/database.js";
 import { createStores, type Stores } from "../db/stores.js";
+import { startProjections } from "../services/projections.js";
 import { readServerSettings } from "../services/server-settings.js";
 import { WorkspaceRoots } from "../services/workspace-roots.js";
 import type { Ticker } from "./clock.js";
 import { Scheduler } from "./scheduler.js";
 import { SessionManager } from "./session-manager.js";
 import type { EventIds } from "./sse-channel.js";
-import { UsageRecorder } from "./usage-recorder.js";
 import { UserEventHub } from "./user-events.js";
 
 /** The open `web.db` connection (only its lifecycle is used through the tag; stores wrap it). */
@@ -31,6 +32,8 @@ export interface ServerDatabaseHandle {
   readonly db: Database;
 }
 export class ServerDatabase extends Context.Tag("@penguin/server/ServerDatabase")<ServerDatabase, ServerDatabaseHandle>() {}
+/** The read models (sessions, usage, timeline) kept current from the traces in `projections.db`. */
+export class Projections extends Context.Tag("@penguin/server/Projections")<Projections, LiveProjectionRunner>() {}
 export class ServerStores extends Context.Tag("@penguin/server/ServerStores")<ServerStores, Stores>() {}
 export class Access extends Context.Tag("@penguin/server/Access")<Access, AccessPolicy>() {}
 export class UserEvents extends Context.Tag("@penguin/server/UserEvents")<UserEvents, UserEventHub>() {}
@@ -38,12 +41,14 @@ export class SessionRuntime extends Context.Tag("@penguin/server/SessionRuntime"
 export class Workspaces extends Context.Tag("@penguin/server/Workspaces")<Workspaces, WorkspaceRoots>() {}
 export class TaskScheduler extends Context.Tag("@penguin/server/TaskScheduler")<TaskScheduler, Scheduler>() {}
 
-export type ServerServices = ServerDatabase | ServerStores | Access | Workspaces | UserEvents | SessionRuntime | TaskScheduler;
+export type ServerServices = ServerDatabase | Projections | ServerStores | Access | Workspaces | UserEvents | SessionRuntime | TaskScheduler;
 export type ServerRuntime = ManagedRuntime.ManagedRuntime<ServerServices, unknown>;
 
 export interface ServerRuntimeConfig {
   root: string;
   databaseFile: string;
+  /** The read models' live runner over `projections.db` (`reindex`: rebuild it first). */
+  projections: { reindex: boolean; pollIntervalMs?: number };
   ids: EventIds;
   env: NodeJS.ProcessEnv;
   sleep: SleepFn | undefined;
@@ -68,7 +73,20 @@ export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServ
       (handle) => Effect.sync(() => handle.db.close()),
     ),
   );
-  const stores = Layer.effect(ServerStores, Effect.map(ServerDatabase, (handle) => createStores(handle.db)));
+  const projections = Layer.scoped(
+    Projections,
+    Effect.acquireRelease(
+      Effect.tryPromise({ try: () => startProjections(config.root, { ...config.projections, report: config.report }), catch: (error) => error }),
+      (runner) => Effect.promise(() => runner.stop()),
+    ),
+  );
+  const stores = Layer.effect(
+    ServerStores,
+    Effect.gen(function* () {
+      const handle = yield* ServerDatabase;
+      return createStores(handle.db, yield* Projections);
+    }),
+  );
   const access = Layer.effect(Access, Effect.map(ServerStores, (s) => new AccessPolicy(s, config.root, new SessionCreators(s.db))));
   const workspaces = Layer.effect(
     Workspaces,
@@ -95,7 +113,6 @@ export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServ
           root: config.root,
           stores: s,
           ids: config.ids,
-          usage: new UsageRecorder(s.usage, config.now),
           userEvents: events,
           env: config.env,
           sleep: config.sleep,
@@ -123,7 +140,7 @@ export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServ
       (s) => Effect.sync(() => s.stop()),
     ),
   );
-  return scheduler.pipe(Layer.provideMerge(sessions), Layer.provideMerge(userEvents), Layer.provideMerge(workspaces), Layer.provideMerge(access), Layer.provideMerge(stores), Layer.provideMerge(database));
+  return scheduler.pipe(Layer.provideMerge(sessions), Layer.provideMerge(userEvents), Layer.provideMerge(workspaces), Layer.provideMerge(access), Layer.provideMerge(stores), Layer.provideMerge(projections), Layer.provideMerge(database));
 }
 
 export function makeServerRuntime(config: ServerRuntimeConfig): ServerRuntime {

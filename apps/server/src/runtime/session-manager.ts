@@ -19,7 +19,7 @@
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import { createAgent, isApprovalMode, isPenguinError, readTraceFile, PROJECT_OR_AGENT_ID, projectPaths, sessionScratchpad, sessionTraceFiles, type Agent, type ApprovalMode, type ForkPosition, type SandboxOptions, type Session, type SleepFn } from "@penguin/core";
+import { createAgent, isApprovalMode, isPenguinError, readTraceFile, PROJECT_OR_AGENT_ID, sessionScratchpad, sessionTraceFiles, type Agent, type ApprovalMode, type ForkPosition, type SandboxOptions, type Session, type SleepFn } from "@penguin/core";
 import { sessionTitle, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import type { SessionRow } from "../db/sessions-store.js";
@@ -33,7 +33,6 @@ import { buildTaskMessages, type AttachmentLimits, type TaskInputItem } from "./
 import type { WorkspaceRoots } from "../services/workspace-roots.js";
 import { TaskRunner } from "./task-runner.js";
 import { sessionView } from "../services/session-view.js";
-import type { UsageRecorder } from "./usage-recorder.js";
 import type { UserEventHub } from "./user-events.js";
 
 export const IDLE_EVICTION_MS = 30 * 60 * 1000;
@@ -43,7 +42,6 @@ export interface SessionManagerDeps {
   root: string;
   stores: Stores;
   ids: EventIds;
-  usage: UsageRecorder;
   userEvents: UserEventHub;
   env: NodeJS.ProcessEnv;
   sleep: SleepFn | undefined;
@@ -97,13 +95,11 @@ export class SessionManager {
     this.#deps = deps;
     this.#runner = new TaskRunner({
       stores: deps.stores,
-      usage: deps.usage,
       userEvents: deps.userEvents,
       now: deps.now,
       generateTitles: deps.generateTitles,
       lifetime: this.#lifetime.signal,
       report: deps.report,
-      usageContext: (hub, core) => ({ project: projectPaths(deps.root, hub.projectId), agentId: hub.agentId, sessionId: hub.sessionId, provider: core.provider, modelId: core.modelId }),
       onIdle: (hub) => this.#onIdle(hub),
       onChildSession: (parent, meta) => this.#indexChild(parent, meta),
       mirrorChild: (m) => this.#mirrorChild(m),

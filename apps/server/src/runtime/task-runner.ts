@@ -7,8 +7,8 @@
  * - the hub's state becomes `running` (or `compacting`), announced as `task_state` on the
  *   session stream and `session_state` on the users' feeds;
  * - the Human's own input is published first (core traces it but does not yield it), then
- *   every message the run yields, each as one SSE event; the LiveLog and the UsageRecorder
- *   see each message at the moment it is published;
+ *   every message the run yields, each as one SSE event; the LiveLog sees each message at
+ *   the moment it is published (usage is not recorded here: it is a projection of the trace);
  * - approvals: the ApproveFn re-reads the session's approval mode from the database for
  *   every decision and hands "ask" cases to the hub's ApprovalRegistry;
  * - after the first completed request of an untitled session, a title is generated out of
@@ -27,7 +27,6 @@ import type { ThinkingLevel } from "@penguin/models";
 import type { Stores } from "../db/stores.js";
 import { LiveLog, type TraceMark } from "./live-log.js";
 import type { ActiveRun, SessionHub } from "./session-hub.js";
-import type { UsageContext, UsageRecorder } from "./usage-recorder.js";
 import type { UserEventHub } from "./user-events.js";
 
 export type RunJob =
@@ -36,13 +35,11 @@ export type RunJob =
 
 export interface TaskRunnerDeps {
   stores: Stores;
-  usage: UsageRecorder;
   userEvents: UserEventHub;
   now: () => number;
   generateTitles: boolean;
   /** Aborted at shutdown: stops title generation. */
   lifetime: AbortSignal;
-  usageContext(hub: SessionHub, core: Session): UsageContext;
   /** A subagent of the session started (its `session_meta` streamed by). */
   onChildSession(parent: SessionHub, meta: SessionMetaPayload): void;
   /** A message from a subagent: republished on the child's own stream when someone follows it. */
@@ -79,11 +76,9 @@ export class TaskRunner {
   }
 
   async #drive(hub: SessionHub, core: Session, job: RunJob, signal: AbortSignal, log: LiveLog): Promise<void> {
-    const ctx = this.#deps.usageContext(hub, core);
     const publish = (m: OmniMessage) => {
       hub.channel.publish(JSON.stringify(m));
       log.record(m);
-      this.#deps.usage.observe(ctx, m);
       if (m.origin !== undefined && m.origin.length > 0) {
         if (m.type === "session_meta") this.#deps.onChildSession(hub, m.payload);
         this.#deps.mirrorChild(m);

@@ -12,10 +12,16 @@
  * Per request: context (cache_read + cache_write, the prompt the model saw), the cached
  * part and the hit rate, output, duration, status and retry. Cost is left to the client,
  * which has the model's prices.
+ *
+ * `analyzeSessionWithTimeline` adds what the timeline projection keeps for the viewer
+ * (projections.db, so nothing more is parsed per request): how many events there are, every
+ * tool call with its position, duration and status, and the subagent pointers.
  */
 import { readFileSync } from "node:fs";
 import { parseTraceText, sessionTraceFiles, summarizeTrace, type AgentPaths, type TraceSummary } from "@penguin/core";
 import { isEvent, type OmniMessage } from "@penguin/omnimessage";
+import type { LiveProjectionRunner } from "@penguin/projections-runner";
+import { sessionTimeline } from "@penguin/projections-timeline";
 import { notFound } from "../http/api-error.js";
 
 export interface RequestAnalysis {
@@ -50,6 +56,12 @@ export interface TraceAnalysis {
   compactions: { task: number; reason: string; mode: string; contextTokens: number; status: string; error?: string }[];
   requests: RequestAnalysis[];
   files: number;
+}
+
+export interface TimelineAnalysis {
+  events: number;
+  toolCalls: { position: string; name: string; durationMs: number | null; status: string | null }[];
+  subagents: { position: string; sessionId: string }[];
 }
 
 interface Timing {
@@ -165,5 +177,19 @@ export function analyzeMessages(sessionId: string, entries: readonly { fileIndex
     compactions,
     requests,
     files: fileCount,
+  };
+}
+
+export async function analyzeSessionWithTimeline(projections: LiveProjectionRunner, agent: AgentPaths, sessionId: string): Promise<TraceAnalysis & { timeline: TimelineAnalysis }> {
+  const analysis = analyzeSession(agent, sessionId);
+  await projections.refresh();
+  const t = await projections.read((db) => sessionTimeline(db, sessionId));
+  return {
+    ...analysis,
+    timeline: {
+      events: t.events.length,
+      toolCalls: t.toolCalls.map((c) => ({ position: c.position, name: c.name, durationMs: c.duration_ms === null ? null : Number(c.duration_ms), status: c.status })),
+      subagents: t.subagents.map((s) => ({ position: s.position, sessionId: s.child_session_id })),
+    },
   };
 }

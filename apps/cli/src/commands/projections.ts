@@ -1,0 +1,94 @@
+/**
+ * `penguin projections rebuild [--only NAME]` and `penguin projections status`.
+ *
+ * rebuild: builds the read models from every trace line into a fresh file and swaps it in
+ * (progress on stderr, then a summary: projections, events, files, skipped lines, time).
+ * It refuses while a server runs on the data root: the server keeps the file current itself,
+ * and `penguin server --reindex` rebuilds through it.
+ * status: per projection, its version, the files and events applied, skipped lines, and the
+ * lag (trace bytes and files not applied yet). It does not catch up first: it reports.
+ */
+import { EXIT, type ExitCode } from "../exit-codes.js";
+import { CliFailure, UsageError } from "../cli-error.js";
+import { createJsonLines } from "../io/json-lines.js";
+import { compactNumber } from "../render/format.js";
+import { Output } from "../render/output.js";
+import { allProjections, openProjections } from "../projections/open-projections.js";
+import { runningServerPid } from "../projections/server-running.js";
+
+export interface ProjectionsFlags {
+  root?: string;
+  only?: string;
+  json?: boolean;
+}
+
+async function rootOf(flags: ProjectionsFlags): Promise<string> {
+  const { resolveRoot } = await import("@penguin/core");
+  return resolveRoot(flags.root);
+}
+
+export async function projectionsRebuild(flags: ProjectionsFlags): Promise<ExitCode> {
+  const root = await rootOf(flags);
+  const pid = runningServerPid(root);
+  if (pid !== undefined) {
+    throw new CliFailure(`a server is running on ${root} (pid ${pid}) and keeps projections.db current; stop it first, or restart it with \`penguin server --reindex\` to rebuild`, EXIT.usage);
+  }
+  const projections = await allProjections();
+  if (flags.only !== undefined && !projections.some((p) => p.name === flags.only)) {
+    throw new UsageError(`--only "${flags.only}": no projection named so; choose one of ${projections.map((p) => p.name).join(", ")}`);
+  }
+  const { mkdirSync } = await import("node:fs");
+  mkdirSync(root, { recursive: true });
+  const { rebuildProjections, projectionsFile } = await import("@penguin/projections-runner");
+  const err = Output.of(process.stderr);
+  const tty = process.stderr.isTTY === true;
+  let lastShown = -1;
+  const summary = await rebuildProjections({
+    root,
+    file: projectionsFile(root),
+    projections,
+    only: flags.only,
+    onProgress: (p) => {
+      const percent = p.filesTotal === 0 ? 100 : Math.floor((p.filesDone / p.filesTotal) * 100);
+      if (percent === lastShown || (!tty && percent % 10 !== 0 && p.filesDone !== p.filesTotal)) return;
+      lastShown = percent;
+      const text = `rebuilding: ${p.filesDone}/${p.filesTotal} files, ${compactNumber(p.events)} events`;
+      if (tty) process.stderr.write(`\r${text}`);
+      else err.line(text);
+    },
+  });
+  if (tty) process.stderr.write("\n");
+  const seconds = (summary.durationMs / 1000).toFixed(2);
+  const rate = summary.durationMs > 0 ? Math.round(summary.events / (summary.durationMs / 1000)) : summary.events;
+  if (flags.json === true) {
+    createJsonLines(process.stdout, () => undefined).write(summary);
+  } else {
+    Output.of(process.stdout).line(
+      `rebuilt ${summary.projections.join(", ")}: ${summary.events} events from ${summary.files} files, ${summary.skipped} skipped lines, in ${seconds}s (${compactNumber(rate)} events/s)`,
+    );
+  }
+  for (const key of summary.shrunk) err.line(`warning: ${key} is shorter than before (not append-only); it was read as it is now`);
+  return EXIT.done;
+}
+
+export async function projectionsStatus(flags: ProjectionsFlags): Promise<ExitCode> {
+  const root = await rootOf(flags);
+  const store = await openProjections(root);
+  let rows;
+  try {
+    rows = await store.status();
+  } finally {
+    await store.close();
+  }
+  if (flags.json === true) {
+    const out = createJsonLines(process.stdout, () => undefined);
+    for (const r of rows) out.write(r);
+    return EXIT.done;
+  }
+  const out = Output.of(process.stdout);
+  const header = ["PROJECTION", "VERSION", "FILES", "EVENTS", "SKIPPED", "LAG"];
+  const cells = rows.map((r) => [r.name, String(r.version), String(r.files), String(r.events), String(r.skipped), r.lagFiles === 0 ? "up to date" : `${r.lagFiles} files, ${compactNumber(r.lagBytes)} bytes`]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? "").length)));
+  for (const line of [header, ...cells]) out.line(line.map((c, i) => (i === line.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join("  "));
+  return EXIT.done;
+}

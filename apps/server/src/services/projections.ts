@@ -1,0 +1,40 @@
+/**
+ * The read models the server keeps current (sessions, usage, timeline) in
+ * `<root>/projections.db`, and starting their live runner: it catches up with every trace
+ * at start (rebuilding from scratch for `--reindex`, or when the file is missing), then
+ * follows appends by the server's own sessions and by the CLI or the SDK alike.
+ */
+import { LiveProjectionRunner, projectionsFile, rebuildProjections, type Projection } from "@penguin/projections-runner";
+import { sessionsProjection } from "@penguin/projections-sessions";
+import { timelineProjection } from "@penguin/projections-timeline";
+import { usageProjection } from "@penguin/projections-usage";
+import type { Stores } from "../db/stores.js";
+
+export const SERVER_PROJECTIONS: readonly Projection[] = [sessionsProjection, usageProjection, timelineProjection];
+
+export async function startProjections(root: string, options: { reindex: boolean; report: (error: unknown) => void; pollIntervalMs?: number }): Promise<LiveProjectionRunner> {
+  const file = projectionsFile(root);
+  if (options.reindex) await rebuildProjections({ root, file, projections: SERVER_PROJECTIONS });
+  return LiveProjectionRunner.start({ root, file, projections: SERVER_PROJECTIONS, onError: options.report, ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}) });
+}
+
+/**
+ * Keeps the server's session index (facts.db) aware of sessions it did not create: after
+ * each pass of the runner, every session of the projection that changed since the last look
+ * and is unknown to the index is added, as the start-up trace scan would add it. Sessions
+ * the index knows keep their server-owned fields (title, approval mode, archive) untouched.
+ */
+export function followTracedSessions(runner: LiveProjectionRunner, stores: Stores, now: () => number): void {
+  let watermark = Number.NEGATIVE_INFINITY;
+  runner.onCaughtUp(async (store) => {
+    const changed = await store.db.selectFrom("sessions").selectAll().where("last_event_at", ">=", watermark).orderBy("last_event_at").execute();
+    for (const s of changed) {
+      watermark = Math.max(watermark, Number(s.last_event_at));
+      if (s.provider === null || s.model_id === null || s.workspace === null) continue;
+      if (stores.sessions.get(s.session_id) !== undefined || stores.projects.get(s.project_id) === undefined) continue;
+      if (stores.projects.agent(s.project_id, s.agent_id) === undefined) stores.projects.insertAgent(s.project_id, { agentId: s.agent_id, name: null, description: null, createdAt: now() });
+      stores.sessions.upsertFromTrace({ sessionId: s.session_id, projectId: s.project_id, agentId: s.agent_id, provider: s.provider, modelId: s.model_id, workspace: s.workspace, createdAt: Number(s.created_at), lastActiveAt: Number(s.last_event_at) });
+      stores.traceCache.recordSession({ sessionId: s.session_id, projectId: s.project_id, agentId: s.agent_id, source: s.source === "user" ? null : s.source, fileCount: Number(s.files), mtimeMs: Number(s.last_event_at) });
+    }
+  });
+}

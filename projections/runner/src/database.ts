@@ -1,0 +1,102 @@
+/**
+ * Opening a projections database: better-sqlite3 under Kysely, with the runner's own two
+ * tables (`projection_meta`: the version each projection was built at; `projection_checkpoints`:
+ * per projection and trace file, the bytes and lines consumed).
+ *
+ * Two journal modes. `wal` is the live database: readers never block the writer, and the
+ * busy timeout lets a CLI and a server share the file. `build` is a fresh file being rebuilt
+ * offline: a journal in memory only and no syncs while it fills (a crash only leaves a temporary file to
+ * throw away), then one sync before it is swapped in.
+ */
+import { chmodSync, existsSync } from "node:fs";
+import BetterSqlite3 from "better-sqlite3";
+import { Kysely, SqliteDialect, sql } from "kysely";
+
+export type JournalMode = "wal" | "build";
+
+const BUSY_TIMEOUT_MS = 50;
+const LOCK_WAIT_MS = 15_000;
+
+export interface OpenedDatabase {
+  file: string;
+  sqlite: BetterSqlite3.Database;
+  db: Kysely<any>;
+}
+
+export async function openProjectionDatabase(file: string, journal: JournalMode = "wal"): Promise<OpenedDatabase> {
+  const sqlite = new BetterSqlite3(file);
+  if (journal === "wal") {
+    sqlite.pragma("journal_mode = WAL");
+    sqlite.pragma("synchronous = NORMAL");
+  } else {
+    sqlite.pragma("journal_mode = MEMORY");
+    sqlite.pragma("synchronous = OFF");
+  }
+  // Short: a writer that finds the lock taken waits asynchronously (immediateTransaction),
+  // so a second writer in the same process never blocks the thread the holder needs.
+  sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  // Titles and prompts are in here: owner only, the write-ahead log and shared memory too.
+  sqlite.prepare("select count(*) from sqlite_master").get();
+  if (file !== ":memory:") for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
+  const db = new Kysely<any>({ dialect: new SqliteDialect({ database: sqlite }) });
+  await db.schema
+    .createTable("projection_meta")
+    .ifNotExists()
+    .addColumn("name", "text", (c) => c.primaryKey())
+    .addColumn("version", "integer", (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createTable("projection_checkpoints")
+    .ifNotExists()
+    .addColumn("projection", "text", (c) => c.notNull())
+    .addColumn("file", "text", (c) => c.notNull())
+    .addColumn("bytes", "integer", (c) => c.notNull())
+    .addColumn("seen", "integer", (c) => c.notNull())
+    .addColumn("lines", "integer", (c) => c.notNull())
+    .addColumn("events", "integer", (c) => c.notNull())
+    .addColumn("skipped", "integer", (c) => c.notNull())
+    .addColumn("torn_tail", "integer", (c) => c.notNull())
+    .addPrimaryKeyConstraint("projection_checkpoints_pk", ["projection", "file"])
+    .execute();
+  return { file, sqlite, db };
+}
+
+/** The projection's own tables: `<name>` and `<name>_*` (the contract's naming rule). */
+export async function projectionTables(db: Kysely<any>, name: string): Promise<string[]> {
+  const rows = await sql<{ name: string }>`select name from sqlite_master where type = 'table' and (name = ${name} or substr(name, 1, ${name.length + 1}) = ${`${name}_`}) order by name`.execute(db);
+  return rows.rows.map((r) => r.name);
+}
+
+function isBusy(error: unknown): boolean {
+  return typeof error === "object" && error !== null && "code" in error && (error.code === "SQLITE_BUSY" || error.code === "SQLITE_LOCKED");
+}
+
+async function beginImmediate(conn: Kysely<any>): Promise<void> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (let wait = 5; ; wait = Math.min(wait * 2, 200)) {
+    try {
+      await sql`begin immediate`.execute(conn);
+      return;
+    } catch (error) {
+      if (!isBusy(error) || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
+
+/** Runs `work` in one `BEGIN IMMEDIATE` transaction: the write lock is taken up front, so a
+ * second writer of the same file (another process, or another store in this one) waits for
+ * it, asynchronously, instead of failing mid-batch. */
+export async function immediateTransaction<T>(db: Kysely<any>, work: (conn: Kysely<any>) => Promise<T>): Promise<T> {
+  return db.connection().execute(async (conn) => {
+    await beginImmediate(conn);
+    try {
+      const out = await work(conn);
+      await sql`commit`.execute(conn);
+      return out;
+    } catch (error) {
+      await sql`rollback`.execute(conn);
+      throw error;
+    }
+  });
+}

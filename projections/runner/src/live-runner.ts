@@ -1,0 +1,201 @@
+/**
+ * The live runner: keeps a projections database following the traces while a host (the
+ * server) runs, so sessions run by the CLI or the SDK appear without the host running them.
+ *
+ * A pass brings every projection up to the end of every trace file (ProjectionStore.catchUp).
+ * Passes are triggered by file-system events on the data root's trace folders (fs.watch on
+ * the folders `traceDirectories` names, refreshed every pass as folders appear; a burst of events settles for a few milliseconds
+ * into one pass) and by a polling timer, the fallback where watching is unavailable or misses
+ * an event. Triggers arriving during a pass coalesce into one more.
+ *
+ * The database may be deleted at any time: a pass that finds the file gone closes its handle,
+ * rebuilds into a fresh file and swaps it in; one that finds a different file (rebuilt by
+ * someone else) reopens it. Readers go through `read()`, which waits while that happens.
+ * A failing pass is reported to `onError` and retried on the next trigger; it never stops the host.
+ */
+import { existsSync, statSync, watch, type FSWatcher } from "node:fs";
+import type { Kysely } from "kysely";
+import type { Projection } from "./contract.js";
+import { rebuildProjections } from "./rebuild.js";
+import { ProjectionStore } from "./store.js";
+import { traceDirectories } from "./trace-folders.js";
+
+export interface LiveRunnerOptions {
+  root: string;
+  file: string;
+  projections: readonly Projection[];
+  /** How often to look for changes without a file-system event. Default 1000 ms. */
+  pollIntervalMs?: number;
+  /** How long a burst of file-system events is gathered into one pass. Default 50 ms. */
+  settleMs?: number;
+  onError?: (error: unknown) => void;
+}
+
+/** Which file is at the path: inode and birth time (an inode number alone is soon reused). */
+function identityOf(file: string): string | undefined {
+  try {
+    const st = statSync(file);
+    return `${st.ino}:${st.birthtimeMs}`;
+  } catch {
+    return undefined;
+  }
+}
+
+export class LiveProjectionRunner {
+  readonly #options: LiveRunnerOptions;
+  #store: Promise<ProjectionStore>;
+  #identity: string | undefined;
+  #running: Promise<void> | undefined;
+  #again = false;
+  readonly #waiters: Array<() => void> = [];
+  #stopped = false;
+  #timer: NodeJS.Timeout | undefined;
+  #settling: NodeJS.Timeout | undefined;
+  readonly #watchers = new Map<string, FSWatcher>();
+  readonly #listeners: Array<(store: ProjectionStore) => Promise<void>> = [];
+
+  private constructor(options: LiveRunnerOptions, store: Promise<ProjectionStore>) {
+    this.#options = options;
+    this.#store = store;
+  }
+
+  /** Opens (or builds, when missing) the database, catches up once, then follows the traces. */
+  static async start(options: LiveRunnerOptions): Promise<LiveProjectionRunner> {
+    const runner = new LiveProjectionRunner(options, LiveProjectionRunner.#openOrBuild(options));
+    await runner.#store;
+    runner.#identity = identityOf(options.file);
+    await runner.refresh();
+    const interval = options.pollIntervalMs ?? 1000;
+    runner.#timer = setInterval(() => runner.#trigger(), interval);
+    runner.#timer.unref();
+    return runner;
+  }
+
+  static async #openOrBuild(o: LiveRunnerOptions): Promise<ProjectionStore> {
+    if (!existsSync(o.file)) await rebuildProjections({ root: o.root, file: o.file, projections: o.projections });
+    return ProjectionStore.open({ file: o.file, root: o.root, projections: o.projections });
+  }
+
+  /** Runs a query against the current database (waiting while it is being rebuilt or reopened). */
+  async read<T>(query: (db: Kysely<any>) => Promise<T>): Promise<T> {
+    const store = await this.#store;
+    return query(store.db);
+  }
+
+  /** The current store (waiting while it is being rebuilt or reopened). */
+  async store(): Promise<ProjectionStore> {
+    return this.#store;
+  }
+
+  /** Called after every pass that caught up, with the current store (a host mirrors what it needs). */
+  onCaughtUp(listener: (store: ProjectionStore) => Promise<void>): void {
+    this.#listeners.push(listener);
+  }
+
+  /** A pass that starts after this call; resolves when it has finished. */
+  refresh(): Promise<void> {
+    if (this.#stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.#waiters.push(resolve);
+      this.#kick();
+    });
+  }
+
+  /** Starts a pass now unless one is running; the callers waiting get the pass after it. */
+  #kick(): void {
+    if (this.#running !== undefined) return;
+    const waiting = this.#waiters.splice(0);
+    this.#again = false;
+    this.#running = this.#pass().finally(() => {
+      this.#running = undefined;
+      for (const resolve of waiting) resolve();
+      if (this.#stopped) {
+        for (const resolve of this.#waiters.splice(0)) resolve();
+      } else if (this.#waiters.length > 0) {
+        this.#kick();
+      } else if (this.#again) {
+        // Background triggers that came during the pass: after a pause, so a stream of
+        // appends never keeps passes running back to back on the host's event loop.
+        this.#soon();
+      }
+    });
+  }
+
+  /** A file-system event or the poll timer: a pass soon, gathering a burst into one. */
+  #trigger(): void {
+    if (this.#stopped) return;
+    if (this.#running !== undefined) this.#again = true;
+    else this.#soon();
+  }
+
+  async #pass(): Promise<void> {
+    try {
+      await this.#followFileIdentity();
+      const store = await this.#store;
+      await store.catchUp();
+      for (const listener of this.#listeners) await listener(store);
+      this.#watchFolders();
+    } catch (error) {
+      (this.#options.onError ?? ((e) => process.stderr.write(`projections: ${e instanceof Error ? e.message : String(e)}\n`)))(error);
+    }
+  }
+
+  /** Rebuilds when the file was deleted, reopens when it was replaced. */
+  async #followFileIdentity(): Promise<void> {
+    const now = identityOf(this.#options.file);
+    if (now !== undefined && now === this.#identity) return;
+    const old = await this.#store;
+    const next = (async () => {
+      await old.close();
+      return LiveProjectionRunner.#openOrBuild(this.#options);
+    })();
+    this.#store = next;
+    await next;
+    this.#identity = identityOf(this.#options.file);
+  }
+
+  /** A pass shortly: a session appending line after line costs one pass per burst, not one per line. */
+  #soon(): void {
+    if (this.#settling !== undefined || this.#stopped) return;
+    this.#settling = setTimeout(() => {
+      this.#settling = undefined;
+      if (this.#running !== undefined) this.#again = true;
+      else this.#kick();
+    }, this.#options.settleMs ?? 50);
+    this.#settling.unref();
+  }
+
+  #watchFolders(): void {
+    const wanted = new Set(traceDirectories(this.#options.root));
+    for (const [dir, w] of this.#watchers) {
+      if (!wanted.has(dir) || !existsSync(dir)) {
+        w.close();
+        this.#watchers.delete(dir);
+      }
+    }
+    for (const dir of wanted) {
+      if (this.#watchers.has(dir)) continue;
+      try {
+        const w = watch(dir, { persistent: false }, () => this.#trigger());
+        w.on("error", () => {
+          w.close();
+          this.#watchers.delete(dir);
+        });
+        this.#watchers.set(dir, w);
+      } catch {
+        // Watching is unavailable here (limits, platform): the polling timer covers this folder.
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    if (this.#settling !== undefined) clearTimeout(this.#settling);
+    for (const w of this.#watchers.values()) w.close();
+    this.#watchers.clear();
+    await this.#running;
+    for (const resolve of this.#waiters.splice(0)) resolve();
+    await (await this.#store).close();
+  }
+}

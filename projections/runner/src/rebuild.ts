@@ -1,0 +1,91 @@
+/**
+ * Offline rebuild: build the projections into a fresh SQLite file from every trace line, then
+ * swap it in with one rename, so a reader sees the old database or the new one, never a
+ * half-built one.
+ *
+ * The fresh file is filled without a journal on disk and without syncs (a crash leaves only
+ * the temporary file, thrown away by the next rebuild), synced once, and renamed over the
+ * live file. The live file's `-wal` and `-shm` are removed first: a stale write-ahead log
+ * next to a different database would be replayed into it. So nothing may hold the live
+ * file open during a swap: the server rebuilds through its own runner (which closes its
+ * handle first), and the CLI refuses while a server runs on the data root.
+ *
+ * `only` rebuilds one projection: the fresh file starts as a consistent copy of the live one
+ * (`VACUUM INTO`), that projection is dropped and replayed there, and the copy is swapped in.
+ */
+import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync } from "node:fs";
+import { dirname } from "node:path";
+import type { Projection } from "./contract.js";
+import { ProjectionStore, type CatchUpProgress } from "./store.js";
+
+export interface RebuildOptions {
+  root: string;
+  file: string;
+  projections: readonly Projection[];
+  only?: string | undefined;
+  onProgress?: (p: CatchUpProgress) => void;
+}
+
+export interface RebuildSummary {
+  projections: string[];
+  files: number;
+  events: number;
+  skipped: number;
+  shrunk: string[];
+  durationMs: number;
+}
+
+function removeDatabaseFiles(file: string): void {
+  for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) rmSync(f, { force: true });
+}
+
+function fsyncPath(path: string): void {
+  const fd = openSync(path, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export async function rebuildProjections(options: RebuildOptions): Promise<RebuildSummary> {
+  const started = performance.now();
+  const { root, file, projections, only } = options;
+  if (only !== undefined && !projections.some((p) => p.name === only)) {
+    throw new Error(`no projection named "${only}": choose one of ${projections.map((p) => p.name).join(", ")}`);
+  }
+  const fresh = `${file}.rebuild-${process.pid}`;
+  removeDatabaseFiles(fresh);
+  if (only !== undefined && existsSync(file)) {
+    const live = await ProjectionStore.open({ file, root, projections });
+    try {
+      live.sqlite.prepare("VACUUM INTO ?").run(fresh);
+    } finally {
+      await live.close();
+    }
+  }
+  const store = await ProjectionStore.open({ file: fresh, root, projections, journal: "build" });
+  let result;
+  try {
+    if (only !== undefined) await store.reset(only);
+    result = await store.catchUp(options.onProgress);
+    store.sqlite.pragma("journal_mode = DELETE");
+  } catch (error) {
+    await store.close();
+    removeDatabaseFiles(fresh);
+    throw error;
+  }
+  await store.close();
+  fsyncPath(fresh);
+  removeDatabaseFiles(file);
+  renameSync(fresh, file);
+  fsyncPath(dirname(file));
+  return {
+    projections: only !== undefined ? [only] : projections.map((p) => p.name),
+    files: result.files,
+    events: result.events,
+    skipped: result.skipped,
+    shrunk: result.shrunk,
+    durationMs: performance.now() - started,
+  };
+}

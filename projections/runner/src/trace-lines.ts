@@ -1,0 +1,102 @@
+/**
+ * The one place the projections read trace bytes. Everything else in projections/ sees
+ * positioned envelopes only, so switching to `packages/trace`'s reader is a change to this
+ * file alone. Today it uses the tolerant reader of `@penguin/core` (`parseTraceText`) one
+ * line at a time, which is how each envelope keeps its line number.
+ *
+ * Reading is by byte offset, for tailing: only complete lines (ending in `\n`) are consumed.
+ * What follows the last newline is a tail still being written, or the torn end of a crashed
+ * write; it is left for the next read and reported as `tornTail`. Once the writer resumes it
+ * starts on a fresh line, so a torn fragment later becomes a complete malformed line and is
+ * counted as skipped then. Lines that hold no envelope (invalid JSON, not an envelope, NUL
+ * padding) are counted, never fatal. Empty lines are neither events nor skips.
+ */
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { parseTraceText } from "@penguin/core";
+import type { OmniMessage } from "@penguin/omnimessage";
+
+export interface PositionedLine {
+  /** 1-based line number in the file. */
+  line: number;
+  message: OmniMessage;
+}
+
+export interface TraceChunk {
+  lines: PositionedLine[];
+  /** Absolute byte offset after the last complete line read. */
+  bytes: number;
+  /** Absolute offset of the end of what was looked at (the file size at read time, when `atEnd`). */
+  seen: number;
+  /** Absolute count of complete lines read. */
+  lineCount: number;
+  /** Complete lines in this chunk that held no envelope. */
+  skipped: number;
+  /** Bytes after the last complete line that are not just whitespace: a torn or unfinished line. */
+  tornTail: boolean;
+  /** False when the file was shorter than `fromByte` (it shrank: not an append-only file any more). */
+  intact: boolean;
+  /** True when the chunk reached the end of the file as it was at read time. */
+  atEnd: boolean;
+}
+
+const NEWLINE = 0x0a;
+
+/** Reads the complete lines of `file` after byte `fromByte` (line `fromLine`), at most about `maxBytes`. */
+export function readTraceChunk(file: string, fromByte: number, fromLine: number, maxBytes = 8 << 20): TraceChunk {
+  const fd = openSync(file, "r");
+  try {
+    const size = fstatSync(fd).size;
+    if (size < fromByte) return { lines: [], bytes: fromByte, seen: size, lineCount: fromLine, skipped: 0, tornTail: false, intact: false, atEnd: true };
+    let want = Math.min(maxBytes, size - fromByte);
+    let buf = Buffer.alloc(0);
+    let lastNewline = -1;
+    // Grow the window until it holds at least one complete line or reaches the end of the file.
+    for (;;) {
+      buf = Buffer.alloc(want);
+      const got = readFully(fd, buf, fromByte);
+      buf = buf.subarray(0, got);
+      lastNewline = buf.lastIndexOf(NEWLINE);
+      if (lastNewline >= 0 || fromByte + got >= size) break;
+      want = Math.min(want * 2, size - fromByte);
+    }
+    const complete = lastNewline + 1;
+    const atEnd = fromByte + buf.length >= size;
+    const tail = buf.subarray(complete);
+    const tornTail = atEnd && hasContent(tail);
+    const text = buf.toString("utf8", 0, complete);
+    const lines: PositionedLine[] = [];
+    let skipped = 0;
+    let lineNo = fromLine;
+    let start = 0;
+    while (start < text.length) {
+      const end = text.indexOf("\n", start);
+      const raw = text.slice(start, end);
+      start = end + 1;
+      lineNo += 1;
+      if (raw.length === 0) continue;
+      const parsed = parseTraceText(`${raw}\n`);
+      const message = parsed.messages[0];
+      if (message !== undefined) lines.push({ line: lineNo, message });
+      else if (parsed.skipped.length > 0 || raw.includes("\0")) skipped += 1;
+    }
+    return { lines, bytes: fromByte + complete, seen: fromByte + buf.length, lineCount: lineNo, skipped, tornTail, intact: true, atEnd };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readFully(fd: number, buf: Buffer, position: number): number {
+  let off = 0;
+  while (off < buf.length) {
+    const n = readSync(fd, buf, off, buf.length - off, position + off);
+    if (n === 0) break;
+    off += n;
+  }
+  return off;
+}
+
+/** Anything but spaces, tabs and carriage returns counts (NUL padding included). */
+function hasContent(b: Buffer): boolean {
+  for (const byte of b) if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d) return true;
+  return false;
+}

@@ -1,0 +1,122 @@
+/**
+ * The session row as a fold of its trace events: `foldSession(row, event)` is pure, so the
+ * projection, its tests and a rebuild all reach the same row from the same events.
+ *
+ * What a row says, and where it comes from:
+ * - model pair, workspace, source: the file's `session_meta` (the latest file wins: a
+ *   compaction starts a new file with the same invariants; `source` is `user` unless the
+ *   meta says `subagent` or `schedule`);
+ * - title: the first user-typed text, on one line, cut to 80 characters;
+ * - created / last event: the first and latest event times seen;
+ * - status: `running` from a request's start until it ends; then `done`, `failed` or
+ *   `aborted` by how the last request ended, or by an `abort` (its reason says whether the user
+ *   interrupted or the run was stopped by a failure); a request that will be retried
+ *   keeps it `running`; `empty` until the first request;
+ * - counts: tasks (user-typed texts), requests (`request_begin`), tool calls, and the
+ *   tokens of every `token_usage`.
+ * The parent of a subagent session is recorded by its parent's `subagent` event, in a table
+ * of its own (`sessions_links`), so the order the two traces are read in does not matter.
+ */
+import type { TraceEvent } from "@penguin/projections-runner";
+
+export type SessionStatus = "empty" | "running" | "done" | "failed" | "aborted";
+/** Who started the session: a person (CLI, web or SDK), a parent agent, a schedule, or a replay of another session. */
+export type SessionSource = "user" | "subagent" | "schedule" | "replay";
+
+export interface SessionRow {
+  session_id: string;
+  project_id: string;
+  agent_id: string;
+  title: string | null;
+  provider: string | null;
+  model_id: string | null;
+  workspace: string | null;
+  source: SessionSource;
+  created_at: number;
+  last_event_at: number;
+  status: SessionStatus;
+  tasks: number;
+  requests: number;
+  tool_calls: number;
+  tokens: number;
+  files: number;
+}
+
+export const TITLE_MAX = 80;
+
+export function emptySession(e: TraceEvent): SessionRow {
+  return {
+    session_id: e.sessionId,
+    project_id: e.projectId,
+    agent_id: e.agentId,
+    title: null,
+    provider: null,
+    model_id: null,
+    workspace: null,
+    source: "user",
+    created_at: e.ts,
+    last_event_at: e.ts,
+    status: "empty",
+    tasks: 0,
+    requests: 0,
+    tool_calls: 0,
+    tokens: 0,
+    files: e.fileIndex,
+  };
+}
+
+function titleOf(text: string): string {
+  const one = text.replace(/\s+/g, " ").trim();
+  return one.length <= TITLE_MAX ? one : `${one.slice(0, TITLE_MAX - 1).trimEnd()}…`;
+}
+
+export function foldSession(row: SessionRow | undefined, e: TraceEvent): SessionRow {
+  const base = row ?? emptySession(e);
+  const next: SessionRow = {
+    ...base,
+    created_at: Math.min(base.created_at, e.ts),
+    last_event_at: Math.max(base.last_event_at, e.ts),
+    files: Math.max(base.files, e.fileIndex),
+  };
+  const m = e.message;
+  if (m.type === "session_meta") {
+    next.provider = m.payload.provider;
+    next.model_id = m.payload.model_id;
+    next.workspace = m.payload.workspace;
+    next.source = m.payload.source ?? "user";
+    return next;
+  }
+  const p = m.payload;
+  switch (p.type) {
+    case "text":
+      if (p.role === "user" && (p.sender === undefined || p.sender === "user")) {
+        next.tasks += 1;
+        if (next.title === null && p.text.trim() !== "") next.title = titleOf(p.text);
+      }
+      return next;
+    case "tool_call":
+      next.tool_calls += 1;
+      next.status = "running";
+      return next;
+    case "request_begin":
+      next.requests += 1;
+      next.status = "running";
+      return next;
+    case "request_end":
+      if (p.retry_in_ms !== undefined) next.status = "running";
+      else if (p.status === "completed") next.status = "done";
+      else if (p.status === "aborted") next.status = "aborted";
+      else next.status = "failed";
+      return next;
+    case "abort":
+      // The engine writes `abort` both for a user's interrupt ("aborted…") and for a run it
+      // had to stop (a request that failed for good, a failed compaction).
+      next.status = p.reason === undefined || p.reason.startsWith("aborted") ? "aborted" : "failed";
+      return next;
+    case "token_usage":
+      next.tokens += p.request.total;
+      return next;
+    default:
+      return next;
+  }
+}

@@ -1,0 +1,79 @@
+// Given/when/then for the sessions projection on :memory:.
+import { describe, expect, it } from "vitest";
+import { abortEvent, assistantText, requestBegin, requestEnd, sessionMeta, subagentEvent, tokenUsage, toolCall, userText } from "@penguin/omnimessage";
+import { projectionSpec, traceEvents } from "@penguin/projections-runner";
+import { foldSession, getSession, listSessions, sessionsProjection } from "../src/index.js";
+
+const P = "session-2026-01-02-10-00-00-0000000a";
+const C = "session-2026-01-02-10-05-00-0000000c";
+const at = (s: number) => new Date(Date.UTC(2026, 0, 2, 10, 0, s)).toISOString();
+const tokens = (total: number) => ({ cache_read: 0, cache_write: total - 1, output: 1, total });
+const meta = (id: string, source?: "subagent") =>
+  sessionMeta({ session_id: id, provider: "openai", model_id: "gpt-x", model_context_window: 1000, system_prompt: "", agent_state: "/s", workspace: "/w", source }, { at: at(0) });
+
+describe("sessions projection", () => {
+  it("given a session's start, when its task completes, then one row says what it is and how it ended", async () => {
+    const row = await projectionSpec(sessionsProjection)
+      .given(traceEvents({ sessionId: P }, [meta(P), userText("  fix the\nbuild  ", { at: at(1) }), requestBegin({ at: at(2) })]))
+      .when(
+        traceEvents({ sessionId: P, firstLine: 4 }, [
+          toolCall({ name: "exec_command", arguments: "{}", tool_call_id: "t1" }, { at: at(3) }),
+          requestEnd("completed", undefined, { at: at(4) }),
+          tokenUsage(tokens(10), tokens(10), { at: at(5) }),
+          requestBegin({ at: at(6) }),
+          assistantText("done", { at: at(7) }),
+          requestEnd("completed", undefined, { at: at(8) }),
+          tokenUsage(tokens(25), tokens(15), { at: at(9) }),
+        ]),
+      )
+      .then((db) => getSession(db, P));
+    expect(row).toEqual({
+      session_id: P,
+      project_id: "default_project",
+      agent_id: "default_agent",
+      title: "fix the build",
+      provider: "openai",
+      model_id: "gpt-x",
+      workspace: "/w",
+      source: "user",
+      created_at: Date.parse(at(0)),
+      last_event_at: Date.parse(at(9)),
+      status: "done",
+      tasks: 1,
+      requests: 2,
+      tool_calls: 1,
+      tokens: 25,
+      files: 1,
+      parent_session_id: null,
+    });
+  });
+
+  it("given a running request, when it fails with a retry pending, then it is still running; when it fails for good, failed", () => {
+    const [m, b, retry, fail] = traceEvents({ sessionId: P }, [meta(P), requestBegin({ at: at(1) }), requestEnd("timeout", { retry_in_ms: 100 }, { at: at(2) }), requestEnd("failed", {}, { at: at(3) })]);
+    const running = [m!, b!, retry!].reduce(foldSession, undefined as never);
+    expect(running.status).toBe("running");
+    expect(foldSession(running, fail!).status).toBe("failed");
+  });
+
+  it("given an abort, then the session reads aborted when the user stopped it and failed when a failure did", async () => {
+    const statusAfter = (reason: string) =>
+      projectionSpec(sessionsProjection)
+        .given(traceEvents({ sessionId: P }, [meta(P), userText("go", { at: at(1) }), requestBegin({ at: at(2) })]))
+        .when(traceEvents({ sessionId: P, firstLine: 4 }, [abortEvent(reason, { at: at(3) })]))
+        .then(async (db) => (await listSessions(db)).map((r) => r.status));
+    expect(await statusAfter("aborted by user")).toEqual(["aborted"]);
+    expect(await statusAfter("request failed: HTTP 400")).toEqual(["failed"]);
+  });
+
+  it("given a subagent session read before its parent's pointer, then the list links it to its parent either way", async () => {
+    const spec = projectionSpec(sessionsProjection)
+      .given(traceEvents({ sessionId: C }, [meta(C, "subagent"), userText("sub task", { at: at(30), sender: "parent_agent" })]))
+      .when(traceEvents({ sessionId: P }, [meta(P), userText("main", { at: at(1) }), subagentEvent(C, { at: at(2) })]));
+    const { all, top } = await spec.then(async (db) => ({ all: await listSessions(db, { includeSubagents: true }), top: await listSessions(db) }));
+    expect(all.map((r) => [r.session_id, r.source, r.parent_session_id, r.tasks])).toEqual([
+      [C, "subagent", P, 0],
+      [P, "user", null, 1],
+    ]);
+    expect(top.map((r) => r.session_id)).toEqual([P]);
+  });
+});

@@ -1,0 +1,5 @@
+// @penguin/projections-timeline: event positions, requests, tool calls, compactions and subagent pointers per session.
+export { timelineProjection } from "./projection.js";
+export type { TimelineTables, TimelineEventRow, TimelineRequestRow, TimelineToolCallRow, TimelineCompactionRow, TimelineSubagentRow } from "./projection.js";
+export { sessionTimeline } from "./queries.js";
+export type { SessionTimeline } from "./queries.js";
