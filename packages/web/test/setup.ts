@@ -20,8 +20,9 @@ interface DomMatchers<R = unknown> {
 }
 
 declare module "vitest" {
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
-  interface Matchers<T = unknown> extends DomMatchers<T> {}
+  // The type parameter must match vitest's own declaration, `any` included.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any, @typescript-eslint/no-empty-object-type
+  interface Matchers<T = any> extends DomMatchers<T> {}
 }
 
 function element(received: unknown, matcher: string): Element {
