@@ -16,7 +16,7 @@
  * order; each waits on what the user would see, never on fixed sleeps.
  */
 import { existsSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM, GOAL_DONE, GOAL_ROUND_ONE, LONG_LINES, startHarness, type Harness } from "./harness";
 
 const haveChromium = existsSync(CHROMIUM);
@@ -42,6 +42,14 @@ describe.skipIf(!haveChromium)("PenguinHarness web app", () => {
 
   afterAll(async () => {
     await h?.close();
+  });
+
+  // A failed step leaves what the page showed and what it logged, for a person to look at.
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state !== "fail" || h === undefined) return;
+    const name = ctx.task.name.replace(/[^a-z0-9]+/gi, "-").slice(0, 60);
+    await h.shot(`failed-${name}`).catch(() => undefined);
+    if (h.pageErrors.length > 0) console.warn(`[web e2e] page errors so far:\n${h.pageErrors.join("\n")}`);
   });
 
   it("signs in and asks for a new password the first time", async () => {
@@ -93,7 +101,8 @@ describe.skipIf(!haveChromium)("PenguinHarness web app", () => {
   it("chats through a tool call under always-ask: Allow, output, markdown answer", async () => {
     const { page } = h;
     await page.getByRole("link", { name: "Chat" }).click();
-    await page.getByLabel("Model").selectOption({ label: "fake-model (testkit)" });
+    await page.getByRole("heading", { name: "What should the agent do?" }).waitFor();
+    await page.getByLabel("Model", { exact: true }).selectOption({ label: "fake-model (testkit)" });
     await page.getByLabel("Approval mode").selectOption("always-ask");
     await h.shot("chat-draft");
     const box = page.getByRole("combobox", { name: "Message" });
@@ -179,7 +188,7 @@ describe.skipIf(!haveChromium)("PenguinHarness web app", () => {
     const { page } = h;
     await page.getByRole("link", { name: "Chat" }).click();
     await page.getByRole("heading", { name: "What should the agent do?" }).waitFor();
-    await page.getByLabel("Model").selectOption({ label: "fake-model (testkit)" });
+    await page.getByLabel("Model", { exact: true }).selectOption({ label: "fake-model (testkit)" });
     await page.getByLabel("Approval mode").selectOption("always-ask");
     const box = page.getByRole("combobox", { name: "Message" });
     await box.fill("Steering test: create hello.txt once more");
@@ -261,7 +270,7 @@ describe.skipIf(!haveChromium)("PenguinHarness web app", () => {
     const { page } = h;
     await page.getByRole("link", { name: "New chat" }).click();
     await page.getByRole("heading", { name: "What should the agent do?" }).waitFor();
-    await page.getByLabel("Model").selectOption({ label: "fake-model (testkit)" });
+    await page.getByLabel("Model", { exact: true }).selectOption({ label: "fake-model (testkit)" });
     await page.getByLabel("Approval mode").selectOption("allow-all");
     const box = page.getByRole("combobox", { name: "Message" });
     await box.fill("GOALTEST make the tests pass");

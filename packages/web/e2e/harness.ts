@@ -97,6 +97,8 @@ export interface Harness {
   context: BrowserContext;
   page: Page;
   initialPassword: string;
+  /** Uncaught errors and console errors of the page, in order (a green run has none). */
+  pageErrors: string[];
   shot(name: string, page?: Page): Promise<string>;
   close(): Promise<void>;
 }
@@ -117,6 +119,14 @@ export async function startHarness(): Promise<Harness> {
   });
   context.setDefaultTimeout(15_000);
   const page = context.pages()[0] ?? (await context.newPage());
+  const pageErrors: string[] = [];
+  page.on("pageerror", (e) => {
+    pageErrors.push(`${e.name}: ${e.message}\n${e.stack ?? ""}`);
+    console.warn(`[web e2e] page error: ${e.message}`);
+  });
+  page.on("console", (m) => {
+    if (m.type() === "error") pageErrors.push(`console: ${m.text()}`);
+  });
   return {
     root,
     testkit,
@@ -124,6 +134,7 @@ export async function startHarness(): Promise<Harness> {
     context,
     page,
     initialPassword,
+    pageErrors,
     async shot(name, p = page) {
       const path = join(SHOTS, `${name}.png`);
       await p.screenshot({ path, fullPage: false });

@@ -19,7 +19,7 @@ import type { InstalledSkill, SessionSummary } from "../../api/types";
 import { Notice } from "../../components/ui/Notice";
 import { Spinner } from "../../components/ui/Spinner";
 import { project } from "../../state/project-store";
-import { patchSession as patchListedSession, upsertSession } from "../../state/session-list-store";
+import { patchSession as patchListedSession, sessionLabel, upsertSession } from "../../state/session-list-store";
 import { fromInputItem } from "./attachments";
 import { Composer, EMPTY_DRAFT, type Draft, type SendKind } from "./Composer";
 import { createSessionController } from "./create-session-controller";
@@ -29,6 +29,11 @@ import { SessionHeader } from "./SessionHeader";
 import { planSend } from "./send-plan";
 import { slashItems } from "./slash-commands";
 import { StreamList, type StreamActions } from "./StreamList";
+
+/** The header's name for a loaded session: the same as the sidebar's (never "New chat" for an untitled one). */
+function titleOf(info: SessionSummary | undefined): string | undefined {
+  return info === undefined ? undefined : sessionLabel(info);
+}
 
 export function SessionView(props: { sessionId: string }) {
   const sessionId = props.sessionId;
@@ -169,7 +174,7 @@ export function SessionView(props: { sessionId: string }) {
       <div class="flex h-full min-h-0 flex-col">
         <SessionHeader
           session={info()}
-          title={state.title ?? info()?.title ?? undefined}
+          title={state.title ?? titleOf(info())}
           connection={state.connection}
           running={running()}
           goal={running() && state.goalRunning && state.goal?.status === "active" ? state.goal : undefined}
