@@ -6,7 +6,7 @@ import type { SseOptions } from "../src/api/sse";
 import type { SessionHistory } from "../src/api/types";
 import { SessionController } from "../src/lib/stream/session-controller";
 import { StreamReducer } from "../src/lib/stream/reducer";
-import { at, historyAt, publish, resetClock, taskScript, type Published } from "./helpers/stream-script";
+import { at, historyAt, publish, resetClock, streamedText, taskScript, type Published } from "./helpers/stream-script";
 
 beforeEach(resetClock);
 
@@ -54,6 +54,23 @@ const straightItems = (events: readonly Published[], end: boolean) => {
 };
 
 describe("SessionController", () => {
+  it("reconciles each flush into the view by row id: rows that did not change keep their object", async () => {
+    const events = publish([userText("Say hello", at()), ...streamedText("Hello there, world")]);
+    const h = harness([() => historyAt(events, 0, true)]);
+    h.open();
+    await h.resolveHistory();
+    h.message(events[0] as Published);
+    h.message(events[1] as Published);
+    h.message(events[2] as Published);
+    const [prompt, draft] = h.c.view.items;
+    expect(draft).toMatchObject({ kind: "assistant", text: "Hell", streaming: true });
+    for (const e of events.slice(3)) h.message(e);
+    expect(h.c.view.items[0]).toBe(prompt);
+    expect(h.c.view.items[1]).toBe(draft);
+    expect(draft).toMatchObject({ kind: "assistant", text: "Hello there, world", streaming: false });
+    expect(JSON.stringify(h.c.view.items)).toBe(straightItems(events, false));
+  });
+
   it("buffers until the history arrives, then shows history + buffer + live without gaps", async () => {
     const events = publish(taskScript());
     const h = harness([() => historyAt(events, 30, true)]);
