@@ -3,14 +3,16 @@
  * sign in and replace the initial password; add a model on the Models page pointed at the
  * testkit; chat through a task whose tool call needs approval (always-ask): Allow, then the
  * output and a markdown answer; reload in the middle of a streaming answer and see it go on
- * with nothing missing or doubled; the usage page shows the requests and their cost; the
+ * with nothing missing or doubled; Stop a streaming answer (the row says it was stopped and
+ * the composer is free again); the usage page shows the requests and their cost; the
  * traces page lists the session's requests; a new agent gets a skill from the library; a
  * steering message is recalled before the agent reads it; a background server shows up in
  * the session's details panel and is killed there; a subagent's row opens the child's own
  * stream, and the child is listed under the sidebar's "subagents"; the + menu's Goal… adds
  * a budget field (by keyboard); `/goal 500k …` runs a goal the model completes in round 2 (header chip, round banners, the final row, the same
- * after a reload); Fork on the finished goal opens a working copy. Each main page is saved
- * as a screenshot.
+ * after a reload); Fork on the finished goal opens a working copy. Every page is saved as a
+ * screenshot at 1280×860 and at 390×844 (a phone), and at phone width no page scrolls
+ * sideways.
  *
  * Skips (with the reason) when Chromium is not installed. Steps share one browser and run in
  * order; each waits on what the user would see, never on fixed sleeps.
@@ -142,6 +144,21 @@ describe.skipIf(!haveChromium)("PenguinHarness web app", () => {
     expect(await page.getByText("RELOADTEST: write the numbered lines").count()).toBe(1);
     expect(await page.getByText("Please create hello.txt containing hi").count()).toBe(1);
     await h.shot("chat-after-reload");
+  });
+
+  it("stops a streaming answer with Stop", async () => {
+    const { page } = h;
+    const box = page.getByRole("combobox", { name: "Message" });
+    await expect.poll(() => page.getByText("The agent is working…").count()).toBe(0);
+    await box.fill("ABORTTEST: count the steps");
+    await box.press("Enter");
+    await page.getByText("Step 3.", { exact: false }).waitFor();
+    await page.getByRole("button", { name: "Stop", exact: true }).click();
+    await page.getByText(/^(▸ )?Stopped$/).first().waitFor();
+    await page.getByText("The agent is working…").waitFor({ state: "hidden" });
+    await page.getByRole("button", { name: "Send", exact: true }).waitFor();
+    expect(await page.getByText("NEVER SHOWN").count()).toBe(0);
+    await h.shot("chat-stopped");
   });
 
   it("shows the requests and their cost on the usage page", async () => {
@@ -376,5 +393,40 @@ describe.skipIf(!haveChromium)("PenguinHarness web app", () => {
     await page.getByRole("button", { name: "Sessions", exact: true }).click();
     await page.getByRole("dialog", { name: "Sessions" }).waitFor();
     await h.shot("sessions-mobile");
+  });
+
+  it("saves every page at phone width, none of them scrolling sideways", async () => {
+    const { page } = h;
+    await page.setViewportSize({ width: 390, height: 844 });
+    const noSideways = async (name: string) => {
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow, `${name} scrolls sideways at 390 px`).toBeLessThanOrEqual(0);
+      await h.shot(`${name}-phone`);
+    };
+    await page.goto(`${h.server.url}/chat`);
+    await page.getByRole("heading", { name: "What should the agent do?" }).waitFor();
+    await noSideways("chat-draft");
+    await page.goto(sessionUrl);
+    await page.getByText("THE END").waitFor();
+    await noSideways("chat");
+    await page.goto(`${h.server.url}/models`);
+    await page.getByText("fake-model").first().waitFor();
+    await noSideways("models");
+    await page.goto(`${h.server.url}/agents`);
+    await page.getByRole("link", { name: "Export snapshot" }).waitFor();
+    await noSideways("agents");
+    await page.goto(`${h.server.url}/usage`);
+    await page.locator(".uplot").first().waitFor();
+    await noSideways("usage");
+    await page.goto(`${h.server.url}/traces`);
+    await page.getByRole("region", { name: "Session" }).waitFor();
+    await noSideways("traces");
+    await page.goto(`${h.server.url}/settings`);
+    await page.getByRole("heading", { name: "Users" }).waitFor();
+    await noSideways("settings");
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("button", { name: "Sign in" }).waitFor();
+    await noSideways("login");
+    await page.setViewportSize({ width: 1280, height: 860 });
   });
 });

@@ -36,7 +36,8 @@ export const LONG_LINES = 40;
  * What the fake model answers, decided per request (so probes, connection tests and title
  * generation never shift a fixed script): a request without tools gets a short text; a
  * request whose last message is a tool result gets the final markdown answer; a prompt
- * mentioning RELOADTEST streams a long, slow text (time to reload mid-stream); a prompt
+ * mentioning RELOADTEST streams a long, slow text (time to reload mid-stream); ABORTTEST
+ * streams a longer one still (time to press Stop before it ends); a prompt
  * mentioning hello.txt gets a tool call; SERVETEST starts a background command that prints
  * a local URL; DELEGATETEST runs a subagent, whose own prompt ("child task") gets a short
  * answer; GOALTEST is a goal the model completes in round 2 (goalTurn).
@@ -50,6 +51,10 @@ export function answer(req: RecordedRequest): ScriptedTurn {
   if (prompt.includes("RELOADTEST")) {
     const body = Array.from({ length: LONG_LINES }, (_, i) => `Line ${i + 1}.`).join("\n");
     return { text: `${body}\nTHE END`, chunkSize: 6, delayMs: 90, usage: { input: 1800, cached: 1500, output: 120 } };
+  }
+  if (prompt.includes("ABORTTEST")) {
+    const body = Array.from({ length: 400 }, (_, i) => `Step ${i + 1}.`).join("\n");
+    return { text: `${body}\nNEVER SHOWN`, chunkSize: 6, delayMs: 90, usage: { input: 1800, cached: 1500, output: 300 } };
   }
   if (prompt.includes("child task")) return { text: "Hello from the child agent.", usage: { input: 300, output: 8 } };
   if (prompt.includes("SERVETEST")) {

@@ -11,6 +11,7 @@ import { VaultPanel } from "../src/features/agents/VaultPanel";
 import { SessionSidebar } from "../src/features/sessions/SessionSidebar";
 import { UsersAdmin } from "../src/features/settings/UsersAdmin";
 import { loadProjects } from "../src/state/project-store";
+import { applyUserEvent, loadSessions, sessionList } from "../src/state/session-list-store";
 import { TestRouter } from "./helpers/test-router";
 
 interface Call {
@@ -86,6 +87,21 @@ describe("SessionSidebar", () => {
     await userEvent.click(within(nav).getByRole("menuitem", { name: "Archive" }));
     await waitFor(() => expect(within(nav).queryByRole("link", { name: /Fix the login page/ })).not.toBeInTheDocument());
     expect(calls.find((c) => c.method === "PATCH")).toEqual({ method: "PATCH", path: "/api/sessions/Fix%20the%20login%20page", body: { archived: true } });
+  });
+});
+
+describe("the session list store", () => {
+  it("applies the user's events: state and title patch their row in place, a deletion drops it", async () => {
+    serve((call) => (call.path === "/api/projects/p/agents/a/sessions?category=active" ? { sessions: [session("one", { lastActiveAt: 2 }), session("two", { lastActiveAt: 1 })] } : undefined));
+    await loadSessions("p", ["a"]);
+    expect(sessionList.sessions.map((s) => s.id)).toEqual(["one", "two"]);
+    const two = sessionList.sessions[1];
+    applyUserEvent({ type: "session_title", sessionId: "two", title: "Renamed elsewhere" });
+    applyUserEvent({ type: "session_state", sessionId: "two", state: "running" });
+    expect(sessionList.sessions[1]).toBe(two);
+    expect(two).toMatchObject({ title: "Renamed elsewhere", state: "running" });
+    applyUserEvent({ type: "session_deleted", sessionId: "one" });
+    expect(sessionList.sessions.map((s) => s.id)).toEqual(["two"]);
   });
 });
 
