@@ -18,7 +18,9 @@
  * frame publishes the reducer's items (`schedule` is injectable so tests flush at once), so a
  * burst of deltas costs one update. The view is a Solid store: each flush reconciles the
  * reducer's immutable rows into it by `id` (`reconcile` with a key), so only the rows whose
- * fields changed notify their readers; approvals are spliced in and out with `produce`.
+ * fields changed notify their readers. Server events go through session-events.ts, a pure
+ * reducer over the same store (approvals spliced with `produce`), which hands back what only
+ * the controller can do (close the task, resync, unlock).
  * Server events update the task state, pending approvals, queue/steering lists, title and
  * the auth lock. All HTTP goes through api/*; this file holds no protocol logic beyond
  * routing events to the reducer.
@@ -31,40 +33,21 @@
  * server, and that must not pass for a running goal during a later plain task.
  */
 import { batch } from "solid-js";
-import { createStore, produce, reconcile, type SetStoreFunction } from "solid-js/store";
+import { createStore, reconcile, type SetStoreFunction } from "solid-js/store";
 import type { OmniMessage } from "@penguin/omnimessage";
 import { errorText, notifyUnauthorized } from "../../api/http";
 import { getGoal, getHistory, type HistoryQuery } from "../../api/sessions";
-import { openSse, type SseConnection, type SseOptions, type SseStatus } from "../../api/sse";
+import { openSse, type SseConnection, type SseOptions } from "../../api/sse";
 import { decodeFrame, type ServerEvent } from "../../api/stream-events";
-import type { GoalState, PendingApproval, PendingFollowUp, SessionHistory, SteeringNote, TaskState } from "../../api/types";
-import { mergeGoal, type GoalUpdate, type GoalView } from "./goal";
+import type { GoalState, SessionHistory, TaskState } from "../../api/types";
+import type { GoalUpdate } from "./goal";
 import { StreamReducer } from "./reducer";
 import { Stitcher } from "./stitch";
 import type { GoalRoundItem, ViewItem } from "./view-model";
+import { applyGoal, applySessionEvent, dropApproval } from "./session-events";
+import { initialSessionViewState, type SessionViewState } from "./session-view";
 
-export interface SessionViewState {
-  items: readonly ViewItem[];
-  loading: boolean;
-  /** The history could not be loaded, or the stream was refused (404: no such session). */
-  error: string | undefined;
-  connection: SseStatus;
-  taskState: TaskState;
-  followUps: PendingFollowUp[];
-  steering: SteeringNote[];
-  approvals: PendingApproval[];
-  title: string | undefined;
-  authLocked: boolean;
-  authMessage: string;
-  taskError: string | undefined;
-  /** Older history exists on the server. */
-  hasOlder: boolean;
-  loadingOlder: boolean;
-  /** The session's latest goal (running or finished), if it ran one. */
-  goal: GoalView | undefined;
-  /** A goal round is open in the current task (its `[goal]` block seen, no goal_finished yet). */
-  goalRunning: boolean;
-}
+export { initialSessionViewState, type SessionViewState };
 
 export interface ControllerDeps {
   fetchHistory?: (id: string, signal: AbortSignal, query: HistoryQuery) => Promise<SessionHistory>;
@@ -84,28 +67,6 @@ type LogEntry = OmniMessage | "end";
 function defaultSchedule(fn: () => void): void {
   if (typeof requestAnimationFrame === "function") requestAnimationFrame(() => fn());
   else setTimeout(fn, 16);
-}
-
-/** The view before anything is known: loading, connecting, nothing to show. */
-export function initialSessionViewState(): SessionViewState {
-  return {
-    items: [],
-    loading: true,
-    error: undefined,
-    connection: "connecting",
-    taskState: "idle",
-    followUps: [],
-    steering: [],
-    approvals: [],
-    title: undefined,
-    authLocked: false,
-    authMessage: "",
-    taskError: undefined,
-    hasOlder: false,
-    loadingOlder: false,
-    goal: undefined,
-    goalRunning: false,
-  };
 }
 
 export class SessionController {
@@ -185,13 +146,7 @@ export class SessionController {
 
   /** Removes a pending approval at once after the user decided (the server confirms with approval_resolved). */
   dropApproval(toolCallId: string): void {
-    this.#setView(
-      "approvals",
-      produce((list) => {
-        const at = list.findIndex((a) => a.toolCallId === toolCallId);
-        if (at >= 0) list.splice(at, 1);
-      }),
-    );
+    dropApproval(this.#setView, toolCallId);
   }
 
   async #load(): Promise<void> {
@@ -280,67 +235,24 @@ export class SessionController {
   }
 
   #server(e: ServerEvent, stale: boolean): void {
-    switch (e.type) {
-      case "task_state":
-        if (stale) {
-          this.#setView({ followUps: e.pendingFollowUps, steering: e.pendingSteering });
-          return;
-        }
-        if (e.state === "idle") {
-          this.#endTask();
-          this.#markDirty();
-        }
-        this.#setView({
-          taskState: e.state,
-          followUps: e.pendingFollowUps,
-          steering: e.pendingSteering,
-          ...(e.state === "idle" ? { approvals: [] } : {}),
-          ...(e.state !== "idle" ? { taskError: undefined } : {}),
-        });
+    switch (applySessionEvent(e, stale, this.view, this.#setView)) {
+      case "end_task":
+        this.#endTask();
+        this.#markDirty();
         return;
-      case "approval_request": {
-        if (e.toolCall === undefined) return;
-        const toolCall = e.toolCall;
-        if (this.view.approvals.some((a) => a.toolCallId === e.toolCallId)) return;
-        this.#setView(
-          "approvals",
-          produce((list) => {
-            list.push({ toolCallId: e.toolCallId, toolCall });
-          }),
-        );
-        return;
-      }
-      case "approval_resolved":
-        this.dropApproval(e.toolCallId);
-        return;
-      case "session_title":
-        this.#setView({ title: e.title });
-        return;
-      case "resync_required":
+      case "resync":
         this.#resync();
         return;
-      case "credentials_updated":
+      case "unlock_auth":
         this.unlockAuth();
         return;
-      case "task_error":
-        this.#setView({ taskError: e.message });
-        return;
-      case "goal_started":
-        if (!stale) this.#goal({ type: "started", objective: e.objective, budget: e.budget });
-        return;
-      case "goal_round":
-        if (!stale) this.#goal({ type: "round", round: e.round, used: e.used });
-        return;
-      case "goal_finished":
-        if (!stale) this.#goal({ type: "finished", outcome: e.outcome, rounds: e.rounds, used: e.tokensUsed });
-        return;
-      default:
+      case undefined:
         return;
     }
   }
 
   #goal(u: GoalUpdate): void {
-    this.#setView("goal", reconcile(mergeGoal(this.view.goal, u)));
+    applyGoal(this.view, this.#setView, u);
   }
 
   #markDirty(): void {
