@@ -10,7 +10,8 @@
  * the session's details panel and is killed there; a subagent's row opens the child's own
  * stream, and the child is listed under the sidebar's "subagents"; the + menu's Goal… adds
  * a budget field (by keyboard); `/goal 500k …` runs a goal the model completes in round 2 (header chip, round banners, the final row, the same
- * after a reload); Fork on the finished goal opens a working copy. Every page is saved as a
+ * after a reload); Fork on the finished goal opens a working copy; a session the CLI ran
+ * shows in the list under its prompt and opens with its title, transcript and stats. Every page is saved as a
  * screenshot at 1280×860 and at 390×844 (a phone), and at phone width no page scrolls
  * sideways.
  *
@@ -19,7 +20,7 @@
  */
 import { existsSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM, GOAL_DONE, GOAL_ROUND_ONE, LONG_LINES, startHarness, type Harness } from "./harness";
+import { CHROMIUM, CLI_PROMPT, GOAL_DONE, GOAL_ROUND_ONE, LONG_LINES, startHarness, type Harness } from "./harness";
 
 const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium) console.warn(`[web e2e] skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
@@ -116,7 +117,9 @@ describe.skipIf(!haveChromium)("PenguinHarness web app", () => {
     await allow.waitFor();
     await page.getByText("printf hi > hello.txt").first().waitFor();
     await h.shot("chat-approval");
-    await allow.click();
+    // Approve by keyboard: Allow is a real button in the tab order; Enter on it decides.
+    await allow.focus();
+    await page.keyboard.press("Enter");
     await page.locator(".markdown table").waitFor();
     await expect.poll(() => page.locator(".markdown strong", { hasText: "hello.txt" }).count()).toBeGreaterThan(0);
     await page.getByText("done", { exact: true }).waitFor();
@@ -357,6 +360,23 @@ describe.skipIf(!haveChromium)("PenguinHarness web app", () => {
     const sent = h.testkit.requests.filter((r) => r.toolNames.length > 0).at(-1)?.messages.filter((m) => m.role === "user" && m.kind === "text").map((m) => m.text ?? "") ?? [];
     expect(sent.some((t) => t.includes("GOALTEST make the tests pass"))).toBe(true);
     expect(sent.at(-1)).toContain("FORKTEST");
+  });
+
+  it("shows a session the CLI ran like any other: title, transcript and stats", async () => {
+    const { page } = h;
+    await page.getByRole("link", { name: "Chat", exact: true }).click();
+    const sidebar = page.getByRole("navigation", { name: "Sessions" });
+    const cli = sidebar.getByRole("link", { name: new RegExp(CLI_PROMPT) });
+    await cli.waitFor();
+    expect(await sidebar.getByText("Untitled session").count()).toBe(0);
+    await cli.click();
+    await page.waitForURL(/\/chat\/session-/);
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toBe(CLI_PROMPT);
+    await page.getByRole("log", { name: "Conversation" }).getByText(CLI_PROMPT).waitFor();
+    await page.getByRole("log", { name: "Conversation" }).getByText("OK", { exact: true }).waitFor();
+    await page.getByLabel("Task statistics").first().waitFor();
+    await page.getByText("testkit/cli-model").waitFor();
+    await h.shot("chat-cli-session");
   });
 
   it("renders the other pages and a 390 px phone layout", async () => {

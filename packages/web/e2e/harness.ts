@@ -1,14 +1,20 @@
 /**
  * The e2e harness: a fresh data root, a testkit model server answering by request content,
- * the real PenguinHarness server serving the built SPA, and Debian's Chromium (flags from
- * STACK.md §5, a new empty profile) driven by playwright-core. Screenshots go to
+ * the real PenguinHarness server serving the built SPA, and Debian's Chromium (headless,
+ * a new empty profile) driven by playwright-core. Screenshots go to
  * test-artifacts/screenshots/ at the repository root.
+ *
+ * Before the server starts, one session is run through the SDK alone, as the CLI runs it
+ * (its own model entry, written into the project config for that run and then taken out
+ * again, so the web steps start from an empty model table): the web must show it like any
+ * other, under a title taken from its prompt (CLI_PROMPT).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { createAgent, writeProjectConfig } from "@penguin/core";
 import { startServer, type RunningServer } from "@penguin/server";
 import { findMarkers } from "@penguin/omnimessage";
 import { startTestkit, type RecordedRequest, type ScriptedTurn, type Testkit } from "@penguin/testkit";
@@ -28,6 +34,9 @@ export const CHROMIUM_FLAGS = [
 
 const webDir = fileURLToPath(new URL("../dist", import.meta.url));
 export const SHOTS = fileURLToPath(new URL("../../../test-artifacts/screenshots", import.meta.url));
+
+/** The prompt of the session run the CLI's way before the server starts. */
+export const CLI_PROMPT = "CLITEST hello from the shell";
 
 export const FINAL_ANSWER = "Done: **hello.txt** now contains `hi`.\n\n| file | size |\n| --- | --- |\n| hello.txt | 2 |";
 export const LONG_LINES = 40;
@@ -95,6 +104,22 @@ function goalTurn(req: RecordedRequest, afterTool: boolean): ScriptedTurn {
   };
 }
 
+/** One session run through the SDK with no server, as `penguin` in a terminal does. */
+async function runCliSession(root: string, testkit: Testkit): Promise<void> {
+  const workspace = mkdtempSync(join(tmpdir(), "penguin-e2e-cli-"));
+  const agent = await createAgent({ root, env: {} });
+  const configFile = agent.paths.projectConfig;
+  const before = existsSync(configFile) ? readFileSync(configFile, "utf8") : undefined;
+  const entry = { provider: "testkit", model_id: "cli-model", client_type: "openai-chat" as const, base_url: testkit.baseUrl("openai-chat"), api_key: "sk-testkit-cli-0002" };
+  writeProjectConfig(configFile, { default_model: { provider: entry.provider, model_id: entry.model_id }, models: [entry] });
+  const session = await agent.createSession({ workspaceDir: workspace });
+  for await (const _m of session.run(CLI_PROMPT)) void _m;
+  await session.dispose();
+  if (before === undefined) rmSync(configFile, { force: true });
+  else writeFileSync(configFile, before);
+  rmSync(workspace, { recursive: true, force: true });
+}
+
 export interface Harness {
   root: string;
   testkit: Testkit;
@@ -115,6 +140,7 @@ export async function startHarness(): Promise<Harness> {
   mkdirSync(SHOTS, { recursive: true });
   const testkit = await startTestkit();
   testkit.enqueue(...Array.from({ length: 200 }, () => answer));
+  await runCliSession(root, testkit);
   const server = await startServer({ root, port: 0, webDir, env: { ...process.env, PENGUIN_HOME: root }, out: () => undefined });
   const initialPassword = readFileSync(join(root, "initial-admin-password"), "utf8").trim();
   const context = await chromium.launchPersistentContext(profile, {
