@@ -11,16 +11,20 @@
  * stream, and the child is listed under the sidebar's "subagents"; the + menu's Goal… adds
  * a budget field (by keyboard); `/goal 500k …` runs a goal the model completes in round 2 (header chip, round banners, the final row, the same
  * after a reload); Fork on the finished goal opens a working copy; a session the CLI ran
- * shows in the list under its prompt and opens with its title, transcript and stats. Every page is saved as a
+ * shows in the list under its prompt and opens with its title, transcript and stats.
+ * Last, a figure rather than a check: the time from a streamed delta reaching the page to
+ * the frame that shows it, over PAINT_DELTAS deltas (printed, and written next to the
+ * screenshots as paint-latency.json; no bound is asserted, a busy machine moves it). Every page is saved as a
  * screenshot at 1280×860 and at 390×844 (a phone), and at phone width no page scrolls
  * sideways.
  *
  * Skips (with the reason) when Chromium is not installed. Steps share one browser and run in
  * order; each waits on what the user would see, never on fixed sleeps.
  */
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM, CLI_PROMPT, GOAL_DONE, GOAL_ROUND_ONE, LONG_LINES, startHarness, type Harness } from "./harness";
+import { CHROMIUM, CLI_PROMPT, GOAL_DONE, GOAL_ROUND_ONE, LONG_LINES, PAINT_DELTAS, SHOTS, startHarness, type Harness } from "./harness";
 
 const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium) console.warn(`[web e2e] skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
@@ -448,5 +452,89 @@ describe.skipIf(!haveChromium)("PenguinHarness web app", () => {
     await page.getByRole("button", { name: "Sign in" }).waitFor();
     await noSideways("login");
     await page.setViewportSize({ width: 1280, height: 860 });
+  });
+
+  it("measures the time from a streamed delta reaching the page to the frame that shows it", async () => {
+    const { page } = h;
+    // Arrivals: the session stream's bytes as the page reads them (fetch wrapped before the
+    // app loads), counted in characters of streamed text. Shown: after each DOM change, the
+    // next animation frame, with the streaming row's text length then.
+    await page.addInitScript(() => {
+      const w = window as unknown as { __arrived: [number, number][]; __shown: [number, number][] };
+      w.__arrived = [];
+      w.__shown = [];
+      let chars = 0;
+      const original = window.fetch.bind(window);
+      window.fetch = async (input, init) => {
+        const res = await original(input, init);
+        if (!String(input instanceof Request ? input.url : input).endsWith("/stream") || res.body === null) return res;
+        const [mine, theirs] = res.body.tee();
+        void (async () => {
+          const reader = mine.getReader();
+          const decoder = new TextDecoder();
+          let buffer = "";
+          for (;;) {
+            const { value, done } = await reader.read();
+            if (done) return;
+            const at = performance.now();
+            buffer += decoder.decode(value, { stream: true });
+            const frames = buffer.split("\n\n");
+            buffer = frames.pop() ?? "";
+            for (const frame of frames) {
+              const data = frame.split("\n").find((l) => l.startsWith("data:"));
+              if (data === undefined) continue;
+              try {
+                const m = JSON.parse(data.slice(5)) as { payload?: { type?: string; text?: string } };
+                if (m.payload?.type === "partial_text" && typeof m.payload.text === "string" && m.payload.text.length > 0) {
+                  chars += m.payload.text.length;
+                  w.__arrived.push([chars, at]);
+                }
+              } catch {
+                // not a message frame
+              }
+            }
+          }
+        })();
+        return new Response(theirs, { status: res.status, statusText: res.statusText, headers: res.headers });
+      };
+      new MutationObserver(() => {
+        requestAnimationFrame(() => {
+          const rows = document.querySelectorAll(".markdown");
+          const text = rows[rows.length - 1]?.textContent ?? "";
+          w.__shown.push([text.replace(/[^x]/g, "").length, performance.now()]);
+        });
+      }).observe(document, { subtree: true, childList: true, characterData: true });
+    });
+    await page.goto(`${h.server.url}/chat`);
+    // The phone step ended signed out.
+    await page.getByLabel("User id").fill("admin");
+    await page.getByLabel("Password").fill(NEW_PASSWORD);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "What should the agent do?" }).waitFor();
+    await page.getByLabel("Model", { exact: true }).selectOption({ label: "fake-model (testkit)" });
+    await page.getByLabel("Approval mode").selectOption("allow-all");
+    const box = page.getByRole("combobox", { name: "Message" });
+    await box.fill("PAINTTEST stream the x's");
+    await box.press("Enter");
+    await page.waitForURL(/\/chat\/session-/);
+    await expect.poll(() => page.evaluate(() => (window as unknown as { __shown: [number, number][] }).__shown.some(([n]) => n >= 10_000)), { timeout: 90_000 }).toBe(true);
+    const { arrived, shown } = await page.evaluate(() => {
+      const w = window as unknown as { __arrived: [number, number][]; __shown: [number, number][] };
+      return { arrived: w.__arrived, shown: w.__shown };
+    });
+    // Each delta's latency: from its arrival to the first frame whose row holds its text.
+    const latencies: number[] = [];
+    let s = 0;
+    for (const [chars, at] of arrived) {
+      while (s < shown.length && ((shown[s]?.[0] ?? 0) < chars || (shown[s]?.[1] ?? 0) < at)) s += 1;
+      const frame = shown[s];
+      if (frame !== undefined) latencies.push(frame[1] - at);
+    }
+    latencies.sort((a, b) => a - b);
+    const pick = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Number.NaN;
+    const figure = { deltas: arrived.length, measured: latencies.length, p50Ms: Math.round(pick(0.5) * 10) / 10, p99Ms: Math.round(pick(0.99) * 10) / 10 };
+    console.log(`[web e2e] delta to paint over ${figure.measured} of ${PAINT_DELTAS} streamed deltas: p50 ${figure.p50Ms} ms, p99 ${figure.p99Ms} ms`);
+    writeFileSync(join(SHOTS, "..", "paint-latency.json"), `${JSON.stringify(figure, null, 2)}\n`);
+    expect(latencies.length).toBeGreaterThan(0);
   });
 });

@@ -40,13 +40,16 @@ export const CLI_PROMPT = "CLITEST hello from the shell";
 
 export const FINAL_ANSWER = "Done: **hello.txt** now contains `hi`.\n\n| file | size |\n| --- | --- |\n| hello.txt | 2 |";
 export const LONG_LINES = 40;
+/** How many text deltas the paint-latency step streams. */
+export const PAINT_DELTAS = 10_000;
 
 /**
  * What the fake model answers, decided per request (so probes, connection tests and title
  * generation never shift a fixed script): a request without tools gets a short text; a
  * request whose last message is a tool result gets the final markdown answer; a prompt
  * mentioning RELOADTEST streams a long, slow text (time to reload mid-stream); ABORTTEST
- * streams a longer one still (time to press Stop before it ends); a prompt
+ * streams a longer one still (time to press Stop before it ends); PAINTTEST streams
+ * PAINT_DELTAS one-character deltas with no pause (the paint-latency figure); a prompt
  * mentioning hello.txt gets a tool call; SERVETEST starts a background command that prints
  * a local URL; DELEGATETEST runs a subagent, whose own prompt ("child task") gets a short
  * answer; GOALTEST is a goal the model completes in round 2 (goalTurn).
@@ -61,6 +64,7 @@ export function answer(req: RecordedRequest): ScriptedTurn {
     const body = Array.from({ length: LONG_LINES }, (_, i) => `Line ${i + 1}.`).join("\n");
     return { text: `${body}\nTHE END`, chunkSize: 6, delayMs: 90, usage: { input: 1800, cached: 1500, output: 120 } };
   }
+  if (prompt.includes("PAINTTEST")) return { text: "x".repeat(PAINT_DELTAS), chunkSize: 1, usage: { input: 100, output: PAINT_DELTAS } };
   if (prompt.includes("ABORTTEST")) {
     const body = Array.from({ length: 400 }, (_, i) => `Step ${i + 1}.`).join("\n");
     return { text: `${body}\nNEVER SHOWN`, chunkSize: 6, delayMs: 90, usage: { input: 1800, cached: 1500, output: 300 } };
