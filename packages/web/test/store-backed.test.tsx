@@ -1,6 +1,6 @@
 // Parts that read the app's Solid stores or hold rows of their own, against a scripted
 // server (the transport swapped, every call recorded): the sessions sidebar (grouping, the
-// search box, the empty state, archive), the vault editor (typing keeps its row, stored
+// search box, the empty state, an optimistic archive rolled back on refusal), the vault editor (typing keeps its row, stored
 // values are kept unless retyped) and the users admin (loading, then the list).
 import { afterEach, describe, expect, it } from "vitest";
 import { render, screen, waitFor, within } from "@solidjs/testing-library";
@@ -57,12 +57,13 @@ const session = (id: string, extra: Partial<SessionSummary>): SessionSummary => 
 describe("SessionSidebar", () => {
   it("groups by workspace, filters by the search box, says when nothing matches, and archives", async () => {
     const sessions = [session("Fix the login page", { lastActiveAt: 3 }), session("Write the release notes", { workspace: "/home/me/docs", lastActiveAt: 2 })];
+    let patches = 0;
     const calls = serve((call) => {
       if (call.path === "/api/projects") return { projects: [{ projectId: "p", ownerUserId: "me", role: "owner" }] };
       if (call.path === "/api/projects/p/agents") return { agents: [{ agentId: "a" }] };
       if (call.path === "/api/projects/p/models") return { models: [], defaultModel: null, visionModel: null };
       if (call.path === "/api/projects/p/agents/a/sessions?category=active") return { sessions };
-      if (call.method === "PATCH" && call.path.startsWith("/api/sessions/")) return {};
+      if (call.method === "PATCH" && call.path.startsWith("/api/sessions/")) return patches++ === 0 ? undefined : {};
       return undefined;
     });
     await loadProjects("me");
@@ -83,10 +84,19 @@ describe("SessionSidebar", () => {
     expect(within(nav).getByText("No session matches the search.")).toBeInTheDocument();
     await userEvent.clear(within(nav).getByLabelText("Search sessions"));
 
+    // Archive is optimistic: the first attempt is refused (404 here), so the row comes back with the reason.
+    await userEvent.click(within(nav).getByRole("button", { name: "Actions for Fix the login page" }));
+    await userEvent.click(within(nav).getByRole("menuitem", { name: "Archive" }));
+    expect(await within(nav).findByRole("alert")).toHaveTextContent("not found");
+    expect(within(nav).getByRole("link", { name: /Fix the login page/ })).toBeInTheDocument();
     await userEvent.click(within(nav).getByRole("button", { name: "Actions for Fix the login page" }));
     await userEvent.click(within(nav).getByRole("menuitem", { name: "Archive" }));
     await waitFor(() => expect(within(nav).queryByRole("link", { name: /Fix the login page/ })).not.toBeInTheDocument());
-    expect(calls.find((c) => c.method === "PATCH")).toEqual({ method: "PATCH", path: "/api/sessions/Fix%20the%20login%20page", body: { archived: true } });
+    expect(within(nav).queryByRole("alert")).not.toBeInTheDocument();
+    expect(calls.filter((c) => c.method === "PATCH")).toEqual([
+      { method: "PATCH", path: "/api/sessions/Fix%20the%20login%20page", body: { archived: true } },
+      { method: "PATCH", path: "/api/sessions/Fix%20the%20login%20page", body: { archived: true } },
+    ]);
   });
 });
 

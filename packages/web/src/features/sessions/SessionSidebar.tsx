@@ -157,13 +157,17 @@ function SessionRow(props: { session: SessionSummary; onNavigate: (() => void) |
   const active = () => params.id === props.session.id;
   const title = () => sessionLabel(props.session);
 
+  // Optimistic: the row moves at once; a refusal moves it back and says why.
   const archive = async () => {
     setMenu(false);
+    const id = props.session.id;
     const archived = !props.session.archived;
+    props.onError(undefined);
+    patchListed(id, { archived });
     try {
-      await patchSession(props.session.id, { archived });
-      patchListed(props.session.id, { archived });
+      await patchSession(id, { archived });
     } catch (e) {
+      patchListed(id, { archived: !archived });
       props.onError(errorText(e));
     }
   };
