@@ -4,7 +4,8 @@
  * with the pages that use them.
  *
  * Gate (the router's root): loading → login → (initial password? choose a new one) → the
- * app, whose routed page is the root's children.
+ * app, whose routed page is the root's children. A route may name a `preload` that starts
+ * its page's cached queries while the page's chunk loads (Settings: the users list).
  */
 import { createEffect, lazy, Match, onMount, Suspense, Switch, type JSX } from "solid-js";
 import { Navigate, Route, Router, type RouteSectionProps } from "@solidjs/router";
@@ -12,6 +13,7 @@ import { AppShell } from "./components/layout/AppShell";
 import { Notice } from "./components/ui/Notice";
 import { Spinner } from "./components/ui/Spinner";
 import { auth, loadAuth } from "./state/auth-store";
+import { preloadSettings } from "./features/settings/users-data";
 import { loadProjects, project } from "./state/project-store";
 
 const LoginPage = lazy(() => import("./features/auth/LoginPage"));
@@ -89,7 +91,7 @@ export function App() {
       <Route path="/agents/:agentId?" component={AgentsPage} />
       <Route path="/usage" component={UsagePage} />
       <Route path="/traces" component={TracesPage} />
-      <Route path="/settings" component={SettingsPage} />
+      <Route path="/settings" component={SettingsPage} preload={preloadSettings} />
       <Route path="*" component={toChat} />
     </Router>
   );

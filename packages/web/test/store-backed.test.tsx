@@ -138,14 +138,28 @@ describe("VaultPanel", () => {
 });
 
 describe("UsersAdmin", () => {
-  it("shows a spinner, then the users with what may be done to each", async () => {
+  it("shows a spinner, then the users with what may be done to each, and reloads the list after a change", async () => {
     let release: (() => void) | undefined;
     const ready = new Promise<void>((r) => (release = r));
-    setFetch(async () => {
+    const users = [
+      { userId: "admin", isAdmin: true, passwordIsInitial: false, createdAt: 1 },
+      { userId: "bob", isAdmin: false, passwordIsInitial: true, createdAt: 2 },
+    ];
+    setFetch(async (input, init) => {
       await ready;
-      return new Response(JSON.stringify({ users: [{ userId: "admin", isAdmin: true, passwordIsInitial: false, createdAt: 1 }, { userId: "bob", isAdmin: false, passwordIsInitial: true, createdAt: 2 }] }));
+      if (init?.method === "POST") {
+        const body = JSON.parse(String(init.body)) as { userId: string };
+        users.push({ userId: body.userId, isAdmin: false, passwordIsInitial: false, createdAt: 3 });
+        return new Response(JSON.stringify({ userId: body.userId }), { status: 201 });
+      }
+      expect(String(input)).toBe("/api/admin/users");
+      return new Response(JSON.stringify({ users }));
     });
-    render(() => <UsersAdmin self="admin" />);
+    render(() => (
+      <TestRouter>
+        <UsersAdmin self="admin" />
+      </TestRouter>
+    ));
     expect(screen.getByRole("status", { name: "Loading users" })).toBeInTheDocument();
     release?.();
     const bob = (await screen.findByText("bob")).closest("tr");
@@ -155,5 +169,11 @@ describe("UsersAdmin", () => {
     const admin = screen.getAllByText("admin", { selector: "td" })[0]?.closest("tr") ?? null;
     if (admin === null) throw new Error("no row for admin");
     expect(within(admin).queryByRole("button", { name: "Delete" })).not.toBeInTheDocument();
+
+    await userEvent.type(screen.getByLabelText("New user id"), "carol");
+    await userEvent.type(screen.getByLabelText("First password"), "first-password");
+    await userEvent.click(screen.getByRole("button", { name: "Create user" }));
+    expect(await screen.findByText("carol created.")).toBeInTheDocument();
+    expect(await screen.findByText("carol", { selector: "td" })).toBeInTheDocument();
   });
 });

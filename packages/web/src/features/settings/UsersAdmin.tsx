@@ -1,11 +1,13 @@
 /**
  * The admin's user list: create a user (with a first password the admin passes on), set a
  * user's password (signs them out everywhere), delete a user (their projects pass to the
- * admin). The seeded admin and oneself cannot be deleted. While the list loads a spinner
- * stands in for it; a failed load says why.
+ * admin). The seeded admin and oneself cannot be deleted. The list is the cached query of
+ * users-data.ts (preloaded by the route); while it loads a spinner stands in for it (its
+ * own Suspense boundary, so the rest of the page stays), and a failed load says why.
  */
-import { createSignal, For, onMount, Show } from "solid-js";
-import { createUser, deleteUser, listUsers, resetUserPassword } from "../../api/auth";
+import { createSignal, For, Show, Suspense } from "solid-js";
+import { createAsync } from "@solidjs/router";
+import { createUser, deleteUser, resetUserPassword } from "../../api/auth";
 import { errorText } from "../../api/http";
 import type { AdminUser } from "../../api/types";
 import { Button } from "../../components/ui/Button";
@@ -13,23 +15,20 @@ import { TextField } from "../../components/ui/Field";
 import { Notice } from "../../components/ui/Notice";
 import { Spinner } from "../../components/ui/Spinner";
 import { formatDateTime } from "../../lib/format";
+import { getUsers, reloadUsers } from "./users-data";
 
 export function UsersAdmin(props: { self: string }) {
-  const [users, setUsers] = createSignal<AdminUser[] | undefined>(undefined);
   const [userId, setUserId] = createSignal("");
   const [password, setPassword] = createSignal("");
   const [error, setError] = createSignal<string | undefined>(undefined);
   const [message, setMessage] = createSignal<string | undefined>(undefined);
 
-  const reload = () =>
-    listUsers().then(
-      (u) => setUsers(u),
-      (e: unknown) => {
-        setUsers([]);
-        setError(errorText(e));
-      },
-    );
-  onMount(() => void reload());
+  const users = createAsync(() =>
+    getUsers().catch((e: unknown): AdminUser[] => {
+      setError(errorText(e));
+      return [];
+    }),
+  );
 
   const act = async (fn: () => Promise<unknown>, done: string) => {
     setError(undefined);
@@ -37,7 +36,7 @@ export function UsersAdmin(props: { self: string }) {
     try {
       await fn();
       setMessage(done);
-      await reload();
+      await reloadUsers();
     } catch (e) {
       setError(errorText(e));
     }
@@ -45,8 +44,9 @@ export function UsersAdmin(props: { self: string }) {
 
   return (
     <div class="flex flex-col gap-3">
-      <Show when={users()} fallback={<Spinner label="Loading users" />}>
-        {(list) => (
+      <Suspense fallback={<Spinner label="Loading users" />}>
+        <Show when={users()}>
+          {(list) => (
           <table class="w-full text-sm">
             <thead>
               <tr class="text-left text-xs text-slate-500">
@@ -96,7 +96,8 @@ export function UsersAdmin(props: { self: string }) {
             </tbody>
           </table>
         )}
-      </Show>
+        </Show>
+      </Suspense>
       <form
         onSubmit={(e) => {
           e.preventDefault();
