@@ -67,7 +67,7 @@ export function readFirstPrompt(file: string): string | undefined {
   }
   let text: string;
   try {
-    const buf = Buffer.alloc(FIRST_PROMPT_WINDOW);
+    const buf = Buffer.allocUnsafe(FIRST_PROMPT_WINDOW);
     const n = readSync(fd, buf, 0, FIRST_PROMPT_WINDOW, 0);
     const chunk = buf.subarray(0, n);
     const lastNewline = chunk.lastIndexOf(10);
