@@ -2,7 +2,8 @@
 /**
  * Vite and Vitest configuration of the web app.
  *
- * - Build: React (plugin-react) and Tailwind 4 (its Vite plugin); the manifest is written so
+ * - Build: SolidJS (vite-plugin-solid compiles JSX to fine-grained DOM updates) and Tailwind 4
+ *   (its Vite plugin); the manifest is written so
  *   scripts/check-bundle-size.mjs can sum the initial JS (entry + static imports) and hold
  *   the 300 KB gzip budget. Pages and shiki languages are dynamic imports, so they stay out
  *   of that sum.
@@ -17,17 +18,17 @@
  */
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vite";
-import react from "@vitejs/plugin-react";
+import solid from "vite-plugin-solid";
 import tailwindcss from "@tailwindcss/vite";
 
 const server = process.env.PENGUIN_SERVER ?? "http://127.0.0.1:7364";
 const omnimessageSrc = fileURLToPath(new URL("../../packages/omnimessage/src/index.ts", import.meta.url));
 
 export default defineConfig(({ mode }) => ({
-  plugins: [react(), tailwindcss()],
+  plugins: [solid(), tailwindcss()],
   resolve:
     mode === "test"
-      ? { conditions: ["development", "module", "browser"] }
+      ? { conditions: ["development", "module", "browser", "solid"] }
       : { alias: { "@penguin/omnimessage": omnimessageSrc } },
   build: {
     manifest: true,

@@ -58,8 +58,11 @@ describe("indexing the traces", () => {
     await c.signIn("admin", h.adminPassword);
     const active = (await c.get("/api/projects/default_project/agents/default_agent/sessions")).body.sessions;
     expect(active.map((s: any) => [s.id, s.client])).toEqual([[cli.id, "cli"]]);
+    // The CLI names no session: the index titles it from its first prompt (a subagent's run stays untitled).
+    expect(active[0].title).toBe("hello from the terminal");
     const sub = (await c.get("/api/projects/default_project/agents/default_agent/sessions?category=subagent")).body.sessions;
     expect(sub.map((s: any) => [s.id, s.source])).toEqual([[child.id, "subagent"]]);
+    expect(sub[0].title).toBeNull();
     expect((await c.get(`/api/sessions/${cli.id}/messages`)).body.messages.some((m: any) => m.payload?.text === "from the cli")).toBe(true);
 
     // Continue the CLI session from the web.

@@ -3,21 +3,28 @@
  * sign in and replace the initial password; add a model on the Models page pointed at the
  * testkit; chat through a task whose tool call needs approval (always-ask): Allow, then the
  * output and a markdown answer; reload in the middle of a streaming answer and see it go on
- * with nothing missing or doubled; the usage page shows the requests and their cost; the
+ * with nothing missing or doubled; Stop a streaming answer (the row says it was stopped and
+ * the composer is free again); the usage page shows the requests and their cost; the
  * traces page lists the session's requests; a new agent gets a skill from the library; a
  * steering message is recalled before the agent reads it; a background server shows up in
  * the session's details panel and is killed there; a subagent's row opens the child's own
  * stream, and the child is listed under the sidebar's "subagents"; the + menu's Goal… adds
  * a budget field (by keyboard); `/goal 500k …` runs a goal the model completes in round 2 (header chip, round banners, the final row, the same
- * after a reload); Fork on the finished goal opens a working copy. Each main page is saved
- * as a screenshot.
+ * after a reload); Fork on the finished goal opens a working copy; a session the CLI ran
+ * shows in the list under its prompt and opens with its title, transcript and stats.
+ * Last, a figure rather than a check: the time from a streamed delta reaching the page to
+ * the frame that shows it, over PAINT_DELTAS deltas (printed, and written to
+ * test-artifacts/figures/paint-latency.json; no bound is asserted, a busy machine moves it). Every page is saved as a
+ * screenshot at 1280×860 and at 390×844 (a phone), and at phone width no page scrolls
+ * sideways.
  *
  * Skips (with the reason) when Chromium is not installed. Steps share one browser and run in
  * order; each waits on what the user would see, never on fixed sleeps.
  */
-import { existsSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM, GOAL_DONE, GOAL_ROUND_ONE, LONG_LINES, startHarness, type Harness } from "./harness";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { CHROMIUM, CLI_PROMPT, GOAL_DONE, GOAL_ROUND_ONE, LONG_LINES, PAINT_DELTAS, SHOTS, startHarness, type Harness } from "./harness";
 
 const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium) console.warn(`[web e2e] skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
@@ -42,6 +49,14 @@ describe.skipIf(!haveChromium)("PenguinHarness web app", () => {
 
   afterAll(async () => {
     await h?.close();
+  });
+
+  // A failed step leaves what the page showed and what it logged, for a person to look at.
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state !== "fail" || h === undefined) return;
+    const name = ctx.task.name.replace(/[^a-z0-9]+/gi, "-").slice(0, 60);
+    await h.shot(`failed-${name}`).catch(() => undefined);
+    if (h.pageErrors.length > 0) console.warn(`[web e2e] page errors so far:\n${h.pageErrors.join("\n")}`);
   });
 
   it("signs in and asks for a new password the first time", async () => {
@@ -108,7 +123,9 @@ describe.skipIf(!haveChromium)("PenguinHarness web app", () => {
     await allow.waitFor();
     await page.getByText("printf hi > hello.txt").first().waitFor();
     await h.shot("chat-approval");
-    await allow.click();
+    // Approve by keyboard: Allow is a real button in the tab order; Enter on it decides.
+    await allow.focus();
+    await page.keyboard.press("Enter");
     await page.locator(".markdown table").waitFor();
     await expect.poll(() => page.locator(".markdown strong", { hasText: "hello.txt" }).count()).toBeGreaterThan(0);
     await page.getByText("done", { exact: true }).waitFor();
@@ -136,6 +153,21 @@ describe.skipIf(!haveChromium)("PenguinHarness web app", () => {
     expect(await page.getByText("RELOADTEST: write the numbered lines").count()).toBe(1);
     expect(await page.getByText("Please create hello.txt containing hi").count()).toBe(1);
     await h.shot("chat-after-reload");
+  });
+
+  it("stops a streaming answer with Stop", async () => {
+    const { page } = h;
+    const box = page.getByRole("combobox", { name: "Message" });
+    await expect.poll(() => page.getByText("The agent is working…").count()).toBe(0);
+    await box.fill("ABORTTEST: count the steps");
+    await box.press("Enter");
+    await page.getByText("Step 3.", { exact: false }).waitFor();
+    await page.getByRole("button", { name: "Stop", exact: true }).click();
+    await page.getByText(/^(▸ )?Stopped$/).first().waitFor();
+    await page.getByText("The agent is working…").waitFor({ state: "hidden" });
+    await page.getByRole("button", { name: "Send", exact: true }).waitFor();
+    expect(await page.getByText("NEVER SHOWN").count()).toBe(0);
+    await h.shot("chat-stopped");
   });
 
   it("shows the requests and their cost on the usage page", async () => {
@@ -336,6 +368,23 @@ describe.skipIf(!haveChromium)("PenguinHarness web app", () => {
     expect(sent.at(-1)).toContain("FORKTEST");
   });
 
+  it("shows a session the CLI ran like any other: title, transcript and stats", async () => {
+    const { page } = h;
+    await page.getByRole("link", { name: "Chat", exact: true }).click();
+    const sidebar = page.getByRole("navigation", { name: "Sessions" });
+    const cli = sidebar.getByRole("link", { name: new RegExp(CLI_PROMPT) });
+    await cli.waitFor();
+    expect(await sidebar.getByText("Untitled session").count()).toBe(0);
+    await cli.click();
+    await page.waitForURL(/\/chat\/session-/);
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toBe(CLI_PROMPT);
+    await page.getByRole("log", { name: "Conversation" }).getByText(CLI_PROMPT).waitFor();
+    await page.getByRole("log", { name: "Conversation" }).getByText("OK", { exact: true }).waitFor();
+    await page.getByLabel("Task statistics").first().waitFor();
+    await page.getByText("testkit/cli-model").waitFor();
+    await h.shot("chat-cli-session");
+  });
+
   it("renders the other pages and a 390 px phone layout", async () => {
     const { page } = h;
     await page.getByRole("link", { name: "Agents" }).click();
@@ -370,5 +419,127 @@ describe.skipIf(!haveChromium)("PenguinHarness web app", () => {
     await page.getByRole("button", { name: "Sessions", exact: true }).click();
     await page.getByRole("dialog", { name: "Sessions" }).waitFor();
     await h.shot("sessions-mobile");
+  });
+
+  it("saves every page at phone width, none of them scrolling sideways", async () => {
+    const { page } = h;
+    await page.setViewportSize({ width: 390, height: 844 });
+    const noSideways = async (name: string) => {
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow, `${name} scrolls sideways at 390 px`).toBeLessThanOrEqual(0);
+      await h.shot(`${name}-phone`);
+    };
+    await page.goto(`${h.server.url}/chat`);
+    await page.getByRole("heading", { name: "What should the agent do?" }).waitFor();
+    await noSideways("chat-draft");
+    await page.goto(sessionUrl);
+    await page.getByText("THE END").waitFor();
+    await noSideways("chat");
+    await page.goto(`${h.server.url}/models`);
+    await page.getByText("fake-model").first().waitFor();
+    await noSideways("models");
+    await page.goto(`${h.server.url}/agents`);
+    await page.getByRole("link", { name: "Export snapshot" }).waitFor();
+    await noSideways("agents");
+    await page.goto(`${h.server.url}/usage`);
+    await page.locator(".uplot").first().waitFor();
+    await noSideways("usage");
+    await page.goto(`${h.server.url}/traces`);
+    await page.getByRole("region", { name: "Session" }).waitFor();
+    await noSideways("traces");
+    await page.goto(`${h.server.url}/settings`);
+    await page.getByRole("heading", { name: "Users" }).waitFor();
+    await noSideways("settings");
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("button", { name: "Sign in" }).waitFor();
+    await noSideways("login");
+    await page.setViewportSize({ width: 1280, height: 860 });
+  });
+
+  it("measures the time from a streamed delta reaching the page to the frame that shows it", async () => {
+    const { page } = h;
+    // Arrivals: the session stream's bytes as the page reads them (fetch wrapped before the
+    // app loads), counted in characters of streamed text. Shown: after each DOM change, the
+    // next animation frame, with the streaming row's text length then.
+    await page.addInitScript(() => {
+      const w = window as unknown as { __arrived: [number, number][]; __shown: [number, number][] };
+      w.__arrived = [];
+      w.__shown = [];
+      let chars = 0;
+      const original = window.fetch.bind(window);
+      window.fetch = async (input, init) => {
+        const res = await original(input, init);
+        if (!String(input instanceof Request ? input.url : input).endsWith("/stream") || res.body === null) return res;
+        const [mine, theirs] = res.body.tee();
+        void (async () => {
+          const reader = mine.getReader();
+          const decoder = new TextDecoder();
+          let buffer = "";
+          for (;;) {
+            const { value, done } = await reader.read();
+            if (done) return;
+            const at = performance.now();
+            buffer += decoder.decode(value, { stream: true });
+            const frames = buffer.split("\n\n");
+            buffer = frames.pop() ?? "";
+            for (const frame of frames) {
+              const data = frame.split("\n").find((l) => l.startsWith("data:"));
+              if (data === undefined) continue;
+              try {
+                const m = JSON.parse(data.slice(5)) as { payload?: { type?: string; text?: string } };
+                if (m.payload?.type === "partial_text" && typeof m.payload.text === "string" && m.payload.text.length > 0) {
+                  chars += m.payload.text.length;
+                  w.__arrived.push([chars, at]);
+                }
+              } catch {
+                // not a message frame
+              }
+            }
+          }
+        })();
+        return new Response(theirs, { status: res.status, statusText: res.statusText, headers: res.headers });
+      };
+      new MutationObserver(() => {
+        requestAnimationFrame(() => {
+          const rows = document.querySelectorAll(".markdown");
+          const text = rows[rows.length - 1]?.textContent ?? "";
+          w.__shown.push([text.replace(/[^x]/g, "").length, performance.now()]);
+        });
+      }).observe(document, { subtree: true, childList: true, characterData: true });
+    });
+    await page.goto(`${h.server.url}/chat`);
+    // The phone step ended signed out.
+    await page.getByLabel("User id").fill("admin");
+    await page.getByLabel("Password").fill(NEW_PASSWORD);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "What should the agent do?" }).waitFor();
+    await page.getByLabel("Model", { exact: true }).selectOption({ label: "fake-model (testkit)" });
+    await page.getByLabel("Approval mode").selectOption("allow-all");
+    const box = page.getByRole("combobox", { name: "Message" });
+    await box.fill("PAINTTEST stream the x's");
+    await box.press("Enter");
+    await page.waitForURL(/\/chat\/session-/);
+    await expect.poll(() => page.evaluate(() => (window as unknown as { __shown: [number, number][] }).__shown.some(([n]) => n >= 10_000)), { timeout: 90_000 }).toBe(true);
+    const { arrived, shown } = await page.evaluate(() => {
+      const w = window as unknown as { __arrived: [number, number][]; __shown: [number, number][] };
+      return { arrived: w.__arrived, shown: w.__shown };
+    });
+    // Each delta's latency: from its arrival to the first frame whose row holds its text.
+    const latencies: number[] = [];
+    let s = 0;
+    for (const [chars, at] of arrived) {
+      while (s < shown.length && ((shown[s]?.[0] ?? 0) < chars || (shown[s]?.[1] ?? 0) < at)) s += 1;
+      const frame = shown[s];
+      if (frame !== undefined) latencies.push(frame[1] - at);
+    }
+    latencies.sort((a, b) => a - b);
+    const pick = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Number.NaN;
+    const figure = { deltas: arrived.length, measured: latencies.length, p50Ms: Math.round(pick(0.5) * 10) / 10, p99Ms: Math.round(pick(0.99) * 10) / 10 };
+    console.log(`[web e2e] delta to paint over ${figure.measured} of ${PAINT_DELTAS} streamed deltas: p50 ${figure.p50Ms} ms, p99 ${figure.p99Ms} ms`);
+    // In a folder of its own: the CI summary reads every JSON file of test-artifacts/ as a test report.
+    const figures = join(SHOTS, "..", "figures");
+    mkdirSync(figures, { recursive: true });
+    writeFileSync(join(figures, "paint-latency.json"), `${JSON.stringify(figure, null, 2)}\n`);
+    expect(latencies.length).toBeGreaterThan(0);
   });
 });

@@ -1,14 +1,20 @@
 /**
  * The e2e harness: a fresh data root, a testkit model server answering by request content,
- * the real PenguinHarness server serving the built SPA, and Debian's Chromium (flags from
- * STACK.md §5, a new empty profile) driven by playwright-core. Screenshots go to
+ * the real PenguinHarness server serving the built SPA, and Debian's Chromium (headless,
+ * a new empty profile) driven by playwright-core. Screenshots go to
  * test-artifacts/screenshots/ at the repository root.
+ *
+ * Before the server starts, one session is run through the SDK alone, as the CLI runs it
+ * (its own model entry, written into the project config for that run and then taken out
+ * again, so the web steps start from an empty model table): the web must show it like any
+ * other, under a title taken from its prompt (CLI_PROMPT).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { createAgent, writeProjectConfig } from "@penguin/core";
 import { startServer, type RunningServer } from "@penguin/server";
 import { findMarkers } from "@penguin/omnimessage";
 import { startTestkit, type RecordedRequest, type ScriptedTurn, type Testkit } from "@penguin/testkit";
@@ -29,14 +35,21 @@ export const CHROMIUM_FLAGS = [
 const webDir = fileURLToPath(new URL("../dist", import.meta.url));
 export const SHOTS = fileURLToPath(new URL("../../../test-artifacts/screenshots", import.meta.url));
 
+/** The prompt of the session run the CLI's way before the server starts. */
+export const CLI_PROMPT = "CLITEST hello from the shell";
+
 export const FINAL_ANSWER = "Done: **hello.txt** now contains `hi`.\n\n| file | size |\n| --- | --- |\n| hello.txt | 2 |";
 export const LONG_LINES = 40;
+/** How many text deltas the paint-latency step streams. */
+export const PAINT_DELTAS = 10_000;
 
 /**
  * What the fake model answers, decided per request (so probes, connection tests and title
  * generation never shift a fixed script): a request without tools gets a short text; a
  * request whose last message is a tool result gets the final markdown answer; a prompt
- * mentioning RELOADTEST streams a long, slow text (time to reload mid-stream); a prompt
+ * mentioning RELOADTEST streams a long, slow text (time to reload mid-stream); ABORTTEST
+ * streams a longer one still (time to press Stop before it ends); PAINTTEST streams
+ * PAINT_DELTAS one-character deltas with no pause (the paint-latency figure); a prompt
  * mentioning hello.txt gets a tool call; SERVETEST starts a background command that prints
  * a local URL; DELEGATETEST runs a subagent, whose own prompt ("child task") gets a short
  * answer; GOALTEST is a goal the model completes in round 2 (goalTurn).
@@ -50,6 +63,11 @@ export function answer(req: RecordedRequest): ScriptedTurn {
   if (prompt.includes("RELOADTEST")) {
     const body = Array.from({ length: LONG_LINES }, (_, i) => `Line ${i + 1}.`).join("\n");
     return { text: `${body}\nTHE END`, chunkSize: 6, delayMs: 90, usage: { input: 1800, cached: 1500, output: 120 } };
+  }
+  if (prompt.includes("PAINTTEST")) return { text: "x".repeat(PAINT_DELTAS), chunkSize: 1, usage: { input: 100, output: PAINT_DELTAS } };
+  if (prompt.includes("ABORTTEST")) {
+    const body = Array.from({ length: 400 }, (_, i) => `Step ${i + 1}.`).join("\n");
+    return { text: `${body}\nNEVER SHOWN`, chunkSize: 6, delayMs: 90, usage: { input: 1800, cached: 1500, output: 300 } };
   }
   if (prompt.includes("child task")) return { text: "Hello from the child agent.", usage: { input: 300, output: 8 } };
   if (prompt.includes("SERVETEST")) {
@@ -90,6 +108,22 @@ function goalTurn(req: RecordedRequest, afterTool: boolean): ScriptedTurn {
   };
 }
 
+/** One session run through the SDK with no server, as `penguin` in a terminal does. */
+async function runCliSession(root: string, testkit: Testkit): Promise<void> {
+  const workspace = mkdtempSync(join(tmpdir(), "penguin-e2e-cli-"));
+  const agent = await createAgent({ root, env: {} });
+  const configFile = agent.paths.projectConfig;
+  const before = existsSync(configFile) ? readFileSync(configFile, "utf8") : undefined;
+  const entry = { provider: "testkit", model_id: "cli-model", client_type: "openai-chat" as const, base_url: testkit.baseUrl("openai-chat"), api_key: "sk-testkit-cli-0002" };
+  writeProjectConfig(configFile, { default_model: { provider: entry.provider, model_id: entry.model_id }, models: [entry] });
+  const session = await agent.createSession({ workspaceDir: workspace });
+  for await (const _m of session.run(CLI_PROMPT)) void _m;
+  await session.dispose();
+  if (before === undefined) rmSync(configFile, { force: true });
+  else writeFileSync(configFile, before);
+  rmSync(workspace, { recursive: true, force: true });
+}
+
 export interface Harness {
   root: string;
   testkit: Testkit;
@@ -97,6 +131,8 @@ export interface Harness {
   context: BrowserContext;
   page: Page;
   initialPassword: string;
+  /** Uncaught errors and console errors of the page, in order (a green run has none). */
+  pageErrors: string[];
   shot(name: string, page?: Page): Promise<string>;
   close(): Promise<void>;
 }
@@ -108,6 +144,7 @@ export async function startHarness(): Promise<Harness> {
   mkdirSync(SHOTS, { recursive: true });
   const testkit = await startTestkit();
   testkit.enqueue(...Array.from({ length: 200 }, () => answer));
+  await runCliSession(root, testkit);
   const server = await startServer({ root, port: 0, webDir, env: { ...process.env, PENGUIN_HOME: root }, out: () => undefined });
   const initialPassword = readFileSync(join(root, "initial-admin-password"), "utf8").trim();
   const context = await chromium.launchPersistentContext(profile, {
@@ -117,6 +154,14 @@ export async function startHarness(): Promise<Harness> {
   });
   context.setDefaultTimeout(15_000);
   const page = context.pages()[0] ?? (await context.newPage());
+  const pageErrors: string[] = [];
+  page.on("pageerror", (e) => {
+    pageErrors.push(`${e.name}: ${e.message}\n${e.stack ?? ""}`);
+    console.warn(`[web e2e] page error: ${e.message}`);
+  });
+  page.on("console", (m) => {
+    if (m.type() === "error") pageErrors.push(`console: ${m.text()}`);
+  });
   return {
     root,
     testkit,
@@ -124,6 +169,7 @@ export async function startHarness(): Promise<Harness> {
     context,
     page,
     initialPassword,
+    pageErrors,
     async shot(name, p = page) {
       const path = join(SHOTS, `${name}.png`);
       await p.screenshot({ path, fullPage: false });

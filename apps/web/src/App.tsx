@@ -1,17 +1,20 @@
 /**
- * The app's routes (react-router in library mode) and the sign-in gate. Every page is a
- * lazy chunk, so the initial download is the shell, the router and the stores; shiki and
- * uPlot come only with the pages that use them.
+ * The app's routes (@solidjs/router) and the sign-in gate. Every page is a lazy chunk, so
+ * the initial download is the shell, the router and the stores; shiki and uPlot come only
+ * with the pages that use them.
  *
- * Gate: loading → login → (initial password? choose a new one) → the app.
+ * Gate (the router's root): loading → login → (initial password? choose a new one) → the
+ * app, whose routed page is the root's children. A route may name a `preload` that starts
+ * its page's cached queries while the page's chunk loads (Settings: the users list).
  */
-import { lazy, Suspense, useEffect } from "react";
-import { BrowserRouter, Navigate, Route, Routes } from "react-router";
+import { createEffect, lazy, Match, onMount, Suspense, Switch, type JSX } from "solid-js";
+import { Navigate, Route, Router, type RouteSectionProps } from "@solidjs/router";
 import { AppShell } from "./components/layout/AppShell";
 import { Notice } from "./components/ui/Notice";
 import { Spinner } from "./components/ui/Spinner";
-import { useAuth } from "./state/auth-store";
-import { useProject } from "./state/project-store";
+import { auth, loadAuth } from "./state/auth-store";
+import { preloadSettings } from "./features/settings/users-data";
+import { loadProjects, project } from "./state/project-store";
 
 const LoginPage = lazy(() => import("./features/auth/LoginPage"));
 const InitialPasswordPage = lazy(() => import("./features/auth/InitialPasswordPage"));
@@ -24,69 +27,72 @@ const SettingsPage = lazy(() => import("./features/settings/SettingsPage"));
 
 function Loading() {
   return (
-    <div className="flex h-full items-center justify-center">
+    <div class="flex h-full items-center justify-center">
       <Spinner />
     </div>
   );
 }
 
-function SignedIn() {
-  const me = useAuth((s) => s.me);
-  const load = useProject((s) => s.load);
-  const error = useProject((s) => s.error);
-  useEffect(() => {
-    if (me !== undefined) void load(me.userId);
-  }, [me, load]);
+function SignedIn(props: { children?: JSX.Element }) {
+  createEffect(() => {
+    const userId = auth.me?.userId;
+    if (userId !== undefined) void loadProjects(userId);
+  });
   return (
     <AppShell>
-      {error !== undefined && (
-        <Notice tone="error" className="m-2">
-          {error}
+      {project.error !== undefined && (
+        <Notice tone="error" class="m-2">
+          {project.error}
         </Notice>
       )}
-      <Suspense fallback={<Loading />}>
-        <Routes>
-          <Route path="/" element={<Navigate to="/chat" replace />} />
-          <Route path="/login" element={<Navigate to="/chat" replace />} />
-          <Route path="/chat" element={<ChatPage />} />
-          <Route path="/chat/:id" element={<ChatPage />} />
-          <Route path="/models" element={<ModelsPage />} />
-          <Route path="/agents" element={<AgentsPage />} />
-          <Route path="/agents/:agentId" element={<AgentsPage />} />
-          <Route path="/usage" element={<UsagePage />} />
-          <Route path="/traces" element={<TracesPage />} />
-          <Route path="/settings" element={<SettingsPage />} />
-          <Route path="*" element={<Navigate to="/chat" replace />} />
-        </Routes>
-      </Suspense>
+      <Suspense fallback={<Loading />}>{props.children}</Suspense>
     </AppShell>
   );
 }
 
-function Gate() {
-  const { status, me, error, load } = useAuth();
-  useEffect(() => {
-    void load();
-  }, [load]);
-  if (status === "loading") return <Loading />;
-  if (status === "error") {
-    return (
-      <div className="p-6">
-        <Notice tone="error">The server could not be reached: {error}</Notice>
-      </div>
-    );
-  }
+function Gate(props: RouteSectionProps) {
+  onMount(() => void loadAuth());
   return (
-    <Suspense fallback={<Loading />}>
-      {status === "signed-out" ? <LoginPage /> : me?.passwordIsInitial === true ? <InitialPasswordPage /> : <SignedIn />}
-    </Suspense>
+    <Switch>
+      <Match when={auth.status === "loading"}>
+        <Loading />
+      </Match>
+      <Match when={auth.status === "error"}>
+        <div class="p-6">
+          <Notice tone="error">The server could not be reached: {auth.error}</Notice>
+        </div>
+      </Match>
+      <Match when={auth.status === "signed-out"}>
+        <Suspense fallback={<Loading />}>
+          <LoginPage />
+        </Suspense>
+      </Match>
+      <Match when={auth.me?.passwordIsInitial === true}>
+        <Suspense fallback={<Loading />}>
+          <InitialPasswordPage />
+        </Suspense>
+      </Match>
+      <Match when={true}>
+        <SignedIn>{props.children}</SignedIn>
+      </Match>
+    </Switch>
   );
 }
 
+const toChat = () => <Navigate href="/chat" />;
+
 export function App() {
   return (
-    <BrowserRouter>
-      <Gate />
-    </BrowserRouter>
+    <Router root={Gate}>
+      <Route path="/" component={toChat} />
+      <Route path="/login" component={toChat} />
+      <Route path="/chat/:id?" component={ChatPage} />
+      <Route path="/models" component={ModelsPage} />
+      <Route path="/agents/:agentId?" component={AgentsPage} />
+      <Route path="/usage" component={UsagePage} />
+      <Route path="/traces" component={TracesPage} />
+      <Route path="/settings" component={SettingsPage} preload={preloadSettings} />
+      <Route path="*" component={toChat} />
+    </Router>
   );
 }

@@ -4,9 +4,10 @@
 // the {{MEMORY}} one-click insert; snapshot import's confirmation step; processes with their
 // service link and Kill.
 import { afterEach, describe, expect, it } from "vitest";
-import { render, screen, within } from "@testing-library/react";
+import { createSignal } from "solid-js";
+import { render, screen, waitFor, within } from "@solidjs/testing-library";
 import userEvent from "@testing-library/user-event";
-import { MemoryRouter } from "react-router";
+import { TestRouter } from "./helpers/test-router";
 import { setFetch } from "../src/api/http";
 import { MemoryPanel } from "../src/features/agents/MemoryPanel";
 import { OverviewPanel } from "../src/features/agents/OverviewPanel";
@@ -57,7 +58,7 @@ describe("SkillsPanel", () => {
         (call.body as { overwrite: boolean }).overwrite ? { status: 201, body: { installed: { name: "tidy" } } } : { status: 409, body: { error: { code: "already_exists", message: "skill tidy is already installed" } } },
       ),
     );
-    render(<SkillsPanel projectId="p" agentId="a" readOnly={false} />);
+    render(() =><SkillsPanel projectId="p" agentId="a" readOnly={false} />);
     const engineering = await screen.findByRole("group", { name: "Engineering" });
     expect(within(engineering).getByText("Ship code")).toBeInTheDocument();
     await userEvent.click(within(engineering).getByRole("button", { name: "Install software-engineering" }));
@@ -88,8 +89,8 @@ describe("MemoryPanel", () => {
       ),
       on("POST", `${A}/memory/template-placeholder`, () => ({ body: { systemConfig: "system_prompt: |\n  hi\n  {{MEMORY}}\n" } })),
     );
-    let config = "system_prompt: hi\n";
-    const { rerender } = render(<MemoryPanel projectId="p" agentId="a" readOnly={false} systemConfig={config} onConfig={(t) => (config = t)} />);
+    const [config, setConfig] = createSignal("system_prompt: hi\n");
+    render(() => <MemoryPanel projectId="p" agentId="a" readOnly={false} systemConfig={config()} onConfig={setConfig} />);
     await userEvent.click(await screen.findByRole("button", { name: "MEMORY.md" }));
     expect(await screen.findByText("- remember tabs")).toBeInTheDocument();
 
@@ -105,9 +106,7 @@ describe("MemoryPanel", () => {
     ]);
 
     await userEvent.click(screen.getByRole("button", { name: "Insert {{MEMORY}}" }));
-    await screen.findByRole("button", { name: "Insert {{MEMORY}}" });
-    expect(config).toContain("{{MEMORY}}");
-    rerender(<MemoryPanel projectId="p" agentId="a" readOnly={false} systemConfig={config} onConfig={(t) => (config = t)} />);
+    await waitFor(() => expect(config()).toContain("{{MEMORY}}"));
     expect(screen.queryByRole("button", { name: "Insert {{MEMORY}}" })).toBeNull();
   });
 });
@@ -121,7 +120,7 @@ describe("OverviewPanel", () => {
       ),
     );
     let reloaded = 0;
-    render(<OverviewPanel projectId="p" agentId="a" readOnly={false} onConfig={() => void (reloaded += 1)} />);
+    render(() =><OverviewPanel projectId="p" agentId="a" readOnly={false} onConfig={() => void (reloaded += 1)} />);
     expect(await screen.findByText("v5.tar.gz")).toBeInTheDocument();
     expect(screen.getByRole("link", { name: "Export snapshot" })).toHaveAttribute("href", `${A}/export`);
     await userEvent.upload(screen.getByLabelText("Snapshot file"), new File(["tarball"], "v2.tar.gz"));
@@ -145,10 +144,10 @@ describe("DetailsPanel", () => {
       }),
     );
     const session: SessionSummary = { id: "s1", projectId: "p", agentId: "a", title: null, provider: "x", modelId: "y", workspace: "/w", approvalMode: "allow-all", thinkingLevel: null, archived: false, source: null, state: "idle", lastActiveAt: 0, createdAt: 0 };
-    render(
-      <MemoryRouter>
+    render(() =>
+      <TestRouter>
         <DetailsPanel session={session} taskState="idle" onClose={() => undefined} />
-      </MemoryRouter>,
+      </TestRouter>,
     );
     expect(await screen.findByRole("link", { name: "http://localhost:5173/" })).toHaveAttribute("href", "http://localhost:5173/");
     expect(screen.getByText("Start the dev server")).toBeInTheDocument();

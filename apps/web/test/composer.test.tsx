@@ -1,16 +1,16 @@
 // The composer: Enter/Shift+Enter, steer and queue while running, the slash menu, pasted
 // files, and that Escape never wipes the draft.
 import { describe, expect, it, vi } from "vitest";
-import { useState } from "react";
-import { fireEvent, render, screen } from "@testing-library/react";
+import { createSignal } from "solid-js";
+import { fireEvent, render, screen } from "@solidjs/testing-library";
 import userEvent from "@testing-library/user-event";
 import { Composer, EMPTY_DRAFT, type Draft, type SendKind } from "../src/features/chat/Composer";
 import { composerKeyAction } from "../src/features/chat/composer-keys";
 import { slashItems } from "../src/features/chat/slash-commands";
 
-function Harness({ running = false, onSend, locked }: { running?: boolean; onSend(kind: SendKind, d: Draft): void; locked?: string }) {
-  const [draft, setDraft] = useState<Draft>(EMPTY_DRAFT);
-  return <Composer draft={draft} onDraft={setDraft} onSend={(k) => onSend(k, draft)} onStop={() => undefined} running={running} slash={slashItems([{ name: "pdf", description: "Work with PDFs" }])} locked={locked} />;
+function Harness(props: { running?: boolean; onSend(kind: SendKind, d: Draft): void; locked?: string }) {
+  const [draft, setDraft] = createSignal<Draft>(EMPTY_DRAFT);
+  return <Composer draft={draft()} onDraft={setDraft} onSend={(k) => props.onSend(k, draft())} onStop={() => undefined} running={props.running ?? false} slash={slashItems([{ name: "pdf", description: "Work with PDFs" }])} locked={props.locked} />;
 }
 
 const key = (k: Partial<Parameters<typeof composerKeyAction>[0]>) => ({ key: "Enter", shiftKey: false, altKey: false, ctrlKey: false, metaKey: false, isComposing: false, ...k });
@@ -31,7 +31,7 @@ describe("composer keys", () => {
 describe("Composer", () => {
   it("sends on Enter and adds a new line on Shift+Enter", async () => {
     const onSend = vi.fn();
-    render(<Harness onSend={onSend} />);
+    render(() =><Harness onSend={onSend} />);
     const box = screen.getByRole("combobox", { name: "Message" });
     await userEvent.type(box, "first line{Shift>}{Enter}{/Shift}second");
     expect(box).toHaveValue("first line\nsecond");
@@ -44,7 +44,7 @@ describe("Composer", () => {
 
   it("does not send an empty message, and keeps the text on Escape", async () => {
     const onSend = vi.fn();
-    render(<Harness onSend={onSend} />);
+    render(() =><Harness onSend={onSend} />);
     const box = screen.getByRole("combobox", { name: "Message" });
     await userEvent.type(box, "{Enter}");
     expect(onSend).not.toHaveBeenCalled();
@@ -54,7 +54,7 @@ describe("Composer", () => {
 
   it("steers on Enter and queues on Alt+Enter while a task runs", async () => {
     const onSend = vi.fn();
-    render(<Harness running onSend={onSend} />);
+    render(() =><Harness running onSend={onSend} />);
     const box = screen.getByRole("combobox", { name: "Message" });
     await userEvent.type(box, "go faster{Enter}");
     await userEvent.type(box, "{Alt>}{Enter}{/Alt}");
@@ -65,7 +65,7 @@ describe("Composer", () => {
 
   it("opens the slash menu, moves with the arrows and completes with Enter", async () => {
     const onSend = vi.fn();
-    render(<Harness onSend={onSend} />);
+    render(() =><Harness onSend={onSend} />);
     const box = screen.getByRole("combobox", { name: "Message" });
     await userEvent.type(box, "/");
     const options = screen.getAllByRole("option");
@@ -79,7 +79,7 @@ describe("Composer", () => {
   });
 
   it("attaches pasted images and lets them be removed", async () => {
-    render(<Harness onSend={() => undefined} />);
+    render(() =><Harness onSend={() => undefined} />);
     const box = screen.getByRole("combobox", { name: "Message" });
     const file = new File([new Uint8Array([137, 80, 78, 71])], "shot.png", { type: "image/png" });
     fireEvent.paste(box, { clipboardData: { files: [file] } });
@@ -90,7 +90,7 @@ describe("Composer", () => {
 
   it("refuses to send while locked and says why", async () => {
     const onSend = vi.fn();
-    render(<Harness onSend={onSend} locked="The model rejected its credentials." />);
+    render(() =><Harness onSend={onSend} locked="The model rejected its credentials." />);
     await userEvent.type(screen.getByRole("combobox", { name: "Message" }), "hello{Enter}");
     expect(onSend).not.toHaveBeenCalled();
     expect(screen.getByRole("alert")).toHaveTextContent("rejected its credentials");

@@ -3,9 +3,9 @@
 // message; the API call posts no position and reads the new session (or the 409). The
 // session list's "subagents" view asks for category=subagent and names untitled children.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { render, screen } from "@testing-library/react";
+import { render, screen } from "@solidjs/testing-library";
 import userEvent from "@testing-library/user-event";
-import { MemoryRouter } from "react-router";
+import { TestRouter } from "./helpers/test-router";
 import { ApiError, setFetch } from "../src/api/http";
 import { forkSession, listSessions } from "../src/api/sessions";
 import type { SessionSummary } from "../src/api/types";
@@ -26,10 +26,10 @@ const answer = (id: string): ViewItem => ({ kind: "assistant", id, text: `answer
 
 function list(items: ViewItem[], { running = false, fork }: { running?: boolean; fork?: StreamActions["fork"] } = {}) {
   const actions: StreamActions = { decide: async () => undefined, retryNow: async () => undefined, giveUp: async () => undefined, ...(fork === undefined ? {} : { fork }) };
-  return render(
-    <MemoryRouter>
+  return render(() =>
+    <TestRouter>
       <StreamList items={items} approvals={[]} running={running} pricing={undefined} actions={actions} />
-    </MemoryRouter>,
+    </TestRouter>,
   );
 }
 

@@ -281,33 +281,33 @@ describe("SessionController goal state", () => {
   it("loads the goal on open and follows goal_* events and the rounds' blocks", async () => {
     const h = harness({ objective: "ship it", status: "active", budget: 500000, used: 0, rounds: 1 });
     await h.open();
-    expect(h.c.store.getState().goal).toEqual({ objective: "ship it", status: "active", budget: 500000, used: 0, round: 1 });
-    expect(h.c.store.getState().goalRunning).toBe(false);
+    expect(h.c.view.goal).toEqual({ objective: "ship it", status: "active", budget: 500000, used: 0, round: 1 });
+    expect(h.c.view.goalRunning).toBe(false);
     h.message(block(2, 4200), "ep1-2");
-    expect(h.c.store.getState().goal).toMatchObject({ round: 2, used: 4200 });
-    expect(h.c.store.getState().goalRunning).toBe(true);
+    expect(h.c.view.goal).toMatchObject({ round: 2, used: 4200 });
+    expect(h.c.view.goalRunning).toBe(true);
     h.server({ type: "goal_round", round: 2, used: 0 }, "ep1-3");
-    expect(h.c.store.getState().goal).toMatchObject({ round: 2, used: 4200 });
+    expect(h.c.view.goal).toMatchObject({ round: 2, used: 4200 });
     h.message(goalFinished({ outcome: "blocked", rounds: 2, tokens_used: 6000 }, at()), "ep1-4");
     h.server({ type: "goal_finished", outcome: "blocked", rounds: 2, tokensUsed: 6000 }, "ep1-5");
-    expect(h.c.store.getState().goal).toMatchObject({ status: "blocked", used: 6000 });
-    expect(h.c.store.getState().goalRunning).toBe(false);
+    expect(h.c.view.goal).toMatchObject({ status: "blocked", used: 6000 });
+    expect(h.c.view.goalRunning).toBe(false);
     h.server({ type: "goal_started", objective: "try again", budget: null }, "ep1-6");
-    expect(h.c.store.getState().goal).toEqual({ objective: "try again", status: "active", budget: null, used: 0, round: 0 });
+    expect(h.c.view.goal).toEqual({ objective: "try again", status: "active", budget: null, used: 0, round: 0 });
   });
 
   it("never takes an `active` goal left by a dead run for a running one", async () => {
     const h = harness({ objective: "old", status: "active", budget: null, used: 0, rounds: 4 });
     await h.open();
     h.message(userText("a plain task", at()), "ep1-2");
-    expect(h.c.store.getState().goal?.status).toBe("active");
-    expect(h.c.store.getState().goalRunning).toBe(false);
+    expect(h.c.view.goal?.status).toBe("active");
+    expect(h.c.view.goalRunning).toBe(false);
   });
 
   it("has no goal for a session that never ran one", async () => {
     const h = harness(undefined);
     await h.open();
     for (const p of publish([userText("hi", at())], "ep1", 2)) h.message(p.message, p.id);
-    expect(h.c.store.getState().goal).toBeUndefined();
+    expect(h.c.view.goal).toBeUndefined();
   });
 });

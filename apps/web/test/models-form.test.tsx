@@ -2,7 +2,7 @@
 // model fills the whole entry, vision detection sets the vision box, stored keys are never
 // sent back unless retyped, and a full-table replace keeps the other entries.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { render, screen } from "@testing-library/react";
+import { render, screen } from "@solidjs/testing-library";
 import userEvent from "@testing-library/user-event";
 import { setFetch } from "../src/api/http";
 import type { ModelEntry, ModelEntryInput, ModelPreset, ProviderPreset } from "../src/api/types";
@@ -30,7 +30,7 @@ describe("ModelForm", () => {
       return new Response(JSON.stringify({ detected: { clientType: "openai-chat", baseUrl: "http://127.0.0.1:9999/v1", status: 200 } }), { status: 200 });
     });
     const onSave = vi.fn(async (_i: ModelEntryInput) => undefined);
-    render(<ModelForm projectId="admin-default_project" presets={PROVIDER_PRESETS} onSave={onSave} onCancel={() => undefined} />);
+    render(() =><ModelForm projectId="admin-default_project" presets={PROVIDER_PRESETS} onSave={onSave} onCancel={() => undefined} />);
     await userEvent.click(screen.getByLabelText("Custom endpoint"));
     await userEvent.type(screen.getByLabelText("Base URL"), "http://127.0.0.1:9999");
     await userEvent.click(screen.getByRole("button", { name: "Detect" }));
@@ -46,7 +46,7 @@ describe("ModelForm", () => {
   });
 
   it("fills provider, URL and protocol from a preset", async () => {
-    render(<ModelForm projectId="p" presets={PROVIDER_PRESETS} onSave={async () => undefined} onCancel={() => undefined} />);
+    render(() =><ModelForm projectId="p" presets={PROVIDER_PRESETS} onSave={async () => undefined} onCancel={() => undefined} />);
     await userEvent.selectOptions(screen.getByLabelText("Provider preset"), "anthropic");
     expect(screen.getByLabelText("Provider")).toHaveValue("anthropic");
     expect(screen.getByLabelText("Base URL")).toHaveValue("https://api.anthropic.com");
@@ -55,7 +55,7 @@ describe("ModelForm", () => {
 
   it("never shows a stored key and leaves it out of the save unless a new one is typed", async () => {
     const onSave = vi.fn(async (_i: ModelEntryInput) => undefined);
-    render(<ModelForm projectId="p" entry={stored} presets={PROVIDER_PRESETS} onSave={onSave} onCancel={() => undefined} />);
+    render(() =><ModelForm projectId="p" entry={stored} presets={PROVIDER_PRESETS} onSave={onSave} onCancel={() => undefined} />);
     const key = screen.getByLabelText("API key");
     expect(key).toHaveValue("");
     expect(screen.getByText("Stored key: ••••abcd")).toBeInTheDocument();
@@ -67,7 +67,7 @@ describe("ModelForm", () => {
   });
 
   it("warns that a moved entry needs its key typed again", async () => {
-    render(<ModelForm projectId="p" entry={stored} presets={PROVIDER_PRESETS} onSave={async () => undefined} onCancel={() => undefined} />);
+    render(() =><ModelForm projectId="p" entry={stored} presets={PROVIDER_PRESETS} onSave={async () => undefined} onCancel={() => undefined} />);
     const url = screen.getByLabelText("Base URL");
     await userEvent.clear(url);
     await userEvent.type(url, "https://proxy.example/v1");
@@ -99,7 +99,7 @@ describe("ModelForm presets and vision", () => {
       return new Response(JSON.stringify({ vision: true, answer: "Red.", status: "completed" }), { status: 200 });
     });
     const onSave = vi.fn(async (_i: ModelEntryInput) => undefined);
-    render(<ModelForm projectId="p" presets={PROVIDER_PRESETS} modelPresets={MODEL_PRESETS} onSave={onSave} onCancel={() => undefined} />);
+    render(() =><ModelForm projectId="p" presets={PROVIDER_PRESETS} modelPresets={MODEL_PRESETS} onSave={onSave} onCancel={() => undefined} />);
     await userEvent.selectOptions(screen.getByLabelText("Provider preset"), "deepseek");
     await userEvent.selectOptions(screen.getByLabelText("Model from the catalog"), "deepseek-v4-pro");
     expect(screen.getByLabelText("Model id")).toHaveValue("deepseek-v4-pro");

@@ -6,7 +6,7 @@ import type { SseOptions } from "../src/api/sse";
 import type { SessionHistory } from "../src/api/types";
 import { SessionController } from "../src/lib/stream/session-controller";
 import { StreamReducer } from "../src/lib/stream/reducer";
-import { at, historyAt, publish, resetClock, taskScript, type Published } from "./helpers/stream-script";
+import { at, historyAt, publish, resetClock, streamedText, taskScript, type Published } from "./helpers/stream-script";
 
 beforeEach(resetClock);
 
@@ -54,19 +54,36 @@ const straightItems = (events: readonly Published[], end: boolean) => {
 };
 
 describe("SessionController", () => {
+  it("reconciles each flush into the view by row id: rows that did not change keep their object", async () => {
+    const events = publish([userText("Say hello", at()), ...streamedText("Hello there, world")]);
+    const h = harness([() => historyAt(events, 0, true)]);
+    h.open();
+    await h.resolveHistory();
+    h.message(events[0] as Published);
+    h.message(events[1] as Published);
+    h.message(events[2] as Published);
+    const [prompt, draft] = h.c.view.items;
+    expect(draft).toMatchObject({ kind: "assistant", text: "Hell", streaming: true });
+    for (const e of events.slice(3)) h.message(e);
+    expect(h.c.view.items[0]).toBe(prompt);
+    expect(h.c.view.items[1]).toBe(draft);
+    expect(draft).toMatchObject({ kind: "assistant", text: "Hello there, world", streaming: false });
+    expect(JSON.stringify(h.c.view.items)).toBe(straightItems(events, false));
+  });
+
   it("buffers until the history arrives, then shows history + buffer + live without gaps", async () => {
     const events = publish(taskScript());
     const h = harness([() => historyAt(events, 30, true)]);
     h.open();
     for (const e of events.slice(25, 34)) h.message(e);
-    expect(h.c.store.getState().loading).toBe(true);
+    expect(h.c.view.loading).toBe(true);
     await h.resolveHistory();
     for (const e of events.slice(34)) h.message(e);
-    expect(JSON.stringify(h.c.store.getState().items)).toBe(straightItems(events, false));
-    expect(h.c.store.getState().taskState).toBe("running");
+    expect(JSON.stringify(h.c.view.items)).toBe(straightItems(events, false));
+    expect(h.c.view.taskState).toBe("running");
     h.server({ type: "task_state", state: "idle", queued: 0, pendingFollowUps: [], pendingSteering: [] }, "ep1-999");
-    expect(JSON.stringify(h.c.store.getState().items)).toBe(straightItems(events, true));
-    expect(h.c.store.getState().taskState).toBe("idle");
+    expect(JSON.stringify(h.c.view.items)).toBe(straightItems(events, true));
+    expect(h.c.view.taskState).toBe("idle");
   });
 
   it("tracks approvals, queue and steering from server events", async () => {
@@ -75,21 +92,21 @@ describe("SessionController", () => {
     await h.resolveHistory();
     h.server({ type: "task_state", state: "running", queued: 1, pendingFollowUps: [{ id: "fu_1", input: [{ type: "text", text: "later" }] }], pendingSteering: [{ id: "st_1", text: "faster" }] });
     h.server({ type: "approval_request", toolCallId: "call_0", toolCall: { name: "exec_command", arguments: "{}", tool_call_id: "call_0" }, requestedAt: 1 });
-    const s = h.c.store.getState();
+    const s = h.c.view;
     expect(s.followUps).toEqual([{ id: "fu_1", input: [{ type: "text", text: "later" }] }]);
     expect(s.steering).toEqual([{ id: "st_1", text: "faster" }]);
     expect(s.approvals.map((a) => a.toolCallId)).toEqual(["call_0"]);
     h.server({ type: "approval_resolved", toolCallId: "call_0", decision: "allow" });
-    expect(h.c.store.getState().approvals).toEqual([]);
+    expect(h.c.view.approvals).toEqual([]);
     h.server({ type: "session_title", sessionId: "s1", title: "Hello file" });
-    expect(h.c.store.getState().title).toBe("Hello file");
+    expect(h.c.view.title).toBe("Hello file");
   });
 
   it("takes pending approvals from the history answer", async () => {
     const h = harness([() => ({ messages: [], live: null, cursor: "ep1-4", state: "running", pendingApprovals: [{ toolCallId: "c9", toolCall: { type: "tool_call", role: "assistant", name: "x", arguments: "{}", tool_call_id: "c9" } }] })]);
     h.open();
     await h.resolveHistory();
-    expect(h.c.store.getState().approvals.map((a) => a.toolCallId)).toEqual(["c9"]);
+    expect(h.c.view.approvals.map((a) => a.toolCallId)).toEqual(["c9"]);
   });
 
   it("locks the composer on an auth failure until credentials_updated", async () => {
@@ -98,9 +115,9 @@ describe("SessionController", () => {
     await h.resolveHistory();
     const evs = publish([userText("hi", at()), requestBegin(at()), requestEnd("auth", { error_message: "bad key" }, at())]);
     for (const e of evs) h.message(e);
-    expect(h.c.store.getState()).toMatchObject({ authLocked: true, authMessage: "bad key" });
+    expect(h.c.view).toMatchObject({ authLocked: true, authMessage: "bad key" });
     h.server({ type: "credentials_updated", projectId: "p" }, "ep1-50");
-    expect(h.c.store.getState().authLocked).toBe(false);
+    expect(h.c.view.authLocked).toBe(false);
   });
 
   it("refetches the history on resync_required and rebuilds the view", async () => {
@@ -111,7 +128,7 @@ describe("SessionController", () => {
     h.server({ type: "resync_required", lastEventId: "old-1" });
     expect(h.fetches()).toBe(2);
     await h.resolveHistory();
-    expect(JSON.stringify(h.c.store.getState().items)).toBe(straightItems(events, true));
+    expect(JSON.stringify(h.c.view.items)).toBe(straightItems(events, true));
   });
 
   it("retries the history when messages were buffered but the history had no cursor", async () => {
@@ -123,7 +140,7 @@ describe("SessionController", () => {
     expect(h.fetches()).toBe(2);
     await h.resolveHistory();
     for (const e of events.slice(5)) h.message(e);
-    expect(JSON.stringify(h.c.store.getState().items)).toBe(straightItems(events, false));
+    expect(JSON.stringify(h.c.view.items)).toBe(straightItems(events, false));
   });
 
   it("loads older history in front of the live view, keeping it exact", async () => {
@@ -142,10 +159,10 @@ describe("SessionController", () => {
     });
     h.open();
     await h.resolveHistory();
-    expect(h.c.store.getState().hasOlder).toBe(true);
+    expect(h.c.view.hasOlder).toBe(true);
     await h.c.loadOlder();
     for (const e of second.slice(20)) h.message(e);
-    expect(h.c.store.getState().hasOlder).toBe(false);
-    expect(JSON.stringify(h.c.store.getState().items)).toBe(straightItems(all, false));
+    expect(h.c.view.hasOlder).toBe(false);
+    expect(JSON.stringify(h.c.view.items)).toBe(straightItems(all, false));
   });
 });

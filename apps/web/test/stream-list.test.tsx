@@ -1,8 +1,8 @@
 // The stream list mounts only the newest page of rows, and offers earlier ones on demand.
 import { describe, expect, it } from "vitest";
-import { render, screen } from "@testing-library/react";
+import { render, screen } from "@solidjs/testing-library";
 import userEvent from "@testing-library/user-event";
-import { MemoryRouter } from "react-router";
+import { TestRouter } from "./helpers/test-router";
 import { PAGE, StreamList } from "../src/features/chat/StreamList";
 import type { ViewItem } from "../src/lib/stream/view-model";
 
@@ -11,10 +11,10 @@ const actions = { decide: async () => undefined, retryNow: async () => undefined
 
 describe("StreamList", () => {
   it("mounts the newest page only, then earlier pages on request", async () => {
-    const { container } = render(
-      <MemoryRouter>
+    const { container } = render(() =>
+      <TestRouter>
         <StreamList items={items} approvals={[]} running={false} pricing={undefined} actions={actions} />
-      </MemoryRouter>,
+      </TestRouter>,
     );
     expect(container.querySelectorAll(".stream-row")).toHaveLength(PAGE);
     expect(screen.getByText("Row 999")).toBeInTheDocument();
@@ -24,10 +24,10 @@ describe("StreamList", () => {
   });
 
   it("shows Allow/Deny for an approval whose call is not drawn yet", () => {
-    render(
-      <MemoryRouter>
+    render(() =>
+      <TestRouter>
         <StreamList items={[]} approvals={[{ toolCallId: "c1", toolCall: { type: "tool_call", role: "assistant", name: "write_file", arguments: '{"path":"a.txt"}', tool_call_id: "c1" } }]} running pricing={undefined} actions={actions} />
-      </MemoryRouter>,
+      </TestRouter>,
     );
     expect(screen.getByRole("button", { name: "Allow" })).toBeInTheDocument();
     expect(screen.getByText("a.txt")).toBeInTheDocument();

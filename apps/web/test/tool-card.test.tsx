@@ -1,6 +1,6 @@
 // Tool cards: header summary and status, inline Allow/Deny for approvals, output toggle.
 import { describe, expect, it, vi } from "vitest";
-import { render, screen } from "@testing-library/react";
+import { render, screen } from "@solidjs/testing-library";
 import userEvent from "@testing-library/user-event";
 import { ToolCard } from "../src/features/chat/rows/ToolCard";
 import type { ToolItem } from "../src/lib/stream/view-model";
@@ -24,7 +24,7 @@ const item = (over: Partial<ToolItem> = {}): ToolItem => ({
 
 describe("ToolCard", () => {
   it("shows the name and a summary of the arguments", () => {
-    render(<ToolCard item={item()} awaitingApproval={false} onDecide={async () => undefined} />);
+    render(() =><ToolCard item={item()} awaitingApproval={false} onDecide={async () => undefined} />);
     expect(screen.getByText("exec_command")).toBeInTheDocument();
     expect(screen.getByText("printf hi > hello.txt")).toBeInTheDocument();
     expect(screen.getByText("waiting")).toBeInTheDocument();
@@ -32,7 +32,7 @@ describe("ToolCard", () => {
 
   it("offers Allow and Deny while awaiting approval, once", async () => {
     const onDecide = vi.fn(async () => undefined);
-    render(<ToolCard item={item()} awaitingApproval onDecide={onDecide} />);
+    render(() =><ToolCard item={item()} awaitingApproval onDecide={onDecide} />);
     const allow = screen.getByRole("button", { name: "Allow" });
     const deny = screen.getByRole("button", { name: "Deny" });
     await userEvent.click(allow);
@@ -45,14 +45,14 @@ describe("ToolCard", () => {
     const onDecide = vi.fn(async () => {
       throw new Error("pending approval call_0 not found");
     });
-    render(<ToolCard item={item()} awaitingApproval onDecide={onDecide} />);
+    render(() =><ToolCard item={item()} awaitingApproval onDecide={onDecide} />);
     await userEvent.click(screen.getByRole("button", { name: "Deny" }));
     expect(await screen.findByRole("alert")).toHaveTextContent("not found");
     expect(screen.getByRole("button", { name: "Deny" })).toBeEnabled();
   });
 
   it("collapses the output until asked, and shows the final status and time", async () => {
-    render(<ToolCard item={item({ status: "done", output: "[no output]", startedAt: 1000, endedAt: 3500 })} awaitingApproval={false} onDecide={async () => undefined} />);
+    render(() =><ToolCard item={item({ status: "done", output: "[no output]", startedAt: 1000, endedAt: 3500 })} awaitingApproval={false} onDecide={async () => undefined} />);
     expect(screen.queryByLabelText("Tool output")).not.toBeInTheDocument();
     expect(screen.getByText("done")).toBeInTheDocument();
     expect(screen.getByLabelText("Elapsed time")).toHaveTextContent("2.5 s");

@@ -8,6 +8,11 @@
  * whose files are unchanged since the last scan (size and mtime in the derived cache) is
  * skipped, so a restart over thousands of traces reads almost nothing.
  *
+ * A session found this way that has no title yet (the CLI never names its sessions) and
+ * that a person started (not a subagent's or a schedule's run, which the list names apart)
+ * is titled from its first prompt, as the server does for its own sessions when no model
+ * title comes, so it does not show as "Untitled session" in the web.
+ *
  * Sessions the index knows but whose trace never appeared are dropped (the server creates
  * sessions persisted, so this only concerns rows whose files were removed by hand or an
  * older server's sessions that never ran). A full reindex also drops rows whose traces were
@@ -15,9 +20,9 @@
  */
 import { readdirSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
-import { agentPaths, listTracedSessions, PROJECT_OR_AGENT_ID, projectPaths, SESSION_ID } from "@penguin/core";
+import { agentPaths, fallbackTitle, listTracedSessions, PROJECT_OR_AGENT_ID, projectPaths, SESSION_ID } from "@penguin/core";
 import type { Stores } from "../db/stores.js";
-import { agentIdsOnDisk, readSessionMeta } from "./trace-files.js";
+import { agentIdsOnDisk, readFirstPrompt, readSessionMeta } from "./trace-files.js";
 
 export interface IndexResult {
   scanned: number;
@@ -53,6 +58,11 @@ export function indexTraces(root: string, stores: Stores, options: { full: boole
           createdAt: startOf(s.sessionId) ?? Math.floor(s.mtimeMs),
           lastActiveAt: Math.floor(s.mtimeMs),
         });
+        if ((meta.source ?? null) === null && stores.sessions.get(s.sessionId)?.title === null) {
+          const prompt = readFirstPrompt(first?.file ?? "");
+          const title = prompt === undefined ? "" : fallbackTitle(prompt);
+          if (title !== "") stores.sessions.setTitle(s.sessionId, title);
+        }
         stores.traceCache.recordSession({ sessionId: s.sessionId, projectId, agentId, source: meta.source ?? null, fileCount: s.files.length, mtimeMs: s.mtimeMs });
         for (const f of stats) {
           if (f.stat !== undefined) stores.traceCache.recordFile({ path: f.file, sessionId: s.sessionId, fileIndex: f.index, size: f.stat.size, mtimeMs: f.stat.mtimeMs });

@@ -7,7 +7,7 @@
  */
 import { closeSync, openSync, readdirSync, readSync } from "node:fs";
 import { agentPaths, parseTraceText, PROJECT_OR_AGENT_ID, sessionTraceFiles, type ProjectPaths } from "@penguin/core";
-import { sessionMetaOf, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
+import { findMarkers, isCompleteModel, sessionMetaOf, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
 
 const CHUNK = 64 * 1024;
 const MAX_FIRST_LINE = 16 * 1024 * 1024;
@@ -48,6 +48,47 @@ export function readSessionMeta(file: string): SessionMetaPayload | undefined {
   if (line === undefined) return undefined;
   const m = parseTraceText(`${line}\n`).messages[0];
   return m === undefined ? undefined : sessionMetaOf(m);
+}
+
+/** How much of a trace's start `readFirstPrompt` reads: the first prompt is near the top. */
+const FIRST_PROMPT_WINDOW = 1024 * 1024;
+
+/**
+ * The first thing a person asked in a trace (a user text not written by the harness, with
+ * harness blocks such as skills or goal rounds cut out), from the first MiB of the file;
+ * undefined when there is none there. Used to title sessions started outside the server.
+ */
+export function readFirstPrompt(file: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch {
+    return undefined;
+  }
+  let text: string;
+  try {
+    const buf = Buffer.allocUnsafe(FIRST_PROMPT_WINDOW);
+    const n = readSync(fd, buf, 0, FIRST_PROMPT_WINDOW, 0);
+    const chunk = buf.subarray(0, n);
+    const lastNewline = chunk.lastIndexOf(10);
+    text = chunk.subarray(0, lastNewline + 1).toString("utf8");
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+  for (const m of parseTraceText(text).messages) {
+    if (!isCompleteModel(m) || m.payload.type !== "text" || m.payload.role !== "user" || m.payload.sender === "harness") continue;
+    let rest = "";
+    let at = 0;
+    for (const block of findMarkers(m.payload.text)) {
+      rest += m.payload.text.slice(at, block.start);
+      at = block.end;
+    }
+    rest = (rest + m.payload.text.slice(at)).trim();
+    if (rest !== "") return rest;
+  }
+  return undefined;
 }
 
 export interface NumberedMessage {

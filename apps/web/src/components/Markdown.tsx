@@ -1,61 +1,51 @@
 /**
  * Markdown rendering for assistant text: GitHub-flavoured (tables, task lists,
- * strikethrough, autolinks) through react-markdown + remark-gfm, with fenced code handed to
- * CodeBlock (lazy shiki). Raw HTML in the text is not rendered (react-markdown's default),
- * and links open in a new tab without giving it our window.
+ * strikethrough, autolinks) through micromark and its GFM extension, which turn the text
+ * into HTML with any raw HTML in it escaped (micromark's default), so the result is safe to
+ * inject. Links then open in a new tab without giving it our window, and each fenced block
+ * becomes a CodeBlock (lazy shiki, copy button), mounted in place of micromark's <pre>.
+ *
+ * Streaming text re-renders as it grows; the HTML is rebuilt only when the text changed.
  */
-import { memo, type ReactNode } from "react";
-import ReactMarkdown, { type Components } from "react-markdown";
-import remarkGfm from "remark-gfm";
+import { createEffect, onCleanup } from "solid-js";
+import { render } from "solid-js/web";
+import { micromark } from "micromark";
+import { gfm, gfmHtml } from "micromark-extension-gfm";
 import { CodeBlock } from "./CodeBlock";
 
-interface HastLike {
-  type: string;
-  value?: unknown;
-  tagName?: string;
-  properties?: Record<string, unknown>;
-  children?: unknown[];
+const extensions = [gfm()];
+const htmlExtensions = [gfmHtml()];
+
+export function markdownToHtml(text: string): string {
+  return micromark(text, { extensions, htmlExtensions });
 }
 
-function isHast(v: unknown): v is HastLike {
-  return typeof v === "object" && v !== null && "type" in v && typeof v.type === "string";
-}
-
-function textOf(node: unknown): string {
-  if (!isHast(node)) return "";
-  if (node.type === "text" && typeof node.value === "string") return node.value;
-  return (node.children ?? []).map(textOf).join("");
-}
-
-function languageOfClass(className: unknown): string | undefined {
-  const list = Array.isArray(className) ? className : typeof className === "string" ? className.split(" ") : [];
-  for (const c of list) if (typeof c === "string" && c.startsWith("language-")) return c.slice("language-".length);
+function languageOfClass(className: string): string | undefined {
+  for (const c of className.split(" ")) if (c.startsWith("language-")) return c.slice("language-".length);
   return undefined;
 }
 
-const components: Components = {
-  pre({ node, children }): ReactNode {
-    let code: HastLike | undefined;
-    for (const c of node?.children ?? []) if (isHast(c) && c.type === "element" && c.tagName === "code") code = c;
-    if (code === undefined) return <pre>{children}</pre>;
-    const text = textOf(code).replace(/\n$/, "");
-    return <CodeBlock code={text} lang={languageOfClass(code.properties?.className)} />;
-  },
-  a({ href, children }) {
-    return (
-      <a href={href} target="_blank" rel="noreferrer noopener">
-        {children}
-      </a>
-    );
-  },
-};
-
-export const Markdown = memo(function Markdown({ text }: { text: string }) {
-  return (
-    <div className="markdown">
-      <ReactMarkdown remarkPlugins={[remarkGfm]} components={components}>
-        {text}
-      </ReactMarkdown>
-    </div>
-  );
-});
+export function Markdown(props: { text: string }) {
+  let box!: HTMLDivElement;
+  createEffect(() => {
+    box.innerHTML = markdownToHtml(props.text);
+    for (const a of box.querySelectorAll("a")) {
+      a.target = "_blank";
+      a.rel = "noreferrer noopener";
+    }
+    const blocks: (() => void)[] = [];
+    for (const code of box.querySelectorAll("pre > code")) {
+      const pre = code.parentElement;
+      if (pre === null) continue;
+      const source = (code.textContent ?? "").replace(/\n$/, "");
+      const lang = languageOfClass(code.className);
+      const host = document.createElement("div");
+      pre.replaceWith(host);
+      blocks.push(render(() => <CodeBlock code={source} lang={lang} />, host));
+    }
+    onCleanup(() => {
+      for (const dispose of blocks) dispose();
+    });
+  });
+  return <div class="markdown" ref={box} />;
+}

@@ -1,11 +1,11 @@
 /**
- * A small React wrapper around uPlot (time series, ~23 KB gzip, loaded only by the pages
+ * A small Solid wrapper around uPlot (time series, ~23 KB gzip, loaded only by the pages
  * that chart): builds the plot once per series layout, feeds new data with `setData`, and
  * follows its container's width (ResizeObserver), so charts fit a 390 px phone. Axis and
  * grid colours follow the theme. The chart has an accessible name; the same figures are
  * given as text (cards, tables) on every page that uses it.
  */
-import { useEffect, useRef } from "react";
+import { createEffect, on, onCleanup } from "solid-js";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 
@@ -44,65 +44,71 @@ function padded(_u: uPlot, min: number | null, max: number | null): [number | nu
   return [min - pad, max + pad];
 }
 
-export function UPlotChart({ title, x, series, height = 220, time = true, y2Label, y2Range, xLabel }: UPlotChartProps) {
-  const box = useRef<HTMLDivElement>(null);
-  const plot = useRef<uPlot | undefined>(undefined);
-  const layout = `${time}|${y2Range?.join("-") ?? ""}|${series.map((s) => `${s.label}:${s.bars === true}:${s.scale ?? "y"}`).join(",")}`;
+export function UPlotChart(props: UPlotChartProps) {
+  let box!: HTMLDivElement;
+  let plot: uPlot | undefined;
+  const height = () => props.height ?? 220;
+  const time = () => props.time ?? true;
+  const layout = () => `${time()}|${props.y2Range?.join("-") ?? ""}|${height()}|${props.series.map((s) => `${s.label}:${s.bars === true}:${s.scale ?? "y"}`).join(",")}`;
+  const data = (): uPlot.AlignedData => [props.x, ...props.series.map((s) => s.values)];
 
-  useEffect(() => {
-    const el = box.current;
-    if (el === null) return;
-    const dark = isDark();
-    const axisStroke = dark ? "#cbd5e1" : "#475569";
-    const grid = { stroke: dark ? "#1e293b" : "#e2e8f0", width: 1 };
-    const hasY2 = series.some((s) => s.scale === "y2");
-    const opts: uPlot.Options = {
-      width: Math.max(200, el.clientWidth),
-      height,
-      scales: {
-        x: { time, range: padded },
-        y: { auto: true, range: (_u, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] },
-        ...(hasY2 ? { y2: y2Range !== undefined ? { auto: false, range: y2Range } : { auto: true } } : {}),
-      },
-      axes: [
-        { stroke: axisStroke, grid, ...(xLabel !== undefined ? { label: xLabel } : {}) },
-        { stroke: axisStroke, grid, size: 60 },
-        ...(hasY2 ? [{ scale: "y2", side: 1, stroke: axisStroke, grid: { show: false }, size: 60, ...(y2Label !== undefined ? { label: y2Label } : {}) }] : []),
-      ],
-      series: [
-        {},
-        ...series.map((s) => ({
-          label: s.label,
-          stroke: s.color,
-          width: 2,
-          scale: s.scale ?? "y",
-          ...(s.bars === true ? { fill: `${s.color}66`, paths: uPlot.paths.bars?.({ size: [0.7, 40] }), points: { show: false } } : { points: { show: x.length < 60 } }),
-          ...(s.format !== undefined ? { value: (_u: uPlot, v: number | null) => (v === null ? "—" : (s.format?.(v) ?? String(v))) } : {}),
-        })),
-      ],
-      legend: { live: true },
-    };
-    const u = new uPlot(opts, [x, ...series.map((s) => s.values)], el);
-    plot.current = u;
-    const ro = new ResizeObserver(() => u.setSize({ width: Math.max(200, el.clientWidth), height }));
-    ro.observe(el);
-    return () => {
-      ro.disconnect();
-      u.destroy();
-      plot.current = undefined;
-    };
-    // Rebuilt only when the layout changes (the `layout` key covers `series` and `time`);
-    // data updates go through setData below.
-  }, [layout, height]);
+  // Rebuilt only when the layout changes (the key covers the series, `time` and the height);
+  // data updates go through setData below.
+  createEffect(
+    on(layout, () => {
+      const el = box;
+      const { series, x, y2Label, y2Range, xLabel } = props;
+      const h = height();
+      const dark = isDark();
+      const axisStroke = dark ? "#cbd5e1" : "#475569";
+      const grid = { stroke: dark ? "#1e293b" : "#e2e8f0", width: 1 };
+      const hasY2 = series.some((s) => s.scale === "y2");
+      const opts: uPlot.Options = {
+        width: Math.max(200, el.clientWidth),
+        height: h,
+        scales: {
+          x: { time: time(), range: padded },
+          y: { auto: true, range: (_u, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] },
+          ...(hasY2 ? { y2: y2Range !== undefined ? { auto: false, range: y2Range } : { auto: true } } : {}),
+        },
+        axes: [
+          { stroke: axisStroke, grid, ...(xLabel !== undefined ? { label: xLabel } : {}) },
+          { stroke: axisStroke, grid, size: 60 },
+          ...(hasY2 ? [{ scale: "y2", side: 1, stroke: axisStroke, grid: { show: false }, size: 60, ...(y2Label !== undefined ? { label: y2Label } : {}) }] : []),
+        ],
+        series: [
+          {},
+          ...series.map((s) => ({
+            label: s.label,
+            stroke: s.color,
+            width: 2,
+            scale: s.scale ?? "y",
+            ...(s.bars === true ? { fill: `${s.color}66`, paths: uPlot.paths.bars?.({ size: [0.7, 40] }), points: { show: false } } : { points: { show: x.length < 60 } }),
+            ...(s.format !== undefined ? { value: (_u: uPlot, v: number | null) => (v === null ? "—" : (s.format?.(v) ?? String(v))) } : {}),
+          })),
+        ],
+        legend: { live: true },
+      };
+      const u = new uPlot(opts, data(), el);
+      plot = u;
+      const ro = new ResizeObserver(() => u.setSize({ width: Math.max(200, el.clientWidth), height: h }));
+      ro.observe(el);
+      onCleanup(() => {
+        ro.disconnect();
+        u.destroy();
+        plot = undefined;
+      });
+    }),
+  );
 
-  useEffect(() => {
-    plot.current?.setData([x, ...series.map((s) => s.values)]);
-  }, [x, series]);
+  createEffect(
+    on(data, (d) => plot?.setData(d), { defer: true }),
+  );
 
   return (
-    <figure className="min-w-0">
-      <figcaption className="mb-1 text-sm font-medium">{title}</figcaption>
-      <div ref={box} role="img" aria-label={title} className="w-full" />
+    <figure class="min-w-0">
+      <figcaption class="mb-1 text-sm font-medium">{props.title}</figcaption>
+      <div ref={box} role="img" aria-label={props.title} class="w-full" />
     </figure>
   );
 }

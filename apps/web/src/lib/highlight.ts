@@ -82,6 +82,23 @@ async function highlighter(): Promise<HighlighterCore> {
   return core;
 }
 
+/** Recent results, so a block re-mounted while its message streams shows highlighted at once. */
+const recent = new Map<string, string>();
+const RECENT_LIMIT = 200;
+
+/** The HTML `highlight` produced for this code before, if it is still remembered. */
+export function highlightedBefore(code: string, lang: string): string | undefined {
+  return recent.get(`${lang}\u0000${code}`);
+}
+
+function remember(code: string, lang: string, html: string): void {
+  recent.set(`${lang}\u0000${code}`, html);
+  if (recent.size > RECENT_LIMIT) {
+    const oldest = recent.keys().next();
+    if (oldest.done !== true) recent.delete(oldest.value);
+  }
+}
+
 /** Highlighted HTML for `code`, or undefined when the language is unknown or loading failed. */
 export async function highlight(code: string, lang: string | undefined): Promise<string | undefined> {
   const name = languageOf(lang);
@@ -96,7 +113,9 @@ export async function highlight(code: string, lang: string | undefined): Promise
       loaded.set(name, ready);
     }
     await ready;
-    return h.codeToHtml(code, { lang: name, themes: { light: "github-light", dark: "github-dark" }, defaultColor: "light" });
+    const html = h.codeToHtml(code, { lang: name, themes: { light: "github-light", dark: "github-dark" }, defaultColor: "light" });
+    remember(code, name, html);
+    return html;
   } catch {
     return undefined;
   }

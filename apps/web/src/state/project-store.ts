@@ -3,8 +3,11 @@
  * The choice of project persists in localStorage; by default it is the user's own
  * `<uid>-default_project` (or `<uid>_default_project`), else the first visible one.
  * `reloadModels()` is called after the Models page saves, so pickers elsewhere stay current.
+ *
+ * A module-level Solid store; agents and projects are reconciled by id so rows that did not
+ * change keep their identity (and their DOM) across reloads.
  */
-import { create } from "zustand";
+import { createStore, reconcile } from "solid-js/store";
 import { errorText } from "../api/http";
 import { getModels } from "../api/models";
 import { listAgents, listProjects } from "../api/projects";
@@ -12,17 +15,16 @@ import type { AgentInfo, ModelTable, Project } from "../api/types";
 
 const KEY = "penguin.project";
 
-interface ProjectState {
+export interface ProjectState {
   projects: Project[];
   projectId: string | undefined;
   agents: AgentInfo[];
   models: ModelTable | undefined;
   error: string | undefined;
-  load(userId: string): Promise<void>;
-  select(projectId: string): Promise<void>;
-  reloadAgents(): Promise<void>;
-  reloadModels(): Promise<void>;
 }
+
+const [project, setProject] = createStore<ProjectState>({ projects: [], projectId: undefined, agents: [], models: undefined, error: undefined });
+export { project };
 
 function pick(projects: Project[], userId: string): string | undefined {
   let saved: string | null = null;
@@ -36,55 +38,52 @@ function pick(projects: Project[], userId: string): string | undefined {
   return own?.projectId ?? projects.find((p) => p.ownerUserId === userId)?.projectId ?? projects[0]?.projectId;
 }
 
-export const useProject = create<ProjectState>((set, get) => ({
-  projects: [],
-  projectId: undefined,
-  agents: [],
-  models: undefined,
-  error: undefined,
-  async load(userId) {
-    try {
-      const projects = await listProjects();
-      const projectId = pick(projects, userId);
-      set({ projects, error: undefined });
-      if (projectId !== undefined) await get().select(projectId);
-    } catch (e) {
-      set({ error: errorText(e) });
-    }
-  },
-  async select(projectId) {
-    try {
-      localStorage.setItem(KEY, projectId);
-    } catch {
-      // not persisted
-    }
-    set({ projectId, agents: [], models: undefined });
-    await Promise.all([get().reloadAgents(), get().reloadModels()]);
-  },
-  async reloadAgents() {
-    const projectId = get().projectId;
-    if (projectId === undefined) return;
-    try {
-      const agents = await listAgents(projectId);
-      if (get().projectId === projectId) set({ agents });
-    } catch (e) {
-      set({ error: errorText(e) });
-    }
-  },
-  async reloadModels() {
-    const projectId = get().projectId;
-    if (projectId === undefined) return;
-    try {
-      const models = await getModels(projectId);
-      if (get().projectId === projectId) set({ models });
-    } catch (e) {
-      set({ error: errorText(e) });
-    }
-  },
-}));
+export async function loadProjects(userId: string): Promise<void> {
+  try {
+    const projects = await listProjects();
+    const projectId = pick(projects, userId);
+    setProject("projects", reconcile(projects, { key: "projectId" }));
+    setProject("error", undefined);
+    if (projectId !== undefined) await selectProject(projectId);
+  } catch (e) {
+    setProject("error", errorText(e));
+  }
+}
+
+export async function selectProject(projectId: string): Promise<void> {
+  try {
+    localStorage.setItem(KEY, projectId);
+  } catch {
+    // not persisted
+  }
+  setProject({ projectId, agents: [], models: undefined });
+  await Promise.all([reloadAgents(), reloadModels()]);
+}
+
+export async function reloadAgents(): Promise<void> {
+  const projectId = project.projectId;
+  if (projectId === undefined) return;
+  try {
+    const agents = await listAgents(projectId);
+    if (project.projectId === projectId) setProject("agents", reconcile(agents, { key: "agentId" }));
+  } catch (e) {
+    setProject("error", errorText(e));
+  }
+}
+
+export async function reloadModels(): Promise<void> {
+  const projectId = project.projectId;
+  if (projectId === undefined) return;
+  try {
+    const models = await getModels(projectId);
+    if (project.projectId === projectId) setProject("models", models);
+  } catch (e) {
+    setProject("error", errorText(e));
+  }
+}
 
 /** True when the signed-in user may edit the project's models, vault and agents. */
-export function canEditProject(projects: Project[], projectId: string | undefined): boolean {
+export function canEditProject(projects: readonly Project[], projectId: string | undefined): boolean {
   const p = projects.find((x) => x.projectId === projectId);
   return p !== undefined && (p.role === "owner" || p.role === "admin");
 }

@@ -5,10 +5,11 @@
  * `resync_required` (or a reconnect the server could not replay) reloads the whole list.
  * Grouping (by workspace or by agent) and which sessions to show (the person's own, the
  * subagents' child sessions, or the archived ones) are view choices kept here so they
- * survive navigation. The server announces no child session (they are indexed as a parent
+ * survive navigation. A module-level Solid store: rows are reconciled by id, so a patch
+ * re-renders only the row it touches. The server announces no child session (they are indexed as a parent
  * runs), so while subagents are shown the list reloads when a session goes idle.
  */
-import { create } from "zustand";
+import { createStore, produce, reconcile } from "solid-js/store";
 import { errorText, notifyUnauthorized } from "../api/http";
 import { getSession, listSessions, type SessionCategory } from "../api/sessions";
 import { openSse, type SseConnection } from "../api/sse";
@@ -20,89 +21,101 @@ export type Grouping = "workspace" | "agent";
 export type ListView = "active" | "subagent" | "archived";
 export const LIST_VIEWS: readonly ListView[] = ["active", "subagent", "archived"];
 
-interface SessionListState {
+export interface SessionListState {
   sessions: SessionSummary[];
   loading: boolean;
   error: string | undefined;
   grouping: Grouping;
   view: ListView;
-  load(projectId: string, agentIds: string[]): Promise<void>;
-  setGrouping(g: Grouping): void;
-  setView(v: ListView): void;
-  upsert(s: SessionSummary): void;
-  patch(id: string, patch: Partial<SessionSummary>): void;
-  remove(id: string): void;
-  apply(e: ServerEvent): void;
 }
 
 let lastLoad: { projectId: string; agentIds: string[] } | undefined;
 
-export const useSessionList = create<SessionListState>((set, get) => ({
-  sessions: [],
-  loading: false,
-  error: undefined,
-  grouping: "workspace",
-  view: "active",
-  async load(projectId, agentIds) {
-    lastLoad = { projectId, agentIds };
-    set({ loading: true });
-    try {
-      const view = get().view;
-      const categories: SessionCategory[] = view === "active" ? ["active"] : ["active", view];
-      const lists = await Promise.all(agentIds.flatMap((a) => categories.map((c) => listSessions(projectId, a, c))));
-      if (lastLoad?.projectId !== projectId) return;
-      const byId = new Map<string, SessionSummary>();
-      for (const s of lists.flat()) byId.set(s.id, s);
-      set({ sessions: sortSessions([...byId.values()]), loading: false, error: undefined });
-    } catch (e) {
-      set({ loading: false, error: errorText(e) });
-    }
-  },
-  setGrouping(grouping) {
-    set({ grouping });
-  },
-  setView(view) {
-    set({ view });
-    if (lastLoad !== undefined) void get().load(lastLoad.projectId, lastLoad.agentIds);
-  },
-  upsert(s) {
-    set((st) => ({ sessions: sortSessions([s, ...st.sessions.filter((x) => x.id !== s.id)]) }));
-  },
-  patch(id, patch) {
-    set((st) => ({ sessions: st.sessions.map((s) => (s.id === id ? { ...s, ...patch } : s)) }));
-  },
-  remove(id) {
-    set((st) => ({ sessions: st.sessions.filter((s) => s.id !== id) }));
-  },
-  apply(e) {
-    switch (e.type) {
-      case "session_created":
-      case "session_updated":
-        void getSession(e.sessionId).then(
-          (s) => {
-            if (s !== undefined && s.projectId === lastLoad?.projectId) get().upsert(s);
-          },
-          () => undefined,
-        );
-        return;
-      case "session_state":
-        get().patch(e.sessionId, { state: e.state, ...(e.state === "running" ? { lastActiveAt: Date.now() } : {}) });
-        if (e.state === "idle" && get().view === "subagent" && lastLoad !== undefined) void get().load(lastLoad.projectId, lastLoad.agentIds);
-        return;
-      case "session_title":
-        if (e.sessionId !== undefined) get().patch(e.sessionId, { title: e.title });
-        return;
-      case "session_deleted":
-        get().remove(e.sessionId);
-        return;
-      case "resync_required":
-        if (lastLoad !== undefined) void get().load(lastLoad.projectId, lastLoad.agentIds);
-        return;
-      default:
-        return;
-    }
-  },
-}));
+const [sessionList, setSessionList] = createStore<SessionListState>({ sessions: [], loading: false, error: undefined, grouping: "workspace", view: "active" });
+export { sessionList };
+
+/** Replaces the list, keeping unchanged rows (keyed by id) as they were. */
+function setSessions(list: SessionSummary[]): void {
+  setSessionList("sessions", reconcile(sortSessions(list), { key: "id" }));
+}
+
+export async function loadSessions(projectId: string, agentIds: string[]): Promise<void> {
+  lastLoad = { projectId, agentIds };
+  setSessionList("loading", true);
+  try {
+    const view = sessionList.view;
+    const categories: SessionCategory[] = view === "active" ? ["active"] : ["active", view];
+    const lists = await Promise.all(agentIds.flatMap((a) => categories.map((c) => listSessions(projectId, a, c))));
+    if (lastLoad?.projectId !== projectId) return;
+    const byId = new Map<string, SessionSummary>();
+    for (const s of lists.flat()) byId.set(s.id, s);
+    setSessions([...byId.values()]);
+    setSessionList({ loading: false, error: undefined });
+  } catch (e) {
+    setSessionList({ loading: false, error: errorText(e) });
+  }
+}
+
+function reload(): void {
+  if (lastLoad !== undefined) void loadSessions(lastLoad.projectId, lastLoad.agentIds);
+}
+
+export function setGrouping(grouping: Grouping): void {
+  setSessionList("grouping", grouping);
+}
+
+export function setListView(view: ListView): void {
+  setSessionList("view", view);
+  reload();
+}
+
+export function upsertSession(s: SessionSummary): void {
+  setSessions([s, ...sessionList.sessions.filter((x) => x.id !== s.id).map((x) => ({ ...x }))]);
+}
+
+export function patchSession(id: string, patch: Partial<SessionSummary>): void {
+  setSessionList("sessions", (s) => s.id === id, patch);
+}
+
+export function removeSession(id: string): void {
+  setSessionList(
+    "sessions",
+    produce((list) => {
+      const at = list.findIndex((s) => s.id === id);
+      if (at >= 0) list.splice(at, 1);
+    }),
+  );
+}
+
+/** Applies one server event of the user's stream to the list. */
+export function applyUserEvent(e: ServerEvent): void {
+  switch (e.type) {
+    case "session_created":
+    case "session_updated":
+      void getSession(e.sessionId).then(
+        (s) => {
+          if (s !== undefined && s.projectId === lastLoad?.projectId) upsertSession(s);
+        },
+        () => undefined,
+      );
+      return;
+    case "session_state":
+      patchSession(e.sessionId, { state: e.state, ...(e.state === "running" ? { lastActiveAt: Date.now() } : {}) });
+      if (e.state === "idle" && sessionList.view === "subagent") reload();
+      return;
+    case "session_title":
+      if (e.sessionId !== undefined) patchSession(e.sessionId, { title: e.title });
+      return;
+    case "session_deleted":
+      removeSession(e.sessionId);
+      return;
+    case "resync_required":
+      reload();
+      return;
+    default:
+      return;
+  }
+}
 
 /** The sessions a view shows (the store holds the person's own sessions beside the view's). */
 export function sessionsInView(sessions: readonly SessionSummary[], view: ListView): SessionSummary[] {
@@ -114,6 +127,14 @@ export function sessionsInView(sessions: readonly SessionSummary[], view: ListVi
     case "archived":
       return sessions.filter((s) => s.archived);
   }
+}
+
+/** True when the search text (any case, any of its words) is in the session's label, agent or workspace. */
+export function matchesSearch(s: SessionSummary, search: string): boolean {
+  const words = search.toLowerCase().split(/\s+/).filter((w) => w !== "");
+  if (words.length === 0) return true;
+  const haystack = `${sessionLabel(s)} ${s.agentId} ${s.workspace ?? ""}`.toLowerCase();
+  return words.every((w) => haystack.includes(w));
 }
 
 /** What the list calls a session: its title, else (a subagent's child) its id's tail. */
@@ -132,7 +153,7 @@ export function followUserEvents(): SseConnection {
     url: "/api/events",
     onFrame(frame) {
       const e = decodeFrame(frame);
-      if (e?.kind === "server") useSessionList.getState().apply(e.event);
+      if (e?.kind === "server") applyUserEvent(e.event);
     },
     onClosed({ status }) {
       if (status === 401) notifyUnauthorized();

@@ -1,9 +1,10 @@
 /**
  * The colour theme: light, dark, or follow the system. Kept in localStorage (so it applies
  * before the first paint, without a round trip) and applied as the `dark` class on <html>,
- * which Tailwind's `dark:` variant keys on (src/styles.css).
+ * which Tailwind's `dark:` variant keys on (src/styles.css). A module-level signal: the
+ * settings page reads `theme()` and calls `setTheme`.
  */
-import { create } from "zustand";
+import { createSignal } from "solid-js";
 
 export type Theme = "light" | "dark" | "system";
 const KEY = "penguin.theme";
@@ -27,29 +28,24 @@ export function applyTheme(theme: Theme): void {
   document.documentElement.style.colorScheme = dark ? "dark" : "light";
 }
 
-interface ThemeState {
-  theme: Theme;
-  setTheme(theme: Theme): void;
-}
+const [theme, setThemeSignal] = createSignal<Theme>(stored());
+export { theme };
 
-export const useTheme = create<ThemeState>((set) => ({
-  theme: stored(),
-  setTheme(theme) {
-    try {
-      localStorage.setItem(KEY, theme);
-    } catch {
-      // private mode: the choice lasts for this page only
-    }
-    applyTheme(theme);
-    set({ theme });
-  },
-}));
+export function setTheme(next: Theme): void {
+  try {
+    localStorage.setItem(KEY, next);
+  } catch {
+    // private mode: the choice lasts for this page only
+  }
+  applyTheme(next);
+  setThemeSignal(next);
+}
 
 /** Applies the stored theme now and follows system changes while the theme is `system`. */
 export function bootTheme(): void {
-  applyTheme(useTheme.getState().theme);
+  applyTheme(theme());
   if (typeof matchMedia !== "function") return;
   matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
-    if (useTheme.getState().theme === "system") applyTheme("system");
+    if (theme() === "system") applyTheme("system");
   });
 }

@@ -73,7 +73,7 @@ export class TraceStore extends Effect.Service<TraceStore>()("penguin/TraceStore
   scoped: Effect.gen(function* () {
     const config = yield* TraceStoreConfig;
     const appended = yield* PubSub.unbounded<PositionedEnvelope>();
-    const writers = new Map<string, { writer: TraceWriter; lastStampMs: number; lastPosition: TracePosition | undefined }>();
+    const writers = new Map<string, { writer: TraceWriter; clock: { ms: number }; lastStampMs: number; lastPosition: TracePosition | undefined }>();
     const folds = new SessionFolds(config.snapshotEvery === undefined ? {} : { snapshotEvery: config.snapshotEvery });
     yield* Effect.addFinalizer(() => Effect.sync(() => {
       for (const { writer } of writers.values()) writer.close();
@@ -94,9 +94,12 @@ export class TraceStore extends Effect.Service<TraceStore>()("penguin/TraceStore
       if (date === undefined) return yield* new SessionNotFound({ sessionId, message: `"${sessionId}" is not a session id (expected session-YYYY-MM-DD-HH-mm-ss-<8hex>)` });
       writers.get(sessionId)?.writer.close();
       const existing = options.existing ?? false;
-      const writer = new TraceWriter({ fileFor: fileFor(sessionId, date), index: options.index ?? 1, meta, existing, toolsWritten: existing, fsync: config.fsync });
+      // The writer stamps every line it writes (headers included) with this clock reading,
+      // set from the Clock just before each append, and holds it at its last stamp if it goes back.
+      const clock = { ms: yield* Clock.currentTimeMillis };
+      const writer = new TraceWriter({ fileFor: fileFor(sessionId, date), index: options.index ?? 1, meta, existing, toolsWritten: existing, fsync: config.fsync, now: () => clock.ms });
       if (options.tools !== undefined) writer.setTools(options.tools);
-      const entry = { writer, lastStampMs: Number.NEGATIVE_INFINITY, lastPosition: undefined as TracePosition | undefined };
+      const entry = { writer, clock, lastStampMs: Number.NEGATIVE_INFINITY, lastPosition: undefined as TracePosition | undefined };
       writer.onAppend((envelope, position) => {
         entry.lastPosition = position;
         // Called synchronously by the writer after the write (and sync): an unbounded PubSub never suspends.
@@ -114,6 +117,7 @@ export class TraceStore extends Effect.Service<TraceStore>()("penguin/TraceStore
       const now = yield* Clock.currentTimeMillis;
       const stampMs = Math.max(now, entry.lastStampMs);
       entry.lastStampMs = stampMs;
+      entry.clock.ms = stampMs;
       const stamped = { ...envelope, timestamp: new Date(stampMs).toISOString() } as OmniMessage;
       entry.lastPosition = undefined;
       yield* Effect.try({

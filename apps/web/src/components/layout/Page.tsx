@@ -1,15 +1,15 @@
 /** A scrolling page body with a title row, used by every page but the chat. */
-import type { ReactNode } from "react";
+import type { JSX } from "solid-js";
 
-export function Page({ title, actions, children }: { title: string; actions?: ReactNode; children: ReactNode }) {
+export function Page(props: { title: string; actions?: JSX.Element; children: JSX.Element }) {
   return (
-    <main className="h-full overflow-y-auto">
-      <div className="mx-auto flex max-w-6xl flex-col gap-4 p-3 sm:p-6">
-        <div className="flex flex-wrap items-center gap-2">
-          <h1 className="flex-1 text-lg font-semibold">{title}</h1>
-          {actions}
+    <main class="h-full overflow-y-auto">
+      <div class="mx-auto flex max-w-6xl flex-col gap-4 p-3 sm:p-6">
+        <div class="flex flex-wrap items-center gap-2">
+          <h1 class="flex-1 text-lg font-semibold">{props.title}</h1>
+          {props.actions}
         </div>
-        {children}
+        {props.children}
       </div>
     </main>
   );

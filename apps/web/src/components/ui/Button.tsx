@@ -1,9 +1,10 @@
 /**
  * The app's button: four looks (primary, secondary, danger, ghost) and two sizes, always a
  * real <button> (type="button" unless told otherwise) so keyboard and screen readers get
- * native behaviour; the global focus ring shows where the keyboard is.
+ * native behaviour; the global focus ring shows where the keyboard is. `ref` lands on the
+ * <button> (a menu returns focus to its button).
  */
-import type { ButtonHTMLAttributes, Ref } from "react";
+import { splitProps, type JSX } from "solid-js";
 
 export type ButtonVariant = "primary" | "secondary" | "danger" | "ghost";
 
@@ -15,19 +16,18 @@ const LOOK: Record<ButtonVariant, string> = {
   ghost: "text-slate-700 hover:bg-slate-100 dark:text-slate-200 dark:hover:bg-slate-800",
 };
 
-export interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
-  /** React 19 passes `ref` as a prop: it lands on the <button> (a menu returns focus to its button). */
-  ref?: Ref<HTMLButtonElement>;
+export interface ButtonProps extends JSX.ButtonHTMLAttributes<HTMLButtonElement> {
   variant?: ButtonVariant;
   size?: "sm" | "md";
 }
 
-export function Button({ variant = "secondary", size = "md", className = "", type = "button", ...rest }: ButtonProps) {
-  const pad = size === "sm" ? "px-2 py-1 text-xs" : "px-3 py-1.5 text-sm";
+export function Button(props: ButtonProps) {
+  const [own, rest] = splitProps(props, ["variant", "size", "class", "type"]);
+  const pad = () => (own.size === "sm" ? "px-2 py-1 text-xs" : "px-3 py-1.5 text-sm");
   return (
     <button
-      type={type}
-      className={`inline-flex items-center justify-center gap-1 rounded-md font-medium transition-colors disabled:cursor-not-allowed disabled:opacity-70 ${pad} ${LOOK[variant]} ${className}`}
+      type={own.type ?? "button"}
+      class={`inline-flex items-center justify-center gap-1 rounded-md font-medium transition-colors disabled:cursor-not-allowed disabled:opacity-70 ${pad()} ${LOOK[own.variant ?? "secondary"]} ${own.class ?? ""}`}
       {...rest}
     />
   );

@@ -1,37 +1,38 @@
 /**
  * Labelled form controls: every input, textarea and select gets a visible <label> tied to
- * it by id (useId), an optional hint, and an error announced through aria-describedby, so
- * forms are usable with a screen reader and checkable by label in tests.
+ * it by id (createUniqueId), an optional hint, and an error announced through
+ * aria-describedby, so forms are usable with a screen reader and checkable by label in tests.
+ * Text controls take `onValue` (called on every input event) instead of a raw handler.
  */
-import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from "react";
+import { createUniqueId, For, Show, splitProps, type JSX } from "solid-js";
 
 const CONTROL =
   "w-full rounded-md border border-slate-300 bg-white px-2.5 py-1.5 text-sm text-slate-900 placeholder:text-slate-400 disabled:bg-slate-100 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100 dark:disabled:bg-slate-800";
 
 interface FieldShell {
-  label: ReactNode;
-  hint?: ReactNode;
+  label: JSX.Element;
+  hint?: JSX.Element;
   error?: string | undefined;
-  className?: string;
+  class?: string;
 }
 
-function Shell({ id, label, hint, error, className = "", children }: FieldShell & { id: string; children: ReactNode }) {
+function Shell(props: FieldShell & { id: string; children: JSX.Element }) {
   return (
-    <div className={`flex flex-col gap-1 ${className}`}>
-      <label htmlFor={id} className="text-xs font-medium text-slate-600 dark:text-slate-300">
-        {label}
+    <div class={`flex flex-col gap-1 ${props.class ?? ""}`}>
+      <label for={props.id} class="text-xs font-medium text-slate-600 dark:text-slate-300">
+        {props.label}
       </label>
-      {children}
-      {hint !== undefined && (
-        <p id={`${id}-hint`} className="text-xs text-slate-500 dark:text-slate-400">
-          {hint}
+      {props.children}
+      <Show when={props.hint !== undefined}>
+        <p id={`${props.id}-hint`} class="text-xs text-slate-500 dark:text-slate-400">
+          {props.hint}
         </p>
-      )}
-      {error !== undefined && (
-        <p id={`${id}-error`} role="alert" className="text-xs text-red-600 dark:text-red-400">
-          {error}
+      </Show>
+      <Show when={props.error !== undefined}>
+        <p id={`${props.id}-error`} role="alert" class="text-xs text-red-600 dark:text-red-400">
+          {props.error}
         </p>
-      )}
+      </Show>
     </div>
   );
 }
@@ -41,20 +42,38 @@ function describedBy(id: string, hint: unknown, error: unknown): string | undefi
   return ids.length === 0 ? undefined : ids.join(" ");
 }
 
-export function TextField({ label, hint, error, className, ...input }: FieldShell & InputHTMLAttributes<HTMLInputElement>) {
-  const id = useId();
+const SHELL_KEYS = ["label", "hint", "error", "class"] as const;
+
+export function TextField(props: FieldShell & Omit<JSX.InputHTMLAttributes<HTMLInputElement>, "onInput"> & { onValue?(v: string): void }) {
+  const [shell, own, input] = splitProps(props, SHELL_KEYS, ["onValue"]);
+  const id = createUniqueId();
   return (
-    <Shell id={id} label={label} hint={hint} error={error} className={className}>
-      <input id={id} className={CONTROL} aria-invalid={error !== undefined} aria-describedby={describedBy(id, hint, error)} {...input} />
+    <Shell id={id} label={shell.label} hint={shell.hint} error={shell.error} class={shell.class}>
+      <input
+        id={id}
+        class={CONTROL}
+        aria-invalid={shell.error !== undefined}
+        aria-describedby={describedBy(id, shell.hint, shell.error)}
+        onInput={(e) => own.onValue?.(e.currentTarget.value)}
+        {...input}
+      />
     </Shell>
   );
 }
 
-export function TextAreaField({ label, hint, error, className, ...input }: FieldShell & TextareaHTMLAttributes<HTMLTextAreaElement>) {
-  const id = useId();
+export function TextAreaField(props: FieldShell & Omit<JSX.TextareaHTMLAttributes<HTMLTextAreaElement>, "onInput"> & { onValue?(v: string): void }) {
+  const [shell, own, input] = splitProps(props, SHELL_KEYS, ["onValue"]);
+  const id = createUniqueId();
   return (
-    <Shell id={id} label={label} hint={hint} error={error} className={className}>
-      <textarea id={id} className={`${CONTROL} font-mono`} aria-invalid={error !== undefined} aria-describedby={describedBy(id, hint, error)} {...input} />
+    <Shell id={id} label={shell.label} hint={shell.hint} error={shell.error} class={shell.class}>
+      <textarea
+        id={id}
+        class={`${CONTROL} font-mono`}
+        aria-invalid={shell.error !== undefined}
+        aria-describedby={describedBy(id, shell.hint, shell.error)}
+        onInput={(e) => own.onValue?.(e.currentTarget.value)}
+        {...input}
+      />
     </Shell>
   );
 }
@@ -64,48 +83,42 @@ export interface Option<T extends string> {
   label: string;
 }
 
-export function SelectField<T extends string>({
-  label,
-  hint,
-  error,
-  className,
-  options,
-  value,
-  onValue,
-  ...select
-}: FieldShell & Omit<SelectHTMLAttributes<HTMLSelectElement>, "value" | "onChange"> & { options: readonly Option<T>[]; value: NoInfer<T> | ""; onValue(v: NoInfer<T>): void }) {
-  const id = useId();
+export function SelectField<T extends string>(
+  props: FieldShell & Omit<JSX.SelectHTMLAttributes<HTMLSelectElement>, "value" | "onChange"> & { options: readonly Option<T>[]; value: NoInfer<T> | ""; onValue(v: NoInfer<T>): void },
+) {
+  const [shell, own, select] = splitProps(props, SHELL_KEYS, ["options", "value", "onValue"]);
+  const id = createUniqueId();
   return (
-    <Shell id={id} label={label} hint={hint} error={error} className={className}>
+    <Shell id={id} label={shell.label} hint={shell.hint} error={shell.error} class={shell.class}>
       <select
         id={id}
-        className={CONTROL}
-        value={value}
-        aria-describedby={describedBy(id, hint, error)}
+        class={CONTROL}
+        value={own.value}
+        aria-describedby={describedBy(id, shell.hint, shell.error)}
         onChange={(e) => {
-          const hit = options.find((o) => o.value === e.target.value);
-          if (hit !== undefined) onValue(hit.value);
+          const value = e.currentTarget.value;
+          const hit = own.options.find((o) => o.value === value);
+          if (hit !== undefined) own.onValue(hit.value);
         }}
         {...select}
       >
-        {value === "" && <option value="">—</option>}
-        {options.map((o) => (
-          <option key={o.value} value={o.value}>
-            {o.label}
-          </option>
-        ))}
+        <Show when={own.value === ""}>
+          <option value="">—</option>
+        </Show>
+        <For each={own.options}>{(o) => <option value={o.value} selected={o.value === own.value}>{o.label}</option>}</For>
       </select>
     </Shell>
   );
 }
 
-export function CheckboxField({ label, className = "", ...input }: { label: ReactNode; className?: string } & InputHTMLAttributes<HTMLInputElement>) {
-  const id = useId();
+export function CheckboxField(props: { label: JSX.Element; class?: string } & Omit<JSX.InputHTMLAttributes<HTMLInputElement>, "onChange"> & { onChecked?(v: boolean): void }) {
+  const [own, input] = splitProps(props, ["label", "class", "onChecked"]);
+  const id = createUniqueId();
   return (
-    <div className={`flex items-center gap-2 ${className}`}>
-      <input id={id} type="checkbox" className="h-4 w-4 rounded border-slate-300" {...input} />
-      <label htmlFor={id} className="text-sm">
-        {label}
+    <div class={`flex items-center gap-2 ${own.class ?? ""}`}>
+      <input id={id} type="checkbox" class="h-4 w-4 rounded border-slate-300" onChange={(e) => own.onChecked?.(e.currentTarget.checked)} {...input} />
+      <label for={id} class="text-sm">
+        {own.label}
       </label>
     </div>
   );

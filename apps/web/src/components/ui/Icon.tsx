@@ -19,10 +19,10 @@ const PATHS: Record<IconName, string> = {
   subagent: "M5 3h2v9a3 3 0 003 3h7.2l-2.6-2.6L16 11l5 5-5 5-1.4-1.4 2.6-2.6H10a5 5 0 01-5-5V3z",
 };
 
-export function Icon({ name, className = "h-4 w-4" }: { name: IconName; className?: string }) {
+export function Icon(props: { name: IconName; class?: string }) {
   return (
-    <svg viewBox="0 0 24 24" aria-hidden="true" focusable="false" className={`inline-block shrink-0 fill-current ${className}`}>
-      <path d={PATHS[name]} />
+    <svg viewBox="0 0 24 24" aria-hidden="true" class={`inline-block shrink-0 fill-current ${props.class ?? "h-4 w-4"}`}>
+      <path d={PATHS[props.name]} />
     </svg>
   );
 }

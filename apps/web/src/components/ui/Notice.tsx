@@ -2,7 +2,7 @@
  * A one-line (or short) message strip: info, success, warning or error. Errors are
  * `role="alert"` so they are announced when they appear; the rest are `role="status"`.
  */
-import type { ReactNode } from "react";
+import type { JSX } from "solid-js";
 
 export type Tone = "info" | "success" | "warning" | "error";
 
@@ -13,10 +13,11 @@ const LOOK: Record<Tone, string> = {
   error: "border-red-200 bg-red-50 text-red-900 dark:border-red-900 dark:bg-red-950 dark:text-red-100",
 };
 
-export function Notice({ tone = "info", children, className = "" }: { tone?: Tone; children: ReactNode; className?: string }) {
+export function Notice(props: { tone?: Tone; children: JSX.Element; class?: string }) {
+  const tone = () => props.tone ?? "info";
   return (
-    <div role={tone === "error" ? "alert" : "status"} className={`rounded-md border px-3 py-2 text-sm ${LOOK[tone]} ${className}`}>
-      {children}
+    <div role={tone() === "error" ? "alert" : "status"} class={`rounded-md border px-3 py-2 text-sm ${LOOK[tone()]} ${props.class ?? ""}`}>
+      {props.children}
     </div>
   );
 }

@@ -7,8 +7,9 @@
  * server (kernel update, placeholders, reset, import) hand back the new text, which
  * replaces both the saved and the edited copy.
  */
-import { useEffect, useState } from "react";
-import { useNavigate, useParams } from "react-router";
+import { createEffect, createSignal, Match, on, onCleanup, Show, Switch } from "solid-js";
+import { createStore, reconcile } from "solid-js/store";
+import { useNavigate, useParams } from "@solidjs/router";
 import { getAgentConfig, putAgentConfig } from "../../api/agents";
 import { errorText } from "../../api/http";
 import { createAgent } from "../../api/projects";
@@ -19,7 +20,7 @@ import { SelectField, TextField } from "../../components/ui/Field";
 import { Notice } from "../../components/ui/Notice";
 import { Spinner } from "../../components/ui/Spinner";
 import { Tabs } from "../../components/ui/Tabs";
-import { canEditProject, useProject } from "../../state/project-store";
+import { canEditProject, project, reloadAgents } from "../../state/project-store";
 import { MemoryPanel } from "./MemoryPanel";
 import { OverviewPanel } from "./OverviewPanel";
 import { SkillsPanel } from "./SkillsPanel";
@@ -38,63 +39,36 @@ const TABS = [
   { id: "skills", label: "Skills" },
 ] as const;
 
+interface Files {
+  saved: AgentConfig | undefined;
+  draft: AgentConfig | undefined;
+}
+
 export default function AgentsPage() {
-  const { agentId: routeAgent } = useParams();
+  const params = useParams<{ agentId?: string }>();
   const navigate = useNavigate();
-  const { projectId, projects, agents, reloadAgents } = useProject();
-  const editable = canEditProject(projects, projectId);
-  const agentId = routeAgent ?? agents.find((a) => a.agentId === "default_agent")?.agentId ?? agents[0]?.agentId;
-  const [tab, setTab] = useState<Tab>("overview");
-  const [saved, setSaved] = useState<AgentConfig | undefined>(undefined);
-  const [draft, setDraft] = useState<AgentConfig | undefined>(undefined);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [newAgent, setNewAgent] = useState("");
+  const editable = () => canEditProject(project.projects, project.projectId);
+  const agentId = () => params.agentId ?? project.agents.find((a) => a.agentId === "default_agent")?.agentId ?? project.agents[0]?.agentId;
+  const [tab, setTab] = createSignal<Tab>("overview");
+  const [files, setFiles] = createStore<Files>({ saved: undefined, draft: undefined });
+  const [error, setError] = createSignal<string | undefined>(undefined);
+  const [newAgent, setNewAgent] = createSignal("");
+  const [reloads, setReloads] = createSignal(0);
 
-  const [reloads, setReloads] = useState(0);
-
-  useEffect(() => {
-    if (projectId === undefined || agentId === undefined) return;
-    let live = true;
-    setSaved(undefined);
-    setDraft(undefined);
-    getAgentConfig(projectId, agentId).then(
-      (c) => {
-        if (!live) return;
-        setSaved(c);
-        setDraft(c);
-      },
-      (e: unknown) => live && setError(errorText(e)),
-    );
-    return () => {
-      live = false;
-    };
-  }, [projectId, agentId, reloads]);
-
-  if (projectId === undefined || agentId === undefined) {
-    return (
-      <Page title="Agents">
-        <Spinner label="Loading agents" />
-      </Page>
-    );
-  }
-
-  const saveConfig = async (patch: Partial<AgentConfig>) => {
-    const next = await putAgentConfig(projectId, agentId, patch);
-    setSaved(next);
-    setDraft((d) => (d === undefined ? next : { ...d, ...patch }));
-  };
-
-  const create = async () => {
-    setError(undefined);
-    try {
-      await createAgent(projectId, newAgent.trim());
-      await reloadAgents();
-      navigate(`/agents/${encodeURIComponent(newAgent.trim())}`);
-      setNewAgent("");
-    } catch (e) {
-      setError(errorText(e));
-    }
-  };
+  createEffect(
+    on([() => project.projectId, agentId, reloads], ([projectId, agent]) => {
+      if (projectId === undefined || agent === undefined) return;
+      let live = true;
+      setFiles({ saved: undefined, draft: undefined });
+      getAgentConfig(projectId, agent).then(
+        (c) => {
+          if (live) setFiles({ saved: { ...c }, draft: { ...c } });
+        },
+        (e: unknown) => live && setError(errorText(e)),
+      );
+      onCleanup(() => (live = false));
+    }),
+  );
 
   /** The server changed the files: take its text (or reload both when none is given). */
   const onConfig = (c?: Partial<AgentConfig>) => {
@@ -102,77 +76,134 @@ export default function AgentsPage() {
       setReloads((n) => n + 1);
       return;
     }
-    setSaved((s) => (s === undefined ? s : { ...s, ...c }));
-    setDraft((d) => (d === undefined ? d : { ...d, ...c }));
+    if (files.saved !== undefined) setFiles("saved", c);
+    if (files.draft !== undefined) setFiles("draft", c);
   };
   const onSystemConfig = (systemConfig: string) => onConfig({ systemConfig });
 
   return (
-    <Page title="Agents">
-      <div className="flex flex-col gap-3 sm:flex-row sm:items-end">
-        <SelectField label="Agent" value={agentId} onValue={(a) => navigate(`/agents/${encodeURIComponent(a)}`)} options={agents.map((a) => ({ value: a.agentId, label: a.name ?? a.agentId }))} className="sm:w-64" />
-        {editable && (
-          <form
-            className="flex items-end gap-2"
-            onSubmit={(e) => {
-              e.preventDefault();
-              void create();
-            }}
-          >
-            <TextField label="New agent id" value={newAgent} onChange={(e) => setNewAgent(e.target.value)} pattern="[a-z][a-z0-9_]{1,63}" />
-            <Button type="submit" disabled={newAgent.trim() === ""}>
-              Create
-            </Button>
-          </form>
-        )}
-      </div>
-      {error !== undefined && <Notice tone="error">{error}</Notice>}
-      {!editable && <Notice>Only the project owner can change agents; you can read their configuration.</Notice>}
-      <Tabs label="Agent settings" tabs={TABS} value={tab} onChange={setTab}>
-        {draft === undefined || saved === undefined ? (
-          <Spinner label="Loading the agent" />
-        ) : tab === "overview" ? (
-          <OverviewPanel projectId={projectId} agentId={agentId} readOnly={!editable} onConfig={onConfig} />
-        ) : tab === "runtime" ? (
-          <TextFileEditor
-            label="system_config.yaml"
-            hint="The system prompt, model settings, compaction, memory, vault, skills, schedules and tools. Comments are kept."
-            value={draft.systemConfig}
-            saved={saved.systemConfig}
-            onChange={(v) => setDraft({ ...draft, systemConfig: v })}
-            onSave={() => saveConfig({ systemConfig: draft.systemConfig })}
-            readOnly={!editable}
-          />
-        ) : tab === "agents-md" ? (
-          <TextFileEditor
-            label="AGENTS.md"
-            hint="Standing instructions added to every session of this agent."
-            value={draft.agentsMd}
-            saved={saved.agentsMd}
-            onChange={(v) => setDraft({ ...draft, agentsMd: v })}
-            onSave={() => saveConfig({ agentsMd: draft.agentsMd })}
-            readOnly={!editable}
-          />
-        ) : tab === "memory" ? (
-          <MemoryPanel projectId={projectId} agentId={agentId} readOnly={!editable} systemConfig={saved.systemConfig} onConfig={onSystemConfig} />
-        ) : tab === "tools" ? (
-          <div className="flex flex-col gap-4">
-            <ToolsPanel projectId={projectId} agentId={agentId} yaml={draft.systemConfig} savedYaml={saved.systemConfig} onYaml={(v) => setDraft({ ...draft, systemConfig: v })} readOnly={!editable} />
-            {draft.systemConfig !== saved.systemConfig && editable && (
-              <div className="flex items-center gap-2">
-                <Notice tone="warning">The configuration has unsaved changes.</Notice>
-                <Button variant="primary" onClick={() => void saveConfig({ systemConfig: draft.systemConfig }).catch((e: unknown) => setError(errorText(e)))}>
-                  Save configuration
-                </Button>
-              </div>
-            )}
-          </div>
-        ) : tab === "vault" ? (
-          <VaultPanel projectId={projectId} agentId={agentId} readOnly={!editable} systemConfig={saved.systemConfig} onConfig={onSystemConfig} />
-        ) : (
-          <SkillsPanel projectId={projectId} agentId={agentId} readOnly={!editable} />
-        )}
-      </Tabs>
-    </Page>
+    <Show
+      when={project.projectId !== undefined && agentId() !== undefined}
+      fallback={
+        <Page title="Agents">
+          <Show when={project.models !== undefined && project.agents.length === 0} fallback={<Spinner label="Loading agents" />}>
+            <Notice>This project has no agents yet.</Notice>
+          </Show>
+        </Page>
+      }
+    >
+      <AgentView />
+    </Show>
   );
+
+  function AgentView() {
+    const projectId = () => project.projectId ?? "";
+    const agent = () => agentId() ?? "";
+
+    const saveConfig = async (patch: Partial<AgentConfig>) => {
+      const next = await putAgentConfig(projectId(), agent(), patch);
+      setFiles("saved", reconcile({ ...next }));
+      if (files.draft === undefined) setFiles("draft", { ...next });
+      else setFiles("draft", patch);
+    };
+
+    const create = async () => {
+      setError(undefined);
+      const id = newAgent().trim();
+      try {
+        await createAgent(projectId(), id);
+        await reloadAgents();
+        navigate(`/agents/${encodeURIComponent(id)}`);
+        setNewAgent("");
+      } catch (e) {
+        setError(errorText(e));
+      }
+    };
+
+    return (
+      <Page title="Agents">
+        <div class="flex flex-col gap-3 sm:flex-row sm:items-end">
+          <SelectField label="Agent" value={agent()} onValue={(a) => navigate(`/agents/${encodeURIComponent(a)}`)} options={project.agents.map((a) => ({ value: a.agentId, label: a.name ?? a.agentId }))} class="sm:w-64" />
+          <Show when={editable()}>
+            <form
+              class="flex items-end gap-2"
+              onSubmit={(e) => {
+                e.preventDefault();
+                void create();
+              }}
+            >
+              <TextField label="New agent id" value={newAgent()} onValue={setNewAgent} pattern="[a-z][a-z0-9_]{1,63}" />
+              <Button type="submit" disabled={newAgent().trim() === ""}>
+                Create
+              </Button>
+            </form>
+          </Show>
+        </div>
+        <Show when={error()}>{(text) => <Notice tone="error">{text()}</Notice>}</Show>
+        <Show when={!editable()}>
+          <Notice>Only the project owner can change agents; you can read their configuration.</Notice>
+        </Show>
+        <Tabs label="Agent settings" tabs={TABS} value={tab()} onChange={setTab}>
+          <Show when={files.draft !== undefined && files.saved !== undefined} fallback={<Spinner label="Loading the agent" />}>
+            <Switch>
+              <Match when={tab() === "overview"}>
+                <OverviewPanel projectId={projectId()} agentId={agent()} readOnly={!editable()} onConfig={onConfig} />
+              </Match>
+              <Match when={tab() === "runtime"}>
+                <TextFileEditor
+                  label="system_config.yaml"
+                  hint="The system prompt, model settings, compaction, memory, vault, skills, schedules and tools. Comments are kept."
+                  value={files.draft?.systemConfig ?? ""}
+                  saved={files.saved?.systemConfig ?? ""}
+                  onChange={(v) => setFiles("draft", "systemConfig", v)}
+                  onSave={() => saveConfig({ systemConfig: files.draft?.systemConfig ?? "" })}
+                  readOnly={!editable()}
+                />
+              </Match>
+              <Match when={tab() === "agents-md"}>
+                <TextFileEditor
+                  label="AGENTS.md"
+                  hint="Standing instructions added to every session of this agent."
+                  value={files.draft?.agentsMd ?? ""}
+                  saved={files.saved?.agentsMd ?? ""}
+                  onChange={(v) => setFiles("draft", "agentsMd", v)}
+                  onSave={() => saveConfig({ agentsMd: files.draft?.agentsMd ?? "" })}
+                  readOnly={!editable()}
+                />
+              </Match>
+              <Match when={tab() === "memory"}>
+                <MemoryPanel projectId={projectId()} agentId={agent()} readOnly={!editable()} systemConfig={files.saved?.systemConfig ?? ""} onConfig={onSystemConfig} />
+              </Match>
+              <Match when={tab() === "tools"}>
+                <div class="flex flex-col gap-4">
+                  <ToolsPanel
+                    projectId={projectId()}
+                    agentId={agent()}
+                    yaml={files.draft?.systemConfig ?? ""}
+                    savedYaml={files.saved?.systemConfig ?? ""}
+                    onYaml={(v) => setFiles("draft", "systemConfig", v)}
+                    readOnly={!editable()}
+                  />
+                  <Show when={files.draft?.systemConfig !== files.saved?.systemConfig && editable()}>
+                    <div class="flex items-center gap-2">
+                      <Notice tone="warning">The configuration has unsaved changes.</Notice>
+                      <Button variant="primary" onClick={() => void saveConfig({ systemConfig: files.draft?.systemConfig ?? "" }).catch((e: unknown) => setError(errorText(e)))}>
+                        Save configuration
+                      </Button>
+                    </div>
+                  </Show>
+                </div>
+              </Match>
+              <Match when={tab() === "vault"}>
+                <VaultPanel projectId={projectId()} agentId={agent()} readOnly={!editable()} systemConfig={files.saved?.systemConfig ?? ""} onConfig={onSystemConfig} />
+              </Match>
+              <Match when={tab() === "skills"}>
+                <SkillsPanel projectId={projectId()} agentId={agent()} readOnly={!editable()} />
+              </Match>
+            </Switch>
+          </Show>
+        </Tabs>
+      </Page>
+    );
+  }
 }

@@ -5,7 +5,8 @@
  * session would and lists its tools). The new entry is saved with the config, where the
  * server validates the whole file.
  */
-import { useState } from "react";
+import { createSignal, For, Show } from "solid-js";
+import { createStore } from "solid-js/store";
 import { testMcp } from "../../api/agents";
 import { errorText } from "../../api/http";
 import type { McpTestResult } from "../../api/types";
@@ -14,22 +15,28 @@ import { SelectField, TextField } from "../../components/ui/Field";
 import { Notice } from "../../components/ui/Notice";
 import { addMcpServer, listMcpServers, mcpConfigOf, type McpServerForm } from "./mcp-yaml";
 
-export function McpPanel({ projectId, agentId, yaml, onYaml, readOnly }: { projectId: string; agentId: string; yaml: string; onYaml(v: string): void; readOnly: boolean }) {
-  const [form, setForm] = useState<McpServerForm>({ name: "", transport: "stdio", command: "", args: [], url: "" });
-  const [argsText, setArgsText] = useState("");
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [result, setResult] = useState<McpTestResult | undefined>(undefined);
-  const [testing, setTesting] = useState(false);
-  const servers = listMcpServers(yaml);
-  const current: McpServerForm = { ...form, args: argsText.split(/\s+/).filter((a) => a !== "") };
-  const complete = current.name !== "" && (current.transport === "http" ? current.url !== "" : current.command !== "");
+const BLANK: McpServerForm = { name: "", transport: "stdio", command: "", args: [], url: "" };
+
+export function McpPanel(props: { projectId: string; agentId: string; yaml: string; onYaml(v: string): void; readOnly: boolean }) {
+  const [form, setForm] = createStore<McpServerForm>({ ...BLANK });
+  const [argsText, setArgsText] = createSignal("");
+  const [error, setError] = createSignal<string | undefined>(undefined);
+  const [result, setResult] = createSignal<McpTestResult | undefined>(undefined);
+  const [testing, setTesting] = createSignal(false);
+  const servers = () => listMcpServers(props.yaml);
+  const current = (): McpServerForm => ({ name: form.name, transport: form.transport, command: form.command, url: form.url, args: argsText().split(/\s+/).filter((a) => a !== "") });
+  const complete = () => {
+    const c = current();
+    return c.name !== "" && (c.transport === "http" ? c.url !== "" : c.command !== "");
+  };
 
   const test = async () => {
     setError(undefined);
     setResult(undefined);
     setTesting(true);
+    const c = current();
     try {
-      setResult(await testMcp(projectId, agentId, { name: current.name, config: mcpConfigOf(current) }));
+      setResult(await testMcp(props.projectId, props.agentId, { name: c.name, config: mcpConfigOf(c) }));
     } catch (e) {
       setError(errorText(e));
     } finally {
@@ -40,8 +47,8 @@ export function McpPanel({ projectId, agentId, yaml, onYaml, readOnly }: { proje
   const add = () => {
     setError(undefined);
     try {
-      onYaml(addMcpServer(yaml, current));
-      setForm({ name: "", transport: "stdio", command: "", args: [], url: "" });
+      props.onYaml(addMcpServer(props.yaml, current()));
+      setForm({ ...BLANK });
       setArgsText("");
     } catch (e) {
       setError(errorText(e));
@@ -49,78 +56,88 @@ export function McpPanel({ projectId, agentId, yaml, onYaml, readOnly }: { proje
   };
 
   return (
-    <div className="flex flex-col gap-3">
-      <p className="text-sm text-slate-600 dark:text-slate-400">
+    <div class="flex flex-col gap-3">
+      <p class="text-sm text-slate-600 dark:text-slate-400">
         The builtin tools are always available. MCP servers add their tools as <code>mcp__&lt;name&gt;__&lt;tool&gt;</code>. Changes are saved with the runtime configuration (Save below).
       </p>
       <section aria-labelledby="mcp-list">
-        <h3 id="mcp-list" className="mb-1 text-sm font-semibold">
+        <h3 id="mcp-list" class="mb-1 text-sm font-semibold">
           MCP servers
         </h3>
-        {servers.length === 0 ? <p className="text-sm text-slate-500">None configured.</p> : (
-          <ul className="flex flex-wrap gap-2">
-            {servers.map((s) => (
-              <li key={s} className="rounded bg-slate-100 px-2 py-0.5 font-mono text-xs dark:bg-slate-800">
-                {s}
-              </li>
-            ))}
+        <Show when={servers().length > 0} fallback={<p class="text-sm text-slate-500">None configured.</p>}>
+          <ul class="flex flex-wrap gap-2">
+            <For each={servers()}>{(s) => <li class="rounded bg-slate-100 px-2 py-0.5 font-mono text-xs dark:bg-slate-800">{s}</li>}</For>
           </ul>
-        )}
+        </Show>
       </section>
-      {!readOnly && (
-        <section aria-labelledby="mcp-add" className="rounded-md border border-slate-200 p-3 dark:border-slate-800">
-          <h3 id="mcp-add" className="mb-2 text-sm font-semibold">
+      <Show when={!props.readOnly}>
+        <section aria-labelledby="mcp-add" class="rounded-md border border-slate-200 p-3 dark:border-slate-800">
+          <h3 id="mcp-add" class="mb-2 text-sm font-semibold">
             Add an MCP server
           </h3>
-          <div className="grid grid-cols-1 gap-2 sm:grid-cols-2">
-            <TextField label="Name" value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
-            <SelectField label="Transport" value={form.transport} onValue={(t) => setForm({ ...form, transport: t })} options={[{ value: "stdio", label: "stdio (a command)" }, { value: "http", label: "HTTP (a URL)" }]} />
-            {form.transport === "stdio" ? (
-              <>
-                <TextField label="Command" value={form.command} onChange={(e) => setForm({ ...form, command: e.target.value })} placeholder="npx" />
-                <TextField label="Arguments (space separated)" value={argsText} onChange={(e) => setArgsText(e.target.value)} />
-              </>
-            ) : (
-              <TextField label="URL" type="url" value={form.url} onChange={(e) => setForm({ ...form, url: e.target.value })} className="sm:col-span-2" />
-            )}
+          <div class="grid grid-cols-1 gap-2 sm:grid-cols-2">
+            <TextField label="Name" value={form.name} onValue={(v) => setForm("name", v)} />
+            <SelectField
+              label="Transport"
+              value={form.transport}
+              onValue={(t) => setForm("transport", t)}
+              options={[
+                { value: "stdio", label: "stdio (a command)" },
+                { value: "http", label: "HTTP (a URL)" },
+              ]}
+            />
+            <Show when={form.transport === "stdio"} fallback={<TextField label="URL" type="url" value={form.url} onValue={(v) => setForm("url", v)} class="sm:col-span-2" />}>
+              <TextField label="Command" value={form.command} onValue={(v) => setForm("command", v)} placeholder="npx" />
+              <TextField label="Arguments (space separated)" value={argsText()} onValue={setArgsText} />
+            </Show>
           </div>
-          <div className="mt-2 flex gap-2">
-            <Button onClick={() => void test()} disabled={!complete || testing}>
-              {testing ? "Connecting…" : "Test connection"}
+          <div class="mt-2 flex gap-2">
+            <Button onClick={() => void test()} disabled={!complete() || testing()}>
+              {testing() ? "Connecting…" : "Test connection"}
             </Button>
-            <Button variant="primary" onClick={add} disabled={!complete}>
+            <Button variant="primary" onClick={add} disabled={!complete()}>
               Add to configuration
             </Button>
           </div>
-          {error !== undefined && <Notice tone="error" className="mt-2">{error}</Notice>}
-          {result !== undefined && <McpResult result={result} />}
+          <Show when={error()}>
+            {(e) => (
+              <Notice tone="error" class="mt-2">
+                {e()}
+              </Notice>
+            )}
+          </Show>
+          <Show when={result()}>{(r) => <McpResult result={r()} />}</Show>
         </section>
-      )}
+      </Show>
     </div>
   );
 }
 
-function McpResult({ result }: { result: McpTestResult }) {
-  const how = `${result.transport}, ${result.durationMs} ms`;
-  if (!result.ok) {
-    return (
-      <Notice tone="error" className="mt-2">
-        Could not connect ({how}): {result.error ?? "no answer"}
-      </Notice>
-    );
-  }
+function McpResult(props: { result: McpTestResult }) {
+  const how = () => `${props.result.transport}, ${props.result.durationMs} ms`;
   return (
-    <Notice tone="success" className="mt-2">
-      <p>
-        Connected ({how}): {result.tools.length} tool{result.tools.length === 1 ? "" : "s"}.
-      </p>
-      <ul aria-label="MCP tools" className="mt-1 max-h-48 overflow-auto text-xs">
-        {result.tools.map((t) => (
-          <li key={t.name}>
-            <span className="font-mono">{t.name}</span> <span className="text-slate-500">({t.permission === "r" ? "read" : "read-write"})</span> {t.description.split("\n")[0]}
-          </li>
-        ))}
-      </ul>
-    </Notice>
+    <Show
+      when={props.result.ok}
+      fallback={
+        <Notice tone="error" class="mt-2">
+          Could not connect ({how()}): {props.result.error ?? "no answer"}
+        </Notice>
+      }
+    >
+      <Notice tone="success" class="mt-2">
+        <p>
+          Connected ({how()}): {props.result.tools.length} tool{props.result.tools.length === 1 ? "" : "s"}.
+        </p>
+        <ul aria-label="MCP tools" class="mt-1 max-h-48 overflow-auto text-xs">
+          <For each={props.result.tools}>
+            {(t) => (
+              <li>
+                <span class="font-mono">{t.name}</span> <span class="text-slate-500">({t.permission === "r" ? "read" : "read-write"})</span> {t.description.split("\n")[0]}
+              </li>
+            )}
+          </For>
+        </ul>
+      </Notice>
+    </Show>
   );
 }

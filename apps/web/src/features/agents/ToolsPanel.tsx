@@ -4,7 +4,7 @@
  * configured ones as the server reads them (secrets as key names only) and the form that
  * adds one and tests its connection (McpPanel).
  */
-import { useEffect, useState } from "react";
+import { createEffect, createSignal, For, on, onCleanup, Show } from "solid-js";
 import { getAgentTools } from "../../api/agents";
 import { errorText } from "../../api/http";
 import type { AgentTools } from "../../api/types";
@@ -13,76 +13,86 @@ import { Spinner } from "../../components/ui/Spinner";
 import { formatDuration } from "../../lib/format";
 import { McpPanel } from "./McpPanel";
 
-export function ToolsPanel({ projectId, agentId, yaml, savedYaml, onYaml, readOnly }: { projectId: string; agentId: string; yaml: string; savedYaml: string; onYaml(v: string): void; readOnly: boolean }) {
-  const [tools, setTools] = useState<AgentTools | undefined>(undefined);
-  const [error, setError] = useState<string | undefined>(undefined);
+export function ToolsPanel(props: { projectId: string; agentId: string; yaml: string; savedYaml: string; onYaml(v: string): void; readOnly: boolean }) {
+  const [tools, setTools] = createSignal<AgentTools | undefined>(undefined);
+  const [error, setError] = createSignal<string | undefined>(undefined);
 
-  useEffect(() => {
-    let live = true;
-    setError(undefined);
-    getAgentTools(projectId, agentId).then(
-      (t) => live && setTools(t),
-      (e: unknown) => live && setError(errorText(e)),
-    );
-    return () => {
-      live = false;
-    };
-  }, [projectId, agentId, savedYaml]);
+  createEffect(
+    on([() => props.projectId, () => props.agentId, () => props.savedYaml], ([projectId, agentId]) => {
+      let live = true;
+      setError(undefined);
+      getAgentTools(projectId, agentId).then(
+        (t) => live && setTools(t),
+        (e: unknown) => live && setError(errorText(e)),
+      );
+      onCleanup(() => (live = false));
+    }),
+  );
 
   return (
-    <div className="flex flex-col gap-5">
+    <div class="flex flex-col gap-5">
       <section aria-labelledby="tools-builtin">
-        <h3 id="tools-builtin" className="mb-2 text-sm font-semibold">
+        <h3 id="tools-builtin" class="mb-2 text-sm font-semibold">
           Builtin tools
         </h3>
-        {error !== undefined && <Notice tone="error">{error}</Notice>}
-        {tools === undefined && error === undefined && <Spinner label="Loading the tools" />}
-        {tools !== undefined && (
-          <div className="overflow-x-auto">
-            <table className="w-full text-left text-sm">
-              <caption className="sr-only">Builtin tools of this agent</caption>
-              <thead className="text-xs text-slate-500">
-                <tr>
-                  <th className="py-1 pr-3">Tool</th>
-                  <th className="py-1 pr-3">Access</th>
-                  <th className="py-1 pr-3">Timeout</th>
-                  <th className="py-1">What it does</th>
-                </tr>
-              </thead>
-              <tbody>
-                {tools.builtin.map((t) => (
-                  <tr key={t.name} className="border-t border-slate-200 align-top dark:border-slate-800">
-                    <td className="py-1 pr-3 font-mono text-xs whitespace-nowrap">{t.name}</td>
-                    <td className="py-1 pr-3 text-xs">{t.permission === "r" ? "read" : "read-write"}</td>
-                    <td className="py-1 pr-3 text-xs whitespace-nowrap tabular-nums">{formatDuration(t.timeoutMs)}</td>
-                    <td className="py-1 text-xs text-slate-600 dark:text-slate-400">
-                      {t.description.split("\n")[0]}
-                      {t.condition !== undefined && <span className="ml-1 rounded bg-slate-100 px-1 dark:bg-slate-800">for {t.condition}</span>}
-                    </td>
+        <Show when={error()}>{(e) => <Notice tone="error">{e()}</Notice>}</Show>
+        <Show when={tools() === undefined && error() === undefined}>
+          <Spinner label="Loading the tools" />
+        </Show>
+        <Show when={tools()}>
+          {(t) => (
+            <div class="overflow-x-auto">
+              <table class="w-full text-left text-sm">
+                <caption class="sr-only">Builtin tools of this agent</caption>
+                <thead class="text-xs text-slate-500">
+                  <tr>
+                    <th class="py-1 pr-3">Tool</th>
+                    <th class="py-1 pr-3">Access</th>
+                    <th class="py-1 pr-3">Timeout</th>
+                    <th class="py-1">What it does</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+                </thead>
+                <tbody>
+                  <For each={t().builtin}>
+                    {(tool) => (
+                      <tr class="border-t border-slate-200 align-top dark:border-slate-800">
+                        <td class="py-1 pr-3 font-mono text-xs whitespace-nowrap">{tool.name}</td>
+                        <td class="py-1 pr-3 text-xs">{tool.permission === "r" ? "read" : "read-write"}</td>
+                        <td class="py-1 pr-3 text-xs whitespace-nowrap tabular-nums">{formatDuration(tool.timeoutMs)}</td>
+                        <td class="py-1 text-xs text-slate-600 dark:text-slate-400">
+                          {tool.description.split("\n")[0]}
+                          <Show when={tool.condition}>{(c) => <span class="ml-1 rounded bg-slate-100 px-1 dark:bg-slate-800">for {c()}</span>}</Show>
+                        </td>
+                      </tr>
+                    )}
+                  </For>
+                </tbody>
+              </table>
+            </div>
+          )}
+        </Show>
       </section>
-      {tools !== undefined && tools.mcp.length > 0 && (
+      <Show when={(tools()?.mcp.length ?? 0) > 0}>
         <section aria-labelledby="tools-mcp-configured">
-          <h3 id="tools-mcp-configured" className="mb-2 text-sm font-semibold">
+          <h3 id="tools-mcp-configured" class="mb-2 text-sm font-semibold">
             Configured MCP servers
           </h3>
-          <ul className="flex flex-col gap-1 text-sm">
-            {tools.mcp.map((m) => (
-              <li key={m.name} className="rounded-md border border-slate-200 px-2 py-1 dark:border-slate-800">
-                <span className="font-mono">{m.name}</span> <span className="text-xs text-slate-500">· {m.transport} · permission {m.permission}</span>
-                <div className="truncate font-mono text-xs text-slate-600 dark:text-slate-400">{m.url ?? [m.command, ...m.args].join(" ")}</div>
-                {(m.envKeys.length > 0 || m.headerKeys.length > 0) && <div className="text-xs text-slate-500">{[...m.envKeys.map((k) => `env ${k}`), ...m.headerKeys.map((k) => `header ${k}`)].join(", ")}</div>}
-              </li>
-            ))}
+          <ul class="flex flex-col gap-1 text-sm">
+            <For each={tools()?.mcp ?? []}>
+              {(m) => (
+                <li class="rounded-md border border-slate-200 px-2 py-1 dark:border-slate-800">
+                  <span class="font-mono">{m.name}</span> <span class="text-xs text-slate-500">· {m.transport} · permission {m.permission}</span>
+                  <div class="truncate font-mono text-xs text-slate-600 dark:text-slate-400">{m.url ?? [m.command, ...m.args].join(" ")}</div>
+                  <Show when={m.envKeys.length > 0 || m.headerKeys.length > 0}>
+                    <div class="text-xs text-slate-500">{[...m.envKeys.map((k) => `env ${k}`), ...m.headerKeys.map((k) => `header ${k}`)].join(", ")}</div>
+                  </Show>
+                </li>
+              )}
+            </For>
           </ul>
         </section>
-      )}
-      <McpPanel projectId={projectId} agentId={agentId} yaml={yaml} onYaml={onYaml} readOnly={readOnly} />
+      </Show>
+      <McpPanel projectId={props.projectId} agentId={props.agentId} yaml={props.yaml} onYaml={(v) => props.onYaml(v)} readOnly={props.readOnly} />
     </div>
   );
 }

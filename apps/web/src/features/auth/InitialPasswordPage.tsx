@@ -6,12 +6,12 @@ import { PasswordForm } from "./PasswordForm";
 
 export default function InitialPasswordPage() {
   return (
-    <main className="flex min-h-full items-center justify-center bg-slate-50 p-4 dark:bg-slate-950">
-      <section aria-labelledby="initial-pw" className="w-full max-w-sm rounded-xl border border-slate-200 bg-white p-6 shadow-sm dark:border-slate-800 dark:bg-slate-900">
-        <h1 id="initial-pw" className="mb-1 text-lg font-semibold">
+    <main class="flex min-h-full items-center justify-center bg-slate-50 p-4 dark:bg-slate-950">
+      <section aria-labelledby="initial-pw" class="w-full max-w-sm rounded-xl border border-slate-200 bg-white p-6 shadow-sm dark:border-slate-800 dark:bg-slate-900">
+        <h1 id="initial-pw" class="mb-1 text-lg font-semibold">
           Choose a new password
         </h1>
-        <p className="mb-4 text-sm text-slate-600 dark:text-slate-400">You signed in with the initial password. Set your own to continue.</p>
+        <p class="mb-4 text-sm text-slate-600 dark:text-slate-400">You signed in with the initial password. Set your own to continue.</p>
         <PasswordForm submitLabel="Set password and continue" />
       </section>
     </main>

@@ -9,8 +9,8 @@
  * the agent, just use the level for their session). The first message may already be a
  * goal (the composer's goal panel or `/goal`; send-plan.ts decides).
  */
-import { useEffect, useMemo, useRef, useState } from "react";
-import { useNavigate } from "react-router";
+import { createEffect, createMemo, createSignal, on, onCleanup, Show } from "solid-js";
+import { useNavigate } from "@solidjs/router";
 import { getAgentThinkingLevel, listInstalledSkills, setAgentThinkingLevel } from "../../api/agents";
 import { errorText } from "../../api/http";
 import { getChatDefaults } from "../../api/projects";
@@ -19,8 +19,8 @@ import { APPROVAL_MODES, THINKING_LEVELS, type ApprovalMode, type InstalledSkill
 import { Button } from "../../components/ui/Button";
 import { SelectField, TextField } from "../../components/ui/Field";
 import { Notice } from "../../components/ui/Notice";
-import { canEditProject, useProject } from "../../state/project-store";
-import { useSessionList } from "../../state/session-list-store";
+import { canEditProject, project } from "../../state/project-store";
+import { upsertSession } from "../../state/session-list-store";
 import { Composer, EMPTY_DRAFT, type Draft } from "./Composer";
 import { planSend } from "./send-plan";
 import { slashItems } from "./slash-commands";
@@ -30,95 +30,93 @@ const refKey = (provider: string, modelId: string) => `${provider}\u0000${modelI
 
 export function DraftView() {
   const navigate = useNavigate();
-  const { projectId, projects, agents, models } = useProject();
-  const [agentId, setAgentId] = useState("");
-  const [workspace, setWorkspace] = useState("");
-  const [model, setModel] = useState("");
-  const [thinking, setThinking] = useState<ThinkingLevel>("medium");
-  const [approval, setApproval] = useState<ApprovalMode>("allow-all");
-  const [draft, setDraft] = useState<Draft>(EMPTY_DRAFT);
-  const [picking, setPicking] = useState(false);
-  const [skills, setSkills] = useState<InstalledSkill[]>([]);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [sending, setSending] = useState(false);
-  const modelRef = useRef<HTMLDivElement>(null);
+  const [agentId, setAgentId] = createSignal("");
+  const [workspace, setWorkspace] = createSignal("");
+  const [model, setModel] = createSignal("");
+  const [thinking, setThinking] = createSignal<ThinkingLevel>("medium");
+  const [approval, setApproval] = createSignal<ApprovalMode>("allow-all");
+  const [draft, setDraft] = createSignal<Draft>(EMPTY_DRAFT);
+  const [picking, setPicking] = createSignal(false);
+  const [skills, setSkills] = createSignal<InstalledSkill[]>([]);
+  const [error, setError] = createSignal<string | undefined>(undefined);
+  const [sending, setSending] = createSignal(false);
+  let modelBox!: HTMLDivElement;
 
-  useEffect(() => {
-    if (projectId === undefined) return;
-    let live = true;
-    getChatDefaults(projectId).then(
-      (d) => {
-        if (!live) return;
-        if (d.agentId !== undefined) setAgentId(d.agentId);
-        if (d.workspace !== undefined) setWorkspace(d.workspace);
-        if (d.approvalMode !== undefined) setApproval(d.approvalMode);
+  createEffect(
+    on(
+      () => project.projectId,
+      (projectId) => {
+        if (projectId === undefined) return;
+        let live = true;
+        getChatDefaults(projectId).then(
+          (d) => {
+            if (!live) return;
+            if (d.agentId !== undefined) setAgentId(d.agentId);
+            if (d.workspace !== undefined) setWorkspace(d.workspace);
+            if (d.approvalMode !== undefined) setApproval(d.approvalMode);
+          },
+          () => undefined,
+        );
+        onCleanup(() => (live = false));
       },
-      () => undefined,
-    );
-    return () => {
-      live = false;
-    };
-  }, [projectId]);
+    ),
+  );
 
-  useEffect(() => {
-    if (agentId === "" || !agents.some((a) => a.agentId === agentId)) {
+  createEffect(() => {
+    const agents = project.agents;
+    const current = agentId();
+    if (current === "" || !agents.some((a) => a.agentId === current)) {
       const first = agents.find((a) => a.agentId === "default_agent") ?? agents[0];
       if (first !== undefined) setAgentId(first.agentId);
     }
-  }, [agents, agentId]);
+  });
 
-  useEffect(() => {
-    if (models === undefined || model !== "") return;
+  createEffect(() => {
+    const models = project.models;
+    if (models === undefined || model() !== "") return;
     const d = models.defaultModel ?? models.models[0];
     if (d !== undefined && d !== null) setModel(refKey(d.provider, d.modelId));
-  }, [models, model]);
+  });
 
-  useEffect(() => {
-    if (projectId === undefined || agentId === "") return;
-    let live = true;
-    getAgentThinkingLevel(projectId, agentId).then(
-      (level) => live && level !== undefined && setThinking(level),
-      () => undefined,
-    );
-    return () => {
-      live = false;
-    };
-  }, [projectId, agentId]);
+  createEffect(
+    on([() => project.projectId, agentId], ([projectId, agent]) => {
+      if (projectId === undefined || agent === "") return;
+      let live = true;
+      getAgentThinkingLevel(projectId, agent).then(
+        (level) => {
+          if (live && level !== undefined) setThinking(level);
+        },
+        () => undefined,
+      );
+      listInstalledSkills(projectId, agent).then(
+        (list) => live && setSkills(list),
+        () => live && setSkills([]),
+      );
+      onCleanup(() => (live = false));
+    }),
+  );
 
   const pickThinking = (level: ThinkingLevel) => {
     setThinking(level);
-    if (projectId === undefined || agentId === "" || !canEditProject(projects, projectId)) return;
-    setAgentThinkingLevel(projectId, agentId, level).catch((e: unknown) => setError(`The thinking level was not saved to the agent: ${errorText(e)}`));
+    const projectId = project.projectId;
+    if (projectId === undefined || agentId() === "" || !canEditProject(project.projects, projectId)) return;
+    setAgentThinkingLevel(projectId, agentId(), level).catch((e: unknown) => setError(`The thinking level was not saved to the agent: ${errorText(e)}`));
   };
 
-  useEffect(() => {
-    if (projectId === undefined || agentId === "") return;
-    let live = true;
-    listInstalledSkills(projectId, agentId).then(
-      (s) => live && setSkills(s),
-      () => live && setSkills([]),
-    );
-    return () => {
-      live = false;
-    };
-  }, [projectId, agentId]);
-
-  const modelOptions = useMemo(
-    () => (models?.models ?? []).map((m) => ({ value: refKey(m.provider, m.modelId), label: `${m.displayName ?? m.modelId} (${m.provider})` })),
-    [models],
-  );
-  const slash = useMemo(() => slashItems(skills), [skills]);
-  const chosen = models?.models.find((m) => refKey(m.provider, m.modelId) === model);
+  const modelOptions = createMemo(() => (project.models?.models ?? []).map((m) => ({ value: refKey(m.provider, m.modelId), label: `${m.displayName ?? m.modelId} (${m.provider})` })));
+  const slash = createMemo(() => slashItems(skills()));
+  const chosen = () => project.models?.models.find((m) => refKey(m.provider, m.modelId) === model());
 
   const send = async () => {
+    const projectId = project.projectId;
     if (projectId === undefined) return;
-    const plan = planSend(draft, slash);
+    const plan = planSend(draft(), slash());
     setError(undefined);
     if (plan.kind === "model") {
-      const hit = modelOptions.find((o) => plan.arg !== "" && o.label.toLowerCase().includes(plan.arg.toLowerCase()));
+      const hit = modelOptions().find((o) => plan.arg !== "" && o.label.toLowerCase().includes(plan.arg.toLowerCase()));
       if (hit !== undefined) setModel(hit.value);
       setDraft(EMPTY_DRAFT);
-      modelRef.current?.querySelector("select")?.focus();
+      modelBox.querySelector("select")?.focus();
       return;
     }
     if (plan.kind === "compact") {
@@ -129,19 +127,20 @@ export function DraftView() {
       setError(plan.message);
       return;
     }
-    if (chosen === undefined) {
+    const picked = chosen();
+    if (picked === undefined) {
       setError("Add a model on the Models page first.");
       return;
     }
     const { items, goal } = plan;
     setSending(true);
     try {
-      const input: Parameters<typeof createSession>[2] = { provider: chosen.provider, modelId: chosen.modelId, approvalMode: approval };
-      if (workspace.trim() !== "") input.workspace = workspace.trim();
-      const session = await createSession(projectId, agentId, input);
-      await patchSession(session.id, { thinkingLevel: thinking }).catch(() => undefined);
-      await postTask(session.id, items, { thinkingLevel: thinking, ...(goal === undefined ? {} : { goal }) });
-      useSessionList.getState().upsert({ ...session, state: "running", thinkingLevel: thinking, lastActiveAt: Date.now() });
+      const input: Parameters<typeof createSession>[2] = { provider: picked.provider, modelId: picked.modelId, approvalMode: approval() };
+      if (workspace().trim() !== "") input.workspace = workspace().trim();
+      const session = await createSession(projectId, agentId(), input);
+      await patchSession(session.id, { thinkingLevel: thinking() }).catch(() => undefined);
+      await postTask(session.id, items, { thinkingLevel: thinking(), ...(goal === undefined ? {} : { goal }) });
+      upsertSession({ ...session, state: "running", thinkingLevel: thinking(), lastActiveAt: Date.now() });
       navigate(`/chat/${encodeURIComponent(session.id)}`);
     } catch (e) {
       setError(errorText(e));
@@ -150,37 +149,39 @@ export function DraftView() {
   };
 
   return (
-    <div className="flex h-full flex-col items-center justify-center overflow-auto px-3 py-6">
-      <div className="flex w-full max-w-3xl flex-col gap-4">
-        <h1 className="text-center text-xl font-semibold">What should the agent do?</h1>
-        <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3">
-          <SelectField label="Agent" value={agentId} onValue={setAgentId} options={agents.map((a) => ({ value: a.agentId, label: a.name ?? a.agentId }))} />
-          <div ref={modelRef}>
-            <SelectField label="Model" value={model} onValue={setModel} options={modelOptions} hint={modelOptions.length === 0 ? "No models yet: add one on the Models page." : undefined} />
+    <div class="flex h-full flex-col items-center justify-center overflow-auto px-3 py-6">
+      <div class="flex w-full max-w-3xl flex-col gap-4">
+        <h1 class="text-center text-xl font-semibold">What should the agent do?</h1>
+        <div class="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3">
+          <SelectField label="Agent" value={agentId()} onValue={setAgentId} options={project.agents.map((a) => ({ value: a.agentId, label: a.name ?? a.agentId }))} />
+          <div ref={modelBox}>
+            <SelectField label="Model" value={model()} onValue={setModel} options={modelOptions()} hint={modelOptions().length === 0 ? "No models yet: add one on the Models page." : undefined} />
           </div>
-          <SelectField label="Thinking level" value={thinking} onValue={pickThinking} options={THINKING_LEVELS.map((l) => ({ value: l, label: l }))} />
-          <SelectField label="Approval mode" value={approval} onValue={setApproval} options={APPROVAL_MODES.map((m) => ({ value: m, label: m }))} />
-          <div className="flex items-end gap-2 sm:col-span-2">
-            <TextField className="flex-1" label="Workspace" placeholder="Empty: a temporary folder" value={workspace} onChange={(e) => setWorkspace(e.target.value)} />
-            <Button onClick={() => setPicking(true)} disabled={projectId === undefined}>
+          <SelectField label="Thinking level" value={thinking()} onValue={pickThinking} options={THINKING_LEVELS.map((l) => ({ value: l, label: l }))} />
+          <SelectField label="Approval mode" value={approval()} onValue={setApproval} options={APPROVAL_MODES.map((m) => ({ value: m, label: m }))} />
+          <div class="flex items-end gap-2 sm:col-span-2">
+            <TextField class="flex-1" label="Workspace" placeholder="Empty: a temporary folder" value={workspace()} onValue={setWorkspace} />
+            <Button onClick={() => setPicking(true)} disabled={project.projectId === undefined}>
               Browse…
             </Button>
           </div>
         </div>
-        {error !== undefined && <Notice tone="error">{error}</Notice>}
-        <Composer draft={draft} onDraft={setDraft} onSend={() => void send()} running={false} busy={sending} slash={slash} />
+        <Show when={error()}>{(e) => <Notice tone="error">{e()}</Notice>}</Show>
+        <Composer draft={draft()} onDraft={setDraft} onSend={() => void send()} running={false} busy={sending()} slash={slash()} />
       </div>
-      {picking && projectId !== undefined && (
-        <WorkspacePicker
-          projectId={projectId}
-          start={workspace}
-          onClose={() => setPicking(false)}
-          onPick={(p) => {
-            setWorkspace(p);
-            setPicking(false);
-          }}
-        />
-      )}
+      <Show when={picking() && project.projectId}>
+        {(projectId) => (
+          <WorkspacePicker
+            projectId={projectId()}
+            start={workspace()}
+            onClose={() => setPicking(false)}
+            onPick={(p) => {
+              setWorkspace(p);
+              setPicking(false);
+            }}
+          />
+        )}
+      </Show>
     </div>
   );
 }

@@ -9,8 +9,8 @@
  * an `auth` error the composer is locked until the server says the credentials changed (or
  * the user says they fixed them). The header's goal chip shows while a goal runs.
  */
-import { useEffect, useMemo, useState } from "react";
-import { Link, useNavigate } from "react-router";
+import { createEffect, createMemo, createSignal, on, onCleanup, Show } from "solid-js";
+import { A, useNavigate } from "@solidjs/router";
 import { listInstalledSkills } from "../../api/agents";
 import { ApiError, errorText } from "../../api/http";
 import { findEntry } from "../../api/models";
@@ -18,82 +18,82 @@ import { abortTask, compactSession, decide, forkSession, getSession, patchSessio
 import type { InstalledSkill, SessionSummary } from "../../api/types";
 import { Notice } from "../../components/ui/Notice";
 import { Spinner } from "../../components/ui/Spinner";
-import { useProject } from "../../state/project-store";
-import { useSessionList } from "../../state/session-list-store";
+import { project } from "../../state/project-store";
+import { patchSession as patchListedSession, sessionLabel, upsertSession } from "../../state/session-list-store";
 import { fromInputItem } from "./attachments";
 import { Composer, EMPTY_DRAFT, type Draft, type SendKind } from "./Composer";
+import { createSessionController } from "./create-session-controller";
 import { DetailsPanel } from "./DetailsPanel";
 import { PendingPanel } from "./PendingPanel";
 import { SessionHeader } from "./SessionHeader";
 import { planSend } from "./send-plan";
 import { slashItems } from "./slash-commands";
 import { StreamList, type StreamActions } from "./StreamList";
-import { useSessionController } from "./use-session-controller";
 
-export function SessionView({ sessionId }: { sessionId: string }) {
-  const { controller, state } = useSessionController(sessionId);
+/** The header's name for a loaded session: the same as the sidebar's (never "New chat" for an untitled one). */
+function titleOf(info: SessionSummary | undefined): string | undefined {
+  return info === undefined ? undefined : sessionLabel(info);
+}
+
+export function SessionView(props: { sessionId: string }) {
+  const sessionId = props.sessionId;
+  const controller = createSessionController(sessionId);
+  const state = controller.view;
   const navigate = useNavigate();
-  const models = useProject((s) => s.models);
-  const [info, setInfo] = useState<SessionSummary | undefined>(undefined);
-  const [skills, setSkills] = useState<InstalledSkill[]>([]);
-  const [draft, setDraft] = useState<Draft>(EMPTY_DRAFT);
-  const [notice, setNotice] = useState<{ tone: "info" | "error"; text: string } | undefined>(undefined);
-  const [sending, setSending] = useState(false);
-  const [details, setDetails] = useState(false);
+  const [info, setInfo] = createSignal<SessionSummary | undefined>(undefined);
+  const [skills, setSkills] = createSignal<InstalledSkill[]>([]);
+  const [draft, setDraft] = createSignal<Draft>(EMPTY_DRAFT);
+  const [notice, setNotice] = createSignal<{ tone: "info" | "error"; text: string } | undefined>(undefined);
+  const [sending, setSending] = createSignal(false);
+  const [details, setDetails] = createSignal(false);
 
-  useEffect(() => {
-    let live = true;
-    setInfo(undefined);
-    setDraft(EMPTY_DRAFT);
-    setNotice(undefined);
-    getSession(sessionId).then(
-      (s) => {
-        if (!live || s === undefined) return;
-        setInfo(s);
-        listInstalledSkills(s.projectId, s.agentId).then(
-          (list) => live && setSkills(list),
-          () => undefined,
-        );
-      },
-      (e: unknown) => live && setNotice({ tone: "error", text: errorText(e) }),
-    );
-    return () => {
-      live = false;
-    };
-  }, [sessionId]);
-
-  useEffect(() => {
-    if (state.title !== undefined) {
-      setInfo((i) => (i === undefined ? i : { ...i, title: state.title ?? null }));
-      useSessionList.getState().patch(sessionId, { title: state.title });
-    }
-  }, [state.title, sessionId]);
-
-  const running = state.taskState !== "idle";
-  const slash = useMemo(() => slashItems(skills), [skills]);
-  const pricing = findEntry(models, info?.provider, info?.modelId)?.pricing;
-  const locked = state.authLocked ? "The model rejected its credentials. Update the API key on the Models page to continue." : undefined;
-
-  const actions: StreamActions = useMemo(
-    () => ({
-      async decide(toolCallId, decision) {
-        await decide(sessionId, toolCallId, decision);
-        controller?.dropApproval(toolCallId);
-      },
-      async retryNow() {
-        await retryNow(sessionId);
-      },
-      async giveUp() {
-        await abortTask(sessionId);
-      },
-      async fork() {
-        const forked = await forkSession(sessionId);
-        useSessionList.getState().upsert(forked);
-        navigate(`/chat/${encodeURIComponent(forked.id)}`);
-      },
-    }),
-    [sessionId, controller, navigate],
+  let live = true;
+  onCleanup(() => (live = false));
+  getSession(sessionId).then(
+    (s) => {
+      if (!live || s === undefined) return;
+      setInfo(s);
+      listInstalledSkills(s.projectId, s.agentId).then(
+        (list) => live && setSkills(list),
+        () => undefined,
+      );
+    },
+    (e: unknown) => live && setNotice({ tone: "error", text: errorText(e) }),
   );
+
+  createEffect(
+    on(
+      () => state.title,
+      (title) => {
+        if (title === undefined) return;
+        setInfo((i) => (i === undefined ? i : { ...i, title }));
+        patchListedSession(sessionId, { title });
+      },
+    ),
+  );
+
+  const running = () => state.taskState !== "idle";
+  const slash = createMemo(() => slashItems(skills()));
+  const pricing = () => findEntry(project.models, info()?.provider, info()?.modelId)?.pricing;
+  const locked = () => (state.authLocked ? "The model rejected its credentials. Update the API key on the Models page to continue." : undefined);
+
+  const actions: StreamActions = {
+    async decide(toolCallId, decision) {
+      await decide(sessionId, toolCallId, decision);
+      controller.dropApproval(toolCallId);
+    },
+    async retryNow() {
+      await retryNow(sessionId);
+    },
+    async giveUp() {
+      await abortTask(sessionId);
+    },
+    async fork() {
+      const forked = await forkSession(sessionId);
+      upsertSession(forked);
+      navigate(`/chat/${encodeURIComponent(forked.id)}`);
+    },
+  };
 
   const restore = (d: Draft, e: unknown) => {
     setDraft(d);
@@ -101,8 +101,8 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   };
 
   const send = async (kind: SendKind) => {
-    const sent = draft;
-    const plan = planSend(sent, slash);
+    const sent = draft();
+    const plan = planSend(sent, slash());
     setNotice(undefined);
     if (plan.kind === "error") {
       setNotice({ tone: "error", text: plan.message });
@@ -159,91 +159,99 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     }
   };
 
-  if (state.error !== undefined && state.items.length === 0) {
-    return (
-      <div className="p-6">
-        <Notice tone="error">{state.error}</Notice>
-        <Link to="/chat" className="mt-3 inline-block text-sm text-blue-600 underline">
-          Start a new chat
-        </Link>
-      </div>
-    );
-  }
-
   return (
-    <div className="flex h-full min-h-0 flex-col">
-      <SessionHeader
-        session={info}
-        title={state.title ?? info?.title ?? undefined}
-        connection={state.connection}
-        running={running}
-        goal={running && state.goalRunning && state.goal?.status === "active" ? state.goal : undefined}
-        details={details}
-        onDetails={() => setDetails((d) => !d)}
-        onPatch={async (patch) => {
-          try {
-            await patchSession(sessionId, patch);
-            setInfo((i) => (i === undefined ? i : { ...i, ...patch }));
-          } catch (e) {
-            setNotice({ tone: "error", text: errorText(e) });
-          }
-        }}
-      />
-      {details && info !== undefined && <DetailsPanel session={info} taskState={state.taskState} onClose={() => setDetails(false)} />}
-      {state.loading && state.items.length === 0 ? (
-        <div className="flex flex-1 items-center justify-center">
-          <Spinner label="Loading the conversation" />
+    <Show
+      when={state.error === undefined || state.items.length > 0}
+      fallback={
+        <div class="p-6">
+          <Notice tone="error">{state.error}</Notice>
+          <A href="/chat" class="mt-3 inline-block text-sm text-blue-600 underline">
+            Start a new chat
+          </A>
         </div>
-      ) : (
-        <StreamList
-          key={sessionId}
-          items={state.items}
-          approvals={state.approvals}
-          running={running}
-          pricing={pricing}
-          actions={actions}
-          hasOlder={state.hasOlder}
-          loadingOlder={state.loadingOlder}
-          onLoadOlder={() => void controller?.loadOlder()}
+      }
+    >
+      <div class="flex h-full min-h-0 flex-col">
+        <SessionHeader
+          session={info()}
+          title={state.title ?? titleOf(info())}
+          connection={state.connection}
+          running={running()}
+          goal={running() && state.goalRunning && state.goal?.status === "active" ? state.goal : undefined}
+          details={details()}
+          onDetails={() => setDetails((d) => !d)}
+          onPatch={async (patch) => {
+            try {
+              await patchSession(sessionId, patch);
+              setInfo((i) => (i === undefined ? i : { ...i, ...patch }));
+            } catch (e) {
+              setNotice({ tone: "error", text: errorText(e) });
+            }
+          }}
         />
-      )}
-      <div className="border-t border-slate-200 bg-white px-3 py-2 sm:px-6 dark:border-slate-800 dark:bg-slate-950">
-        <div className="mx-auto flex max-w-3xl flex-col gap-2">
-          {state.authLocked && (
-            <Notice tone="error">
-              <p>
-                <strong>Input is locked:</strong> {state.authMessage}
-              </p>
-              <p className="mt-1">
-                Fix the key on the{" "}
-                <Link to="/models" className="underline">
-                  Models page
-                </Link>
-                ; the composer unlocks as soon as the model's credentials change.{" "}
-                <button type="button" className="underline" onClick={() => controller?.unlockAuth()}>
-                  I fixed it, unlock
-                </button>
-              </p>
-            </Notice>
-          )}
-          {state.taskError !== undefined && <Notice tone="error">The task failed: {state.taskError}</Notice>}
-          {notice !== undefined && <Notice tone={notice.tone}>{notice.text}</Notice>}
-          <PendingPanel steering={state.steering} followUps={state.followUps} onRecall={(kind, id) => void recall(kind, id)} />
-          <Composer
-            draft={draft}
-            onDraft={setDraft}
-            onSend={(k) => void send(k)}
-            onStop={() => void abortTask(sessionId).catch((e: unknown) => setNotice({ tone: "error", text: errorText(e) }))}
-            running={running}
-            busy={sending}
-            locked={locked}
-            slash={slash}
-          />
-          <p className="text-xs text-slate-500" aria-live="polite">
-            {state.taskState === "compacting" ? "Compacting the context…" : running ? "The agent is working…" : ""}
-          </p>
+        <Show when={details() && info()}>{(session) => <DetailsPanel session={session()} taskState={state.taskState} onClose={() => setDetails(false)} />}</Show>
+        <Show
+          when={!state.loading || state.items.length > 0}
+          fallback={
+            <div class="flex flex-1 items-center justify-center">
+              <Spinner label="Loading the conversation" />
+            </div>
+          }
+        >
+          <Show
+            when={state.items.length > 0 || state.approvals.length > 0 || running()}
+            fallback={<p class="flex flex-1 items-center justify-center text-sm text-slate-500">No messages yet. Write below to start.</p>}
+          >
+            <StreamList
+              items={state.items}
+              approvals={state.approvals}
+              running={running()}
+              pricing={pricing()}
+              actions={actions}
+              hasOlder={state.hasOlder}
+              loadingOlder={state.loadingOlder}
+              onLoadOlder={() => void controller.loadOlder()}
+            />
+          </Show>
+        </Show>
+        <div class="border-t border-slate-200 bg-white px-3 py-2 sm:px-6 dark:border-slate-800 dark:bg-slate-950">
+          <div class="mx-auto flex max-w-3xl flex-col gap-2">
+            <Show when={state.authLocked}>
+              <Notice tone="error">
+                <p>
+                  <strong>Input is locked:</strong> {state.authMessage}
+                </p>
+                <p class="mt-1">
+                  Fix the key on the{" "}
+                  <A href="/models" class="underline">
+                    Models page
+                  </A>
+                  ; the composer unlocks as soon as the model's credentials change.{" "}
+                  <button type="button" class="underline" onClick={() => controller.unlockAuth()}>
+                    I fixed it, unlock
+                  </button>
+                </p>
+              </Notice>
+            </Show>
+            <Show when={state.taskError}>{(message) => <Notice tone="error">The task failed: {message()}</Notice>}</Show>
+            <Show when={notice()}>{(n) => <Notice tone={n().tone}>{n().text}</Notice>}</Show>
+            <PendingPanel steering={state.steering} followUps={state.followUps} onRecall={(kind, id) => void recall(kind, id)} />
+            <Composer
+              draft={draft()}
+              onDraft={setDraft}
+              onSend={(k) => void send(k)}
+              onStop={() => void abortTask(sessionId).catch((e: unknown) => setNotice({ tone: "error", text: errorText(e) }))}
+              running={running()}
+              busy={sending()}
+              locked={locked()}
+              slash={slash()}
+            />
+            <p class="text-xs text-slate-500" aria-live="polite">
+              {state.taskState === "compacting" ? "Compacting the context…" : running() ? "The agent is working…" : ""}
+            </p>
+          </div>
         </div>
       </div>
-    </div>
+    </Show>
   );
 }

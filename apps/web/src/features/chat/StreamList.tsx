@@ -4,19 +4,20 @@
  * Long sessions stay smooth in three ways: the history arrives in pages (the newest trace
  * messages first, "Load older history" for the rest); only the newest `PAGE` rows are
  * mounted (a "Show earlier" button mounts another page); and each row has
- * `content-visibility: auto`, so rows outside the viewport are neither laid out nor painted. Rows are memoised on their
- * item, which the reducer replaces only when it changes, so a streaming delta re-renders
- * one row.
+ * `content-visibility: auto`, so rows outside the viewport are neither laid out nor painted.
+ * Rows are store objects reconciled by id, so a streaming delta updates the one text node
+ * it changed; nothing else re-runs.
  *
- * Scrolling follows the stream while the reader is at the bottom, and leaves them alone
- * once they scroll up (a "Jump to latest" button brings them back).
+ * Scrolling follows the stream while the reader is at the bottom (the content's size is
+ * watched, so a growing row keeps the end in view), and leaves them alone once they scroll
+ * up (a "Jump to latest" button brings them back).
  *
  * Fork is passed to one row only: the newest stats line, when its task completed, the
  * session is idle and the page gave a `fork` action.
  */
-import { memo, useCallback, useLayoutEffect, useRef, useState } from "react";
+import { createEffect, createMemo, createSignal, For, Match, on, onCleanup, onMount, Show, Switch } from "solid-js";
 import type { PendingApproval, Pricing } from "../../api/types";
-import type { ViewItem } from "../../lib/stream/view-model";
+import type { ToolItem, ViewItem } from "../../lib/stream/view-model";
 import { AssistantRow } from "./rows/AssistantRow";
 import { CompactionRow, McpRow, NoticeRow, StatsLine, SubagentRow } from "./rows/EventRows";
 import { GoalFinishedRow, GoalRoundRow } from "./rows/GoalRows";
@@ -44,34 +45,31 @@ interface RowProps {
   canFork: boolean;
 }
 
-const Row = memo(function Row({ item, awaiting, activeRetry, pricing, actions, canFork }: RowProps) {
-  switch (item.kind) {
-    case "user":
-      return <UserRow item={item} />;
-    case "assistant":
-      return <AssistantRow item={item} />;
-    case "thinking":
-      return <ThinkingRow item={item} />;
-    case "tool":
-      return <ToolCard item={item} awaitingApproval={awaiting} onDecide={actions.decide} />;
-    case "request_error":
-      return <RequestErrorRow item={item} active={activeRetry} onRetryNow={actions.retryNow} onGiveUp={actions.giveUp} />;
-    case "compaction":
-      return <CompactionRow item={item} />;
-    case "mcp":
-      return <McpRow item={item} />;
-    case "subagent":
-      return <SubagentRow item={item} />;
-    case "notice":
-      return <NoticeRow item={item} />;
-    case "goal_round":
-      return <GoalRoundRow item={item} />;
-    case "goal_finished":
-      return <GoalFinishedRow item={item} />;
-    case "stats":
-      return <StatsLine item={item} pricing={pricing} onFork={canFork ? actions.fork : undefined} />;
-  }
-});
+/** Narrows a row to one kind, for a <Match> (undefined when it is another kind). */
+function as<K extends ViewItem["kind"]>(item: ViewItem, kind: K): Extract<ViewItem, { kind: K }> | undefined {
+  return item.kind === kind ? (item as Extract<ViewItem, { kind: K }>) : undefined;
+}
+
+function Row(props: RowProps) {
+  return (
+    <Switch>
+      <Match when={as(props.item, "user")}>{(item) => <UserRow item={item()} />}</Match>
+      <Match when={as(props.item, "assistant")}>{(item) => <AssistantRow item={item()} />}</Match>
+      <Match when={as(props.item, "thinking")}>{(item) => <ThinkingRow item={item()} />}</Match>
+      <Match when={as(props.item, "tool")}>{(item) => <ToolCard item={item()} awaitingApproval={props.awaiting} onDecide={props.actions.decide} />}</Match>
+      <Match when={as(props.item, "request_error")}>
+        {(item) => <RequestErrorRow item={item()} active={props.activeRetry} onRetryNow={props.actions.retryNow} onGiveUp={props.actions.giveUp} />}
+      </Match>
+      <Match when={as(props.item, "compaction")}>{(item) => <CompactionRow item={item()} />}</Match>
+      <Match when={as(props.item, "mcp")}>{(item) => <McpRow item={item()} />}</Match>
+      <Match when={as(props.item, "subagent")}>{(item) => <SubagentRow item={item()} />}</Match>
+      <Match when={as(props.item, "notice")}>{(item) => <NoticeRow item={item()} />}</Match>
+      <Match when={as(props.item, "goal_round")}>{(item) => <GoalRoundRow item={item()} />}</Match>
+      <Match when={as(props.item, "goal_finished")}>{(item) => <GoalFinishedRow item={item()} />}</Match>
+      <Match when={as(props.item, "stats")}>{(item) => <StatsLine item={item()} pricing={props.pricing} onFork={props.canFork ? props.actions.fork : undefined} />}</Match>
+    </Switch>
+  );
+}
 
 export interface StreamListProps {
   items: readonly ViewItem[];
@@ -85,116 +83,117 @@ export interface StreamListProps {
   onLoadOlder?: () => void;
 }
 
-export function StreamList({ items, approvals, running, pricing, actions, hasOlder = false, loadingOlder = false, onLoadOlder }: StreamListProps) {
-  const [shown, setShown] = useState(PAGE);
-  const scroller = useRef<HTMLDivElement>(null);
-  const pinned = useRef(true);
-  const [atBottom, setAtBottom] = useState(true);
-  const start = Math.max(0, items.length - shown);
-  const visible = items.slice(start);
-  const awaiting = new Set(approvals.map((a) => a.toolCallId));
-  const toolIds = new Set(items.flatMap((i) => (i.kind === "tool" ? [i.toolCallId] : [])));
-  let lastRetry = -1;
-  if (running) {
-    for (let i = items.length - 1; i >= 0; i--) {
-      const it = items[i];
-      if (it?.kind === "request_error") {
-        if (it.retryAt !== undefined && !it.superseded) lastRetry = i;
-        break;
-      }
-    }
-  }
+function orphanCard(a: PendingApproval): ToolItem {
+  return {
+    kind: "tool",
+    id: a.toolCallId,
+    toolCallId: a.toolCallId,
+    name: a.toolCall.name,
+    args: a.toolCall.arguments,
+    status: "pending",
+    output: "",
+    images: [],
+    outputStreaming: false,
+    decision: undefined,
+    policyRule: undefined,
+    startedAt: a.requestedAt ?? Date.now(),
+    endedAt: undefined,
+  };
+}
 
-  let forkAt = -1;
-  if (!running && actions.fork !== undefined) {
-    for (let i = items.length - 1; i >= 0; i--) {
-      const it = items[i];
-      if (it?.kind === "stats") {
-        if (it.completed && !it.running) forkAt = i;
-        break;
-      }
-    }
-  }
+export function StreamList(props: StreamListProps) {
+  const [shown, setShown] = createSignal(PAGE);
+  const [atBottom, setAtBottom] = createSignal(true);
+  let scroller!: HTMLDivElement;
+  let content!: HTMLDivElement;
+  let pinned = true;
 
-  const onScroll = useCallback(() => {
-    const el = scroller.current;
-    if (el === null) return;
-    const bottom = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
-    pinned.current = bottom;
+  const start = () => Math.max(0, props.items.length - shown());
+  const visible = createMemo(() => props.items.slice(start()));
+  const awaiting = createMemo(() => new Set(props.approvals.map((a) => a.toolCallId)));
+  const lastRetry = createMemo(() => {
+    if (!props.running) return -1;
+    for (let i = props.items.length - 1; i >= 0; i--) {
+      const it = props.items[i];
+      if (it?.kind === "request_error") return it.retryAt !== undefined && !it.superseded ? i : -1;
+    }
+    return -1;
+  });
+  const forkAt = createMemo(() => {
+    if (props.running || props.actions.fork === undefined) return -1;
+    for (let i = props.items.length - 1; i >= 0; i--) {
+      const it = props.items[i];
+      if (it?.kind === "stats") return it.completed && !it.running ? i : -1;
+    }
+    return -1;
+  });
+  // Approvals whose tool card is not drawn yet (or was never streamed) still get buttons.
+  const orphans = createMemo(() => {
+    const drawn = new Set(props.items.flatMap((i) => (i.kind === "tool" ? [i.toolCallId] : [])));
+    return props.approvals.filter((a) => !drawn.has(a.toolCallId)).map(orphanCard);
+  });
+
+  const stick = () => {
+    if (pinned) scroller.scrollTop = scroller.scrollHeight;
+  };
+  const onScroll = () => {
+    const bottom = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 80;
+    pinned = bottom;
     setAtBottom(bottom);
-  }, []);
-
-  useLayoutEffect(() => {
-    const el = scroller.current;
-    if (el !== null && pinned.current) el.scrollTop = el.scrollHeight;
-  }, [items, approvals]);
+  };
+  createEffect(on([() => props.items.length, () => props.approvals.length], stick));
+  onMount(() => {
+    stick();
+    if (typeof ResizeObserver !== "function") return;
+    const ro = new ResizeObserver(stick);
+    ro.observe(content);
+    onCleanup(() => ro.disconnect());
+  });
 
   const jump = () => {
-    const el = scroller.current;
-    if (el === null) return;
-    pinned.current = true;
-    el.scrollTop = el.scrollHeight;
+    pinned = true;
+    scroller.scrollTop = scroller.scrollHeight;
     setAtBottom(true);
   };
 
-  // Approvals whose tool card is not drawn yet (or was never streamed) still get buttons.
-  const orphans = approvals.filter((a) => !toolIds.has(a.toolCallId));
-
   return (
-    <div className="relative min-h-0 flex-1">
-      <div ref={scroller} onScroll={onScroll} className="h-full overflow-y-auto px-3 py-4 sm:px-6" role="log" aria-label="Conversation" aria-live="off">
-        <div className="mx-auto flex max-w-3xl flex-col gap-3">
-          {start === 0 && hasOlder && onLoadOlder !== undefined && (
-            <button type="button" disabled={loadingOlder} onClick={onLoadOlder} className="self-center rounded-full border border-slate-300 px-3 py-1 text-xs hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800">
-              {loadingOlder ? "Loading older history…" : "Load older history"}
+    <div class="relative min-h-0 flex-1">
+      <div ref={scroller} onScroll={onScroll} class="h-full overflow-y-auto px-3 py-4 sm:px-6" role="log" aria-label="Conversation" aria-live="off">
+        <div ref={content} class="mx-auto flex max-w-3xl flex-col gap-3">
+          <Show when={start() === 0 && props.hasOlder === true && props.onLoadOlder}>
+            {(load) => (
+              <button type="button" disabled={props.loadingOlder === true} onClick={() => load()()} class="self-center rounded-full border border-slate-300 px-3 py-1 text-xs hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800">
+                {props.loadingOlder === true ? "Loading older history…" : "Load older history"}
+              </button>
+            )}
+          </Show>
+          <Show when={start() > 0}>
+            <button type="button" onClick={() => setShown((n) => n + PAGE)} class="self-center rounded-full border border-slate-300 px-3 py-1 text-xs hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800">
+              Show earlier messages ({start()} more)
             </button>
-          )}
-          {start > 0 && (
-            <button type="button" onClick={() => setShown((n) => n + PAGE)} className="self-center rounded-full border border-slate-300 px-3 py-1 text-xs hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800">
-              Show earlier messages ({start} more)
-            </button>
-          )}
-          {visible.map((item, i) => (
-            <div key={item.id} className="stream-row">
-              <Row
-                item={item}
-                awaiting={item.kind === "tool" && awaiting.has(item.toolCallId)}
-                activeRetry={start + i === lastRetry}
-                pricing={item.kind === "stats" ? pricing : undefined}
-                actions={actions}
-                canFork={start + i === forkAt}
-              />
-            </div>
-          ))}
-          {orphans.map((a) => (
-            <ToolCard
-              key={a.toolCallId}
-              item={{
-                kind: "tool",
-                id: a.toolCallId,
-                toolCallId: a.toolCallId,
-                name: a.toolCall.name,
-                args: a.toolCall.arguments,
-                status: "pending",
-                output: "",
-                images: [],
-                outputStreaming: false,
-                decision: undefined,
-                policyRule: undefined,
-                startedAt: a.requestedAt ?? Date.now(),
-                endedAt: undefined,
-              }}
-              awaitingApproval
-              onDecide={actions.decide}
-            />
-          ))}
+          </Show>
+          <For each={visible()}>
+            {(item, i) => (
+              <div class="stream-row">
+                <Row
+                  item={item}
+                  awaiting={item.kind === "tool" && awaiting().has(item.toolCallId)}
+                  activeRetry={start() + i() === lastRetry()}
+                  pricing={props.pricing}
+                  actions={props.actions}
+                  canFork={start() + i() === forkAt()}
+                />
+              </div>
+            )}
+          </For>
+          <For each={orphans()}>{(card) => <ToolCard item={card} awaitingApproval onDecide={props.actions.decide} />}</For>
         </div>
       </div>
-      {!atBottom && (
-        <button type="button" onClick={jump} className="absolute bottom-3 left-1/2 -translate-x-1/2 rounded-full bg-slate-800 px-3 py-1 text-xs text-white shadow dark:bg-slate-200 dark:text-slate-900">
+      <Show when={!atBottom()}>
+        <button type="button" onClick={jump} class="absolute bottom-3 left-1/2 -translate-x-1/2 rounded-full bg-slate-800 px-3 py-1 text-xs text-white shadow dark:bg-slate-200 dark:text-slate-900">
           Jump to latest
         </button>
-      )}
+      </Show>
     </div>
   );
 }

@@ -14,8 +14,13 @@
  * plus a log of everything applied since (messages and task ends, in order), so the live
  * state is reproduced exactly with the older rows in front.
  *
- * Rendering is batched: applied events mark the store dirty and one flush per animation
- * frame publishes the reducer's items (`schedule` is injectable so tests flush at once).
+ * Rendering is batched: applied events mark the view dirty and one flush per animation
+ * frame publishes the reducer's items (`schedule` is injectable so tests flush at once), so a
+ * burst of deltas costs one update. The view is a Solid store: each flush reconciles the
+ * reducer's immutable rows into it by `id` (`reconcile` with a key), so only the rows whose
+ * fields changed notify their readers. Server events go through session-events.ts, a pure
+ * reducer over the same store (approvals spliced with `produce`), which hands back what only
+ * the controller can do (close the task, resync, unlock).
  * Server events update the task state, pending approvals, queue/steering lists, title and
  * the auth lock. All HTTP goes through api/*; this file holds no protocol logic beyond
  * routing events to the reducer.
@@ -27,40 +32,22 @@
  * the current task: the index may still say `active` for a goal whose run died with the
  * server, and that must not pass for a running goal during a later plain task.
  */
-import { createStore, type StoreApi } from "zustand/vanilla";
+import { batch } from "solid-js";
+import { createStore, reconcile, type SetStoreFunction } from "solid-js/store";
 import type { OmniMessage } from "@penguin/omnimessage";
 import { errorText, notifyUnauthorized } from "../../api/http";
 import { getGoal, getHistory, type HistoryQuery } from "../../api/sessions";
-import { openSse, type SseConnection, type SseOptions, type SseStatus } from "../../api/sse";
+import { openSse, type SseConnection, type SseOptions } from "../../api/sse";
 import { decodeFrame, type ServerEvent } from "../../api/stream-events";
-import type { GoalState, PendingApproval, PendingFollowUp, SessionHistory, SteeringNote, TaskState } from "../../api/types";
-import { mergeGoal, type GoalUpdate, type GoalView } from "./goal";
+import type { GoalState, SessionHistory, TaskState } from "../../api/types";
+import type { GoalUpdate } from "./goal";
 import { StreamReducer } from "./reducer";
 import { Stitcher } from "./stitch";
 import type { GoalRoundItem, ViewItem } from "./view-model";
+import { applyGoal, applySessionEvent, dropApproval } from "./session-events";
+import { initialSessionViewState, type SessionViewState } from "./session-view";
 
-export interface SessionViewState {
-  items: readonly ViewItem[];
-  loading: boolean;
-  /** The history could not be loaded, or the stream was refused (404: no such session). */
-  error: string | undefined;
-  connection: SseStatus;
-  taskState: TaskState;
-  followUps: PendingFollowUp[];
-  steering: SteeringNote[];
-  approvals: PendingApproval[];
-  title: string | undefined;
-  authLocked: boolean;
-  authMessage: string;
-  taskError: string | undefined;
-  /** Older history exists on the server. */
-  hasOlder: boolean;
-  loadingOlder: boolean;
-  /** The session's latest goal (running or finished), if it ran one. */
-  goal: GoalView | undefined;
-  /** A goal round is open in the current task (its `[goal]` block seen, no goal_finished yet). */
-  goalRunning: boolean;
-}
+export { initialSessionViewState, type SessionViewState };
 
 export interface ControllerDeps {
   fetchHistory?: (id: string, signal: AbortSignal, query: HistoryQuery) => Promise<SessionHistory>;
@@ -82,31 +69,11 @@ function defaultSchedule(fn: () => void): void {
   else setTimeout(fn, 16);
 }
 
-/** The view before anything is known: loading, connecting, nothing to show. */
-export function initialSessionViewState(): SessionViewState {
-  return {
-    items: [],
-    loading: true,
-    error: undefined,
-    connection: "connecting",
-    taskState: "idle",
-    followUps: [],
-    steering: [],
-    approvals: [],
-    title: undefined,
-    authLocked: false,
-    authMessage: "",
-    taskError: undefined,
-    hasOlder: false,
-    loadingOlder: false,
-    goal: undefined,
-    goalRunning: false,
-  };
-}
-
 export class SessionController {
   readonly sessionId: string;
-  readonly store: StoreApi<SessionViewState>;
+  /** The live view (a Solid store: read it in components, never write it). */
+  readonly view: SessionViewState;
+  readonly #setView: SetStoreFunction<SessionViewState>;
   readonly #deps: Required<ControllerDeps>;
   #reducer = new StreamReducer();
   readonly #stitcher: Stitcher;
@@ -121,6 +88,9 @@ export class SessionController {
   #oldestPosition: string | null = null;
   /** The reducer's newest goal round already folded into `goal`. */
   #seenRound: GoalRoundItem | undefined;
+  /** The reducer's rows last reconciled into the view. */
+  #published: readonly ViewItem[] | undefined;
+  #copies = new WeakMap<ViewItem, ViewItem>();
 
   constructor(sessionId: string, deps: ControllerDeps = {}) {
     this.sessionId = sessionId;
@@ -130,7 +100,9 @@ export class SessionController {
       openStream: deps.openStream ?? openSse,
       schedule: deps.schedule ?? defaultSchedule,
     };
-    this.store = createStore<SessionViewState>(initialSessionViewState);
+    const [view, setView] = createStore<SessionViewState>(initialSessionViewState());
+    this.view = view;
+    this.#setView = setView;
     this.#stitcher = new Stitcher({
       message: (m) => this.#message(m),
       server: (e, stale) => this.#server(e, stale),
@@ -147,10 +119,10 @@ export class SessionController {
       onOpen: ({ reconnect }) => {
         if (!reconnect) void this.#load();
       },
-      onStatus: (connection) => this.store.setState({ connection }),
+      onStatus: (connection) => this.#setView({ connection }),
       onClosed: ({ status }) => {
         if (status === 401) notifyUnauthorized();
-        this.store.setState({ loading: false, error: status === 404 ? "This session does not exist, or you cannot see it." : `The stream was refused (${status}).` });
+        this.#setView({ loading: false, error: status === 404 ? "This session does not exist, or you cannot see it." : `The stream was refused (${status}).` });
       },
     });
   }
@@ -174,7 +146,7 @@ export class SessionController {
 
   /** Removes a pending approval at once after the user decided (the server confirms with approval_resolved). */
   dropApproval(toolCallId: string): void {
-    this.store.setState((s) => ({ approvals: s.approvals.filter((a) => a.toolCallId !== toolCallId) }));
+    dropApproval(this.#setView, toolCallId);
   }
 
   async #load(): Promise<void> {
@@ -182,7 +154,7 @@ export class SessionController {
     this.#loadAbort?.abort();
     const ctrl = new AbortController();
     this.#loadAbort = ctrl;
-    this.store.setState({ loading: true, goal: undefined });
+    this.#setView({ loading: true, goal: undefined });
     this.#seenRound = undefined;
     this.#deps.fetchGoal(this.sessionId, ctrl.signal).then(
       (goal) => {
@@ -195,7 +167,7 @@ export class SessionController {
       history = await this.#deps.fetchHistory(this.sessionId, ctrl.signal, { tailLimit: HISTORY_PAGE });
     } catch (e) {
       if (ctrl.signal.aborted || this.#closed) return;
-      this.store.setState({ loading: false, error: errorText(e) });
+      this.#setView({ loading: false, error: errorText(e) });
       return;
     }
     if (ctrl.signal.aborted || this.#closed) return;
@@ -205,7 +177,7 @@ export class SessionController {
     this.#log = [];
     this.#older = [];
     this.#oldestPosition = history.tracePosition ?? null;
-    this.store.setState({ approvals: history.pendingApprovals, hasOlder: history.hasMore === true });
+    this.#setView({ approvals: history.pendingApprovals, hasOlder: history.hasMore === true });
     const outcome = this.#stitcher.seed(
       { messages: history.messages, fragments: history.live?.fragments ?? [], cursor },
       { lastAttempt: this.#attempts >= MAX_SEED_ATTEMPTS },
@@ -217,21 +189,21 @@ export class SessionController {
     this.#attempts = 0;
     const state: TaskState = history.state ?? (history.live ? "running" : "idle");
     if (state === "idle") this.#endTask();
-    this.store.setState({ loading: false, error: undefined, taskState: state });
+    this.#setView({ loading: false, error: undefined, taskState: state });
     this.#flush();
   }
 
   #resync(): void {
     this.#stitcher.reset();
-    this.store.setState({ approvals: [] });
+    this.#setView({ approvals: [] });
     void this.#load();
   }
 
   /** Fetches the page before the oldest loaded message and puts it in front of the view. */
   async loadOlder(): Promise<void> {
     const before = this.#oldestPosition;
-    if (before === null || this.store.getState().loadingOlder || !this.#stitcher.live) return;
-    this.store.setState({ loadingOlder: true });
+    if (before === null || this.view.loadingOlder || !this.#stitcher.live) return;
+    this.#setView({ loadingOlder: true });
     try {
       const page = await this.#deps.fetchHistory(this.sessionId, new AbortController().signal, { before, limit: HISTORY_PAGE });
       if (this.#closed || before !== this.#oldestPosition) return;
@@ -244,10 +216,10 @@ export class SessionController {
         else reducer.apply(entry);
       }
       this.#reducer = reducer;
-      this.store.setState({ hasOlder: page.hasMore === true && page.tracePosition !== null, loadingOlder: false });
+      this.#setView({ hasOlder: page.hasMore === true && page.tracePosition !== null, loadingOlder: false });
       this.#flush();
     } catch (e) {
-      this.store.setState({ loadingOlder: false, error: errorText(e) });
+      this.#setView({ loadingOlder: false, error: errorText(e) });
     }
   }
 
@@ -263,63 +235,24 @@ export class SessionController {
   }
 
   #server(e: ServerEvent, stale: boolean): void {
-    switch (e.type) {
-      case "task_state":
-        if (stale) {
-          this.store.setState({ followUps: e.pendingFollowUps, steering: e.pendingSteering });
-          return;
-        }
-        if (e.state === "idle") {
-          this.#endTask();
-          this.#markDirty();
-        }
-        this.store.setState({
-          taskState: e.state,
-          followUps: e.pendingFollowUps,
-          steering: e.pendingSteering,
-          ...(e.state === "idle" ? { approvals: [] } : {}),
-          ...(e.state !== "idle" ? { taskError: undefined } : {}),
-        });
+    switch (applySessionEvent(e, stale, this.view, this.#setView)) {
+      case "end_task":
+        this.#endTask();
+        this.#markDirty();
         return;
-      case "approval_request": {
-        if (e.toolCall === undefined) return;
-        const toolCall = e.toolCall;
-        this.store.setState((s) =>
-          s.approvals.some((a) => a.toolCallId === e.toolCallId) ? s : { approvals: [...s.approvals, { toolCallId: e.toolCallId, toolCall }] },
-        );
-        return;
-      }
-      case "approval_resolved":
-        this.dropApproval(e.toolCallId);
-        return;
-      case "session_title":
-        this.store.setState({ title: e.title });
-        return;
-      case "resync_required":
+      case "resync":
         this.#resync();
         return;
-      case "credentials_updated":
+      case "unlock_auth":
         this.unlockAuth();
         return;
-      case "task_error":
-        this.store.setState({ taskError: e.message });
-        return;
-      case "goal_started":
-        if (!stale) this.#goal({ type: "started", objective: e.objective, budget: e.budget });
-        return;
-      case "goal_round":
-        if (!stale) this.#goal({ type: "round", round: e.round, used: e.used });
-        return;
-      case "goal_finished":
-        if (!stale) this.#goal({ type: "finished", outcome: e.outcome, rounds: e.rounds, used: e.tokensUsed });
-        return;
-      default:
+      case undefined:
         return;
     }
   }
 
   #goal(u: GoalUpdate): void {
-    this.store.setState((s) => ({ goal: mergeGoal(s.goal, u) }));
+    applyGoal(this.view, this.#setView, u);
   }
 
   #markDirty(): void {
@@ -331,6 +264,22 @@ export class SessionController {
     });
   }
 
+  /**
+   * The store's copy of a reducer row. `reconcile` writes into the objects the store holds,
+   * and the reducer shares pieces between its rows and its own state (token counters, the
+   * zero constant), so the store must never hold the reducer's objects. Rows are immutable,
+   * so one copy per row object is enough: only rows that changed since the last flush are
+   * copied.
+   */
+  #ownCopy(item: ViewItem): ViewItem {
+    let copy = this.#copies.get(item);
+    if (copy === undefined) {
+      copy = structuredClone(item);
+      this.#copies.set(item, copy);
+    }
+    return copy;
+  }
+
   #flush(): void {
     if (this.#closed) return;
     const items = this.#reducer.items();
@@ -340,8 +289,11 @@ export class SessionController {
     }
     this.#seenRound = goalRound;
     const goalRunning = goalRound !== undefined;
-    const s = this.store.getState();
-    if (s.items === items && s.authLocked === authLocked && s.authMessage === authMessage && s.goalRunning === goalRunning) return;
-    this.store.setState({ items, authLocked, authMessage, goalRunning });
+    if (items === this.#published && this.view.authLocked === authLocked && this.view.authMessage === authMessage && this.view.goalRunning === goalRunning) return;
+    this.#published = items;
+    batch(() => {
+      this.#setView("items", reconcile(items.map((item) => this.#ownCopy(item)), { key: "id" }));
+      this.#setView({ authLocked, authMessage, goalRunning });
+    });
   }
 }

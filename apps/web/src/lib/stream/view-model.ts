@@ -3,8 +3,9 @@
  *
  * The reducer (reducer.ts) turns OmniMessages into these items; components only draw them.
  * Items are immutable: when one changes (a text grows, a tool finishes) the reducer puts a
- * new object in its slot, so memoised rows re-render exactly when their item changed. Each
- * item has a stable `id` (its position of creation), so React keys survive growth.
+ * new object in its slot, so the controller can tell which rows changed since its last
+ * flush. Each item has a stable `id` (its position of creation): the Solid store reconciles
+ * rows by it, so a row keeps its DOM while it grows.
  */
 import type { ApprovalDecision, GoalOutcome, MarkerTag, McpServerResult, StopReason, TextSender, TokenCounts } from "@penguin/omnimessage";
 

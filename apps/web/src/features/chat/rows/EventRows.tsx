@@ -8,91 +8,98 @@
  * and a refusal (409 cannot_fork / task_in_progress) is said next to it; on success the
  * page has already moved to the new session.
  */
-import { memo, useState } from "react";
-import { Link } from "react-router";
+import { createSignal, For, Show } from "solid-js";
+import { A } from "@solidjs/router";
 import { errorText } from "../../../api/http";
 import type { Pricing } from "../../../api/types";
 import { costOf, formatCost, formatDuration, formatRate, formatTokens } from "../../../lib/format";
 import type { CompactionItem, McpItem, NoticeItem, StatsItem, SubagentItem } from "../../../lib/stream/view-model";
 import { Icon } from "../../../components/ui/Icon";
 
-export const CompactionRow = memo(function CompactionRow({ item }: { item: CompactionItem }) {
-  const text =
-    item.status === "running"
+export function CompactionRow(props: { item: CompactionItem }) {
+  const text = () => {
+    const item = props.item;
+    return item.status === "running"
       ? "Compacting the context…"
       : item.status === "completed"
         ? `Context compacted (${item.mode}, ${item.reason})`
         : `Compaction ${item.status}${item.error !== undefined ? `: ${item.error}` : ""} — the context was kept`;
+  };
   return (
-    <div role="status" className="flex items-center gap-2 text-xs text-slate-500">
-      <span className="h-px flex-1 bg-slate-200 dark:bg-slate-800" />
-      <span>{text}</span>
-      <span className="h-px flex-1 bg-slate-200 dark:bg-slate-800" />
+    <div role="status" class="flex items-center gap-2 text-xs text-slate-500">
+      <span class="h-px flex-1 bg-slate-200 dark:bg-slate-800" />
+      <span>{text()}</span>
+      <span class="h-px flex-1 bg-slate-200 dark:bg-slate-800" />
     </div>
   );
-});
+}
 
-export const McpRow = memo(function McpRow({ item }: { item: McpItem }) {
-  const connecting = item.status === "connecting";
+export function McpRow(props: { item: McpItem }) {
   return (
-    <div className="text-xs text-slate-500">
-      {connecting ? (
-        <span>Connecting MCP servers: {item.servers.join(", ")}…</span>
-      ) : (
-        <ul className="flex flex-wrap gap-2">
-          {item.results.map((r) => (
-            <li key={r.server} className={r.status === "connected" ? "text-green-700 dark:text-green-400" : "text-red-700 dark:text-red-400"} title={r.error}>
-              MCP {r.server}: {r.status} ({r.transport}, {formatDuration(r.duration_ms)}
-              {r.tools !== undefined ? `, ${r.tools.length} tools` : ""})
-            </li>
-          ))}
+    <div class="text-xs text-slate-500">
+      <Show
+        when={props.item.status !== "connecting"}
+        fallback={<span>Connecting MCP servers: {props.item.servers.join(", ")}…</span>}
+      >
+        <ul class="flex flex-wrap gap-2">
+          <For each={props.item.results}>
+            {(r) => (
+              <li class={r.status === "connected" ? "text-green-700 dark:text-green-400" : "text-red-700 dark:text-red-400"} title={r.error}>
+                MCP {r.server}: {r.status} ({r.transport}, {formatDuration(r.duration_ms)}
+                {r.tools !== undefined ? `, ${r.tools.length} tools` : ""})
+              </li>
+            )}
+          </For>
         </ul>
-      )}
+      </Show>
     </div>
   );
-});
+}
 
-export const NoticeRow = memo(function NoticeRow({ item }: { item: NoticeItem }) {
-  const [open, setOpen] = useState(false);
-  const collapsible = item.body.trim() !== "";
+export function NoticeRow(props: { item: NoticeItem }) {
+  const [open, setOpen] = createSignal(false);
+  const collapsible = () => props.item.body.trim() !== "";
   return (
-    <div className="rounded-md border border-dashed border-slate-300 px-3 py-1.5 text-xs text-slate-600 dark:border-slate-700 dark:text-slate-400">
-      {collapsible ? (
-        <button type="button" aria-expanded={open} onClick={() => setOpen(!open)} className="font-medium">
-          {open ? "▾" : "▸"} {item.title}
+    <div class="rounded-md border border-dashed border-slate-300 px-3 py-1.5 text-xs text-slate-600 dark:border-slate-700 dark:text-slate-400">
+      <Show when={collapsible()} fallback={<span class="font-medium">{props.item.title}</span>}>
+        <button type="button" aria-expanded={open()} onClick={() => setOpen(!open())} class="font-medium">
+          {open() ? "▾" : "▸"} {props.item.title}
         </button>
-      ) : (
-        <span className="font-medium">{item.title}</span>
-      )}
-      {open && <p className="mt-1 whitespace-pre-wrap">{item.body}</p>}
+      </Show>
+      <Show when={open()}>
+        <p class="mt-1 whitespace-pre-wrap">{props.item.body}</p>
+      </Show>
     </div>
   );
-});
+}
 
-export const SubagentRow = memo(function SubagentRow({ item }: { item: SubagentItem }) {
+export function SubagentRow(props: { item: SubagentItem }) {
   return (
-    <div className="flex items-center gap-2 rounded-md border border-violet-200 bg-violet-50 px-3 py-2 text-sm dark:border-violet-900 dark:bg-violet-950">
-      <Icon name="subagent" className={`h-4 w-4 text-violet-600 ${item.active ? "animate-pulse" : ""}`} />
-      <div className="min-w-0 flex-1">
-        <div className="text-xs font-medium text-violet-800 dark:text-violet-200">
-          Subagent {item.active ? "working" : ""} · {item.messages} messages
+    <div class="flex items-center gap-2 rounded-md border border-violet-200 bg-violet-50 px-3 py-2 text-sm dark:border-violet-900 dark:bg-violet-950">
+      <Icon name="subagent" class={`h-4 w-4 text-violet-600 ${props.item.active ? "animate-pulse" : ""}`} />
+      <div class="min-w-0 flex-1">
+        <div class="text-xs font-medium text-violet-800 dark:text-violet-200">
+          Subagent {props.item.active ? "working" : ""} · {props.item.messages} messages
         </div>
-        {item.preview !== "" && <div className="truncate text-xs text-slate-600 dark:text-slate-400">{item.preview}</div>}
+        <Show when={props.item.preview !== ""}>
+          <div class="truncate text-xs text-slate-600 dark:text-slate-400">{props.item.preview}</div>
+        </Show>
       </div>
-      <Link to={`/chat/${encodeURIComponent(item.childId)}`} className="text-xs font-medium text-violet-700 underline dark:text-violet-300">
+      <A href={`/chat/${encodeURIComponent(props.item.childId)}`} class="text-xs font-medium text-violet-700 underline dark:text-violet-300">
         Open stream
-      </Link>
+      </A>
     </div>
   );
-});
+}
 
-export const StatsLine = memo(function StatsLine({ item, pricing, onFork }: { item: StatsItem; pricing: Pricing | undefined; onFork?: (() => Promise<void>) | undefined }) {
-  const { stats } = item;
-  const [forking, setForking] = useState(false);
-  const [forkError, setForkError] = useState<string | undefined>(undefined);
-  const tps = stats.generationMs > 0 ? stats.tokens.output / (stats.generationMs / 1000) : undefined;
-  const cost = costOf(stats.tokens, pricing);
+export function StatsLine(props: { item: StatsItem; pricing: Pricing | undefined; onFork?: (() => Promise<void>) | undefined }) {
+  const [forking, setForking] = createSignal(false);
+  const [forkError, setForkError] = createSignal<string | undefined>(undefined);
+  const stats = () => props.item.stats;
+  const tps = () => (stats().generationMs > 0 ? stats().tokens.output / (stats().generationMs / 1000) : undefined);
+  const cost = () => costOf(stats().tokens, props.pricing);
   const fork = async () => {
+    const onFork = props.onFork;
     if (onFork === undefined) return;
     setForking(true);
     setForkError(undefined);
@@ -105,29 +112,31 @@ export const StatsLine = memo(function StatsLine({ item, pricing, onFork }: { it
     }
   };
   return (
-    <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
-      <p className="text-xs text-slate-500 tabular-nums" aria-label="Task statistics">
-        {item.running ? "So far: " : ""}
-        {formatTokens(stats.tokens.total)} tokens ({formatTokens(stats.tokens.output)} out) · {formatRate(tps)} · {formatDuration(stats.durationMs)} · {formatCost(cost)}
-        {stats.requests > 1 ? ` · ${stats.requests} requests` : ""}
+    <div class="flex flex-wrap items-center gap-x-2 gap-y-1">
+      <p class="text-xs text-slate-500 tabular-nums" aria-label="Task statistics">
+        {props.item.running ? "So far: " : ""}
+        {formatTokens(stats().tokens.total)} tokens ({formatTokens(stats().tokens.output)} out) · {formatRate(tps())} · {formatDuration(stats().durationMs)} · {formatCost(cost())}
+        {stats().requests > 1 ? ` · ${stats().requests} requests` : ""}
       </p>
-      {onFork !== undefined && (
+      <Show when={props.onFork !== undefined}>
         <button
           type="button"
           onClick={() => void fork()}
-          disabled={forking}
+          disabled={forking()}
           title="Start a new session that continues from this answer"
-          className="inline-flex items-center gap-1 rounded border border-slate-300 px-1.5 py-0.5 text-xs text-slate-600 hover:bg-slate-100 disabled:opacity-60 dark:border-slate-700 dark:text-slate-300 dark:hover:bg-slate-800"
+          class="inline-flex items-center gap-1 rounded border border-slate-300 px-1.5 py-0.5 text-xs text-slate-600 hover:bg-slate-100 disabled:opacity-60 dark:border-slate-700 dark:text-slate-300 dark:hover:bg-slate-800"
         >
-          <Icon name="fork" className="h-3 w-3" />
-          {forking ? "Forking…" : "Fork"}
+          <Icon name="fork" class="h-3 w-3" />
+          {forking() ? "Forking…" : "Fork"}
         </button>
-      )}
-      {forkError !== undefined && (
-        <p role="alert" className="basis-full text-xs text-red-600 dark:text-red-400">
-          Could not fork: {forkError}
-        </p>
-      )}
+      </Show>
+      <Show when={forkError()}>
+        {(e) => (
+          <p role="alert" class="basis-full text-xs text-red-600 dark:text-red-400">
+            Could not fork: {e()}
+          </p>
+        )}
+      </Show>
     </div>
   );
-});
+}

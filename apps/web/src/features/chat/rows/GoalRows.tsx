@@ -10,7 +10,7 @@
  *   runs; a long objective is cut short, never the progress.
  * All three only draw what the reducer and lib/stream/goal.ts worked out.
  */
-import { memo, useState } from "react";
+import { createSignal, Show } from "solid-js";
 import type { GoalOutcome } from "@penguin/omnimessage";
 import { formatTokens } from "../../../lib/format";
 import type { GoalView } from "../../../lib/stream/goal";
@@ -25,23 +25,25 @@ export function usedOf(used: number | undefined, budget: number | null | undefin
   return `${spent} of ${formatTokens(budget)} tokens`;
 }
 
-export const GoalRoundRow = memo(function GoalRoundRow({ item }: { item: GoalRoundItem }) {
-  const [open, setOpen] = useState(false);
-  const title = item.round === undefined ? "Goal round" : `Goal · round ${item.round}`;
+export function GoalRoundRow(props: { item: GoalRoundItem }) {
+  const [open, setOpen] = createSignal(false);
+  const title = () => (props.item.round === undefined ? "Goal round" : `Goal · round ${props.item.round}`);
   return (
-    <div role="group" aria-label={title} className="rounded-md border-l-4 border-indigo-400 bg-indigo-50 px-3 py-1.5 text-xs text-indigo-900 dark:border-indigo-500 dark:bg-indigo-950 dark:text-indigo-100">
-      <div className="flex flex-wrap items-center gap-x-2">
-        <button type="button" aria-expanded={open} onClick={() => setOpen(!open)} className="flex items-center gap-1 font-semibold">
-          <span aria-hidden="true">{open ? "▾" : "▸"}</span>
-          <Icon name="goal" className="h-3.5 w-3.5" />
-          {title}
+    <div role="group" aria-label={title()} class="rounded-md border-l-4 border-indigo-400 bg-indigo-50 px-3 py-1.5 text-xs text-indigo-900 dark:border-indigo-500 dark:bg-indigo-950 dark:text-indigo-100">
+      <div class="flex flex-wrap items-center gap-x-2">
+        <button type="button" aria-expanded={open()} onClick={() => setOpen(!open())} class="flex items-center gap-1 font-semibold">
+          <span aria-hidden="true">{open() ? "▾" : "▸"}</span>
+          <Icon name="goal" class="h-3.5 w-3.5" />
+          {title()}
         </button>
-        <span className="text-indigo-700 tabular-nums dark:text-indigo-300">{usedOf(item.used, item.budget)}</span>
+        <span class="text-indigo-700 tabular-nums dark:text-indigo-300">{usedOf(props.item.used, props.item.budget)}</span>
       </div>
-      {open && <pre className="mt-1 whitespace-pre-wrap break-words font-sans text-slate-700 dark:text-slate-300">{item.body}</pre>}
+      <Show when={open()}>
+        <pre class="mt-1 whitespace-pre-wrap break-words font-sans text-slate-700 dark:text-slate-300">{props.item.body}</pre>
+      </Show>
     </div>
   );
-});
+}
 
 const OUTCOME: Record<GoalOutcome, { text: string; look: string }> = {
   complete: { text: "Goal complete", look: "border-green-300 bg-green-50 text-green-900 dark:border-green-800 dark:bg-green-950 dark:text-green-100" },
@@ -50,30 +52,27 @@ const OUTCOME: Record<GoalOutcome, { text: string; look: string }> = {
   aborted: { text: "Goal aborted", look: "border-slate-300 bg-slate-50 text-slate-700 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-300" },
 };
 
-export const GoalFinishedRow = memo(function GoalFinishedRow({ item }: { item: GoalFinishedItem }) {
-  const { text, look } = OUTCOME[item.outcome];
+export function GoalFinishedRow(props: { item: GoalFinishedItem }) {
+  const outcome = () => OUTCOME[props.item.outcome];
   return (
-    <div role="group" aria-label="Goal result" data-outcome={item.outcome} className={`flex flex-wrap items-center gap-x-2 rounded-md border px-3 py-1.5 text-xs ${look}`}>
-      <Icon name="goal" className="h-3.5 w-3.5" />
-      <span className="font-semibold">{text}</span>{" "}
-      <span className="tabular-nums">
-        · {item.rounds} {item.rounds === 1 ? "round" : "rounds"} · {formatTokens(item.tokensUsed)} tokens used
+    <div role="group" aria-label="Goal result" data-outcome={props.item.outcome} class={`flex flex-wrap items-center gap-x-2 rounded-md border px-3 py-1.5 text-xs ${outcome().look}`}>
+      <Icon name="goal" class="h-3.5 w-3.5" />
+      <span class="font-semibold">{outcome().text}</span>{" "}
+      <span class="tabular-nums">
+        · {props.item.rounds} {props.item.rounds === 1 ? "round" : "rounds"} · {formatTokens(props.item.tokensUsed)} tokens used
       </span>
     </div>
   );
-});
+}
 
 /** The header chip; the caller shows it only while the goal runs. */
-export function GoalChip({ goal }: { goal: GoalView }) {
-  const objective = goal.objective ?? "…";
-  const where = goal.round === 0 ? "starting" : `round ${goal.round}, ${usedOf(goal.used, goal.budget)}`;
-  const text = `Goal: ${objective} — ${where}`;
+export function GoalChip(props: { goal: GoalView }) {
+  const objective = () => props.goal.objective ?? "…";
+  const where = () => (props.goal.round === 0 ? "starting" : `round ${props.goal.round}, ${usedOf(props.goal.used, props.goal.budget)}`);
   return (
-    <p role="status" aria-label="Goal progress" title={text} className="flex max-w-full min-w-0 items-center gap-1 rounded-full bg-indigo-100 px-2 py-0.5 text-xs text-indigo-900 dark:bg-indigo-900 dark:text-indigo-100">
-      <Icon name="goal" className="h-3 w-3" />
-      <span className="font-semibold">Goal:</span>{" "}
-      <span className="min-w-0 truncate">{objective}</span>{" "}
-      <span className="shrink-0 tabular-nums">— {where}</span>
+    <p role="status" aria-label="Goal progress" title={`Goal: ${objective()} — ${where()}`} class="flex max-w-full min-w-0 items-center gap-1 rounded-full bg-indigo-100 px-2 py-0.5 text-xs text-indigo-900 dark:bg-indigo-900 dark:text-indigo-100">
+      <Icon name="goal" class="h-3 w-3" />
+      <span class="font-semibold">Goal:</span> <span class="min-w-0 truncate">{objective()}</span> <span class="shrink-0 tabular-nums">— {where()}</span>
     </p>
   );
 }

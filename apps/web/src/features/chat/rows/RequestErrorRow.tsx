@@ -4,10 +4,10 @@
  * (abort the task); once a new request begins the row just records what happened. An
  * `auth` failure says that the credentials were rejected (the composer is locked apart).
  */
-import { memo, useState } from "react";
+import { createSignal, Show } from "solid-js";
 import { Button } from "../../../components/ui/Button";
 import { formatDuration } from "../../../lib/format";
-import { useNow } from "../../../lib/use-now";
+import { createNow } from "../../../lib/create-now";
 import type { RequestErrorItem } from "../../../lib/stream/view-model";
 
 export interface RequestErrorRowProps {
@@ -18,39 +18,43 @@ export interface RequestErrorRowProps {
   onGiveUp(): Promise<void>;
 }
 
-export const RequestErrorRow = memo(function RequestErrorRow({ item, active, onRetryNow, onGiveUp }: RequestErrorRowProps) {
-  const [busy, setBusy] = useState(false);
-  const counting = active && item.retryAt !== undefined && !item.superseded;
-  const now = useNow(counting, 250);
-  const left = item.retryAt === undefined ? 0 : Math.max(0, item.retryAt - now);
-  const title = item.status === "auth" ? "The model rejected the credentials" : `Request ${item.status}`;
+export function RequestErrorRow(props: RequestErrorRowProps) {
+  const [busy, setBusy] = createSignal(false);
+  const counting = () => props.active && props.item.retryAt !== undefined && !props.item.superseded;
+  const now = createNow(counting, 250);
+  const left = () => (props.item.retryAt === undefined ? 0 : Math.max(0, props.item.retryAt - now()));
+  const title = () => (props.item.status === "auth" ? "The model rejected the credentials" : `Request ${props.item.status}`);
   const run = (fn: () => Promise<void>) => {
     setBusy(true);
     void fn().finally(() => setBusy(false));
   };
   return (
-    <div role={item.status === "auth" ? "alert" : undefined} className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm dark:border-red-900 dark:bg-red-950">
-      <div className="flex flex-wrap items-center gap-2">
-        <span className="font-medium text-red-800 dark:text-red-200">{title}</span>
-        {item.attempt !== undefined && <span className="text-xs text-red-700 dark:text-red-300">attempt {item.attempt}</span>}
-        {counting && (
-          <span className="text-xs text-red-700 dark:text-red-300" aria-live="polite">
-            {left > 0 ? `retrying in ${formatDuration(left)}` : "retrying…"}
+    <div role={props.item.status === "auth" ? "alert" : undefined} class="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm dark:border-red-900 dark:bg-red-950">
+      <div class="flex flex-wrap items-center gap-2">
+        <span class="font-medium text-red-800 dark:text-red-200">{title()}</span>
+        <Show when={props.item.attempt !== undefined}>
+          <span class="text-xs text-red-700 dark:text-red-300">attempt {props.item.attempt}</span>
+        </Show>
+        <Show when={counting()}>
+          <span class="text-xs text-red-700 dark:text-red-300" aria-live="polite">
+            {left() > 0 ? `retrying in ${formatDuration(left())}` : "retrying…"}
           </span>
-        )}
-        {!counting && item.retryInMs !== undefined && <span className="text-xs text-slate-500">retried</span>}
+        </Show>
+        <Show when={!counting() && props.item.retryInMs !== undefined}>
+          <span class="text-xs text-slate-500">retried</span>
+        </Show>
       </div>
-      <p className="mt-0.5 break-words text-xs text-red-700 dark:text-red-300">{item.message}</p>
-      {counting && (
-        <div className="mt-2 flex gap-2">
-          <Button size="sm" variant="primary" disabled={busy} onClick={() => run(onRetryNow)}>
+      <p class="mt-0.5 break-words text-xs text-red-700 dark:text-red-300">{props.item.message}</p>
+      <Show when={counting()}>
+        <div class="mt-2 flex gap-2">
+          <Button size="sm" variant="primary" disabled={busy()} onClick={() => run(props.onRetryNow)}>
             Retry now
           </Button>
-          <Button size="sm" disabled={busy} onClick={() => run(onGiveUp)}>
+          <Button size="sm" disabled={busy()} onClick={() => run(props.onGiveUp)}>
             Give up
           </Button>
         </div>
-      )}
+      </Show>
     </div>
   );
-});
+}
