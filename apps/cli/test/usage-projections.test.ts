@@ -115,6 +115,9 @@ describe("penguin usage / projections", { timeout: 90_000 }, () => {
       expect(url).toBeDefined();
       const login = await fetch(`${url}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ userId: "admin", password }) });
       const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
+      // The server holds every other route until the initial password is changed.
+      const changed = await fetch(`${url}/api/me/password`, { method: "PUT", headers: { cookie, "content-type": "application/json" }, body: JSON.stringify({ oldPassword: password, newPassword: password }) });
+      expect(changed.status).toBe(204);
       const api = async (path: string) => (await fetch(`${url}${path}`, { headers: { cookie } })).json();
       const usage = await api("/api/projects/default_project/usage?groupBy=session");
       expect(usage.rows).toEqual([expect.objectContaining({ key: sid, cacheRead: byHand.cacheRead, cacheWrite: byHand.cacheWrite, output: byHand.output, total: byHand.total, requests: byHand.requests })]);

@@ -134,7 +134,7 @@ describe("facts.db", { timeout: 30_000 }, () => {
     rmSync(join(root, "projections.db"), { force: true });
 
     const kit = h.kit;
-    const restarted = await startHarness({ root });
+    const restarted = await startHarness({ root, adminPassword: h.adminPassword });
     await kit.close();
     h = restarted;
     expect(existsSync(join(root, "web.db"))).toBe(false);

@@ -49,6 +49,8 @@ export interface HarnessOptions {
   app?: Partial<ServerAppOptions>;
   entry?: Partial<ModelEntry>;
   root?: string;
+  /** The admin password of a reused root (a restarted server has no initial password to hand out). */
+  adminPassword?: string;
   clock?: TestClock;
 }
 
@@ -78,8 +80,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     workspaceRoots: [tmpdir()],
     ...options.app,
   });
-  const adminPassword = server.initialPassword;
-  if (adminPassword === undefined) throw new Error("a fresh root must yield an initial admin password");
+  // A fresh root yields the admin's initial password; a reused root (a restart) has none,
+  // and the caller passes the password it already knows.
+  const adminPassword = server.initialPassword ?? options.adminPassword;
+  if (adminPassword === undefined) throw new Error("a fresh root must yield an initial admin password (or pass adminPassword for a reused root)");
   const listening = await listenOnLoopback(server.app);
   const client = () => new ApiClient(listening.request);
   return {
