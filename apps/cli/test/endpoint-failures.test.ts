@@ -138,7 +138,7 @@ describe("penguin run against a failing endpoint", { timeout: 60_000 }, () => {
     for (const line of json.stdout.trim().split("\n")) expect(JSON.parse(line)).toHaveProperty("type");
   });
 
-  it("a tool turn then an answer: text of every completed request reaches stdout in order", async () => {
+  it("a tool turn then a retried answer: stdout holds the final answer once, the narration and the cut-off part go to stderr", async () => {
     world = await startWorld({
       script: [
         // A file tool, not a shell command: the turn's subject is the output split, not process handling.
@@ -150,7 +150,8 @@ describe("penguin run against a failing endpoint", { timeout: 60_000 }, () => {
     writeFileSync(join(world.workspace, "notes.txt"), "all good\n");
     const r = await runCli(["run", "-m", "hi", "--workspace", world.workspace], { env: world.env });
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe("Let me check.\nChecked: all good.\n");
+    expect(r.stdout).toBe("Checked: all good.\n");
+    expect(r.stderr).toContain("Let me check.");
     expect(world.kit.requests[1]!.messages.some((m) => m.kind === "tool_result" && (m.text ?? "").includes("all good"))).toBe(true);
     expect(r.stderr).toMatch(/^\[retried\] Che/m);
   });

@@ -15,6 +15,19 @@ afterEach(async () => {
 });
 
 describe("penguin run", { timeout: 60_000 }, () => {
+  it("keeps stdout to the final answer: text written on the way to a tool call goes to stderr", async () => {
+    world = await startWorld({
+      script: [
+        { text: "Let me look first.", toolCalls: [{ name: "exec_command", id: "call_nar001", arguments: { cmd: "printf 'seen\\n'", description: "look" } }] },
+        { text: "The answer, after looking." },
+      ],
+    });
+    const r = await runCli(["run", "-m", "look, then answer", "--workspace", world.workspace], { env: world.env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("The answer, after looking.\n");
+    expect(r.stderr).toContain("Let me look first.");
+  });
+
   it("streams the answer to stdout and thinking, tool lines and stats to stderr, then exits 0", async () => {
     world = await startWorld({
       script: [

@@ -9,7 +9,8 @@
  *   lines, retries, the stats line, the spinner) to stderr, so `> answer.txt` keeps just
  *   the answer. On a terminal the text streams; piped or redirected it is held per request
  *   (held-answer.ts) and written once the request completed, so the text of a request that
- *   was cut off and retried goes to stderr as `[retried] …` instead of before the answer.
+ *   was cut off and retried goes to stderr as `[retried] …` instead of before the answer,
+ *   and so does the text of a request that went on to call tools (narration, not the answer).
  * - `--goal [budget]` runs the prompt as a goal (rounds until the agent marks GOAL.yaml
  *   complete or blocked, or the token budget runs out); it exits 0 only when complete.
  * - Ctrl-C (SIGINT) aborts the task: the engine records `abort` in the trace and the run
@@ -77,10 +78,14 @@ export async function runCommand(flags: RunFlags): Promise<ExitCode> {
     json === undefined
       ? new HumanRenderer({ text: held?.output ?? stdout, side: err, verbose: () => flags.verbose === true, waiting: createWaitIndicator(), asked })
       : undefined;
-  /** A request ended: its held text becomes the answer, or goes to stderr marked as not the answer. */
+  /** Whether the current request made a tool call: then its text is narration, not the answer. */
+  let calledTools = false;
+  /** A request ended: its held text becomes the answer, or goes to stderr as narration or marked as not the answer. */
   const settleHeld = (end: RequestEndPayload): void => {
+    const narration = calledTools;
+    calledTools = false;
     if (held === undefined || renderer === undefined) return;
-    if (end.status === "completed") return held.release();
+    if (end.status === "completed") return narration ? held.releaseTo(err) : held.release();
     const partial = held.take().trim();
     if (partial === "") return;
     const mark = end.retry_in_ms !== undefined ? "[retried]" : "[cut off]";
@@ -115,7 +120,9 @@ export async function runCommand(flags: RunFlags): Promise<ExitCode> {
       if (json !== undefined) {
         if (flags.partials === true || !isPartial(m)) json.write(m);
       } else {
-        if (m.type === "event_msg" && m.payload.type === "request_end" && (m.origin === undefined || m.origin.length === 0)) settleHeld(m.payload);
+        const own = m.origin === undefined || m.origin.length === 0;
+        if (own && m.type === "model_msg" && m.payload.type === "tool_call") calledTools = true;
+        if (own && m.type === "event_msg" && m.payload.type === "request_end") settleHeld(m.payload);
         renderer?.handle(m);
       }
     }

@@ -7,8 +7,10 @@
  * the cut-off half and the full answer would both land there. Held instead, a request's text
  * goes to stdout only once its `request_end` says it completed; the text of a request that is
  * retried (or ends without completing) is handed back so the caller can show it on stderr,
- * marked as such. The renderer writes to `output` exactly as it would to stdout, so released
- * text is byte for byte what streaming would have printed. On a terminal `run` streams as
+ * marked as such. Text of a completed request that went on to call tools is narration on the
+ * way to the answer, not the answer: it goes to stderr too (`releaseTo`), so stdout ends up
+ * with the final answer only. The renderer writes to `output` exactly as it would to stdout,
+ * so released text is byte for byte what streaming would have printed. On a terminal `run` streams as
  * before: a human watches the answer arrive, and sees the retry line under any cut-off part.
  */
 import { Output } from "./output.js";
@@ -33,7 +35,12 @@ export class HeldAnswer {
 
   /** Writes the held text to the real output (the request completed). */
   release(): void {
+    this.releaseTo(this.#target);
+  }
+
+  /** Writes the held text elsewhere (narration of a request that called tools goes to stderr). */
+  releaseTo(other: Output): void {
     const text = this.take();
-    if (text !== "") this.#target.write(text);
+    if (text !== "") other.write(text);
   }
 }
