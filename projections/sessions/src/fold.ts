@@ -28,6 +28,12 @@ export interface SessionRow {
   project_id: string;
   agent_id: string;
   title: string | null;
+  /** 1 when the title was set by a person or the titler (`session_title`), not the first prompt. */
+  title_set: number;
+  /** 1 while archived (`session_archived`). */
+  archived: number;
+  /** The session this one was forked from, and where (`forked_from`: `<session>@NNN:LLLLLL`). */
+  forked_from: string | null;
   provider: string | null;
   model_id: string | null;
   workspace: string | null;
@@ -50,6 +56,9 @@ export function emptySession(e: TraceEvent): SessionRow {
     project_id: e.projectId,
     agent_id: e.agentId,
     title: null,
+    title_set: 0,
+    archived: 0,
+    forked_from: null,
     provider: null,
     model_id: null,
     workspace: null,
@@ -91,7 +100,7 @@ export function foldSession(row: SessionRow | undefined, e: TraceEvent): Session
     case "text":
       if (p.role === "user" && (p.sender === undefined || p.sender === "user")) {
         next.tasks += 1;
-        if (next.title === null && p.text.trim() !== "") next.title = titleOf(p.text);
+        if (next.title === null && next.title_set === 0 && p.text.trim() !== "") next.title = titleOf(p.text);
       }
       return next;
     case "tool_call":
@@ -115,6 +124,16 @@ export function foldSession(row: SessionRow | undefined, e: TraceEvent): Session
       return next;
     case "token_usage":
       next.tokens += p.request.total;
+      return next;
+    case "session_title":
+      next.title = titleOf(p.title);
+      next.title_set = 1;
+      return next;
+    case "session_archived":
+      next.archived = p.archived ? 1 : 0;
+      return next;
+    case "forked_from":
+      next.forked_from = `${p.session_id}@${p.at}`;
       return next;
     default:
       return next;

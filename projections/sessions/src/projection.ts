@@ -20,8 +20,8 @@ const INSERT_CHUNK = 200;
 
 export const sessionsProjection: Projection<SessionsTables> = {
   name: "sessions",
-  version: 1,
-  handles: ["session_meta", "text", "tool_call", "request_begin", "request_end", "abort", "token_usage", "subagent"],
+  version: 2,
+  handles: ["session_meta", "text", "tool_call", "request_begin", "request_end", "abort", "token_usage", "subagent", "session_title", "session_archived", "forked_from"],
   async migrate(db) {
     await db.schema
       .createTable("sessions")
@@ -29,6 +29,9 @@ export const sessionsProjection: Projection<SessionsTables> = {
       .addColumn("project_id", "text", (c) => c.notNull())
       .addColumn("agent_id", "text", (c) => c.notNull())
       .addColumn("title", "text")
+      .addColumn("title_set", "integer", (c) => c.notNull())
+      .addColumn("archived", "integer", (c) => c.notNull())
+      .addColumn("forked_from", "text")
       .addColumn("provider", "text")
       .addColumn("model_id", "text")
       .addColumn("workspace", "text")
@@ -70,6 +73,9 @@ export const sessionsProjection: Projection<SessionsTables> = {
         .onConflict((oc) =>
           oc.column("session_id").doUpdateSet((eb) => ({
             title: eb.ref("excluded.title"),
+            title_set: eb.ref("excluded.title_set"),
+            archived: eb.ref("excluded.archived"),
+            forked_from: eb.ref("excluded.forked_from"),
             provider: eb.ref("excluded.provider"),
             model_id: eb.ref("excluded.model_id"),
             workspace: eb.ref("excluded.workspace"),

@@ -1,6 +1,6 @@
 // Given/when/then for the sessions projection on :memory:.
 import { describe, expect, it } from "vitest";
-import { abortEvent, assistantText, requestBegin, requestEnd, sessionMeta, subagentEvent, tokenUsage, toolCall, userText } from "@penguin/omnimessage";
+import { abortEvent, assistantText, forkedFrom, requestBegin, requestEnd, sessionArchived, sessionMeta, sessionTitle, subagentEvent, tokenUsage, toolCall, userText } from "@penguin/omnimessage";
 import { projectionSpec, traceEvents } from "@penguin/projections-runner";
 import { foldSession, getSession, listSessions, sessionsProjection } from "../src/index.js";
 
@@ -32,6 +32,9 @@ describe("sessions projection", () => {
       project_id: "default_project",
       agent_id: "default_agent",
       title: "fix the build",
+      title_set: 0,
+      archived: 0,
+      forked_from: null,
       provider: "openai",
       model_id: "gpt-x",
       workspace: "/w",
@@ -46,6 +49,19 @@ describe("sessions projection", () => {
       files: 1,
       parent_session_id: null,
     });
+  });
+
+  it("given a forked session with a first prompt, when it is titled, archived and unarchived, then the row follows each fact", async () => {
+    const titled = await projectionSpec(sessionsProjection)
+      .given(traceEvents({ sessionId: C }, [meta(C), forkedFrom(P, "001:000012", { at: at(1) }), userText("first prompt here", { at: at(2) })]))
+      .when(traceEvents({ sessionId: C, firstLine: 4 }, [sessionTitle("Release notes", { at: at(3) }), sessionArchived(true, { at: at(4) }), userText("another prompt", { at: at(5) })]))
+      .then((d) => getSession(d, C));
+    expect(titled).toMatchObject({ title: "Release notes", title_set: 1, archived: 1, forked_from: `${P}@001:000012`, tasks: 2 });
+    const later = await projectionSpec(sessionsProjection)
+      .given(traceEvents({ sessionId: C }, [meta(C), sessionArchived(true, { at: at(1) })]))
+      .when(traceEvents({ sessionId: C, firstLine: 3 }, [sessionArchived(false, { at: at(2) })]))
+      .then((d) => getSession(d, C));
+    expect(later).toMatchObject({ archived: 0, title: null, title_set: 0, forked_from: null });
   });
 
   it("given a running request, when it fails with a retry pending, then it is still running; when it fails for good, failed", () => {
