@@ -17,6 +17,7 @@ import { rowAdapters } from "./rows/adapters.js";
 import { rowCliRun, rowColdStart } from "./rows/cli.js";
 import { rowEngine } from "./rows/engine.js";
 import { rowServer } from "./rows/server.js";
+import { rowTimeTravel } from "./rows/time-travel.js";
 import { rowAppend, rowResume } from "./rows/trace.js";
 import { formatSummary, num, type BenchReport, type RowResult } from "./lib/stats.js";
 
@@ -38,6 +39,7 @@ const ROWS: { row: number; run: () => Promise<RowResult> }[] = [
   { row: 5, run: () => rowResume((lines) => (quick ? 2 : lines >= 100_000 ? 3 : 5), quick ? [1000, 10_000] : [1000, 10_000, 100_000]) },
   { row: 6, run: () => rowAdapters(quick ? 3 : 5) },
   { row: 7, run: () => rowServer(quick) },
+  { row: 8, run: () => rowTimeTravel(quick ? 20 : 100, quick ? 20_000 : 100_000) },
 ];
 
 function printTable(rows: RowResult[]): void {

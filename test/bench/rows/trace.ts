@@ -90,7 +90,7 @@ async function firstByteRelay(target: { host: string; port: number }): Promise<{
 }
 
 /** A resumable trace of about `lines` lines for a session of `agent`, written by the real writer. */
-function writeTrace(agent: Agent, workspace: string, lines: number): { sessionId: string; file: string; bytes: number } {
+export function writeTrace(agent: Agent, workspace: string, lines: number): { sessionId: string; file: string; bytes: number } {
   const sessionId = newSessionId(new Date());
   const meta: SessionMetaPayload = {
     session_id: sessionId,

@@ -52,7 +52,7 @@ export async function runServerBench(opts: ServerBenchOptions = {}): Promise<Ser
     models: [{ provider: "testkit", model_id: "bench-model", client_type: "openai-chat", base_url: kit.baseUrl("openai-chat"), api_key: "sk-bench-000000000000", context_window: 128000 }],
   });
   const child = spawn(process.execPath, ["--conditions=development", "--import", "tsx", CHILD], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PENGUIN_BENCH_ROOT: root },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PENGUIN_BENCH_ROOT: root, PENGUIN_BENCH_WORKSPACE_ROOT: tmpdir() },
     stdio: ["ignore", "pipe", "inherit"],
   });
   try {
@@ -61,6 +61,8 @@ export async function runServerBench(opts: ServerBenchOptions = {}): Promise<Ser
     const login = await fetch(`${url}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ userId: "admin", password }) });
     const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
     const post = (path: string, body: unknown) => fetch(`${url}${path}`, { method: "POST", headers: { "content-type": "application/json", cookie }, body: JSON.stringify(body) });
+    // The server holds every other route until the initial password is changed.
+    await fetch(`${url}/api/me/password`, { method: "PUT", headers: { "content-type": "application/json", cookie }, body: JSON.stringify({ oldPassword: password, newPassword: password }) });
 
     const ids: string[] = [];
     for (let i = 0; i < sessions; i++) {
