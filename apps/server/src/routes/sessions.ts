@@ -11,7 +11,7 @@ import { isAbsolute } from "node:path";
 import { readProjectConfig } from "@penguin/core";
 import { Schema } from "effect";
 import { sessionArchived, sessionTitle } from "@penguin/omnimessage";
-import { notFound } from "../http/api-error.js";
+import { badRequest, notFound } from "../http/api-error.js";
 import { json, noContent } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import { ApprovalModeSchema, Capped, IntFromText, PositiveInt, Text, ThinkingLevelSchema, WithDefault } from "../http/schemas.js";
@@ -130,18 +130,47 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
       method: "post",
       path: "/api/sessions/:id/fork",
       operationId: "sessions.fork",
-      summary: "Fork after a completed task: the last one, or the final answer at position {fileIndex, line}",
+      summary: "Fork after a completed task (the last one, or the answer at position {fileIndex, line}), or at any event `at` (a count from the start, or NNN:LLLLLL)",
       tag: "sessions",
       access: "session",
-      body: Schema.Struct({ position: Schema.optional(Schema.Struct({ fileIndex: PositiveInt, line: PositiveInt })) }),
-      responses: { 201: { description: "The new session" }, 409: { description: "task_in_progress, compacting or cannot_fork" } },
+      body: Schema.Struct({
+        position: Schema.optional(Schema.Struct({ fileIndex: PositiveInt, line: PositiveInt })),
+        at: Schema.optional(Schema.Union(PositiveInt, EventPosition)),
+      }),
+      responses: { 201: { description: "The new session" }, 400: { description: "both position and at" }, 409: { description: "task_in_progress, compacting or cannot_fork" } },
     },
     async ({ grant, body, user }) => {
-      const row = await sessions.fork(grant.session, body.position);
+      if (body.position !== undefined && body.at !== undefined) throw badRequest("give either position (a task's answer) or at (any event), not both", "at");
+      const row = await sessions.fork(grant.session, body.at !== undefined ? { at: body.at } : body.position);
       ctx.access.recordCreator(row.sessionId, user.userId);
       const view = sessionView(row, undefined);
       ctx.userEvents.toProject(row.projectId, { type: "session_created", session: view });
       return json(view, 201);
     },
   );
+
+  table.add(
+    {
+      method: "get",
+      path: "/api/sessions/:id/state",
+      operationId: "sessions.state",
+      summary: "The session's state after an event (time travel): the next context, open calls, pending approvals, carry-over, steering, settings, usage, goal, files; default the last event",
+      tag: "sessions",
+      access: "session",
+      query: Schema.Struct({ at: Schema.optional(Schema.Union(EventPosition, IntFromText(1))) }),
+      responses: { 200: { description: "What `penguin inspect --at` prints, as JSON" }, 400: { description: "an event the session does not have" } },
+    },
+    async ({ grant, query }) => {
+      const agent = await sessions.agent(grant.session.projectId, grant.session.agentId);
+      try {
+        return json(await agent.inspectState({ sessionId: grant.session.sessionId, ...(query.at === undefined ? {} : { at: query.at }) }));
+      } catch (error) {
+        if (error instanceof Error && /^invalid position/.test(error.message)) throw badRequest(error.message, "at");
+        throw error;
+      }
+    },
+  );
 }
+
+/** A trace position in its public form, `NNN:LLLLLL` (file index, line number). */
+const EventPosition = Schema.String.pipe(Schema.pattern(/^\d{3}:\d{6}$/), Schema.annotations({ identifier: "EventPosition", description: "NNN:LLLLLL" }));

@@ -297,13 +297,13 @@ export class SessionManager {
    * with the source's model, workspace and approval mode, titled `<source title> (n)` where n
    * comes from the source's monotonic fork count.
    */
-  async fork(row: SessionRow, position: ForkPosition | undefined): Promise<SessionRow> {
+  async fork(row: SessionRow, position: ForkPosition | { at: number | string } | undefined): Promise<SessionRow> {
     const hub = this.#hubs.get(row.sessionId);
     if (hub?.busy) throw busyError(hub);
     const agent = await this.agent(row.projectId, row.agentId);
     let forkId: string;
     try {
-      forkId = await agent.forkSession({ sessionId: row.sessionId, ...(position === undefined ? {} : { position }) });
+      forkId = await agent.forkSession({ sessionId: row.sessionId, ...(position === undefined ? {} : "at" in position ? { at: position.at } : { position }) });
     } catch (error) {
       if (isPenguinError(error) && error.code === "invalid_argument") throw conflict("cannot_fork", error.message);
       throw error;
