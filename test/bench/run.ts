@@ -18,6 +18,7 @@ import { rowCliRun, rowColdStart } from "./rows/cli.js";
 import { rowEngine } from "./rows/engine.js";
 import { rowServer } from "./rows/server.js";
 import { rowTimeTravel } from "./rows/time-travel.js";
+import { rowWeb } from "./rows/web.js";
 import { rowAppend, rowResume } from "./rows/trace.js";
 import { formatSummary, num, type BenchReport, type RowResult } from "./lib/stats.js";
 
@@ -40,6 +41,7 @@ const ROWS: { row: number; run: () => Promise<RowResult> }[] = [
   { row: 6, run: () => rowAdapters(quick ? 3 : 5) },
   { row: 7, run: () => rowServer(quick) },
   { row: 8, run: () => rowTimeTravel(quick ? 20 : 100, quick ? 20_000 : 100_000) },
+  { row: 9, run: () => rowWeb() },
 ];
 
 function printTable(rows: RowResult[]): void {
