@@ -10,11 +10,11 @@
 // - After a retried turn stdout holds the final answer only; the cut-off text is on stderr,
 //   marked `[retried]`.
 import { writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "./helpers/build.js";
 import { collectOutput, exited, runCli, spawnCli, waitForOutput } from "./helpers/run-cli.js";
+import { closedPort } from "./helpers/ports.js";
 import { startWorld, type World } from "./helpers/world.js";
 
 let world: World | undefined;
@@ -24,14 +24,6 @@ afterEach(async () => {
   world = undefined;
 });
 
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  const port = typeof address === "object" && address !== null ? address.port : 0;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** stderr without the session and stats lines: what the user reads about the failure. */
 function failureLines(stderr: string): string[] {

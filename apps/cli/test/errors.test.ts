@@ -1,11 +1,11 @@
 // The errors a user will hit, each as one clear `error: …` line on stderr with its exit
 // code: configuration and usage problems exit 2, an unreachable endpoint exits 1 after the
 // engine's retries (instant here through PENGUIN_RETRY_DELAY_SCALE=0).
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "./helpers/build.js";
 import { runCli } from "./helpers/run-cli.js";
+import { closedPort } from "./helpers/ports.js";
 import { startWorld, type World } from "./helpers/world.js";
 
 let world: World | undefined;
@@ -15,15 +15,6 @@ afterEach(async () => {
   world = undefined;
 });
 
-/** A port nothing listens on: bound once, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  const port = typeof address === "object" && address !== null ? address.port : 0;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 function oneErrorLine(stderr: string): string {
   const lines = stderr.trim().split("\n");

@@ -10,11 +10,11 @@
 import { spawn } from "node:child_process";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "./helpers/build.js";
 import { LAUNCHER, REPO } from "./helpers/paths.js";
+import { closedPort } from "./helpers/ports.js";
 import { cleanEnv, startWorld, type World } from "./helpers/world.js";
 
 let world: World | undefined;
@@ -214,7 +214,7 @@ describe("the README's scripted-model recipe", { timeout: 120_000 }, () => {
     expect(block, "README: a sh block under 'Without a key'").toBeDefined();
     const dir = mkdtempSync(join(tmpdir(), "penguin-recipe-"));
     temps.push(dir);
-    const port = await freePort();
+    const port = await closedPort();
     const script = block!
       .replaceAll("/tmp/penguin-try", join(dir, "root"))
       .replaceAll("/tmp/penguin-testkit.log", join(dir, "testkit.log"))
@@ -227,13 +227,3 @@ describe("the README's scripted-model recipe", { timeout: 120_000 }, () => {
   });
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0));
-    });
-  });
-}
