@@ -106,8 +106,8 @@ export function Scrubber(props: ScrubberProps) {
           <p aria-label="Cursor" aria-live="polite" class="flex min-w-0 flex-wrap items-baseline gap-x-2 text-xs">
             <span class="font-semibold tabular-nums">
               Event {e().n} of {count()}
-            </span>
-            <span class="font-mono text-slate-500">{e().position}</span>
+            </span>{" "}
+            <span class="font-mono text-slate-500">{e().position}</span>{" "}
             <span class="min-w-0 truncate font-mono">{e().label}</span>
           </p>
         )}
