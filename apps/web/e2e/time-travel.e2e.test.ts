@@ -168,6 +168,18 @@ describe.skipIf(!haveChromium)("time travel in the web dashboard", () => {
     expect(await origin.getAttribute("aria-label")).toMatch(new RegExp(`^Forked from .+ at ${position}$`));
     expect(await origin.getAttribute("href")).toBe(`/chat/${sessionId}`);
     await shotBothWidths("chat-time-travel-fork");
+    // At phone width the list is a dialog; the badge is there too.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole("button", { name: "Sessions", exact: true }).click();
+    const sheet = page.getByRole("dialog", { name: "Sessions" });
+    await sheet.getByRole("link", { name: "Forked from", exact: false }).first().waitFor();
+    await h.shot("sessions-time-travel-fork-phone");
+    // Following the origin from the sheet closes it and opens the source session.
+    await sheet.getByRole("link", { name: "Forked from", exact: false }).first().click();
+    await sheet.waitFor({ state: "detached" });
+    await page.waitForURL((url) => url.pathname === `/chat/${sessionId}`);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(forkUrl);
     await origin.click();
     await page.waitForURL((url) => url.href !== forkUrl && url.pathname === `/chat/${sessionId}`);
     // Answers the app expects (401 before signing in, 404 for "no goal") are logged by the
