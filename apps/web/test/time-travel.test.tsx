@@ -1,7 +1,8 @@
 // The time-travel parts on the Traces page: the scrubber steps, jumps to requests and tool
 // calls, plays and pauses by button and keyboard, and names the cursor's event; the state
 // panel shows its empty, loading and error states (Retry asks again) and the state's
-// sections with added, removed and changed rows marked for sight and for screen readers.
+// sections with added, removed and changed rows marked for sight and for screen readers,
+// folding a long unchanged start of a section.
 // The TimeTravel section, against a stubbed fetch, loads every file of the session, asks
 // for states by position, and forks at the cursor into the new session's chat.
 import { createSignal } from "solid-js";
@@ -122,6 +123,24 @@ describe("StatePanel", () => {
     expect(within(panel).getByRole("region", { name: "Pending approvals" })).toHaveTextContent("Nothing waits for approval.");
     expect(within(panel).getByRole("region", { name: "Steering queue" }).querySelector('[data-change="added"]')).toHaveTextContent("hurry");
     expect(within(panel).getByLabelText("Changes since the previous step")).toHaveTextContent("5 changes since the previous step");
+  });
+});
+
+describe("StatePanel folding", () => {
+  it("folds a long unchanged start of the context, keeps the change in view, and unfolds on request", async () => {
+    const user = userEvent.setup();
+    const old = Array.from({ length: 10 }, (_, i) => userText(`message ${i + 1}`));
+    const previous = state({ nextContext: old });
+    const current = state({ nextContext: [...old, assistantText("the new answer")] });
+    render(() => <StatePanel state={current} previous={previous} loading={false} error={undefined} onRetry={() => undefined} />);
+    const context = screen.getByRole("region", { name: "Context (current segment)" });
+    expect(context.querySelectorAll("li[data-change]")).toHaveLength(7);
+    expect(context.querySelector('[data-change="added"]')).toHaveTextContent("the new answer");
+    expect(context).not.toHaveTextContent("message 4");
+    expect(context).toHaveTextContent("message 5");
+    await user.click(within(context).getByRole("button", { name: "Show 4 earlier unchanged" }));
+    expect(context.querySelectorAll("li[data-change]")).toHaveLength(11);
+    expect(context).toHaveTextContent("message 1");
   });
 });
 

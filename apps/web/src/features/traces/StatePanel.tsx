@@ -4,16 +4,19 @@
  * step: added (+, green), removed (−, red, struck through), changed (~, amber, with the value
  * before). The mark is also written out for screen readers, so it is not colour alone.
  *
+ * A long run of unchanged rows at the start of a section (an old context) is folded behind a
+ * "Show N earlier unchanged" button, so the step's changes stay in view.
+ *
  * It shows one of four things: nothing chosen yet, loading, an error (with Retry), or the
  * state. While the next state loads, the last one stays on screen, dimmed, so scrubbing does
  * not flash an empty panel.
  */
-import { createMemo, For, Match, Show, Switch } from "solid-js";
+import { createMemo, createSignal, For, Index, Match, Show, Switch } from "solid-js";
 import type { SessionState } from "../../api/time-travel";
 import { Button } from "../../components/ui/Button";
 import { Notice } from "../../components/ui/Notice";
 import { Spinner } from "../../components/ui/Spinner";
-import { changeCount, stateSections, type Change } from "../../lib/time-travel/state-diff";
+import { changeCount, stateSections, type Change, type StateRow } from "../../lib/time-travel/state-diff";
 
 export interface StatePanelProps {
   /** The state at the cursor, or the last one shown while it loads. */
@@ -32,6 +35,48 @@ const MARK: Record<Change, { glyph: string; spoken: string; class: string }> = {
   changed: { glyph: "~", spoken: "changed", class: "bg-amber-50 text-amber-900 dark:bg-amber-950 dark:text-amber-100" },
   same: { glyph: "", spoken: "", class: "" },
 };
+
+/** Unchanged rows at the start of a section beyond this many are folded behind a button. */
+export const UNCHANGED_SHOWN = 6;
+
+function SectionRows(props: { rows: StateRow[] }) {
+  const [unfolded, setUnfolded] = createSignal(false);
+  // Rows before the last UNCHANGED_SHOWN of the leading unchanged run are folded (a long
+  // context's old messages), so what changed stays in view.
+  const folded = createMemo(() => {
+    if (unfolded()) return 0;
+    let lead = 0;
+    while (lead < props.rows.length && props.rows[lead]!.change === "same") lead += 1;
+    return Math.max(0, lead - UNCHANGED_SHOWN);
+  });
+  return (
+    <ul class="flex flex-col gap-px font-mono text-xs">
+      <Show when={folded() > 0}>
+        <li>
+          <button type="button" onClick={() => setUnfolded(true)} class="px-1 text-slate-500 underline hover:text-blue-600">
+            Show {folded()} earlier unchanged
+          </button>
+        </li>
+      </Show>
+      <For each={props.rows.slice(folded())}>
+        {(row) => (
+          <li data-change={row.change} class={`flex min-w-0 items-start gap-1 rounded px-1 ${MARK[row.change].class}`}>
+            <span aria-hidden="true" class="w-3 shrink-0 text-center font-bold">
+              {MARK[row.change].glyph}
+            </span>
+            <Show when={row.change !== "same"}>
+              <span class="sr-only">{MARK[row.change].spoken}: </span>
+            </Show>
+            <span class="min-w-0 break-words">
+              {row.label}
+              <Show when={row.before}>{(b) => <span class="text-slate-500 no-underline"> (was {b()})</span>}</Show>
+            </span>
+          </li>
+        )}
+      </For>
+    </ul>
+  );
+}
 
 export function StatePanel(props: StatePanelProps) {
   const sections = createMemo(() => (props.state === undefined ? [] : stateSections(props.state, props.previous)));
@@ -72,33 +117,17 @@ export function StatePanel(props: StatePanelProps) {
                 <Spinner label="Loading the state" />
               </Show>
             </header>
-            <For each={sections()}>
+            {/* By index: the sections are always the same, in the same order, so a section's fold survives a step. */}
+            <Index each={sections()}>
               {(section) => (
-                <section aria-label={section.title} class="min-w-0">
-                  <h4 class="text-xs font-semibold tracking-wide text-slate-500 uppercase">{section.title}</h4>
-                  <Show when={section.rows.length > 0} fallback={<p class="text-xs text-slate-500">{section.empty}</p>}>
-                    <ul class="flex flex-col gap-px font-mono text-xs">
-                      <For each={section.rows}>
-                        {(row) => (
-                          <li data-change={row.change} class={`flex min-w-0 items-start gap-1 rounded px-1 ${MARK[row.change].class}`}>
-                            <span aria-hidden="true" class="w-3 shrink-0 text-center font-bold">
-                              {MARK[row.change].glyph}
-                            </span>
-                            <Show when={row.change !== "same"}>
-                              <span class="sr-only">{MARK[row.change].spoken}: </span>
-                            </Show>
-                            <span class="min-w-0 break-words">
-                              {row.label}
-                              <Show when={row.before}>{(b) => <span class="text-slate-500 no-underline"> (was {b()})</span>}</Show>
-                            </span>
-                          </li>
-                        )}
-                      </For>
-                    </ul>
+                <section aria-label={section().title} class="min-w-0">
+                  <h4 class="text-xs font-semibold tracking-wide text-slate-500 uppercase">{section().title}</h4>
+                  <Show when={section().rows.length > 0} fallback={<p class="text-xs text-slate-500">{section().empty}</p>}>
+                    <SectionRows rows={section().rows} />
                   </Show>
                 </section>
               )}
-            </For>
+            </Index>
           </div>
         )}
       </Show>
