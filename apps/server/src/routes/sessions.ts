@@ -53,7 +53,7 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
     { method: "get", path: "/api/projects/:p/agents/:a/sessions", operationId: "sessions.list", summary: "Sessions of an agent, most recent first", tag: "sessions", access: "agent", query: ListQuery, responses: { 200: { description: "{sessions}" } } },
     async ({ grant, query }) => {
       const rows = stores.sessions.list(grant.project.projectId, grant.agent.agentId, query.category, query.limit, query.offset);
-      const origins = await sessionOrigins(ctx.projections, grant.agent, rows.map((r) => r.sessionId));
+      const origins = await sessionOrigins(ctx.projections, grant.agent, rows.map((r) => r.sessionId), ctx.report);
       return json({ sessions: rows.map((r) => sessionView(r, sessions.peek(r.sessionId), origins.get(r.sessionId))) });
     },
   );
@@ -84,7 +84,7 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
       const hub = sessions.peek(id);
       const files = traceFilesOf(grant.agent, id);
       const usage = await stores.usage.sessionTotals(id);
-      const origin = (await sessionOrigins(ctx.projections, grant.agent, [id])).get(id);
+      const origin = (await sessionOrigins(ctx.projections, grant.agent, [id], ctx.report)).get(id);
       return json({
         ...sessionView(grant.session, hub, origin),
         tracePath: hub?.core?.tracePath ?? files[files.length - 1]?.path ?? null,
@@ -149,7 +149,7 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
       ctx.access.recordCreator(row.sessionId, user.userId);
       // The projection folds the fork's `forked_from` event: one pass, so the answer names the origin.
       await ctx.projections.refresh();
-      const view = sessionView(row, undefined, (await sessionOrigins(ctx.projections, grant.agent, [row.sessionId])).get(row.sessionId));
+      const view = sessionView(row, undefined, (await sessionOrigins(ctx.projections, grant.agent, [row.sessionId], ctx.report)).get(row.sessionId));
       ctx.userEvents.toProject(row.projectId, { type: "session_created", session: view });
       return json(view, 201);
     },

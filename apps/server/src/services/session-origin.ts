@@ -25,17 +25,27 @@ export function parseForkedFrom(value: string | null): SessionOrigin["forkedFrom
   return at <= 0 ? null : { sessionId: value.slice(0, at), at: value.slice(at + 1) };
 }
 
-/** The origins of some sessions of one agent (a session the projection has not seen yet has none). */
-export async function sessionOrigins(projections: LiveProjectionRunner, agent: AgentPaths, sessionIds: readonly string[]): Promise<Map<string, SessionOrigin>> {
+/**
+ * The origins of some sessions of one agent (a session the projection has not seen yet has
+ * none). The origin only decorates a list, so a projection that cannot be read is reported
+ * and the sessions are listed without it rather than not at all.
+ */
+export async function sessionOrigins(projections: LiveProjectionRunner, agent: AgentPaths, sessionIds: readonly string[], report: (error: unknown) => void): Promise<Map<string, SessionOrigin>> {
   const origins = new Map<string, SessionOrigin>();
   if (sessionIds.length === 0) return origins;
-  const rows = await projections.read((db) =>
-    db
-      .selectFrom("sessions")
-      .select(["session_id", "forked_from", "source"])
-      .where("session_id", "in", [...sessionIds])
-      .execute() as Promise<{ session_id: string; forked_from: string | null; source: string }[]>,
-  );
+  let rows: { session_id: string; forked_from: string | null; source: string }[];
+  try {
+    rows = await projections.read((db) =>
+      db
+        .selectFrom("sessions")
+        .select(["session_id", "forked_from", "source"])
+        .where("session_id", "in", [...sessionIds])
+        .execute() as Promise<{ session_id: string; forked_from: string | null; source: string }[]>,
+    );
+  } catch (error) {
+    report(error);
+    return origins;
+  }
   for (const r of rows) {
     let replayOf: string | null = null;
     const first = r.source === "replay" ? traceFilesOf(agent, r.session_id)[0] : undefined;
