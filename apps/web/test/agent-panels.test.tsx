@@ -143,7 +143,7 @@ describe("DetailsPanel", () => {
         return { body: { id: "p1", status: "killed" } };
       }),
     );
-    const session: SessionSummary = { id: "s1", projectId: "p", agentId: "a", title: null, provider: "x", modelId: "y", workspace: "/w", approvalMode: "allow-all", thinkingLevel: null, archived: false, source: null, state: "idle", lastActiveAt: 0, createdAt: 0 };
+    const session: SessionSummary = { id: "s1", projectId: "p", agentId: "a", title: null, provider: "x", modelId: "y", workspace: "/w", approvalMode: "allow-all", thinkingLevel: null, archived: false, source: null, forkedFrom: null, replayOf: null, state: "idle", lastActiveAt: 0, createdAt: 0 };
     render(() =>
       <TestRouter>
         <DetailsPanel session={session} taskState="idle" onClose={() => undefined} />

@@ -68,7 +68,7 @@ describe("Fork button", () => {
 });
 
 describe("fork and subagent API calls", () => {
-  const view = { id: "session-2026-07-18-03-10-00-0000beef", projectId: "p", agentId: "a", title: "Greeting (1)", provider: "x", modelId: "y", workspace: "/w", approvalMode: "allow-all", thinkingLevel: null, archived: false, source: null, state: "idle", createdAt: 1, lastActiveAt: 1 };
+  const view = { id: "session-2026-07-18-03-10-00-0000beef", projectId: "p", agentId: "a", title: "Greeting (1)", provider: "x", modelId: "y", workspace: "/w", approvalMode: "allow-all", thinkingLevel: null, archived: false, source: null, forkedFrom: null, replayOf: null, state: "idle", createdAt: 1, lastActiveAt: 1 };
 
   it("posts a fork without a position and reads the new session, or the 409", async () => {
     const bodies: unknown[] = [];

@@ -102,7 +102,7 @@ describe("formatting and cost", () => {
 });
 
 describe("session grouping", () => {
-  const s = (id: string, agentId: string, workspace: string | null): SessionSummary => ({ id, projectId: "p", agentId, title: null, provider: null, modelId: null, workspace, approvalMode: "allow-all", thinkingLevel: null, archived: false, source: null, state: "idle", lastActiveAt: 0, createdAt: 0 });
+  const s = (id: string, agentId: string, workspace: string | null): SessionSummary => ({ id, projectId: "p", agentId, title: null, provider: null, modelId: null, workspace, approvalMode: "allow-all", thinkingLevel: null, archived: false, source: null, forkedFrom: null, replayOf: null, state: "idle", lastActiveAt: 0, createdAt: 0 });
   it("groups by workspace (temporary ones together) or by agent", () => {
     const list = [s("1", "a", "/w/proj"), s("2", "b", "/d/agents/a/workspaces/tmp-0123abcd"), s("3", "a", "/d/agents/b/workspaces/tmp-89abcdef")];
     expect(groupSessions(list, "workspace").map((g) => [g.label, g.sessions.length])).toEqual([

@@ -48,6 +48,8 @@ const session = (id: string, extra: Partial<SessionSummary>): SessionSummary => 
   thinkingLevel: null,
   archived: false,
   source: null,
+  forkedFrom: null,
+  replayOf: null,
   state: "idle",
   createdAt: 1,
   lastActiveAt: 1,

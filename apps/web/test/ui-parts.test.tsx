@@ -139,7 +139,7 @@ describe("PendingPanel", () => {
 
 describe("SessionHeader", () => {
   it("changes the approval mode and says when the stream is reconnecting", async () => {
-    const session: SessionSummary = { id: "s", projectId: "p", agentId: "a", title: "T", provider: "x", modelId: "y", workspace: "/w/tmp-0123abcd", approvalMode: "allow-all", thinkingLevel: null, archived: false, source: null, state: "idle", createdAt: 1, lastActiveAt: 1 };
+    const session: SessionSummary = { id: "s", projectId: "p", agentId: "a", title: "T", provider: "x", modelId: "y", workspace: "/w/tmp-0123abcd", approvalMode: "allow-all", thinkingLevel: null, archived: false, source: null, forkedFrom: null, replayOf: null, state: "idle", createdAt: 1, lastActiveAt: 1 };
     const onPatch = vi.fn(async () => undefined);
     render(() => <SessionHeader session={session} title="T" connection="reconnecting" running={false} details={false} onDetails={() => undefined} onPatch={onPatch} />);
     expect(screen.getByRole("status")).toHaveTextContent("Reconnecting…");

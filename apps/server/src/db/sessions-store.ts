@@ -89,7 +89,8 @@ export interface NewSession {
 const SELECT = `SELECT s.*, t.source AS source FROM sessions s LEFT JOIN trace_sessions t ON t.session_id = s.session_id`;
 
 const CATEGORY_WHERE: Record<SessionCategory, string> = {
-  active: "s.archived_at IS NULL AND t.source IS NULL",
+  // A replay is a person's re-run of a recording: listed with their sessions (and marked there).
+  active: "s.archived_at IS NULL AND (t.source IS NULL OR t.source = 'replay')",
   subagent: "t.source = 'subagent'",
   schedule: "t.source = 'schedule'",
   archived: "s.archived_at IS NOT NULL",

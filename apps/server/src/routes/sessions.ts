@@ -4,8 +4,9 @@
  * workspace?, approvalMode?}` → 201; the model pair is both or neither, neither meaning the
  * project's default; no workspace means the project's default chat workspace, else a fresh
  * temporary one); read one (with its trace path and usage); change its approval mode,
- * thinking level, title or archived flag; delete it (traces and scratchpad, not while it runs).
- * Forking is not implemented (501).
+ * thinking level, title or archived flag; delete it (traces and scratchpad, not while it runs);
+ * fork it; read its state at any event. Lists and reads say where a session came from
+ * (`forkedFrom`, `replayOf`, from the sessions projection).
  */
 import { isAbsolute } from "node:path";
 import { readProjectConfig } from "@penguin/core";
@@ -16,6 +17,7 @@ import { json, noContent } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import { ApprovalModeSchema, Capped, IntFromText, PositiveInt, Text, ThinkingLevelSchema, WithDefault } from "../http/schemas.js";
 import type { ServerContext } from "../server-context.js";
+import { sessionOrigins } from "../services/session-origin.js";
 import { sessionView } from "../services/session-view.js";
 import { traceFilesOf } from "../services/trace-view.js";
 
@@ -49,9 +51,10 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
 
   table.add(
     { method: "get", path: "/api/projects/:p/agents/:a/sessions", operationId: "sessions.list", summary: "Sessions of an agent, most recent first", tag: "sessions", access: "agent", query: ListQuery, responses: { 200: { description: "{sessions}" } } },
-    ({ grant, query }) => {
+    async ({ grant, query }) => {
       const rows = stores.sessions.list(grant.project.projectId, grant.agent.agentId, query.category, query.limit, query.offset);
-      return json({ sessions: rows.map((r) => sessionView(r, sessions.peek(r.sessionId))) });
+      const origins = await sessionOrigins(ctx.projections, grant.agent, rows.map((r) => r.sessionId), ctx.report);
+      return json({ sessions: rows.map((r) => sessionView(r, sessions.peek(r.sessionId), origins.get(r.sessionId))) });
     },
   );
 
@@ -81,8 +84,9 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
       const hub = sessions.peek(id);
       const files = traceFilesOf(grant.agent, id);
       const usage = await stores.usage.sessionTotals(id);
+      const origin = (await sessionOrigins(ctx.projections, grant.agent, [id], ctx.report)).get(id);
       return json({
-        ...sessionView(grant.session, hub),
+        ...sessionView(grant.session, hub, origin),
         tracePath: hub?.core?.tracePath ?? files[files.length - 1]?.path ?? null,
         traceFiles: files.map(({ index, size }) => ({ index, size })),
         usage,
@@ -143,7 +147,9 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
       if (body.position !== undefined && body.at !== undefined) throw badRequest("give either position (a task's answer) or at (any event), not both", "at");
       const row = await sessions.fork(grant.session, body.at !== undefined ? { at: body.at } : body.position);
       ctx.access.recordCreator(row.sessionId, user.userId);
-      const view = sessionView(row, undefined);
+      // The projection folds the fork's `forked_from` event: one pass, so the answer names the origin.
+      await ctx.projections.refresh();
+      const view = sessionView(row, undefined, (await sessionOrigins(ctx.projections, grant.agent, [row.sessionId], ctx.report)).get(row.sessionId));
       ctx.userEvents.toProject(row.projectId, { type: "session_created", session: view });
       return json(view, 201);
     },

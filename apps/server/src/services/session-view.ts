@@ -1,9 +1,11 @@
 /**
  * How a session looks in the API: its index row plus what the runtime knows right now (run
- * state, pending approvals). One function, so lists, details and events agree.
+ * state, pending approvals), and where it came from (a fork's origin, a replay's recording)
+ * when the caller looked it up. One function, so lists, details and events agree.
  */
 import type { SessionRow } from "../db/sessions-store.js";
 import type { SessionHub } from "../runtime/session-hub.js";
+import { NO_ORIGIN, type SessionOrigin } from "./session-origin.js";
 
 export interface SessionView {
   id: string;
@@ -25,9 +27,13 @@ export interface SessionView {
   state: "idle" | "running" | "compacting";
   pendingApprovals: number;
   queued: number;
+  /** The session and event this one was forked from (from the sessions projection). */
+  forkedFrom: SessionOrigin["forkedFrom"];
+  /** The recorded session this one replays. */
+  replayOf: string | null;
 }
 
-export function sessionView(row: SessionRow, hub: SessionHub | undefined): SessionView {
+export function sessionView(row: SessionRow, hub: SessionHub | undefined, origin: SessionOrigin = NO_ORIGIN): SessionView {
   return {
     id: row.sessionId,
     projectId: row.projectId,
@@ -48,5 +54,7 @@ export function sessionView(row: SessionRow, hub: SessionHub | undefined): Sessi
     state: hub?.state ?? "idle",
     pendingApprovals: hub?.approvals.pending().length ?? 0,
     queued: hub?.followUps.length ?? 0,
+    forkedFrom: origin.forkedFrom,
+    replayOf: origin.replayOf,
   };
 }

@@ -37,6 +37,8 @@ export function sessionOf(raw: unknown, fallback: { projectId?: string; agentId?
   const id = str(o, "id", "sessionId");
   if (id === undefined) return undefined;
   const archivedAt = num(o, "archivedAt");
+  const forked = isRecord(o.forkedFrom) ? o.forkedFrom : undefined;
+  const forkedSession = forked === undefined ? undefined : str(forked, "sessionId");
   return {
     id,
     projectId: str(o, "projectId") ?? fallback.projectId ?? "",
@@ -49,6 +51,8 @@ export function sessionOf(raw: unknown, fallback: { projectId?: string; agentId?
     thinkingLevel: oneOf(o.thinkingLevel, THINKING_LEVELS) ?? null,
     archived: bool(o, "archived") ?? (archivedAt !== undefined && archivedAt > 0),
     source: oneOf(o.source, ["subagent", "schedule"] as const) ?? null,
+    forkedFrom: forked === undefined || forkedSession === undefined ? null : { sessionId: forkedSession, at: str(forked, "at") ?? "" },
+    replayOf: str(o, "replayOf") ?? null,
     state: taskStateOf(o.state ?? o.runState ?? o.taskState),
     lastActiveAt: time(o, "lastActiveAt", "updatedAt") ?? 0,
     createdAt: time(o, "createdAt") ?? 0,

@@ -61,6 +61,10 @@ export interface SessionSummary {
   archived: boolean;
   /** Who started it, from its trace: a subagent's child session, a schedule, or a person (null). */
   source: "subagent" | "schedule" | null;
+  /** The session and event (`NNN:LLLLLL`) this one was forked from; null when it was not. */
+  forkedFrom: { sessionId: string; at: string } | null;
+  /** The recorded session this one re-executes (a replay); null when it is not one. */
+  replayOf: string | null;
   state: TaskState;
   lastActiveAt: number;
   createdAt: number;

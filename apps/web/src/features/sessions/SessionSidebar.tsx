@@ -8,6 +8,10 @@
  * a child opens its own stream at /chat/<child id>, like the subagent row's link) or the
  * archived ones. A child has no title of its own, so it is named by its id's tail. The
  * search box filters what is shown by title, agent or workspace (matchesSearch).
+ *
+ * A fork or a replay carries a badge ("fork", "replay") and a link to the session it came
+ * from (`forkedFrom` / `replayOf` of the list API), named by that session's title when it is
+ * listed too.
  */
 import { createEffect, createMemo, createSignal, For, on, onCleanup, onMount, Show } from "solid-js";
 import { A, useNavigate, useParams } from "@solidjs/router";
@@ -187,20 +191,23 @@ function SessionRow(props: { session: SessionSummary; onNavigate: (() => void) |
 
   return (
     <li class={`group relative flex items-center rounded-md ${active() ? "bg-blue-50 dark:bg-slate-800" : "hover:bg-slate-100 dark:hover:bg-slate-900"}`}>
-      <A href={`/chat/${encodeURIComponent(props.session.id)}`} onClick={() => props.onNavigate?.()} aria-current={active() ? "page" : undefined} class="min-w-0 flex-1 px-2 py-1.5">
-        <span class="flex items-center gap-1.5">
-          <Show when={props.session.state !== "idle"}>
-            <span class="h-2 w-2 shrink-0 animate-pulse rounded-full bg-blue-500" aria-label="running" />
-          </Show>
-          <Show when={props.session.source === "subagent"}>
-            <Icon name="subagent" class="h-3.5 w-3.5 text-violet-600" />
-          </Show>
-          <span class="truncate text-sm">{title()}</span>
-        </span>
-        <span class="block truncate text-xs text-slate-500">
-          {props.session.agentId} · {relativeTime(Math.max(props.session.lastActiveAt, props.session.createdAt))}
-        </span>
-      </A>
+      <div class="min-w-0 flex-1">
+        <A href={`/chat/${encodeURIComponent(props.session.id)}`} onClick={() => props.onNavigate?.()} aria-current={active() ? "page" : undefined} class="block min-w-0 px-2 py-1.5">
+          <span class="flex items-center gap-1.5">
+            <Show when={props.session.state !== "idle"}>
+              <span class="h-2 w-2 shrink-0 animate-pulse rounded-full bg-blue-500" aria-label="running" />
+            </Show>
+            <Show when={props.session.source === "subagent"}>
+              <Icon name="subagent" class="h-3.5 w-3.5 text-violet-600" />
+            </Show>
+            <span class="truncate text-sm">{title()}</span>
+          </span>
+          <span class="block truncate text-xs text-slate-500">
+            {props.session.agentId} · {relativeTime(Math.max(props.session.lastActiveAt, props.session.createdAt))}
+          </span>
+        </A>
+        <Show when={originOf(props.session)}>{(o) => <OriginLine origin={o()} onNavigate={props.onNavigate} />}</Show>
+      </div>
       <button
         type="button"
         aria-label={`Actions for ${title()}`}
@@ -233,6 +240,42 @@ function SessionRow(props: { session: SessionSummary; onNavigate: (() => void) |
         </div>
       </Show>
     </li>
+  );
+}
+
+interface SessionOrigin {
+  kind: "fork" | "replay";
+  sessionId: string;
+  /** A fork's cut, `NNN:LLLLLL`. */
+  at?: string;
+}
+
+/** Where a listed session came from: a fork of another session, or a replay of a recording. */
+export function originOf(s: SessionSummary): SessionOrigin | undefined {
+  if (s.forkedFrom !== null && s.forkedFrom !== undefined) return { kind: "fork", sessionId: s.forkedFrom.sessionId, at: s.forkedFrom.at };
+  if (s.replayOf !== null && s.replayOf !== undefined) return { kind: "replay", sessionId: s.replayOf };
+  return undefined;
+}
+
+const ORIGIN_LOOK: Record<SessionOrigin["kind"], string> = {
+  fork: "bg-emerald-100 text-emerald-800 dark:bg-emerald-900 dark:text-emerald-100",
+  replay: "bg-violet-100 text-violet-800 dark:bg-violet-900 dark:text-violet-100",
+};
+
+/** The row's second link: a badge saying fork or replay, and the origin session, by its title when listed. */
+function OriginLine(props: { origin: SessionOrigin; onNavigate: (() => void) | undefined }) {
+  const label = () => {
+    const listed = sessionList.sessions.find((x) => x.id === props.origin.sessionId);
+    return listed !== undefined ? sessionLabel(listed) : props.origin.sessionId.replace(/^session-\d{4}-\d{2}-\d{2}-/, "");
+  };
+  const name = () => (props.origin.kind === "fork" ? `Forked from ${label()}${props.origin.at === undefined ? "" : ` at ${props.origin.at}`}` : `Replay of ${label()}`);
+  return (
+    <span class="flex min-w-0 items-center gap-1 px-2 pb-1.5 text-xs">
+      <span class={`shrink-0 rounded px-1 font-medium ${ORIGIN_LOOK[props.origin.kind]}`}>{props.origin.kind}</span>
+      <A href={`/chat/${encodeURIComponent(props.origin.sessionId)}`} onClick={() => props.onNavigate?.()} aria-label={name()} title={name()} class="min-w-0 truncate text-slate-600 hover:underline dark:text-slate-400">
+        {props.origin.kind === "fork" ? "from" : "of"} {label()}
+      </A>
+    </span>
   );
 }
 

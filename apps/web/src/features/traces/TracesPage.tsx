@@ -4,6 +4,10 @@
  * output, duration and retries, compactions) for the chosen file as a chart and a table, the
  * file's event timeline (one row per line, coloured by lane) and a download link for the
  * session's JSONL. The trace is the single source of truth (SPEC §7); this page only reads it.
+ *
+ * Time travel (TimeTravel.tsx) scrubs over the session's events; the page keeps the cursor's
+ * position so the timeline can highlight that event (showing the file it is in, and scrolling
+ * only the timeline's own box to it) and a click on a row's time can move the cursor there.
  */
 import { createEffect, createMemo, createSignal, For, on, onCleanup, Show } from "solid-js";
 import { errorText } from "../../api/http";
@@ -15,8 +19,10 @@ import { SelectField } from "../../components/ui/Field";
 import { Notice } from "../../components/ui/Notice";
 import { Spinner } from "../../components/ui/Spinner";
 import { formatDuration, formatTokens } from "../../lib/format";
+import { formatPosition, type ScrubEvent } from "../../lib/time-travel/cursor";
 import { timelineRow, type TimelineRow } from "../../lib/trace-analysis";
 import { project } from "../../state/project-store";
+import { TimeTravel } from "./TimeTravel";
 
 const LANE: Record<TimelineRow["lane"], string> = {
   meta: "bg-slate-200 text-slate-800 dark:bg-slate-700 dark:text-slate-100",
@@ -59,6 +65,8 @@ export default function TracesPage() {
   const [file, setFile] = createSignal<TraceFilePage | undefined>(undefined);
   const [analysis, setAnalysis] = createSignal<TraceAnalysis | undefined>(undefined);
   const [error, setError] = createSignal<string | undefined>(undefined);
+  const [position, setPosition] = createSignal<string | undefined>(undefined);
+  const [cursor, setCursor] = createSignal<ScrubEvent | undefined>(undefined);
 
   createEffect(() => {
     const agents = project.agents;
@@ -95,9 +103,29 @@ export default function TracesPage() {
 
   createEffect(
     on(session, (s) => {
+      setPosition(undefined);
+      setCursor(undefined);
       if (s !== undefined) setFileIndex(String(s.files[s.files.length - 1]?.index ?? 1));
     }),
   );
+
+  // The cursor moved: remember it, and show the file its event is in.
+  const onCursor = (e: ScrubEvent | undefined) => {
+    setCursor(e);
+    setPosition(e?.position);
+    if (e !== undefined && String(e.fileIndex) !== fileIndex()) setFileIndex(String(e.fileIndex));
+  };
+  const isCursor = (line: number) => {
+    const c = cursor();
+    return c !== undefined && String(c.fileIndex) === fileIndex() && c.line === line;
+  };
+  let timelineBox: HTMLOListElement | undefined;
+  createEffect(() => {
+    const c = cursor();
+    if (c === undefined || timelineBox === undefined || file() === undefined) return;
+    const row = timelineBox.querySelector<HTMLElement>(`[data-line="${c.line}"]`);
+    if (row !== null) timelineBox.scrollTop = Math.max(0, row.offsetTop - timelineBox.clientHeight / 2);
+  });
 
   createEffect(
     on([() => project.projectId, agentId, sessionId, fileIndex], ([projectId, agent, sid, index]) => {
@@ -175,68 +203,82 @@ export default function TracesPage() {
           </p>
         )}
       </Show>
-      <Show when={file()}>
-        {(f) => (
-          <>
-            <section aria-label="Requests" class="flex flex-col gap-2">
-              <UPlotChart title={`Per request: context size and cached tokens (${points().length} requests)`} x={chartX()} series={chartSeries()} time={false} xLabel="request" />
-              <div class="overflow-x-auto">
-                <table class="w-full text-xs tabular-nums">
-                  <caption class="sr-only">Requests of this trace file</caption>
-                  <thead>
-                    <tr class="text-left text-slate-500">
-                      <th class="pr-3">#</th>
-                      <th class="pr-3">Task</th>
-                      <th class="pr-3">Status</th>
-                      <th class="pr-3">Context</th>
-                      <th class="pr-3">Cached</th>
-                      <th class="pr-3">Output</th>
-                      <th class="pr-3">Tools</th>
-                      <th>Time</th>
+      <Show when={file() !== undefined}>
+        <section aria-label="Requests" class="flex flex-col gap-2">
+          <UPlotChart title={`Per request: context size and cached tokens (${points().length} requests)`} x={chartX()} series={chartSeries()} time={false} xLabel="request" />
+          <div class="overflow-x-auto">
+            <table class="w-full text-xs tabular-nums">
+              <caption class="sr-only">Requests of this trace file</caption>
+              <thead>
+                <tr class="text-left text-slate-500">
+                  <th class="pr-3">#</th>
+                  <th class="pr-3">Task</th>
+                  <th class="pr-3">Status</th>
+                  <th class="pr-3">Context</th>
+                  <th class="pr-3">Cached</th>
+                  <th class="pr-3">Output</th>
+                  <th class="pr-3">Tools</th>
+                  <th>Time</th>
+                </tr>
+              </thead>
+              <tbody>
+                <For each={points()}>
+                  {(p) => (
+                    <tr class="border-t border-slate-200 dark:border-slate-800" title={p.error}>
+                      <td class="pr-3">{p.n}</td>
+                      <td class="pr-3">{p.task}</td>
+                      <td class="pr-3">
+                        {p.status}
+                        {p.retryInMs !== undefined ? ` · retried after ${formatDuration(p.retryInMs)}` : ""}
+                      </td>
+                      <td class="pr-3">{formatTokens(p.context)}</td>
+                      <td class="pr-3">
+                        {formatTokens(p.cacheRead)}
+                        {p.cacheHitRate !== undefined ? ` (${Math.round(p.cacheHitRate * 100)}%)` : ""}
+                      </td>
+                      <td class="pr-3">{formatTokens(p.output)}</td>
+                      <td class="pr-3">{p.toolCalls}</td>
+                      <td>{p.durationMs === undefined ? "—" : formatDuration(p.durationMs)}</td>
                     </tr>
-                  </thead>
-                  <tbody>
-                    <For each={points()}>
-                      {(p) => (
-                        <tr class="border-t border-slate-200 dark:border-slate-800" title={p.error}>
-                          <td class="pr-3">{p.n}</td>
-                          <td class="pr-3">{p.task}</td>
-                          <td class="pr-3">
-                            {p.status}
-                            {p.retryInMs !== undefined ? ` · retried after ${formatDuration(p.retryInMs)}` : ""}
-                          </td>
-                          <td class="pr-3">{formatTokens(p.context)}</td>
-                          <td class="pr-3">
-                            {formatTokens(p.cacheRead)}
-                            {p.cacheHitRate !== undefined ? ` (${Math.round(p.cacheHitRate * 100)}%)` : ""}
-                          </td>
-                          <td class="pr-3">{formatTokens(p.output)}</td>
-                          <td class="pr-3">{p.toolCalls}</td>
-                          <td>{p.durationMs === undefined ? "—" : formatDuration(p.durationMs)}</td>
-                        </tr>
-                      )}
-                    </For>
-                  </tbody>
-                </table>
-              </div>
-            </section>
-            <section aria-labelledby="trace-timeline">
-              <h2 id="trace-timeline" class="mb-2 font-semibold">
-                Timeline ({f().total} lines)
-              </h2>
-              <ol class="flex flex-col gap-0.5 font-mono text-xs">
-                <For each={rows()}>
-                  {(r) => (
-                    <li class="flex items-start gap-2">
-                      <span class="w-16 shrink-0 text-right text-slate-500 tabular-nums">+{formatDuration(Math.max(0, r.at - t0()))}</span>
-                      <span class={`shrink-0 rounded px-1 ${LANE[r.lane]}`}>{r.type}</span>
-                      <span class="min-w-0 break-words text-slate-700 dark:text-slate-300">{r.text}</span>
-                    </li>
                   )}
                 </For>
-              </ol>
-            </section>
-          </>
+              </tbody>
+            </table>
+          </div>
+        </section>
+      </Show>
+      <Show when={project.projectId !== undefined ? session() : undefined}>
+        {(s) => (
+          <TimeTravel projectId={project.projectId ?? ""} agentId={agentId()} sessionId={s().sessionId} fileIndexes={s().files.map((f) => f.index)} position={position()} onPosition={onCursor}>
+            <Show when={file()}>
+              {(f) => (
+                <section aria-labelledby="trace-timeline" class="min-w-0">
+                  <h2 id="trace-timeline" class="mb-2 font-semibold">
+                    Timeline ({f().total} lines)
+                  </h2>
+                  <ol ref={timelineBox} aria-label="Events of this trace file" class="relative flex max-h-96 flex-col gap-0.5 overflow-y-auto font-mono text-xs lg:max-h-[40rem]">
+                    <For each={rows()}>
+                      {(r) => (
+                        <li data-line={r.line} aria-current={isCursor(r.line) ? "step" : undefined} class={`flex items-start gap-2 rounded ${isCursor(r.line) ? "bg-blue-100 ring-2 ring-blue-500 dark:bg-blue-950" : ""}`}>
+                          <button
+                            type="button"
+                            title={`Move the time-travel cursor to line ${r.line}`}
+                            aria-label={`Go to line ${r.line}`}
+                            onClick={() => setPosition(formatPosition(Number(fileIndex()), r.line))}
+                            class="w-16 shrink-0 text-right text-slate-500 tabular-nums hover:text-blue-600 hover:underline"
+                          >
+                            +{formatDuration(Math.max(0, r.at - t0()))}
+                          </button>
+                          <span class={`shrink-0 rounded px-1 ${LANE[r.lane]}`}>{r.type}</span>
+                          <span class="min-w-0 break-words text-slate-700 dark:text-slate-300">{r.text}</span>
+                        </li>
+                      )}
+                    </For>
+                  </ol>
+                </section>
+              )}
+            </Show>
+          </TimeTravel>
         )}
       </Show>
     </Page>
