@@ -66,10 +66,17 @@ export interface UnionTag {
 
 export type PathKey = string | number;
 
-/** A failed check: where (relative to the node checked), what, and whether it is only a tag mismatch. */
+/**
+ * A failed check. Built cheaply, because a union tries members that fail on the way to the
+ * one that matches (a streamed delta passes the complete-message union first): the path is
+ * collected innermost first and the message is only written for the issue reported.
+ */
 interface Issue {
-  readonly path: PathKey[];
-  readonly message: string;
+  /** Keys from the failing node up to the node checked (reversed at the end). */
+  readonly reversedPath: PathKey[];
+  /** What was expected; undefined for a required field that is absent ("is missing"). */
+  readonly expected: string | undefined;
+  readonly actual: unknown;
   /** The value matched no union member's literal tag: the least specific kind of error. */
   readonly untagged: boolean;
 }
@@ -79,7 +86,6 @@ const hasOwn = (o: object, key: string) => Object.prototype.hasOwnProperty.call(
 
 function formatActual(v: unknown): string {
   if (v === undefined) return "undefined";
-  if (typeof v === "string") return JSON.stringify(v);
   try {
     return JSON.stringify(v) ?? String(v);
   } catch {
@@ -87,13 +93,14 @@ function formatActual(v: unknown): string {
   }
 }
 
-const typeIssue = (expected: string, actual: unknown, untagged = false): Issue => ({
-  path: [],
-  message: `Expected ${expected}, actual ${formatActual(actual)}`,
-  untagged,
-});
+const typeIssue = (expected: string, actual: unknown, untagged = false): Issue => ({ reversedPath: [], expected, actual, untagged });
+const missingIssue = (untagged: boolean): Issue => ({ reversedPath: [], expected: undefined, actual: undefined, untagged });
 
-const under = (key: PathKey, issue: Issue): Issue => ({ ...issue, path: [key, ...issue.path] });
+/** `issue`, moved one level down: it happened under `key`. */
+function under(key: PathKey, issue: Issue): Issue {
+  issue.reversedPath.push(key);
+  return issue;
+}
 
 /** Checks `value` against `shape`: undefined when it matches, else the first issue. */
 function check(shape: Shape, value: unknown): Issue | undefined {
@@ -131,7 +138,7 @@ function checkStruct(shape: Extract<Shape, { kind: "struct" }>, value: unknown):
     const present = hasOwn(value, field.name);
     if (!present && field.optional) continue;
     const issue = check(field.shape, value[field.name]);
-    if (issue !== undefined) return under(field.name, present ? issue : { path: [], message: "is missing", untagged: false });
+    if (issue !== undefined) return under(field.name, present ? issue : missingIssue(false));
   }
   for (const record of shape.records) {
     for (const key of Object.keys(value)) {
@@ -143,43 +150,53 @@ function checkStruct(shape: Extract<Shape, { kind: "struct" }>, value: unknown):
 }
 
 function checkUnion(shape: Extract<Shape, { kind: "union" }>, value: unknown): Issue | undefined {
-  const tagIssues: Issue[] = [];
-  let candidates: number[] = [];
+  // Members are tried in effect's order: each tag field's bucket for the value's tag, then
+  // the members without a literal field. The first that matches wins.
+  let tagIssues: Issue[] | undefined;
+  let memberIssues: Issue[] | undefined;
   if (shape.tagged.length > 0) {
     if (isObjectLike(value)) {
       for (const tag of shape.tagged) {
-        if (hasOwn(value, tag.field)) {
-          const hash = String(value[tag.field]);
-          if (hasOwn(tag.buckets, hash)) candidates = candidates.concat(tag.buckets[hash]!);
-          else tagIssues.push(under(tag.field, typeIssue(tag.expected, value[tag.field], true)));
-        } else tagIssues.push({ path: [tag.field], message: "is missing", untagged: true });
+        if (!hasOwn(value, tag.field)) {
+          (tagIssues ??= []).push(under(tag.field, missingIssue(true)));
+          continue;
+        }
+        const hash = String(value[tag.field]);
+        if (!hasOwn(tag.buckets, hash)) {
+          (tagIssues ??= []).push(under(tag.field, typeIssue(tag.expected, value[tag.field], true)));
+          continue;
+        }
+        for (const index of tag.buckets[hash]!) {
+          const issue = check(shape.members[index]!, value);
+          if (issue === undefined) return undefined;
+          (memberIssues ??= []).push(issue);
+        }
       }
-    } else tagIssues.push(typeIssue(shape.expectedObject, value, true));
+    } else (tagIssues ??= []).push(typeIssue(shape.expectedObject, value, true));
   }
-  candidates = candidates.concat(shape.otherwise);
-  const memberIssues: Issue[] = [];
-  for (const index of candidates) {
+  for (const index of shape.otherwise) {
     const issue = check(shape.members[index]!, value);
     if (issue === undefined) return undefined;
-    memberIssues.push(issue);
+    (memberIssues ??= []).push(issue);
   }
   // Report the most specific issue: a member that got past its tag beats a tag mismatch.
-  const specific = memberIssues.find((issue) => !issue.untagged);
+  const specific = memberIssues?.find((issue) => !issue.untagged);
   if (specific !== undefined) {
     // Every member failed on the value itself (a union of literals or keywords): say what the
     // union as a whole expects, as effect does for a single top-level failure.
-    if (tagIssues.length === 0 && memberIssues.every((issue) => issue.path.length === 0)) return typeIssue(shape.expected, value);
+    if (tagIssues === undefined && memberIssues!.every((issue) => issue.reversedPath.length === 0)) return typeIssue(shape.expected, value);
     return specific;
   }
-  return tagIssues[0] ?? memberIssues[0] ?? typeIssue(shape.expected, value, true);
+  return tagIssues?.[0] ?? memberIssues?.[0] ?? typeIssue(shape.expected, value, true);
 }
 
 const describePath = (path: readonly PathKey[]) => path.map((key) => `[${JSON.stringify(key)}]`).join("");
+const messageOf = (issue: Issue) => (issue.expected === undefined ? "is missing" : `Expected ${issue.expected}, actual ${formatActual(issue.actual)}`);
 
 /** Where `value` first fails `shape` (a path from the root, and what is wrong there), or undefined when it matches. */
 export function shapeIssue(shape: Shape, value: unknown): { path: readonly PathKey[]; message: string } | undefined {
   const issue = check(shape, value);
-  return issue === undefined ? undefined : { path: issue.path, message: issue.message };
+  return issue === undefined ? undefined : { path: [...issue.reversedPath].reverse(), message: messageOf(issue) };
 }
 
 /**
@@ -188,7 +205,7 @@ export function shapeIssue(shape: Shape, value: unknown): { path: readonly PathK
  */
 export function shapeDecoder(shape: Shape): (value: unknown) => EnvelopeDecodeResult {
   return (value) => {
-    const issue = check(shape, value);
+    const issue = shapeIssue(shape, value);
     if (issue === undefined) return { ok: true, message: value as Extract<EnvelopeDecodeResult, { ok: true }>["message"] };
     const path = describePath(issue.path);
     return { ok: false, error: path === "" ? issue.message : `${path}: ${issue.message}` };
