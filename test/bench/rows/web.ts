@@ -42,10 +42,12 @@ export async function rowWeb(): Promise<RowResult> {
   ];
   const notes: string[] = [];
   if (existsSync(PAINT)) {
-    const paint = JSON.parse(readFileSync(PAINT, "utf8")) as { deltas: number; p50Ms: number; p99Ms: number };
+    const paint = JSON.parse(readFileSync(PAINT, "utf8")) as { deltas: number; p50Ms: number; p99Ms: number; framesShowingDeltas?: number; loadAverage1m?: number };
     const ageMin = Math.round((Date.now() - statSync(PAINT).mtimeMs) / 60_000);
-    metrics.push(one(`delta → paint p50, ${paint.deltas} events (browser suite, ${ageMin} min ago)`, "ms", paint.p50Ms));
-    metrics.push(one(`delta → paint p99, ${paint.deltas} events (browser suite, ${ageMin} min ago)`, "ms", paint.p99Ms));
+    const load = paint.loadAverage1m === undefined ? "" : `, load ${paint.loadAverage1m}`;
+    metrics.push(one(`delta → paint p50, ${paint.deltas} events (browser suite, ${ageMin} min ago${load})`, "ms", paint.p50Ms));
+    metrics.push(one(`delta → paint p99, ${paint.deltas} events (browser suite, ${ageMin} min ago${load})`, "ms", paint.p99Ms));
+    if (paint.framesShowingDeltas !== undefined) metrics.push(one(`  frames in which the answer grew (of ${paint.deltas} deltas: coalesced per frame)`, "frames", paint.framesShowingDeltas));
   } else notes.push("delta → paint: run the browser suite first (cd apps/web && npm run e2e)");
   return { row: 9, title, metrics, ...(notes.length > 0 ? { note: notes.join("; ") } : {}) };
 }
