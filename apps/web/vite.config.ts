@@ -7,9 +7,13 @@
  *   scripts/check-bundle-size.mjs can sum the initial JS (entry + static imports) and hold
  *   the 300 KB gzip budget. Pages and shiki languages are dynamic imports, so they stay out
  *   of that sum.
- * - `@penguin/omnimessage` resolves to its TypeScript sources: in tests through the
- *   `development` export condition (as the root config does), in the production build
- *   through an alias, because a global `development` condition would also pick the debug
+ * - `@penguin/omnimessage` resolves to its browser entry's TypeScript sources
+ *   (packages/omnimessage/src/browser.ts), in the build and in tests alike: the same API, but
+ *   envelopes are decoded by interpreting the schemas compiled to data rather than by
+ *   effect/Schema, whose parser alone is about 55 KB gzip. Every import in the app, including
+ *   ones added later, gets it; tsconfig.json maps the name the same way, so importing an
+ *   effect-only export (the schemas) fails the typecheck instead of pulling effect back in.
+ *   Sources, not dist, because a global `development` condition would also pick the debug
  *   builds of micromark and friends.
  * - Dev server: `/api` goes to a local PenguinHarness server (PENGUIN_SERVER, default
  *   127.0.0.1:7364), so ``npm run dev` in apps/web` works against `penguin serve`.
@@ -22,14 +26,15 @@ import solid from "vite-plugin-solid";
 import tailwindcss from "@tailwindcss/vite";
 
 const server = process.env.PENGUIN_SERVER ?? "http://127.0.0.1:7364";
-const omnimessageSrc = fileURLToPath(new URL("../../packages/omnimessage/src/index.ts", import.meta.url));
+const omnimessageBrowserSrc = fileURLToPath(new URL("../../packages/omnimessage/src/browser.ts", import.meta.url));
+const omnimessageAlias = [{ find: /^@penguin\/omnimessage$/, replacement: omnimessageBrowserSrc }];
 
 export default defineConfig(({ mode }) => ({
   plugins: [solid(), tailwindcss()],
   resolve:
     mode === "test"
-      ? { conditions: ["development", "module", "browser", "solid"] }
-      : { alias: { "@penguin/omnimessage": omnimessageSrc } },
+      ? { conditions: ["development", "module", "browser", "solid"], alias: omnimessageAlias }
+      : { alias: omnimessageAlias },
   build: {
     manifest: true,
     outDir: "dist",

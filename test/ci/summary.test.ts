@@ -47,4 +47,20 @@ describe(".ci/summary.mjs", () => {
     const buildRed = reports({ "vitest.json": { numPassedTests: 5, numFailedTests: 0 } });
     expect(summary(buildRed, "vitest=0", "build=1")).toEqual({ line: "5 passed, 1 failed", code: 1 });
   });
+
+  it("counts each run of a suite run three times, and a run that is red or left no report fails the line", () => {
+    const run = { numPassedTests: 18, numFailedTests: 0, numPendingTests: 1 };
+    const green = reports({ "web-e2e-1.json": run, "web-e2e-2.json": run, "web-e2e-3.json": run });
+    expect(summary(green, "web-e2e-1=0", "web-e2e-2=0", "web-e2e-3=0", "build=0")).toEqual({ line: "54 passed, 0 failed", code: 0 });
+    const secondFlaked = reports({ "web-e2e-1.json": run, "web-e2e-2.json": { numPassedTests: 17, numFailedTests: 1 }, "web-e2e-3.json": run });
+    expect(summary(secondFlaked, "web-e2e-1=0", "web-e2e-2=1", "web-e2e-3=0", "build=0")).toEqual({ line: "53 passed, 1 failed", code: 1 });
+    const thirdMissing = reports({ "web-e2e-1.json": run, "web-e2e-2.json": run });
+    expect(summary(thirdMissing, "web-e2e-1=0", "web-e2e-2=0", "web-e2e-3=1", "build=0")).toEqual({ line: "36 passed, 1 failed", code: 1 });
+  });
+
+  it("prints one line per suite before the total, so the log says which run was red", () => {
+    const dir = reports({ "web-e2e-1.json": { numPassedTests: 17, numFailedTests: 1, numPendingTests: 1 }, "web-e2e-2.json": { numPassedTests: 18, numFailedTests: 0 } });
+    const r = spawnSync(process.execPath, [SUMMARY, dir, "web-e2e-1=1", "web-e2e-2=0", "build=0"], { encoding: "utf8" });
+    expect(r.stdout.trim().split("\n")).toEqual(["summary: web-e2e-1: 17 passed, 1 failed, 1 skipped", "summary: web-e2e-2: 18 passed, 0 failed", "35 passed, 1 failed"]);
+  });
 });

@@ -7,11 +7,15 @@
 // of the files in dist/, found through Vite's manifest. Prints the list and the total; exits
 // 1 when the total is over the budget (300 KB, or WEB_JS_BUDGET_KB).
 //
-// "Chat page first load" is what opening /chat downloads before it can draw: the initial JS
-// plus the chat page's lazy chunk and its static imports (shiki grammars and the charts are
-// dynamic, so they are not in it). Printed beside the React build it replaced, measured the
-// same way for that build (commit df517bd): entry 88 KB + chat page 76 KB = 164 KB. Goal: 100 KB
-// or less.
+// "Chat page first load" is what opening /chat downloads before it can draw a session: the
+// initial JS plus the chat page's lazy chunk and its static imports, which include the
+// envelope decoder that history and SSE go through (shiki grammars, the charts and other
+// pages are dynamic imports, fetched when first needed, so they are not in it; CSS is not
+// counted). Printed beside the React build it replaced, measured the same way for that build
+// (commit df517bd): entry 88 KB + chat page 76 KB = 164 KB. Exits 1 above 100 KB (the goal;
+// WEB_CHAT_JS_BUDGET_KB overrides it) or when any of those files carries effect's runtime:
+// the browser decodes with @penguin/omnimessage/browser, and effect/Schema alone would add
+// about 55 KB.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,6 +23,9 @@ import { gzipSync } from "node:zlib";
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), "..", "dist");
 const budgetKb = Number(process.env.WEB_JS_BUDGET_KB ?? 300);
+const chatBudgetKb = Number(process.env.WEB_CHAT_JS_BUDGET_KB ?? 100);
+// A string every build of effect carries (its global-value registry key), minified or not.
+const EFFECT_MARKER = "effect/GlobalValue";
 
 let manifest;
 try {
@@ -83,14 +90,29 @@ console.log("no React in the bundle");
 const kb = total / 1024;
 console.log(`initial JS (gzip): ${kb.toFixed(1)} KB of ${budgetKb} KB budget, ${files.length} file(s)`);
 
+let failed = false;
 const chatKey = Object.keys(manifest).find((key) => key.endsWith("features/chat/ChatPage.tsx"));
-if (chatKey !== undefined) {
+if (chatKey === undefined) {
+  console.error("check-bundle-size: the manifest has no chunk for features/chat/ChatPage.tsx, so the chat page's first load cannot be measured");
+  failed = true;
+} else {
   const chatFiles = closure([...entries.map(([key]) => key), chatKey]);
   const chatKb = chatFiles.reduce((sum, file) => sum + gz(file), 0) / 1024;
   const pageKb = chatKb - kb;
-  console.log(`chat page first load (gzip): ${chatKb.toFixed(1)} KB = initial ${kb.toFixed(1)} KB + chat page ${pageKb.toFixed(1)} KB (React build before: 164 KB = 88 + 76; goal <= 100 KB)`);
+  console.log(`chat page first load (gzip): ${chatKb.toFixed(1)} KB = initial ${kb.toFixed(1)} KB + chat page ${pageKb.toFixed(1)} KB, ${chatFiles.length} file(s) (React build before: 164 KB = 88 + 76; goal <= ${chatBudgetKb} KB)`);
+  for (const file of chatFiles) {
+    if (readFileSync(join(dist, file), "utf8").includes(EFFECT_MARKER)) {
+      console.error(`check-bundle-size: ${file}, part of the chat page's first load, carries effect's runtime; the web app decodes with @penguin/omnimessage/browser (see vite.config.ts), so find the import that brings effect in`);
+      failed = true;
+    }
+  }
+  if (chatKb > chatBudgetKb) {
+    console.error(`check-bundle-size: the chat page's first load is over its ${chatBudgetKb} KB goal by ${(chatKb - chatBudgetKb).toFixed(1)} KB`);
+    failed = true;
+  }
 }
 if (kb > budgetKb) {
   console.error(`check-bundle-size: over budget by ${(kb - budgetKb).toFixed(1)} KB`);
-  process.exit(1);
+  failed = true;
 }
+if (failed) process.exit(1);

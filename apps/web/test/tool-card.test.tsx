@@ -41,6 +41,24 @@ describe("ToolCard", () => {
     expect(deny).toBeDisabled();
   });
 
+  it("is decided by keyboard alone: Tab reaches Allow first, Enter allows; Deny is next, and Space denies", async () => {
+    const allowed = vi.fn(async () => undefined);
+    const first = render(() =><ToolCard item={item()} awaitingApproval onDecide={allowed} />);
+    await userEvent.tab();
+    expect(screen.getByRole("button", { name: "Allow" })).toHaveFocus();
+    await userEvent.keyboard("{Enter}");
+    expect(allowed).toHaveBeenCalledWith("call_0", "allow");
+    first.unmount();
+
+    const denied = vi.fn(async () => undefined);
+    render(() =><ToolCard item={item()} awaitingApproval onDecide={denied} />);
+    await userEvent.tab();
+    await userEvent.tab();
+    expect(screen.getByRole("button", { name: "Deny" })).toHaveFocus();
+    await userEvent.keyboard(" ");
+    expect(denied).toHaveBeenCalledWith("call_0", "deny");
+  });
+
   it("re-enables the buttons and shows the error when the decision fails", async () => {
     const onDecide = vi.fn(async () => {
       throw new Error("pending approval call_0 not found");

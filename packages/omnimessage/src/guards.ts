@@ -3,8 +3,9 @@
  *
  * `isModel(m, "tool_call")` and `isEvent(m, "request_end")` narrow both the envelope and its
  * payload; `isPartial` / `isCompleteModel` split the model family by streaming state.
- * `parseEnvelope` is the tolerant reader used on untrusted JSON (Trace lines, SSE, HTTP
- * bodies): it decodes with the protocol schema and answers `undefined` instead of throwing.
+ * Guards never decode: `parseEnvelope` (the tolerant reader of untrusted JSON) lives beside
+ * its decoder, in schema.ts for Node and in browser.ts for the web app, so importing a guard
+ * never loads a decoder the caller did not choose.
  */
 import type {
   CompleteModelPayload,
@@ -17,7 +18,6 @@ import type {
   StopReason,
 } from "./types.js";
 import { STOP_REASONS } from "./types.js";
-import { decodeEnvelope } from "./schema.js";
 
 type EventTag = EventPayload["type"];
 type ModelTag = ModelPayload["type"];
@@ -82,16 +82,6 @@ export function isTraceable(m: OmniMessage): boolean {
 
 export function isStopReason(v: unknown): v is StopReason {
   return typeof v === "string" && (STOP_REASONS as readonly string[]).includes(v);
-}
-
-/**
- * Checks untrusted JSON against the protocol schema (schema.ts): the envelope, its family and
- * every payload field. Unknown extra fields are kept as opaque, so newer files stay readable.
- * Answers `undefined` instead of throwing; `decodeEnvelope` gives the reason when one is needed.
- */
-export function parseEnvelope(value: unknown): OmniMessage | undefined {
-  const result = decodeEnvelope(value);
-  return result.ok ? (result.message as OmniMessage) : undefined;
 }
 
 /** Narrow a session_meta payload out of an envelope, or undefined. */

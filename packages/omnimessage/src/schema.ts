@@ -20,6 +20,7 @@
 import * as Either from "effect/Either";
 import * as ParseResult from "effect/ParseResult";
 import * as Schema from "effect/Schema";
+import type { OmniMessage } from "./types.js";
 
 const optional = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true });
 const mutableArray = <S extends Schema.Schema.Any>(s: S) => Schema.mutable(Schema.Array(s));
@@ -433,6 +434,16 @@ export function decodeEnvelope(value: unknown): EnvelopeDecodeResult {
   // The schemas are pure checks, so the input itself is the decoded envelope (see the header).
   if (Either.isRight(result)) return { ok: true, message: value as Schema.Schema.Type<typeof OmniMessageSchema> };
   return { ok: false, error: describeParseError(result.left) };
+}
+
+/**
+ * Checks untrusted JSON against the protocol schema: the envelope, its family and every
+ * payload field. Unknown extra fields are kept as opaque, so newer files stay readable.
+ * Answers `undefined` instead of throwing; `decodeEnvelope` gives the reason when one is needed.
+ */
+export function parseEnvelope(value: unknown): OmniMessage | undefined {
+  const result = decodeEnvelope(value);
+  return result.ok ? (result.message as OmniMessage) : undefined;
 }
 
 /** One line per issue, each naming its path: short enough for a log line or an HTTP 400. */

@@ -1,12 +1,13 @@
 /**
  * Decoding SSE frames into what the app understands: OmniMessages (default events, checked
- * with the protocol's `parseEnvelope`) and server events (`event: server_event`, data
+ * with the protocol's `decodeEnvelope`, the browser entry's; a frame that fails is skipped
+ * with a console warning naming the bad field) and server events (`event: server_event`, data
  * `{type, …}`), each narrowed field by field here so no page casts a loose object.
  *
  * Unknown server event types decode to `{type: "other"}` and are ignored by callers, so a
  * newer server never breaks an older page.
  */
-import { parseEnvelope, type GoalOutcome, type OmniMessage, type ToolCallPayload } from "@penguin/omnimessage";
+import { decodeEnvelope, type GoalOutcome, type OmniMessage, type ToolCallPayload } from "@penguin/omnimessage";
 import type { SseFrame } from "./sse";
 import type { PendingFollowUp, SteeringNote, TaskInputItem, TaskState } from "./types";
 
@@ -145,6 +146,11 @@ export function decodeFrame(frame: SseFrame): StreamEvent | undefined {
     return event === undefined ? undefined : { kind: "server", id: frame.id, event };
   }
   if (frame.event !== "message") return undefined;
-  const message = parseEnvelope(data);
-  return message === undefined ? undefined : { kind: "message", id: frame.id, message };
+  const decoded = decodeEnvelope(data);
+  if (!decoded.ok) {
+    // Skipped, not drawn; the console says which field was wrong (a newer or broken server).
+    console.warn(`penguin: skipped an SSE message (id ${frame.id ?? "none"}) that is not an OmniMessage: ${decoded.error}`);
+    return undefined;
+  }
+  return { kind: "message", id: frame.id, message: decoded.message as OmniMessage };
 }

@@ -38,7 +38,11 @@ function pick(projects: Project[], userId: string): string | undefined {
   return own?.projectId ?? projects.find((p) => p.ownerUserId === userId)?.projectId ?? projects[0]?.projectId;
 }
 
+/** Who the projects were loaded for, so a retry can load them again. */
+let signedInUser: string | undefined;
+
 export async function loadProjects(userId: string): Promise<void> {
+  signedInUser = userId;
   try {
     const projects = await listProjects();
     const projectId = pick(projects, userId);
@@ -80,6 +84,16 @@ export async function reloadModels(): Promise<void> {
   } catch (e) {
     setProject("error", errorText(e));
   }
+}
+
+/**
+ * After a failed load (a page's Retry): clears the error and loads again what a page waits
+ * for: the project list when none is chosen yet, else the project's agents and models.
+ */
+export async function retryProjectLoad(): Promise<void> {
+  setProject("error", undefined);
+  if (project.projectId !== undefined) await Promise.all([reloadAgents(), reloadModels()]);
+  else if (signedInUser !== undefined) await loadProjects(signedInUser);
 }
 
 /** True when the signed-in user may edit the project's models, vault and agents. */

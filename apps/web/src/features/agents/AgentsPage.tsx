@@ -17,10 +17,11 @@ import type { AgentConfig } from "../../api/types";
 import { Page } from "../../components/layout/Page";
 import { Button } from "../../components/ui/Button";
 import { SelectField, TextField } from "../../components/ui/Field";
+import { LoadFailed } from "../../components/ui/LoadFailed";
 import { Notice } from "../../components/ui/Notice";
 import { Spinner } from "../../components/ui/Spinner";
 import { Tabs } from "../../components/ui/Tabs";
-import { canEditProject, project, reloadAgents } from "../../state/project-store";
+import { canEditProject, project, reloadAgents, retryProjectLoad } from "../../state/project-store";
 import { MemoryPanel } from "./MemoryPanel";
 import { OverviewPanel } from "./OverviewPanel";
 import { SkillsPanel } from "./SkillsPanel";
@@ -86,9 +87,14 @@ export default function AgentsPage() {
       when={project.projectId !== undefined && agentId() !== undefined}
       fallback={
         <Page title="Agents">
-          <Show when={project.models !== undefined && project.agents.length === 0} fallback={<Spinner label="Loading agents" />}>
-            <Notice>This project has no agents yet.</Notice>
-          </Show>
+          <Switch fallback={<Spinner label="Loading agents" />}>
+            <Match when={project.error !== undefined && project.agents.length === 0}>
+              <LoadFailed what="the agents" onRetry={retryProjectLoad} />
+            </Match>
+            <Match when={project.models !== undefined && project.agents.length === 0}>
+              <Notice>This project has no agents yet.</Notice>
+            </Match>
+          </Switch>
         </Page>
       }
     >

@@ -15,10 +15,11 @@ import type { ModelEntry, ModelEntryInput, ModelRef, ModelTable, ModelTestResult
 import { Page } from "../../components/layout/Page";
 import { Button } from "../../components/ui/Button";
 import { Dialog } from "../../components/ui/Dialog";
+import { LoadFailed } from "../../components/ui/LoadFailed";
 import { Notice } from "../../components/ui/Notice";
 import { Spinner } from "../../components/ui/Spinner";
 import { formatDuration } from "../../lib/format";
-import { canEditProject, project, reloadModels } from "../../state/project-store";
+import { canEditProject, project, reloadModels, retryProjectLoad } from "../../state/project-store";
 import { groupByProvider, withEntry, withoutEntry } from "./model-table-edit";
 import { ModelForm } from "./ModelForm";
 
@@ -57,7 +58,9 @@ export default function ModelsPage() {
       when={project.projectId !== undefined && project.models !== undefined ? { projectId: project.projectId, models: project.models } : undefined}
       fallback={
         <Page title="Models">
-          <Spinner label="Loading models" />
+          <Show when={project.error === undefined} fallback={<LoadFailed what="the models" onRetry={retryProjectLoad} />}>
+            <Spinner label="Loading models" />
+          </Show>
         </Page>
       }
     >
