@@ -3,6 +3,10 @@
 // `development` export condition makes workspace imports resolve to `src/`, so tests never
 // need a build first. It lives in test/ because the top level holds only the workspace's
 // own files; `root` points back at the repository so project globs read from there.
+// Folder projects do not inherit this file's test options, so the time limits (30 s a test,
+// 60 s a hook: the suites start servers, child processes and SQLite files, and CI must stay
+// green on a loaded machine; tests wait for what they observe, the limits only bound a hang)
+// are given on the command line by the root package.json's `test` and `vitest` scripts.
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
