@@ -13,7 +13,8 @@ import { startTestkit, type ScriptStep } from "@penguin/testkit";
 import { metric, msSince, type RowResult } from "../lib/stats.js";
 import { makeWorld } from "../lib/world.js";
 
-export const CLI_MAIN = fileURLToPath(new URL("../../../apps/cli/bundle/main.js", import.meta.url));
+/** The built CLI; PENGUIN_BENCH_CLI points rows 1 and 2 at another build (another checkout's bundle) to compare two builds in one run's conditions. */
+export const CLI_MAIN = process.env.PENGUIN_BENCH_CLI ?? fileURLToPath(new URL("../../../apps/cli/bundle/main.js", import.meta.url));
 const TIME = "/usr/bin/time";
 
 export function cliBuilt(): boolean {
