@@ -45,7 +45,7 @@ function pathsOf(value: unknown, prefix: (string | number)[] = []): (string | nu
 /** A copy of `value` with the value at `path` replaced (`undefined`: the key removed). */
 function withAt(value: unknown, path: (string | number)[], replacement: Json | undefined): unknown {
   if (path.length === 0) return replacement;
-  const copy: Record<string | number, unknown> = Array.isArray(value) ? [...value] : { ...(value as object) };
+  const copy = (Array.isArray(value) ? [...(value as unknown[])] : { ...(value as object) }) as Record<string | number, unknown>;
   const [head, ...rest] = path;
   const next = withAt(copy[head!], rest, replacement);
   if (next === undefined && !Array.isArray(copy)) delete copy[head!];
