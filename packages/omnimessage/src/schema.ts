@@ -8,7 +8,9 @@
  *   annotation, so a union decode picks the member by tag and an error names the variant;
  * - structs are `mutable` and optional fields `exact`, so the derived types match what
  *   producers have always built (`{ sender?: TextSender }`, plain arrays, no readonly);
- * - decoders are built once at module load (`decodeEnvelope` below) and never per line;
+ * - decoders are built once at module load (`decodeEnvelope` below) and never per line; a
+ *   check compiled from the same AST (structural-guard.ts) answers the common "this line is
+ *   fine" without effect's general decoder, which runs only for a line the check declines;
  * - no schema here transforms (decoded type = encoded type), so a value that decodes is
  *   answered as the very object given: a newer writer's extra fields, the key order and the
  *   provider `fidelity` pass through byte-exact, and nothing is copied per line.
@@ -20,6 +22,7 @@
 import * as Either from "effect/Either";
 import * as ParseResult from "effect/ParseResult";
 import * as Schema from "effect/Schema";
+import { compileStructuralGuard } from "./structural-guard.js";
 import type { OmniMessage } from "./types.js";
 
 const optional = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true });
@@ -420,6 +423,8 @@ export const OmniMessageSchema = Schema.Union(SessionMetaEnvelopeSchema, ModelEn
 // ---------------------------------------------------------------------------------------------
 
 const decodeEither = Schema.decodeUnknownEither(OmniMessageSchema, { errors: "first" });
+/** The fast yes of the same schema (structural-guard.ts): `false` defers to `decodeEither`. */
+const isEnvelope = compileStructuralGuard(OmniMessageSchema.ast);
 
 /** The outcome of decoding one value: the envelope, or a message naming the field that is wrong. */
 export type EnvelopeDecodeResult = { ok: true; message: Schema.Schema.Type<typeof OmniMessageSchema> } | { ok: false; error: string };
@@ -430,6 +435,9 @@ export type EnvelopeDecodeResult = { ok: true; message: Schema.Schema.Type<typeo
  * `["payload"]["status"]: Expected "completed" | … , actual "done"`.
  */
 export function decodeEnvelope(value: unknown): EnvelopeDecodeResult {
+  // Nearly every line passes the compiled check; only the others pay for the full decoder,
+  // which accepts them after all or names the field that is wrong.
+  if (isEnvelope(value)) return { ok: true, message: value as Schema.Schema.Type<typeof OmniMessageSchema> };
   const result = decodeEither(value);
   // The schemas are pure checks, so the input itself is the decoded envelope (see the header).
   if (Either.isRight(result)) return { ok: true, message: value as Schema.Schema.Type<typeof OmniMessageSchema> };

@@ -1,9 +1,9 @@
 // Rows 1 and 2: the built CLI as a user starts it. Row 1 times `penguin --help` against bare
 // `node -e 0`, alternating the two so machine load hits both alike. Row 2 runs `penguin run`
-// for one turn with one tool call against an in-process testkit, under /usr/bin/time for the
-// child's peak RSS (VmHWM polling where time(1) is missing); its overhead is the wall time
-// minus the model's own time, measured by sending the same recorded requests to the same
-// testkit with a plain fetch. Both need the bundled CLI, apps/cli/bundle/main.js (`npm run build`).
+// for one text-only turn and for one turn with a tool call against an in-process testkit,
+// beside `node -e 0`, under /usr/bin/time for the child's peak RSS (VmHWM polling where
+// time(1) is missing); see rowCliRun. Both need the bundled CLI, apps/cli/bundle/main.js
+// (`npm run build`).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,7 +13,8 @@ import { startTestkit, type ScriptStep } from "@penguin/testkit";
 import { metric, msSince, type RowResult } from "../lib/stats.js";
 import { makeWorld } from "../lib/world.js";
 
-export const CLI_MAIN = fileURLToPath(new URL("../../../apps/cli/bundle/main.js", import.meta.url));
+/** The built CLI; PENGUIN_BENCH_CLI points rows 1 and 2 at another build (another checkout's bundle) to compare two builds in one run's conditions. */
+export const CLI_MAIN = process.env.PENGUIN_BENCH_CLI ?? fileURLToPath(new URL("../../../apps/cli/bundle/main.js", import.meta.url));
 const TIME = "/usr/bin/time";
 
 export function cliBuilt(): boolean {
@@ -41,7 +42,7 @@ export async function rowColdStart(runs: number): Promise<RowResult> {
   return {
     row: 1,
     title,
-    metrics: [metric("penguin --help", "ms", "lower", cli, { baseline: { name: "node -e 0", samples: bare }, goal: "≤ 1.6× node -e 0" })],
+    metrics: [metric("penguin --help", "ms", "lower", cli, { baseline: { name: "node -e 0", samples: bare }, goal: "≤ 1.5× node -e 0" })],
   };
 }
 
@@ -58,35 +59,57 @@ function pollPeak(pid: number, onPeak: (kb: number) => void): () => void {
   return () => clearInterval(timer);
 }
 
+/** One `penguin run` child: wall ms, peak RSS in MiB. */
+async function timedRun(args: string[], env: NodeJS.ProcessEnv, timeFile: string): Promise<{ ms: number; rssMiB: number }> {
+  const useTime = existsSync(TIME);
+  const start = process.hrtime.bigint();
+  const child = useTime ? spawn(TIME, ["-f", "%M", "-o", timeFile, process.execPath, ...args], { env, stdio: "ignore" }) : spawn(process.execPath, args, { env, stdio: "ignore" });
+  let peakKb = 0;
+  const stop = useTime ? () => undefined : pollPeak(child.pid ?? 0, (kb) => (peakKb = Math.max(peakKb, kb)));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const ms = msSince(start);
+  stop();
+  if (code !== 0) throw new Error(`penguin ${args.slice(1).join(" ")} exited ${code}`);
+  if (useTime) peakKb = Number(readFileSync(timeFile, "utf8").trim().split("\n").at(-1));
+  return { ms, rssMiB: peakKb / 1024 };
+}
+
+/**
+ * Row 2: `penguin run` for one turn against an in-process testkit (an instant model), in two
+ * shapes, each child alternated with a bare `node -e 0` so load hits all alike:
+ * - the text-only turn (one request, the answer is text): what the issue's goal
+ *   "`penguin run`, one turn, instant model: ≤ 3.3× `node -e 0`, peak RSS ≤ 80 MiB" is judged on;
+ * - the tool turn (the model calls `exec_command` with `true`, then answers): two requests and
+ *   one command through `bash -lc`, so it also carries whatever the login profile of the
+ *   machine costs (printed, not hidden: it is what a user's first tool call pays).
+ * The overhead of the tool turn is its wall time minus the model's own time (the same recorded
+ * requests sent to the same testkit with a plain fetch).
+ */
 export async function rowCliRun(runs: number): Promise<RowResult> {
-  const title = "`penguin run`, one turn with one tool call (testkit model)";
+  const title = "`penguin run`, one turn against the testkit (instant model)";
   if (!cliBuilt()) return { row: 2, title, metrics: [], note: "n/a (CLI not built: run `npx tsc -b`)" };
   const kit = await startTestkit();
   const world = await makeWorld(kit.baseUrl("openai-chat"));
-  const steps = (): ScriptStep[] => [{ toolCalls: [{ name: "exec_command", arguments: { cmd: "true", description: "nothing" } }], usage: { input: 500, output: 10 } }, { text: "done", usage: { input: 600, output: 5 } }];
-  const useTime = existsSync(TIME);
+  const textTurn = (): ScriptStep[] => [{ text: "done", usage: { input: 600, output: 5 } }];
+  const toolTurn = (): ScriptStep[] => [{ toolCalls: [{ name: "exec_command", arguments: { cmd: "true", description: "nothing" } }], usage: { input: 500, output: 10 } }, { text: "done", usage: { input: 600, output: 5 } }];
   const timeFile = join(mkdtempSync(join(tmpdir(), "penguin-bench-time-")), "rss");
-  const wall: number[] = [];
-  const overhead: number[] = [];
-  const rss: number[] = [];
-  const model: number[] = [];
+  const args = (prompt: string) => [CLI_MAIN, "run", "-m", prompt, "--approve", "allow-all", "--workspace", world.workspace];
+  const bare: number[] = [];
+  const text = { wall: [] as number[], rss: [] as number[] };
+  const tool = { wall: [] as number[], rss: [] as number[], overhead: [] as number[], model: [] as number[] };
   try {
     for (let i = 0; i <= runs; i++) {
-      kit.enqueue(...steps());
+      const bareMs = timedSpawn(["-e", "0"]);
+
+      kit.enqueue(...textTurn());
+      const textRun = await timedRun(args("say done"), world.env, timeFile);
+
+      kit.enqueue(...toolTurn());
       const before = kit.requests.length;
-      const args = [CLI_MAIN, "run", "-m", "run true once", "--approve", "allow-all", "--workspace", world.workspace];
-      const start = process.hrtime.bigint();
-      const child = useTime ? spawn(TIME, ["-f", "%M", "-o", timeFile, process.execPath, ...args], { env: world.env, stdio: "ignore" }) : spawn(process.execPath, args, { env: world.env, stdio: "ignore" });
-      let peakKb = 0;
-      const stop = useTime ? () => undefined : pollPeak(child.pid ?? 0, (kb) => (peakKb = Math.max(peakKb, kb)));
-      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-      const ms = msSince(start);
-      stop();
-      if (code !== 0) throw new Error(`penguin run exited ${code}`);
-      if (useTime) peakKb = Number(readFileSync(timeFile, "utf8").trim().split("\n").at(-1));
+      const toolRun = await timedRun(args("run true once"), world.env, timeFile);
       // The model's own time: the same requests, answered by the same testkit, with nothing around them.
       let modelMs = 0;
-      kit.enqueue(...steps());
+      kit.enqueue(...toolTurn());
       for (const r of kit.requests.slice(before, before + 2)) {
         const t = process.hrtime.bigint();
         const res = await fetch(`${kit.url}${r.path}`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer sk-bench-0000" }, body: r.rawBody });
@@ -94,25 +117,31 @@ export async function rowCliRun(runs: number): Promise<RowResult> {
         modelMs += msSince(t);
       }
       if (i === 0) continue; // warm-up
-      wall.push(ms);
-      model.push(modelMs);
-      overhead.push(ms - modelMs);
-      rss.push(peakKb / 1024);
+      bare.push(bareMs);
+      text.wall.push(textRun.ms);
+      text.rss.push(textRun.rssMiB);
+      tool.wall.push(toolRun.ms);
+      tool.rss.push(toolRun.rssMiB);
+      tool.model.push(modelMs);
+      tool.overhead.push(toolRun.ms - modelMs);
     }
   } finally {
     await kit.close();
     world.cleanup();
     rmSync(join(timeFile, ".."), { recursive: true, force: true });
   }
+  const baseline = { name: "node -e 0", samples: bare };
   return {
     row: 2,
     title,
     metrics: [
-      metric("overhead (wall − model)", "ms", "lower", overhead, { goal: "≤ 250 ms" }),
-      metric("wall", "ms", "lower", wall),
-      metric("model's own time", "ms", "lower", model),
-      metric("peak RSS", "MB", "lower", rss, { goal: "≤ 90 MB" }),
+      metric("text-only turn: wall (the goal's figure)", "ms", "lower", text.wall, { baseline, goal: "≤ 3.3× node -e 0" }),
+      metric("text-only turn: peak RSS", "MiB", "lower", text.rss, { goal: "≤ 80 MiB" }),
+      metric("tool turn (exec_command `true`): wall", "ms", "lower", tool.wall, { baseline }),
+      metric("tool turn: overhead (wall − model)", "ms", "lower", tool.overhead, { goal: "≤ 250 ms" }),
+      metric("tool turn: model's own time", "ms", "lower", tool.model),
+      metric("tool turn: peak RSS", "MiB", "lower", tool.rss),
     ],
-    note: useTime ? undefined : "peak RSS from /proc VmHWM polling (no /usr/bin/time)",
+    note: existsSync(TIME) ? undefined : "peak RSS from /proc VmHWM polling (no /usr/bin/time)",
   };
 }

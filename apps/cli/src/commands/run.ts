@@ -134,7 +134,9 @@ export async function runCommand(flags: RunFlags): Promise<ExitCode> {
   }
 
   const result = outcome.outcome;
-  const message = describeOutcome(result, { provider: session.provider, modelId: session.modelId, baseUrl: await endpointBaseUrl(agent, session) });
+  // Only a failure names the endpoint: a task that is done or aborted does not re-read the config for it.
+  const baseUrl = result.kind === "done" || result.kind === "aborted" ? undefined : await endpointBaseUrl(agent, session);
+  const message = describeOutcome(result, { provider: session.provider, modelId: session.modelId, baseUrl });
   if (message !== undefined) err.line(result.kind === "aborted" ? err.colors.yellow(message) : err.colors.red(message));
   if (json === undefined) err.line(taskStatsLine(stats, session, started, err.colors));
   // A goal succeeds only when the agent marked it complete.

@@ -43,7 +43,7 @@ export interface AgentState {
 
 export async function ensureAgentState(paths: AgentPaths): Promise<void> {
   await mkdir(paths.agentState, { recursive: true });
-  await writeIfMissing(paths.systemConfig, defaultSystemConfigYaml(paths.agentId));
+  await writeIfMissing(paths.systemConfig, () => defaultSystemConfigYaml(paths.agentId));
   await writeIfMissing(paths.agentsMd, DEFAULT_AGENTS_MD);
   await mkdir(paths.toolsDir, { recursive: true });
   await mkdir(userMemoryDir(paths), { recursive: true });
