@@ -21,7 +21,8 @@
  *   `resync_required` server event, then live. The client then reloads history.
  *
  * `lastDurable()` is known lazily: from the trace files' end the first time it is needed, then
- * from each record sent. The host calls `durable` for each record in trace order (from the
+ * from each record sent (so a host starts following a writer with `catchUp()`, which fixes
+ * where the trace stands before the first record arrives from the writer). The host calls `durable` for each record in trace order (from the
  * writer's listener) or `catchUp` to read records written by someone else (a subagent's own
  * writer, a fact recorded while the session was not loaded).
  */
