@@ -101,6 +101,45 @@ describe("penguin attach", { timeout: 60_000 }, () => {
     expect(out.stdout()).toContain(answers[0]);
   });
 
+  it("resumes from the trace when the server restarts under it: nothing missed, nothing twice, no resync", async () => {
+    world = await startWorld({ script: [{ text: "before the restart", chunkSize: 5 }, { text: "after the restart", chunkSize: 5 }] });
+    const open = async (port: number) => {
+      const a = await createServerApp({ root: world!.root, env: {}, ticker: new ManualTicker(), generateTitles: false, sleep: async () => undefined, workspaceRoots: [world!.workspace] });
+      const h = createServer(a.app);
+      await new Promise<void>((resolve) => h.listen(port, "127.0.0.1", resolve));
+      app = a;
+      http = h;
+      return { a, port: (h.address() as AddressInfo).port };
+    };
+    const first = await open(0);
+    const base = `http://127.0.0.1:${first.port}`;
+    const login = await fetch(`${base}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ userId: "admin", password: first.a.initialPassword }) });
+    let cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    expect((await call(base, cookie, "PUT", "/api/me/password", { oldPassword: first.a.initialPassword, newPassword: PASSWORD })).status).toBe(204);
+    const sid: string = (await call(base, cookie, "POST", "/api/projects/default_project/agents/default_agent/sessions", { workspace: world.workspace })).body.id;
+    const child = spawnCli(["attach", sid, "--server", base], { env: { ...world.env, PENGUIN_PASSWORD: PASSWORD } });
+    const out = collectOutput(child);
+    await until(() => (first.a.context.sessions.peek(sid)?.channel.subscriberCount ?? 0) > 0, "the CLI to subscribe");
+    await call(base, cookie, "POST", `/api/sessions/${sid}/tasks`, { input: [{ type: "text", text: "one" }] });
+    await until(() => out.stdout().includes("before the restart") && out.stdout().includes("[idle]"), "the first answer", out.stdout);
+
+    // The server goes away and comes back on the same port and data root.
+    await first.a.close();
+    http!.closeAllConnections();
+    await new Promise((resolve) => http!.close(resolve));
+    const second = await open(first.port);
+    const relogin = await fetch(`${base}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ userId: "admin", password: PASSWORD }) });
+    cookie = (relogin.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    await until(() => (second.a.context.sessions.peek(sid)?.channel.subscriberCount ?? 0) > 0, "the CLI to reconnect", out.stdout);
+    expect((await call(base, cookie, "POST", `/api/sessions/${sid}/tasks`, { input: [{ type: "text", text: "two" }] })).status).toBe(202);
+    await until(() => out.stdout().includes("after the restart") && out.stdout().split("[idle]").length > 2, "the answer after the restart", out.stdout);
+    expect(out.stdout()).not.toContain("[resync]");
+    expect(out.stdout().split("before the restart")).toHaveLength(2);
+    expect(out.stdout().split("after the restart")).toHaveLength(2);
+    child.kill("SIGINT");
+    expect((await exited(child)).code).toBe(0);
+  });
+
   it("answers an approval with y on stdin when the signed-in user may, and says so when another member may not", async () => {
     world = await startWorld({
       script: [
