@@ -95,7 +95,10 @@ describe("penguin sessions --watch and usage --watch", { timeout: 120_000 }, () 
 
     const run = await runCli(["run", "-m", "say it", "--workspace", world.workspace], { env: world.env });
     expect(run.code, run.stderr).toBe(0);
-    await until(() => /new\s+session-\S+\s+done/.test(sessions.out.stdout()), "the new session's row", sessions.out.stdout);
+    // The row may show up while the run is still going (new), then change (upd) until it is done.
+    await until(() => /new\s+session-\S+/.test(sessions.out.stdout()), "the new session's row", sessions.out.stdout);
+    const sid = /new\s+(session-\S+)/.exec(sessions.out.stdout())![1]!;
+    await until(() => new RegExp(`${sid}\\s+done`).test(sessions.out.stdout()), "the session's row, done", sessions.out.stdout);
     await until(() => /usage of default_project: 1 requests/.test(usage.out.stdout()), "the new usage totals", usage.out.stdout);
     for (const w of [sessions, usage]) {
       w.child.kill("SIGINT");
