@@ -192,11 +192,17 @@ Examples:
   agentOptions(program.command("sessions").description("list sessions, most recent first: id, start, model, status, cost, workspace, first prompt"))
     .option("--all", "list every session (default: the 20 most recent)")
     .addOption(new Option("--limit <n>", "how many to list").argParser(positiveInt).default(20))
-    .action(async (opts) => setExit(await (await import("./commands/sessions.js")).sessionsCommand(opts)));
+    .option("--watch", "then follow the sessions: a line per new or changed session (from the server's feed when one is reachable, else from the local traces)")
+    .option("--server <url>", "with --watch: the server (default: the one running on the data root; signs in with PENGUIN_PASSWORD)")
+    .option("--user <id>", "with --watch: user to sign in as (default: admin)")
+    .action(async (opts) => {
+      const listed = await (await import("./commands/sessions.js")).sessionsCommand(opts);
+      setExit(opts.watch === true && listed === 0 ? await (await import("./commands/watch.js")).watchCommand("sessions", opts) : listed);
+    });
 
   program
     .command("attach")
-    .description("follow a session of a running server live, as the chat shows it (signs in with PENGUIN_PASSWORD; Ctrl-C detaches, the task keeps running)")
+    .description("follow a session live, as the chat shows it: through the running server (signs in with PENGUIN_PASSWORD; y/n on stdin answers approvals), else from its local trace; Ctrl-C detaches, the task keeps running")
     .argument("<sid>", "session id")
     .option("--server <url>", "the server (default: the one running on the data root)")
     .option("--user <id>", "user to sign in as (default: admin)")
@@ -207,7 +213,13 @@ Examples:
     .option("--since <age|date>", "only requests since an age (30m, 24h, 7d, 2w) or a local date (YYYY-MM-DD)")
     .option("--by <key>", "group by day (default), model, agent or session")
     .option("--json", "print one JSON object: the rows, the totals and their costs")
-    .action(async (opts) => setExit(await (await import("./commands/usage.js")).usageCommand(opts)));
+    .option("--watch", "then follow the project's usage totals: a line each time they change (from the server's feed when one is reachable, else from the local traces)")
+    .option("--server <url>", "with --watch: the server (default: the one running on the data root; signs in with PENGUIN_PASSWORD)")
+    .option("--user <id>", "with --watch: user to sign in as (default: admin)")
+    .action(async (opts) => {
+      const reported = await (await import("./commands/usage.js")).usageCommand(opts);
+      setExit(opts.watch === true && reported === 0 ? await (await import("./commands/watch.js")).watchCommand("usage", opts) : reported);
+    });
 
   const projections = program.command("projections").description("the read models (projections.db) built from the traces: sessions, usage, timeline");
   projections

@@ -4,12 +4,16 @@
 // after the server drops its connection without losing or repeating what ran meanwhile,
 // and Ctrl-C detaches without stopping the task, which is then still running on the server. The SSE
 // parser it uses is checked on its own against the EventSource rules.
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
+import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createServerApp, ManualTicker, type ServerApp } from "@penguin/server";
 import { SseParser } from "../src/attach/sse-reader.js";
 import { ensureBuilt } from "./helpers/build.js";
+import { CLI_MAIN } from "./helpers/paths.js";
 import { collectOutput, exited, spawnCli } from "./helpers/run-cli.js";
 import { startWorld, type World } from "./helpers/world.js";
 
@@ -97,6 +101,95 @@ describe("penguin attach", { timeout: 60_000 }, () => {
     expect(out.stdout()).toContain(answers[0]);
   });
 
+  it("resumes from the trace when the server restarts under it: nothing missed, nothing twice, no resync", async () => {
+    world = await startWorld({ script: [{ text: "before the restart", chunkSize: 5 }, { text: "after the restart", chunkSize: 5 }] });
+    const open = async (port: number) => {
+      const a = await createServerApp({ root: world!.root, env: {}, ticker: new ManualTicker(), generateTitles: false, sleep: async () => undefined, workspaceRoots: [world!.workspace] });
+      const h = createServer(a.app);
+      await new Promise<void>((resolve) => h.listen(port, "127.0.0.1", resolve));
+      app = a;
+      http = h;
+      return { a, port: (h.address() as AddressInfo).port };
+    };
+    const first = await open(0);
+    const base = `http://127.0.0.1:${first.port}`;
+    const login = await fetch(`${base}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ userId: "admin", password: first.a.initialPassword }) });
+    let cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    expect((await call(base, cookie, "PUT", "/api/me/password", { oldPassword: first.a.initialPassword, newPassword: PASSWORD })).status).toBe(204);
+    const sid: string = (await call(base, cookie, "POST", "/api/projects/default_project/agents/default_agent/sessions", { workspace: world.workspace })).body.id;
+    const child = spawnCli(["attach", sid, "--server", base], { env: { ...world.env, PENGUIN_PASSWORD: PASSWORD } });
+    const out = collectOutput(child);
+    await until(() => (first.a.context.sessions.peek(sid)?.channel.subscriberCount ?? 0) > 0, "the CLI to subscribe");
+    await call(base, cookie, "POST", `/api/sessions/${sid}/tasks`, { input: [{ type: "text", text: "one" }] });
+    await until(() => out.stdout().includes("before the restart") && out.stdout().includes("[idle]"), "the first answer", out.stdout);
+
+    // The server goes away and comes back on the same port and data root.
+    await first.a.close();
+    http!.closeAllConnections();
+    await new Promise((resolve) => http!.close(resolve));
+    const second = await open(first.port);
+    const relogin = await fetch(`${base}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ userId: "admin", password: PASSWORD }) });
+    cookie = (relogin.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    await until(() => (second.a.context.sessions.peek(sid)?.channel.subscriberCount ?? 0) > 0, "the CLI to reconnect", out.stdout);
+    expect((await call(base, cookie, "POST", `/api/sessions/${sid}/tasks`, { input: [{ type: "text", text: "two" }] })).status).toBe(202);
+    await until(() => out.stdout().includes("after the restart") && out.stdout().split("[idle]").length > 2, "the answer after the restart", out.stdout);
+    expect(out.stdout()).not.toContain("[resync]");
+    expect(out.stdout().split("before the restart")).toHaveLength(2);
+    expect(out.stdout().split("after the restart")).toHaveLength(2);
+    child.kill("SIGINT");
+    expect((await exited(child)).code).toBe(0);
+  });
+
+  it("answers an approval with y on stdin when the signed-in user may, and says so when another member may not", async () => {
+    world = await startWorld({
+      script: [
+        { toolCalls: [{ name: "write_file", id: "call_write01", arguments: { file_path: "approved.txt", content: "yes" } }] },
+        { text: "written after the approval" },
+      ],
+    });
+    app = await createServerApp({ root: world.root, env: {}, ticker: new ManualTicker(), generateTitles: false, sleep: async () => undefined, workspaceRoots: [world.workspace] });
+    const server = app;
+    const listening = createServer(server.app);
+    http = listening;
+    await new Promise<void>((resolve) => listening.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
+    const login = await fetch(`${base}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ userId: "admin", password: server.initialPassword }) });
+    const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    expect((await call(base, cookie, "PUT", "/api/me/password", { oldPassword: server.initialPassword, newPassword: PASSWORD })).status).toBe(204);
+    expect((await call(base, cookie, "POST", "/api/admin/users", { userId: "member", password: "member-password" })).status).toBeLessThan(300);
+    expect((await call(base, cookie, "POST", "/api/projects/default_project/members", { userId: "member" })).status).toBeLessThan(300);
+    const created = await call(base, cookie, "POST", "/api/projects/default_project/agents/default_agent/sessions", { workspace: world.workspace, approvalMode: "always-ask" });
+    const sid: string = created.body.id;
+
+    // stdin stays open: the CLI reads answers from it as approvals come.
+    const attachAs = (user: string, password: string) => {
+      const child = spawn(process.execPath, [CLI_MAIN, "attach", sid, "--server", base, "--user", user], { env: { ...world!.env, PENGUIN_PASSWORD: password }, stdio: ["pipe", "pipe", "pipe"] });
+      return { child, out: collectOutput(child) };
+    };
+    const owner = attachAs("admin", PASSWORD);
+    await until(() => (server.context.sessions.peek(sid)?.channel.subscriberCount ?? 0) > 0 || owner.child.exitCode !== null, "the CLI to subscribe");
+    expect((await call(base, cookie, "POST", `/api/sessions/${sid}/tasks`, { input: [{ type: "text", text: "write it" }] })).status).toBe(202);
+    await until(() => owner.out.stdout().includes("[approval] write_file waits for a decision"), "the approval request", owner.out.stdout);
+
+    // A member who did not create the session is shown the request but may not answer it.
+    const memberLogin = await fetch(`${base}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ userId: "member", password: "member-password" }) });
+    const memberCookie = (memberLogin.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    await call(base, memberCookie, "PUT", "/api/me/password", { oldPassword: "member-password", newPassword: "member-password-2" });
+    const member = attachAs("member", "member-password-2");
+    await until(() => member.out.stdout().includes("[approval] write_file waits for a decision"), "the member's view of the request", () => member.out.stdout() + member.out.stderr());
+    member.child.stdin?.write("y\n");
+    await until(() => member.out.stdout().includes("member may not answer this session's approvals"), "the member's refusal", member.out.stdout);
+    expect(server.context.sessions.peek(sid)?.approvals.pending()).toHaveLength(1);
+
+    owner.child.stdin?.write("y\n");
+    await until(() => owner.out.stdout().includes("written after the approval") && owner.out.stdout().includes("[idle]"), "the approved task to finish", owner.out.stdout);
+    expect(readFileSync(join(world.workspace, "approved.txt"), "utf8")).toBe("yes");
+    for (const w of [owner, member]) {
+      w.child.kill("SIGINT");
+      expect((await exited(w.child)).code).toBe(0);
+    }
+  });
+
   it("refuses clearly without a password, and with no server to reach", async () => {
     world = await startWorld();
     const noPassword = spawnCli(["attach", "session-2026-01-01-00-00-00-abcdef01", "--server", "http://127.0.0.1:9"], { env: world.env });
@@ -107,6 +200,7 @@ describe("penguin attach", { timeout: 60_000 }, () => {
     const b = collectOutput(noServer);
     expect((await exited(noServer)).code).toBe(2);
     expect(b.stderr()).toContain("no server is reachable");
+    expect(b.stderr()).toContain("holds no trace of session-2026-01-01-00-00-00-abcdef01");
   });
 });
 

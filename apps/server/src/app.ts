@@ -23,7 +23,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Effect } from "effect";
 import express, { type Express, type NextFunction, type Request as ExpressRequest, type Response as ExpressResponse } from "express";
-import { DEFAULT_PROJECT, resolveRoot, type SleepFn } from "@penguin/core";
+import { DEFAULT_PROJECT, projectPaths, readProjectConfig, resolveRoot, type ProjectConfig, type SleepFn } from "@penguin/core";
 import type { AccessPolicy } from "./auth/access.js";
 import { ADMIN_USER, ensureAdmin } from "./auth/admin-seed.js";
 import { authenticate } from "./auth/authenticate.js";
@@ -50,6 +50,9 @@ import { sandboxStatus } from "./services/sandbox-status.js";
 import { indexTraces } from "./services/session-index.js";
 import type { WorkspaceRoots } from "./services/workspace-roots.js";
 import { followTracedSessions } from "./services/projections.js";
+import { feedProjectionChanges } from "./services/projection-feed.js";
+import { pricingFor } from "./services/usage-query.js";
+import { queryUsage as queryProjectedUsage } from "@penguin/projections-usage";
 import type { LiveProjectionRunner } from "@penguin/projections-runner";
 import { webAppHandler } from "./web/static-site.js";
 
@@ -138,6 +141,16 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
     await ensureProject(root, stores, { projectId: DEFAULT_PROJECT, ownerUserId: ADMIN_USER, name: null }, now());
     indexTraces(root, stores, { full: options.reindex === true, owner: ADMIN_USER, now: now() });
     followTracedSessions(services.projections, stores, now);
+    const { access: policy, userEvents: feed } = services;
+    await feedProjectionChanges(services.projections, {
+      userEvents: feed,
+      audience: (projectId) => policy.audience(projectId),
+      usageTotals: async (db, projectId) => {
+        const config = pricingConfigOf(root, projectId);
+        return (await queryProjectedUsage(db, { projectId }, "agent", (_p, provider, modelId) => pricingFor(config, provider, modelId))).totals;
+      },
+      report,
+    });
   } catch (error) {
     await runtime.dispose();
     throw error;
@@ -221,5 +234,14 @@ function serverVersion(): { version: string; buildDate: string | null } {
     return { version, buildDate: null };
   } catch {
     return { version: "0.0.0", buildDate: null };
+  }
+}
+
+/** A project's config for pricing usage; a missing or broken one prices nothing (the usage route reports its error). */
+function pricingConfigOf(root: string, projectId: string): ProjectConfig {
+  try {
+    return readProjectConfig(projectPaths(root, projectId).projectConfig);
+  } catch {
+    return { models: [] };
   }
 }

@@ -257,7 +257,7 @@ describe("SessionController goal state", () => {
         opts = o;
         return { close: () => undefined, reconnectNow: () => undefined, lastEventId: undefined, status: "open" };
       },
-      fetchHistory: () => new Promise((resolve) => (release = () => resolve({ messages: [], live: { cursor: "ep1-1", fragments: [] }, cursor: "ep1-1", state: "running", pendingApprovals: [] }))),
+      fetchHistory: () => new Promise((resolve) => (release = () => resolve({ messages: [], live: { cursor: "001:000001", fragments: [] }, cursor: "001:000001", state: "running", pendingApprovals: [] }))),
       fetchGoal: async () => goal,
       schedule: (fn) => fn(),
     });
@@ -283,23 +283,23 @@ describe("SessionController goal state", () => {
     await h.open();
     expect(h.c.view.goal).toEqual({ objective: "ship it", status: "active", budget: 500000, used: 0, round: 1 });
     expect(h.c.view.goalRunning).toBe(false);
-    h.message(block(2, 4200), "ep1-2");
+    h.message(block(2, 4200), "001:000002");
     expect(h.c.view.goal).toMatchObject({ round: 2, used: 4200 });
     expect(h.c.view.goalRunning).toBe(true);
-    h.server({ type: "goal_round", round: 2, used: 0 }, "ep1-3");
+    h.server({ type: "goal_round", round: 2, used: 0 }, "001:000003");
     expect(h.c.view.goal).toMatchObject({ round: 2, used: 4200 });
-    h.message(goalFinished({ outcome: "blocked", rounds: 2, tokens_used: 6000 }, at()), "ep1-4");
-    h.server({ type: "goal_finished", outcome: "blocked", rounds: 2, tokensUsed: 6000 }, "ep1-5");
+    h.message(goalFinished({ outcome: "blocked", rounds: 2, tokens_used: 6000 }, at()), "001:000004");
+    h.server({ type: "goal_finished", outcome: "blocked", rounds: 2, tokensUsed: 6000 }, "001:000005");
     expect(h.c.view.goal).toMatchObject({ status: "blocked", used: 6000 });
     expect(h.c.view.goalRunning).toBe(false);
-    h.server({ type: "goal_started", objective: "try again", budget: null }, "ep1-6");
+    h.server({ type: "goal_started", objective: "try again", budget: null }, "001:000006");
     expect(h.c.view.goal).toEqual({ objective: "try again", status: "active", budget: null, used: 0, round: 0 });
   });
 
   it("never takes an `active` goal left by a dead run for a running one", async () => {
     const h = harness({ objective: "old", status: "active", budget: null, used: 0, rounds: 4 });
     await h.open();
-    h.message(userText("a plain task", at()), "ep1-2");
+    h.message(userText("a plain task", at()), "001:000002");
     expect(h.c.view.goal?.status).toBe("active");
     expect(h.c.view.goalRunning).toBe(false);
   });

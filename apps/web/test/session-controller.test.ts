@@ -81,7 +81,7 @@ describe("SessionController", () => {
     for (const e of events.slice(34)) h.message(e);
     expect(JSON.stringify(h.c.view.items)).toBe(straightItems(events, false));
     expect(h.c.view.taskState).toBe("running");
-    h.server({ type: "task_state", state: "idle", queued: 0, pendingFollowUps: [], pendingSteering: [] }, "ep1-999");
+    h.server({ type: "task_state", state: "idle", queued: 0, pendingFollowUps: [], pendingSteering: [] }, "001:000999");
     expect(JSON.stringify(h.c.view.items)).toBe(straightItems(events, true));
     expect(h.c.view.taskState).toBe("idle");
   });
@@ -103,7 +103,7 @@ describe("SessionController", () => {
   });
 
   it("takes pending approvals from the history answer", async () => {
-    const h = harness([() => ({ messages: [], live: null, cursor: "ep1-4", state: "running", pendingApprovals: [{ toolCallId: "c9", toolCall: { type: "tool_call", role: "assistant", name: "x", arguments: "{}", tool_call_id: "c9" } }] })]);
+    const h = harness([() => ({ messages: [], live: null, cursor: "001:000004", state: "running", pendingApprovals: [{ toolCallId: "c9", toolCall: { type: "tool_call", role: "assistant", name: "x", arguments: "{}", tool_call_id: "c9" } }] })]);
     h.open();
     await h.resolveHistory();
     expect(h.c.view.approvals.map((a) => a.toolCallId)).toEqual(["c9"]);
@@ -116,7 +116,7 @@ describe("SessionController", () => {
     const evs = publish([userText("hi", at()), requestBegin(at()), requestEnd("auth", { error_message: "bad key" }, at())]);
     for (const e of evs) h.message(e);
     expect(h.c.view).toMatchObject({ authLocked: true, authMessage: "bad key" });
-    h.server({ type: "credentials_updated", projectId: "p" }, "ep1-50");
+    h.server({ type: "credentials_updated", projectId: "p" }, "001:000050");
     expect(h.c.view.authLocked).toBe(false);
   });
 

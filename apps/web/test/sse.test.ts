@@ -189,3 +189,12 @@ describe("openSse", () => {
     expect(t.pending.size).toBe(0);
   });
 });
+
+describe("decoding the user feed's frames", () => {
+  it("turns a projection_snapshot (a reconnect the server could not replay) into a list reload, and ignores the read-model rows it does not use", async () => {
+    const { decodeFrame } = await import("../src/api/stream-events");
+    const id = "12.ep2.3";
+    expect(decodeFrame({ event: "server_event", id, data: JSON.stringify({ type: "projection_snapshot", position: 12, sessions: [], usage: [] }) })).toEqual({ kind: "server", id, event: { type: "resync_required" } });
+    expect(decodeFrame({ event: "server_event", id, data: JSON.stringify({ type: "session_row", position: 12, session: { sessionId: "s" } }) })).toEqual({ kind: "server", id, event: { type: "other", name: "session_row" } });
+  });
+});

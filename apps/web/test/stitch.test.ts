@@ -31,13 +31,21 @@ function stitched(events: readonly Published[], subscribeAt: number, readAt: num
 const strip = (items: ReturnType<typeof straight>) => JSON.stringify(items);
 
 describe("event ids", () => {
-  it("compares within an epoch and treats another epoch as newer", () => {
-    expect(parseEventId("abc-12")).toEqual({ epoch: "abc", seq: 12 });
+  it("orders trace positions, then the followers of a record by k within an epoch, and treats another epoch as newer", () => {
+    expect(parseEventId("001:000012")).toEqual({ file: 1, line: 12 });
+    expect(parseEventId("002:000003.abc.7")).toEqual({ file: 2, line: 3, follower: { epoch: "abc", k: 7 } });
     expect(parseEventId("nope")).toBeUndefined();
-    expect(isAfter("e-10", "e-9")).toBe(true);
-    expect(isAfter("e-9", "e-9")).toBe(false);
-    expect(isAfter("e-2", "e-10")).toBe(false);
-    expect(isAfter("f-1", "e-10")).toBe(true);
+    expect(parseEventId("e-12")).toBeUndefined();
+    expect(isAfter("001:000010", "001:000009")).toBe(true);
+    expect(isAfter("001:000009", "001:000009")).toBe(false);
+    expect(isAfter("001:000002", "001:000010")).toBe(false);
+    expect(isAfter("002:000001", "001:999999")).toBe(true);
+    expect(isAfter("001:000009.e.1", "001:000009")).toBe(true);
+    expect(isAfter("001:000009", "001:000009.e.1")).toBe(false);
+    expect(isAfter("001:000009.e.3", "001:000009.e.2")).toBe(true);
+    expect(isAfter("001:000009.e.2", "001:000009.e.2")).toBe(false);
+    expect(isAfter("001:000009.e.10", "001:000010")).toBe(false);
+    expect(isAfter("001:000009.f.1", "001:000009.e.5")).toBe(true);
   });
 });
 
@@ -89,8 +97,8 @@ describe("Stitcher", () => {
     const s = new Stitcher({ message: () => undefined, server: (e, stale) => seen.push([e.type, stale]) });
     const seen: [string, boolean][] = [];
     s.push({ kind: "server", id: undefined, event: { type: "task_state", state: "idle", queued: 0, pendingFollowUps: [], pendingSteering: [] } });
-    s.push({ kind: "server", id: "ep1-3", event: { type: "credentials_updated" } });
-    s.push({ kind: "server", id: "ep1-9", event: { type: "session_title", sessionId: undefined, title: "T" } });
+    s.push({ kind: "server", id: events[2]!.id, event: { type: "credentials_updated" } });
+    s.push({ kind: "server", id: events[8]!.id, event: { type: "session_title", sessionId: undefined, title: "T" } });
     const h = historyAt(events, 5, true);
     s.seed({ messages: h.messages, fragments: h.live?.fragments ?? [], cursor: h.live?.cursor ?? undefined });
     s.push({ kind: "server", id: undefined, event: { type: "resync_required" } });

@@ -14,7 +14,7 @@ import type { Compactability, ContextEngine, RunOptions } from "./engine/context
 import { parseBudget } from "./goal/budget.js";
 import { runGoal } from "./goal/goal-loop.js";
 import type { ApproveFn, EnvironmentInterface, LLMInterface, ToolPermission } from "./interfaces.js";
-import type { TraceWriter } from "@penguin/trace";
+import type { AppendListener, TraceWriter } from "@penguin/trace";
 import type { ProcessInfo } from "./environment/commands/process-table.js";
 import { Environment } from "./environment/environment.js";
 import type { SubagentInfo } from "./subagents/index.js";
@@ -228,6 +228,15 @@ export class Session {
   /** Committed requests in the current model context. */
   get turns(): number {
     return this.#engine.state.turns;
+  }
+
+  /**
+   * Listen to the trace: every record once it is written (and synced when it is a commit
+   * point), with its position. A host streaming the session uses it to send each record with
+   * the position a reader of the file finds it at. Returns the unsubscribe function.
+   */
+  onTraceAppend(listener: AppendListener): () => void {
+    return this.#writer.onAppend(listener);
   }
 
   /** The trace file being written. */

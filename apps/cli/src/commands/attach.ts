@@ -1,19 +1,28 @@
 /**
- * `penguin attach SID [--server URL] [--user ID]`: follow a session of a running server
- * live, rendered as `penguin chat` renders a task (the same HumanRenderer), from the
- * terminal. It is a plain client of the session's SSE stream: it signs in (the password
- * from PENGUIN_PASSWORD, never a flag, so it stays out of shell history and `ps`), prints
- * the session's messages and task state as they come, and when the connection drops it
- * reconnects with Last-Event-ID after the server's `retry:` hint, so the server replays
- * exactly what was missed. Ctrl-C detaches: the stream is closed, the task keeps running.
+ * `penguin attach SID [--server URL] [--user ID]`: follow a session live, rendered as
+ * `penguin chat` renders a task (the same HumanRenderer), from the terminal.
  *
- * Without --server it looks for the server of the local data root (its server.lock).
- * Approvals are shown, not answered: answering needs the session's controller rights and
- * stays in the web app.
+ * With a server (--server, else the one whose server.lock is on the data root) it is a plain
+ * client of the session's SSE stream (attach/server-feed.ts): it signs in with
+ * PENGUIN_PASSWORD, prints the session's records and task state as they come, and resumes a
+ * dropped connection with Last-Event-ID, so the server replays exactly what was missed from
+ * the trace (even across a server restart). Approval requests are shown with how to answer
+ * them: a line `y` (allow) or `n` (deny) on stdin answers the oldest one, when the signed-in
+ * user may (the session's creator, a project owner, an admin); otherwise the server's refusal
+ * is printed and the web app remains the place to answer.
+ *
+ * With no server reachable it follows the session's trace files on the data root instead
+ * (and says so): the records written so far, then each new line as it is appended (by a CLI
+ * or SDK process running the session). Approvals cannot be answered there.
+ *
+ * Ctrl-C detaches either way: the stream is closed, the task keeps running.
  */
+import { createInterface } from "node:readline";
+import { existsSync, readdirSync, readFileSync, statSync, watch, type FSWatcher } from "node:fs";
 import type { OmniMessage } from "@penguin/omnimessage";
 import { EXIT, type ExitCode } from "../exit-codes.js";
-import { SseParser, type SseEvent } from "../attach/sse-reader.js";
+import type { SseEvent } from "../attach/sse-reader.js";
+import { detachOnSigint, followStream, pause, serverBase, signIn } from "../attach/server-feed.js";
 import { HumanRenderer } from "../render/human-renderer.js";
 import { Output } from "../render/output.js";
 
@@ -23,16 +32,11 @@ export interface AttachFlags {
   root?: string;
 }
 
-const DEFAULT_RETRY_MS = 2000;
-
 export async function attachCommand(sessionId: string, flags: AttachFlags, env: NodeJS.ProcessEnv = process.env): Promise<ExitCode> {
   const out = Output.of(process.stdout, env);
   const err = Output.of(process.stderr, env);
   const base = await serverBase(flags, env);
-  if (base === undefined) {
-    err.line("no server is reachable: start `penguin server` (or `penguin web`) on this data root, or pass --server URL");
-    return EXIT.usage;
-  }
+  if (base === undefined) return followLocal(sessionId, flags, env, out, err);
   const password = env.PENGUIN_PASSWORD;
   if (password === undefined || password === "") {
     err.line("set PENGUIN_PASSWORD to the password of the user to sign in as (--user, default admin)");
@@ -47,11 +51,9 @@ export async function attachCommand(sessionId: string, flags: AttachFlags, env: 
     return EXIT.auth;
   }
 
-  const detach = new AbortController();
-  const onSigint = () => detach.abort();
-  process.once("SIGINT", onSigint);
+  const detach = detachOnSigint();
   const renderer = new HumanRenderer({ text: out, side: out, verbose: () => false });
-  const parser = new SseParser();
+  const approvals = new ApprovalAnswers(base, sessionId, cookie, userId, out);
   let lastState: string | undefined;
   const onEvent = (e: SseEvent): void => {
     if (e.event === "message") {
@@ -59,15 +61,20 @@ export async function attachCommand(sessionId: string, flags: AttachFlags, env: 
       return;
     }
     if (e.event !== "server_event") return;
-    const ev = JSON.parse(e.data) as { type?: string; state?: string; toolCall?: { name?: string } };
+    const ev = JSON.parse(e.data) as { type?: string; state?: string; toolCallId?: string; toolCall?: { name?: string } };
     if (ev.type === "task_state" && ev.state !== lastState) {
       if (lastState !== undefined || ev.state !== "idle") {
         renderer.finish();
         out.line(out.colors.dim(`[${ev.state ?? "?"}]`));
       }
       lastState = ev.state;
-    } else if (ev.type === "approval_request") {
-      out.line(out.colors.yellow(`[approval] ${ev.toolCall?.name ?? "a tool"} waits for a decision (answer it in the web app)`));
+    } else if (ev.type === "approval_request" && ev.toolCallId !== undefined) {
+      if (approvals.requested(ev.toolCallId)) {
+        renderer.finish();
+        out.line(out.colors.yellow(`[approval] ${ev.toolCall?.name ?? "a tool"} waits for a decision: type y to allow or n to deny (or answer it in the web app)`));
+      }
+    } else if (ev.type === "approval_resolved" && ev.toolCallId !== undefined) {
+      approvals.resolved(ev.toolCallId);
     } else if (ev.type === "resync_required") {
       out.line(out.colors.dim("[resync] the server cannot replay what was missed; showing live events from here"));
     } else if (ev.type === "task_error") {
@@ -75,86 +82,170 @@ export async function attachCommand(sessionId: string, flags: AttachFlags, env: 
     }
   };
 
+  let end: Awaited<ReturnType<typeof followStream>>;
   try {
     out.line(out.colors.dim(`attached to ${sessionId} at ${base} (Ctrl-C detaches; the task keeps running)`));
-    for (;;) {
-      const answer = await follow(base, sessionId, cookie, parser, onEvent, detach.signal);
-      if (detach.signal.aborted) break;
-      if (answer === "gone") {
-        err.line(`session ${sessionId} is not there, or ${userId} may not see it`);
-        return EXIT.failed;
-      }
-      if (answer === "forbidden") {
-        err.line(`${userId} must change the initial password in the web app before attaching`);
-        return EXIT.auth;
-      }
-      // Dropped: wait for the server's hint, then resume from the last event id.
-      await pause(parser.retryMs ?? DEFAULT_RETRY_MS, detach.signal);
-      if (detach.signal.aborted) break;
-    }
+    end = await followStream(base, `/api/sessions/${encodeURIComponent(sessionId)}/stream`, cookie, onEvent, detach.signal);
   } finally {
-    process.off("SIGINT", onSigint);
+    detach.release();
+    approvals.close();
+  }
+  if (end === "gone") {
+    err.line(`session ${sessionId} is not there, or ${userId} may not see it`);
+    return EXIT.failed;
+  }
+  if (end === "forbidden") {
+    err.line(`${userId} must change the initial password in the web app before attaching`);
+    return EXIT.auth;
   }
   renderer.finish();
   out.line(out.colors.dim(`detached from ${sessionId}; the task keeps running on the server`));
   return EXIT.done;
 }
 
-async function serverBase(flags: AttachFlags, env: NodeJS.ProcessEnv): Promise<string | undefined> {
-  if (flags.server !== undefined) return flags.server.replace(/\/+$/, "");
-  const { resolveRoot } = await import("@penguin/core");
-  const { findRunningServer } = await import("@penguin/server");
-  return findRunningServer(resolveRoot(flags.root, env));
-}
+/** Pending approvals of the attached session, answered by `y` / `n` lines on stdin, oldest first. */
+class ApprovalAnswers {
+  readonly #pending: string[] = [];
+  readonly #seen = new Set<string>();
+  readonly #lines: ReturnType<typeof createInterface>;
 
-async function signIn(base: string, userId: string, password: string): Promise<string> {
-  let res: Response;
-  try {
-    res = await fetch(`${base}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ userId, password }) });
-  } catch (error) {
-    throw new Error(`cannot reach ${base}: ${error instanceof Error ? error.message : String(error)}`);
+  constructor(
+    readonly base: string,
+    readonly sessionId: string,
+    readonly cookie: string,
+    readonly userId: string,
+    readonly out: Output,
+  ) {
+    this.#lines = createInterface({ input: process.stdin, terminal: false });
+    this.#lines.on("line", (line) => void this.#answer(line.trim().toLowerCase()));
   }
-  if (res.status !== 200) throw new Error(`signing in as ${userId} failed (${res.status}): check the user id and PENGUIN_PASSWORD`);
-  const pair = (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
-  if (pair === "") throw new Error("the server answered the sign-in without a session cookie");
-  return pair;
-}
 
-/** Reads the stream until it ends: "ended" (dropped or closed), or why it could not start. */
-async function follow(base: string, sessionId: string, cookie: string, parser: SseParser, onEvent: (e: SseEvent) => void, signal: AbortSignal): Promise<"ended" | "gone" | "forbidden"> {
-  const headers: Record<string, string> = { cookie, accept: "text/event-stream" };
-  if (parser.lastEventId !== undefined) headers["last-event-id"] = parser.lastEventId;
-  let res: Response;
-  try {
-    res = await fetch(`${base}/api/sessions/${encodeURIComponent(sessionId)}/stream`, { headers, signal });
-  } catch {
-    return "ended";
+  /** True the first time a request is seen (a reconnect repeats the pending ones). */
+  requested(toolCallId: string): boolean {
+    if (this.#seen.has(toolCallId)) return false;
+    this.#seen.add(toolCallId);
+    this.#pending.push(toolCallId);
+    return true;
   }
-  if (res.status === 404) return "gone";
-  if (res.status === 403) return "forbidden";
-  if (res.status !== 200 || res.body === null) return "ended";
-  const decoder = new TextDecoder();
-  const reader = res.body.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      for (const e of parser.push(decoder.decode(value, { stream: true }))) onEvent(e);
+
+  resolved(toolCallId: string): void {
+    const at = this.#pending.indexOf(toolCallId);
+    if (at >= 0) this.#pending.splice(at, 1);
+  }
+
+  close(): void {
+    this.#lines.close();
+  }
+
+  async #answer(line: string): Promise<void> {
+    const decision = line === "y" || line === "yes" ? "allow" : line === "n" || line === "no" ? "deny" : undefined;
+    if (decision === undefined) return;
+    const toolCallId = this.#pending[0];
+    if (toolCallId === undefined) {
+      this.out.line(this.out.colors.dim("[approval] nothing waits for a decision"));
+      return;
     }
-  } catch {
-    // Aborted by Ctrl-C, or the connection broke: either way this attempt is over.
+    const res = await fetch(`${this.base}/api/sessions/${encodeURIComponent(this.sessionId)}/approvals/${encodeURIComponent(toolCallId)}`, {
+      method: "POST",
+      headers: { cookie: this.cookie, "content-type": "application/json" },
+      body: JSON.stringify({ decision }),
+    }).catch(() => undefined);
+    if (res === undefined) this.out.line(this.out.colors.red("[approval] the server could not be reached; try again"));
+    else if (res.status === 204) this.resolved(toolCallId);
+    else if (res.status === 403) this.out.line(this.out.colors.red(`[approval] ${this.userId} may not answer this session's approvals: its creator or a project owner can, here or in the web app`));
+    else this.out.line(this.out.colors.red(`[approval] the server refused the answer (${res.status})`));
   }
-  return "ended";
 }
 
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
+/** Where a session's trace files are on the data root: any agent of any project. */
+async function localTraceFiles(root: string, sessionId: string): Promise<() => { index: number; file: string }[]> {
+  const { agentPaths, projectPaths, sessionTraceFiles } = await import("@penguin/core");
+  const agents: ReturnType<typeof agentPaths>[] = [];
+  for (const project of safeDirs(root)) {
+    let agentsDir: string;
+    try {
+      agentsDir = projectPaths(root, project).agentsDir;
+    } catch {
+      continue;
     }
-    signal.addEventListener("abort", done, { once: true });
-  });
+    for (const agent of safeDirs(agentsDir)) {
+      try {
+        agents.push(agentPaths(root, project, agent));
+      } catch {
+        // not an agent folder
+      }
+    }
+  }
+  return () => {
+    for (const paths of agents) {
+      const files = sessionTraceFiles(paths, sessionId);
+      if (files.length > 0) return files;
+    }
+    return [];
+  };
+}
+
+function safeDirs(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
+  } catch {
+    return [];
+  }
+}
+
+async function followLocal(sessionId: string, flags: AttachFlags, env: NodeJS.ProcessEnv, out: Output, err: Output): Promise<ExitCode> {
+  const { resolveRoot, parseTraceText } = await import("@penguin/core");
+  const root = resolveRoot(flags.root, env);
+  const files = await localTraceFiles(root, sessionId);
+  if (files().length === 0) {
+    err.line(`no server is reachable, and ${root} holds no trace of ${sessionId}: start \`penguin server\` (or \`penguin web\`) on this data root, pass --server URL, or check the session id`);
+    return EXIT.usage;
+  }
+  out.line(out.colors.dim(`no server is reachable: following the local trace of ${sessionId} under ${root} (Ctrl-C detaches)`));
+  const renderer = new HumanRenderer({ text: out, side: out, verbose: () => false });
+  // Bytes of each file already rendered (only whole lines: a line being written waits).
+  const done = new Map<string, number>();
+  const readNew = () => {
+    for (const f of files()) {
+      const from = done.get(f.file) ?? 0;
+      let size: number;
+      try {
+        size = statSync(f.file).size;
+      } catch {
+        continue;
+      }
+      if (size <= from) continue;
+      const text = readFileSync(f.file).subarray(from).toString("utf8");
+      const end = text.lastIndexOf("\n") + 1;
+      if (end === 0) continue;
+      done.set(f.file, from + Buffer.byteLength(text.slice(0, end)));
+      for (const m of parseTraceText(text.slice(0, end)).messages) renderer.handle(m);
+    }
+  };
+  const detach = detachOnSigint();
+  const watchers: FSWatcher[] = [];
+  let wake: (() => void) | undefined;
+  try {
+    readNew();
+    const dir = files()[0]?.file.replace(/\/[^/]+$/, "");
+    if (dir !== undefined && existsSync(dir)) {
+      try {
+        watchers.push(watch(dir, { persistent: false }, () => wake?.()));
+      } catch {
+        // no watching here: the timer below still looks every half second
+      }
+    }
+    while (!detach.signal.aborted) {
+      await Promise.race([pause(500, detach.signal), new Promise<void>((resolve) => (wake = resolve))]);
+      readNew();
+    }
+  } finally {
+    detach.release();
+    for (const w of watchers) w.close();
+  }
+  renderer.finish();
+  out.line(out.colors.dim(`detached from ${sessionId}`));
+  return EXIT.done;
 }

@@ -1,8 +1,12 @@
 /**
  * `GET /api/events`: the signed-in user's own stream (SSE). Named `server_event`s whose
  * data has a `type`: `hello` (sent first on every connection, without an id: who you are
- * and the server epoch), `session_created`, `session_state`, `session_title`,
- * `session_deleted`. Reconnect with Last-Event-ID like a session stream.
+ * and the server epoch), `session_created`, `session_state` (a task started or ended),
+ * `session_title`, `session_deleted`, and the read models as the projections commit them:
+ * `session_row` (a sessions-projection row that changed) and `usage_totals` (its project's
+ * totals), or on a reconnect the ring cannot serve, one `projection_snapshot`. Ids are
+ * `<projection position>.<epoch>.<seq>`; reconnect with Last-Event-ID (runtime/user-events.ts
+ * says what each kind of id gets back).
  */
 import { formatSse, openSseStream } from "../http/sse.js";
 import type { RouteTable } from "../http/route-table.js";

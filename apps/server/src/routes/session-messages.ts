@@ -5,21 +5,23 @@
  *   ?before=<fileIndex>:<line>&limit=N   the N messages before a position (older pages)
  *
  * Answer: `{messages, tracePosition, hasMore, state, cursor, pendingApprovals, live?}`.
- * `messages` come from the trace files (every index, oldest first). `tracePosition` is where
- * the oldest returned message sits (pass it as `before` for the previous page). `cursor` is
- * the id of the newest stream event this answer reflects. While a task runs, `live` is
- * `{cursor, fragments}`: the history then holds the trace as it stood when the task began
- * plus every complete message the task has streamed up to `cursor`, and `fragments` are the
+ * `messages` come from the trace files (every index, oldest first), up to the last record the
+ * session's stream has sent. `tracePosition` is where the oldest returned message sits (pass
+ * it as `before` for the previous page). `cursor` is the id of the newest stream event this
+ * answer reflects: a trace position `NNN:LLLLLL` (the last record), or that position with a
+ * `.<epoch>.<k>` suffix when partials or server events were sent after it (routes/
+ * session-stream.ts). While a task runs, `live` is `{cursor, fragments}`: `fragments` are the
  * streamed partials of the segments still open at `cursor`.
  *
  * Client algorithm (reload without gaps or duplicates):
  *   1. Open `GET /api/sessions/:id/stream` first and buffer its events (do not render yet).
  *   2. Fetch this route (tail). Render `messages`; if `live` is present, feed `fragments` to
  *      a PartialAggregator so the open text/tool segments continue mid-way.
- *   3. Drop buffered events whose id is ≤ `cursor` (ids are `<epoch>-<seq>`: compare the seq;
- *      a different epoch means the server restarted: start over). Apply the rest in order,
- *      then apply live events as they arrive. Pending approvals and the task state are in
- *      this answer too, since their events may be among the dropped ones.
+ *   3. Drop buffered events whose id is at or before `cursor` (compare positions; at the same
+ *      position, an id without suffix comes first, then the suffixes of one epoch by k; a
+ *      suffix of another epoch counts as after). Apply the rest in order, then apply live
+ *      events as they arrive. Pending approvals and the task state are in this answer too,
+ *      since their events may be among the dropped ones.
  *   4. On a `resync_required` event, discard everything and start again at 1.
  * Older pages: fetch with `before=<tracePosition>` until `hasMore` is false.
  */
@@ -30,6 +32,7 @@ import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import type { ServerContext } from "../server-context.js";
 import { pageHistory, parsePosition, readTraceEntries } from "../services/history.js";
+import { formatStreamId } from "../runtime/stream-ids.js";
 
 const Query = Schema.Struct({
   tailLimit: Schema.optional(IntFromText(1, 5000)),
@@ -53,13 +56,15 @@ export function sessionMessageRoutes(table: RouteTable, ctx: ServerContext): voi
       const before = query.before === undefined ? undefined : parsePosition(query.before);
       if (query.before !== undefined && before === undefined) throw badRequest("before must be <fileIndex>:<line>", "before");
       const id = grant.session.sessionId;
-      // Everything below runs synchronously, so no event is published between the snapshot,
-      // the cursor and the trace read: they describe the same instant.
+      // Everything below runs synchronously, so no event is sent between the trace read, the
+      // cursor and the fragments: they describe the same instant.
       const hub = ctx.sessions.peek(id);
+      const upTo = hub?.channel.lastDurable();
+      const trace = readTraceEntries(grant.agent, id, upTo);
+      const lastEntry = trace[trace.length - 1]?.position;
+      const cursor = hub?.channel.lastId ?? (lastEntry === undefined ? null : formatStreamId({ position: { file: lastEntry.fileIndex, line: lastEntry.line } }));
       const live = hub?.run?.log.snapshot();
-      const cursor = hub?.channel.lastId ?? null;
-      const trace = readTraceEntries(grant.agent, id, live?.mark);
-      const page = pageHistory(trace, live?.messages ?? [], { tailLimit: query.tailLimit, before, limit: query.limit });
+      const page = pageHistory(trace, [], { tailLimit: query.tailLimit, before, limit: query.limit });
       return json({
         ...page,
         state: hub?.state ?? "idle",

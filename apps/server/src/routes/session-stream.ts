@@ -6,10 +6,15 @@
  *   server_event   `{type, …}`: `task_state {state, queued, pendingFollowUps, pendingSteering}`,
  *                  `approval_request {toolCallId, toolCall, requestedAt}`, `approval_resolved`,
  *                  `session_title`, `credentials_updated`, `task_error`, `resync_required`.
- * Ids are `<epoch>-<seq>`. With `Last-Event-ID` the missed events are replayed exactly once,
- * in order (or `resync_required` when they left the 10,000-event / 8 MB ring, or the server
- * restarted); then, without ids, the current `task_state` and every pending
- * `approval_request`. A `: ping` comment every 20 s keeps the connection open.
+ * Ids are trace positions (runtime/stream-ids.ts): a trace record has `NNN:LLLLLL`, the line
+ * it sits at in the session's files; anything else (partials, subagent messages, server
+ * events) has the position of the last record before it plus `.<epoch>.<k>`. Records are sent
+ * only once durable. With `Last-Event-ID` the records after that position are read back from
+ * the trace, so this works across server restarts, then the partials and server events this
+ * process kept since the last record, then live events; `resync_required` only when the id
+ * names no position the trace has (past its end, an old `<epoch>-<seq>` id, garbage). Then,
+ * without ids, the current `task_state` and every pending `approval_request`. A `: ping`
+ * comment every 20 s keeps the connection open.
  * Subscribing does not load the session: a stream can wait on an idle session for free.
  */
 import { formatSse, openSseStream } from "../http/sse.js";

@@ -4,16 +4,28 @@
  * follow-up queue and the steering not yet delivered. The core Session (`core`) is loaded
  * on demand and may be disposed while the hub lives on for its subscribers (idle eviction).
  *
- * Server events (`server_event`, data `{type, …}`) are published through `serverEvent` so
- * every one is in the ring; `taskState()` is also sent, without an id, to each new
- * subscriber after its replay.
+ * What the stream carries, in the order a reader of the trace would see it (session-channel.ts):
+ * - every trace record, with its position as id, taken from the core Session's writer the
+ *   moment it is durable (`onTraceAppend`), including records the run never yields (the
+ *   Human's input, settings, titles, the header of a rotated file);
+ * - what the run yields that is not in the trace (partials, subagent messages), as volatile
+ *   events. The engine appends a record before it queues it for the host, so a record can be
+ *   written while partials emitted before it still wait in that queue: records are therefore
+ *   held back until the run yields them (`publishYielded` sends every held record up to and
+ *   including the yielded one), and the records the run never yields go out as soon as the
+ *   host has drained what was queued before them (the next turn of the event loop). A
+ *   reader never sees a partial after the record that completes it;
+ * - server events (`server_event`, data `{type, …}`) through `serverEvent`, also volatile;
+ *   `taskState()` is also sent, without an id, to each new subscriber after its replay.
  */
 import type { Session } from "@penguin/core";
-import type { OmniMessage } from "@penguin/omnimessage";
+import { isTraceable, type OmniMessage } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import { ApprovalRegistry } from "./approvals.js";
 import type { LiveLog } from "./live-log.js";
-import { SESSION_RING, SseChannel, type EventIds } from "./sse-channel.js";
+import type { EventIds } from "./sse-channel.js";
+import { SessionChannel, type TraceFileRef } from "./session-channel.js";
+import type { TracePosition } from "@penguin/core";
 import type { TaskInputItem } from "./task-input.js";
 
 export type TaskState = "idle" | "running" | "compacting";
@@ -55,9 +67,14 @@ export class SessionHub {
   readonly sessionId: string;
   readonly projectId: string;
   readonly agentId: string;
-  readonly channel: SseChannel;
+  readonly channel: SessionChannel;
   readonly approvals: ApprovalRegistry;
-  core: Session | undefined;
+  #core: Session | undefined;
+  #stopListening: (() => void) | undefined;
+  /** Records written and not sent yet (waiting for the run to yield them), in trace order. */
+  #held: { message: OmniMessage; position: TracePosition }[] = [];
+  #positions = new WeakMap<OmniMessage, TracePosition>();
+  #flushScheduled = false;
   loading: Promise<Session> | undefined;
   state: TaskState = "idle";
   run: ActiveRun | undefined;
@@ -68,11 +85,11 @@ export class SessionHub {
   stale = false;
   titling = false;
 
-  constructor(ids: { sessionId: string; projectId: string; agentId: string }, eventIds: EventIds, now: () => number) {
+  constructor(ids: { sessionId: string; projectId: string; agentId: string }, eventIds: EventIds, now: () => number, traceFiles: () => TraceFileRef[]) {
     this.sessionId = ids.sessionId;
     this.projectId = ids.projectId;
     this.agentId = ids.agentId;
-    this.channel = new SseChannel(eventIds, SESSION_RING);
+    this.channel = new SessionChannel(traceFiles, eventIds.epoch);
     this.lastActiveAt = now();
     this.approvals = new ApprovalRegistry(
       {
@@ -83,8 +100,66 @@ export class SessionHub {
     );
   }
 
+  /** The loaded core Session. Setting it starts following its trace (and sends what loading it wrote). */
+  get core(): Session | undefined {
+    return this.#core;
+  }
+
+  set core(core: Session | undefined) {
+    if (core === this.#core) return;
+    this.#flushHeld();
+    this.#stopListening?.();
+    this.#stopListening = undefined;
+    this.#core = core;
+    if (core === undefined) return;
+    this.#stopListening = core.onTraceAppend((message, position) => this.#onAppend(message, position));
+    // Resuming may have written records (a dangling compaction closed) before we listened.
+    this.channel.catchUp();
+  }
+
   serverEvent(event: { type: string } & Record<string, unknown>): string {
-    return this.channel.publish(JSON.stringify(event), "server_event");
+    return this.channel.volatile(JSON.stringify(event), "server_event");
+  }
+
+  /** A message the run yielded: a record goes out with every record held before it; the rest is volatile. */
+  publishYielded(m: OmniMessage): void {
+    const position = this.#positions.get(m);
+    if (position !== undefined) {
+      this.#flushHeld(position);
+      return;
+    }
+    // Traceable but never written (a duplicate tool list, a session_meta the writer skips): not part of the stream.
+    if (isTraceable(m)) return;
+    this.channel.volatile(JSON.stringify(m));
+  }
+
+  /** Sends every held record (the run has ended, or the host has drained its queue). */
+  flushHeld(): void {
+    this.#flushHeld();
+  }
+
+  #onAppend(message: OmniMessage, position: TracePosition): void {
+    this.#positions.set(message, position);
+    this.#held.push({ message, position });
+    if (this.run === undefined) {
+      this.#flushHeld();
+      return;
+    }
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    setImmediate(() => {
+      this.#flushScheduled = false;
+      this.#flushHeld();
+    });
+  }
+
+  #flushHeld(upTo?: TracePosition): void {
+    while (this.#held.length > 0) {
+      const next = this.#held[0]!;
+      if (upTo !== undefined && (next.position.file > upTo.file || (next.position.file === upTo.file && next.position.line > upTo.line))) break;
+      this.#held.shift();
+      this.channel.durable(next.message, next.position);
+    }
   }
 
   taskState(): { type: "task_state"; state: TaskState; queued: number; pendingFollowUps: { id: string; input: TaskInputItem[] }[]; pendingSteering: { id: string; text: string }[] } {

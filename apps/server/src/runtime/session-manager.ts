@@ -19,8 +19,8 @@
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import { createAgent, isApprovalMode, isPenguinError, readTraceFile, PROJECT_OR_AGENT_ID, sessionScratchpad, sessionTraceFiles, type Agent, type ApprovalMode, type ForkPosition, type SandboxOptions, type Session, type SleepFn } from "@penguin/core";
-import { sessionTitle, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
+import { agentPaths, createAgent, isApprovalMode, isPenguinError, readTraceFile, PROJECT_OR_AGENT_ID, sessionScratchpad, sessionTraceFiles, type Agent, type ApprovalMode, type ForkPosition, type SandboxOptions, type Session, type SleepFn } from "@penguin/core";
+import { isTraceable, sessionTitle, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import type { SessionRow } from "../db/sessions-store.js";
 import type { Stores } from "../db/stores.js";
@@ -116,7 +116,9 @@ export class SessionManager {
   hub(row: SessionRow): SessionHub {
     let hub = this.#hubs.get(row.sessionId);
     if (hub === undefined) {
-      hub = new SessionHub({ sessionId: row.sessionId, projectId: row.projectId, agentId: row.agentId }, this.#deps.ids, this.#deps.now);
+      const paths = agentPaths(this.#deps.root, row.projectId, row.agentId);
+      const sessionId = row.sessionId;
+      hub = new SessionHub({ sessionId, projectId: row.projectId, agentId: row.agentId }, this.#deps.ids, this.#deps.now, () => sessionTraceFiles(paths, sessionId));
       this.#hubs.set(row.sessionId, hub);
     }
     return hub;
@@ -265,6 +267,8 @@ export class SessionManager {
     const core = this.#hubs.get(row.sessionId)?.core;
     if (core !== undefined) return core.recordFact(fact);
     (await this.agent(row.projectId, row.agentId)).recordSessionFact(row.sessionId, fact);
+    // Written without the session loaded: whoever follows its stream gets it from the file.
+    this.#hubs.get(row.sessionId)?.channel.catchUp();
   }
 
   setThinkingLevel(sessionId: string, level: ThinkingLevel): void {
@@ -480,7 +484,11 @@ export class SessionManager {
     const hub = child === undefined ? undefined : this.#hubs.get(child);
     if (hub === undefined) return;
     const { origin: _origin, ...plain } = m;
-    hub.channel.publish(JSON.stringify(rest.length === 0 ? plain : { ...plain, origin: rest }));
+    const mirrored = (rest.length === 0 ? plain : { ...plain, origin: rest }) as OmniMessage;
+    // The child's records are in its own trace (its writer put them there before the parent
+    // saw them): they are sent from there, with their positions; the rest is volatile.
+    if (isTraceable(mirrored)) hub.channel.catchUp();
+    else hub.channel.volatile(JSON.stringify(mirrored));
   }
 
   async #resume(row: SessionRow): Promise<Session> {

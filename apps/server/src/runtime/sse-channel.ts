@@ -15,6 +15,10 @@
  * - anything else (another epoch, older than the floor, garbage, from the future): one
  *   `resync_required` server event, then live. The client then reloads history.
  *
+ * A channel may be given a `catchUp` for ids it cannot replay from its ring: it answers the
+ * frame to send instead of `resync_required` (the user feed sends the read models' current
+ * rows when the id names a projection position they have reached), or undefined to resync.
+ *
  * Events without an id (per-subscriber snapshots such as the current task state) are sent
  * by callers straight to the sink and never enter the ring.
  */
@@ -78,10 +82,13 @@ export class SseChannel {
   #lastSeq: number | undefined;
   readonly #subscribers = new Set<SseSink>();
 
-  constructor(ids: EventIds, limits: ChannelLimits) {
+  readonly #catchUp: ((lastEventId: string) => string | undefined) | undefined;
+
+  constructor(ids: EventIds, limits: ChannelLimits, catchUp?: (lastEventId: string) => string | undefined) {
     this.#ids = ids;
     this.#limits = limits;
     this.#floor = ids.current;
+    this.#catchUp = catchUp;
   }
 
   /** Frames, stores and fans out one event; returns its id. */
@@ -117,6 +124,12 @@ export class SseChannel {
           if (e !== undefined && e.seq > seq) sink.send(e.frame);
         }
       } else {
+        const caughtUp = this.#catchUp?.(lastEventId);
+        if (caughtUp !== undefined) {
+          sink.send(caughtUp);
+          this.#subscribers.add(sink);
+          return () => void this.#subscribers.delete(sink);
+        }
         const data = JSON.stringify({ type: "resync_required", lastEventId });
         const id = this.lastId;
         sink.send(formatSse(id === undefined ? { event: RESYNC_EVENT, data } : { event: RESYNC_EVENT, id, data }));

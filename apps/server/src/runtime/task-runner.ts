@@ -6,9 +6,11 @@
  * For each run:
  * - the hub's state becomes `running` (or `compacting`), announced as `task_state` on the
  *   session stream and `session_state` on the users' feeds;
- * - the Human's own input is published first (core traces it but does not yield it), then
- *   every message the run yields, each as one SSE event; the LiveLog sees each message at
- *   the moment it is published (usage is not recorded here: it is a projection of the trace);
+ * - the stream carries the trace records as they become durable (the Human's input too: core
+ *   records it without yielding it) and what the run yields besides them (partials, subagent
+ *   messages); SessionHub.publishYielded keeps the two in order. The LiveLog keeps the
+ *   partials of the open segments for a reloading client (usage is not recorded here: it is
+ *   a projection of the trace);
  * - approvals: the ApproveFn re-reads the session's approval mode from the database for
  *   every decision and hands "ask" cases to the hub's ApprovalRegistry;
  * - after the first completed request of an untitled session, a title is generated out of
@@ -21,11 +23,11 @@
  * When the run ends the state returns to `idle` and `onIdle` decides what runs next.
  */
 import { statSync } from "node:fs";
-import { approveForMode, fallbackTitle, traceFileIndex, UNLIMITED, type ApproveFn, type Session } from "@penguin/core";
+import { approveForMode, fallbackTitle, UNLIMITED, type ApproveFn, type Session } from "@penguin/core";
 import { isEvent, isModel, startsWithMarker, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import type { Stores } from "../db/stores.js";
-import { LiveLog, type TraceMark } from "./live-log.js";
+import { LiveLog } from "./live-log.js";
 import type { ActiveRun, SessionHub } from "./session-hub.js";
 import type { UserEventHub } from "./user-events.js";
 
@@ -61,7 +63,7 @@ export class TaskRunner {
   start(hub: SessionHub, core: Session, job: RunJob): void {
     if (hub.busy) throw new Error(`session ${hub.sessionId} is busy: check hub.busy before starting a run`);
     const controller = new AbortController();
-    const log = new LiveLog(traceMark(core));
+    const log = new LiveLog();
     hub.state = job.kind === "compact" ? "compacting" : "running";
     hub.lastActiveAt = this.#deps.now();
     const run: ActiveRun = { controller, log, done: Promise.resolve() };
@@ -77,7 +79,7 @@ export class TaskRunner {
 
   async #drive(hub: SessionHub, core: Session, job: RunJob, signal: AbortSignal, log: LiveLog): Promise<void> {
     const publish = (m: OmniMessage) => {
-      hub.channel.publish(JSON.stringify(m));
+      hub.publishYielded(m);
       log.record(m);
       if (m.origin !== undefined && m.origin.length > 0) {
         if (m.type === "session_meta") this.#deps.onChildSession(hub, m.payload);
@@ -93,7 +95,6 @@ export class TaskRunner {
       for await (const m of core.compact({ signal })) publish(m);
       return;
     }
-    for (const m of job.messages) publish(m);
     const goalId = job.goal === undefined ? undefined : this.#startGoal(hub, job.prompt, job.goal.budget);
     const run = core.run(job.messages, {
       approve: this.#approveFn(hub, core),
@@ -154,6 +155,7 @@ export class TaskRunner {
 
   #finish(hub: SessionHub): void {
     const { stores, now } = this.#deps;
+    hub.flushHeld();
     hub.run = undefined;
     hub.state = "idle";
     hub.dropPendingSteering();
@@ -185,17 +187,6 @@ export class TaskRunner {
       this.#deps.userEvents.toProject(hub.projectId, { type: "session_title", sessionId: hub.sessionId, title: chosen });
     });
   }
-}
-
-/** The trace file being written and its current length: where history stops while a run is live. */
-export function traceMark(core: Session): TraceMark {
-  let bytes = 0;
-  try {
-    bytes = statSync(core.tracePath).size;
-  } catch {
-    bytes = 0;
-  }
-  return { fileIndex: traceFileIndex(core.tracePath) ?? 1, bytes };
 }
 
 function traceExists(core: Session): boolean {

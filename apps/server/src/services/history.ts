@@ -2,14 +2,13 @@
  * Session history for `GET /api/sessions/:id/messages`, read from the trace files (every
  * index, oldest first) through core's tolerant parser, with positions `<fileIndex>:<line>`
  * for paging: `tailLimit` returns the newest N, `before=<fileIndex>:<line>&limit=N` the N
- * before a position. While a task runs, the trace is read only up to the run's mark and the
- * run's own published messages (LiveLog) are appended after it; see routes/session-messages.ts
- * for how a client stitches this to the stream.
+ * before a position. The trace is read up to the last record the session's stream has sent
+ * (`upTo`), so the page and the stream meet exactly; see routes/session-messages.ts for how a
+ * client stitches this to the stream.
  */
 import { readFileSync } from "node:fs";
 import { sessionTraceFiles, type AgentPaths } from "@penguin/core";
 import type { OmniMessage } from "@penguin/omnimessage";
-import type { TraceMark } from "../runtime/live-log.js";
 import { numberedMessages } from "./trace-files.js";
 
 export interface TracePosition {
@@ -33,18 +32,20 @@ export interface HistoryPage {
 
 export const MAX_PAGE = 5000;
 
-export function readTraceEntries(agent: AgentPaths, sessionId: string, mark?: TraceMark): { position: TracePosition; message: OmniMessage }[] {
+export function readTraceEntries(agent: AgentPaths, sessionId: string, upTo?: { file: number; line: number }): { position: TracePosition; message: OmniMessage }[] {
   const out: { position: TracePosition; message: OmniMessage }[] = [];
   for (const f of sessionTraceFiles(agent, sessionId)) {
-    if (mark !== undefined && f.index > mark.fileIndex) continue;
+    if (upTo !== undefined && f.index > upTo.file) continue;
     let bytes: Buffer;
     try {
       bytes = readFileSync(f.file);
     } catch {
       continue;
     }
-    const text = (mark !== undefined && f.index === mark.fileIndex ? bytes.subarray(0, mark.bytes) : bytes).toString("utf8");
-    for (const { line, message } of numberedMessages(text)) out.push({ position: { fileIndex: f.index, line }, message });
+    for (const { line, message } of numberedMessages(bytes.toString("utf8"))) {
+      if (upTo !== undefined && f.index === upTo.file && line > upTo.line) break;
+      out.push({ position: { fileIndex: f.index, line }, message });
+    }
   }
   return out;
 }

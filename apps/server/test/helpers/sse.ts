@@ -111,7 +111,13 @@ export function messagesOf(events: SseEvent[]): any[] {
   return events.filter((e) => e.event === "message").map(dataOf);
 }
 
+/**
+ * An id's place in its stream as one number, for ordering ids of one server process:
+ * `NNN:LLLLLL` (a trace record) or `NNN:LLLLLL.<epoch>.<k>` (the k-th event after that record).
+ */
 export function seqOf(id: string | undefined): number {
   if (id === undefined) return -1;
-  return Number(id.slice(id.lastIndexOf("-") + 1));
+  const m = /^(\d+):(\d+)(?:\.[0-9a-z]+\.(\d+))?$/.exec(id);
+  if (m === null) throw new Error(`not a stream id: ${id}`);
+  return Number(m[1]) * 1e13 + Number(m[2]) * 1e6 + Number(m[3] ?? 0);
 }

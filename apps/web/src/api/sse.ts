@@ -9,9 +9,11 @@
  * Wire rules (SPEC §9, server http/sse.ts):
  * - default events carry an OmniMessage as JSON; `event: server_event` carries `{type, …}`;
  *   `: ping` comments arrive every 20 s and only prove the connection is alive;
- * - ids are `<epoch>-<seq>`; the newest id seen is sent back as `Last-Event-ID` when we
- *   reconnect, and the server replays exactly the missed events, or answers with a
- *   `resync_required` server event when it cannot (the caller then refetches history).
+ * - ids are trace positions (`NNN:LLLLLL`, or `NNN:LLLLLL.<epoch>.<k>` for what is not a trace
+ *   record; lib/stream/stitch.ts orders them); the newest id seen is sent back as
+ *   `Last-Event-ID` when we reconnect, also to a restarted server, and the server replays
+ *   exactly the missed records from the trace, or answers with a `resync_required` server
+ *   event when the id names no position it has (the caller then refetches history).
  *
  * Reconnect rules:
  * - the stream ending, a network error, a 5xx or 429: reconnect after a back-off (1 s,

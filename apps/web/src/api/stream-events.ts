@@ -98,6 +98,9 @@ export function parseServerEvent(data: unknown): ServerEvent | undefined {
       return title === undefined ? undefined : { type: "session_title", sessionId, title };
     }
     case "resync_required":
+    // The user feed's answer to a reconnect it could not replay (after a server restart): the
+    // current read-model rows. The page's list comes from the sessions API, so it reloads.
+    case "projection_snapshot":
       return { type: "resync_required" };
     case "credentials_updated":
       return { type: "credentials_updated" };

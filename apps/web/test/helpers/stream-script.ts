@@ -94,8 +94,23 @@ export interface Published {
   message: OmniMessage;
 }
 
-export function publish(messages: readonly OmniMessage[], epoch = "ep1", firstSeq = 1): Published[] {
-  return messages.map((message, i) => ({ id: `${epoch}-${firstSeq + i}`, message }));
+/**
+ * Ids as the server gives them: a trace record takes the next line (`001:<line>`, from
+ * `firstLine`); anything else is the k-th follower of the last record (`001:<line>.<epoch>.<k>`).
+ */
+export function publish(messages: readonly OmniMessage[], epoch = "ep1", firstLine = 1): Published[] {
+  let line = firstLine - 1;
+  let k = 0;
+  const at = (n: number) => `001:${String(n).padStart(6, "0")}`;
+  return messages.map((message) => {
+    if (isTraceable(message)) {
+      line += 1;
+      k = 0;
+      return { id: at(line), message };
+    }
+    k += 1;
+    return { id: `${at(line)}.${epoch}.${k}`, message };
+  });
 }
 
 function keyOf(m: OmniMessage, p: PartialPayload): string {

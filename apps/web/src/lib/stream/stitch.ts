@@ -17,34 +17,44 @@
  *   (no id) and anything at or before the cursor are older than the history, so their
  *   `task_state` must not override the state the history reports.
  * - Live events are also de-duplicated by id (a replay overlapping what was applied is
- *   harmless), and a different epoch (the server restarted) counts as newer.
+ *   harmless).
  *
- * Ids are `<epoch>-<seq>`; the epoch never contains `-`.
+ * Ids are trace positions (the server's runtime/stream-ids.ts): `NNN:LLLLLL` is the trace
+ * record at that file and line; `NNN:LLLLLL.<epoch>.<k>` is the k-th event that is not a record
+ * (a partial, a server event) sent after it by the server process `epoch`. Order: by position;
+ * at one position the record comes first, then its followers by k; a follower of another
+ * epoch (the server restarted) counts as newer.
  */
 import type { OmniMessage } from "@penguin/omnimessage";
 import type { ServerEvent, StreamEvent } from "../../api/stream-events";
 
 export interface EventId {
-  epoch: string;
-  seq: number;
+  file: number;
+  line: number;
+  follower?: { epoch: string; k: number };
 }
+
+const EVENT_ID = /^(\d{3,}):(\d{6,})(?:\.([0-9a-z]+)\.(\d+))?$/;
 
 export function parseEventId(id: string | undefined | null): EventId | undefined {
   if (id === undefined || id === null) return undefined;
-  const at = id.lastIndexOf("-");
-  if (at <= 0) return undefined;
-  const seq = Number(id.slice(at + 1));
-  if (!Number.isSafeInteger(seq) || seq < 0) return undefined;
-  return { epoch: id.slice(0, at), seq };
+  const m = EVENT_ID.exec(id);
+  if (m === null) return undefined;
+  const at = { file: Number(m[1]), line: Number(m[2]) };
+  return m[3] === undefined ? at : { ...at, follower: { epoch: m[3], k: Number(m[4]) } };
 }
 
-/** True when `id` comes after `cursor` (another epoch counts as after). */
+/** True when `id` comes after `cursor` (unparseable ids count as after: nothing is dropped on a guess). */
 export function isAfter(id: string | undefined, cursor: string | undefined): boolean {
   const a = parseEventId(id);
   const c = parseEventId(cursor);
   if (a === undefined || c === undefined) return true;
-  if (a.epoch !== c.epoch) return true;
-  return a.seq > c.seq;
+  if (a.file !== c.file) return a.file > c.file;
+  if (a.line !== c.line) return a.line > c.line;
+  if (a.follower === undefined) return false;
+  if (c.follower === undefined) return true;
+  if (a.follower.epoch !== c.follower.epoch) return true;
+  return a.follower.k > c.follower.k;
 }
 
 export interface StitchSink {

@@ -1,0 +1,202 @@
+/**
+ * SessionChannel: a session's event stream, resumable from its trace.
+ *
+ * Durable events are trace records, sent with their position as id (stream-ids.ts) once
+ * they are on disk. The trace itself is the replay buffer for them: a client that reconnects
+ * with `Last-Event-ID` (from this process or from one before a restart) gets every record
+ * after that position read back from the files, then the live feed, so it misses no record
+ * and sees none twice. What cannot be in the trace (partials, mirrored subagent messages,
+ * server events) is kept in a ring of this process (the newest 10,000 events / 8 MB), and a
+ * replay interleaves the ring's events after the client's id with the records at their
+ * places, so a client of the same process gets exactly every event it missed, as before ids
+ * were positions; after a restart the ring is empty and the records alone are replayed.
+ *
+ * Subscribing with a last id (synchronous, so no event can be sent between the replay and
+ * joining the live feed):
+ * - no id: live events only;
+ * - a position that exists (at or before the last durable line sent, the line within its
+ *   file): the records after it (up to the last one sent; later lines are on their way live)
+ *   with the ring's events after the id among them;
+ * - anything else (a position past the end, an old `<epoch>-<seq>` id, garbage): one
+ *   `resync_required` server event, then live. The client then reloads history.
+ *
+ * `lastDurable()` is known lazily: from the trace files' end the first time it is needed, then
+ * from each record sent (so a host starts following a writer with `catchUp()`, which fixes
+ * where the trace stands before the first record arrives from the writer). The host calls `durable` for each record in trace order (from the
+ * writer's listener) or `catchUp` to read records written by someone else (a subagent's own
+ * writer, a fact recorded while the session was not loaded).
+ */
+import { readTraceFile, type TracePosition } from "@penguin/core";
+import type { OmniMessage } from "@penguin/omnimessage";
+import { formatSse, type SseSink } from "../http/sse.js";
+import { BEFORE_START, comparePositions, formatStreamId, parseStreamId } from "./stream-ids.js";
+
+export interface TraceFileRef {
+  file: string;
+  index: number;
+}
+
+export interface VolatileLimits {
+  maxEvents: number;
+  maxBytes: number;
+}
+
+export const VOLATILE_TAIL: VolatileLimits = { maxEvents: 10_000, maxBytes: 8 * 1024 * 1024 };
+
+export const RESYNC_EVENT = "server_event";
+
+interface VolatileEntry {
+  position: TracePosition;
+  k: number;
+  frame: string;
+  bytes: number;
+}
+
+export class SessionChannel {
+  readonly #traceFiles: () => TraceFileRef[];
+  readonly #epoch: string;
+  readonly #limits: VolatileLimits;
+  #last: TracePosition | undefined;
+  #volatile: VolatileEntry[] = [];
+  #volatileBytes = 0;
+  #k = 0;
+  readonly #subscribers = new Set<SseSink>();
+
+  constructor(traceFiles: () => TraceFileRef[], epoch: string, limits: VolatileLimits = VOLATILE_TAIL) {
+    if (!/^[0-9a-z]+$/.test(epoch)) throw new Error(`a stream epoch must be lowercase letters and digits (got "${epoch}")`);
+    this.#traceFiles = traceFiles;
+    this.#epoch = epoch;
+    this.#limits = limits;
+  }
+
+  /** The position of the last trace record sent (or, before any, the trace's end). */
+  lastDurable(): TracePosition {
+    this.#last ??= traceEnd(this.#traceFiles());
+    return this.#last;
+  }
+
+  /** The id of the newest event sent (a history answer reflecting the stream up to here). */
+  get lastId(): string {
+    const position = this.lastDurable();
+    return formatStreamId(this.#k === 0 ? { position } : { position, volatile: { epoch: this.#epoch, k: this.#k } });
+  }
+
+  get subscriberCount(): number {
+    return this.#subscribers.size;
+  }
+
+  /** Sends one trace record with its position; a position at or before the last one sent is ignored (already sent). */
+  durable(message: OmniMessage, position: TracePosition): void {
+    if (comparePositions(position, this.lastDurable()) <= 0) return;
+    this.#last = position;
+    this.#k = 0;
+    const frame = formatSse({ id: formatStreamId({ position }), data: JSON.stringify(message) });
+    for (const sink of this.#subscribers) sink.send(frame);
+  }
+
+  /** Sends an event that is not in the trace; returns its id. */
+  volatile(data: string, event?: string): string {
+    const position = this.lastDurable();
+    this.#k += 1;
+    const id = formatStreamId({ position, volatile: { epoch: this.#epoch, k: this.#k } });
+    const frame = formatSse(event === undefined ? { id, data } : { event, id, data });
+    this.#volatile.push({ position, k: this.#k, frame, bytes: Buffer.byteLength(frame) });
+    this.#volatileBytes += Buffer.byteLength(frame);
+    while (this.#volatile.length > 1 && (this.#volatile.length > this.#limits.maxEvents || this.#volatileBytes > this.#limits.maxBytes)) {
+      this.#volatileBytes -= this.#volatile.shift()?.bytes ?? 0;
+    }
+    for (const sink of this.#subscribers) sink.send(frame);
+    return id;
+  }
+
+  /** Reads the records appended to the trace after the last one sent, and sends them. */
+  catchUp(): void {
+    const after = this.lastDurable();
+    for (const e of readRecords(this.#traceFiles(), after, undefined)) this.durable(e.message, e.position);
+  }
+
+  /** Replays what `lastEventId` missed (or asks for a resync) and joins the live feed. */
+  subscribe(sink: SseSink, lastEventId?: string): () => void {
+    if (lastEventId !== undefined && lastEventId !== "") this.#replay(sink, lastEventId);
+    this.#subscribers.add(sink);
+    return () => void this.#subscribers.delete(sink);
+  }
+
+  /** Closes every subscriber (server shutdown, session deleted). */
+  closeAll(): void {
+    for (const sink of [...this.#subscribers]) sink.close();
+    this.#subscribers.clear();
+  }
+
+  #replay(sink: SseSink, lastEventId: string): void {
+    const id = parseStreamId(lastEventId);
+    const last = this.lastDurable();
+    const files = this.#traceFiles();
+    if (id === undefined || !positionExists(files, id.position, last)) {
+      const data = JSON.stringify({ type: "resync_required", lastEventId });
+      sink.send(formatSse({ event: RESYNC_EVENT, id: this.lastId, data }));
+      return;
+    }
+    // Ring events after the client's id: at a later position, or at its position past its k
+    // (all of them when its suffix is another process's, or when it has none).
+    const k0 = id.volatile?.epoch === this.#epoch ? id.volatile.k : 0;
+    const pending = this.#volatile.filter((e) => {
+      const c = comparePositions(e.position, id.position);
+      return c > 0 || (c === 0 && e.k > k0);
+    });
+    let next = 0;
+    for (const r of readRecords(files, id.position, last)) {
+      while (next < pending.length && comparePositions(pending[next]!.position, r.position) < 0) sink.send(pending[next++]!.frame);
+      sink.send(formatSse({ id: formatStreamId({ position: r.position }), data: JSON.stringify(r.message) }));
+    }
+    while (next < pending.length) sink.send(pending[next++]!.frame);
+  }
+}
+
+/** The position of a trace's last record, or BEFORE_START when it has none. */
+export function traceEnd(files: readonly TraceFileRef[]): TracePosition {
+  for (let i = files.length - 1; i >= 0; i--) {
+    const f = files[i]!;
+    const lines = readLines(f.file);
+    const line = lines[lines.length - 1];
+    if (line !== undefined) return { file: f.index, line };
+  }
+  return BEFORE_START;
+}
+
+/** The records after `after` (exclusive) up to `upTo` (inclusive; the end when undefined), in order. */
+export function readRecords(files: readonly TraceFileRef[], after: TracePosition, upTo: TracePosition | undefined): { position: TracePosition; message: OmniMessage }[] {
+  const out: { position: TracePosition; message: OmniMessage }[] = [];
+  for (const f of files) {
+    if (f.index < after.file || (upTo !== undefined && f.index > upTo.file)) continue;
+    const content = safeRead(f.file);
+    if (content === undefined) continue;
+    content.messages.forEach((message, i) => {
+      const position = { file: f.index, line: content.lines[i]! };
+      if (comparePositions(position, after) <= 0) return;
+      if (upTo !== undefined && comparePositions(position, upTo) > 0) return;
+      out.push({ position, message });
+    });
+  }
+  return out;
+}
+
+/** A client can only hold the position of a record that exists: BEFORE_START, or a record line at or before `last`. */
+function positionExists(files: readonly TraceFileRef[], p: TracePosition, last: TracePosition): boolean {
+  if (p.file === 0) return true;
+  if (comparePositions(p, last) > 0) return false;
+  const file = files.find((f) => f.index === p.file);
+  return file !== undefined && readLines(file.file).includes(p.line);
+}
+
+function readLines(file: string): number[] {
+  return safeRead(file)?.lines ?? [];
+}
+
+function safeRead(file: string): { messages: OmniMessage[]; lines: number[] } | undefined {
+  try {
+    return readTraceFile(file);
+  } catch {
+    return undefined;
+  }
+}
