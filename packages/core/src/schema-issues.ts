@@ -9,7 +9,9 @@
  *   - an optional field is a union with `undefined`; that branch is dropped, so a bad value
  *     in an optional field is reported against the field's own schema;
  *   - a union that still has several candidates (an enum of literals) is one leaf: "one of …",
- *     not one complaint per literal.
+ *     not one complaint per literal;
+ *   - a value of the wrong kind for a struct with defaults (a transformation) is reported
+ *     against the transformation, which carries the struct's annotations.
  */
 import { SchemaAST, type ParseResult } from "effect";
 
@@ -24,6 +26,8 @@ export interface SchemaProblem {
   actual: unknown;
   /** The message a filter returned (a string, or `{ path, message }`), when it returned one. */
   message?: string;
+  /** The leaf issue itself, for effect's own formatters (which read `message` annotations). */
+  issue: ParseResult.ParseIssue;
 }
 
 function isUndefinedBranch(issue: ParseResult.ParseIssue): boolean {
@@ -42,7 +46,9 @@ function collect(issue: ParseResult.ParseIssue, path: PropertyKey[], out: Schema
       return;
     }
     case "Transformation":
-      collect(issue.issue, path, out);
+      if (issue.kind === "Encoded" && issue.issue._tag === "Type") {
+        out.push({ path, kind: "invalid", ast: issue.ast, actual: issue.actual, issue });
+      } else collect(issue.issue, path, out);
       return;
     case "Refinement":
       if (issue.kind === "From") {
@@ -51,7 +57,7 @@ function collect(issue: ParseResult.ParseIssue, path: PropertyKey[], out: Schema
       }
       if (issue.issue._tag === "Type") {
         const message = issue.issue.message;
-        out.push({ path, kind: "invalid", ast: issue.ast, actual: issue.actual, ...(message === undefined ? {} : { message }) });
+        out.push({ path, kind: "invalid", ast: issue.ast, actual: issue.actual, issue, ...(message === undefined ? {} : { message }) });
       } else collect(issue.issue, path, out); // a filter that names sub-fields: `{ path, message }`
       return;
     case "Composite": {
@@ -60,21 +66,21 @@ function collect(issue: ParseResult.ParseIssue, path: PropertyKey[], out: Schema
         const candidates = children.filter((c) => !isUndefinedBranch(c));
         const only = candidates[0];
         if (candidates.length === 1 && only !== undefined) collect(only, path, out);
-        else out.push({ path, kind: "invalid", ast: withoutUndefined(issue.ast), actual: issue.actual });
+        else out.push({ path, kind: "invalid", ast: withoutUndefined(issue.ast), actual: issue.actual, issue });
         return;
       }
       for (const child of children) collect(child, path, out);
       return;
     }
     case "Missing":
-      out.push({ path, kind: "missing", ast: issue.ast.type, actual: undefined });
+      out.push({ path, kind: "missing", ast: issue.ast.type, actual: undefined, issue });
       return;
     case "Type":
     case "Forbidden":
-      out.push({ path, kind: "invalid", ast: issue.ast, actual: issue.actual, ...(issue.message === undefined ? {} : { message: issue.message }) });
+      out.push({ path, kind: "invalid", ast: issue.ast, actual: issue.actual, issue, ...(issue.message === undefined ? {} : { message: issue.message }) });
       return;
     case "Unexpected":
-      out.push({ path, kind: "unexpected", ast: SchemaAST.neverKeyword, actual: issue.actual });
+      out.push({ path, kind: "unexpected", ast: SchemaAST.neverKeyword, actual: issue.actual, issue });
       return;
   }
 }

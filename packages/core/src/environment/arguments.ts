@@ -75,6 +75,8 @@ export function expectedOf(ast: SchemaAST.AST): string {
       return "an object";
     case "TupleType":
       return "an array";
+    case "Transformation":
+      return expectedOf(ast.from);
   }
   const { base, constraints } = constraintsOf(ast);
   const bounds: string[] = [];
