@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { Schema } from "effect";
-import type { SubagentRunner } from "../../src/environment/index.js";
+import type { SubagentRunner } from "../../src/interfaces.js";
 import { jsonSchemaOf } from "../../src/environment/catalog.js";
 import { expectedOf, parseToolArguments } from "../../src/environment/arguments.js";
 import { readFileParams } from "../../src/environment/tools/read-file.js";
