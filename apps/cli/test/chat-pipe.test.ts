@@ -64,9 +64,10 @@ describe("penguin chat (piped stdin)", { timeout: 60_000 }, () => {
     expect(sid).toBeDefined();
     const resumed = await runCli(["chat", "--resume", sid!], { env: world.env, input: "again\n" });
     expect(resumed.code).toBe(0);
-    // The level was recorded once, when it changed; the resumed task ran at it without a new record.
+    // The starting level opens the trace, the change is recorded once, when it took effect;
+    // the resumed task ran at it without a new record.
     const levels = traceMessages(world.root, sid!).flatMap((m) => (m.type === "event_msg" && m.payload.type === "settings_changed" && m.payload.thinking_level !== undefined ? [m.payload.thinking_level] : []));
-    expect(levels).toEqual(["high"]);
+    expect(levels).toEqual(["medium", "high"]);
     expect(world.kit.requests).toHaveLength(2);
   });
 

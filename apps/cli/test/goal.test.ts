@@ -1,9 +1,11 @@
 // `penguin run --goal [budget]`: rounds until the agent completes the goal; the exit code is
-// 0 only for `complete` (budget_limited → 1).
+// 0 only for `complete` (budget_limited → 1). `penguin replay` of a goal session runs the goal
+// again and comes out identical, with the tools answered from the recording or run again.
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RecordedRequest, ScriptStep } from "@penguin/testkit";
 import { ensureBuilt } from "./helpers/build.js";
 import { runCli } from "./helpers/run-cli.js";
+import { sessionIdFrom } from "./helpers/trace-files.js";
 import { startWorld, type World } from "./helpers/world.js";
 
 let world: World | undefined;
@@ -30,6 +32,32 @@ describe("run --goal", () => {
     const r = await runCli(["run", "--goal", "500", "-m", "big"], { env: world.env, cwd: world.workspace });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/goal ended: budget_limited/);
+  });
+});
+
+describe("replay of a goal run", { timeout: 120_000 }, () => {
+  it("is identical with --tools recorded and --tools rerun, for a completed and a budget-limited goal", async () => {
+    world = await startWorld({
+      script: [
+        { text: "planned", usage: { input: 300, output: 10 } },
+        complete,
+        { text: "done", usage: { input: 400, output: 10 } },
+        { text: "a", usage: { input: 900, output: 100 } },
+        { text: "b", usage: { input: 900, output: 100 } },
+      ],
+    });
+    const done = await runCli(["run", "--goal", "1m", "--approve", "allow-all", "-m", "ship it"], { env: world.env, cwd: world.workspace });
+    expect(done.code).toBe(0);
+    const limited = await runCli(["run", "--goal", "500", "-m", "big"], { env: world.env, cwd: world.workspace });
+    expect(limited.code).toBe(1);
+    for (const sid of [sessionIdFrom(done.stderr), sessionIdFrom(limited.stderr)]) {
+      for (const tools of ["recorded", "rerun"]) {
+        const replay = await runCli(["replay", sid, "--tools", tools, "--json"], { env: world.env });
+        expect({ sid, tools, code: replay.code, stderr: replay.stderr }).toMatchObject({ code: 0 });
+        const [result] = replay.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+        expect({ sid, tools, result }).toMatchObject({ result: { type: "replay_result", replay_of: sid, identical: true, summary: "identical" } });
+      }
+    }
   });
 });
 

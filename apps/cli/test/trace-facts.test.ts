@@ -1,6 +1,8 @@
 // Session facts the CLI decides reach the trace: given `penguin run` with a tool call, when
 // the host's approval mode is asked about it, then approval_requested precedes the decision;
 // when the session is resumed with another --approve mode, then settings_changed records it.
+// Given `penguin run` or `penguin chat`, the trace opens with the starting approval mode and
+// thinking level, which `penguin inspect` shows from record 2 and `chat --resume` keeps.
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { OmniMessage } from "@penguin/omnimessage";
 import { ensureBuilt } from "./helpers/build.js";
@@ -16,6 +18,8 @@ afterEach(async () => {
 });
 
 const eventTypes = (ms: OmniMessage[]) => ms.flatMap((m) => (m.type === "event_msg" ? [m.payload.type] : []));
+const settingsOf = (ms: OmniMessage[]) => ms.flatMap((m) => (m.type === "event_msg" && m.payload.type === "settings_changed" ? [m.payload] : []));
+const jsonLines = (text: string) => text.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe("session facts from the CLI", { timeout: 60_000 }, () => {
   it("records the approval request and a changed approval mode", async () => {
@@ -38,5 +42,32 @@ describe("session facts from the CLI", { timeout: 60_000 }, () => {
     expect(second.code).toBe(0);
     const modes = traceMessages(world.root, sid).flatMap((m) => (m.type === "event_msg" && m.payload.type === "settings_changed" ? [m.payload.approval_mode] : []));
     expect(modes).toEqual(["allow-all", "deny-all"]);
+  });
+
+  it("penguin run: the trace opens with the starting approval mode and thinking level, and inspect shows them from record 2", async () => {
+    world = await startWorld({ script: [{ text: "ok" }] });
+    const r = await runCli(["run", "-m", "hi", "--approve", "read-only", "--thinking", "low", "--workspace", world.workspace], { env: world.env });
+    expect(r.code).toBe(0);
+    const sid = sessionIdFrom(r.stderr);
+    const trace = traceMessages(world.root, sid);
+    expect(trace[0]?.type).toBe("session_meta");
+    expect(trace[1]?.payload).toEqual({ type: "settings_changed", approval_mode: "read-only", thinking_level: "low" });
+    expect(settingsOf(trace)).toHaveLength(1);
+    const inspect = await runCli(["inspect", sid, "--at", "2", "--json"], { env: world.env });
+    expect(inspect.code).toBe(0);
+    expect(jsonLines(inspect.stdout)[0]).toMatchObject({ at: { n: 2 }, settings: { approvalMode: "read-only", thinkingLevel: "low" } });
+  });
+
+  it("penguin chat: the starting mode opens the trace, and chat --resume keeps it without recording it again", async () => {
+    world = await startWorld({ script: [{ text: "first" }, { text: "again" }] });
+    const first = await runCli(["chat", "--approve", "deny-all", "--workspace", world.workspace], { env: world.env, input: "hello\n" });
+    expect(first.code).toBe(0);
+    const sid = /penguin chat --resume (session-[\w-]+)\n$/.exec(first.stdout)?.[1];
+    expect(sid).toBeDefined();
+    expect(traceMessages(world.root, sid!)[1]?.payload).toEqual({ type: "settings_changed", approval_mode: "deny-all", thinking_level: "medium" });
+    const resumed = await runCli(["chat", "--resume", sid!], { env: world.env, input: "again\n" });
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain("approvals deny-all");
+    expect(settingsOf(traceMessages(world.root, sid!))).toEqual([{ type: "settings_changed", approval_mode: "deny-all", thinking_level: "medium" }]);
   });
 });

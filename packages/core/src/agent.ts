@@ -17,7 +17,7 @@
  */
 import { existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { compactionEnd, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
+import { compactionEnd, settingsChanged, type OmniMessage, type SessionMetaPayload, type SettingsChangedPayload } from "@penguin/omnimessage";
 import { THINKING_LEVELS, type ModelEndpoint, type ThinkingLevel } from "@penguin/models";
 import { ContextEngine, initialEngineState, type EngineState } from "./engine/context-engine.js";
 import type { SleepFn } from "./engine/reconnect.js";
@@ -91,6 +91,12 @@ export interface CreateSessionOptions {
   persist?: boolean;
   /** This session's sandbox; default the agent's `sandbox` option (none: unsandboxed). */
   sandbox?: SandboxOptions;
+  /**
+   * The approval mode the host starts the session with (the mode itself is the host's: core
+   * only sees its ApproveFn). Recorded with the starting thinking level in the session's
+   * opening `settings_changed`, right after its `session_meta`.
+   */
+  approvalMode?: string;
 }
 
 export interface ResumeSessionOptions {
@@ -105,6 +111,10 @@ export interface ReplayParts {
   wrapEnvironment?: (env: EnvironmentInterface) => EnvironmentInterface;
   subagents?: SubagentRunner;
   onLine?: (m: OmniMessage) => void;
+  /** The recording's starting settings (its opening `settings_changed`), written again the same way. */
+  startingSettings?: SettingsChangedPayload;
+  /** The thinking level the recording starts from (replay/plan.ts); the tasks then pass theirs. */
+  thinkingBaseline?: string;
 }
 
 /** A replay re-enacts recorded waits without sleeping: the waits are in the recording. */
@@ -172,7 +182,9 @@ export class Agent {
     if (options.source !== undefined) meta.source = options.source;
     const thinkingLevel = options.thinkingLevel ?? state.config.model.thinking_level ?? config.default_chat?.thinking_level ?? "medium";
     const sandbox = this.#sandbox(options.sandbox, meta.workspace, sessionId);
-    const session = await this.#build({ meta, state, config, endpoint, thinkingLevel, engineState: { ...initialEngineState(), thinkingLevel }, writerIndex: 1, existing: false, ids: new ToolCallIdAllocator(), resumed: false, sandbox });
+    // The starting settings are the session's first fact: inspect and resume read them from event 2 on.
+    const opening = settingsChanged({ ...(options.approvalMode === undefined ? {} : { approval_mode: options.approvalMode }), thinking_level: thinkingLevel });
+    const session = await this.#build({ meta, state, config, endpoint, thinkingLevel, engineState: { ...initialEngineState(), thinkingLevel }, writerIndex: 1, existing: false, ids: new ToolCallIdAllocator(), resumed: false, sandbox, opening, approvalMode: options.approvalMode });
     if (options.persist) session.persist();
     return session;
   }
@@ -208,8 +220,10 @@ export class Agent {
       lastRequest: replay.lastRequest,
       toolsAnnounced: replay.toolsAnnounced && !replay.contextClosed,
     };
-    // The session keeps the thinking level its trace last recorded; the agent's default otherwise.
-    const recordedLevel = replay.state.settings.thinkingLevel;
+    // The session keeps the settings its trace last recorded (from its first file on: a
+    // rotated file does not repeat them); the agent's default thinking level otherwise.
+    const settings = pick.index > 1 ? this.#folds.stateAtFiles(sessionId, files).state.settings : replay.state.settings;
+    const recordedLevel = settings.thinkingLevel;
     const thinkingLevel = recordedLevel !== undefined && isThinkingLevel(recordedLevel) ? recordedLevel : (state.config.model.thinking_level ?? config.default_chat?.thinking_level ?? "medium");
     engineState.thinkingLevel = thinkingLevel;
     const session = this.#build({
@@ -228,7 +242,7 @@ export class Agent {
       closeDangling: replay.danglingCompaction,
       rotate: replay.contextClosed,
       sandbox,
-      approvalMode: replay.state.settings.approvalMode,
+      approvalMode: settings.approvalMode,
     });
     return session;
   }
@@ -318,8 +332,28 @@ export class Agent {
     const state = await loadAgentState(this.paths);
     const contextWindow = meta.model_context_window === "unknown" ? undefined : meta.model_context_window;
     const endpoint: ModelEndpoint = { provider: meta.provider, modelId: meta.model_id, clientType: "openai-chat", baseUrl: "replay:", vision, ...(contextWindow === undefined ? {} : { contextWindow }) };
-    const thinkingLevel = state.config.model.thinking_level ?? config.default_chat?.thinking_level ?? "medium";
-    return this.#build({ meta, state, config, endpoint, thinkingLevel, engineState: initialEngineState(), writerIndex: 1, existing: false, ids: new ToolCallIdAllocator(), resumed: false, replay: parts, sandbox: this.#sandbox(undefined, meta.workspace, meta.session_id) });
+    // The recording's starting settings are written again; from its baseline the engine then
+    // records the same thinking-level changes the recording has (the replay passes each
+    // task's level). A recording that never names a level gets no baseline: nothing changes.
+    const opening = parts.startingSettings;
+    const recordedLevel = parts.thinkingBaseline;
+    const thinkingLevel = recordedLevel !== undefined && isThinkingLevel(recordedLevel) ? recordedLevel : (state.config.model.thinking_level ?? config.default_chat?.thinking_level ?? "medium");
+    const engineState: EngineState = { ...initialEngineState(), ...(recordedLevel === undefined ? {} : { thinkingLevel: recordedLevel }) };
+    return this.#build({
+      meta,
+      state,
+      config,
+      endpoint,
+      thinkingLevel,
+      engineState,
+      writerIndex: 1,
+      existing: false,
+      ids: new ToolCallIdAllocator(),
+      resumed: false,
+      replay: parts,
+      sandbox: this.#sandbox(undefined, meta.workspace, meta.session_id),
+      ...(opening === undefined ? {} : { opening: settingsChanged(opening), approvalMode: opening.approval_mode }),
+    });
   }
 
   /** The most recently active session of this agent, if any. */
@@ -409,6 +443,8 @@ export class Agent {
     sandbox: CommandSandbox | undefined;
     replay?: ReplayParts;
     approvalMode?: string | undefined;
+    /** A new session's starting settings, written right after its session_meta. */
+    opening?: OmniMessage<"event_msg">;
   }): Promise<Session> {
     const { meta, state, config, endpoint } = p;
     const sessionId = meta.session_id;
@@ -456,6 +492,7 @@ export class Agent {
       meta,
       existing: p.existing,
       toolsWritten: p.toolsWritten,
+      ...(p.opening === undefined ? {} : { opening: [p.opening] }),
     });
     const onLine = p.replay?.onLine;
     if (onLine !== undefined) writer.onAppend((m) => onLine(m));

@@ -12,6 +12,8 @@
  *   (`origin` set). Callers may pass everything; the writer filters.
  * - Files are created lazily: the header (`session_meta`, then `tool_list_ready` once known)
  *   is written just before the first record, so a session that never ran leaves no file.
+ *   A new session's first file may also open with `opening` records right after its
+ *   `session_meta` (the starting settings), so they are in the trace from its first lines.
  * - Opening an existing file whose last line is torn (a crash mid-write, NUL padding) starts
  *   the next record on a fresh line; history is never rewritten.
  * - Compaction rotates to the next index (`_002`, `_003`…), again lazily, and the new file
@@ -57,6 +59,8 @@ export interface TraceWriterOptions {
   existing: boolean;
   /** Set when resuming a file whose header already holds the tool list. */
   toolsWritten?: boolean;
+  /** Records written once, right after the first header (a new session's starting settings); ignored when `existing`. */
+  opening?: OmniMessage[];
   /** Disable fsync (benchmarks of the raw append path). Default true. */
   fsync?: boolean;
   /** The clock that stamps appended envelopes, in epoch milliseconds. Default `Date.now`. */
@@ -83,6 +87,8 @@ export class TraceWriter {
   #headerWritten: boolean;
   #tools: ToolDefinition[] | undefined;
   #toolsWritten: boolean;
+  /** Still to be written after the next header (only ever the first file's). */
+  #opening: OmniMessage[];
   #needsNewline = false;
   readonly #now: () => number;
   /** The last stamp written (epoch ms), kept across rotation; -Infinity before the first. */
@@ -99,6 +105,7 @@ export class TraceWriter {
     this.#meta = options.meta;
     this.#headerWritten = options.existing;
     this.#toolsWritten = options.toolsWritten ?? false;
+    this.#opening = options.existing ? [] : [...(options.opening ?? [])];
   }
 
   /** The file currently written (or about to be). */
@@ -186,6 +193,7 @@ export class TraceWriter {
     const meta = buildSessionMeta(this.#meta);
     const metaPosition = this.#writeLine(meta);
     this.#publish(meta, metaPosition);
+    for (const m of this.#opening.splice(0)) this.#publish(m, this.#writeLine(m));
     if (this.#tools !== undefined) {
       const tools = toolListReady(this.#tools);
       const toolsPosition = this.#writeLine(tools);

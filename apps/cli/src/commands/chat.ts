@@ -23,10 +23,13 @@ export interface ChatFlags extends SessionFlags {
 
 export async function chatCommand(flags: ChatFlags): Promise<ExitCode> {
   const agent = await openAgent(flags);
-  const session = await openSession(agent, flags);
+  const configured = () => agent.projectConfig().default_chat?.approval_mode ?? "allow-all";
+  // A new session starts with (and records) the flag's mode, else the project's default.
+  const startMode = flags.resume === undefined ? parseApprovalMode(flags.approve ?? configured()) : undefined;
+  const session = await openSession(agent, flags, startMode);
   // A resumed session keeps the approval mode its trace recorded, unless --approve says otherwise.
   const recorded = APPROVAL_MODES.find((m) => m === session.recordedApprovalMode);
-  const mode = parseApprovalMode(flags.approve ?? recorded ?? agent.projectConfig().default_chat?.approval_mode ?? "allow-all");
+  const mode = startMode ?? parseApprovalMode(flags.approve ?? recorded ?? configured());
   const interactive = process.stdin.isTTY === true;
   const out = Output.of(process.stdout);
   const markdown = out.isTTY && colorEnabled(process.stdout) ? await loadTerminalMarkdown(process.stdout.columns) : undefined;

@@ -57,7 +57,8 @@ export function parseThinking(value: string | undefined): ThinkingLevel | undefi
   return level;
 }
 
-export async function openSession(agent: Agent, flags: SessionFlags): Promise<Session> {
+/** `approvalMode`: the mode a new session starts with, recorded in its trace from the start (a resume keeps its own). */
+export async function openSession(agent: Agent, flags: SessionFlags, approvalMode?: string): Promise<Session> {
   const thinkingLevel = parseThinking(flags.thinking);
   if (flags.resume !== undefined) {
     const conflicts = [
@@ -81,6 +82,7 @@ export async function openSession(agent: Agent, flags: SessionFlags): Promise<Se
     provider: flags.provider,
     modelId: flags.modelId,
     thinkingLevel,
+    ...(approvalMode === undefined ? {} : { approvalMode }),
   });
 }
 

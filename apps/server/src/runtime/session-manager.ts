@@ -127,9 +127,10 @@ export class SessionManager {
   async create(input: CreateSessionInput): Promise<{ row: SessionRow; hub: SessionHub }> {
     const agent = await this.agent(input.projectId, input.agentId);
     const workspace = input.workspace === undefined ? undefined : this.#deps.workspaceRoots.confine(input.workspace, [agent.paths.workspacesDir]);
-    const core = await agent.createSession({ workspaceDir: workspace, provider: input.provider, modelId: input.modelId, persist: true, ...(input.source === undefined ? {} : { source: input.source }) });
-    const now = this.#deps.now();
     const mode = input.approvalMode ?? defaultApprovalMode(agent);
+    // The starting approval mode is recorded with the session's first lines (its thinking level too).
+    const core = await agent.createSession({ workspaceDir: workspace, provider: input.provider, modelId: input.modelId, persist: true, approvalMode: mode, ...(input.source === undefined ? {} : { source: input.source }) });
+    const now = this.#deps.now();
     this.#deps.stores.sessions.insert({
       sessionId: core.id,
       projectId: input.projectId,

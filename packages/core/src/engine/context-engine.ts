@@ -88,8 +88,8 @@ export interface EngineState {
   /** The tool list was already announced in the current trace file. */
   toolsAnnounced: boolean;
   /**
-   * The session's thinking level as the trace knows it: the last `settings_changed`, else the
-   * level the session was opened with (a baseline, not recorded). A task with another level
+   * The session's thinking level as the trace knows it: the last `settings_changed` (a new
+   * session records its starting level in its opening one). A task with another level
    * records the change.
    */
   thinkingLevel?: string;

@@ -1,15 +1,19 @@
 /**
  * The tool list the model sees: names, descriptions and JSON-Schema parameters.
  *
- * - Builtin schemas come from each tool's zod `params` (`z.toJSONSchema`, input side, so
- *   defaults show), with the `$schema` key and JavaScript's safe-integer bounds removed.
+ * - Builtin schemas come from each tool's effect/Schema `params` (`JSONSchema.make`, the
+ *   encoded side, so defaulted keys are optional and their defaults show), made plain for
+ *   every provider: no `$schema`, no `$defs`/`$ref` (inlined), no single-member `allOf`
+ *   wrappers, no `title`s (effect names its refinements there: `minLength(1)`), and no
+ *   `additionalProperties: false` (unknown keys are ignored when decoding, so the model is
+ *   not told they are forbidden).
  * - Tools that take a `description` get it here, as a required string, unless
  *   `callDescription` is false; then it is removed from every schema, overrides included.
  * - `tools.builtin` (system_config) replaces the defaults wholesale: its entries, in its order,
  *   are the builtin list; entries naming no tool of this environment are dropped (an unknown
  *   name, or the image tool the model's vision setting did not pick).
  */
-import { z } from "zod";
+import { JSONSchema, type Schema } from "effect";
 import type { ToolDefinition } from "@penguin/omnimessage";
 
 const DESCRIPTION_PARAM = {
@@ -21,18 +25,51 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** JSON Schema of a zod parameter schema, trimmed for model consumption. */
-export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
-  const full: Record<string, unknown> = z.toJSONSchema(schema, {
-    io: "input",
-    override: (ctx) => {
-      const node: Record<string, unknown> = ctx.jsonSchema;
-      if (node.maximum === Number.MAX_SAFE_INTEGER) delete node.maximum;
-      if (node.minimum === Number.MIN_SAFE_INTEGER) delete node.minimum;
-    },
-  });
-  const { $schema: _dropped, ...rest } = full;
-  return rest;
+const DEFINITIONS_PREFIX = "#/$defs/";
+/** Keys whose values are data (a default, the allowed values), not schemas: copied as they are. */
+const DATA_KEYS = new Set(["default", "enum", "const", "examples", "required"]);
+
+/**
+ * One JSON Schema node made plain: references replaced by their definitions, a lone `allOf`
+ * member merged into the node (the node's own keys win: they are the more specific ones),
+ * titles and `additionalProperties: false` dropped. Recurses through every nested schema.
+ */
+function plainNode(node: unknown, definitions: Record<string, unknown>, resolving: readonly string[]): unknown {
+  if (Array.isArray(node)) return node.map((n) => plainNode(n, definitions, resolving));
+  if (!isRecord(node)) return node;
+  let own: Record<string, unknown> = { ...node };
+  const ref = own.$ref;
+  if (typeof ref === "string" && ref.startsWith(DEFINITIONS_PREFIX)) {
+    const name = ref.slice(DEFINITIONS_PREFIX.length);
+    const target = definitions[name];
+    if (resolving.includes(name) || !isRecord(target)) {
+      throw new Error(`tool schema: cannot inline ${ref} (${target === undefined ? "undefined" : "recursive"})`);
+    }
+    const { $ref: _ref, ...rest } = own;
+    own = { ...(plainNode(target, definitions, [...resolving, name]) as Record<string, unknown>), ...rest };
+  }
+  const allOf = own.allOf;
+  if (Array.isArray(allOf) && allOf.length === 1 && isRecord(allOf[0])) {
+    const { allOf: _allOf, ...rest } = own;
+    own = { ...(plainNode(allOf[0], definitions, resolving) as Record<string, unknown>), ...rest };
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(own)) {
+    if (key === "title" || key === "$schema" || key === "$defs") continue;
+    if (key === "additionalProperties" && value === false) continue;
+    if (DATA_KEYS.has(key)) out[key] = value;
+    else if ((key === "properties" || key === "patternProperties") && isRecord(value)) {
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, v]) => [name, plainNode(v, definitions, resolving)]));
+    } else out[key] = plainNode(value, definitions, resolving);
+  }
+  return out;
+}
+
+/** JSON Schema of a tool's parameter schema, as the model sees it (see the header). */
+export function jsonSchemaOf(schema: Schema.Schema.AnyNoContext): Record<string, unknown> {
+  const full: Record<string, unknown> = { ...JSONSchema.make(schema) };
+  const definitions = isRecord(full.$defs) ? full.$defs : {};
+  return plainNode(full, definitions, []) as Record<string, unknown>;
 }
 
 /** Adds the required `description` string parameter to an object schema. */
@@ -60,7 +97,7 @@ export function withoutDescriptionParam(parameters: Record<string, unknown>): Re
 export interface CatalogEntry {
   name: string;
   description: string;
-  params: z.ZodType;
+  params: Schema.Schema.AnyNoContext;
   takesDescription: boolean;
 }
 

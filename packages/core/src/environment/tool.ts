@@ -2,9 +2,9 @@
  * The shape every builtin tool has, so the Environment can treat them alike.
  *
  * A tool is plain data plus one `execute` generator:
- *   - `params` is a zod schema: the single source of the JSON Schema the model sees and of
- *     argument validation (the Environment validates before `execute` is called, so
- *     `execute` receives typed, defaulted parameters);
+ *   - `params` is an effect/Schema struct (built from tool-params.ts): the single source of
+ *     the JSON Schema the model sees and of argument decoding (the Environment decodes before
+ *     `execute` is called, so `execute` receives typed, defaulted parameters);
  *   - `execute` yields output text as it is produced and returns a `ToolResult`. It does
  *     not frame, truncate, time out or archive: the Environment's close-out does that for
  *     every tool the same way. It reports failures as values (`stopReason: "failed"` plus a
@@ -16,7 +16,7 @@
  * the Environment adds that parameter to the schema, checks it, and hands it to the tool as
  * `ctx.description`, so no tool declares it and `callDescription: false` removes it everywhere.
  */
-import type { z } from "zod";
+import type { Schema } from "effect";
 import type { StopReason } from "@penguin/omnimessage";
 import type { ToolPermission } from "../interfaces.js";
 
@@ -44,7 +44,12 @@ export interface BuiltinTool<P, D> {
   /** Model-facing description. */
   readonly description: string;
   readonly permission: ToolPermission;
-  readonly params: z.ZodType<P>;
+  /**
+   * Decodes the model's arguments into `P`, defaults filled. The encoded side is the struct's
+   * own input shape (its keys optional where a default exists); Schema is invariant in it, so
+   * it is left open here.
+   */
+  readonly params: Schema.Schema<P, any>;
   readonly takesDescription: boolean;
   execute(params: P, ctx: ToolContext): AsyncGenerator<string, ToolResult<D>>;
 }

@@ -28,6 +28,16 @@ export class Identities {
     for (const [from, to] of this.#pairs) out = out.split(from).join(to);
     return out;
   }
+
+  /**
+   * The reverse: `text` with every recorded identity written as the replay's. A recorded
+   * tool call that names the recorded workspace or scratchpad acts on the replay's own.
+   */
+  toReplay(text: string): string {
+    let out = text;
+    for (const [to, from] of [...this.#pairs].sort((a, b) => b[1].length - a[1].length)) out = out.split(from).join(to);
+    return out;
+  }
 }
 
 /** The comparable form of a record: no timestamp, no per-run meta fields. */

@@ -1,15 +1,36 @@
 /**
  * What a replay needs to know of a recording, read once from its records: the Human's tasks
- * (the inputs sent again, manual compactions), every model request with the assistant turn
- * it answered and the context it was sent with, the approval answers, the recorded tool
- * outputs, the steering delivered at each request, and where the user's aborts took effect.
+ * (the inputs sent again, goals, manual compactions), every model request with the
+ * assistant turn it answered and the context it was sent with, the approval answers, the
+ * recorded tool outputs, the steering delivered at each request, where the user's aborts
+ * took effect, and the settings: the starting ones (the `settings_changed` right after the
+ * first `session_meta`), the approval-mode changes the host made and the thinking level
+ * each task ran with.
+ *
+ * A goal (`goal_started` … `goal_finished`) is one task: the input of its first round is
+ * sent again as a goal with the recorded budget, and the rounds follow from the engine. For
+ * each round the plan keeps where its `[goal]` block is and the goal file the harness read
+ * after it: what the next round's block shows, or for the last round the status the
+ * outcome implies.
  *
  * The context a completed request was sent with is not stored in the trace; it is derived
  * with the same fold resume uses (trace/replay.ts): after the request commits, the history
  * ends with the request's input followed by its output, so the input is the history minus
  * the output's messages.
  */
-import { extractMarker, isCompleteModel, startsWithMarker, type OmniMessage, type RequestEndPayload, type TokenCounts } from "@penguin/omnimessage";
+import { dirname } from "node:path";
+import { parse, stringify } from "yaml";
+import {
+  extractMarker,
+  isCompleteModel,
+  startsWithMarker,
+  type GoalOutcome,
+  type OmniMessage,
+  type RequestEndPayload,
+  type SettingsChangedPayload,
+  type TokenCounts,
+} from "@penguin/omnimessage";
+import { THINKING_LEVELS } from "@penguin/models";
 import { replayTrace } from "../trace/replay.js";
 import { INTERRUPTED_BY_USER } from "@penguin/trace";
 import type { RecordedEvent, RecordedSession } from "./recording.js";
@@ -34,7 +55,26 @@ export interface RecordedRequest {
   endAt: number | undefined;
 }
 
-export type RecordedTask = { kind: "run"; input: OmniMessage[]; at: number } | { kind: "compact"; at: number };
+/** One round of a recorded goal. */
+export interface GoalRound {
+  /** The record number of the round's `[goal]` block. */
+  blockAt: number;
+  /** The goal file the block shows (what the harness read before the round). */
+  shown: string | undefined;
+  /** The goal file the harness read after the round (the next block's, or the outcome's status). */
+  after: string | undefined;
+}
+
+export type RecordedTask =
+  | { kind: "run"; input: OmniMessage[]; at: number; thinkingLevel?: string }
+  | { kind: "goal"; input: OmniMessage[]; at: number; thinkingLevel?: string; objective: string; budget: number; rounds: GoalRound[]; outcome?: GoalOutcome; scratchpadDir?: string }
+  | { kind: "compact"; at: number };
+
+/** An approval mode the host set while the session ran, at the record where it shows. */
+export interface ApprovalModeChange {
+  at: number;
+  mode: string;
+}
 
 /** Steering the Human queued or took back, at the record where it happened. */
 export type SteeringAction = { at: number; kind: "queue"; text: string } | { at: number; kind: "recall"; id: string };
@@ -58,6 +98,15 @@ export interface ReplayPlan {
    * older ones only show the steering where it was delivered (RecordedRequest.steering).
    */
   steeringActions: SteeringAction[];
+  /** The recording's starting settings (its opening `settings_changed`), when it has them. */
+  startingSettings: SettingsChangedPayload | undefined;
+  /**
+   * The thinking level the recording starts from: the starting one, or for an older trace
+   * that changed level without recording where it started, a level other than its first
+   * change (so the replay's engine records that change too); undefined when it never says.
+   */
+  thinkingBaseline: string | undefined;
+  approvalModeChanges: ApprovalModeChange[];
 }
 
 const topLevel = (e: RecordedEvent) => e.message.origin === undefined || e.message.origin.length === 0;
@@ -90,12 +139,28 @@ export function buildPlan(recording: RecordedSession): ReplayPlan {
   let request: RecordedRequest | undefined;
   let inCompaction = false;
   let group: OmniMessage[] | undefined;
+  let goal: Extract<RecordedTask, { kind: "goal" }> | undefined;
+  const startingSettings = openingSettings(events);
+  const thinkingChanges: { at: number; level: string }[] = [];
+  const approvalModeChanges: ApprovalModeChange[] = [];
   // The first record of the current run that shows a user abort (an interrupted tool, an
   // aborted request); the run's `abort` event confirms it.
   let firstAbortSign: number | undefined;
 
   events.forEach((e, index) => {
     const m = e.message;
+    if (goal !== undefined && isHumanInput(m)) {
+      // The first round's body: sent again as the goal's input.
+      goal.input.push(m);
+      return;
+    }
+    if (goal !== undefined && m.type === "model_msg" && m.payload.type === "text" && m.payload.sender === "harness" && startsWithMarker(m.payload.text, "goal")) {
+      const body = extractMarker(m.payload.text, "goal") ?? "";
+      const file = /^goal_file: (.+)$/m.exec(body)?.[1];
+      if (file !== undefined) goal.scratchpadDir ??= dirname(file);
+      const shownAt = body.indexOf(GOAL_FILE_HEADING);
+      goal.rounds.push({ blockAt: e.n, shown: shownAt < 0 ? undefined : body.slice(shownAt + GOAL_FILE_HEADING.length), after: undefined });
+    }
     if (isHumanInput(m)) {
       if (group === undefined) {
         group = [];
@@ -170,12 +235,93 @@ export function buildPlan(recording: RecordedSession): ReplayPlan {
         if (ev.reason === "aborted by user") abortPoints.push(firstAbortSign ?? e.n);
         firstAbortSign = undefined;
         break;
+      case "goal_started":
+        goal = { kind: "goal", input: [], at: e.n, objective: ev.objective, budget: ev.budget, rounds: [] };
+        tasks.push(goal);
+        break;
+      case "goal_finished":
+        if (goal !== undefined) goal.outcome = ev.outcome;
+        goal = undefined;
+        break;
+      case "settings_changed":
+        if (m === startingSettings?.message) break;
+        if (ev.thinking_level !== undefined) thinkingChanges.push({ at: e.n, level: ev.thinking_level });
+        if (ev.approval_mode !== undefined) approvalModeChanges.push({ at: e.n, mode: ev.approval_mode });
+        break;
       default:
         break;
     }
   });
   fillContexts(events, ends);
-  return { tasks, requests, approvals, outputs, outputAt, spawned, abortPoints, steeringActions };
+  for (const task of tasks) if (task.kind === "goal") settleRounds(task);
+  const thinkingBaseline = startingSettings?.payload.thinking_level ?? levelOtherThan(thinkingChanges[0]?.level);
+  if (thinkingBaseline !== undefined) assignThinkingLevels(tasks, thinkingBaseline, thinkingChanges);
+  return {
+    tasks,
+    requests,
+    approvals,
+    outputs,
+    outputAt,
+    spawned,
+    abortPoints,
+    steeringActions,
+    startingSettings: startingSettings?.payload,
+    thinkingBaseline,
+    approvalModeChanges,
+  };
+}
+
+/** The heading before the goal file's content in a `[goal]` block (goal-loop.ts). */
+const GOAL_FILE_HEADING = "Current goal file:\n";
+
+/** The `settings_changed` right after the session's first `session_meta`, if that is the next record. */
+function openingSettings(events: RecordedEvent[]): { message: OmniMessage; payload: SettingsChangedPayload } | undefined {
+  const [first, second] = events;
+  if (first?.message.type !== "session_meta" || second === undefined || second.fileIndex !== first.fileIndex) return undefined;
+  const m = second.message;
+  return m.type === "event_msg" && m.payload.type === "settings_changed" ? { message: m, payload: m.payload } : undefined;
+}
+
+/** A thinking level different from `level` (undefined when there is none to differ from). */
+function levelOtherThan(level: string | undefined): string | undefined {
+  if (level === undefined) return undefined;
+  return THINKING_LEVELS.find((l) => l !== level);
+}
+
+/**
+ * Each run and goal gets the level in effect when it started: the baseline, then the last
+ * recorded change before its first request's input (the engine records a task's change
+ * before it sends anything).
+ */
+function assignThinkingLevels(tasks: RecordedTask[], baseline: string, changes: readonly { at: number; level: string }[]): void {
+  for (const task of tasks) {
+    if (task.kind === "compact") continue;
+    // A run's input is its record; a goal's first request carries its first round's block.
+    const inputAt = task.kind === "goal" ? (task.rounds[0]?.blockAt ?? task.at) : task.at;
+    const before = changes.filter((c) => c.at < inputAt);
+    task.thinkingLevel = before.at(-1)?.level ?? baseline;
+  }
+}
+
+/** What the harness read after each round: the next block's file, or the outcome's status after the last. */
+function settleRounds(goal: Extract<RecordedTask, { kind: "goal" }>): void {
+  goal.rounds.forEach((round, i) => {
+    const next = goal.rounds[i + 1];
+    if (next !== undefined) round.after = next.shown;
+    else if (goal.outcome === "complete" || goal.outcome === "blocked") round.after = withStatus(round.shown, goal.outcome);
+    else round.after = round.shown;
+  });
+}
+
+/** The goal file with its `status` set (the objective and anything else kept when it parses). */
+function withStatus(file: string | undefined, status: "complete" | "blocked"): string {
+  try {
+    const value: unknown = file === undefined ? undefined : parse(file);
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) return stringify({ ...value, status });
+  } catch {
+    // not YAML: the status alone below
+  }
+  return stringify({ status });
 }
 
 /** The context of each completed turn, from the resume fold over the records up to its end. */

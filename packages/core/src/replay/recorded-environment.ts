@@ -5,13 +5,16 @@
  * A `run_subagent` call also re-emits the recorded `subagent` pointer, so the parent's
  * trace is the same as when the child ran. A call the recording never finished gets the
  * same placeholder resume would give it. With `--tools rerun` the real Environment runs the
- * call and only the moment its output is recorded follows the recording (sequencer.ts).
+ * call and only the moment its output is recorded follows the recording (sequencer.ts); the
+ * call's arguments name the replay's workspace and scratchpad where the recorded ones name
+ * the recording's (absolute paths), so a rerun never touches the recorded session's files.
  */
 import { modelMessage, type OmniMessage, type ToolDefinition } from "@penguin/omnimessage";
 import { INTERRUPTED_BY_EXIT } from "@penguin/trace";
 import type { RecordSequencer } from "./sequencer.js";
 import type { RecordedEvent } from "./recording.js";
 import type { EnvironmentInterface, ExecuteToolInput, ToolPermission } from "../interfaces.js";
+import type { Identities } from "./compare.js";
 
 export interface RecordedToolAnswers {
   outputs: Map<string, OmniMessage>;
@@ -25,13 +28,15 @@ export class RecordedEnvironment implements EnvironmentInterface {
 
   readonly #sequencer: RecordSequencer;
   readonly #rerun: boolean;
+  readonly #ids: Identities | undefined;
 
   /** `rerun`: run tools for real and only keep their outputs in the recorded order. */
-  constructor(real: EnvironmentInterface, answers: RecordedToolAnswers, sequencer: RecordSequencer, rerun: boolean) {
+  constructor(real: EnvironmentInterface, answers: RecordedToolAnswers, sequencer: RecordSequencer, rerun: boolean, ids?: Identities) {
     this.#real = real;
     this.#answers = answers;
     this.#sequencer = sequencer;
     this.#rerun = rerun;
+    this.#ids = ids;
   }
 
   connect(signal?: AbortSignal): AsyncGenerator<OmniMessage, void> {
@@ -50,7 +55,9 @@ export class RecordedEnvironment implements EnvironmentInterface {
     const id = input.toolCall.tool_call_id;
     const at = this.#answers.outputAt.get(id);
     if (this.#rerun) {
-      for await (const m of this.#real.executeTool(input)) {
+      const ids = this.#ids;
+      const call = ids === undefined ? input : { ...input, toolCall: { ...input.toolCall, arguments: ids.toReplay(input.toolCall.arguments) } };
+      for await (const m of this.#real.executeTool(call)) {
         if (m.type === "model_msg" && m.payload.type === "tool_call_output" && at !== undefined) await this.#sequencer.waitFor(at - 1, input.signal);
         yield m;
       }

@@ -7,9 +7,14 @@
  * with two parts swapped: the model is a ReplayLLM answering from the recording, and with
  * `tools: "recorded"` the Environment answers tool calls from it too. Everything between
  * (the engine, approvals policy, compaction, the trace writer) is the code a live run uses.
- * The Human is re-enacted from the recording: each task's input is sent again, approvals get
- * the recorded answers, steering is queued where it was delivered, and a user abort is
- * triggered once the replay has written every record that preceded it.
+ * The Human is re-enacted from the recording: each task's input is sent again (a goal as a
+ * goal, with its budget), approvals get the recorded answers, steering is queued where it
+ * was delivered, the host's settings are set where they were (the starting ones open the
+ * trace; an approval-mode change once the replay has written every record before it; each
+ * task runs at its recorded thinking level), and a user abort is triggered once the replay
+ * has written every record that preceded it. With `tools: "recorded"` no tool edits a
+ * goal's GOAL.yaml, so the replay writes, as each round starts, the file the harness read
+ * after that round in the recording.
  *
  * With `tools: "rerun"` the tools run for real in a fresh workspace: a copy of
  * `workspaceDir` when given, else the recording folder's `workspace/` (shipped fixtures), else
@@ -22,7 +27,7 @@
  * The verdict compares the new trace with the recording record by record (compare.ts) and
  * adds the first context mismatch the ReplayLLM saw; the earlier of the two is reported.
  */
-import { existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
 import type { ApprovalContext, ApprovalResult, SubagentHandle, SubagentRunner } from "../interfaces.js";
@@ -40,8 +45,12 @@ import { ReplayLLM } from "./replay-llm.js";
 import { RecordSequencer } from "./sequencer.js";
 import { applyStartingFiles, startingFiles } from "./reconstruct.js";
 import type { ReplayParts } from "../agent.js";
+import { THINKING_LEVELS, type ThinkingLevel } from "@penguin/models";
+import { goalFilePath } from "../goal/goal-file.js";
 
 export type ReplayToolsMode = "rerun" | "recorded";
+
+const isLevel = (value: string): value is ThinkingLevel => THINKING_LEVELS.some((l) => l === value);
 
 export interface ReplayOptions {
   /** A session of this agent's data root… */
@@ -125,8 +134,10 @@ class SessionReplay {
   readonly sequencer = new RecordSequencer();
   session: Session | undefined;
   #abortAt: (() => void) | undefined;
+  /** `recorded`: the goal files to write as each round's block is written, by record number. */
+  readonly #goalFiles = new Map<number, string>();
 
-  constructor(recording: RecordedSession, pace: number) {
+  constructor(recording: RecordedSession, pace: number, tools: ReplayToolsMode = "rerun") {
     this.recording = recording;
     this.plan = buildPlan(recording);
     this.llm = new ReplayLLM({
@@ -138,9 +149,31 @@ class SessionReplay {
       // Older traces show steering only where it was delivered: queue it one request early.
       ...(this.plan.steeringActions.length === 0 ? { steer: (text: string) => void this.session?.steer(text) } : {}),
     });
+    if (tools === "recorded") {
+      for (const task of this.plan.tasks) {
+        if (task.kind !== "goal") continue;
+        for (const round of task.rounds) if (round.after !== undefined) this.#goalFiles.set(round.blockAt, round.after);
+      }
+    }
   }
 
   #nextSteering = 0;
+  #nextApprovalMode = 0;
+
+  /** Set the host's approval mode once the replay has written every record before the change. */
+  #settingsOnTime(): void {
+    const changes = this.plan.approvalModeChanges;
+    while (this.#nextApprovalMode < changes.length && changes[this.#nextApprovalMode]!.at - 1 <= this.sequencer.written) {
+      this.session?.setApprovalMode(changes[this.#nextApprovalMode++]!.mode);
+    }
+  }
+
+  /** `recorded`: a round's block is written; GOAL.yaml becomes what the harness will read after the round. */
+  #goalFileOnTime(): void {
+    const text = this.#goalFiles.get(this.sequencer.written);
+    if (text === undefined || this.session === undefined) return;
+    writeFileSync(goalFilePath(this.session.scratchpadDir), text, { mode: 0o600 });
+  }
 
   /** Queue or recall steering once the replay has written every record before it. */
   #steerOnTime(): void {
@@ -155,6 +188,8 @@ class SessionReplay {
   /** The writer's line hook: count records; fire the pending abort when its record is next. */
   onLine = (): void => {
     this.sequencer.recorded();
+    this.#goalFileOnTime();
+    this.#settingsOnTime();
     this.#steerOnTime();
     const fire = this.#abortAt;
     if (fire !== undefined) setImmediate(fire);
@@ -242,22 +277,27 @@ export async function runReplay(host: ReplayHost, options: ReplayOptions): Promi
     else meta.source = source;
     const parts: ReplayParts = { llm: replay.llm, onLine: replay.onLine };
     if (subagents !== undefined) parts.subagents = subagents;
-    parts.wrapEnvironment = (env) => new RecordedEnvironment(env, replay.plan, replay.sequencer, tools === "rerun");
+    if (replay.plan.startingSettings !== undefined) parts.startingSettings = replay.plan.startingSettings;
+    if (replay.plan.thinkingBaseline !== undefined) parts.thinkingBaseline = replay.plan.thinkingBaseline;
+    parts.wrapEnvironment = (env) => new RecordedEnvironment(env, replay.plan, replay.sequencer, tools === "rerun", replay.ids);
     const session = await host.buildReplaySession(meta, parts, vision);
     replay.session = session;
     replay.ids.add(session.id, replay.recording.sessionId);
     replay.ids.add(workspace.path, replay.recording.meta.workspace);
+    // A goal's file lives in the scratchpad; its recorded path is in the rounds' blocks.
+    const recordedScratchpad = replay.plan.tasks.find((t) => t.kind === "goal" && t.scratchpadDir !== undefined);
+    if (recordedScratchpad?.kind === "goal" && recordedScratchpad.scratchpadDir !== undefined) replay.ids.add(session.scratchpadDir, recordedScratchpad.scratchpadDir);
     return session;
   };
 
-  const root = new SessionReplay(recording, pace);
+  const root = new SessionReplay(recording, pace, tools);
   const spawnOrder = [...root.plan.spawned.values()].flat().map((e) => e.message).flatMap((m) => (m.type === "event_msg" && m.payload.type === "subagent" ? [m.payload.session_id] : []));
   const subagents: SubagentRunner = {
     async spawn(): Promise<SubagentHandle> {
       const childId = spawnOrder[root.children.length];
       const childRecording = childId !== undefined ? recording.children.get(childId) : undefined;
       if (childRecording === undefined) throw new Error(`replay: the recording has no trace for subagent number ${root.children.length + 1}`);
-      const child = new SessionReplay(childRecording, 0);
+      const child = new SessionReplay(childRecording, 0, tools);
       root.children.push(child);
       const session = await build(child, "subagent", undefined);
       root.ids.add(session.id, childRecording.sessionId);
@@ -272,13 +312,15 @@ export async function runReplay(host: ReplayHost, options: ReplayOptions): Promi
       const controller = new AbortController();
       root.armAbort(controller, next === undefined ? Number.POSITIVE_INFINITY : next.at - 1);
       options.onTask?.(task, index, session);
+      const level = task.kind === "compact" ? undefined : task.thinkingLevel;
+      const runOptions = { approve: root.approve, signal: controller.signal, ...(level !== undefined && isLevel(level) ? { thinkingLevel: level } : {}) };
+      const input = task.kind === "compact" ? [] : task.input.map((m) => ({ ...m, timestamp: new Date().toISOString() }));
       const stream =
         task.kind === "run"
-          ? session.run(
-              task.input.map((m) => ({ ...m, timestamp: new Date().toISOString() })),
-              { approve: root.approve, signal: controller.signal },
-            )
-          : session.compact({ signal: controller.signal });
+          ? session.run(input, runOptions)
+          : task.kind === "goal"
+            ? session.run(input, { ...runOptions, goal: { budget: task.budget } })
+            : session.compact({ signal: controller.signal });
       for await (const m of stream) options.onMessage?.(m);
     }
   } finally {

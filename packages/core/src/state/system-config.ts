@@ -11,10 +11,13 @@
  * - `system_prompt` is the one required key: there is no sensible agent without it.
  * - Any problem is a ConfigError naming the file, the line and the field (the first one
  *   found), so a session never starts on a half-understood config.
- * Validation is a zod schema; the yaml document API maps a field path back to its line.
+ * Validation is an effect/Schema (decoded once per file, stopping at the first problem);
+ * every node carries a `message` annotation saying what it must be, and the yaml document
+ * API maps the failing field's path back to its line.
  */
 import { isMap, LineCounter, parseDocument } from "yaml";
-import { z } from "zod";
+import { Either, ParseResult, Schema, SchemaAST } from "effect";
+import { schemaProblems, type SchemaProblem } from "../schema-issues.js";
 import { THINKING_LEVELS, type ThinkingLevel } from "@penguin/models";
 import type { ToolDefinition } from "@penguin/omnimessage";
 import { ConfigError } from "./config-error.js";
@@ -55,93 +58,105 @@ export interface SystemConfig {
   tools: { builtin?: ToolDefinition[]; mcpServers: McpServerEntry[] };
 }
 
-const wholeNumber = () => z.number("must be a number").int("must be a whole number");
-const positive = () => wholeNumber().positive("must be greater than 0");
+/** The `message` annotation: what a user reads after the field name when the value is wrong. */
+const mustBe = (text: string) => ({ message: () => text });
+
+const Text = Schema.String.annotations(mustBe("must be text"));
+const Flag = Schema.Boolean.annotations(mustBe("must be true or false"));
+const WholeNumber = Schema.Number.annotations(mustBe("must be a number")).pipe(Schema.int(mustBe("must be a whole number")));
+const Positive = WholeNumber.pipe(Schema.greaterThan(0, mustBe("must be greater than 0")));
 /** -1 = no limit, otherwise at least 1. */
-const limit = () => wholeNumber().refine((n) => n === -1 || n >= 1, "must be -1 (no limit) or at least 1");
-const text = () => z.string("must be text");
-const flag = () => z.boolean("must be true or false");
-const section = (prompt: string) => z.object({ enabled: flag().default(true), prompt: text().default(prompt) }, "must be a mapping").prefault({});
+const Limit = WholeNumber.pipe(Schema.filter((n) => n === -1 || n >= 1, mustBe("must be -1 (no limit) or at least 1")));
+const mapping = (text: string) => Schema.mutable(Schema.Record({ key: Schema.String, value: Schema.Unknown })).annotations(mustBe(text));
 
-const toolDefinition = z.object(
-  {
-    name: text().min(1, "must not be empty"),
-    description: text(),
-    parameters: z.record(z.string(), z.unknown(), "must be a mapping (a JSON schema)").optional(),
-  },
-  "must be a mapping with name, description and parameters",
-);
+/** A key that may be left out (or left empty): `value` then, read anew each time (the file is never rewritten). */
+function orDefault<S extends Schema.Schema.AnyNoContext>(schema: S, value: Schema.Schema.Type<S>) {
+  return Schema.optionalWith(schema, { default: () => value });
+}
 
-const mcpServer = z.object(
-  {
-    name: text().regex(/^[A-Za-z0-9_-]+$/, "must use only letters, digits, _ and -"),
-    config: z.record(z.string(), z.unknown(), "must be a mapping of transport settings"),
-  },
-  "must be a mapping with name and config",
-);
+/** A mapping whose keys all have defaults: left out, it is every default. */
+function section<Fields extends Schema.Struct.Fields>(fields: Fields) {
+  const struct = Schema.Struct(fields).annotations(mustBe("must be a mapping"));
+  // Every field here is context-free; the generic Fields cannot say so, hence the cast.
+  const defaults = Schema.decodeUnknownSync(struct as unknown as Schema.Schema<Schema.Struct.Type<Fields>>)({});
+  return Schema.optionalWith(struct, { default: () => defaults });
+}
+
+const promptSection = (prompt: string) => section({ enabled: orDefault(Flag, true), prompt: orDefault(Text, prompt) });
+
+const ToolDefinitionEntry = Schema.Struct({
+  name: Text.pipe(Schema.minLength(1, mustBe("must not be empty"))),
+  description: Text,
+  parameters: Schema.optional(mapping("must be a mapping (a JSON schema)")),
+}).annotations(mustBe("must be a mapping with name, description and parameters"));
+
+const McpServerConfigEntry = Schema.Struct({
+  name: Text.pipe(Schema.pattern(/^[A-Za-z0-9_-]+$/, mustBe("must use only letters, digits, _ and -"))),
+  config: mapping("must be a mapping of transport settings"),
+}).annotations(mustBe("must be a mapping with name and config"));
+
+/** The second entry with a name already used is the one reported, at its `name`. */
+function repeatedServerName(servers: readonly { name: string }[]): Schema.FilterOutput {
+  const seen = new Set<string>();
+  for (const [i, server] of servers.entries()) {
+    if (seen.has(server.name)) return { path: [i, "name"], message: `repeats the server name "${server.name}"` };
+    seen.add(server.name);
+  }
+  return undefined;
+}
+
+const McpServers = Schema.mutable(Schema.Array(McpServerConfigEntry))
+  .annotations(mustBe("must be a list of { name, config } entries"))
+  .pipe(Schema.filter(repeatedServerName));
 
 const D = CONFIG_DEFAULTS;
 
-const schema = z.object({
-  name: text().default(""),
-  description: text().default(""),
-  version: positive().default(D.version),
-  kernel_version: wholeNumber().min(0, "must be 0 or more").default(0),
-  system_prompt: text(),
-  max_turns: limit().default(D.max_turns),
-  model: z
-    .object(
-      {
-        max_tokens: positive().default(D.model.max_tokens),
-        thinking_level: z.enum(THINKING_LEVELS, `must be one of ${THINKING_LEVELS.join(", ")}`).default(D.model.thinking_level),
-        timeoutMs: positive().default(D.model.timeoutMs),
-      },
-      "must be a mapping",
-    )
-    .prefault({}),
-  compaction: z
-    .object(
-      {
-        max_context_length: positive().default(D.compaction.max_context_length),
-        max_session_turns: limit().default(D.compaction.max_session_turns),
-        mode: z.enum(["summarize", "discard"], "must be summarize or discard").default(D.compaction.mode),
-        prompt: text().default(D.compaction.prompt),
-      },
-      "must be a mapping",
-    )
-    .prefault({}),
-  memory: z
-    .object(
-      {
-        enabled: flag().default(D.memory.enabled),
-        prompt: text().default(D.memory.prompt),
-        workspace_prompt: text().default(D.memory.workspace_prompt),
-      },
-      "must be a mapping",
-    )
-    .prefault({}),
-  vault: section(D.vault.prompt),
-  skills: section(D.skills.prompt),
-  schedules: section(D.schedules.prompt),
-  tools: z
-    .object(
-      {
-        builtin: z.array(toolDefinition, "must be a list of tool definitions").optional(),
-        mcpServers: z
-          .array(mcpServer, "must be a list of { name, config } entries")
-          .default([])
-          .superRefine((servers, ctx) => {
-            const seen = new Set<string>();
-            servers.forEach((server, i) => {
-              if (seen.has(server.name)) ctx.addIssue({ code: "custom", message: `repeats the server name "${server.name}"`, path: [i, "name"] });
-              seen.add(server.name);
-            });
-          }),
-      },
-      "must be a mapping",
-    )
-    .prefault({}),
+const SystemConfigSchema = Schema.Struct({
+  name: orDefault(Text, ""),
+  description: orDefault(Text, ""),
+  version: orDefault(Positive, D.version),
+  kernel_version: orDefault(WholeNumber.pipe(Schema.greaterThanOrEqualTo(0, mustBe("must be 0 or more"))), 0),
+  system_prompt: Text,
+  max_turns: orDefault(Limit, D.max_turns),
+  model: section({
+    max_tokens: orDefault(Positive, D.model.max_tokens),
+    thinking_level: orDefault(Schema.Literal(...THINKING_LEVELS).annotations(mustBe(`must be one of ${THINKING_LEVELS.join(", ")}`)), D.model.thinking_level),
+    timeoutMs: orDefault(Positive, D.model.timeoutMs),
+  }),
+  compaction: section({
+    max_context_length: orDefault(Positive, D.compaction.max_context_length),
+    max_session_turns: orDefault(Limit, D.compaction.max_session_turns),
+    mode: orDefault(Schema.Literal("summarize", "discard").annotations(mustBe("must be summarize or discard")), D.compaction.mode),
+    prompt: orDefault(Text, D.compaction.prompt),
+  }),
+  memory: section({
+    enabled: orDefault(Flag, D.memory.enabled),
+    prompt: orDefault(Text, D.memory.prompt),
+    workspace_prompt: orDefault(Text, D.memory.workspace_prompt),
+  }),
+  vault: promptSection(D.vault.prompt),
+  skills: promptSection(D.skills.prompt),
+  schedules: promptSection(D.schedules.prompt),
+  tools: section({
+    builtin: Schema.optional(Schema.mutable(Schema.Array(ToolDefinitionEntry)).annotations(mustBe("must be a list of tool definitions"))),
+    mcpServers: orDefault(McpServers, []),
+  }),
 });
+
+/** Built once: decoding stops at the first problem, unknown keys are dropped. */
+const decodeSystemConfig = Schema.decodeUnknownEither(SystemConfigSchema, { errors: "first", onExcessProperty: "ignore" });
+
+/** What the failing node says it must be: a filter's own words, its `message` annotation, or effect's wording. */
+function mustBeOf(problem: SchemaProblem): string {
+  if (problem.message !== undefined) return problem.message;
+  const annotation = SchemaAST.getMessageAnnotation(problem.ast);
+  if (annotation._tag === "Some") {
+    const said = annotation.value(problem.issue);
+    if (typeof said === "string") return said;
+    if (typeof said === "object" && "message" in said && typeof said.message === "string") return said.message;
+  }
+  return ParseResult.TreeFormatter.formatIssueSync(problem.issue);
+}
 
 /** Parses and validates a system_config.yaml text. `file` is used in error messages only. */
 export function parseSystemConfig(text: string, file: string): SystemConfig {
@@ -159,17 +174,20 @@ export function parseSystemConfig(text: string, file: string): SystemConfig {
   }
 
   const raw = dropEmptyKeys(doc.toJS());
-  const result = schema.safeParse(raw);
-  if (result.success) {
-    const config: SystemConfig = result.data;
+  const result = decodeSystemConfig(raw);
+  if (Either.isRight(result)) {
+    const config: SystemConfig = result.right;
     return config;
   }
 
-  const issue = result.error.issues[0];
-  const path = issue?.path ?? [];
+  const first = schemaProblems(result.left)[0];
+  const path = first?.path ?? [];
   const value = valueAt(raw, path);
   const line = lineOfPath(doc.contents, lineCounter, path);
-  const problem = value === undefined ? "is missing (it is required)" : `${issue?.message ?? "is invalid"}, got ${describe(value)}`;
+  const problem =
+    value === undefined || first?.kind === "missing"
+      ? "is missing (it is required)"
+      : `${first === undefined ? "is invalid" : mustBeOf(first)}, got ${describe(value)}`;
   throw new ConfigError({
     file,
     ...(line !== undefined ? { line } : {}),

@@ -30,7 +30,7 @@ export interface SessionView {
   settings: Pick<SessionMetaPayload, "provider" | "model_id" | "model_context_window" | "workspace"> & {
     source?: string;
     forkedFrom?: { session_id: string; at: string };
-    /** The last recorded change (`settings_changed`); a session's opening values are not recorded. */
+    /** The last recorded `settings_changed` value: the opening one (sessions since the starting settings are recorded) or a later change. */
     approvalMode?: string;
     thinkingLevel?: string;
   };

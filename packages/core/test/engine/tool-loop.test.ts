@@ -42,11 +42,13 @@ describe.each(WIRE_PROTOCOLS)("tool loop over %s", (protocol) => {
 
     const trace = traceOf(session.tracePath);
     const shape = shapeOf(trace);
-    expect(shape.slice(0, 5)).toEqual(["session_meta", "tool_list_ready", "request_begin", "text:user", "tool_call:assistant"]);
+    // The session's starting settings follow its meta (trace only), then the seeds' shape.
+    expect(shape.slice(0, 6)).toEqual(["session_meta", "settings_changed", "tool_list_ready", "request_begin", "text:user", "tool_call:assistant"]);
+    expect(trace[1]?.payload).toEqual({ type: "settings_changed", thinking_level: "medium" });
     expect(shape).toContain("approval_decision:allow");
     const first = shape.slice(0, shape.indexOf("token_usage") + 1);
     // The Human was asked (approval_requested, trace only) before the decision was recorded.
-    expect(first.filter((s) => s !== "tool_call_output:user")).toEqual(["session_meta", "tool_list_ready", "request_begin", "text:user", "tool_call:assistant", "approval_requested", "approval_decision:allow", "request_end:completed", "token_usage"]);
+    expect(first.filter((s) => s !== "tool_call_output:user")).toEqual(["session_meta", "settings_changed", "tool_list_ready", "request_begin", "text:user", "tool_call:assistant", "approval_requested", "approval_decision:allow", "request_end:completed", "token_usage"]);
     expect(shape.slice(-4)).toEqual(["request_begin", "text:assistant", "request_end:completed", "token_usage"]);
     // Every line is one envelope: {timestamp, type, payload}, ISO timestamps, no partials.
     const lines = readFileSync(session.tracePath, "utf8").trimEnd().split("\n");

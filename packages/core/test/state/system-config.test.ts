@@ -112,6 +112,31 @@ describe("parseSystemConfig", () => {
     expect(err.message).toMatch(/required/);
   });
 
+  it("says, for every kind of bad value, the file, the key and what it must be", async () => {
+    const cases: [string, string, string][] = [
+      ["system_prompt: 3\n", "system_prompt", "must be text, got 3"],
+      ["system_prompt: x\nmax_turns: 1.5\n", "max_turns", "must be a whole number, got 1.5"],
+      ["system_prompt: x\nversion: 0\n", "version", "must be greater than 0, got 0"],
+      ["system_prompt: x\nkernel_version: -2\n", "kernel_version", "must be 0 or more, got -2"],
+      ["system_prompt: x\nmodel: 3\n", "model", "must be a mapping, got 3"],
+      ["system_prompt: x\nvault: [1]\n", "vault", "must be a mapping, got a list"],
+      ["system_prompt: x\ncompaction:\n  mode: zap\n", "compaction.mode", 'must be summarize or discard, got the text "zap"'],
+      ["system_prompt: x\nmemory:\n  enabled: maybe\n", "memory.enabled", 'must be true or false, got the text "maybe"'],
+      ["system_prompt: x\ntools:\n  builtin: 5\n", "tools.builtin", "must be a list of tool definitions, got 5"],
+      ["system_prompt: x\ntools:\n  builtin:\n    - 5\n", "tools.builtin[0]", "must be a mapping with name, description and parameters, got 5"],
+      ['system_prompt: x\ntools:\n  builtin:\n    - { name: "", description: d }\n', "tools.builtin[0].name", 'must not be empty, got the text ""'],
+      ["system_prompt: x\ntools:\n  builtin:\n    - { name: a, description: d, parameters: 3 }\n", "tools.builtin[0].parameters", "must be a mapping (a JSON schema), got 3"],
+      ["system_prompt: x\ntools:\n  mcpServers: { a: 1 }\n", "tools.mcpServers", "must be a list of { name, config } entries, got a mapping"],
+      ['system_prompt: x\ntools:\n  mcpServers:\n    - { name: "a b", config: {} }\n', "tools.mcpServers[0].name", 'must use only letters, digits, _ and -, got the text "a b"'],
+      ["system_prompt: x\ntools:\n  mcpServers:\n    - { name: a, config: 3 }\n", "tools.mcpServers[0].config", "must be a mapping of transport settings, got 3"],
+    ];
+    for (const [text, field, problem] of cases) {
+      const err = await configErrorOf(() => parseSystemConfig(text, FILE));
+      expect({ field: err.detail.field, problem: err.detail.problem, file: err.detail.file }).toEqual({ field, problem, file: FILE });
+      expect(err.message).toContain(`${FILE}, line `);
+    }
+  });
+
   it("rejects an empty file and a non-mapping document", async () => {
     expect((await configErrorOf(() => parseSystemConfig("", FILE))).message).toMatch(/empty/);
     expect((await configErrorOf(() => parseSystemConfig("- a\n- b\n", FILE))).message).toMatch(/mapping/);

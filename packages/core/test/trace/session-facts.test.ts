@@ -72,9 +72,10 @@ describe("session facts", () => {
     session.recordTitle("Two answers");
     session.recordArchived(true);
     const trace = traceOf(session.tracePath);
-    // The thinking level a session opened with is its baseline (its config); the approval
-    // mode is the host's, so its first value is recorded too; then only changes.
+    // The session opens with its starting settings (here only the thinking level: no approval
+    // mode was given at creation); the host's first mode is recorded when set; then only changes.
     expect(events(trace, "settings_changed")).toEqual([
+      { type: "settings_changed", thinking_level: "medium" },
       { type: "settings_changed", approval_mode: "allow-all" },
       { type: "settings_changed", approval_mode: "read-only" },
       { type: "settings_changed", thinking_level: "high" },
@@ -91,8 +92,46 @@ describe("session facts", () => {
     // After a resume, the recorded level is the baseline: the same level records nothing more.
     const resumed = await h.agent.resumeSession({ sessionId: session.id });
     resumed.setApprovalMode("read-only");
-    expect(events(traceOf(resumed.tracePath), "settings_changed")).toHaveLength(3);
+    expect(events(traceOf(resumed.tracePath), "settings_changed")).toHaveLength(4);
     await resumed.dispose();
+  });
+
+  it("given a new session with an approval mode, then its trace opens with the starting settings, which inspect shows from event 2 and a resume keeps, after a compaction too", async () => {
+    h = await startHarness({ script: [{ text: "one" }, { text: "[summary]\nSaid one.\n[/summary]" }, { text: "two" }] });
+    const session = await h.agent.createSession({ workspaceDir: h.workspace, thinkingLevel: "low", approvalMode: "read-only" });
+    // The host sets the same mode for its first task: nothing more is recorded.
+    session.setApprovalMode("read-only");
+    await collect(session.run("first", { approve: allow }));
+    const first = traceOf(session.tracePath);
+    expect(first[0]?.type).toBe("session_meta");
+    expect(first[1]?.payload).toEqual({ type: "settings_changed", approval_mode: "read-only", thinking_level: "low" });
+    expect(events(first, "settings_changed")).toHaveLength(1);
+    expect((await h.agent.sessionState({ sessionId: session.id, at: 2 })).state.settings).toEqual({ approvalMode: "read-only", thinkingLevel: "low" });
+    expect((await h.agent.inspectState({ sessionId: session.id, at: 2 })).settings).toMatchObject({ approvalMode: "read-only", thinkingLevel: "low" });
+
+    // A compaction rotates the trace; the new file does not repeat the settings.
+    await collect(session.compact());
+    await collect(session.run("second", { approve: allow }));
+    await session.dispose();
+    const files = sessionTraceFiles(h.agent.paths, session.id);
+    expect(files.map((f) => f.index)).toEqual([1, 2]);
+    expect(events(readTraceFile(files[1]!.file).messages, "settings_changed")).toEqual([]);
+    const resumed = await h.agent.resumeSession({ sessionId: session.id });
+    expect(resumed.recordedApprovalMode).toBe("read-only");
+    expect(resumed.thinkingLevel).toBe("low");
+    await resumed.dispose();
+  });
+
+  it("given a persisted session that never ran, then its file already holds the starting settings; an unpersisted one leaves no file", async () => {
+    h = await startHarness({ script: [] });
+    const persisted = await h.agent.createSession({ workspaceDir: h.workspace, persist: true, approvalMode: "allow-all" });
+    const lines = traceOf(persisted.tracePath);
+    expect(lines.map((m) => m.type)).toEqual(["session_meta", "event_msg"]);
+    expect(lines[1]?.payload).toEqual({ type: "settings_changed", approval_mode: "allow-all", thinking_level: "medium" });
+    await persisted.dispose();
+    const lazy = await h.agent.createSession({ workspaceDir: h.workspace });
+    await lazy.dispose();
+    expect(sessionTraceFiles(h.agent.paths, lazy.id)).toEqual([]);
   });
 
   it("given a goal run, when it starts, then goal_started carries the objective and the budget", async () => {

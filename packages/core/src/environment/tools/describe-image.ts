@@ -6,18 +6,19 @@
  * (which calls the project's `vision_model`) with the optional `prompt`; its text is the
  * output. Without a configured describer the call fails with a message that says so.
  */
-import { z } from "zod";
+import { Schema } from "effect";
 import type { BuiltinTool } from "../tool.js";
+import { NonEmptyString, optional, required } from "../tool-params.js";
 import { failed } from "../tool.js";
 import { localFileOperations, type FileOperations } from "../file-operations.js";
 import { loadImage, type ImageMime } from "./image-source.js";
 
-export const describeImageParams = z.object({
-  source: z.string().min(1).describe("An http(s) URL, or a path to an image file (absolute, or relative to the workspace)."),
-  prompt: z.string().optional().describe("What to look for or ask about the image."),
+export const describeImageParams = Schema.Struct({
+  source: required(NonEmptyString, "An http(s) URL, or a path to an image file (absolute, or relative to the workspace)."),
+  prompt: optional(Schema.String, "What to look for or ask about the image."),
 });
 
-export type DescribeImageParams = z.infer<typeof describeImageParams>;
+export type DescribeImageParams = Schema.Schema.Type<typeof describeImageParams>;
 
 export interface DescribeImageDetails {
   mime: ImageMime;

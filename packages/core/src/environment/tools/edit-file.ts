@@ -10,21 +10,22 @@
  * <path>` followed by a unified diff. Binary files, files over the 8 MiB scan cap and the
  * secret files are refused.
  */
-import { z } from "zod";
+import { Schema } from "effect";
 import type { BuiltinTool } from "../tool.js";
+import { NonEmptyString, required, withDefault } from "../tool-params.js";
 import { failed } from "../tool.js";
 import { unifiedDiff } from "../diff.js";
 import { describeFsError, localFileOperations, type FileOperations } from "../file-operations.js";
 import { binaryRefusal, locateFile, looksBinary, SCAN_CAP_BYTES } from "./file-target.js";
 
-export const editFileParams = z.object({
-  file_path: z.string().min(1).describe("The file to edit: absolute, or relative to the workspace."),
-  old_string: z.string().describe("The exact text to replace, including whitespace and indentation."),
-  new_string: z.string().describe("The text to put in its place."),
-  replace_all: z.boolean().default(false).describe("Replace every occurrence instead of exactly one."),
+export const editFileParams = Schema.Struct({
+  file_path: required(NonEmptyString, "The file to edit: absolute, or relative to the workspace."),
+  old_string: required(Schema.String, "The exact text to replace, including whitespace and indentation."),
+  new_string: required(Schema.String, "The text to put in its place."),
+  replace_all: withDefault(Schema.Boolean, false, "Replace every occurrence instead of exactly one."),
 });
 
-export type EditFileParams = z.infer<typeof editFileParams>;
+export type EditFileParams = Schema.Schema.Type<typeof editFileParams>;
 
 export interface EditFileDetails {
   path: string;

@@ -13,8 +13,9 @@
  * command exits, a `[background_task_done]` notice is queued (not when it is killed).
  */
 import { stat } from "node:fs/promises";
-import { z } from "zod";
+import { Schema } from "effect";
 import type { BuiltinTool } from "../tool.js";
+import { NonEmptyString, optional, required, wholeNumberFrom, withDefault } from "../tool-params.js";
 import { failed } from "../tool.js";
 import { clampYield } from "../limits.js";
 import { displayPath, resolveToolPath } from "../tool-paths.js";
@@ -24,22 +25,18 @@ import type { ProcessTable } from "../commands/process-table.js";
 
 export const DEFAULT_EXEC_YIELD_MS = 60_000;
 
-export const execCommandParams = z.object({
-  cmd: z.string().min(1).describe("The shell command, run with `bash -lc`."),
-  workdir: z.string().min(1).optional().describe("Directory to run in: absolute, or relative to the workspace (default: the workspace)."),
-  yield_time_ms: z
-    .number()
-    .int()
-    .min(0)
-    .default(DEFAULT_EXEC_YIELD_MS)
-    .describe("How long to wait for the command before it moves to the background (ms)."),
-  run_in_background: z
-    .boolean()
-    .default(false)
-    .describe("Start in the background and return at once; you are notified when it exits."),
+export const execCommandParams = Schema.Struct({
+  cmd: required(NonEmptyString, "The shell command, run with `bash -lc`."),
+  workdir: optional(NonEmptyString, "Directory to run in: absolute, or relative to the workspace (default: the workspace)."),
+  yield_time_ms: withDefault(
+    wholeNumberFrom(0),
+    DEFAULT_EXEC_YIELD_MS,
+    "How long to wait for the command before it moves to the background (ms).",
+  ),
+  run_in_background: withDefault(Schema.Boolean, false, "Start in the background and return at once; you are notified when it exits."),
 });
 
-export type ExecCommandParams = z.infer<typeof execCommandParams>;
+export type ExecCommandParams = Schema.Schema.Type<typeof execCommandParams>;
 
 export interface ExecCommandDetails {
   processId: string;

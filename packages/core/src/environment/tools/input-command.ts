@@ -10,8 +10,9 @@
  * The window is clamped to [250, timeout − 1000]. An interrupt or timeout only ends the
  * wait: the process keeps running in the background.
  */
-import { z } from "zod";
+import { Schema } from "effect";
 import type { BuiltinTool } from "../tool.js";
+import { NonEmptyString, optional, required, wholeNumberFrom, withDefault } from "../tool-params.js";
 import { failed } from "../tool.js";
 import { clampYield } from "../limits.js";
 import { describeExit } from "../commands/command-process.js";
@@ -23,21 +24,20 @@ export const INPUT_POLL_YIELD_MS = 120_000;
 export const CTRL_C = "\u0003";
 const EXIT_SETTLE_MS = 500;
 
-export const inputCommandParams = z.object({
-  process_id: z.string().min(1).describe("The process_id exec_command gave."),
-  chars: z
-    .string()
-    .default("")
-    .describe("Text to write to the process's stdin (include \\n to submit a line); \\u0003 sends Ctrl-C. Empty: only poll for new output."),
-  yield_time_ms: z
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .describe("How long to collect output (ms): default 250 after a write; a poll waits up to 120000 for new output."),
+export const inputCommandParams = Schema.Struct({
+  process_id: required(NonEmptyString, "The process_id exec_command gave."),
+  chars: withDefault(
+    Schema.String,
+    "",
+    "Text to write to the process's stdin (include \\n to submit a line); \\u0003 sends Ctrl-C. Empty: only poll for new output.",
+  ),
+  yield_time_ms: optional(
+    wholeNumberFrom(0),
+    "How long to collect output (ms): default 250 after a write; a poll waits up to 120000 for new output.",
+  ),
 });
 
-export type InputCommandParams = z.infer<typeof inputCommandParams>;
+export type InputCommandParams = Schema.Schema.Type<typeof inputCommandParams>;
 
 export interface InputCommandDetails {
   processId: string;

@@ -12,8 +12,9 @@
  * waited on it are forwarded (with `origin`) first. If the call is interrupted, the child's
  * task is stopped; the child stays for follow-ups.
  */
-import { z } from "zod";
+import { Schema } from "effect";
 import type { BuiltinTool } from "../tool.js";
+import { NonEmptyString, optional, required, wholeNumberFrom, withDefault } from "../tool-params.js";
 import { failed } from "../tool.js";
 import { clampYield } from "../limits.js";
 import type { CallScopes } from "../../subagents/call-scope.js";
@@ -21,21 +22,20 @@ import { INPUT_SUBAGENT_POLL_YIELD_MS, INPUT_SUBAGENT_PROMPT_YIELD_MS } from "..
 import { outcomeResult, type SubagentToolDetails } from "../../subagents/outcome.js";
 import type { SubagentTable } from "../../subagents/subagent-table.js";
 
-export const inputSubagentParams = z.object({
-  subagent_id: z.string().min(1).describe("The subagent_id run_subagent gave."),
-  prompt: z
-    .string()
-    .default("")
-    .describe("A follow-up task (or, while it runs, steering for its current task). Empty: only wait for the running task."),
-  yield_time_ms: z
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .describe("How long to wait for the answer (ms): default 300000 after a prompt, 10000 when only waiting."),
+export const inputSubagentParams = Schema.Struct({
+  subagent_id: required(NonEmptyString, "The subagent_id run_subagent gave."),
+  prompt: withDefault(
+    Schema.String,
+    "",
+    "A follow-up task (or, while it runs, steering for its current task). Empty: only wait for the running task.",
+  ),
+  yield_time_ms: optional(
+    wholeNumberFrom(0),
+    "How long to wait for the answer (ms): default 300000 after a prompt, 10000 when only waiting.",
+  ),
 });
 
-export type InputSubagentParams = z.infer<typeof inputSubagentParams>;
+export type InputSubagentParams = Schema.Schema.Type<typeof inputSubagentParams>;
 
 export type InputSubagentDetails = SubagentToolDetails;
 

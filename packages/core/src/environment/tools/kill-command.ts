@@ -6,18 +6,19 @@
  * ended. If the call itself is interrupted or times out, SIGKILL is sent at once. A killed
  * command sends no `[background_task_done]` notice.
  */
-import { z } from "zod";
+import { Schema } from "effect";
 import type { BuiltinTool } from "../tool.js";
+import { NonEmptyString, required } from "../tool-params.js";
 import { failed } from "../tool.js";
 import { describeExit } from "../commands/command-process.js";
 import type { ProcessTable } from "../commands/process-table.js";
 import { unknownProcess } from "./input-command.js";
 
-export const killCommandParams = z.object({
-  process_id: z.string().min(1).describe("The process_id exec_command gave."),
+export const killCommandParams = Schema.Struct({
+  process_id: required(NonEmptyString, "The process_id exec_command gave."),
 });
 
-export type KillCommandParams = z.infer<typeof killCommandParams>;
+export type KillCommandParams = Schema.Schema.Type<typeof killCommandParams>;
 
 export interface KillCommandDetails {
   processId: string;

@@ -7,19 +7,20 @@
  * longer be used, and no `[background_task_done]` notice is sent for it. Messages the child
  * produced while nobody waited on it are forwarded (with `origin`) first.
  */
-import { z } from "zod";
+import { Schema } from "effect";
 import type { BuiltinTool } from "../tool.js";
+import { NonEmptyString, required } from "../tool-params.js";
 import { failed } from "../tool.js";
 import type { CallScopes } from "../../subagents/call-scope.js";
 import type { SubagentToolDetails } from "../../subagents/outcome.js";
 import { headerLine } from "../../subagents/result-text.js";
 import type { SubagentTable } from "../../subagents/subagent-table.js";
 
-export const killSubagentParams = z.object({
-  subagent_id: z.string().min(1).describe("The subagent_id run_subagent gave."),
+export const killSubagentParams = Schema.Struct({
+  subagent_id: required(NonEmptyString, "The subagent_id run_subagent gave."),
 });
 
-export type KillSubagentParams = z.infer<typeof killSubagentParams>;
+export type KillSubagentParams = Schema.Schema.Type<typeof killSubagentParams>;
 
 export interface KillSubagentDetails extends SubagentToolDetails {
   /** It was running a task when killed. */

@@ -7,8 +7,9 @@
  * files are refused. When lines remain after the window, the note says which offset
  * continues; the Environment caps the whole output at 64000 characters (archived beyond).
  */
-import { z } from "zod";
+import { Schema } from "effect";
 import type { BuiltinTool } from "../tool.js";
+import { NonEmptyString, required, wholeNumberFrom, withDefault } from "../tool-params.js";
 import { failed } from "../tool.js";
 import { describeFsError, localFileOperations, type FileOperations } from "../file-operations.js";
 import { binaryRefusal, locateFile, looksBinary, SCAN_CAP_BYTES } from "./file-target.js";
@@ -16,13 +17,13 @@ import { binaryRefusal, locateFile, looksBinary, SCAN_CAP_BYTES } from "./file-t
 export const READ_FILE_LINE_CAP = 2000;
 const LINES_PER_CHUNK = 500;
 
-export const readFileParams = z.object({
-  file_path: z.string().min(1).describe("The file to read: absolute, or relative to the workspace."),
-  offset: z.number().int().min(1).default(1).describe("1-based number of the first line to return."),
-  limit: z.number().int().min(1).default(2000).describe("How many lines to return."),
+export const readFileParams = Schema.Struct({
+  file_path: required(NonEmptyString, "The file to read: absolute, or relative to the workspace."),
+  offset: withDefault(wholeNumberFrom(1), 1, "1-based number of the first line to return."),
+  limit: withDefault(wholeNumberFrom(1), 2000, "How many lines to return."),
 });
 
-export type ReadFileParams = z.infer<typeof readFileParams>;
+export type ReadFileParams = Schema.Schema.Type<typeof readFileParams>;
 
 export interface ReadFileDetails {
   path: string;

@@ -5,17 +5,18 @@
  * The image (URL, data: URL or path; PNG, JPEG, GIF or WebP; at most 5 MiB) is returned in
  * the output's `images` as a data URL, with a one-line text saying what was loaded.
  */
-import { z } from "zod";
+import { Schema } from "effect";
 import type { BuiltinTool } from "../tool.js";
+import { NonEmptyString, required } from "../tool-params.js";
 import { failed } from "../tool.js";
 import { localFileOperations, type FileOperations } from "../file-operations.js";
 import { loadImage, type ImageMime } from "./image-source.js";
 
-export const readImageParams = z.object({
-  source: z.string().min(1).describe("An http(s) URL, or a path to an image file (absolute, or relative to the workspace)."),
+export const readImageParams = Schema.Struct({
+  source: required(NonEmptyString, "An http(s) URL, or a path to an image file (absolute, or relative to the workspace)."),
 });
 
-export type ReadImageParams = z.infer<typeof readImageParams>;
+export type ReadImageParams = Schema.Schema.Type<typeof readImageParams>;
 
 export interface ReadImageDetails {
   mime: ImageMime;

@@ -20,8 +20,9 @@
  */
 import { subagentEvent } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
-import { z } from "zod";
+import { Schema } from "effect";
 import type { BuiltinTool } from "../tool.js";
+import { NonEmptyString, optional, required, wholeNumberFrom, withDefault } from "../tool-params.js";
 import { failed } from "../tool.js";
 import { clampYield } from "../limits.js";
 import type { CallScopes } from "../../subagents/call-scope.js";
@@ -35,25 +36,21 @@ const LEVELS = ["none", "low", "medium", "high", "xhigh", "max"] as const satisf
 const everyLevelListed: [Exclude<ThinkingLevel, (typeof LEVELS)[number]>] extends [never] ? true : never = true;
 void everyLevelListed;
 
-export const runSubagentParams = z.object({
-  prompt: z.string().min(1).describe("The task. The subagent sees nothing of this conversation: say everything it needs."),
-  agent_id: z.string().min(1).optional().describe("Run the task as this agent of the project (default: this agent)."),
-  model_id: z.string().min(1).optional().describe("The subagent's model id, given together with `provider` (default: this session's model)."),
-  provider: z.string().min(1).optional().describe("The provider of `model_id`; give both or neither."),
-  thinking_level: z.enum(LEVELS).optional().describe("The subagent's thinking level (default: this session's)."),
-  yield_time_ms: z
-    .number()
-    .int()
-    .min(0)
-    .default(RUN_SUBAGENT_YIELD_MS)
-    .describe("How long to wait for the answer before the subagent moves to the background (ms)."),
-  run_in_background: z
-    .boolean()
-    .default(false)
-    .describe("Start it in the background and return at once; you are notified when it finishes."),
+export const runSubagentParams = Schema.Struct({
+  prompt: required(NonEmptyString, "The task. The subagent sees nothing of this conversation: say everything it needs."),
+  agent_id: optional(NonEmptyString, "Run the task as this agent of the project (default: this agent)."),
+  model_id: optional(NonEmptyString, "The subagent's model id, given together with `provider` (default: this session's model)."),
+  provider: optional(NonEmptyString, "The provider of `model_id`; give both or neither."),
+  thinking_level: optional(Schema.Literal(...LEVELS), "The subagent's thinking level (default: this session's)."),
+  yield_time_ms: withDefault(
+    wholeNumberFrom(0),
+    RUN_SUBAGENT_YIELD_MS,
+    "How long to wait for the answer before the subagent moves to the background (ms).",
+  ),
+  run_in_background: withDefault(Schema.Boolean, false, "Start it in the background and return at once; you are notified when it finishes."),
 });
 
-export type RunSubagentParams = z.infer<typeof runSubagentParams>;
+export type RunSubagentParams = Schema.Schema.Type<typeof runSubagentParams>;
 
 export type RunSubagentDetails = SubagentToolDetails;
 

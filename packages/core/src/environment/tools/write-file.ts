@@ -9,19 +9,20 @@
  * (none when that was binary or over the 8 MiB scan cap). The secret files are refused.
  */
 import { dirname } from "node:path";
-import { z } from "zod";
+import { Schema } from "effect";
 import type { BuiltinTool } from "../tool.js";
+import { NonEmptyString, required } from "../tool-params.js";
 import { failed } from "../tool.js";
 import { unifiedDiff } from "../diff.js";
 import { describeFsError, localFileOperations, type FileOperations } from "../file-operations.js";
 import { locateFile, looksBinary, SCAN_CAP_BYTES } from "./file-target.js";
 
-export const writeFileParams = z.object({
-  file_path: z.string().min(1).describe("The file to write: absolute, or relative to the workspace."),
-  content: z.string().describe("The complete new content of the file."),
+export const writeFileParams = Schema.Struct({
+  file_path: required(NonEmptyString, "The file to write: absolute, or relative to the workspace."),
+  content: required(Schema.String, "The complete new content of the file."),
 });
 
-export type WriteFileParams = z.infer<typeof writeFileParams>;
+export type WriteFileParams = Schema.Schema.Type<typeof writeFileParams>;
 
 export interface WriteFileDetails {
   path: string;
