@@ -95,4 +95,19 @@ describe("facts.db migrations", () => {
     expect(users.get("erin")).toBeDefined();
     facts.sqlite.close();
   });
+
+  it("prepare a query once and bind each call's arguments; refuse a builder that does not use an argument as a value", async () => {
+    const facts = await openDatabase(tempFile());
+    const users = new UserStore(facts);
+    for (const [userId, createdAt] of [["gus", 5], ["hal", 7], ["ida", 9]] as const) users.insert({ userId, passwordHash: "h", isAdmin: false, passwordIsInitial: false, createdAt });
+    const between = facts.prepare(2, (from: number, to: number) => facts.query.selectFrom("users").select("user_id").where("created_at", ">=", from).where("created_at", "<=", to).orderBy("user_id"));
+    expect(between.all(6, 9).map((r) => r.user_id)).toEqual(["hal", "ida"]);
+    expect(between.all(0, 5).map((r) => r.user_id)).toEqual(["gus"]);
+    expect(between.first(100, 200)).toBeUndefined();
+    const rename = facts.prepare(2, (from: string, to: string) => facts.query.updateTable("users").set({ user_id: to }).where("user_id", "=", from));
+    expect(rename.run("gus", "guy").changes).toBe(1);
+    expect(users.get("guy")?.createdAt).toBe(5);
+    expect(() => facts.prepare(1, (_unused: string) => facts.query.selectFrom("users").selectAll())).toThrow("must use each of its 1 arguments");
+    facts.sqlite.close();
+  });
 });

@@ -33,13 +33,20 @@ const toAgent = (r: RawAgent): AgentRow => ({ agentId: r.agent_id, name: r.name,
 
 export class ProjectStore {
   readonly #facts: FactsDb;
+  readonly #get;
+  readonly #isMember;
 
   constructor(facts: FactsDb) {
     this.#facts = facts;
+    // The access checks of every project-scoped request: compiled once.
+    this.#get = facts.prepare(1, (projectId: string) => facts.query.selectFrom("projects").selectAll().where("project_id", "=", projectId));
+    this.#isMember = facts.prepare(2, (projectId: string, userId: string) =>
+      facts.query.selectFrom("project_members").select((eb) => eb.lit(1).as("n")).where("project_id", "=", projectId).where("user_id", "=", userId),
+    );
   }
 
   get(projectId: string): ProjectRow | undefined {
-    const r = this.#facts.first(this.#facts.query.selectFrom("projects").selectAll().where("project_id", "=", projectId));
+    const r = this.#get.first(projectId);
     return r === undefined ? undefined : toProject(r);
   }
 
@@ -89,8 +96,7 @@ export class ProjectStore {
   }
 
   isMember(projectId: string, userId: string): boolean {
-    const q = this.#facts.query.selectFrom("project_members").select((eb) => eb.lit(1).as("n")).where("project_id", "=", projectId).where("user_id", "=", userId);
-    return this.#facts.first(q) !== undefined;
+    return this.#isMember.first(projectId, userId) !== undefined;
   }
 
   addMember(projectId: string, userId: string, now: number): void {

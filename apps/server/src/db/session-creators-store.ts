@@ -14,9 +14,11 @@ import type { FactsDb } from "./facts-db.js";
 
 export class SessionCreators {
   readonly #facts: FactsDb;
+  readonly #creatorOf;
 
   constructor(facts: FactsDb) {
     this.#facts = facts;
+    this.#creatorOf = facts.prepare(1, (sessionId: string) => facts.query.selectFrom("session_creators").select("user_id").where("session_id", "=", sessionId));
   }
 
   record(sessionId: string, userId: string): void {
@@ -24,6 +26,6 @@ export class SessionCreators {
   }
 
   creatorOf(sessionId: string): string | undefined {
-    return this.#facts.first(this.#facts.query.selectFrom("session_creators").select("user_id").where("session_id", "=", sessionId))?.user_id;
+    return this.#creatorOf.first(sessionId)?.user_id;
   }
 }

@@ -96,9 +96,12 @@ export interface NewSession {
 
 export class SessionStore {
   readonly #facts: FactsDb;
+  readonly #get;
 
   constructor(facts: FactsDb) {
     this.#facts = facts;
+    // Every session-scoped request looks its session up: compiled once.
+    this.#get = facts.prepare(1, (sessionId: string) => this.#select().where("s.session_id", "=", sessionId));
   }
 
   /** Every session column, and the run source from the derived trace cache. */
@@ -107,7 +110,7 @@ export class SessionStore {
   }
 
   get(sessionId: string): SessionRow | undefined {
-    const r = this.#facts.first(this.#select().where("s.session_id", "=", sessionId));
+    const r = this.#get.first(sessionId);
     return r === undefined ? undefined : toRow(r);
   }
 

@@ -25,13 +25,15 @@ const toRow = (r: Selectable<UsersTable>): UserRow => ({
 
 export class UserStore {
   readonly #facts: FactsDb;
+  readonly #get;
 
   constructor(facts: FactsDb) {
     this.#facts = facts;
+    this.#get = facts.prepare(1, (userId: string) => facts.query.selectFrom("users").selectAll().where("user_id", "=", userId));
   }
 
   get(userId: string): UserRow | undefined {
-    const r = this.#facts.first(this.#facts.query.selectFrom("users").selectAll().where("user_id", "=", userId));
+    const r = this.#get.first(userId);
     return r === undefined ? undefined : toRow(r);
   }
 
