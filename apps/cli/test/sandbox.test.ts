@@ -2,7 +2,8 @@
 // scripted command that reads the project config by its absolute path, writes next to the
 // workspace and opens a socket to a server this test runs. With `--sandbox` all three fail
 // and the API key reaches neither the output nor the trace; without it the same run gets all
-// three (so the checks can fail). `--sandbox-network` alone, and `--sandbox` where bwrap
+// three (so the checks can fail); with `--sandbox --sandbox-network` only the socket opens.
+// `--sandbox-network` alone, and `--sandbox` where bwrap
 // cannot run, are usage errors (exit 2) that say what to do. Where bwrap cannot run here,
 // the sandboxed case is skipped and its name says why.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -66,6 +67,14 @@ describe("penguin run --sandbox", { timeout: 120_000 }, () => {
     expect(r.trace).not.toContain(KEY);
     expect(r.escaped).toBe("");
     expect(r.connections).toBe(0);
+  });
+
+  it.skipIf(!availability.available)(`with --sandbox-network: the socket opens, the key and the outside stay out of reach${skipReason}`, async () => {
+    const r = await attempt(["--sandbox", "--sandbox-network"]);
+    expect(r.code, r.all).toBe(0);
+    expect(r.connections).toBe(1);
+    expect(r.trace).not.toContain(KEY);
+    expect(r.escaped).toBe("");
   });
 
   it("without it, the same commands read the key, write outside and connect", async () => {

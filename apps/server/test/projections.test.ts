@@ -12,6 +12,53 @@ import { SERVER_PROJECTIONS } from "../src/services/projections.js";
 import { startHarness, type Harness } from "./helpers/harness.js";
 import { newSession, openStream, text, untilRunsEnded } from "./helpers/session.js";
 
+/**
+ * facts.db exactly as the hand-written migrations left it (schema version 2, with the
+ * session_creators table its store created on first use): the file a server from before the
+ * move to Kysely has on disk.
+ */
+const HAND_WRITTEN_SCHEMA_V2 = `
+CREATE TABLE users (user_id TEXT PRIMARY KEY, password_hash TEXT NOT NULL, is_admin INTEGER NOT NULL DEFAULT 0, password_is_initial INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL);
+CREATE TABLE auth_sessions (token_hash TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(user_id) ON DELETE CASCADE, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, via TEXT NOT NULL DEFAULT 'password');
+CREATE INDEX auth_sessions_by_user ON auth_sessions(user_id);
+CREATE TABLE projects (project_id TEXT PRIMARY KEY, owner_user_id TEXT NOT NULL REFERENCES users(user_id), name TEXT, created_at INTEGER NOT NULL);
+CREATE TABLE project_members (project_id TEXT NOT NULL REFERENCES projects(project_id) ON DELETE CASCADE, user_id TEXT NOT NULL REFERENCES users(user_id) ON DELETE CASCADE, created_at INTEGER NOT NULL, PRIMARY KEY (project_id, user_id));
+CREATE INDEX project_members_by_user ON project_members(user_id);
+CREATE TABLE agents (project_id TEXT NOT NULL REFERENCES projects(project_id) ON DELETE CASCADE, agent_id TEXT NOT NULL, name TEXT, description TEXT, created_at INTEGER NOT NULL, PRIMARY KEY (project_id, agent_id));
+CREATE TABLE sessions (session_id TEXT PRIMARY KEY, project_id TEXT NOT NULL, agent_id TEXT NOT NULL, provider TEXT, model_id TEXT, workspace TEXT, approval_mode TEXT NOT NULL DEFAULT 'allow-all', thinking_level TEXT, title TEXT, archived_at INTEGER, client TEXT NOT NULL DEFAULT 'web' CHECK (client IN ('web', 'cli')), has_trace INTEGER NOT NULL DEFAULT 0, fork_count INTEGER NOT NULL DEFAULT 0, last_active_at INTEGER NOT NULL, created_at INTEGER NOT NULL);
+CREATE INDEX sessions_by_agent ON sessions(project_id, agent_id, last_active_at DESC);
+CREATE TABLE schedule_state (project_id TEXT NOT NULL, agent_id TEXT NOT NULL, name TEXT NOT NULL, creator_user_id TEXT, start_at_ms INTEGER, def_hash TEXT, last_slot_ms INTEGER, last_fired_at INTEGER, fired_once INTEGER NOT NULL DEFAULT 0, missed INTEGER NOT NULL DEFAULT 0, invalid_reason TEXT, PRIMARY KEY (project_id, agent_id, name));
+CREATE TABLE goal_state (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, project_id TEXT NOT NULL, agent_id TEXT NOT NULL, objective TEXT NOT NULL, status TEXT NOT NULL, budget INTEGER, used INTEGER NOT NULL DEFAULT 0, rounds INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+CREATE TABLE ui_prefs (user_id TEXT PRIMARY KEY REFERENCES users(user_id) ON DELETE CASCADE, prefs_json TEXT NOT NULL);
+CREATE TABLE server_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE trace_sessions (session_id TEXT PRIMARY KEY, project_id TEXT NOT NULL, agent_id TEXT NOT NULL, source TEXT, file_count INTEGER NOT NULL, mtime_ms INTEGER NOT NULL);
+CREATE TABLE trace_files (path TEXT PRIMARY KEY, session_id TEXT NOT NULL, file_index INTEGER NOT NULL, size INTEGER NOT NULL, mtime_ms INTEGER NOT NULL);
+CREATE INDEX trace_files_by_session ON trace_files(session_id);
+CREATE TABLE session_creators (session_id TEXT PRIMARY KEY, user_id TEXT NOT NULL);
+`;
+
+/** Rewrites `<root>/facts.db` into the hand-written v2 layout, every row of every table kept. */
+function rewriteAsHandWrittenV2(root: string): void {
+  const file = join(root, "facts.db");
+  const made = new BetterSqlite3(file);
+  made.pragma("wal_checkpoint(TRUNCATE)");
+  made.close();
+  const rebuilt = join(root, "facts-v2.db");
+  const old = new BetterSqlite3(rebuilt);
+  old.exec(HAND_WRITTEN_SCHEMA_V2);
+  old.pragma("user_version = 2");
+  old.prepare("ATTACH DATABASE ? AS made").run(file);
+  const tables = (old.prepare("select name from main.sqlite_master where type = 'table' and name <> 'sqlite_sequence'").all() as { name: string }[]).map((r) => r.name);
+  for (const table of tables) {
+    const columns = (old.prepare(`select name from pragma_table_info('${table}')`).all() as { name: string }[]).map((r) => r.name).join(", ");
+    old.exec(`INSERT INTO main.${table} (${columns}) SELECT ${columns} FROM made.${table}`);
+  }
+  old.exec("DETACH DATABASE made");
+  old.close();
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
+  renameSync(rebuilt, file);
+}
+
 let h: Harness | undefined;
 afterEach(async () => {
   await h?.cleanup();
@@ -123,10 +170,12 @@ describe("facts.db", { timeout: 30_000 }, () => {
     const membersBefore = (await bob.get("/api/projects/bobs_project/members")).body;
     await h.server.close();
 
-    // Make the root look like one from before: web.db at schema version 1, usage tables and all.
+    // Make the root look like one from before: web.db at schema version 1, usage tables and all,
+    // without what later steps added (Kysely's bookkeeping, the sandbox_network column).
     const root = h.root;
     const facts = join(root, "facts.db");
     const legacy = new BetterSqlite3(facts);
+    legacy.exec("DROP TABLE kysely_migration; DROP TABLE kysely_migration_lock; ALTER TABLE sessions DROP COLUMN sandbox_network;");
     legacy.exec("CREATE TABLE usage_records (id INTEGER PRIMARY KEY, ts INTEGER); CREATE TABLE error_records (id INTEGER PRIMARY KEY, ts INTEGER);");
     legacy.pragma("user_version = 1");
     legacy.close();
@@ -152,5 +201,53 @@ describe("facts.db", { timeout: 30_000 }, () => {
     tables.close();
     expect(names).toEqual(expect.arrayContaining(["users", "auth_sessions", "projects", "project_members", "ui_prefs", "server_settings", "schedule_state"]));
     expect(names).not.toContain("usage_records");
+  });
+
+  it("upgrades a facts.db made by the hand-written migrations (schema version 2) in place, keeping every user, login, project, member, preference and session creator", async () => {
+    h = await startHarness();
+    const admin = await h.admin();
+    expect((await admin.post("/api/admin/users", { userId: "carol", password: "carol-password-123" })).status).toBe(201);
+    const carol = h.client();
+    expect((await carol.login("carol", "carol-password-123")).status).toBe(200);
+    expect((await carol.put("/api/me/prefs", { theme: "dark", sidebar: 240 })).status).toBe(200);
+    expect((await admin.post("/api/projects/default_project/members", { userId: "carol" })).status).toBeLessThan(300);
+    // Carol creates a session, so she (a member, not an owner) may control it: the creator record.
+    const sid = await newSession(carol, { workspace: h.workspace });
+    expect((await carol.patch(`/api/sessions/${sid}`, { approvalMode: "always-ask" })).status).toBe(200);
+    const projectsBefore = (await carol.get("/api/projects")).body;
+    const membersBefore = (await admin.get("/api/projects/default_project/members")).body;
+    const usersBefore = (await admin.get("/api/admin/users")).body;
+    await h.server.close();
+
+    rewriteAsHandWrittenV2(h.root);
+    const before = new BetterSqlite3(join(h.root, "facts.db"), { readonly: true });
+    expect(before.pragma("user_version", { simple: true })).toBe(2);
+    expect((before.prepare("select name from sqlite_master where name like 'kysely%'").all() as unknown[]).length).toBe(0);
+    before.close();
+
+    const kit = h.kit;
+    const restarted = await startHarness({ root: h.root, adminPassword: h.adminPassword });
+    await kit.close();
+    h = restarted;
+    const sameBrowser = h.client();
+    sameBrowser.cookie = carol.cookie;
+    expect((await sameBrowser.get("/api/projects")).body).toEqual(projectsBefore);
+    expect((await sameBrowser.get("/api/me/prefs")).body).toEqual({ theme: "dark", sidebar: 240 });
+    expect((await sameBrowser.patch(`/api/sessions/${sid}`, { approvalMode: "allow-all" })).status).toBe(200);
+    expect((await sameBrowser.get(`/api/sessions/${sid}`)).body).toMatchObject({ id: sid, approvalMode: "allow-all", sandboxNetwork: false });
+    const again = h.client();
+    expect((await again.login("carol", "carol-password-123")).status).toBe(200);
+    const adminAgain = await h.admin();
+    expect((await adminAgain.get("/api/projects/default_project/members")).body).toEqual(membersBefore);
+    expect((await adminAgain.get("/api/admin/users")).body).toEqual(usersBefore);
+
+    const after = new BetterSqlite3(join(h.root, "facts.db"), { readonly: true });
+    const applied = (after.prepare("select name from kysely_migration order by name").all() as { name: string }[]).map((r) => r.name);
+    const sessionColumns = (after.prepare("select name from pragma_table_info('sessions')").all() as { name: string }[]).map((r) => r.name);
+    const version = after.pragma("user_version", { simple: true });
+    after.close();
+    expect(applied).toEqual(["0001_initial_schema", "0002_usage_moves_to_projections", "0003_session_creators", "0004_session_sandbox_network"]);
+    expect(sessionColumns).toContain("sandbox_network");
+    expect(version).toBe(applied.length);
   });
 });

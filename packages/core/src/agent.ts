@@ -24,7 +24,7 @@ import type { SleepFn } from "./engine/reconnect.js";
 import { GatewayLLM } from "./llm/gateway-llm.js";
 import { ToolCallIdAllocator } from "./llm/tool-call-ids.js";
 import { createEnvironment, type EnvironmentConfig } from "./environment/index.js";
-import { probeSandbox, type CommandSandbox, type SandboxOptions } from "./environment/commands/sandbox.js";
+import { defaultPrivateHomes, hostSecretFiles, probeSandbox, type CommandSandbox, type SandboxOptions } from "./environment/commands/sandbox.js";
 import { visionDescriber } from "./llm/vision-describer.js";
 import { parseMcpServers } from "./environment/mcp/config.js";
 import { loadMcpHub } from "./environment/mcp/load-hub.js";
@@ -366,7 +366,9 @@ export class Agent {
    * workspace, the session's scratchpad and the agent's shared_env (writable), agent_state
    * (read-only, so skills' scripts run; its vault masked: vault values reach commands through
    * their environment only). Hidden: the whole data root (every project's credentials, vaults,
-   * traces and databases) and the workspace's parent folder (the other workspaces).
+   * traces and databases) and the workspace's parent folder (the other workspaces). Private:
+   * the host's home folders (empty and throwaway inside; PATH tools in them stay). Masked too:
+   * the host's password hashes and SSH host keys.
    */
   #sandbox(requested: SandboxOptions | undefined, workspace: string, sessionId: string): CommandSandbox | undefined {
     const options = requested ?? this.#options.sandbox;
@@ -386,7 +388,8 @@ export class Agent {
       readOnly: [paths.agentState],
       hidden: [paths.root, ...(options.hide ?? [])],
       hiddenUnlessOnPath: parent === workspace ? [] : [parent],
-      masked: [paths.vault],
+      masked: [paths.vault, ...hostSecretFiles()],
+      privateHomes: options.privateHomes ?? defaultPrivateHomes(),
       network: options.network === true,
       ...(bwrapPath === undefined ? {} : { bwrapPath }),
     };
@@ -458,7 +461,7 @@ export class Agent {
           ? p.replay.subagents
           : createSubagentRunner({
             workspaceDir: meta.workspace,
-            ...(p.sandbox === undefined ? {} : { sandbox: { enabled: true, network: p.sandbox.network, hide: p.sandbox.hidden } }),
+            ...(p.sandbox === undefined ? {} : { sandbox: { enabled: true, network: p.sandbox.network, hide: p.sandbox.hidden, privateHomes: p.sandbox.privateHomes ?? [] } }),
             agentFor: (agentId) => this.#childAgent(agentId),
             parent: () => ({ provider: meta.provider, modelId: meta.model_id, thinkingLevel: built?.thinkingLevel ?? p.thinkingLevel }),
           });

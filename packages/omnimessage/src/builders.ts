@@ -190,13 +190,16 @@ export function steeringRecalled(steeringId: string, opts?: BuildOptions): OmniM
 
 /** Only the settings given are recorded; at least one must be. */
 export function settingsChanged(
-  settings: { approval_mode?: string; thinking_level?: string },
+  settings: { approval_mode?: string; thinking_level?: string; sandbox_network?: boolean },
   opts?: BuildOptions,
 ): OmniMessage<"event_msg"> {
-  if (settings.approval_mode === undefined && settings.thinking_level === undefined) {
-    throw new Error("settingsChanged needs approval_mode or thinking_level");
+  if (settings.approval_mode === undefined && settings.thinking_level === undefined && settings.sandbox_network === undefined) {
+    throw new Error("settingsChanged needs approval_mode, thinking_level or sandbox_network");
   }
-  return eventMessage({ type: "settings_changed", approval_mode: settings.approval_mode, thinking_level: settings.thinking_level }, opts);
+  return eventMessage(
+    { type: "settings_changed", approval_mode: settings.approval_mode, thinking_level: settings.thinking_level, ...(settings.sandbox_network === undefined ? {} : { sandbox_network: settings.sandbox_network }) },
+    opts,
+  );
 }
 
 export function sessionTitle(title: string, opts?: BuildOptions): OmniMessage<"event_msg"> {

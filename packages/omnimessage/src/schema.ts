@@ -344,13 +344,15 @@ export const SteeringRecalledPayloadSchema = Schema.mutable(
 /**
  * A per-session setting changed. Only the fields that changed are present. Values are kept as
  * strings here: the vocabularies (approval modes, thinking levels) belong to core and models,
- * and an older reader must not reject a newer value.
+ * and an older reader must not reject a newer value. `sandbox_network` is a plain flag: whether
+ * the session's sandboxed commands may use the network (the host decides who may allow it).
  */
 export const SettingsChangedPayloadSchema = Schema.mutable(
   Schema.Struct({
     type: Schema.Literal("settings_changed"),
     approval_mode: optional(Schema.String),
     thinking_level: optional(Schema.String),
+    sandbox_network: optional(Schema.Boolean),
   }),
 ).annotations({ identifier: "SettingsChangedPayload" });
 

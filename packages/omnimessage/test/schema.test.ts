@@ -27,6 +27,8 @@ describe("decodeEnvelope", () => {
       steeringRecalled("steer-1", { at }),
       settingsChanged({ approval_mode: "ask", thinking_level: "high" }, { at }),
       settingsChanged({ thinking_level: "low" }, { at }),
+      settingsChanged({ sandbox_network: true }, { at }),
+      settingsChanged({ sandbox_network: false }, { at }),
       sessionTitle("Fix the build", { at }),
       sessionArchived(true, { at }),
       goalStarted("ship it", 500_000, { at }),
@@ -36,6 +38,15 @@ describe("decodeEnvelope", () => {
       const decoded = decodeEnvelope(JSON.parse(JSON.stringify(e)));
       expect(decoded).toEqual({ ok: true, message: e });
     }
+  });
+
+  it("given a settings change with sandbox_network, when decoded, then the flag is a boolean and a string is rejected", () => {
+    const allowed = settingsChanged({ sandbox_network: true }, { at });
+    expect(allowed.payload).toEqual({ type: "settings_changed", sandbox_network: true });
+    const bad = decodeEnvelope({ ...allowed, payload: { type: "settings_changed", sandbox_network: "yes" } });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.error).toContain('["payload"]["sandbox_network"]');
+    expect(() => settingsChanged({})).toThrow("sandbox_network");
   });
 
   it("given a line with unknown extra fields and fidelity, when decoded, then both are kept byte-exact", () => {

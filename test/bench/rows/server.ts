@@ -1,12 +1,18 @@
 // Row 7: the server, measured by test/bench/server/ (written alongside, by the server's owner).
 // Folded in when test/bench/server/index.ts exists and exports
 // `runServerBench(opts): Promise<{ p50, p99, rssMb, sessions }>`; skipped with a note otherwise.
+//
+// Side by side with the Hono server from git history: set PENGUIN_BENCH_HONO to a prepared
+// checkout (test/bench/server/hono-tree.ts makes one), or PENGUIN_BENCH_HONO_COMMIT to a commit
+// to unpack and install (empty: the last Hono commit). The same load then runs against it right
+// after this tree's server, and each metric carries it as its baseline (with the ratio).
 import { existsSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { RowResult } from "../lib/stats.js";
 import { metric } from "../lib/stats.js";
 
 const ENTRY = fileURLToPath(new URL("../server/index.ts", import.meta.url));
+const HONO_TREE = fileURLToPath(new URL("../server/hono-tree.ts", import.meta.url));
 
 interface ServerFigures {
   p50: number;
@@ -15,20 +21,34 @@ interface ServerFigures {
   sessions: number;
 }
 
+type RunServerBench = (opts: { quick: boolean; serverDir?: string }) => Promise<ServerFigures>;
+
+async function honoDir(): Promise<string | undefined> {
+  const dir = process.env.PENGUIN_BENCH_HONO;
+  if (dir !== undefined && dir !== "") return dir;
+  const commit = process.env.PENGUIN_BENCH_HONO_COMMIT;
+  if (commit === undefined) return undefined;
+  const tree = (await import(pathToFileURL(HONO_TREE).href)) as { prepareTree(commit?: string): string; LAST_HONO_COMMIT: string };
+  return tree.prepareTree(commit === "" ? tree.LAST_HONO_COMMIT : commit);
+}
+
 export async function rowServer(quick: boolean): Promise<RowResult> {
   const title = "Server (test/bench/server)";
   if (!existsSync(ENTRY)) return { row: 7, title, metrics: [], note: "skipped: test/bench/server/index.ts does not exist yet" };
-  const mod = (await import(pathToFileURL(ENTRY).href)) as { runServerBench?: (opts: { quick: boolean }) => Promise<ServerFigures> };
+  const mod = (await import(pathToFileURL(ENTRY).href)) as { runServerBench?: RunServerBench };
   if (typeof mod.runServerBench !== "function") return { row: 7, title, metrics: [], note: "skipped: test/bench/server/index.ts has no runServerBench export" };
   const r = await mod.runServerBench({ quick });
+  const dir = await honoDir();
+  const hono = dir === undefined ? undefined : await mod.runServerBench({ quick, serverDir: dir });
+  const against = (samples: number) => (hono === undefined ? {} : { baseline: { name: "Hono server (git history)", samples: [samples] } });
   return {
     row: 7,
     title: `${title}: ${r.sessions} sessions`,
     metrics: [
-      metric("p50 latency, message made → subscriber", "ms", "lower", [r.p50]),
-      metric("p99 latency, message made → subscriber", "ms", "lower", [r.p99], { goal: "≤ 50 ms at 200 sessions" }),
-      metric("server peak RSS", "MB", "lower", [r.rssMb]),
+      metric("p50 latency, message made → subscriber", "ms", "lower", [r.p50], against(hono?.p50 ?? Number.NaN)),
+      metric("p99 latency, message made → subscriber", "ms", "lower", [r.p99], { goal: "≤ 20 ms at 200 sessions", ...against(hono?.p99 ?? Number.NaN) }),
+      metric("server peak RSS", "MB", "lower", [r.rssMb], { goal: "≤ 200 MB at 200 sessions", ...against(hono?.rssMb ?? Number.NaN) }),
     ],
-    note: "one run: the figures are the server bench's own percentiles",
+    note: hono === undefined ? "one run: the figures are the server bench's own percentiles" : `one run each, this tree's server then the Hono one (${dir}), same load`,
   };
 }

@@ -5,8 +5,14 @@
 // process's peak RSS. Goal (printed by the callers, never asserted): 200 sessions with
 // p99 ≤ 50 ms. The clients and the testkit share one process, so under heavy load part of
 // the latency measured is theirs.
+//
+// `serverDir` runs the same load against another tree's server instead: a checkout of an older
+// commit (the Hono server, from git history; hono-tree.ts makes one), installed with its own
+// dependencies. Only its `packages/server/src/start.ts` (or `apps/server/src/start.ts`) runs, in
+// that tree; the fake model, the clients and the project config are this bench's, so the two
+// servers see exactly the same traffic.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,6 +29,15 @@ export interface ServerBenchOptions {
   events?: number;
   /** Pause between the model's SSE events, ms (default 5). */
   delayMs?: number;
+  /** Another tree (a checkout of an older commit) whose server runs instead of this one's. */
+  serverDir?: string;
+  /**
+   * Run the server from its build (`dist/`, made by `tsc -b`) instead of its TypeScript
+   * sources through tsx: what a deployed server loads, without the transpiler's own memory.
+   */
+  built?: boolean;
+  /** More node flags for the server process (`--max-semi-space-size=4`, `--trace-gc`…), to look into its memory. */
+  nodeArgs?: readonly string[];
 }
 
 export interface ServerBenchResult {
@@ -33,6 +48,10 @@ export interface ServerBenchResult {
   /** Events received per session (for the record). */
   eventsPerSession: number;
   wallMs: number;
+  /** The server's V8 heap in use at the end of the run, MB (NaN when it did not say). */
+  heapUsedMb: number;
+  /** Memory held outside the V8 heap (Buffers, native) at the end of the run, MB. */
+  externalMb: number;
 }
 
 const CHILD = fileURLToPath(new URL("./server-child.ts", import.meta.url));
@@ -51,10 +70,22 @@ export async function runServerBench(opts: ServerBenchOptions = {}): Promise<Ser
     default_model: { provider: "testkit", model_id: "bench-model" },
     models: [{ provider: "testkit", model_id: "bench-model", client_type: "openai-chat", base_url: kit.baseUrl("openai-chat"), api_key: "sk-bench-000000000000", context_window: 128000 }],
   });
-  const child = spawn(process.execPath, ["--conditions=development", "--import", "tsx", CHILD], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PENGUIN_BENCH_ROOT: root, PENGUIN_BENCH_WORKSPACE_ROOT: tmpdir() },
+  const entry = opts.serverDir === undefined ? undefined : serverEntryIn(opts.serverDir, opts.built === true);
+  const conditions = opts.built === true ? [] : ["--conditions=development"];
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...conditions, "--import", "tsx", CHILD], {
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      PENGUIN_BENCH_ROOT: root,
+      PENGUIN_BENCH_WORKSPACE_ROOT: tmpdir(),
+      ...(entry === undefined ? {} : { PENGUIN_BENCH_SERVER_ENTRY: entry }),
+    },
+    ...(opts.serverDir === undefined ? {} : { cwd: opts.serverDir }),
     stdio: ["ignore", "pipe", "inherit"],
   });
+  let childOutput = "";
+  child.stdout?.on("data", (chunk: Buffer) => (childOutput += chunk.toString("utf8")));
+  let result: Omit<ServerBenchResult, "heapUsedMb" | "externalMb"> | undefined;
   try {
     const url = await readyUrl(child.stdout);
     const password = readFileSync(join(root, "initial-admin-password"), "utf8").trim();
@@ -80,7 +111,7 @@ export async function runServerBench(opts: ServerBenchOptions = {}): Promise<Ser
     const results = await Promise.all(streams.map((s) => s.done));
     const wallMs = performance.now() - started;
     const latencies = results.flatMap((r) => r.latencies).sort((a, b) => a - b);
-    return {
+    result = {
       p50: percentile(latencies, 0.5),
       p99: percentile(latencies, 0.99),
       rssMb: peakRssMb(child.pid),
@@ -96,6 +127,20 @@ export async function runServerBench(opts: ServerBenchOptions = {}): Promise<Ser
     rmSync(root, { recursive: true, force: true });
     rmSync(workspace, { recursive: true, force: true });
   }
+  if (result === undefined) throw new Error("the server bench produced no figures");
+  const memory = /MEMORY (\{.*\})/.exec(childOutput)?.[1];
+  const parsed = memory === undefined ? undefined : (JSON.parse(memory) as { heapUsed: number; external: number });
+  return { ...result, heapUsedMb: parsed === undefined ? Number.NaN : parsed.heapUsed / 1048576, externalMb: parsed === undefined ? Number.NaN : parsed.external / 1048576 };
+}
+
+/** The start module of the server in another tree, in either layout (packages/ or apps/), its build's when `built`. */
+export function serverEntryIn(dir: string, built = false): string {
+  const file = built ? "dist/start.js" : "src/start.ts";
+  for (const app of ["packages/server", "apps/server"]) {
+    const entry = join(dir, app, file);
+    if (existsSync(entry)) return entry;
+  }
+  throw new Error(`${dir} has no packages/server/${file} or apps/server/${file}: give the root of a checkout of this repository${built ? ", built with npx tsc -b" : ""}`);
 }
 
 function percentile(sorted: number[], q: number): number {

@@ -3,7 +3,17 @@
 // not the out-of-band title call), workspaces allowed under PENGUIN_BENCH_WORKSPACE_ROOT (the
 // bench's temp folder), and one `READY <url>` line on stdout when it listens.
 // SIGTERM stops it gracefully.
-import { startServer } from "@penguin/server";
+//
+// PENGUIN_BENCH_SERVER_ENTRY, when set, is the start module of another tree's server (an
+// older commit's, for a side-by-side run); it is imported instead of this tree's. Options an
+// older server does not know (workspaceRoots) are simply not read by it.
+import { pathToFileURL } from "node:url";
+
+interface StartedServer {
+  url: string;
+  close(): Promise<void>;
+}
+type StartServer = (options: { root: string; port: number; env: NodeJS.ProcessEnv; app: Record<string, unknown> }) => Promise<StartedServer>;
 
 const root = process.env.PENGUIN_BENCH_ROOT;
 if (root === undefined || root === "") {
@@ -11,8 +21,14 @@ if (root === undefined || root === "") {
   process.exit(2);
 }
 const workspaceRoot = process.env.PENGUIN_BENCH_WORKSPACE_ROOT;
-const server = await startServer({ root, port: 0, env: {}, app: { generateTitles: false, ...(workspaceRoot ? { workspaceRoots: [workspaceRoot] } : {}) } });
+const entry = process.env.PENGUIN_BENCH_SERVER_ENTRY;
+const mod = (entry === undefined || entry === "" ? await import("@penguin/server") : await import(pathToFileURL(entry).href)) as { startServer: StartServer };
+const server = await mod.startServer({ root, port: 0, env: {}, app: { generateTitles: false, ...(workspaceRoot ? { workspaceRoots: [workspaceRoot] } : {}) } });
 process.stdout.write(`READY ${server.url}\n`);
+// Where the memory is at the end of the run (the bench prints it beside the peak RSS): a
+// `MEMORY {…}` line, then the graceful stop.
 process.once("SIGTERM", () => {
+  const m = process.memoryUsage();
+  process.stdout.write(`MEMORY ${JSON.stringify({ rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers })}\n`);
   void server.close().then(() => process.exit(0));
 });

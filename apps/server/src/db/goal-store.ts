@@ -3,7 +3,9 @@
  * ended), so the web shows a goal's progress without re-reading traces. The trace's
  * `goal_finished` event stays the record; this table is an index of it.
  */
-import type { Database } from "better-sqlite3";
+import type { Selectable } from "kysely";
+import type { FactsDb } from "./facts-db.js";
+import type { GoalStateTable } from "./facts-schema.js";
 
 export interface GoalRow {
   id: number;
@@ -19,19 +21,7 @@ export interface GoalRow {
   updatedAt: number;
 }
 
-interface RawGoal {
-  id: number;
-  session_id: string;
-  objective: string;
-  status: string;
-  budget: number | null;
-  used: number;
-  rounds: number;
-  created_at: number;
-  updated_at: number;
-}
-
-const toRow = (r: RawGoal): GoalRow => ({
+const toRow = (r: Selectable<GoalStateTable>): GoalRow => ({
   id: r.id,
   sessionId: r.session_id,
   objective: r.objective,
@@ -44,29 +34,25 @@ const toRow = (r: RawGoal): GoalRow => ({
 });
 
 export class GoalStore {
-  readonly #start;
-  readonly #progress;
-  readonly #latest;
+  readonly #facts: FactsDb;
 
-  constructor(db: Database) {
-    this.#start = db.prepare<[string, string, string, string, number | null, number, number]>(
-      "INSERT INTO goal_state (session_id, project_id, agent_id, objective, status, budget, used, rounds, created_at, updated_at) VALUES (?, ?, ?, ?, 'active', ?, 0, 0, ?, ?)",
-    );
-    this.#progress = db.prepare<[string, number, number, number, number]>("UPDATE goal_state SET status = ?, used = ?, rounds = ?, updated_at = ? WHERE id = ?");
-    this.#latest = db.prepare<[string], RawGoal>("SELECT * FROM goal_state WHERE session_id = ? ORDER BY id DESC LIMIT 1");
+  constructor(facts: FactsDb) {
+    this.#facts = facts;
   }
 
   start(g: { sessionId: string; projectId: string; agentId: string; objective: string; budget: number | null; now: number }): number {
-    const r = this.#start.run(g.sessionId, g.projectId, g.agentId, g.objective, g.budget, g.now, g.now);
-    return Number(r.lastInsertRowid);
+    const q = this.#facts.query
+      .insertInto("goal_state")
+      .values({ session_id: g.sessionId, project_id: g.projectId, agent_id: g.agentId, objective: g.objective, status: "active", budget: g.budget, used: 0, rounds: 0, created_at: g.now, updated_at: g.now });
+    return Number(this.#facts.run(q).lastInsertRowid);
   }
 
   progress(id: number, status: string, used: number, rounds: number, now: number): void {
-    this.#progress.run(status, used, rounds, now, id);
+    this.#facts.run(this.#facts.query.updateTable("goal_state").set({ status, used, rounds, updated_at: now }).where("id", "=", id));
   }
 
   latest(sessionId: string): GoalRow | undefined {
-    const r = this.#latest.get(sessionId);
+    const r = this.#facts.first(this.#facts.query.selectFrom("goal_state").selectAll().where("session_id", "=", sessionId).orderBy("id", "desc").limit(1));
     return r === undefined ? undefined : toRow(r);
   }
 }

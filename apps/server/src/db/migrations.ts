@@ -1,201 +1,278 @@
 /**
- * The database schema as versioned steps. `PRAGMA user_version` records the last step
- * applied; each step runs once, in order, inside a transaction, so an interrupted upgrade
- * leaves the previous version intact. Steps are only ever appended: never edit a shipped one.
+ * The facts.db schema as Kysely migrations. Kysely's Migrator keeps the names of the steps
+ * applied in `kysely_migration` and runs the missing ones in name order. Steps are only ever
+ * appended: never edit a shipped one.
+ *
+ * Three things on top of the plain Migrator:
+ *   - One transaction for the whole upgrade. Kysely's SQLite adapter runs migrations without
+ *     one (it declares no transactional DDL), so a process killed mid-step could leave half a
+ *     step applied and unrecorded. SQLite's DDL is transactional, so `migrateFacts` wraps the
+ *     Migrator in `BEGIN IMMEDIATE … COMMIT` on the same connection: an interrupted upgrade
+ *     leaves the previous version intact.
+ *   - Adoption of databases from before Kysely. Those recorded their schema version in
+ *     `PRAGMA user_version` (1: the initial schema; 2: the usage tables dropped). When there is
+ *     no `kysely_migration` table yet, the steps up to that version are recorded as applied
+ *     (not run again), so a web.db or facts.db made by the hand-written migrations upgrades in
+ *     place, every row kept.
+ *   - `user_version` still moves with the schema (set to the number of steps applied), so a
+ *     server from before Kysely that opens a newer file finds nothing of its own to run.
  *
  * What lives here (`facts.db`): users and their browser sessions, projects and members, the
  * agents and sessions indexes (with the session settings the trace does not carry yet), UI
- * prefs and server settings, the trace scan cache, and the scheduler and goal state. Usage,
- * session lists and the trace timeline are projections of the traces, in `projections.db`
- * (version 2 dropped the usage and error tables that used to live here).
+ * prefs and server settings, who created each session, the trace scan cache, and the
+ * scheduler and goal state. Usage, session lists and the trace timeline are projections of the
+ * traces, in `projections.db` (step 2 dropped the usage and error tables that used to live here).
  */
-import type { Database } from "better-sqlite3";
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
 
-export interface Migration {
-  version: number;
-  name: string;
-  up(db: Database): void;
+/** The hand-written versions (user_version) and the step each one corresponds to. */
+const STEPS_BEFORE_KYSELY: readonly string[] = ["0001_initial_schema", "0002_usage_moves_to_projections"];
+
+export const MIGRATION_TABLE = "kysely_migration";
+
+/** Every step, by name (the Migrator runs them in name order). */
+export const FACTS_MIGRATIONS: Readonly<Record<string, Migration>> = {
+  "0001_initial_schema": {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable("users")
+        .addColumn("user_id", "text", (c) => c.primaryKey())
+        .addColumn("password_hash", "text", (c) => c.notNull())
+        .addColumn("is_admin", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("password_is_initial", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("created_at", "integer", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable("auth_sessions")
+        .addColumn("token_hash", "text", (c) => c.primaryKey())
+        .addColumn("user_id", "text", (c) => c.notNull().references("users.user_id").onDelete("cascade"))
+        .addColumn("created_at", "integer", (c) => c.notNull())
+        .addColumn("expires_at", "integer", (c) => c.notNull())
+        .addColumn("via", "text", (c) => c.notNull().defaultTo("password"))
+        .execute();
+      await db.schema.createIndex("auth_sessions_by_user").on("auth_sessions").column("user_id").execute();
+
+      await db.schema
+        .createTable("projects")
+        .addColumn("project_id", "text", (c) => c.primaryKey())
+        .addColumn("owner_user_id", "text", (c) => c.notNull().references("users.user_id"))
+        .addColumn("name", "text")
+        .addColumn("created_at", "integer", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable("project_members")
+        .addColumn("project_id", "text", (c) => c.notNull().references("projects.project_id").onDelete("cascade"))
+        .addColumn("user_id", "text", (c) => c.notNull().references("users.user_id").onDelete("cascade"))
+        .addColumn("created_at", "integer", (c) => c.notNull())
+        .addPrimaryKeyConstraint("project_members_pk", ["project_id", "user_id"])
+        .execute();
+      await db.schema.createIndex("project_members_by_user").on("project_members").column("user_id").execute();
+      await db.schema
+        .createTable("agents")
+        .addColumn("project_id", "text", (c) => c.notNull().references("projects.project_id").onDelete("cascade"))
+        .addColumn("agent_id", "text", (c) => c.notNull())
+        .addColumn("name", "text")
+        .addColumn("description", "text")
+        .addColumn("created_at", "integer", (c) => c.notNull())
+        .addPrimaryKeyConstraint("agents_pk", ["project_id", "agent_id"])
+        .execute();
+
+      await db.schema
+        .createTable("sessions")
+        .addColumn("session_id", "text", (c) => c.primaryKey())
+        .addColumn("project_id", "text", (c) => c.notNull())
+        .addColumn("agent_id", "text", (c) => c.notNull())
+        .addColumn("provider", "text")
+        .addColumn("model_id", "text")
+        .addColumn("workspace", "text")
+        .addColumn("approval_mode", "text", (c) => c.notNull().defaultTo("allow-all"))
+        .addColumn("thinking_level", "text")
+        .addColumn("title", "text")
+        .addColumn("archived_at", "integer")
+        .addColumn("client", "text", (c) => c.notNull().defaultTo("web").check(sql`client in ('web', 'cli')`))
+        .addColumn("has_trace", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("fork_count", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("last_active_at", "integer", (c) => c.notNull())
+        .addColumn("created_at", "integer", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("sessions_by_agent").on("sessions").columns(["project_id", "agent_id", "last_active_at desc"]).execute();
+
+      // Usage and errors were recorded here before they became a projection (dropped by step 2).
+      await db.schema
+        .createTable("usage_records")
+        .addColumn("id", "integer", (c) => c.primaryKey().autoIncrement())
+        .addColumn("ts", "integer", (c) => c.notNull())
+        .addColumn("date", "text", (c) => c.notNull())
+        .addColumn("project_id", "text", (c) => c.notNull())
+        .addColumn("agent_id", "text", (c) => c.notNull())
+        .addColumn("session_id", "text", (c) => c.notNull())
+        .addColumn("origin_session_id", "text")
+        .addColumn("provider", "text", (c) => c.notNull())
+        .addColumn("model_id", "text", (c) => c.notNull())
+        .addColumn("cache_read", "integer", (c) => c.notNull())
+        .addColumn("cache_write", "integer", (c) => c.notNull())
+        .addColumn("output", "integer", (c) => c.notNull())
+        .addColumn("total", "integer", (c) => c.notNull())
+        .addColumn("status", "text", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("usage_by_project_ts").on("usage_records").columns(["project_id", "ts"]).execute();
+      await db.schema
+        .createTable("error_records")
+        .addColumn("id", "integer", (c) => c.primaryKey().autoIncrement())
+        .addColumn("ts", "integer", (c) => c.notNull())
+        .addColumn("date", "text", (c) => c.notNull())
+        .addColumn("project_id", "text", (c) => c.notNull())
+        .addColumn("agent_id", "text", (c) => c.notNull())
+        .addColumn("session_id", "text", (c) => c.notNull())
+        .addColumn("source", "text", (c) => c.notNull())
+        .addColumn("kind", "text", (c) => c.notNull().check(sql`kind in ('expected', 'unexpected')`))
+        .addColumn("code", "text")
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("message", "text", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("errors_by_project_ts").on("error_records").columns(["project_id", "ts"]).execute();
+
+      await db.schema
+        .createTable("schedule_state")
+        .addColumn("project_id", "text", (c) => c.notNull())
+        .addColumn("agent_id", "text", (c) => c.notNull())
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("creator_user_id", "text")
+        .addColumn("start_at_ms", "integer")
+        .addColumn("def_hash", "text")
+        .addColumn("last_slot_ms", "integer")
+        .addColumn("last_fired_at", "integer")
+        .addColumn("fired_once", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("missed", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("invalid_reason", "text")
+        .addPrimaryKeyConstraint("schedule_state_pk", ["project_id", "agent_id", "name"])
+        .execute();
+      await db.schema
+        .createTable("goal_state")
+        .addColumn("id", "integer", (c) => c.primaryKey().autoIncrement())
+        .addColumn("session_id", "text", (c) => c.notNull())
+        .addColumn("project_id", "text", (c) => c.notNull())
+        .addColumn("agent_id", "text", (c) => c.notNull())
+        .addColumn("objective", "text", (c) => c.notNull())
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("budget", "integer")
+        .addColumn("used", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("rounds", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("created_at", "integer", (c) => c.notNull())
+        .addColumn("updated_at", "integer", (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable("ui_prefs")
+        .addColumn("user_id", "text", (c) => c.primaryKey().references("users.user_id").onDelete("cascade"))
+        .addColumn("prefs_json", "text", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable("server_settings")
+        .addColumn("key", "text", (c) => c.primaryKey())
+        .addColumn("value", "text", (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable("trace_sessions")
+        .addColumn("session_id", "text", (c) => c.primaryKey())
+        .addColumn("project_id", "text", (c) => c.notNull())
+        .addColumn("agent_id", "text", (c) => c.notNull())
+        .addColumn("source", "text")
+        .addColumn("file_count", "integer", (c) => c.notNull())
+        .addColumn("mtime_ms", "integer", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable("trace_files")
+        .addColumn("path", "text", (c) => c.primaryKey())
+        .addColumn("session_id", "text", (c) => c.notNull())
+        .addColumn("file_index", "integer", (c) => c.notNull())
+        .addColumn("size", "integer", (c) => c.notNull())
+        .addColumn("mtime_ms", "integer", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("trace_files_by_session").on("trace_files").column("session_id").execute();
+    },
+  },
+  "0002_usage_moves_to_projections": {
+    // Usage is a projection of the traces now (projections/usage): rows written only while
+    // this server ran a task, stamped with its clock, are superseded by rows rebuilt from
+    // every trace, the CLI's and the SDK's included.
+    async up(db: Kysely<any>) {
+      await db.schema.dropIndex("usage_by_project_ts").ifExists().execute();
+      await db.schema.dropTable("usage_records").ifExists().execute();
+      await db.schema.dropIndex("errors_by_project_ts").ifExists().execute();
+      await db.schema.dropTable("error_records").ifExists().execute();
+    },
+  },
+  "0003_session_creators": {
+    // Who created each web session (auth/access.ts). Before Kysely the store created this
+    // table itself when missing, so a file from then may have it already: `if not exists`.
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable("session_creators")
+        .ifNotExists()
+        .addColumn("session_id", "text", (c) => c.primaryKey())
+        .addColumn("user_id", "text", (c) => c.notNull())
+        .execute();
+    },
+  },
+  "0004_session_sandbox_network": {
+    // Whether a session's sandboxed commands may use the network; off unless a project owner
+    // or the admin allowed it for that session.
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable("sessions").addColumn("sandbox_network", "integer", (c) => c.notNull().defaultTo(0)).execute();
+    },
+  },
+};
+
+class FixedMigrations implements MigrationProvider {
+  readonly #steps: Readonly<Record<string, Migration>>;
+  constructor(steps: Readonly<Record<string, Migration>>) {
+    this.#steps = steps;
+  }
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return { ...this.#steps };
+  }
 }
 
-export const MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    name: "initial schema",
-    up(db) {
-      db.exec(`
-        CREATE TABLE users (
-          user_id TEXT PRIMARY KEY,
-          password_hash TEXT NOT NULL,
-          is_admin INTEGER NOT NULL DEFAULT 0,
-          password_is_initial INTEGER NOT NULL DEFAULT 0,
-          created_at INTEGER NOT NULL
-        );
-        CREATE TABLE auth_sessions (
-          token_hash TEXT PRIMARY KEY,
-          user_id TEXT NOT NULL REFERENCES users(user_id) ON DELETE CASCADE,
-          created_at INTEGER NOT NULL,
-          expires_at INTEGER NOT NULL,
-          via TEXT NOT NULL DEFAULT 'password'
-        );
-        CREATE INDEX auth_sessions_by_user ON auth_sessions(user_id);
+async function tableExists(db: Kysely<any>, name: string): Promise<boolean> {
+  const rows = await sql<{ n: number }>`select count(*) as n from sqlite_master where type = 'table' and name = ${name}`.execute(db);
+  return (rows.rows[0]?.n ?? 0) > 0;
+}
 
-        CREATE TABLE projects (
-          project_id TEXT PRIMARY KEY,
-          owner_user_id TEXT NOT NULL REFERENCES users(user_id),
-          name TEXT,
-          created_at INTEGER NOT NULL
-        );
-        CREATE TABLE project_members (
-          project_id TEXT NOT NULL REFERENCES projects(project_id) ON DELETE CASCADE,
-          user_id TEXT NOT NULL REFERENCES users(user_id) ON DELETE CASCADE,
-          created_at INTEGER NOT NULL,
-          PRIMARY KEY (project_id, user_id)
-        );
-        CREATE INDEX project_members_by_user ON project_members(user_id);
-        CREATE TABLE agents (
-          project_id TEXT NOT NULL REFERENCES projects(project_id) ON DELETE CASCADE,
-          agent_id TEXT NOT NULL,
-          name TEXT,
-          description TEXT,
-          created_at INTEGER NOT NULL,
-          PRIMARY KEY (project_id, agent_id)
-        );
+/** Records the steps a pre-Kysely database already has (per its user_version) as applied. */
+async function adoptHandWrittenVersion(db: Kysely<any>): Promise<void> {
+  if (await tableExists(db, MIGRATION_TABLE)) return;
+  const version = Number((await sql<{ user_version: number }>`pragma user_version`.execute(db)).rows[0]?.user_version ?? 0);
+  // The same table the Migrator would create, so it finds it and carries on.
+  await db.schema
+    .createTable(MIGRATION_TABLE)
+    .addColumn("name", "varchar(255)", (c) => c.notNull().primaryKey())
+    .addColumn("timestamp", "varchar(255)", (c) => c.notNull())
+    .execute();
+  const adopted = STEPS_BEFORE_KYSELY.slice(0, Math.max(0, Math.min(version, STEPS_BEFORE_KYSELY.length)));
+  const at = new Date().toISOString();
+  for (const name of adopted) await db.insertInto(MIGRATION_TABLE).values({ name, timestamp: at }).execute();
+}
 
-        CREATE TABLE sessions (
-          session_id TEXT PRIMARY KEY,
-          project_id TEXT NOT NULL,
-          agent_id TEXT NOT NULL,
-          provider TEXT,
-          model_id TEXT,
-          workspace TEXT,
-          approval_mode TEXT NOT NULL DEFAULT 'allow-all',
-          thinking_level TEXT,
-          title TEXT,
-          archived_at INTEGER,
-          client TEXT NOT NULL DEFAULT 'web' CHECK (client IN ('web', 'cli')),
-          has_trace INTEGER NOT NULL DEFAULT 0,
-          fork_count INTEGER NOT NULL DEFAULT 0,
-          last_active_at INTEGER NOT NULL,
-          created_at INTEGER NOT NULL
-        );
-        CREATE INDEX sessions_by_agent ON sessions(project_id, agent_id, last_active_at DESC);
-
-        CREATE TABLE usage_records (
-          id INTEGER PRIMARY KEY AUTOINCREMENT,
-          ts INTEGER NOT NULL,
-          date TEXT NOT NULL,
-          project_id TEXT NOT NULL,
-          agent_id TEXT NOT NULL,
-          session_id TEXT NOT NULL,
-          origin_session_id TEXT,
-          provider TEXT NOT NULL,
-          model_id TEXT NOT NULL,
-          cache_read INTEGER NOT NULL,
-          cache_write INTEGER NOT NULL,
-          output INTEGER NOT NULL,
-          total INTEGER NOT NULL,
-          status TEXT NOT NULL
-        );
-        CREATE INDEX usage_by_project_ts ON usage_records(project_id, ts);
-        CREATE TABLE error_records (
-          id INTEGER PRIMARY KEY AUTOINCREMENT,
-          ts INTEGER NOT NULL,
-          date TEXT NOT NULL,
-          project_id TEXT NOT NULL,
-          agent_id TEXT NOT NULL,
-          session_id TEXT NOT NULL,
-          source TEXT NOT NULL,
-          kind TEXT NOT NULL CHECK (kind IN ('expected', 'unexpected')),
-          code TEXT,
-          status TEXT NOT NULL,
-          message TEXT NOT NULL
-        );
-        CREATE INDEX errors_by_project_ts ON error_records(project_id, ts);
-
-        CREATE TABLE schedule_state (
-          project_id TEXT NOT NULL,
-          agent_id TEXT NOT NULL,
-          name TEXT NOT NULL,
-          creator_user_id TEXT,
-          start_at_ms INTEGER,
-          def_hash TEXT,
-          last_slot_ms INTEGER,
-          last_fired_at INTEGER,
-          fired_once INTEGER NOT NULL DEFAULT 0,
-          missed INTEGER NOT NULL DEFAULT 0,
-          invalid_reason TEXT,
-          PRIMARY KEY (project_id, agent_id, name)
-        );
-        CREATE TABLE goal_state (
-          id INTEGER PRIMARY KEY AUTOINCREMENT,
-          session_id TEXT NOT NULL,
-          project_id TEXT NOT NULL,
-          agent_id TEXT NOT NULL,
-          objective TEXT NOT NULL,
-          status TEXT NOT NULL,
-          budget INTEGER,
-          used INTEGER NOT NULL DEFAULT 0,
-          rounds INTEGER NOT NULL DEFAULT 0,
-          created_at INTEGER NOT NULL,
-          updated_at INTEGER NOT NULL
-        );
-
-        CREATE TABLE ui_prefs (
-          user_id TEXT PRIMARY KEY REFERENCES users(user_id) ON DELETE CASCADE,
-          prefs_json TEXT NOT NULL
-        );
-        CREATE TABLE server_settings (
-          key TEXT PRIMARY KEY,
-          value TEXT NOT NULL
-        );
-
-        CREATE TABLE trace_sessions (
-          session_id TEXT PRIMARY KEY,
-          project_id TEXT NOT NULL,
-          agent_id TEXT NOT NULL,
-          source TEXT,
-          file_count INTEGER NOT NULL,
-          mtime_ms INTEGER NOT NULL
-        );
-        CREATE TABLE trace_files (
-          path TEXT PRIMARY KEY,
-          session_id TEXT NOT NULL,
-          file_index INTEGER NOT NULL,
-          size INTEGER NOT NULL,
-          mtime_ms INTEGER NOT NULL
-        );
-        CREATE INDEX trace_files_by_session ON trace_files(session_id);
-      `);
-    },
-  },
-  {
-    version: 2,
-    name: "usage and error records move to projections.db",
-    up(db) {
-      // Usage is a projection of the traces now (projections/usage): rows written only while
-      // this server ran a task, stamped with its clock, are superseded by rows rebuilt from
-      // every trace, the CLI's and the SDK's included.
-      db.exec(`
-        DROP INDEX IF EXISTS usage_by_project_ts;
-        DROP TABLE IF EXISTS usage_records;
-        DROP INDEX IF EXISTS errors_by_project_ts;
-        DROP TABLE IF EXISTS error_records;
-      `);
-    },
-  },
-];
-
-/** Applies every step newer than the database's `user_version`. Returns the versions applied. */
-export function migrate(db: Database, steps: readonly Migration[] = MIGRATIONS): number[] {
-  const current = Number(db.pragma("user_version", { simple: true }));
-  const applied: number[] = [];
-  for (const step of steps) {
-    if (step.version <= current) continue;
-    db.transaction(() => {
-      step.up(db);
-      db.pragma(`user_version = ${step.version}`);
-    })();
-    applied.push(step.version);
-  }
-  return applied;
+/**
+ * Brings the database to the latest step, in one transaction. Returns the names of the steps
+ * it ran (not those adopted from a pre-Kysely user_version).
+ */
+export async function migrateFacts(db: Kysely<any>, steps: Readonly<Record<string, Migration>> = FACTS_MIGRATIONS): Promise<string[]> {
+  return db.connection().execute(async (conn) => {
+    await sql`begin immediate`.execute(conn);
+    try {
+      await adoptHandWrittenVersion(conn);
+      const { error, results } = await new Migrator({ db: conn, provider: new FixedMigrations(steps) }).migrateToLatest();
+      if (error !== undefined) throw error;
+      const applied = (await conn.selectFrom(MIGRATION_TABLE).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst())?.n ?? 0;
+      await sql.raw(`pragma user_version = ${Number(applied)}`).execute(conn);
+      await sql`commit`.execute(conn);
+      return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+    } catch (error) {
+      await sql`rollback`.execute(conn);
+      throw error;
+    }
+  });
 }

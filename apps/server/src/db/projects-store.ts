@@ -3,7 +3,9 @@
  * files (`<root>/<project>/`) are its content. Membership is many-to-many. The agents table
  * only remembers display metadata and creation time: the agent itself is its directory.
  */
-import type { Database } from "better-sqlite3";
+import type { Selectable } from "kysely";
+import type { FactsDb } from "./facts-db.js";
+import type { AgentsTable, ProjectsTable } from "./facts-schema.js";
 
 export interface ProjectRow {
   projectId: string;
@@ -24,136 +26,107 @@ export interface AgentRow {
   createdAt: number;
 }
 
-interface RawProject {
-  project_id: string;
-  owner_user_id: string;
-  name: string | null;
-  created_at: number;
-}
+type RawAgent = Pick<Selectable<AgentsTable>, "agent_id" | "name" | "description" | "created_at">;
 
-interface RawAgent {
-  agent_id: string;
-  name: string | null;
-  description: string | null;
-  created_at: number;
-}
-
-const toProject = (r: RawProject): ProjectRow => ({ projectId: r.project_id, ownerUserId: r.owner_user_id, name: r.name, createdAt: r.created_at });
+const toProject = (r: Selectable<ProjectsTable>): ProjectRow => ({ projectId: r.project_id, ownerUserId: r.owner_user_id, name: r.name, createdAt: r.created_at });
 const toAgent = (r: RawAgent): AgentRow => ({ agentId: r.agent_id, name: r.name, description: r.description, createdAt: r.created_at });
 
 export class ProjectStore {
+  readonly #facts: FactsDb;
   readonly #get;
-  readonly #all;
-  readonly #forUser;
-  readonly #insert;
-  readonly #rename;
-  readonly #delete;
-  readonly #reassign;
-  readonly #members;
   readonly #isMember;
-  readonly #addMember;
-  readonly #removeMember;
-  readonly #memberIds;
-  readonly #agents;
-  readonly #agent;
-  readonly #insertAgent;
-  readonly #deleteAgent;
 
-  constructor(db: Database) {
-    this.#get = db.prepare<[string], RawProject>("SELECT * FROM projects WHERE project_id = ?");
-    this.#all = db.prepare<[], RawProject>("SELECT * FROM projects ORDER BY project_id");
-    this.#forUser = db.prepare<[string, string], RawProject>(
-      `SELECT * FROM projects WHERE owner_user_id = ?
-        OR project_id IN (SELECT project_id FROM project_members WHERE user_id = ?)
-        ORDER BY project_id`,
+  constructor(facts: FactsDb) {
+    this.#facts = facts;
+    // The access checks of every project-scoped request: compiled once.
+    this.#get = facts.prepare(1, (projectId: string) => facts.query.selectFrom("projects").selectAll().where("project_id", "=", projectId));
+    this.#isMember = facts.prepare(2, (projectId: string, userId: string) =>
+      facts.query.selectFrom("project_members").select((eb) => eb.lit(1).as("n")).where("project_id", "=", projectId).where("user_id", "=", userId),
     );
-    this.#insert = db.prepare<[string, string, string | null, number]>(
-      "INSERT OR IGNORE INTO projects (project_id, owner_user_id, name, created_at) VALUES (?, ?, ?, ?)",
-    );
-    this.#rename = db.prepare<[string | null, string]>("UPDATE projects SET name = ? WHERE project_id = ?");
-    this.#delete = db.prepare<[string]>("DELETE FROM projects WHERE project_id = ?");
-    this.#reassign = db.prepare<[string, string]>("UPDATE projects SET owner_user_id = ? WHERE owner_user_id = ?");
-    this.#members = db.prepare<[string], { user_id: string; created_at: number }>(
-      "SELECT user_id, created_at FROM project_members WHERE project_id = ? ORDER BY user_id",
-    );
-    this.#isMember = db.prepare<[string, string], { n: number }>("SELECT 1 AS n FROM project_members WHERE project_id = ? AND user_id = ?");
-    this.#addMember = db.prepare<[string, string, number]>("INSERT OR IGNORE INTO project_members (project_id, user_id, created_at) VALUES (?, ?, ?)");
-    this.#removeMember = db.prepare<[string, string]>("DELETE FROM project_members WHERE project_id = ? AND user_id = ?");
-    this.#memberIds = db.prepare<[string], { user_id: string }>("SELECT user_id FROM project_members WHERE project_id = ?");
-    this.#agents = db.prepare<[string], RawAgent>("SELECT agent_id, name, description, created_at FROM agents WHERE project_id = ? ORDER BY agent_id");
-    this.#agent = db.prepare<[string, string], RawAgent>("SELECT agent_id, name, description, created_at FROM agents WHERE project_id = ? AND agent_id = ?");
-    this.#insertAgent = db.prepare<[string, string, string | null, string | null, number]>(
-      "INSERT OR IGNORE INTO agents (project_id, agent_id, name, description, created_at) VALUES (?, ?, ?, ?, ?)",
-    );
-    this.#deleteAgent = db.prepare<[string, string]>("DELETE FROM agents WHERE project_id = ? AND agent_id = ?");
   }
 
   get(projectId: string): ProjectRow | undefined {
-    const r = this.#get.get(projectId);
+    const r = this.#get.first(projectId);
     return r === undefined ? undefined : toProject(r);
   }
 
   all(): ProjectRow[] {
-    return this.#all.all().map(toProject);
+    return this.#facts.all(this.#facts.query.selectFrom("projects").selectAll().orderBy("project_id")).map(toProject);
   }
 
   /** Projects the user owns or is a member of. */
   forUser(userId: string): ProjectRow[] {
-    return this.#forUser.all(userId, userId).map(toProject);
+    const q = this.#facts.query
+      .selectFrom("projects")
+      .selectAll()
+      .where((eb) => eb.or([eb("owner_user_id", "=", userId), eb("project_id", "in", eb.selectFrom("project_members").select("project_id").where("user_id", "=", userId))]))
+      .orderBy("project_id");
+    return this.#facts.all(q).map(toProject);
   }
 
   /** Inserts unless the project exists; true when it was inserted. */
   insert(project: ProjectRow): boolean {
-    return this.#insert.run(project.projectId, project.ownerUserId, project.name, project.createdAt).changes > 0;
+    const q = this.#facts.query
+      .insertInto("projects")
+      .orIgnore()
+      .values({ project_id: project.projectId, owner_user_id: project.ownerUserId, name: project.name, created_at: project.createdAt });
+    return this.#facts.run(q).changes > 0;
   }
 
   rename(projectId: string, name: string | null): void {
-    this.#rename.run(name, projectId);
+    this.#facts.run(this.#facts.query.updateTable("projects").set({ name }).where("project_id", "=", projectId));
   }
 
   delete(projectId: string): void {
-    this.#delete.run(projectId);
+    this.#facts.run(this.#facts.query.deleteFrom("projects").where("project_id", "=", projectId));
   }
 
   /** Moves every project `from` owns to `to` (a deleted user's projects go to the admin). */
   reassignOwner(from: string, to: string): void {
-    this.#reassign.run(to, from);
+    this.#facts.run(this.#facts.query.updateTable("projects").set({ owner_user_id: to }).where("owner_user_id", "=", from));
   }
 
   members(projectId: string): MemberRow[] {
-    return this.#members.all(projectId).map((r) => ({ userId: r.user_id, createdAt: r.created_at }));
+    const q = this.#facts.query.selectFrom("project_members").select(["user_id", "created_at"]).where("project_id", "=", projectId).orderBy("user_id");
+    return this.#facts.all(q).map((r) => ({ userId: r.user_id, createdAt: r.created_at }));
   }
 
   memberIds(projectId: string): string[] {
-    return this.#memberIds.all(projectId).map((r) => r.user_id);
+    return this.#facts.all(this.#facts.query.selectFrom("project_members").select("user_id").where("project_id", "=", projectId)).map((r) => r.user_id);
   }
 
   isMember(projectId: string, userId: string): boolean {
-    return this.#isMember.get(projectId, userId) !== undefined;
+    return this.#isMember.first(projectId, userId) !== undefined;
   }
 
   addMember(projectId: string, userId: string, now: number): void {
-    this.#addMember.run(projectId, userId, now);
+    this.#facts.run(this.#facts.query.insertInto("project_members").orIgnore().values({ project_id: projectId, user_id: userId, created_at: now }));
   }
 
   removeMember(projectId: string, userId: string): boolean {
-    return this.#removeMember.run(projectId, userId).changes > 0;
+    return this.#facts.run(this.#facts.query.deleteFrom("project_members").where("project_id", "=", projectId).where("user_id", "=", userId)).changes > 0;
   }
 
   agents(projectId: string): AgentRow[] {
-    return this.#agents.all(projectId).map(toAgent);
+    const q = this.#facts.query.selectFrom("agents").select(["agent_id", "name", "description", "created_at"]).where("project_id", "=", projectId).orderBy("agent_id");
+    return this.#facts.all(q).map(toAgent);
   }
 
   agent(projectId: string, agentId: string): AgentRow | undefined {
-    const r = this.#agent.get(projectId, agentId);
+    const q = this.#facts.query.selectFrom("agents").select(["agent_id", "name", "description", "created_at"]).where("project_id", "=", projectId).where("agent_id", "=", agentId);
+    const r = this.#facts.first(q);
     return r === undefined ? undefined : toAgent(r);
   }
 
   insertAgent(projectId: string, agent: AgentRow): void {
-    this.#insertAgent.run(projectId, agent.agentId, agent.name, agent.description, agent.createdAt);
+    const q = this.#facts.query
+      .insertInto("agents")
+      .orIgnore()
+      .values({ project_id: projectId, agent_id: agent.agentId, name: agent.name, description: agent.description, created_at: agent.createdAt });
+    this.#facts.run(q);
   }
 
   deleteAgent(projectId: string, agentId: string): void {
-    this.#deleteAgent.run(projectId, agentId);
+    this.#facts.run(this.#facts.query.deleteFrom("agents").where("project_id", "=", projectId).where("agent_id", "=", agentId));
   }
 }

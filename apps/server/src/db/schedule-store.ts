@@ -5,7 +5,9 @@
  * the definition it applies to, so an edited file starts afresh. Deleting a row is always
  * safe: the schedule then behaves as newly seen (it never back-fills old slots).
  */
-import type { Database } from "better-sqlite3";
+import type { Selectable } from "kysely";
+import type { FactsDb } from "./facts-db.js";
+import type { ScheduleStateTable } from "./facts-schema.js";
 
 export interface ScheduleStateRow {
   projectId: string;
@@ -21,21 +23,7 @@ export interface ScheduleStateRow {
   invalidReason: string | null;
 }
 
-interface RawRow {
-  project_id: string;
-  agent_id: string;
-  name: string;
-  creator_user_id: string | null;
-  start_at_ms: number | null;
-  def_hash: string | null;
-  last_slot_ms: number | null;
-  last_fired_at: number | null;
-  fired_once: number;
-  missed: number;
-  invalid_reason: string | null;
-}
-
-function toRow(r: RawRow): ScheduleStateRow {
+function toRow(r: Selectable<ScheduleStateTable>): ScheduleStateRow {
   return {
     projectId: r.project_id,
     agentId: r.agent_id,
@@ -52,39 +40,55 @@ function toRow(r: RawRow): ScheduleStateRow {
 }
 
 export class ScheduleStore {
-  readonly #get;
-  readonly #forAgent;
-  readonly #put;
-  readonly #delete;
+  readonly #facts: FactsDb;
 
-  constructor(db: Database) {
-    this.#get = db.prepare<[string, string, string], RawRow>("SELECT * FROM schedule_state WHERE project_id = ? AND agent_id = ? AND name = ?");
-    this.#forAgent = db.prepare<[string, string], RawRow>("SELECT * FROM schedule_state WHERE project_id = ? AND agent_id = ? ORDER BY name");
-    this.#put = db.prepare<[string, string, string, string | null, number | null, string, number | null, number | null, number, number, string | null]>(
-      `INSERT INTO schedule_state (project_id, agent_id, name, creator_user_id, start_at_ms, def_hash, last_slot_ms, last_fired_at, fired_once, missed, invalid_reason)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT(project_id, agent_id, name) DO UPDATE SET
-         creator_user_id = excluded.creator_user_id, start_at_ms = excluded.start_at_ms, def_hash = excluded.def_hash,
-         last_slot_ms = excluded.last_slot_ms, last_fired_at = excluded.last_fired_at, fired_once = excluded.fired_once,
-         missed = excluded.missed, invalid_reason = excluded.invalid_reason`,
-    );
-    this.#delete = db.prepare<[string, string, string]>("DELETE FROM schedule_state WHERE project_id = ? AND agent_id = ? AND name = ?");
+  constructor(facts: FactsDb) {
+    this.#facts = facts;
   }
 
   get(projectId: string, agentId: string, name: string): ScheduleStateRow | undefined {
-    const r = this.#get.get(projectId, agentId, name);
+    const q = this.#facts.query.selectFrom("schedule_state").selectAll().where("project_id", "=", projectId).where("agent_id", "=", agentId).where("name", "=", name);
+    const r = this.#facts.first(q);
     return r === undefined ? undefined : toRow(r);
   }
 
   forAgent(projectId: string, agentId: string): ScheduleStateRow[] {
-    return this.#forAgent.all(projectId, agentId).map(toRow);
+    const q = this.#facts.query.selectFrom("schedule_state").selectAll().where("project_id", "=", projectId).where("agent_id", "=", agentId).orderBy("name");
+    return this.#facts.all(q).map(toRow);
   }
 
   put(s: ScheduleStateRow): void {
-    this.#put.run(s.projectId, s.agentId, s.name, s.creatorUserId, s.startAtMs, s.defHash, s.lastSlotMs, s.lastFiredAt, s.firedOnce ? 1 : 0, s.missed, s.invalidReason);
+    const q = this.#facts.query
+      .insertInto("schedule_state")
+      .values({
+        project_id: s.projectId,
+        agent_id: s.agentId,
+        name: s.name,
+        creator_user_id: s.creatorUserId,
+        start_at_ms: s.startAtMs,
+        def_hash: s.defHash,
+        last_slot_ms: s.lastSlotMs,
+        last_fired_at: s.lastFiredAt,
+        fired_once: s.firedOnce ? 1 : 0,
+        missed: s.missed,
+        invalid_reason: s.invalidReason,
+      })
+      .onConflict((oc) =>
+        oc.columns(["project_id", "agent_id", "name"]).doUpdateSet((eb) => ({
+          creator_user_id: eb.ref("excluded.creator_user_id"),
+          start_at_ms: eb.ref("excluded.start_at_ms"),
+          def_hash: eb.ref("excluded.def_hash"),
+          last_slot_ms: eb.ref("excluded.last_slot_ms"),
+          last_fired_at: eb.ref("excluded.last_fired_at"),
+          fired_once: eb.ref("excluded.fired_once"),
+          missed: eb.ref("excluded.missed"),
+          invalid_reason: eb.ref("excluded.invalid_reason"),
+        })),
+      );
+    this.#facts.run(q);
   }
 
   delete(projectId: string, agentId: string, name: string): void {
-    this.#delete.run(projectId, agentId, name);
+    this.#facts.run(this.#facts.query.deleteFrom("schedule_state").where("project_id", "=", projectId).where("agent_id", "=", agentId).where("name", "=", name));
   }
 }

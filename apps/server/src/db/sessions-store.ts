@@ -3,11 +3,13 @@
  * traces (CLI sessions). Model, workspace and start time come from the trace and can be
  * rebuilt from it; approval mode, thinking level, title and archive state are the server's
  * own settings for the session. The run source (subagent, schedule) is read from the trace
- * meta into the derived `trace_sessions` cache, never stored as a session setting.
+ * meta into the derived `trace_sessions` cache, never stored as a session setting. Whether the
+ * session's sandboxed commands may use the network is a server setting too (`sandboxNetwork`).
  */
-import type { Database, Statement } from "better-sqlite3";
+import { sql } from "kysely";
 import { isApprovalMode, isThinkingLevel, type ApprovalMode } from "@penguin/core";
 import type { ThinkingLevel } from "@penguin/models";
+import type { FactsDb } from "./facts-db.js";
 
 export type SessionCategory = "active" | "subagent" | "schedule" | "archived";
 export type SessionSource = "subagent" | "schedule";
@@ -30,6 +32,8 @@ export interface SessionRow {
   createdAt: number;
   /** From the trace meta (derived cache); null for a session a user started. */
   source: SessionSource | null;
+  /** The session's sandboxed commands may use the network (allowed by a project owner or the admin). */
+  sandboxNetwork: boolean;
 }
 
 interface RawSession {
@@ -48,6 +52,7 @@ interface RawSession {
   fork_count: number;
   last_active_at: number;
   created_at: number;
+  sandbox_network: number;
   source: string | null;
 }
 
@@ -69,6 +74,7 @@ function toRow(r: RawSession): SessionRow {
     lastActiveAt: r.last_active_at,
     createdAt: r.created_at,
     source: r.source === "subagent" || r.source === "schedule" ? r.source : null,
+    sandboxNetwork: r.sandbox_network === 1,
   };
 }
 
@@ -84,121 +90,155 @@ export interface NewSession {
   hasTrace: boolean;
   createdAt: number;
   lastActiveAt: number;
+  /** Default false: no network for the session's sandboxed commands. */
+  sandboxNetwork?: boolean;
 }
 
-const SELECT = `SELECT s.*, t.source AS source FROM sessions s LEFT JOIN trace_sessions t ON t.session_id = s.session_id`;
-
-const CATEGORY_WHERE: Record<SessionCategory, string> = {
-  // A replay is a person's re-run of a recording: listed with their sessions (and marked there).
-  active: "s.archived_at IS NULL AND (t.source IS NULL OR t.source = 'replay')",
-  subagent: "t.source = 'subagent'",
-  schedule: "t.source = 'schedule'",
-  archived: "s.archived_at IS NOT NULL",
-};
-
 export class SessionStore {
+  readonly #facts: FactsDb;
   readonly #get;
-  readonly #insert;
-  readonly #fromTrace;
-  readonly #setMode;
-  readonly #setLevel;
-  readonly #setTitle;
-  readonly #setArchived;
-  readonly #touch;
-  readonly #markTrace;
-  readonly #delete;
-  readonly #inProject;
-  readonly #withoutTrace;
-  readonly #fork;
-  readonly #lists: Record<SessionCategory, Statement<[string, string, number, number], RawSession>>;
 
-  constructor(db: Database) {
-    this.#get = db.prepare<[string], RawSession>(`${SELECT} WHERE s.session_id = ?`);
-    this.#insert = db.prepare<[string, string, string, string, string, string, string, string, number, number, number]>(
-      `INSERT OR IGNORE INTO sessions (session_id, project_id, agent_id, provider, model_id, workspace, approval_mode, client, has_trace, created_at, last_active_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.#fromTrace = db.prepare<[string, string, string, string, string, string, number, number]>(
-      `INSERT INTO sessions (session_id, project_id, agent_id, provider, model_id, workspace, client, has_trace, created_at, last_active_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'cli', 1, ?, ?)
-       ON CONFLICT(session_id) DO UPDATE SET
-         provider = excluded.provider, model_id = excluded.model_id, workspace = excluded.workspace, has_trace = 1,
-         last_active_at = MAX(sessions.last_active_at, excluded.last_active_at)`,
-    );
-    this.#setMode = db.prepare<[string, string]>("UPDATE sessions SET approval_mode = ? WHERE session_id = ?");
-    this.#setLevel = db.prepare<[string | null, string]>("UPDATE sessions SET thinking_level = ? WHERE session_id = ?");
-    this.#setTitle = db.prepare<[string | null, string]>("UPDATE sessions SET title = ? WHERE session_id = ?");
-    this.#setArchived = db.prepare<[number | null, string]>("UPDATE sessions SET archived_at = ? WHERE session_id = ?");
-    this.#touch = db.prepare<[number, string]>("UPDATE sessions SET last_active_at = MAX(last_active_at, ?) WHERE session_id = ?");
-    this.#markTrace = db.prepare<[string]>("UPDATE sessions SET has_trace = 1 WHERE session_id = ?");
-    this.#delete = db.prepare<[string]>("DELETE FROM sessions WHERE session_id = ?");
-    this.#inProject = db.prepare<[string], { session_id: string }>("SELECT session_id FROM sessions WHERE project_id = ?");
-    this.#withoutTrace = db.prepare<[], { session_id: string }>("SELECT session_id FROM sessions WHERE has_trace = 0");
-    this.#fork = db.prepare<[string], { fork_count: number }>("UPDATE sessions SET fork_count = fork_count + 1 WHERE session_id = ? RETURNING fork_count");
-    const list = (category: SessionCategory) =>
-      db.prepare<[string, string, number, number], RawSession>(
-        `${SELECT} WHERE s.project_id = ? AND s.agent_id = ? AND ${CATEGORY_WHERE[category]} ORDER BY s.last_active_at DESC, s.session_id DESC LIMIT ? OFFSET ?`,
-      );
-    this.#lists = { active: list("active"), subagent: list("subagent"), schedule: list("schedule"), archived: list("archived") };
+  constructor(facts: FactsDb) {
+    this.#facts = facts;
+    // Every session-scoped request looks its session up: compiled once.
+    this.#get = facts.prepare(1, (sessionId: string) => this.#select().where("s.session_id", "=", sessionId));
+  }
+
+  /** Every session column, and the run source from the derived trace cache. */
+  #select() {
+    return this.#facts.query.selectFrom("sessions as s").leftJoin("trace_sessions as t", "t.session_id", "s.session_id").selectAll("s").select("t.source as source");
   }
 
   get(sessionId: string): SessionRow | undefined {
-    const r = this.#get.get(sessionId);
+    const r = this.#get.first(sessionId);
     return r === undefined ? undefined : toRow(r);
   }
 
   insert(s: NewSession): void {
-    this.#insert.run(s.sessionId, s.projectId, s.agentId, s.provider, s.modelId, s.workspace, s.approvalMode, s.client, s.hasTrace ? 1 : 0, s.createdAt, s.lastActiveAt);
+    const q = this.#facts.query
+      .insertInto("sessions")
+      .orIgnore()
+      .values({
+        session_id: s.sessionId,
+        project_id: s.projectId,
+        agent_id: s.agentId,
+        provider: s.provider,
+        model_id: s.modelId,
+        workspace: s.workspace,
+        approval_mode: s.approvalMode,
+        client: s.client,
+        has_trace: s.hasTrace ? 1 : 0,
+        created_at: s.createdAt,
+        last_active_at: s.lastActiveAt,
+        sandbox_network: s.sandboxNetwork === true ? 1 : 0,
+      });
+    this.#facts.run(q);
   }
 
   /** Index a session found in the traces; settings of a known session are kept. */
   upsertFromTrace(s: { sessionId: string; projectId: string; agentId: string; provider: string; modelId: string; workspace: string; createdAt: number; lastActiveAt: number }): void {
-    this.#fromTrace.run(s.sessionId, s.projectId, s.agentId, s.provider, s.modelId, s.workspace, s.createdAt, s.lastActiveAt);
+    const q = this.#facts.query
+      .insertInto("sessions")
+      .values({
+        session_id: s.sessionId,
+        project_id: s.projectId,
+        agent_id: s.agentId,
+        provider: s.provider,
+        model_id: s.modelId,
+        workspace: s.workspace,
+        client: "cli",
+        has_trace: 1,
+        created_at: s.createdAt,
+        last_active_at: s.lastActiveAt,
+      })
+      .onConflict((oc) =>
+        oc.column("session_id").doUpdateSet((eb) => ({
+          provider: eb.ref("excluded.provider"),
+          model_id: eb.ref("excluded.model_id"),
+          workspace: eb.ref("excluded.workspace"),
+          has_trace: 1,
+          last_active_at: sql<number>`max(${eb.ref("sessions.last_active_at")}, ${eb.ref("excluded.last_active_at")})`,
+        })),
+      );
+    this.#facts.run(q);
   }
 
   /** Counts one more fork of this session; the count never goes down, so fork titles never repeat. */
   nextForkNumber(sessionId: string): number {
-    return this.#fork.get(sessionId)?.fork_count ?? 1;
+    const q = this.#facts.query
+      .updateTable("sessions")
+      .set((eb) => ({ fork_count: eb("fork_count", "+", 1) }))
+      .where("session_id", "=", sessionId)
+      .returning("fork_count");
+    return this.#facts.first(q)?.fork_count ?? 1;
   }
 
   setApprovalMode(sessionId: string, mode: ApprovalMode): void {
-    this.#setMode.run(mode, sessionId);
+    this.#facts.run(this.#facts.query.updateTable("sessions").set({ approval_mode: mode }).where("session_id", "=", sessionId));
   }
 
   setThinkingLevel(sessionId: string, level: ThinkingLevel | null): void {
-    this.#setLevel.run(level, sessionId);
+    this.#facts.run(this.#facts.query.updateTable("sessions").set({ thinking_level: level }).where("session_id", "=", sessionId));
   }
 
   setTitle(sessionId: string, title: string | null): void {
-    this.#setTitle.run(title, sessionId);
+    this.#facts.run(this.#facts.query.updateTable("sessions").set({ title }).where("session_id", "=", sessionId));
   }
 
   setArchived(sessionId: string, at: number | null): void {
-    this.#setArchived.run(at, sessionId);
+    this.#facts.run(this.#facts.query.updateTable("sessions").set({ archived_at: at }).where("session_id", "=", sessionId));
+  }
+
+  setSandboxNetwork(sessionId: string, allowed: boolean): void {
+    this.#facts.run(this.#facts.query.updateTable("sessions").set({ sandbox_network: allowed ? 1 : 0 }).where("session_id", "=", sessionId));
   }
 
   touch(sessionId: string, at: number): void {
-    this.#touch.run(at, sessionId);
+    const q = this.#facts.query
+      .updateTable("sessions")
+      .set((eb) => ({ last_active_at: sql<number>`max(${eb.ref("last_active_at")}, ${at})` }))
+      .where("session_id", "=", sessionId);
+    this.#facts.run(q);
   }
 
   markHasTrace(sessionId: string): void {
-    this.#markTrace.run(sessionId);
+    this.#facts.run(this.#facts.query.updateTable("sessions").set({ has_trace: 1 }).where("session_id", "=", sessionId));
   }
 
   delete(sessionId: string): void {
-    this.#delete.run(sessionId);
+    this.#facts.run(this.#facts.query.deleteFrom("sessions").where("session_id", "=", sessionId));
   }
 
   idsInProject(projectId: string): string[] {
-    return this.#inProject.all(projectId).map((r) => r.session_id);
+    return this.#facts.all(this.#facts.query.selectFrom("sessions").select("session_id").where("project_id", "=", projectId)).map((r) => r.session_id);
   }
 
   idsWithoutTrace(): string[] {
-    return this.#withoutTrace.all().map((r) => r.session_id);
+    return this.#facts.all(this.#facts.query.selectFrom("sessions").select("session_id").where("has_trace", "=", 0)).map((r) => r.session_id);
   }
 
   /** Sessions of one agent in a category, most recently active first. */
   list(projectId: string, agentId: string, category: SessionCategory, limit: number, offset: number): SessionRow[] {
-    return this.#lists[category].all(projectId, agentId, limit, offset).map(toRow);
+    const q = this.#select()
+      .where("s.project_id", "=", projectId)
+      .where("s.agent_id", "=", agentId)
+      .where((eb) => {
+        switch (category) {
+          case "active":
+            // A replay is a person's re-run of a recording: listed with their sessions (and marked there).
+            return eb.and([eb("s.archived_at", "is", null), eb.or([eb("t.source", "is", null), eb("t.source", "=", "replay")])]);
+          case "subagent":
+            return eb("t.source", "=", "subagent");
+          case "schedule":
+            return eb("t.source", "=", "schedule");
+          case "archived":
+            return eb("s.archived_at", "is not", null);
+        }
+      })
+      .orderBy("s.last_active_at", "desc")
+      .orderBy("s.session_id", "desc")
+      .limit(limit)
+      .offset(offset);
+    return this.#facts.all(q).map(toRow);
   }
 }

@@ -3,7 +3,7 @@
  * write) and server-wide settings (one JSON value per key). Values are parsed tolerantly: a
  * row that is not valid JSON reads as absent rather than breaking the page that asks.
  */
-import type { Database } from "better-sqlite3";
+import type { FactsDb } from "./facts-db.js";
 
 export type JsonObject = Record<string, unknown>;
 
@@ -18,24 +18,14 @@ function parseObject(text: string | undefined): JsonObject {
 }
 
 export class SettingsStore {
-  readonly #getPrefs;
-  readonly #setPrefs;
-  readonly #getSetting;
-  readonly #setSetting;
+  readonly #facts: FactsDb;
 
-  constructor(db: Database) {
-    this.#getPrefs = db.prepare<[string], { prefs_json: string }>("SELECT prefs_json FROM ui_prefs WHERE user_id = ?");
-    this.#setPrefs = db.prepare<[string, string]>(
-      "INSERT INTO ui_prefs (user_id, prefs_json) VALUES (?, ?) ON CONFLICT(user_id) DO UPDATE SET prefs_json = excluded.prefs_json",
-    );
-    this.#getSetting = db.prepare<[string], { value: string }>("SELECT value FROM server_settings WHERE key = ?");
-    this.#setSetting = db.prepare<[string, string]>(
-      "INSERT INTO server_settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-    );
+  constructor(facts: FactsDb) {
+    this.#facts = facts;
   }
 
   prefs(userId: string): JsonObject {
-    return parseObject(this.#getPrefs.get(userId)?.prefs_json);
+    return parseObject(this.#facts.first(this.#facts.query.selectFrom("ui_prefs").select("prefs_json").where("user_id", "=", userId))?.prefs_json);
   }
 
   /** Shallow merge: top-level keys in `patch` replace the stored ones; `null` removes a key. */
@@ -45,12 +35,16 @@ export class SettingsStore {
       if (v === null) delete next[k];
       else next[k] = v;
     }
-    this.#setPrefs.run(userId, JSON.stringify(next));
+    const q = this.#facts.query
+      .insertInto("ui_prefs")
+      .values({ user_id: userId, prefs_json: JSON.stringify(next) })
+      .onConflict((oc) => oc.column("user_id").doUpdateSet((eb) => ({ prefs_json: eb.ref("excluded.prefs_json") })));
+    this.#facts.run(q);
     return next;
   }
 
   setting(key: string): unknown {
-    const row = this.#getSetting.get(key);
+    const row = this.#facts.first(this.#facts.query.selectFrom("server_settings").select("value").where("key", "=", key));
     if (row === undefined) return undefined;
     try {
       const v: unknown = JSON.parse(row.value);
@@ -61,6 +55,10 @@ export class SettingsStore {
   }
 
   setSetting(key: string, value: unknown): void {
-    this.#setSetting.run(key, JSON.stringify(value));
+    const q = this.#facts.query
+      .insertInto("server_settings")
+      .values({ key, value: JSON.stringify(value) })
+      .onConflict((oc) => oc.column("key").doUpdateSet((eb) => ({ value: eb.ref("excluded.value") })));
+    this.#facts.run(q);
   }
 }

@@ -1,11 +1,12 @@
 /**
  * All stores, built once at startup and passed to the auth layer, the runtime and the routes:
- * prepared-statement stores over `facts.db`, and the usage reads over the projections (the
- * live runner's `projections.db`). Nothing outside `db/` writes SQL.
+ * Kysely-built stores over `facts.db` (run synchronously, db/facts-db.ts), and the usage reads
+ * over the projections (the live runner's `projections.db`). Nothing outside `db/` writes SQL.
  */
 import type { Database } from "better-sqlite3";
 import type { LiveProjectionRunner } from "@penguin/projections-runner";
 import { AuthSessionStore } from "./auth-sessions-store.js";
+import type { FactsDb } from "./facts-db.js";
 import { GoalStore } from "./goal-store.js";
 import { ProjectStore } from "./projects-store.js";
 import { ScheduleStore } from "./schedule-store.js";
@@ -16,6 +17,9 @@ import { UsageStore } from "./usage-store.js";
 import { UserStore } from "./users-store.js";
 
 export interface Stores {
+  /** The facts connection: `transaction` for several store calls that must land together. */
+  facts: FactsDb;
+  /** The raw better-sqlite3 connection under it (for tests that inspect the file). */
   db: Database;
   users: UserStore;
   authSessions: AuthSessionStore;
@@ -28,17 +32,18 @@ export interface Stores {
   goals: GoalStore;
 }
 
-export function createStores(db: Database, projections: LiveProjectionRunner): Stores {
+export function createStores(facts: FactsDb, projections: LiveProjectionRunner): Stores {
   return {
-    db,
-    users: new UserStore(db),
-    authSessions: new AuthSessionStore(db),
-    projects: new ProjectStore(db),
-    sessions: new SessionStore(db),
+    facts,
+    db: facts.sqlite,
+    users: new UserStore(facts),
+    authSessions: new AuthSessionStore(facts),
+    projects: new ProjectStore(facts),
+    sessions: new SessionStore(facts),
     usage: new UsageStore(projections),
-    settings: new SettingsStore(db),
-    traceCache: new TraceCacheStore(db),
-    schedules: new ScheduleStore(db),
-    goals: new GoalStore(db),
+    settings: new SettingsStore(facts),
+    traceCache: new TraceCacheStore(facts),
+    schedules: new ScheduleStore(facts),
+    goals: new GoalStore(facts),
   };
 }

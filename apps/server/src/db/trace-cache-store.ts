@@ -3,7 +3,7 @@
  * unchanged file is not read again at the next start) and what the session's first meta
  * says about its source. Always safe to drop: `--reindex` does exactly that and rescans.
  */
-import type { Database } from "better-sqlite3";
+import type { FactsDb } from "./facts-db.js";
 
 export interface TraceFileEntry {
   path: string;
@@ -14,48 +14,45 @@ export interface TraceFileEntry {
 }
 
 export class TraceCacheStore {
-  readonly #db: Database;
-  readonly #file;
-  readonly #upsertFile;
-  readonly #upsertSession;
-  readonly #deleteSession;
-  readonly #deleteFiles;
+  readonly #facts: FactsDb;
 
-  constructor(db: Database) {
-    this.#db = db;
-    this.#file = db.prepare<[string], { size: number; mtime_ms: number }>("SELECT size, mtime_ms FROM trace_files WHERE path = ?");
-    this.#upsertFile = db.prepare<[string, string, number, number, number]>(
-      `INSERT INTO trace_files (path, session_id, file_index, size, mtime_ms) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms`,
-    );
-    this.#upsertSession = db.prepare<[string, string, string, string | null, number, number]>(
-      `INSERT INTO trace_sessions (session_id, project_id, agent_id, source, file_count, mtime_ms) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT(session_id) DO UPDATE SET source = excluded.source, file_count = excluded.file_count, mtime_ms = excluded.mtime_ms`,
-    );
-    this.#deleteSession = db.prepare<[string]>("DELETE FROM trace_sessions WHERE session_id = ?");
-    this.#deleteFiles = db.prepare<[string]>("DELETE FROM trace_files WHERE session_id = ?");
+  constructor(facts: FactsDb) {
+    this.#facts = facts;
   }
 
   /** True when the cache already knows this file at this size and mtime. */
   isCurrent(path: string, size: number, mtimeMs: number): boolean {
-    const row = this.#file.get(path);
+    const row = this.#facts.first(this.#facts.query.selectFrom("trace_files").select(["size", "mtime_ms"]).where("path", "=", path));
     return row !== undefined && row.size === size && row.mtime_ms === Math.floor(mtimeMs);
   }
 
   recordFile(f: TraceFileEntry): void {
-    this.#upsertFile.run(f.path, f.sessionId, f.fileIndex, f.size, Math.floor(f.mtimeMs));
+    const q = this.#facts.query
+      .insertInto("trace_files")
+      .values({ path: f.path, session_id: f.sessionId, file_index: f.fileIndex, size: f.size, mtime_ms: Math.floor(f.mtimeMs) })
+      .onConflict((oc) => oc.column("path").doUpdateSet((eb) => ({ size: eb.ref("excluded.size"), mtime_ms: eb.ref("excluded.mtime_ms") })));
+    this.#facts.run(q);
   }
 
   recordSession(s: { sessionId: string; projectId: string; agentId: string; source: string | null; fileCount: number; mtimeMs: number }): void {
-    this.#upsertSession.run(s.sessionId, s.projectId, s.agentId, s.source, s.fileCount, Math.floor(s.mtimeMs));
+    const q = this.#facts.query
+      .insertInto("trace_sessions")
+      .values({ session_id: s.sessionId, project_id: s.projectId, agent_id: s.agentId, source: s.source, file_count: s.fileCount, mtime_ms: Math.floor(s.mtimeMs) })
+      .onConflict((oc) =>
+        oc.column("session_id").doUpdateSet((eb) => ({ source: eb.ref("excluded.source"), file_count: eb.ref("excluded.file_count"), mtime_ms: eb.ref("excluded.mtime_ms") })),
+      );
+    this.#facts.run(q);
   }
 
   forget(sessionId: string): void {
-    this.#deleteSession.run(sessionId);
-    this.#deleteFiles.run(sessionId);
+    this.#facts.run(this.#facts.query.deleteFrom("trace_sessions").where("session_id", "=", sessionId));
+    this.#facts.run(this.#facts.query.deleteFrom("trace_files").where("session_id", "=", sessionId));
   }
 
   clear(): void {
-    this.#db.exec("DELETE FROM trace_files; DELETE FROM trace_sessions;");
+    this.#facts.transaction(() => {
+      this.#facts.run(this.#facts.query.deleteFrom("trace_files"));
+      this.#facts.run(this.#facts.query.deleteFrom("trace_sessions"));
+    });
   }
 }

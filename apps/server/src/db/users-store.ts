@@ -1,8 +1,11 @@
 /**
  * Users: id, scrypt hash, admin flag, and whether the password is still the generated
- * initial one (the startup notice repeats it until it is changed). Prepared once per handle.
+ * initial one (the startup notice repeats it until it is changed). Queries are Kysely's, run
+ * synchronously through FactsDb.
  */
-import type { Database } from "better-sqlite3";
+import type { Selectable } from "kysely";
+import type { FactsDb } from "./facts-db.js";
+import type { UsersTable } from "./facts-schema.js";
 
 export interface UserRow {
   userId: string;
@@ -12,15 +15,7 @@ export interface UserRow {
   createdAt: number;
 }
 
-interface RawUser {
-  user_id: string;
-  password_hash: string;
-  is_admin: number;
-  password_is_initial: number;
-  created_at: number;
-}
-
-const toRow = (r: RawUser): UserRow => ({
+const toRow = (r: Selectable<UsersTable>): UserRow => ({
   userId: r.user_id,
   passwordHash: r.password_hash,
   isAdmin: r.is_admin === 1,
@@ -29,47 +24,45 @@ const toRow = (r: RawUser): UserRow => ({
 });
 
 export class UserStore {
+  readonly #facts: FactsDb;
   readonly #get;
-  readonly #list;
-  readonly #insert;
-  readonly #setPassword;
-  readonly #delete;
-  readonly #firstAdmin;
 
-  constructor(db: Database) {
-    this.#get = db.prepare<[string], RawUser>("SELECT * FROM users WHERE user_id = ?");
-    this.#list = db.prepare<[], RawUser>("SELECT * FROM users ORDER BY created_at, user_id");
-    this.#insert = db.prepare<[string, string, number, number, number]>(
-      "INSERT INTO users (user_id, password_hash, is_admin, password_is_initial, created_at) VALUES (?, ?, ?, ?, ?)",
-    );
-    this.#setPassword = db.prepare<[string, number, string]>("UPDATE users SET password_hash = ?, password_is_initial = ? WHERE user_id = ?");
-    this.#delete = db.prepare<[string]>("DELETE FROM users WHERE user_id = ?");
-    this.#firstAdmin = db.prepare<[], RawUser>("SELECT * FROM users WHERE is_admin = 1 ORDER BY created_at, user_id LIMIT 1");
+  constructor(facts: FactsDb) {
+    this.#facts = facts;
+    this.#get = facts.prepare(1, (userId: string) => facts.query.selectFrom("users").selectAll().where("user_id", "=", userId));
   }
 
   get(userId: string): UserRow | undefined {
-    const r = this.#get.get(userId);
+    const r = this.#get.first(userId);
     return r === undefined ? undefined : toRow(r);
   }
 
   list(): UserRow[] {
-    return this.#list.all().map(toRow);
+    return this.#facts.all(this.#facts.query.selectFrom("users").selectAll().orderBy("created_at").orderBy("user_id")).map(toRow);
   }
 
   insert(user: UserRow): void {
-    this.#insert.run(user.userId, user.passwordHash, user.isAdmin ? 1 : 0, user.passwordIsInitial ? 1 : 0, user.createdAt);
+    this.#facts.run(
+      this.#facts.query.insertInto("users").values({
+        user_id: user.userId,
+        password_hash: user.passwordHash,
+        is_admin: user.isAdmin ? 1 : 0,
+        password_is_initial: user.passwordIsInitial ? 1 : 0,
+        created_at: user.createdAt,
+      }),
+    );
   }
 
   setPassword(userId: string, passwordHash: string, initial: boolean): void {
-    this.#setPassword.run(passwordHash, initial ? 1 : 0, userId);
+    this.#facts.run(this.#facts.query.updateTable("users").set({ password_hash: passwordHash, password_is_initial: initial ? 1 : 0 }).where("user_id", "=", userId));
   }
 
   delete(userId: string): void {
-    this.#delete.run(userId);
+    this.#facts.run(this.#facts.query.deleteFrom("users").where("user_id", "=", userId));
   }
 
   firstAdmin(): UserRow | undefined {
-    const r = this.#firstAdmin.get();
+    const r = this.#facts.first(this.#facts.query.selectFrom("users").selectAll().where("is_admin", "=", 1).orderBy("created_at").orderBy("user_id").limit(1));
     return r === undefined ? undefined : toRow(r);
   }
 }

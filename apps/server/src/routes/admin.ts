@@ -80,10 +80,10 @@ export function adminRoutes(table: RouteTable, ctx: ServerContext): void {
     ({ params, user }) => {
       if (stores.users.get(params.u) === undefined) throw notFound(`user ${params.u}`);
       if (params.u === ADMIN_USER || params.u === user.userId) throw conflict("protected", "the seeded admin and your own account cannot be deleted");
-      stores.db.transaction(() => {
+      stores.facts.transaction(() => {
         stores.projects.reassignOwner(params.u, ADMIN_USER);
         stores.users.delete(params.u);
-      })();
+      });
       return noContent();
     },
   );

@@ -1,18 +1,22 @@
 /**
  * Sessions resource: list an agent's sessions by category (`active`, `subagent`,
  * `schedule`, `archived`) with their run state; create one (`{provider?, modelId?,
- * workspace?, approvalMode?}` → 201; the model pair is both or neither, neither meaning the
+ * workspace?, approvalMode?, sandboxNetwork?}` → 201; the model pair is both or neither, neither meaning the
  * project's default; no workspace means the project's default chat workspace, else a fresh
  * temporary one); read one (with its trace path and usage); change its approval mode,
- * thinking level, title or archived flag; delete it (traces and scratchpad, not while it runs);
- * fork it; read its state at any event. Lists and reads say where a session came from
- * (`forkedFrom`, `replayOf`, from the sessions projection).
+ * thinking level, title, archived flag or network allowance; delete it (traces and scratchpad,
+ * not while it runs); fork it; read its state at any event. Lists and reads say where a
+ * session came from (`forkedFrom`, `replayOf`, from the sessions projection).
+ *
+ * `sandboxNetwork: true` lets the session's sandboxed commands use the network. Only a project
+ * owner or the admin may allow it (a member gets 403): it opens a way out of the machine for
+ * whatever the model runs. Anyone who controls the session may take it back (`false`).
  */
 import { isAbsolute } from "node:path";
 import { readProjectConfig } from "@penguin/core";
 import { Schema } from "effect";
 import { sessionArchived, sessionTitle } from "@penguin/omnimessage";
-import { badRequest, notFound } from "../http/api-error.js";
+import { ApiError, badRequest, notFound } from "../http/api-error.js";
 import { json, noContent } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import { ApprovalModeSchema, Capped, IntFromText, PositiveInt, Text, ThinkingLevelSchema, WithDefault } from "../http/schemas.js";
@@ -26,10 +30,12 @@ const CreateBody = Schema.Struct({
   modelId: Schema.optional(Text(1)),
   workspace: Schema.optional(Schema.String.pipe(Schema.filter((p) => isAbsolute(p), { message: () => "must be an absolute path on the server" }))),
   approvalMode: Schema.optional(ApprovalModeSchema),
+  sandboxNetwork: Schema.optional(Schema.Boolean),
 });
 
 const PatchBody = Schema.Struct({
   approvalMode: Schema.optional(ApprovalModeSchema),
+  sandboxNetwork: Schema.optional(Schema.Boolean),
   thinkingLevel: Schema.optional(Schema.NullOr(ThinkingLevelSchema)),
   archived: Schema.optional(Schema.Boolean),
   title: Schema.optional(Schema.NullOr(Capped(200))),
@@ -40,6 +46,11 @@ const ListQuery = Schema.Struct({
   limit: WithDefault(IntFromText(1, 500), 100),
   offset: WithDefault(IntFromText(0), 0),
 });
+
+/** Allowing a session the network is for a project owner or the admin. */
+function requireNetworkGrant(role: "owner" | "member" | "admin"): void {
+  if (role === "member") throw new ApiError(403, "forbidden", "only a project owner or the admin may allow a session's commands the network (sandboxNetwork)");
+}
 
 export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
   const { stores, sessions } = ctx;
@@ -61,6 +72,7 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
   table.add(
     { method: "post", path: "/api/projects/:p/agents/:a/sessions", operationId: "sessions.create", summary: "Create a session", tag: "sessions", access: "agent", body: CreateBody, responses: { 201: { description: "The session ({id, …})" } } },
     async ({ grant, body, user }) => {
+      if (body.sandboxNetwork === true) requireNetworkGrant(grant.role);
       const workspace = body.workspace ?? readProjectConfig(grant.paths.projectConfig).default_chat?.workspace;
       const { row, hub } = await sessions.create({
         projectId: grant.project.projectId,
@@ -69,6 +81,7 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
         modelId: body.modelId,
         workspace,
         approvalMode: body.approvalMode,
+        sandboxNetwork: body.sandboxNetwork,
       });
       ctx.access.recordCreator(row.sessionId, user.userId);
       const view = sessionView(row, hub);
@@ -96,13 +109,18 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "patch", path: "/api/sessions/:id", operationId: "sessions.update", summary: "Change approval mode, thinking level, title or archived flag", tag: "sessions", access: "session", body: PatchBody, responses: { 200: { description: "The session" } } },
+    { method: "patch", path: "/api/sessions/:id", operationId: "sessions.update", summary: "Change approval mode, thinking level, title, archived flag or network allowance", tag: "sessions", access: "session", body: PatchBody, responses: { 200: { description: "The session" } } },
     async ({ grant, body, user }) => {
       const id = grant.session.sessionId;
+      if (body.sandboxNetwork !== undefined) {
+        if (body.sandboxNetwork) requireNetworkGrant(grant.role);
+        else ctx.access.requireControl(user, grant);
+      }
       if (body.approvalMode !== undefined) {
         ctx.access.requireControl(user, grant);
         stores.sessions.setApprovalMode(id, body.approvalMode);
       }
+      if (body.sandboxNetwork !== undefined) await sessions.setSandboxNetwork(grant.session, body.sandboxNetwork);
       if (body.thinkingLevel !== undefined) {
         stores.sessions.setThinkingLevel(id, body.thinkingLevel);
         if (body.thinkingLevel !== null) sessions.setThinkingLevel(id, body.thinkingLevel);

@@ -11,12 +11,12 @@
  * through `ServerContext.run` (the session task routes do).
  */
 import type { LiveProjectionRunner } from "@penguin/projections-runner";
-import type { Database } from "better-sqlite3";
 import { Cause, Context, Effect, Exit, Layer, ManagedRuntime } from "effect";
 import type { SandboxOptions, SleepFn } from "@penguin/core";
 import { AccessPolicy } from "../auth/access.js";
 import { SessionCreators } from "../db/session-creators-store.js";
 import { openDatabase } from "../db/database.js";
+import type { FactsDb } from "../db/facts-db.js";
 import { createStores, type Stores } from "../db/stores.js";
 import { startProjections } from "../services/projections.js";
 import { readServerSettings } from "../services/server-settings.js";
@@ -27,9 +27,9 @@ import { SessionManager } from "./session-manager.js";
 import type { EventIds } from "./sse-channel.js";
 import { UserEventHub } from "./user-events.js";
 
-/** The open `web.db` connection (only its lifecycle is used through the tag; stores wrap it). */
+/** The open `facts.db` connection (only its lifecycle is used through the tag; stores wrap it). */
 export interface ServerDatabaseHandle {
-  readonly db: Database;
+  readonly facts: FactsDb;
 }
 export class ServerDatabase extends Context.Tag("@penguin/server/ServerDatabase")<ServerDatabase, ServerDatabaseHandle>() {}
 /** The read models (sessions, usage, timeline) kept current from the traces in `projections.db`. */
@@ -69,8 +69,8 @@ export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServ
   const database = Layer.scoped(
     ServerDatabase,
     Effect.acquireRelease(
-      Effect.try({ try: (): ServerDatabaseHandle => ({ db: openDatabase(config.databaseFile) }), catch: (error) => error }),
-      (handle) => Effect.sync(() => handle.db.close()),
+      Effect.tryPromise({ try: async (): Promise<ServerDatabaseHandle> => ({ facts: await openDatabase(config.databaseFile) }), catch: (error) => error }),
+      (handle) => Effect.sync(() => handle.facts.sqlite.close()),
     ),
   );
   const projections = Layer.scoped(
@@ -84,10 +84,10 @@ export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServ
     ServerStores,
     Effect.gen(function* () {
       const handle = yield* ServerDatabase;
-      return createStores(handle.db, yield* Projections);
+      return createStores(handle.facts, yield* Projections);
     }),
   );
-  const access = Layer.effect(Access, Effect.map(ServerStores, (s) => new AccessPolicy(s, config.root, new SessionCreators(s.db))));
+  const access = Layer.effect(Access, Effect.map(ServerStores, (s) => new AccessPolicy(s, config.root, new SessionCreators(s.facts))));
   const workspaces = Layer.effect(
     Workspaces,
     Effect.map(ServerStores, (s) => new WorkspaceRoots(config.root, () => {

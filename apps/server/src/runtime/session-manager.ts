@@ -20,7 +20,7 @@ import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { agentPaths, createAgent, isApprovalMode, isPenguinError, readTraceFile, PROJECT_OR_AGENT_ID, sessionScratchpad, sessionTraceFiles, type Agent, type ApprovalMode, type ForkPosition, type SandboxOptions, type Session, type SleepFn } from "@penguin/core";
-import { isTraceable, sessionTitle, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
+import { isTraceable, sessionTitle, settingsChanged, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import type { SessionRow } from "../db/sessions-store.js";
 import type { Stores } from "../db/stores.js";
@@ -68,6 +68,11 @@ export interface CreateSessionInput {
   approvalMode?: ApprovalMode | undefined;
   /** `schedule` for sessions a schedule starts (recorded in the trace's session_meta). */
   source?: "schedule" | undefined;
+  /**
+   * Let this session's sandboxed commands use the network (the route checks that the user may
+   * allow it). Recorded in the trace as `settings_changed {sandbox_network: true}`.
+   */
+  sandboxNetwork?: boolean | undefined;
 }
 
 export interface TaskRequest {
@@ -128,8 +133,19 @@ export class SessionManager {
     const agent = await this.agent(input.projectId, input.agentId);
     const workspace = input.workspace === undefined ? undefined : this.#deps.workspaceRoots.confine(input.workspace, [agent.paths.workspacesDir]);
     const mode = input.approvalMode ?? defaultApprovalMode(agent);
+    const sandboxNetwork = input.sandboxNetwork === true;
+    const sandbox = this.#sessionSandbox(sandboxNetwork);
     // The starting approval mode is recorded with the session's first lines (its thinking level too).
-    const core = await agent.createSession({ workspaceDir: workspace, provider: input.provider, modelId: input.modelId, persist: true, approvalMode: mode, ...(input.source === undefined ? {} : { source: input.source }) });
+    const core = await agent.createSession({
+      workspaceDir: workspace,
+      provider: input.provider,
+      modelId: input.modelId,
+      persist: true,
+      approvalMode: mode,
+      ...(input.source === undefined ? {} : { source: input.source }),
+      ...(sandbox === undefined ? {} : { sandbox }),
+    });
+    if (sandboxNetwork) core.recordFact(settingsChanged({ sandbox_network: true }));
     const now = this.#deps.now();
     this.#deps.stores.sessions.insert({
       sessionId: core.id,
@@ -143,6 +159,7 @@ export class SessionManager {
       hasTrace: true,
       createdAt: now,
       lastActiveAt: now,
+      sandboxNetwork,
     });
     if (input.source !== undefined) {
       this.#deps.stores.traceCache.recordSession({ sessionId: core.id, projectId: input.projectId, agentId: input.agentId, source: input.source, fileCount: 1, mtimeMs: now });
@@ -270,6 +287,31 @@ export class SessionManager {
     (await this.agent(row.projectId, row.agentId)).recordSessionFact(row.sessionId, fact);
     // Written without the session loaded: whoever follows its stream gets it from the file.
     this.#hubs.get(row.sessionId)?.channel.catchUp();
+  }
+
+  /**
+   * Allows or forbids the network to a session's sandboxed commands (the route checks who may).
+   * The sandbox is fixed when the core session is built, so a loaded session is rebuilt: at
+   * once when idle, after its run when busy (the running task keeps the sandbox it started with).
+   */
+  async setSandboxNetwork(row: SessionRow, allowed: boolean): Promise<void> {
+    if (row.sandboxNetwork === allowed) return;
+    this.#deps.stores.sessions.setSandboxNetwork(row.sessionId, allowed);
+    if (row.hasTrace) await this.recordFact(row, settingsChanged({ sandbox_network: allowed }));
+    const hub = this.#hubs.get(row.sessionId);
+    if (hub === undefined || hub.core === undefined) return;
+    if (hub.busy) hub.stale = true;
+    else await this.#unload(hub);
+  }
+
+  /**
+   * The sandbox of one session: the server's (undefined when commands run unsandboxed), with
+   * the network when the server allows it to every session or this session is allowed it.
+   */
+  #sessionSandbox(sandboxNetwork: boolean): SandboxOptions | undefined {
+    const base = this.#deps.sandbox;
+    if (base === undefined) return undefined;
+    return { ...base, network: base.network === true || sandboxNetwork };
   }
 
   setThinkingLevel(sessionId: string, level: ThinkingLevel): void {
@@ -494,7 +536,8 @@ export class SessionManager {
 
   async #resume(row: SessionRow): Promise<Session> {
     const agent = await this.agent(row.projectId, row.agentId);
-    const core = await agent.resumeSession({ sessionId: row.sessionId });
+    const sandbox = this.#sessionSandbox(row.sandboxNetwork);
+    const core = await agent.resumeSession({ sessionId: row.sessionId, ...(sandbox === undefined ? {} : { sandbox }) });
     if (row.thinkingLevel !== null) core.thinkingLevel = row.thinkingLevel;
     return core;
   }

@@ -22,6 +22,8 @@ export interface SessionView {
   client: "web" | "cli";
   source: "subagent" | "schedule" | null;
   hasTrace: boolean;
+  /** The session's sandboxed commands may use the network (the server's `--sandbox-network` aside). */
+  sandboxNetwork: boolean;
   createdAt: number;
   lastActiveAt: number;
   state: "idle" | "running" | "compacting";
@@ -49,6 +51,7 @@ export function sessionView(row: SessionRow, hub: SessionHub | undefined, origin
     client: row.client,
     source: row.source,
     hasTrace: row.hasTrace,
+    sandboxNetwork: row.sandboxNetwork,
     createdAt: row.createdAt,
     lastActiveAt: row.lastActiveAt,
     state: hub?.state ?? "idle",

@@ -92,4 +92,29 @@ describe("bwrapArguments", () => {
     dirs.push(underVar);
     expect(hides({}, [underVar, join(parent, "missing")], [])).toEqual([`--tmpfs ${underVar}`]);
   });
+
+  it("makes private homes empty and writable (no read-only remount), binds PATH tools in them back read-only, and masks only what stays visible", () => {
+    const home = realpathSync(mkdtempSync("/var/tmp/penguin-bwrap-home-"));
+    dirs.push(home);
+    const ws = join(home, "work");
+    const nvm = join(home, ".nvm", "versions", "node", "v20");
+    for (const d of [ws, join(nvm, "bin"), join(home, "bin"), join(ws, "node_modules", ".bin"), join(home, ".ssh")]) mkdirSync(d, { recursive: true });
+    writeFileSync(join(home, ".ssh", "id_rsa"), "key\n");
+    const outside = join(home, "..", `penguin-bwrap-secret-${process.pid}`);
+    writeFileSync(outside, "secret\n");
+    dirs.push(outside);
+    const env = { PATH: [join(nvm, "bin"), join(home, "bin"), join(ws, "node_modules", ".bin"), "/usr/bin"].join(":") };
+    const args = bwrapArguments(box({ writable: [ws], privateHomes: [home, "/usr"], masked: [join(home, ".ssh", "id_rsa"), outside] }), ws, env);
+    expect(mounts(args)).toEqual([
+      `--tmpfs ${home}`,
+      `--bind ${ws} ${ws}`,
+      `--ro-bind ${join(home, "bin")} ${join(home, "bin")}`,
+      `--ro-bind ${nvm} ${nvm}`,
+      `--ro-bind /dev/null ${realpathSync(outside)}`,
+      `--chdir ${ws}`,
+    ]);
+    expect(args).not.toContain("--remount-ro");
+    // Without private homes nothing about them is added.
+    expect(mounts(bwrapArguments(box({ writable: [ws] }), ws, env))).toEqual([`--bind ${ws} ${ws}`, `--chdir ${ws}`]);
+  });
 });

@@ -258,3 +258,79 @@ describe(`subagents and the sandbox${skipReason}`, PROCESS_TESTS, () => {
     expect(conv.errors).toEqual([]);
   });
 });
+
+describe(`the host's private files${skipReason}`, PROCESS_TESTS, () => {
+  /** A home folder outside /tmp (the sandbox's own /tmp would hide one there anyway). */
+  function fakeHome(): string {
+    const home = mkdtempSync("/var/tmp/penguin-home-");
+    mkdirSync(join(home, ".ssh"), { recursive: true });
+    writeFileSync(join(home, ".ssh", "id_ed25519"), "PRIVATE-KEY-5c1e\n");
+    mkdirSync(join(home, ".local", "bin"), { recursive: true });
+    mkdirSync(join(home, ".local", "lib"), { recursive: true });
+    writeFileSync(join(home, ".local", "lib", "tool-data.txt"), "tool-data-ok\n");
+    writeFileSync(join(home, ".local", "bin", "penguin-home-tool"), `#!/bin/sh\ncat ${join(home, ".local", "lib", "tool-data.txt")}\n`, { mode: 0o755 });
+    return home;
+  }
+
+  async function look(home: string, privateHomes: string[]): Promise<{ outputs: Map<string, string>; cmds: Record<string, string> }> {
+    const cmds = {
+      key: `cat ${join(home, ".ssh", "id_ed25519")}`,
+      // By its path: a login shell's profile may reset PATH, but the folder is bound back
+      // because it is on the PATH the command starts with.
+      tool: join(home, ".local", "bin", "penguin-home-tool"),
+      cache: `echo cached > ${join(home, "cache.txt")} && cat ${join(home, "cache.txt")}`,
+      shadow: "cat /etc/shadow",
+      environ: `grep -a -c PATH= /proc/${process.pid}/environ`,
+    };
+    h!.kit.enqueue({ toolCalls: Object.entries(cmds).map(([name, cmd]) => ({ name: "exec_command", arguments: { cmd, description: name } })) }, { text: "looked" });
+    const session = await h!.agent.createSession({ workspaceDir: h!.workspace, sandbox: { enabled: true, privateHomes } });
+    const outputs = outputsByCommand(await collect(session.run("look at the home", { approve: allow })));
+    await session.dispose();
+    return { outputs, cmds };
+  }
+
+  it.skipIf(!availability.available)("a private home is empty, writable and throwaway inside, its PATH tools still run; not listed as private, its key is readable", async () => {
+    h = await startHarness({ script: [] });
+    const home = fakeHome();
+    try {
+      await setVaultValue(h.agent.paths.vault, "PATH", `${join(home, ".local", "bin")}:${process.env.PATH ?? "/usr/bin:/bin"}`);
+      const hidden = await look(home, [home]);
+      expect(exitCodeOf(hidden.outputs.get(hidden.cmds.key))).not.toBe(0);
+      expect(hidden.outputs.get(hidden.cmds.key)).not.toContain("PRIVATE-KEY-5c1e");
+      expect(hidden.outputs.get(hidden.cmds.tool)).toMatch(/(^|\n)tool-data-ok\n\[exit code: 0\]$/);
+      expect(hidden.outputs.get(hidden.cmds.cache)).toMatch(/(^|\n)cached\n\[exit code: 0\]$/);
+      expect(existsSync(join(home, "cache.txt"))).toBe(false);
+
+      const visible = await look(home, []);
+      expect(visible.outputs.get(visible.cmds.key)).toContain("PRIVATE-KEY-5c1e");
+      // …and, like the rest of the system, it is read-only there.
+      expect(exitCodeOf(visible.outputs.get(visible.cmds.cache))).not.toBe(0);
+      expect(existsSync(join(home, "cache.txt"))).toBe(false);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(!availability.available)("the host's password hashes and the harness's /proc environment are out of reach; outside the sandbox they are not", async () => {
+    h = await startHarness({ script: [] });
+    const home = fakeHome();
+    try {
+      const inside = await look(home, [home]);
+      expect(inside.outputs.get(inside.cmds.environ)).toContain("Permission denied");
+      expect(exitCodeOf(inside.outputs.get(inside.cmds.environ))).not.toBe(0);
+      if (existsSync("/etc/shadow")) {
+        expect(readFileSync("/etc/shadow", "utf8")).toContain("root:");
+        expect(inside.outputs.get(inside.cmds.shadow)).not.toContain("root:");
+      }
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+    // The same reads without the sandbox: the environment is there (the check above can fail).
+    const plainCmd = `grep -a -c PATH= /proc/${process.pid}/environ`;
+    h.kit.enqueue({ toolCalls: [{ name: "exec_command", arguments: { cmd: plainCmd, description: "environ" } }] }, { text: "looked" });
+    const plain = await h.agent.createSession({ workspaceDir: h.workspace });
+    const out = outputsByCommand(await collect(plain.run("look", { approve: allow }))).get(plainCmd);
+    await plain.dispose();
+    expect(out).toMatch(/(^|\n)1\n\[exit code: 0\]$/);
+  });
+});

@@ -12,6 +12,14 @@
  *     shared_env) are bound back read-write, `readOnly` ones (agent_state, for skills) read-only,
  *     and `masked` files (the vault inside agent_state) are covered by `/dev/null` on a
  *     no-device mount, so opening them fails;
+ *   - the `privateHomes` (by default `/root`, `/home` and the harness's own home folder) are
+ *     replaced by empty, writable, throwaway tmpfs mounts: SSH keys, cloud and registry tokens,
+ *     shell histories of the host's users are not there, while tools that write caches or
+ *     dotfiles under $HOME still can (it all vanishes when the command ends). Folders on the
+ *     command's PATH inside a home (`~/.cargo/bin`, a `~/.nvm/…/bin`: the install prefix when
+ *     the entry is a `bin`) are bound back read-only, so the tools stay runnable;
+ *   - host secret files outside any hidden folder (`/etc/shadow`, SSH host keys: see
+ *     `hostSecretFiles`) are masked like the vault when the host lists them in `masked`;
  *   - the network is a fresh namespace with only a loopback device unless `network` is true;
  *   - every capability is dropped (as root, bwrap would otherwise keep them, and a process with
  *     CAP_SYS_ADMIN could unmount the tmpfs that hides the data root, or read the server's
@@ -30,15 +38,20 @@
  * not bwrap, which would die and take the command with it). `--die-with-parent` ends the
  * command when the harness process dies. There is no pid namespace: a background job a command
  * leaves behind (`server &`) must outlive the shell, as it does without the sandbox, and a pid
- * namespace ends with its first process.
+ * namespace ends with its first process. What a shared pid namespace exposes was checked: the
+ * `/proc` entries of the harness and of other commands (environ, fd, cwd, root, mem) cannot be
+ * opened from inside, because the sandbox has no capabilities (as root, the kernel's ptrace
+ * check wants the target's capabilities; unprivileged, the sandbox's user namespace is not the
+ * target's), but a signal to another process of the same user (`kill <pid>`) is still allowed.
  *
  * Availability is probed once per bwrap path by running a trivial sandbox with the same
  * namespaces; where user namespaces are disabled the probe fails and the sandbox counts as
  * missing, with bwrap's own message as the reason.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, realpathSync } from "node:fs";
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { existsSync, mkdirSync, readdirSync, realpathSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
 
 /** What a host asks for: sandboxed commands, and whether they may use the network. */
 export interface SandboxOptions {
@@ -50,6 +63,11 @@ export interface SandboxOptions {
    * workspace roots, say, so no other team's workspace is visible.
    */
   hide?: readonly string[];
+  /**
+   * Home folders replaced by empty, writable, throwaway ones inside the sandbox (PATH tools in
+   * them stay). Default `/root`, `/home` and the harness's home folder; `[]` leaves them visible.
+   */
+  privateHomes?: readonly string[];
 }
 
 /** The mounts of one environment's sandbox, all absolute paths. */
@@ -61,6 +79,8 @@ export interface CommandSandbox {
   /** Hidden unless it holds a PATH entry (the workspace's parent). */
   hiddenUnlessOnPath: readonly string[];
   masked: readonly string[];
+  /** Replaced by empty, writable tmpfs mounts (absent: none); PATH entries inside come back read-only. */
+  privateHomes?: readonly string[];
   network: boolean;
   /** The bwrap executable; default `bwrap` from PATH. */
   bwrapPath?: string;
@@ -151,8 +171,46 @@ function holdsPathEntry(dir: string, searchPath: string | undefined): boolean {
     .some((entry) => isInside(dir, real(entry)));
 }
 
+/** The home folders made private by default: every user's, root's, and this process's own. */
+export function defaultPrivateHomes(): string[] {
+  return [...new Set(["/root", "/home", homedir()])].filter((dir) => dir !== "" && mayHide(real(dir), { insideSystem: false }));
+}
+
+/**
+ * Files of the host that hold secrets and lie outside any folder the sandbox hides: the
+ * password hashes and the SSH host keys (private halves only). Readable by root even without
+ * capabilities (it owns them), so they are masked.
+ */
+export function hostSecretFiles(): string[] {
+  const files = ["/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-"];
+  try {
+    for (const name of readdirSync("/etc/ssh")) if (/^ssh_host_.*_key$/.test(name)) files.push(`/etc/ssh/${name}`);
+  } catch {
+    // No /etc/ssh: nothing more to mask.
+  }
+  return files;
+}
+
+/**
+ * The folders inside the private homes that the command's PATH needs: each entry, or the
+ * install prefix above a `bin` (`~/.nvm/versions/node/v20` for its `bin`, so its `lib` comes
+ * along) unless that prefix is a home itself (`~/bin` brings back `~/bin` only).
+ */
+function pathEntriesInHomes(searchPath: string | undefined, homes: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const entry of (searchPath ?? "").split(":")) {
+    if (!isAbsolute(entry) || !existsSync(entry)) continue;
+    const path = real(entry);
+    const home = homes.find((h) => isInside(h, path) && h !== path);
+    if (home === undefined) continue;
+    const prefix = dirname(path);
+    out.push(basename(path) === "bin" && prefix !== home ? prefix : path);
+  }
+  return out;
+}
+
 interface Mount {
-  kind: "bind" | "ro-bind" | "tmpfs";
+  kind: "bind" | "ro-bind" | "tmpfs" | "private";
   path: string;
 }
 
@@ -180,15 +238,30 @@ export function bwrapArguments(sandbox: CommandSandbox, cwd: string, env: Readon
     add("bind", real(dir));
   }
   for (const dir of sandbox.readOnly) if (existsSync(dir)) add("ro-bind", real(dir));
-  const order: Record<Mount["kind"], number> = { bind: 0, "ro-bind": 0, tmpfs: 1 };
+  const homes = (sandbox.privateHomes ?? []).filter((dir) => existsSync(dir)).map(real).filter((dir) => mayHide(dir, { insideSystem: true }));
+  if (homes.length > 0) {
+    // Not inside a hidden folder (it stays hidden), nor inside a bound one (already there; a
+    // read-only bind would make part of a writable workspace read-only).
+    const placed = [...mounts];
+    for (const home of homes) add("private", home);
+    for (const tool of pathEntriesInHomes(env.PATH, homes)) if (!placed.some((m) => isInside(m.path, tool))) add("ro-bind", tool);
+  }
+  // At one depth: a private home first (binds inside it come back), then binds, then hides.
+  const order: Record<Mount["kind"], number> = { private: -1, bind: 0, "ro-bind": 0, tmpfs: 1 };
   mounts.sort((a, b) => depth(a.path) - depth(b.path) || order[a.kind] - order[b.kind]);
 
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--tmpfs", "/tmp"];
-  for (const m of mounts) args.push(...(m.kind === "tmpfs" ? ["--tmpfs", m.path] : [`--${m.kind}`, m.path, m.path]));
-  const visible = mounts.filter((m) => m.kind !== "tmpfs").map((m) => m.path);
+  for (const m of mounts) args.push(...(m.kind === "tmpfs" || m.kind === "private" ? ["--tmpfs", m.path] : [`--${m.kind}`, m.path, m.path]));
+  // A file is visible when the innermost mount covering it is a bind, or no mount covers it
+  // (the read-only system); inside a hidden or private folder it is simply not there.
+  const visibleFile = (path: string): boolean => {
+    let cover: Mount | undefined;
+    for (const m of mounts) if (isInside(m.path, path) && (cover === undefined || depth(m.path) >= depth(cover.path))) cover = m;
+    return cover === undefined ? path !== "/tmp" && !isInside("/tmp", path) : cover.kind === "bind" || cover.kind === "ro-bind";
+  };
   for (const file of sandbox.masked) {
     const path = real(file);
-    if (existsSync(path) && visible.some((dir) => isInside(dir, path))) args.push("--ro-bind", "/dev/null", path);
+    if (existsSync(path) && visibleFile(path)) args.push("--ro-bind", "/dev/null", path);
   }
   // Last, once every mount point inside them exists: a hidden folder is empty and read-only.
   for (const m of mounts) if (m.kind === "tmpfs") args.push("--remount-ro", m.path);
