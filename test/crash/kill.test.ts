@@ -178,7 +178,12 @@ async function prepareSlot(mode: Mode, protocol: WireProtocol, tag: string): Pro
 /** Spawn the child, wait for every session's first request, sleep `delayMs`, SIGKILL. */
 async function runAndKill(childArgs: string[], slots: SlotRun[], delayMs: number): Promise<void> {
   const spec = slots.map((s) => ({ root: s.root, workspace: s.workspace, prompt: `keep working on notes.txt (${s.mode})` }));
-  const child = spawn(process.execPath, [...childArgs, JSON.stringify(spec)], { stdio: ["ignore", "pipe", "pipe"] });
+  // The child's commands get a home of their own: a SIGKILL can land while a login shell runs
+  // the machine's profile, and killing that half way can leave the user's tools locked (pyenv's
+  // rehash lock made every later login shell on this machine wait 60 s).
+  const home = mkdtempSync(join(tmpdir(), "penguin-crash-home-"));
+  const child = spawn(process.execPath, [...childArgs, JSON.stringify(spec)], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, HOME: home } });
+  child.once("exit", () => rmSync(home, { recursive: true, force: true }));
   let out = "";
   let err = "";
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
