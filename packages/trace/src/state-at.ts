@@ -13,12 +13,17 @@
  *
  * Lines the reader skipped (torn, malformed) are not events: they have positions but no
  * state change, so a position on a skipped line answers the state after the event before it.
+ *
+ * `stateAtWith(source, …)` asks a `SnapshotSource` (a database's snapshots, snapshot-source.ts)
+ * first: from its nearest snapshot only the events after it are read from the files. When the
+ * source cannot answer for the session, the in-memory cache above answers.
  */
 import { statSync } from "node:fs";
 import type { OmniMessage } from "@penguin/omnimessage";
 import { evolve } from "./evolve.js";
 import { comparePositions, parseAt, type StateAtTarget, type TracePosition } from "./position.js";
 import { readTraceFile, traceFilesIn, type TraceFileRef } from "./reader.js";
+import { foldFromSnapshot, type SnapshotSource } from "./snapshot-source.js";
 import { initialSessionState, type SessionState } from "./state.js";
 
 export interface StateAtResult {
@@ -95,6 +100,20 @@ export class SessionFolds {
       if (events % this.#snapshotEvery === 0 && events > last.events) cache.snapshots.push({ events, state });
     }
     return { state, events, totalEvents, position };
+  }
+
+  /**
+   * Same as `stateAtFiles`, starting from the nearest snapshot `source` holds when it has one
+   * for `sessionId` (only the events after it are read); otherwise from this cache.
+   */
+  async stateAtWith(source: SnapshotSource, sessionId: string, key: string, refs: readonly TraceFileRef[], at?: string | number | StateAtTarget): Promise<StateAtResult> {
+    const target = at === undefined ? undefined : typeof at === "object" ? at : parseAt(at);
+    const lookup = await source.nearest(sessionId, target);
+    if (lookup === undefined) return this.stateAtFiles(key, refs, target);
+    const folded = foldFromSnapshot(refs, lookup.snapshot, target);
+    // The source may lag behind the files by the last few appends; the files have the last word.
+    const totalEvents = folded.atEnd ? folded.events : Math.max(lookup.totalEvents, folded.events);
+    return { state: folded.fold.session, events: folded.events, totalEvents, position: folded.position };
   }
 
   /** Forget a session's cache (or all of them). */
