@@ -7,7 +7,7 @@ export { Sequence } from "./sequence.js";
 export { evolve, foldTrace, carryOverOf, closeDanglingWindow, outputsForCalls } from "./evolve.js";
 export { SessionFolds, stateAt, DEFAULT_SNAPSHOT_EVERY } from "./state-at.js";
 export type { StateAtResult } from "./state-at.js";
-export { initialInspectFacts, initialTimeTravelState, stepTimeTravel, stepFacts, foldTimeTravel } from "./time-travel.js";
+export { initialInspectFacts, initialTimeTravelState, stepTimeTravel, stepFacts, foldTimeTravel, comparableFold } from "./time-travel.js";
 export type { InspectFacts, TimeTravelState, FileToolCall } from "./time-travel.js";
 export { SnapshotEncoder, decodeSnapshot, lineagesOf, SNAPSHOT_FORMAT } from "./snapshot-codec.js";
 export type { LineageChunk, RestoredSnapshot } from "./snapshot-codec.js";

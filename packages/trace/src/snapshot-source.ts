@@ -59,7 +59,8 @@ export interface FoldedTo {
   atEnd: boolean;
 }
 
-const READ_CHUNK = 1 << 20;
+// Small pieces: a question usually needs only the few lines after its snapshot.
+const READ_CHUNK = 64 << 10;
 
 /**
  * Folds from `start` (or the session start) to `target`, reading `refs` (the session's files,

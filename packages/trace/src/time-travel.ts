@@ -181,3 +181,25 @@ export function stepFacts(f: InspectFacts, m: OmniMessage): InspectFacts {
       return f;
   }
 }
+
+/**
+ * A fold (or any part of one) as plain data, for comparing two folds by value: Sequences and
+ * Maps become arrays, the persistent sets and maps sorted arrays, and keys whose value is
+ * undefined are left out (a stored snapshot does not keep them).
+ */
+export function comparableFold(value: unknown): unknown {
+  if (value instanceof Sequence) return value.toArray().map(comparableFold);
+  if (value instanceof Map) return [...value.entries()].map(([k, v]) => [k, comparableFold(v)]);
+  if (HashSet.isHashSet(value)) return [...value].map((v) => JSON.stringify(comparableFold(v))).sort();
+  if (HashMap.isHashMap(value)) return [...value].map(([k, v]) => JSON.stringify([k, comparableFold(v)])).sort();
+  if (Array.isArray(value)) return value.map(comparableFold);
+  if (typeof value === "object" && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      const v = (value as Record<string, unknown>)[key];
+      if (v !== undefined) out[key] = comparableFold(v);
+    }
+    return out;
+  }
+  return value;
+}

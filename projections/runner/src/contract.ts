@@ -22,6 +22,8 @@ export interface TraceEvent {
   sessionId: string;
   fileIndex: number;
   line: number;
+  /** Byte offset in the file right after the event's line (where the next line starts). */
+  endByte: number;
   /** Event time, ms since the epoch, from the envelope's `timestamp` (0 when unreadable). */
   ts: number;
   kind: string;

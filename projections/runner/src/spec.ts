@@ -16,19 +16,24 @@ export interface EventSource {
   fileIndex?: number;
   /** Line number of the first message (default 1). */
   firstLine?: number;
+  /** Byte offset where the first message's line starts (default 0). */
+  firstByte?: number;
 }
 
-/** Positions a list of messages as consecutive lines of one trace file. */
+/** Positions a list of messages as consecutive lines of one trace file (each line its JSON and a newline). */
 export function traceEvents(source: EventSource, messages: readonly OmniMessage[]): TraceEvent[] {
   const first = source.firstLine ?? 1;
+  let endByte = source.firstByte ?? 0;
   return messages.map((message, i) => {
     const ts = Date.parse(message.timestamp);
+    endByte += Buffer.byteLength(JSON.stringify(message)) + 1;
     return {
       projectId: source.projectId ?? "default_project",
       agentId: source.agentId ?? "default_agent",
       sessionId: source.sessionId,
       fileIndex: source.fileIndex ?? 1,
       line: first + i,
+      endByte,
       ts: Number.isFinite(ts) ? ts : 0,
       kind: eventKind(message),
       message,

@@ -346,7 +346,7 @@ function advance(prev: Checkpoint, chunk: TraceChunk, events: number): Checkpoin
 }
 
 function toEvents(file: TraceFile, chunk: TraceChunk): TraceEvent[] {
-  return chunk.lines.map(({ line, message }) => {
+  return chunk.lines.map(({ line, endByte, message }) => {
     const ts = Date.parse(message.timestamp);
     return {
       projectId: file.projectId,
@@ -354,6 +354,7 @@ function toEvents(file: TraceFile, chunk: TraceChunk): TraceEvent[] {
       sessionId: file.sessionId,
       fileIndex: file.fileIndex,
       line,
+      endByte,
       ts: Number.isFinite(ts) ? ts : 0,
       kind: eventKind(message),
       message,

@@ -18,6 +18,8 @@ import type { OmniMessage } from "@penguin/omnimessage";
 export interface PositionedLine {
   /** 1-based line number in the file. */
   line: number;
+  /** Byte offset right after the line's newline: where the next line starts. */
+  endByte: number;
   message: OmniMessage;
 }
 
@@ -63,21 +65,22 @@ export function readTraceChunk(file: string, fromByte: number, fromLine: number,
     const atEnd = fromByte + buf.length >= size;
     const tail = buf.subarray(complete);
     const tornTail = atEnd && hasContent(tail);
-    const text = buf.toString("utf8", 0, complete);
     const lines: PositionedLine[] = [];
     let skipped = 0;
     let lineNo = fromLine;
     let start = 0;
-    while (start < text.length) {
-      const end = text.indexOf("\n", start);
-      const raw = text.slice(start, end);
-      start = end + 1;
+    while (start < complete) {
+      const end = buf.indexOf(NEWLINE, start);
+      const next = end + 1;
       lineNo += 1;
-      if (raw.length === 0) continue;
-      const parsed = parseTraceText(`${raw}\n`);
-      const message = parsed.messages[0];
-      if (message !== undefined) lines.push({ line: lineNo, message });
-      else if (parsed.skipped.length > 0 || raw.includes("\0")) skipped += 1;
+      if (end > start) {
+        const raw = buf.toString("utf8", start, end);
+        const parsed = parseTraceText(`${raw}\n`);
+        const message = parsed.messages[0];
+        if (message !== undefined) lines.push({ line: lineNo, endByte: fromByte + next, message });
+        else if (parsed.skipped.length > 0 || raw.includes("\0")) skipped += 1;
+      }
+      start = next;
     }
     return { lines, bytes: fromByte + complete, seen: fromByte + buf.length, lineCount: lineNo, skipped, tornTail, intact: true, atEnd };
   } finally {

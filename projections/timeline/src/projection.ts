@@ -10,12 +10,15 @@
  *   status (`completed` unless the output says otherwise).
  * - `timeline_compactions`: one row per compaction, from begin to end.
  * - `timeline_subagents`: the subagent pointers (where a child session was spawned).
+ * - `timeline_snapshots`, `timeline_state_chunks`, `timeline_fold_heads`: the time-travel fold
+ *   every SNAPSHOT_EVERY events (snapshots.ts), for `stateAt` at any position.
  *
  * An end event pairs with the latest open row of the same session, which is how the engine
  * writes them (one request at a time; tool calls by id). Durations are event-time differences.
  */
 import type { Kysely } from "kysely";
 import type { Projection, TraceEvent } from "@penguin/projections-runner";
+import { applySnapshots, migrateSnapshotTables, type SnapshotTables } from "./snapshots.js";
 
 export interface TimelineEventRow {
   session_id: string;
@@ -73,7 +76,7 @@ export interface TimelineSubagentRow {
   child_session_id: string;
 }
 
-export interface TimelineTables {
+export interface TimelineTables extends SnapshotTables {
   timeline_events: TimelineEventRow;
   timeline_requests: TimelineRequestRow;
   timeline_tool_calls: TimelineToolCallRow;
@@ -251,7 +254,8 @@ async function insertChunks<N extends keyof TimelineTables>(db: Kysely<TimelineT
 
 export const timelineProjection: Projection<TimelineTables> = {
   name: "timeline",
-  version: 1,
+  // 2: the time-travel snapshots. Bump it whenever evolve's rules or the snapshot format change.
+  version: 2,
   handles: [],
   async migrate(db) {
     const positioned = (name: keyof TimelineTables) =>
@@ -301,6 +305,7 @@ export const timelineProjection: Projection<TimelineTables> = {
       .addColumn("child_session_id", "text", (c) => c.notNull())
       .addPrimaryKeyConstraint("timeline_subagents_pk", ["session_id", "file_index", "line"])
       .execute();
+    await migrateSnapshotTables(db);
   },
   async apply(batch, db) {
     const events = batch.map((e) => ({ session_id: e.sessionId, file_index: e.fileIndex, line: e.line, ts: e.ts, kind: e.kind }));
@@ -308,5 +313,6 @@ export const timelineProjection: Projection<TimelineTables> = {
     const folded = await TimelineBatch.load(db, batch);
     for (const e of batch) folded.apply(e);
     await folded.write(db);
+    await applySnapshots(batch, db);
   },
 };

@@ -21,6 +21,7 @@ import {
   contextSummaryText,
   describeRecord,
   foldFromSnapshot,
+  foldTimeTravel,
   initialTimeTravelState,
   stepTimeTravel,
   type SnapshotSource,
@@ -78,17 +79,15 @@ export const INSPECT_SNAPSHOT_EVERY = 1000;
 /**
  * Snapshots of the time-travel fold per recording, made on the first question and kept while
  * the recording is (loadRecording hands out the same object while the files are unchanged):
- * `snapshots[i]` is the fold of the first `i * INSPECT_SNAPSHOT_EVERY` records.
+ * for an interval `every`, `snapshots[i]` is the fold of the first `i * every` records.
  */
-const snapshotsOf = new WeakMap<RecordedSession, TimeTravelState[]>();
+const snapshotsOf = new WeakMap<RecordedSession, Map<number, TimeTravelState[]>>();
 
-function foldRecording(recording: RecordedSession, n: number): TimeTravelState {
-  let snapshots = snapshotsOf.get(recording);
-  if (snapshots === undefined) {
-    snapshots = [initialTimeTravelState];
-    snapshotsOf.set(recording, snapshots);
-  }
-  const every = INSPECT_SNAPSHOT_EVERY;
+function foldRecording(recording: RecordedSession, n: number, every: number): TimeTravelState {
+  const byInterval = snapshotsOf.get(recording) ?? new Map<number, TimeTravelState[]>();
+  snapshotsOf.set(recording, byInterval);
+  const snapshots = byInterval.get(every) ?? [initialTimeTravelState];
+  byInterval.set(every, snapshots);
   // Lay snapshots up to the one at or before n (the first question lays them as far as it goes).
   while (snapshots.length * every <= n) {
     const from = (snapshots.length - 1) * every;
@@ -102,10 +101,11 @@ function foldRecording(recording: RecordedSession, n: number): TimeTravelState {
   return fold;
 }
 
-/** The state after record `at` (a 1-based count or `NNN:LLLLLL`). */
-export function stateAt(recording: RecordedSession, at: number | string): SessionView {
+/** The state after record `at` (a 1-based count or `NNN:LLLLLL`); `snapshotEvery` sets the interval of the in-memory snapshots. */
+export function stateAt(recording: RecordedSession, at: number | string, options: { snapshotEvery?: number } = {}): SessionView {
   const target = resolvePosition(recording.events, at);
-  const fold = foldRecording(recording, target.n);
+  const every = Math.max(1, Math.floor(options.snapshotEvery ?? INSPECT_SNAPSHOT_EVERY));
+  const fold = every >= Number.MAX_SAFE_INTEGER ? foldTimeTravel(recording.events.slice(0, target.n).map((e) => e.message)) : foldRecording(recording, target.n, every);
   return viewOf({
     sessionId: recording.sessionId,
     fold,

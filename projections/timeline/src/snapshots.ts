@@ -1,0 +1,242 @@
+/**
+ * The timeline's snapshots of the time-travel fold (`evolve` plus inspect's facts, from
+ * @penguin/trace), every SNAPSHOT_EVERY events of a session, for fast time travel: a question
+ * about event N starts from the nearest snapshot at or before it and reads only the events
+ * after it from the trace file, from the byte offset the snapshot keeps.
+ *
+ * Three tables:
+ * - `timeline_snapshots`: per session and event count (a multiple of SNAPSHOT_EVERY), the
+ *   position and end offset of the last event folded, what that event is, the snapshot
+ *   format, and the fold's state (snapshot-codec.ts: small fields whole, lists by lineage);
+ * - `timeline_state_chunks`: the lineages' items, each chunk what a list gained between two
+ *   snapshots, so a long session stores its context once, not once per snapshot;
+ * - `timeline_fold_heads`: per session, how many events were folded and the events after the
+ *   last snapshot, so a process that did not fold the earlier batches (a CLI after the
+ *   server, a restart) can go on: last snapshot + those events = the fold where it stopped.
+ * Every row is a function of the events alone (snapshot points are event counts, lineage
+ * names come from them, the head holds the events since the last one), so a rebuild writes
+ * the same rows as a runner that saw the events in other batches.
+ *
+ * Folding across batches keeps each session's fold in memory (a small cache, checked against
+ * the head row before it is used), so following a live session does not decode its state on
+ * every batch.
+ */
+import type { Kysely } from "kysely";
+import type { OmniMessage } from "@penguin/omnimessage";
+import type { TraceEvent } from "@penguin/projections-runner";
+import {
+  decodeSnapshot,
+  describeRecord,
+  initialTimeTravelState,
+  lineagesOf,
+  SNAPSHOT_FORMAT,
+  SnapshotEncoder,
+  stepTimeTravel,
+  type LineageChunk,
+  type SnapshotLookup,
+  type SnapshotSource,
+  type StateAtTarget,
+  type TimeTravelState,
+} from "@penguin/trace";
+
+/** Events between two snapshots: a question folds at most this many events from the file. */
+export const SNAPSHOT_EVERY = 500;
+
+export interface TimelineSnapshotRow {
+  session_id: string;
+  events: number;
+  file_index: number;
+  line: number;
+  end_byte: number;
+  record: string;
+  format: number;
+  state: string;
+}
+
+export interface TimelineStateChunkRow {
+  session_id: string;
+  lineage: string;
+  start: number;
+  items: string;
+}
+
+export interface TimelineFoldHeadRow {
+  session_id: string;
+  events: number;
+  file_index: number;
+  line: number;
+  end_byte: number;
+  /** JSON array of the envelopes folded since the last snapshot. */
+  tail: string;
+}
+
+export interface SnapshotTables {
+  timeline_snapshots: TimelineSnapshotRow;
+  timeline_state_chunks: TimelineStateChunkRow;
+  timeline_fold_heads: TimelineFoldHeadRow;
+}
+
+export async function migrateSnapshotTables(db: Kysely<SnapshotTables>): Promise<void> {
+  await db.schema
+    .createTable("timeline_snapshots")
+    .addColumn("session_id", "text", (c) => c.notNull())
+    .addColumn("events", "integer", (c) => c.notNull())
+    .addColumn("file_index", "integer", (c) => c.notNull())
+    .addColumn("line", "integer", (c) => c.notNull())
+    .addColumn("end_byte", "integer", (c) => c.notNull())
+    .addColumn("record", "text", (c) => c.notNull())
+    .addColumn("format", "integer", (c) => c.notNull())
+    .addColumn("state", "text", (c) => c.notNull())
+    .addPrimaryKeyConstraint("timeline_snapshots_pk", ["session_id", "events"])
+    .execute();
+  await db.schema
+    .createTable("timeline_state_chunks")
+    .addColumn("session_id", "text", (c) => c.notNull())
+    .addColumn("lineage", "text", (c) => c.notNull())
+    .addColumn("start", "integer", (c) => c.notNull())
+    .addColumn("items", "text", (c) => c.notNull())
+    .addPrimaryKeyConstraint("timeline_state_chunks_pk", ["session_id", "lineage", "start"])
+    .execute();
+  await db.schema
+    .createTable("timeline_fold_heads")
+    .addColumn("session_id", "text", (c) => c.primaryKey())
+    .addColumn("events", "integer", (c) => c.notNull())
+    .addColumn("file_index", "integer", (c) => c.notNull())
+    .addColumn("line", "integer", (c) => c.notNull())
+    .addColumn("end_byte", "integer", (c) => c.notNull())
+    .addColumn("tail", "text", (c) => c.notNull())
+    .execute();
+}
+
+/** One session's fold as far as it has gone. */
+interface FoldHead {
+  events: number;
+  fileIndex: number;
+  line: number;
+  endByte: number;
+  fold: TimeTravelState;
+  encoder: SnapshotEncoder;
+  /** Envelopes folded since the last snapshot. */
+  tail: OmniMessage[];
+}
+
+const CACHED_SESSIONS = 32;
+/** Folds kept between batches, by session; a head row that says otherwise wins. */
+const heads = new Map<string, FoldHead>();
+
+function remember(sessionId: string, head: FoldHead): void {
+  heads.delete(sessionId);
+  heads.set(sessionId, head);
+  if (heads.size > CACHED_SESSIONS) heads.delete(heads.keys().next().value!);
+}
+
+async function loadSnapshot(db: Kysely<SnapshotTables>, sessionId: string, row: Pick<TimelineSnapshotRow, "state">): Promise<ReturnType<typeof decodeSnapshot>> {
+  const lineages = lineagesOf(row.state);
+  const chunks: LineageChunk[] = [];
+  for (const lineage of lineages) {
+    const rows = await db.selectFrom("timeline_state_chunks").select(["lineage", "start", "items"]).where("session_id", "=", sessionId).where("lineage", "=", lineage).orderBy("start").execute();
+    for (const r of rows) chunks.push({ lineage: r.lineage, start: Number(r.start), items: r.items });
+  }
+  return decodeSnapshot(row.state, chunks);
+}
+
+/** The fold where the previous batches left it: from the cache when the head row agrees, else from the last snapshot and the head's tail. */
+async function headOf(db: Kysely<SnapshotTables>, sessionId: string): Promise<FoldHead> {
+  const row = await db.selectFrom("timeline_fold_heads").selectAll().where("session_id", "=", sessionId).executeTakeFirst();
+  if (row === undefined) return { events: 0, fileIndex: 0, line: 0, endByte: 0, fold: initialTimeTravelState, encoder: new SnapshotEncoder(), tail: [] };
+  const events = Number(row.events);
+  const cached = heads.get(sessionId);
+  if (cached !== undefined && cached.events === events && cached.fileIndex === Number(row.file_index) && cached.line === Number(row.line)) return cached;
+  const tail = JSON.parse(row.tail) as OmniMessage[];
+  const snapshotAt = events - tail.length;
+  const encoder = new SnapshotEncoder();
+  let fold = initialTimeTravelState;
+  if (snapshotAt > 0) {
+    const snapshot = await db.selectFrom("timeline_snapshots").select("state").where("session_id", "=", sessionId).where("events", "=", snapshotAt).executeTakeFirstOrThrow();
+    const restored = await loadSnapshot(db, sessionId, snapshot);
+    encoder.seed(restored);
+    fold = restored.fold;
+  }
+  for (const m of tail) fold = stepTimeTravel(fold, m);
+  return { events, fileIndex: Number(row.file_index), line: Number(row.line), endByte: Number(row.end_byte), fold, encoder, tail };
+}
+
+const INSERT_CHUNK = 200;
+
+/** Folds a batch (already in trace order per session) and writes the snapshots it reaches and each session's head. */
+export async function applySnapshots(batch: readonly TraceEvent[], db: Kysely<SnapshotTables>): Promise<void> {
+  const bySession = new Map<string, TraceEvent[]>();
+  for (const e of batch) {
+    const list = bySession.get(e.sessionId);
+    if (list === undefined) bySession.set(e.sessionId, [e]);
+    else list.push(e);
+  }
+  const snapshots: TimelineSnapshotRow[] = [];
+  const chunks: TimelineStateChunkRow[] = [];
+  const headRows: TimelineFoldHeadRow[] = [];
+  for (const [sessionId, events] of bySession) {
+    const head = await headOf(db, sessionId);
+    let { fold } = head;
+    let tail = head.tail.slice();
+    let count = head.events;
+    let last = { fileIndex: head.fileIndex, line: head.line, endByte: head.endByte };
+    for (const e of events) {
+      fold = stepTimeTravel(fold, e.message);
+      count += 1;
+      last = { fileIndex: e.fileIndex, line: e.line, endByte: e.endByte };
+      tail.push(e.message);
+      if (count % SNAPSHOT_EVERY === 0) {
+        const encoded = head.encoder.encode(fold, count);
+        snapshots.push({ session_id: sessionId, events: count, file_index: e.fileIndex, line: e.line, end_byte: e.endByte, record: describeRecord(e.message), format: SNAPSHOT_FORMAT, state: encoded.state });
+        for (const c of encoded.chunks) chunks.push({ session_id: sessionId, lineage: c.lineage, start: c.start, items: c.items });
+        tail = [];
+      }
+    }
+    headRows.push({ session_id: sessionId, events: count, file_index: last.fileIndex, line: last.line, end_byte: last.endByte, tail: JSON.stringify(tail) });
+    remember(sessionId, { events: count, ...last, fold, encoder: head.encoder, tail });
+  }
+  for (let i = 0; i < snapshots.length; i += INSERT_CHUNK) await db.insertInto("timeline_snapshots").values(snapshots.slice(i, i + INSERT_CHUNK)).execute();
+  for (let i = 0; i < chunks.length; i += INSERT_CHUNK) await db.insertInto("timeline_state_chunks").values(chunks.slice(i, i + INSERT_CHUNK)).execute();
+  for (let i = 0; i < headRows.length; i += INSERT_CHUNK) {
+    await db
+      .insertInto("timeline_fold_heads")
+      .values(headRows.slice(i, i + INSERT_CHUNK))
+      .onConflict((oc) =>
+        oc.column("session_id").doUpdateSet((eb) => ({ events: eb.ref("excluded.events"), file_index: eb.ref("excluded.file_index"), line: eb.ref("excluded.line"), end_byte: eb.ref("excluded.end_byte"), tail: eb.ref("excluded.tail") })),
+      )
+      .execute();
+  }
+}
+
+/**
+ * The snapshots as a `SnapshotSource` for `agent.sessionState` / `agent.inspectState`. It
+ * answers only while the database holds the timeline at `version` (the projection's current
+ * one): snapshots of another version or format are never used. `db` is read at each question
+ * (pass a function to follow a database that is replaced, as the server's runner does).
+ */
+export function timelineSnapshots(db: Kysely<any> | (() => Promise<Kysely<any>>), version: number): SnapshotSource {
+  const current = typeof db === "function" ? db : async () => db;
+  return {
+    async nearest(sessionId: string, target: StateAtTarget | undefined): Promise<SnapshotLookup | undefined> {
+      const conn = (await current()) as Kysely<SnapshotTables & { projection_meta: { name: string; version: number } }>;
+      const meta = await conn.selectFrom("projection_meta").select("version").where("name", "=", "timeline").executeTakeFirst();
+      if (meta === undefined || Number(meta.version) !== version) return undefined;
+      const head = await conn.selectFrom("timeline_fold_heads").select("events").where("session_id", "=", sessionId).executeTakeFirst();
+      if (head === undefined) return undefined;
+      let q = conn.selectFrom("timeline_snapshots").selectAll().where("session_id", "=", sessionId).where("format", "=", SNAPSHOT_FORMAT);
+      if (target?.kind === "count") q = q.where("events", "<=", target.count);
+      else if (target?.kind === "position") {
+        const { file, line } = target.position;
+        q = q.where((eb) => eb.or([eb("file_index", "<", file), eb.and([eb("file_index", "=", file), eb("line", "<=", line)])]));
+      }
+      const row = await q.orderBy("events", "desc").limit(1).executeTakeFirst();
+      const totalEvents = Number(head.events);
+      if (row === undefined) return { totalEvents, snapshot: undefined };
+      const restored = await loadSnapshot(conn, sessionId, row);
+      return {
+        totalEvents,
+        snapshot: { events: Number(row.events), position: { file: Number(row.file_index), line: Number(row.line) }, endByte: Number(row.end_byte), record: row.record, fold: restored.fold },
+      };
+    },
+  };
+}
