@@ -108,7 +108,13 @@ export class SessionFolds {
    */
   async stateAtWith(source: SnapshotSource, sessionId: string, key: string, refs: readonly TraceFileRef[], at?: string | number | StateAtTarget): Promise<StateAtResult> {
     const target = at === undefined ? undefined : typeof at === "object" ? at : parseAt(at);
-    const lookup = await source.nearest(sessionId, target);
+    let lookup;
+    try {
+      lookup = await source.nearest(sessionId, target);
+    } catch {
+      // A derived database that cannot be read (locked, damaged) is not an answer: the files are.
+      lookup = undefined;
+    }
     if (lookup === undefined) return this.stateAtFiles(key, refs, target);
     const folded = foldFromSnapshot(refs, lookup.snapshot, target);
     // The source may lag behind the files by the last few appends; the files have the last word.

@@ -9,6 +9,7 @@
  */
 import { isAbsolute } from "node:path";
 import { readProjectConfig } from "@penguin/core";
+import { timelineProjection, timelineSnapshots } from "@penguin/projections-timeline";
 import { Schema } from "effect";
 import { sessionArchived, sessionTitle } from "@penguin/omnimessage";
 import { badRequest, notFound } from "../http/api-error.js";
@@ -162,8 +163,11 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
     },
     async ({ grant, query }) => {
       const agent = await sessions.agent(grant.session.projectId, grant.session.agentId);
+      // From the timeline's nearest snapshot in projections.db (the runner's current file);
+      // the records after it, and any the runner has not applied yet, are read from the trace.
+      const snapshots = timelineSnapshots(async () => (await ctx.projections.store()).db, timelineProjection.version);
       try {
-        return json(await agent.inspectState({ sessionId: grant.session.sessionId, ...(query.at === undefined ? {} : { at: query.at }) }));
+        return json(await agent.inspectState({ sessionId: grant.session.sessionId, snapshots, ...(query.at === undefined ? {} : { at: query.at }) }));
       } catch (error) {
         if (error instanceof Error && /^invalid position/.test(error.message)) throw badRequest(error.message, "at");
         throw error;

@@ -125,7 +125,13 @@ export async function stateAtFromSnapshots(source: SnapshotSource, sessionId: st
   if (files.length === 0) return undefined;
   const target = inspectTarget(at);
   if (at !== undefined && target === undefined) return undefined;
-  const lookup = await source.nearest(sessionId, target);
+  let lookup;
+  try {
+    lookup = await source.nearest(sessionId, target);
+  } catch {
+    // A derived database that cannot be read (locked, damaged) is not an answer: the trace is.
+    return undefined;
+  }
   if (lookup === undefined) return undefined;
   const folded = foldFromSnapshot(files, lookup.snapshot, target);
   const records = folded.atEnd ? folded.events : Math.max(lookup.totalEvents, folded.events);
