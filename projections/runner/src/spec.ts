@@ -8,6 +8,7 @@ import type { Kysely } from "kysely";
 import type { OmniMessage } from "@penguin/omnimessage";
 import { eventKind, type Projection, type TraceEvent } from "./contract.js";
 import { immediateTransaction, openProjectionDatabase } from "./database.js";
+import { rowWriter } from "./row-writer.js";
 
 export interface EventSource {
   sessionId: string;
@@ -59,12 +60,13 @@ export function projectionSpec(projection: Projection): ProjectionSpec {
       return spec;
     },
     async then(query) {
-      const { db } = await openProjectionDatabase(":memory:");
+      const { db, sqlite } = await openProjectionDatabase(":memory:");
+      const rows = rowWriter(sqlite);
       try {
         await projection.migrate(db);
         for (const batch of batches) {
           const handled = projection.handles.length === 0 ? batch : batch.filter((e) => projection.handles.includes(e.kind));
-          await immediateTransaction(db, (conn) => projection.apply(handled, conn));
+          await immediateTransaction(db, (conn) => projection.apply(handled, conn, rows));
         }
         return await query(db);
       } finally {

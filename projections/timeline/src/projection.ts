@@ -17,7 +17,7 @@
  * writes them (one request at a time; tool calls by id). Durations are event-time differences.
  */
 import type { Kysely } from "kysely";
-import type { Projection, TraceEvent } from "@penguin/projections-runner";
+import type { Projection, RowWriter, TraceEvent } from "@penguin/projections-runner";
 import { applySnapshots, migrateSnapshotTables, type SnapshotTables } from "./snapshots.js";
 
 export interface TimelineEventRow {
@@ -208,11 +208,11 @@ class TimelineBatch {
     }
   }
 
-  async write(db: Kysely<TimelineTables>): Promise<void> {
-    await insertChunks(db, "timeline_requests", [...this.inserts.requests.values()]);
-    await insertChunks(db, "timeline_tool_calls", [...this.inserts.toolCalls.values()]);
-    await insertChunks(db, "timeline_compactions", [...this.inserts.compactions.values()]);
-    await insertChunks(db, "timeline_subagents", this.subagents);
+  async write(db: Kysely<TimelineTables>, rows: RowWriter): Promise<void> {
+    rows.insert("timeline_requests", [...this.inserts.requests.values()]);
+    rows.insert("timeline_tool_calls", [...this.inserts.toolCalls.values()]);
+    rows.insert("timeline_compactions", [...this.inserts.compactions.values()]);
+    rows.insert("timeline_subagents", this.subagents);
     for (const r of this.updates.requests.values()) {
       const { session_id, file_index, line, ...set } = r;
       await db.updateTable("timeline_requests").set(set).where("session_id", "=", session_id).where("file_index", "=", file_index).where("line", "=", line).execute();
@@ -246,10 +246,6 @@ function insertInOrder(map: Map<string, TimelineRequestRow[]>, key: string, row:
   let i = list.length;
   while (i > 0 && (list[i - 1]!.file_index > row.file_index || (list[i - 1]!.file_index === row.file_index && list[i - 1]!.line > row.line))) i -= 1;
   list.splice(i, 0, row);
-}
-
-async function insertChunks<N extends keyof TimelineTables>(db: Kysely<TimelineTables>, table: N, rows: TimelineTables[N][]): Promise<void> {
-  for (let i = 0; i < rows.length; i += INSERT_CHUNK) await db.insertInto(table).values(rows.slice(i, i + INSERT_CHUNK) as never).execute();
 }
 
 export const timelineProjection: Projection<TimelineTables> = {
@@ -307,12 +303,14 @@ export const timelineProjection: Projection<TimelineTables> = {
       .execute();
     await migrateSnapshotTables(db);
   },
-  async apply(batch, db) {
-    const events = batch.map((e) => ({ session_id: e.sessionId, file_index: e.fileIndex, line: e.line, ts: e.ts, kind: e.kind }));
-    await insertChunks(db, "timeline_events", events);
+  async apply(batch, db, rows) {
+    rows.insert(
+      "timeline_events",
+      batch.map((e) => ({ session_id: e.sessionId, file_index: e.fileIndex, line: e.line, ts: e.ts, kind: e.kind })),
+    );
     const folded = await TimelineBatch.load(db, batch);
     for (const e of batch) folded.apply(e);
-    await folded.write(db);
-    await applySnapshots(batch, db);
+    await folded.write(db, rows);
+    await applySnapshots(batch, db, rows);
   },
 };

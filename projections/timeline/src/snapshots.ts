@@ -23,7 +23,7 @@
  */
 import type { Kysely } from "kysely";
 import type { OmniMessage } from "@penguin/omnimessage";
-import type { TraceEvent } from "@penguin/projections-runner";
+import type { RowWriter, TraceEvent } from "@penguin/projections-runner";
 import {
   decodeSnapshot,
   describeRecord,
@@ -120,7 +120,7 @@ interface FoldHead {
   tail: OmniMessage[];
 }
 
-const CACHED_SESSIONS = 32;
+const CACHED_SESSIONS = 4;
 /** Folds kept between batches, by session; a head row that says otherwise wins. */
 const heads = new Map<string, FoldHead>();
 
@@ -161,10 +161,8 @@ async function headOf(db: Kysely<SnapshotTables>, sessionId: string): Promise<Fo
   return { events, fileIndex: Number(row.file_index), line: Number(row.line), endByte: Number(row.end_byte), fold, encoder, tail };
 }
 
-const INSERT_CHUNK = 200;
-
 /** Folds a batch (already in trace order per session) and writes the snapshots it reaches and each session's head. */
-export async function applySnapshots(batch: readonly TraceEvent[], db: Kysely<SnapshotTables>): Promise<void> {
+export async function applySnapshots(batch: readonly TraceEvent[], db: Kysely<SnapshotTables>, rows: RowWriter): Promise<void> {
   const bySession = new Map<string, TraceEvent[]>();
   for (const e of batch) {
     const list = bySession.get(e.sessionId);
@@ -195,17 +193,9 @@ export async function applySnapshots(batch: readonly TraceEvent[], db: Kysely<Sn
     headRows.push({ session_id: sessionId, events: count, file_index: last.fileIndex, line: last.line, end_byte: last.endByte, tail: JSON.stringify(tail) });
     remember(sessionId, { events: count, ...last, fold, encoder: head.encoder, tail });
   }
-  for (let i = 0; i < snapshots.length; i += INSERT_CHUNK) await db.insertInto("timeline_snapshots").values(snapshots.slice(i, i + INSERT_CHUNK)).execute();
-  for (let i = 0; i < chunks.length; i += INSERT_CHUNK) await db.insertInto("timeline_state_chunks").values(chunks.slice(i, i + INSERT_CHUNK)).execute();
-  for (let i = 0; i < headRows.length; i += INSERT_CHUNK) {
-    await db
-      .insertInto("timeline_fold_heads")
-      .values(headRows.slice(i, i + INSERT_CHUNK))
-      .onConflict((oc) =>
-        oc.column("session_id").doUpdateSet((eb) => ({ events: eb.ref("excluded.events"), file_index: eb.ref("excluded.file_index"), line: eb.ref("excluded.line"), end_byte: eb.ref("excluded.end_byte"), tail: eb.ref("excluded.tail") })),
-      )
-      .execute();
-  }
+  rows.insert("timeline_snapshots", snapshots);
+  rows.insert("timeline_state_chunks", chunks);
+  rows.insert("timeline_fold_heads", headRows, { columns: ["session_id"], update: ["events", "file_index", "line", "end_byte", "tail"] });
 }
 
 /**

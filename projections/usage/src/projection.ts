@@ -52,7 +52,6 @@ export interface UsageTables {
 /** Failure messages are capped: they are shown in lists, and the trace keeps the full text. */
 export const ERROR_MESSAGE_MAX = 500;
 const UNKNOWN = "unknown";
-const INSERT_CHUNK = 500;
 
 export const usageProjection: Projection<UsageTables> = {
   name: "usage",
@@ -92,7 +91,7 @@ export const usageProjection: Projection<UsageTables> = {
       .addColumn("parent_session_id", "text", (c) => c.notNull())
       .execute();
   },
-  async apply(batch, db) {
+  async apply(batch, db, writer) {
     const models = new Map<string, { provider: string; model_id: string }>();
     const modelOf = async (e: TraceEvent) => {
       const key = `${e.sessionId}\u0000${e.fileIndex}`;
@@ -126,9 +125,7 @@ export const usageProjection: Projection<UsageTables> = {
         rows.push({ ...rowBase(e, await modelOf(e)), status: p.status, cache_read: 0, cache_write: 0, output: 0, total: 0, error_message: (p.error_message ?? p.status).slice(0, ERROR_MESSAGE_MAX) });
       }
     }
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-      await db.insertInto("usage_requests").values(rows.slice(i, i + INSERT_CHUNK)).execute();
-    }
+    writer.insert("usage_requests", rows);
   },
 };
 
