@@ -9,7 +9,7 @@ export { SessionFolds, stateAt, DEFAULT_SNAPSHOT_EVERY } from "./state-at.js";
 export type { StateAtResult } from "./state-at.js";
 export { initialInspectFacts, initialTimeTravelState, stepTimeTravel, stepFacts, foldTimeTravel, comparableFold } from "./time-travel.js";
 export type { InspectFacts, TimeTravelState, FileToolCall } from "./time-travel.js";
-export { SnapshotEncoder, decodeSnapshot, lineagesOf, SNAPSHOT_FORMAT } from "./snapshot-codec.js";
+export { SnapshotEncoder, decodeSnapshot, decodeSnapshotWith, lineageItems, lineagesOf, SNAPSHOT_FORMAT } from "./snapshot-codec.js";
 export type { LineageChunk, RestoredSnapshot } from "./snapshot-codec.js";
 export { foldFromSnapshot, describeRecord } from "./snapshot-source.js";
 export type { SnapshotSource, SnapshotLookup, StoredSnapshot, FoldedTo } from "./snapshot-source.js";

@@ -118,13 +118,25 @@ export class SnapshotEncoder {
   }
 }
 
-/** The lineages a snapshot's state refers to, to fetch their chunks. */
-export function lineagesOf(state: string): string[] {
+/** The lineages a snapshot's state refers to, each with the number of items it needs, to fetch their chunks. */
+export function lineagesOf(state: string): { lineage: string; size: number }[] {
   const e = JSON.parse(state) as EncodedFold;
   const refs = [e.session.history, e.session.pending, e.session.toolCallIds, e.facts.finishedIds, e.facts.fileCalls, e.facts.steeringSent] as ListRef[];
   const w = e.session.window as Record<string, ListRef> | null;
-  if (w !== null) refs.push(w.inputs ?? null, w.produced ?? null, w.producedMessages ?? null);
-  return [...new Set(refs.filter((r): r is { l: string; n: number } => r !== null).map((r) => r.l))];
+  if (w !== null && w !== undefined) refs.push(w.inputs ?? null, w.produced ?? null, w.producedMessages ?? null);
+  const sizes = new Map<string, number>();
+  for (const r of refs) if (r !== null && r !== undefined) sizes.set(r.l, Math.max(sizes.get(r.l) ?? 0, r.n));
+  return [...sizes].map(([lineage, size]) => ({ lineage, size }));
+}
+
+/** Joins a lineage's chunks (any order) into its items, checking they follow each other from item 0. */
+export function lineageItems(lineage: string, chunks: readonly LineageChunk[], into: unknown[] = []): unknown[] {
+  for (const c of [...chunks].filter((c) => c.lineage === lineage).sort((a, b) => a.start - b.start)) {
+    if (c.start < into.length) continue;
+    if (c.start !== into.length) throw new Error(`snapshot lineage ${lineage} has a gap at item ${into.length}`);
+    for (const item of JSON.parse(c.items) as unknown[]) into.push(item);
+  }
+  return into;
 }
 
 export interface RestoredSnapshot {
@@ -138,26 +150,27 @@ export interface RestoredSnapshot {
  * chunks ignored). Throws when a chunk it needs is missing: the caller folds from the start.
  */
 export function decodeSnapshot(state: string, chunks: readonly LineageChunk[]): RestoredSnapshot {
+  const joined = new Map<string, readonly unknown[]>();
+  return decodeSnapshotWith(state, (lineage) => {
+    let items = joined.get(lineage);
+    if (items === undefined) {
+      items = lineageItems(lineage, chunks);
+      joined.set(lineage, items);
+    }
+    return items;
+  });
+}
+
+/**
+ * The same, with the items of each lineage from `itemsOf` (at least as many as the snapshot
+ * needs; a cache of them may hold more, from later snapshots of the same list).
+ */
+export function decodeSnapshotWith(state: string, itemsOf: (lineage: string) => readonly unknown[]): RestoredSnapshot {
   const e = JSON.parse(state) as EncodedFold;
-  const byLineage = new Map<string, LineageChunk[]>();
-  for (const c of chunks) {
-    const list = byLineage.get(c.lineage) ?? [];
-    list.push(c);
-    byLineage.set(c.lineage, list);
-  }
   const lists = new Map<ListPath, { seq: Sequence<unknown>; lineage: string }>();
-  const materialized = new Map<string, unknown[]>();
   const list = <A>(path: ListPath, ref: ListRef | undefined): Sequence<A> => {
     if (ref === null || ref === undefined) return Sequence.empty<A>();
-    let items = materialized.get(ref.l);
-    if (items === undefined) {
-      items = [];
-      for (const c of (byLineage.get(ref.l) ?? []).sort((a, b) => a.start - b.start)) {
-        if (c.start !== items.length) throw new Error(`snapshot lineage ${ref.l} has a gap at item ${items.length}`);
-        for (const item of JSON.parse(c.items) as unknown[]) items.push(item);
-      }
-      materialized.set(ref.l, items);
-    }
+    const items = itemsOf(ref.l);
     if (items.length < ref.n) throw new Error(`snapshot lineage ${ref.l} holds ${items.length} items, ${ref.n} needed`);
     const seq = Sequence.from(items.length === ref.n ? items : items.slice(0, ref.n)) as Sequence<A>;
     lists.set(path, { seq: seq as Sequence<unknown>, lineage: ref.l });

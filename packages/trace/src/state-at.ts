@@ -76,6 +76,7 @@ export class SessionFolds {
     const totalEvents = cache.files.reduce((n, f) => n + f.messages.length, 0);
     const goal = target === undefined ? totalEvents : target.kind === "count" ? Math.min(target.count, totalEvents) : eventsUpTo(cache.files, target.position);
 
+    this.#laySnapshots(cache, totalEvents);
     let snapshot = cache.snapshots[0]!;
     for (const s of cache.snapshots) {
       if (s.events > goal) break;
@@ -120,6 +121,36 @@ export class SessionFolds {
     // The source may lag behind the files by the last few appends; the files have the last word.
     const totalEvents = folded.atEnd ? folded.events : Math.max(lookup.totalEvents, folded.events);
     return { state: folded.fold.session, events: folded.events, totalEvents, position: folded.position };
+  }
+
+  /**
+   * Folds on from the last snapshot to the end once, laying a snapshot every `snapshotEvery`
+   * events: every later question then folds at most that many events (without it, a question
+   * far past the snapshots laid so far would fold all the way there itself).
+   */
+  #laySnapshots(cache: SessionCache, totalEvents: number): void {
+    let last = cache.snapshots[cache.snapshots.length - 1]!;
+    if (last.events + this.#snapshotEvery > totalEvents) return;
+    let state = last.state;
+    let events = last.events;
+    let { file, offset } = locate(cache.files, events);
+    while (events + this.#snapshotEvery <= totalEvents || events % this.#snapshotEvery !== 0) {
+      const f = cache.files[file];
+      if (f === undefined) break;
+      if (offset >= f.messages.length) {
+        file += 1;
+        offset = 0;
+        continue;
+      }
+      state = evolve(state, f.messages[offset]!);
+      offset += 1;
+      events += 1;
+      if (events % this.#snapshotEvery === 0) {
+        last = { events, state };
+        cache.snapshots.push(last);
+        if (events + this.#snapshotEvery > totalEvents) break;
+      }
+    }
   }
 
   /** Forget a session's cache (or all of them). */

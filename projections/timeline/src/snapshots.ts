@@ -25,9 +25,10 @@ import type { Kysely } from "kysely";
 import type { OmniMessage } from "@penguin/omnimessage";
 import type { RowWriter, TraceEvent } from "@penguin/projections-runner";
 import {
-  decodeSnapshot,
+  decodeSnapshotWith,
   describeRecord,
   initialTimeTravelState,
+  lineageItems,
   lineagesOf,
   SNAPSHOT_FORMAT,
   SnapshotEncoder,
@@ -130,14 +131,43 @@ function remember(sessionId: string, head: FoldHead): void {
   if (heads.size > CACHED_SESSIONS) heads.delete(heads.keys().next().value!);
 }
 
-async function loadSnapshot(db: Kysely<SnapshotTables>, sessionId: string, row: Pick<TimelineSnapshotRow, "state">): Promise<ReturnType<typeof decodeSnapshot>> {
-  const lineages = lineagesOf(row.state);
-  const chunks: LineageChunk[] = [];
-  for (const lineage of lineages) {
-    const rows = await db.selectFrom("timeline_state_chunks").select(["lineage", "start", "items"]).where("session_id", "=", sessionId).where("lineage", "=", lineage).orderBy("start").execute();
-    for (const r of rows) chunks.push({ lineage: r.lineage, start: Number(r.start), items: r.items });
+/**
+ * The items of each lineage a source has read, by session and lineage, so a second question
+ * does not parse the session's context again. A lineage only ever grows (chunks are appended
+ * past its end), so a cached list is extended with the chunks after it. Bounded by items.
+ */
+class LineageCache {
+  readonly #items = new Map<string, unknown[]>();
+  #total = 0;
+  constructor(readonly maxItems: number) {}
+
+  async items(db: Kysely<SnapshotTables>, sessionId: string, lineage: string, size: number): Promise<unknown[]> {
+    const key = `${sessionId}\u0000${lineage}`;
+    let items = this.#items.get(key);
+    if (items !== undefined) {
+      this.#items.delete(key);
+      this.#items.set(key, items);
+    } else items = [];
+    if (items.length < size) {
+      const before = items.length;
+      const rows = await db.selectFrom("timeline_state_chunks").select(["lineage", "start", "items"]).where("session_id", "=", sessionId).where("lineage", "=", lineage).where("start", ">=", before).orderBy("start").execute();
+      lineageItems(lineage, rows.map((r) => ({ lineage: r.lineage, start: Number(r.start), items: r.items })), items);
+      this.#total += items.length - before;
+      this.#items.set(key, items);
+      for (const [k, v] of this.#items) {
+        if (this.#total <= this.maxItems || k === key) break;
+        this.#items.delete(k);
+        this.#total -= v.length;
+      }
+    }
+    return items;
   }
-  return decodeSnapshot(row.state, chunks);
+}
+
+async function loadSnapshot(db: Kysely<SnapshotTables>, sessionId: string, row: Pick<TimelineSnapshotRow, "state">, cache = new LineageCache(Number.POSITIVE_INFINITY)): Promise<ReturnType<typeof decodeSnapshotWith>> {
+  const items = new Map<string, unknown[]>();
+  for (const { lineage, size } of lineagesOf(row.state)) items.set(lineage, await cache.items(db, sessionId, lineage, size));
+  return decodeSnapshotWith(row.state, (lineage) => items.get(lineage) ?? []);
 }
 
 /** The fold where the previous batches left it: from the cache when the head row agrees, else from the last snapshot and the head's tail. */
@@ -203,9 +233,12 @@ export async function applySnapshots(batch: readonly TraceEvent[], db: Kysely<Sn
  * answers only while the database holds the timeline at `version` (the projection's current
  * one): snapshots of another version or format are never used. `db` is read at each question
  * (pass a function to follow a database that is replaced, as the server's runner does).
+ * A source keeps the lists it has read (LineageCache), so keep one per database and ask it
+ * again: after the first question about a session, the next ones parse none of its context.
  */
-export function timelineSnapshots(db: Kysely<any> | (() => Promise<Kysely<any>>), version: number): SnapshotSource {
+export function timelineSnapshots(db: Kysely<any> | (() => Promise<Kysely<any>>), version: number, options: { cachedItems?: number } = {}): SnapshotSource {
   const current = typeof db === "function" ? db : async () => db;
+  const cache = new LineageCache(options.cachedItems ?? 400_000);
   return {
     async nearest(sessionId: string, target: StateAtTarget | undefined): Promise<SnapshotLookup | undefined> {
       const conn = (await current()) as Kysely<SnapshotTables & { projection_meta: { name: string; version: number } }>;
@@ -222,7 +255,7 @@ export function timelineSnapshots(db: Kysely<any> | (() => Promise<Kysely<any>>)
       const row = await q.orderBy("events", "desc").limit(1).executeTakeFirst();
       const totalEvents = Number(head.events);
       if (row === undefined) return { totalEvents, snapshot: undefined };
-      const restored = await loadSnapshot(conn, sessionId, row);
+      const restored = await loadSnapshot(conn, sessionId, row, cache);
       return {
         totalEvents,
         snapshot: { events: Number(row.events), position: { file: Number(row.file_index), line: Number(row.line) }, endByte: Number(row.end_byte), record: row.record, fold: restored.fold },

@@ -150,6 +150,11 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
     },
   );
 
+  // Time travel starts from the timeline's nearest snapshot in projections.db (the runner's
+  // current file); the records after it, and any the runner has not applied yet, are read
+  // from the trace. One source for every request, so the lists it has read are kept.
+  const snapshots = timelineSnapshots(async () => (await ctx.projections.store()).db, timelineProjection.version);
+
   table.add(
     {
       method: "get",
@@ -163,9 +168,6 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
     },
     async ({ grant, query }) => {
       const agent = await sessions.agent(grant.session.projectId, grant.session.agentId);
-      // From the timeline's nearest snapshot in projections.db (the runner's current file);
-      // the records after it, and any the runner has not applied yet, are read from the trace.
-      const snapshots = timelineSnapshots(async () => (await ctx.projections.store()).db, timelineProjection.version);
       try {
         return json(await agent.inspectState({ sessionId: grant.session.sessionId, snapshots, ...(query.at === undefined ? {} : { at: query.at }) }));
       } catch (error) {
