@@ -12,12 +12,14 @@
  * - `timeline_subagents`: the subagent pointers (where a child session was spawned).
  * - `timeline_snapshots`, `timeline_state_chunks`, `timeline_fold_heads`: the time-travel fold
  *   every SNAPSHOT_EVERY events (snapshots.ts), for `stateAt` at any position.
+ * - `timeline_analysis`: the trace viewer's statistics per session (analysis.ts).
  *
  * An end event pairs with the latest open row of the same session, which is how the engine
  * writes them (one request at a time; tool calls by id). Durations are event-time differences.
  */
 import type { Kysely } from "kysely";
 import type { Projection, RowWriter, TraceEvent } from "@penguin/projections-runner";
+import { applyAnalysis, migrateAnalysisTable, type AnalysisTables } from "./analysis.js";
 import { applySnapshots, migrateSnapshotTables, type SnapshotTables } from "./snapshots.js";
 
 export interface TimelineEventRow {
@@ -76,7 +78,7 @@ export interface TimelineSubagentRow {
   child_session_id: string;
 }
 
-export interface TimelineTables extends SnapshotTables {
+export interface TimelineTables extends SnapshotTables, AnalysisTables {
   timeline_events: TimelineEventRow;
   timeline_requests: TimelineRequestRow;
   timeline_tool_calls: TimelineToolCallRow;
@@ -250,7 +252,8 @@ function insertInOrder(map: Map<string, TimelineRequestRow[]>, key: string, row:
 
 export const timelineProjection: Projection<TimelineTables> = {
   name: "timeline",
-  // 2: the time-travel snapshots. Bump it whenever evolve's rules or the snapshot format change.
+  // 2: the time-travel snapshots and the viewer's statistics. Bump it whenever evolve's rules,
+  // the snapshot format or the statistics' rules change.
   version: 2,
   handles: [],
   async migrate(db) {
@@ -302,6 +305,7 @@ export const timelineProjection: Projection<TimelineTables> = {
       .addPrimaryKeyConstraint("timeline_subagents_pk", ["session_id", "file_index", "line"])
       .execute();
     await migrateSnapshotTables(db);
+    await migrateAnalysisTable(db);
   },
   async apply(batch, db, rows) {
     rows.insert(
@@ -312,5 +316,6 @@ export const timelineProjection: Projection<TimelineTables> = {
     for (const e of batch) folded.apply(e);
     await folded.write(db, rows);
     await applySnapshots(batch, db, rows);
+    await applyAnalysis(batch, db, rows);
   },
 };
