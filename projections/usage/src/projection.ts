@@ -92,16 +92,15 @@ export const usageProjection: Projection<UsageTables> = {
       .execute();
   },
   async apply(batch, db, writer) {
+    // The model of every (session, file) in the batch, read once up front: the loop below stays synchronous.
     const models = new Map<string, { provider: string; model_id: string }>();
-    const modelOf = async (e: TraceEvent) => {
-      const key = `${e.sessionId}\u0000${e.fileIndex}`;
-      let m = models.get(key);
-      if (m === undefined) {
-        m = (await db.selectFrom("usage_models").select(["provider", "model_id"]).where("session_id", "=", e.sessionId).where("file_index", "=", e.fileIndex).executeTakeFirst()) ?? { provider: UNKNOWN, model_id: UNKNOWN };
-        models.set(key, m);
-      }
-      return m;
-    };
+    const wanted = new Map<string, { sessionId: string; fileIndex: number }>();
+    for (const e of batch) wanted.set(`${e.sessionId}\u0000${e.fileIndex}`, { sessionId: e.sessionId, fileIndex: e.fileIndex });
+    for (const { sessionId, fileIndex } of wanted.values()) {
+      const found = await db.selectFrom("usage_models").select(["provider", "model_id"]).where("session_id", "=", sessionId).where("file_index", "=", fileIndex).executeTakeFirst();
+      if (found !== undefined) models.set(`${sessionId}\u0000${fileIndex}`, found);
+    }
+    const modelOf = (e: TraceEvent) => models.get(`${e.sessionId}\u0000${e.fileIndex}`) ?? { provider: UNKNOWN, model_id: UNKNOWN };
     const rows: UsageRequestRow[] = [];
     for (const e of batch) {
       const m = e.message;
@@ -120,9 +119,9 @@ export const usageProjection: Projection<UsageTables> = {
       if (p.type === "subagent") {
         await db.insertInto("usage_links").values({ child_session_id: p.session_id, parent_session_id: e.sessionId }).onConflict((oc) => oc.column("child_session_id").doUpdateSet({ parent_session_id: e.sessionId })).execute();
       } else if (p.type === "token_usage") {
-        rows.push({ ...rowBase(e, await modelOf(e)), status: "completed", cache_read: p.request.cache_read, cache_write: p.request.cache_write, output: p.request.output, total: p.request.total, error_message: null });
+        rows.push({ ...rowBase(e, modelOf(e)), status: "completed", cache_read: p.request.cache_read, cache_write: p.request.cache_write, output: p.request.output, total: p.request.total, error_message: null });
       } else if (p.type === "request_end" && p.status !== "completed" && p.status !== "aborted") {
-        rows.push({ ...rowBase(e, await modelOf(e)), status: p.status, cache_read: 0, cache_write: 0, output: 0, total: 0, error_message: (p.error_message ?? p.status).slice(0, ERROR_MESSAGE_MAX) });
+        rows.push({ ...rowBase(e, modelOf(e)), status: p.status, cache_read: 0, cache_write: 0, output: 0, total: 0, error_message: (p.error_message ?? p.status).slice(0, ERROR_MESSAGE_MAX) });
       }
     }
     writer.insert("usage_requests", rows);
