@@ -119,6 +119,8 @@ interface FoldHead {
   encoder: SnapshotEncoder;
   /** Envelopes folded since the last snapshot. */
   tail: OmniMessage[];
+  /** `tail` as the head row holds it: a cached fold is used only for a row that says exactly this. */
+  tailJson: string;
 }
 
 const CACHED_SESSIONS = 4;
@@ -173,10 +175,11 @@ async function loadSnapshot(db: Kysely<SnapshotTables>, sessionId: string, row: 
 /** The fold where the previous batches left it: from the cache when the head row agrees, else from the last snapshot and the head's tail. */
 async function headOf(db: Kysely<SnapshotTables>, sessionId: string): Promise<FoldHead> {
   const row = await db.selectFrom("timeline_fold_heads").selectAll().where("session_id", "=", sessionId).executeTakeFirst();
-  if (row === undefined) return { events: 0, fileIndex: 0, line: 0, endByte: 0, fold: initialTimeTravelState, encoder: new SnapshotEncoder(), tail: [] };
+  if (row === undefined) return { events: 0, fileIndex: 0, line: 0, endByte: 0, fold: initialTimeTravelState, encoder: new SnapshotEncoder(), tail: [], tailJson: "[]" };
   const events = Number(row.events);
   const cached = heads.get(sessionId);
-  if (cached !== undefined && cached.events === events && cached.fileIndex === Number(row.file_index) && cached.line === Number(row.line)) return cached;
+  // The same count, last position and recent events: the same fold (another database of the same traces included).
+  if (cached !== undefined && cached.events === events && cached.fileIndex === Number(row.file_index) && cached.line === Number(row.line) && cached.tailJson === row.tail) return cached;
   const tail = JSON.parse(row.tail) as OmniMessage[];
   const snapshotAt = events - tail.length;
   const encoder = new SnapshotEncoder();
@@ -188,7 +191,7 @@ async function headOf(db: Kysely<SnapshotTables>, sessionId: string): Promise<Fo
     fold = restored.fold;
   }
   for (const m of tail) fold = stepTimeTravel(fold, m);
-  return { events, fileIndex: Number(row.file_index), line: Number(row.line), endByte: Number(row.end_byte), fold, encoder, tail };
+  return { events, fileIndex: Number(row.file_index), line: Number(row.line), endByte: Number(row.end_byte), fold, encoder, tail, tailJson: row.tail };
 }
 
 /** Folds a batch (already in trace order per session) and writes the snapshots it reaches and each session's head. */
@@ -220,8 +223,9 @@ export async function applySnapshots(batch: readonly TraceEvent[], db: Kysely<Sn
         tail = [];
       }
     }
-    headRows.push({ session_id: sessionId, events: count, file_index: last.fileIndex, line: last.line, end_byte: last.endByte, tail: JSON.stringify(tail) });
-    remember(sessionId, { events: count, ...last, fold, encoder: head.encoder, tail });
+    const tailJson = JSON.stringify(tail);
+    headRows.push({ session_id: sessionId, events: count, file_index: last.fileIndex, line: last.line, end_byte: last.endByte, tail: tailJson });
+    remember(sessionId, { events: count, ...last, fold, encoder: head.encoder, tail, tailJson });
   }
   rows.insert("timeline_snapshots", snapshots);
   rows.insert("timeline_state_chunks", chunks);
