@@ -16,6 +16,8 @@ import { parseArgs } from "node:util";
 import { rowAdapters } from "./rows/adapters.js";
 import { rowCliRun, rowColdStart } from "./rows/cli.js";
 import { rowEngine } from "./rows/engine.js";
+import { rowLiveLag, rowRebuild } from "./rows/projections.js";
+import { rowDemo, rowReplay } from "./rows/replay-demo.js";
 import { rowServer } from "./rows/server.js";
 import { rowTimeTravel } from "./rows/time-travel.js";
 import { rowWeb } from "./rows/web.js";
@@ -42,6 +44,10 @@ const ROWS: { row: number; run: () => Promise<RowResult> }[] = [
   { row: 7, run: () => rowServer(quick) },
   { row: 8, run: () => rowTimeTravel(quick ? 20 : 100, quick ? 20_000 : 100_000) },
   { row: 9, run: () => rowWeb() },
+  { row: 10, run: () => rowRebuild(quick ? 1 : 2, quick ? 100_000 : 1_000_000) },
+  { row: 11, run: () => rowLiveLag(quick ? 50 : 200) },
+  { row: 12, run: () => rowReplay(quick ? 1 : 3, quick ? 300 : 1000) },
+  { row: 13, run: () => rowDemo(quick ? 2 : 5) },
 ];
 
 function printTable(rows: RowResult[]): void {

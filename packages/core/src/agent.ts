@@ -41,9 +41,9 @@ import { listTracedSessions, readTraceFile, sessionTraceFiles } from "./trace/re
 import { replayTrace } from "./trace/replay.js";
 import { survivorsOfClosedContext, withSurvivors } from "./trace/survivors.js";
 import { forkScratchpad, forkSessionFiles, forkSessionFilesAt, type ForkPosition } from "./trace/fork.js";
-import { stateAt, type SessionView } from "./trace/state-at.js";
+import { stateAt, stateAtFromSnapshots, type SessionView } from "./trace/state-at.js";
 import { loadRecording } from "./replay/recording.js";
-import { parseAt, SessionFolds, TraceWriter, type StateAtResult, type StateAtTarget } from "@penguin/trace";
+import { parseAt, SessionFolds, TraceWriter, type SnapshotSource, type StateAtResult, type StateAtTarget } from "@penguin/trace";
 import { Session } from "./session.js";
 import { createSubagentRunner } from "./subagents/runner.js";
 import type { EnvironmentInterface, LLMInterface, SubagentRunner } from "./interfaces.js";
@@ -124,6 +124,12 @@ export interface SessionStateOptions {
   sessionId: string;
   /** An event count from the session start (`120`) or a position (`"001:000042"`); the end when absent. */
   at?: string | number;
+  /**
+   * Stored snapshots to start from (a host's projections database, the timeline projection's
+   * `timelineSnapshots`): only the events after the nearest one are read. Without one, or when
+   * it has nothing for the session, the answer comes from this agent's in-memory snapshots.
+   */
+  snapshots?: SnapshotSource;
 }
 
 interface Assembled {
@@ -283,6 +289,7 @@ export class Agent {
     } catch (error) {
       throw new PenguinError("invalid_argument", error instanceof Error ? error.message : String(error));
     }
+    if (options.snapshots !== undefined) return this.#folds.stateAtWith(options.snapshots, sessionId, sessionId, files, target);
     return this.#folds.stateAtFiles(sessionId, files, target);
   }
 
@@ -308,9 +315,14 @@ export class Agent {
   /**
    * What `penguin inspect` shows of a session after record `at` (a 1-based count across
    * rotated files, or `NNN:LLLLLL`; default: the last record): the next context, open calls,
-   * pending approvals, carry-over, files. See trace/state-at.ts.
+   * pending approvals, carry-over, files. See trace/state-at.ts. With `snapshots` (as for
+   * `sessionState`) it starts from the nearest stored snapshot instead of the whole recording.
    */
-  async inspectState(options: { sessionId: string; at?: number | string }): Promise<SessionView> {
+  async inspectState(options: { sessionId: string; at?: number | string; snapshots?: SnapshotSource }): Promise<SessionView> {
+    if (options.snapshots !== undefined && isSessionId(options.sessionId)) {
+      const view = await stateAtFromSnapshots(options.snapshots, options.sessionId, sessionTraceFiles(this.paths, options.sessionId), options.at);
+      if (view !== undefined) return view;
+    }
     const recording = loadRecording({ paths: this.paths }, options.sessionId);
     return stateAt(recording, options.at ?? recording.events.length);
   }

@@ -66,3 +66,4 @@ export { loadRecording, folderRootSession, resolvePosition } from "./replay/reco
 export type { RecordedEvent, RecordedSession } from "./replay/recording.js";
 export { stateAt as inspectStateAt } from "./trace/state-at.js";
 export type { SessionView } from "./trace/state-at.js";
+export type { SnapshotSource, SnapshotLookup, StoredSnapshot } from "@penguin/trace";

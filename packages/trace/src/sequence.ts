@@ -46,6 +46,24 @@ export class Sequence<A> {
     return this.#last;
   }
 
+  /**
+   * When this sequence is `prefix` with items appended (the very same nodes, as `append` and
+   * `concat` leave them), the items appended, oldest first; undefined otherwise. Snapshots
+   * use it to store only what a list gained since the last snapshot.
+   */
+  itemsAfter(prefix: Sequence<A>): A[] | undefined {
+    if (prefix.size > this.size) return undefined;
+    const out = new Array<A>(this.size - prefix.size);
+    let node: Sequence<A> | undefined = this;
+    for (let i = out.length - 1; i >= 0; i--) {
+      if (node === undefined) return undefined;
+      out[i] = node.#last as A;
+      node = node.#before;
+    }
+    // The empty sequence is shared, but an empty prefix is a prefix of anything.
+    return node === prefix || prefix.size === 0 ? out : undefined;
+  }
+
   /** The items, oldest first. The same array is returned on every call: do not change it. */
   toArray(): readonly A[] {
     if (this.#array !== undefined) return this.#array;

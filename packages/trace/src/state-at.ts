@@ -13,12 +13,17 @@
  *
  * Lines the reader skipped (torn, malformed) are not events: they have positions but no
  * state change, so a position on a skipped line answers the state after the event before it.
+ *
+ * `stateAtWith(source, …)` asks a `SnapshotSource` (a database's snapshots, snapshot-source.ts)
+ * first: from its nearest snapshot only the events after it are read from the files. When the
+ * source cannot answer for the session, the in-memory cache above answers.
  */
 import { statSync } from "node:fs";
 import type { OmniMessage } from "@penguin/omnimessage";
 import { evolve } from "./evolve.js";
 import { comparePositions, parseAt, type StateAtTarget, type TracePosition } from "./position.js";
 import { readTraceFile, traceFilesIn, type TraceFileRef } from "./reader.js";
+import { foldFromSnapshot, type SnapshotSource } from "./snapshot-source.js";
 import { initialSessionState, type SessionState } from "./state.js";
 
 export interface StateAtResult {
@@ -71,6 +76,7 @@ export class SessionFolds {
     const totalEvents = cache.files.reduce((n, f) => n + f.messages.length, 0);
     const goal = target === undefined ? totalEvents : target.kind === "count" ? Math.min(target.count, totalEvents) : eventsUpTo(cache.files, target.position);
 
+    this.#laySnapshots(cache, totalEvents);
     let snapshot = cache.snapshots[0]!;
     for (const s of cache.snapshots) {
       if (s.events > goal) break;
@@ -95,6 +101,56 @@ export class SessionFolds {
       if (events % this.#snapshotEvery === 0 && events > last.events) cache.snapshots.push({ events, state });
     }
     return { state, events, totalEvents, position };
+  }
+
+  /**
+   * Same as `stateAtFiles`, starting from the nearest snapshot `source` holds when it has one
+   * for `sessionId` (only the events after it are read); otherwise from this cache.
+   */
+  async stateAtWith(source: SnapshotSource, sessionId: string, key: string, refs: readonly TraceFileRef[], at?: string | number | StateAtTarget): Promise<StateAtResult> {
+    const target = at === undefined ? undefined : typeof at === "object" ? at : parseAt(at);
+    let lookup;
+    try {
+      lookup = await source.nearest(sessionId, target);
+    } catch {
+      // A derived database that cannot be read (locked, damaged) is not an answer: the files are.
+      lookup = undefined;
+    }
+    if (lookup === undefined) return this.stateAtFiles(key, refs, target);
+    const folded = foldFromSnapshot(refs, lookup.snapshot, target);
+    // The source may lag behind the files by the last few appends; the files have the last word.
+    const totalEvents = folded.atEnd ? folded.events : Math.max(lookup.totalEvents, folded.events);
+    return { state: folded.fold.session, events: folded.events, totalEvents, position: folded.position };
+  }
+
+  /**
+   * Folds on from the last snapshot to the end once, laying a snapshot every `snapshotEvery`
+   * events: every later question then folds at most that many events (without it, a question
+   * far past the snapshots laid so far would fold all the way there itself).
+   */
+  #laySnapshots(cache: SessionCache, totalEvents: number): void {
+    let last = cache.snapshots[cache.snapshots.length - 1]!;
+    if (last.events + this.#snapshotEvery > totalEvents) return;
+    let state = last.state;
+    let events = last.events;
+    let { file, offset } = locate(cache.files, events);
+    while (events + this.#snapshotEvery <= totalEvents || events % this.#snapshotEvery !== 0) {
+      const f = cache.files[file];
+      if (f === undefined) break;
+      if (offset >= f.messages.length) {
+        file += 1;
+        offset = 0;
+        continue;
+      }
+      state = evolve(state, f.messages[offset]!);
+      offset += 1;
+      events += 1;
+      if (events % this.#snapshotEvery === 0) {
+        last = { events, state };
+        cache.snapshots.push(last);
+        if (events + this.#snapshotEvery > totalEvents) break;
+      }
+    }
   }
 
   /** Forget a session's cache (or all of them). */

@@ -1,7 +1,8 @@
 /**
  * The projection contract: a read model is `{ name, version, handles, migrate, apply }`.
  *
- * - `apply(batch, db)` folds a batch of trace events into the projection's tables. It is a
+ * - `apply(batch, db, rows)` folds a batch of trace events into the projection's tables
+ *   (`rows` writes many rows through statements prepared once: row-writer.ts). It is a
  *   function of the events only: time comes from each envelope's `timestamp`, never from the
  *   wall clock, so rebuilding from the same traces writes the same rows. It runs inside the
  *   runner's transaction, which also moves the checkpoint, so rows and checkpoint commit
@@ -14,6 +15,7 @@
  */
 import type { Kysely } from "kysely";
 import type { OmniMessage } from "@penguin/omnimessage";
+import type { RowWriter } from "./row-writer.js";
 
 /** Where a trace event lives: the session (from the file's path), the file index and the 1-based line. */
 export interface TraceEvent {
@@ -22,6 +24,8 @@ export interface TraceEvent {
   sessionId: string;
   fileIndex: number;
   line: number;
+  /** Byte offset in the file right after the event's line (where the next line starts). */
+  endByte: number;
   /** Event time, ms since the epoch, from the envelope's `timestamp` (0 when unreadable). */
   ts: number;
   kind: string;
@@ -33,7 +37,7 @@ export interface Projection<DB = any> {
   readonly version: number;
   readonly handles: readonly string[];
   migrate(db: Kysely<DB>): Promise<void>;
-  apply(batch: readonly TraceEvent[], db: Kysely<DB>): Promise<void>;
+  apply(batch: readonly TraceEvent[], db: Kysely<DB>, rows: RowWriter): Promise<void>;
 }
 
 /** The kind a projection's `handles` refers to: `session_meta`, or the payload's own type tag. */

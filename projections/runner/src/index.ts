@@ -2,6 +2,8 @@
 export { eventKind, positionText, checkProjections } from "./contract.js";
 export type { Projection, TraceEvent } from "./contract.js";
 export { readTraceChunk } from "./trace-lines.js";
+export { rowWriter } from "./row-writer.js";
+export type { RowWriter, UpsertRule } from "./row-writer.js";
 export type { TraceChunk, PositionedLine } from "./trace-lines.js";
 export { listTraceFiles, traceDirectories } from "./trace-folders.js";
 export type { TraceFile } from "./trace-folders.js";

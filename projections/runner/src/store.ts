@@ -20,6 +20,7 @@ import { checkProjections, eventKind, type Projection, type TraceEvent } from ".
 import { immediateTransaction, openProjectionDatabase, projectionTables, type JournalMode, type OpenedDatabase } from "./database.js";
 import { listTraceFiles, type TraceFile } from "./trace-folders.js";
 import { readTraceChunk, type TraceChunk } from "./trace-lines.js";
+import { rowWriter, type RowWriter } from "./row-writer.js";
 
 export interface Checkpoint {
   /** Offset after the last complete line applied. */
@@ -74,8 +75,8 @@ export interface OpenStoreOptions {
 type CommitResult = { readonly _tag: "Committed" } | { readonly _tag: "CheckpointMoved" };
 
 /** Bounds of one batch: enough to amortize a transaction, small enough to hold in memory. */
-const BATCH_BYTES = 16 << 20;
-const BATCH_EVENTS = 50_000;
+const BATCH_BYTES = 4 << 20;
+const BATCH_EVENTS = 10_000;
 const KEY_CHUNK = 200;
 
 /**
@@ -122,10 +123,12 @@ export class ProjectionStore {
   readonly root: string;
   readonly projections: readonly Projection[];
   readonly #opened: OpenedDatabase;
+  readonly #rows: RowWriter;
   #closed = false;
 
   private constructor(opened: OpenedDatabase, root: string, projections: readonly Projection[]) {
     this.#opened = opened;
+    this.#rows = rowWriter(opened.sqlite);
     this.file = opened.file;
     this.root = root;
     this.projections = projections;
@@ -284,7 +287,7 @@ export class ProjectionStore {
         const events = batch.events_.get(p.name);
         if (events === undefined) continue;
         const handled = p.handles.length === 0 ? events : events.filter((e) => p.handles.includes(e.kind));
-        if (handled.length > 0) await p.apply(handled, conn);
+        if (handled.length > 0) await p.apply(handled, conn, this.#rows);
       }
       const rows = [...batch.checkpoints.values()].map((c) => ({ projection: c.projection, file: c.file, bytes: c.next.bytes, seen: c.next.seen, lines: c.next.lines, events: c.next.events, skipped: c.next.skipped, torn_tail: c.next.tornTail ? 1 : 0 }));
       for (let i = 0; i < rows.length; i += KEY_CHUNK) {
@@ -346,7 +349,7 @@ function advance(prev: Checkpoint, chunk: TraceChunk, events: number): Checkpoin
 }
 
 function toEvents(file: TraceFile, chunk: TraceChunk): TraceEvent[] {
-  return chunk.lines.map(({ line, message }) => {
+  return chunk.lines.map(({ line, endByte, message }) => {
     const ts = Date.parse(message.timestamp);
     return {
       projectId: file.projectId,
@@ -354,6 +357,7 @@ function toEvents(file: TraceFile, chunk: TraceChunk): TraceEvent[] {
       sessionId: file.sessionId,
       fileIndex: file.fileIndex,
       line,
+      endByte,
       ts: Number.isFinite(ts) ? ts : 0,
       kind: eventKind(message),
       message,

@@ -18,6 +18,8 @@ import type { OmniMessage } from "@penguin/omnimessage";
 export interface PositionedLine {
   /** 1-based line number in the file. */
   line: number;
+  /** Byte offset right after the line's newline: where the next line starts. */
+  endByte: number;
   message: OmniMessage;
 }
 
@@ -52,7 +54,7 @@ export function readTraceChunk(file: string, fromByte: number, fromLine: number,
     let lastNewline = -1;
     // Grow the window until it holds at least one complete line or reaches the end of the file.
     for (;;) {
-      buf = Buffer.alloc(want);
+      buf = Buffer.allocUnsafe(want);
       const got = readFully(fd, buf, fromByte);
       buf = buf.subarray(0, got);
       lastNewline = buf.lastIndexOf(NEWLINE);
@@ -63,21 +65,34 @@ export function readTraceChunk(file: string, fromByte: number, fromLine: number,
     const atEnd = fromByte + buf.length >= size;
     const tail = buf.subarray(complete);
     const tornTail = atEnd && hasContent(tail);
-    const text = buf.toString("utf8", 0, complete);
+    // Where each complete line ends (the offset after its newline), for the events' end offsets.
+    const ends: number[] = [];
+    for (let i = buf.indexOf(NEWLINE); i >= 0 && i < complete; i = buf.indexOf(NEWLINE, i + 1)) ends.push(i + 1);
+    const lineNo = fromLine + ends.length;
     const lines: PositionedLine[] = [];
     let skipped = 0;
-    let lineNo = fromLine;
-    let start = 0;
-    while (start < text.length) {
-      const end = text.indexOf("\n", start);
-      const raw = text.slice(start, end);
-      start = end + 1;
-      lineNo += 1;
-      if (raw.length === 0) continue;
-      const parsed = parseTraceText(`${raw}\n`);
-      const message = parsed.messages[0];
-      if (message !== undefined) lines.push({ line: lineNo, message });
-      else if (parsed.skipped.length > 0 || raw.includes("\0")) skipped += 1;
+    if (buf.subarray(0, complete).indexOf(0) < 0) {
+      // The usual case: the reader parses the whole window at once; its line numbers are the window's.
+      const parsed = parseTraceText(buf.toString("utf8", 0, complete));
+      for (let i = 0; i < parsed.messages.length; i++) {
+        const rel = parsed.lines[i]!;
+        lines.push({ line: fromLine + rel, endByte: fromByte + ends[rel - 1]!, message: parsed.messages[i]! });
+      }
+      skipped = parsed.skipped.length;
+    } else {
+      // NUL padding somewhere: line by line, so a line of padding alone counts as skipped too.
+      let start = 0;
+      for (let i = 0; i < ends.length; i++) {
+        const end = ends[i]! - 1;
+        if (end > start) {
+          const raw = buf.toString("utf8", start, end);
+          const parsed = parseTraceText(`${raw}\n`);
+          const message = parsed.messages[0];
+          if (message !== undefined) lines.push({ line: fromLine + i + 1, endByte: fromByte + end + 1, message });
+          else if (parsed.skipped.length > 0 || raw.includes("\0")) skipped += 1;
+        }
+        start = end + 1;
+      }
     }
     return { lines, bytes: fromByte + complete, seen: fromByte + buf.length, lineCount: lineNo, skipped, tornTail, intact: true, atEnd };
   } finally {

@@ -3,3 +3,7 @@ export { timelineProjection } from "./projection.js";
 export type { TimelineTables, TimelineEventRow, TimelineRequestRow, TimelineToolCallRow, TimelineCompactionRow, TimelineSubagentRow } from "./projection.js";
 export { sessionTimeline } from "./queries.js";
 export type { SessionTimeline } from "./queries.js";
+export { timelineSnapshots, SNAPSHOT_EVERY } from "./snapshots.js";
+export type { SnapshotTables, TimelineSnapshotRow, TimelineStateChunkRow, TimelineFoldHeadRow } from "./snapshots.js";
+export { sessionAnalysis, renderAnalysis } from "./analysis.js";
+export type { RenderedAnalysis, AnalysisState, TimelineAnalysisRow } from "./analysis.js";

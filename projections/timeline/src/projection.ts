@@ -10,12 +10,17 @@
  *   status (`completed` unless the output says otherwise).
  * - `timeline_compactions`: one row per compaction, from begin to end.
  * - `timeline_subagents`: the subagent pointers (where a child session was spawned).
+ * - `timeline_snapshots`, `timeline_state_chunks`, `timeline_fold_heads`: the time-travel fold
+ *   every SNAPSHOT_EVERY events (snapshots.ts), for `stateAt` at any position.
+ * - `timeline_analysis`: the trace viewer's statistics per session (analysis.ts).
  *
  * An end event pairs with the latest open row of the same session, which is how the engine
  * writes them (one request at a time; tool calls by id). Durations are event-time differences.
  */
 import type { Kysely } from "kysely";
-import type { Projection, TraceEvent } from "@penguin/projections-runner";
+import type { Projection, RowWriter, TraceEvent } from "@penguin/projections-runner";
+import { applyAnalysis, migrateAnalysisTable, type AnalysisTables } from "./analysis.js";
+import { applySnapshots, migrateSnapshotTables, type SnapshotTables } from "./snapshots.js";
 
 export interface TimelineEventRow {
   session_id: string;
@@ -73,7 +78,7 @@ export interface TimelineSubagentRow {
   child_session_id: string;
 }
 
-export interface TimelineTables {
+export interface TimelineTables extends SnapshotTables, AnalysisTables {
   timeline_events: TimelineEventRow;
   timeline_requests: TimelineRequestRow;
   timeline_tool_calls: TimelineToolCallRow;
@@ -205,11 +210,11 @@ class TimelineBatch {
     }
   }
 
-  async write(db: Kysely<TimelineTables>): Promise<void> {
-    await insertChunks(db, "timeline_requests", [...this.inserts.requests.values()]);
-    await insertChunks(db, "timeline_tool_calls", [...this.inserts.toolCalls.values()]);
-    await insertChunks(db, "timeline_compactions", [...this.inserts.compactions.values()]);
-    await insertChunks(db, "timeline_subagents", this.subagents);
+  async write(db: Kysely<TimelineTables>, rows: RowWriter): Promise<void> {
+    rows.insert("timeline_requests", [...this.inserts.requests.values()]);
+    rows.insert("timeline_tool_calls", [...this.inserts.toolCalls.values()]);
+    rows.insert("timeline_compactions", [...this.inserts.compactions.values()]);
+    rows.insert("timeline_subagents", this.subagents);
     for (const r of this.updates.requests.values()) {
       const { session_id, file_index, line, ...set } = r;
       await db.updateTable("timeline_requests").set(set).where("session_id", "=", session_id).where("file_index", "=", file_index).where("line", "=", line).execute();
@@ -245,13 +250,11 @@ function insertInOrder(map: Map<string, TimelineRequestRow[]>, key: string, row:
   list.splice(i, 0, row);
 }
 
-async function insertChunks<N extends keyof TimelineTables>(db: Kysely<TimelineTables>, table: N, rows: TimelineTables[N][]): Promise<void> {
-  for (let i = 0; i < rows.length; i += INSERT_CHUNK) await db.insertInto(table).values(rows.slice(i, i + INSERT_CHUNK) as never).execute();
-}
-
 export const timelineProjection: Projection<TimelineTables> = {
   name: "timeline",
-  version: 1,
+  // 2: the time-travel snapshots and the viewer's statistics. Bump it whenever evolve's rules,
+  // the snapshot format or the statistics' rules change.
+  version: 2,
   handles: [],
   async migrate(db) {
     const positioned = (name: keyof TimelineTables) =>
@@ -301,12 +304,18 @@ export const timelineProjection: Projection<TimelineTables> = {
       .addColumn("child_session_id", "text", (c) => c.notNull())
       .addPrimaryKeyConstraint("timeline_subagents_pk", ["session_id", "file_index", "line"])
       .execute();
+    await migrateSnapshotTables(db);
+    await migrateAnalysisTable(db);
   },
-  async apply(batch, db) {
-    const events = batch.map((e) => ({ session_id: e.sessionId, file_index: e.fileIndex, line: e.line, ts: e.ts, kind: e.kind }));
-    await insertChunks(db, "timeline_events", events);
+  async apply(batch, db, rows) {
+    rows.insert(
+      "timeline_events",
+      batch.map((e) => ({ session_id: e.sessionId, file_index: e.fileIndex, line: e.line, ts: e.ts, kind: e.kind })),
+    );
     const folded = await TimelineBatch.load(db, batch);
     for (const e of batch) folded.apply(e);
-    await folded.write(db);
+    await folded.write(db, rows);
+    await applySnapshots(batch, db, rows);
+    await applyAnalysis(batch, db, rows);
   },
 };

@@ -52,7 +52,6 @@ export interface UsageTables {
 /** Failure messages are capped: they are shown in lists, and the trace keeps the full text. */
 export const ERROR_MESSAGE_MAX = 500;
 const UNKNOWN = "unknown";
-const INSERT_CHUNK = 500;
 
 export const usageProjection: Projection<UsageTables> = {
   name: "usage",
@@ -92,17 +91,16 @@ export const usageProjection: Projection<UsageTables> = {
       .addColumn("parent_session_id", "text", (c) => c.notNull())
       .execute();
   },
-  async apply(batch, db) {
+  async apply(batch, db, writer) {
+    // The model of every (session, file) in the batch, read once up front: the loop below stays synchronous.
     const models = new Map<string, { provider: string; model_id: string }>();
-    const modelOf = async (e: TraceEvent) => {
-      const key = `${e.sessionId}\u0000${e.fileIndex}`;
-      let m = models.get(key);
-      if (m === undefined) {
-        m = (await db.selectFrom("usage_models").select(["provider", "model_id"]).where("session_id", "=", e.sessionId).where("file_index", "=", e.fileIndex).executeTakeFirst()) ?? { provider: UNKNOWN, model_id: UNKNOWN };
-        models.set(key, m);
-      }
-      return m;
-    };
+    const wanted = new Map<string, { sessionId: string; fileIndex: number }>();
+    for (const e of batch) wanted.set(`${e.sessionId}\u0000${e.fileIndex}`, { sessionId: e.sessionId, fileIndex: e.fileIndex });
+    for (const { sessionId, fileIndex } of wanted.values()) {
+      const found = await db.selectFrom("usage_models").select(["provider", "model_id"]).where("session_id", "=", sessionId).where("file_index", "=", fileIndex).executeTakeFirst();
+      if (found !== undefined) models.set(`${sessionId}\u0000${fileIndex}`, found);
+    }
+    const modelOf = (e: TraceEvent) => models.get(`${e.sessionId}\u0000${e.fileIndex}`) ?? { provider: UNKNOWN, model_id: UNKNOWN };
     const rows: UsageRequestRow[] = [];
     for (const e of batch) {
       const m = e.message;
@@ -121,14 +119,12 @@ export const usageProjection: Projection<UsageTables> = {
       if (p.type === "subagent") {
         await db.insertInto("usage_links").values({ child_session_id: p.session_id, parent_session_id: e.sessionId }).onConflict((oc) => oc.column("child_session_id").doUpdateSet({ parent_session_id: e.sessionId })).execute();
       } else if (p.type === "token_usage") {
-        rows.push({ ...rowBase(e, await modelOf(e)), status: "completed", cache_read: p.request.cache_read, cache_write: p.request.cache_write, output: p.request.output, total: p.request.total, error_message: null });
+        rows.push({ ...rowBase(e, modelOf(e)), status: "completed", cache_read: p.request.cache_read, cache_write: p.request.cache_write, output: p.request.output, total: p.request.total, error_message: null });
       } else if (p.type === "request_end" && p.status !== "completed" && p.status !== "aborted") {
-        rows.push({ ...rowBase(e, await modelOf(e)), status: p.status, cache_read: 0, cache_write: 0, output: 0, total: 0, error_message: (p.error_message ?? p.status).slice(0, ERROR_MESSAGE_MAX) });
+        rows.push({ ...rowBase(e, modelOf(e)), status: p.status, cache_read: 0, cache_write: 0, output: 0, total: 0, error_message: (p.error_message ?? p.status).slice(0, ERROR_MESSAGE_MAX) });
       }
     }
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-      await db.insertInto("usage_requests").values(rows.slice(i, i + INSERT_CHUNK)).execute();
-    }
+    writer.insert("usage_requests", rows);
   },
 };
 

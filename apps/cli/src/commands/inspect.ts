@@ -1,16 +1,20 @@
 /**
  * `penguin inspect SID [--at N|NNN:LLLLLL] [--json] [--diff M]` and `penguin fork SID --at N`.
  *
- * inspect prints the session's state after record N (core's `agent.sessionState`, one fold
- * of the trace): what the model would see next, open tool calls, pending approvals,
+ * inspect prints the session's state after record N (core's `agent.inspectState`, the
+ * time-travel fold of the trace): what the model would see next, open tool calls, pending approvals,
  * carry-over, steering, settings, usage, turns, the compaction segment, the goal, and the
  * files read and written. `--diff M` prints what changed from record M to N instead. `--json`
  * prints the state (or the diff) as one JSON line.
  *
+ * The fold starts from the nearest snapshot of the data root's projections.db (the timeline
+ * projection, caught up first), so only the records after it are read; without a usable
+ * database (it cannot be opened, or a server holds it mid-rebuild) the whole trace is read.
+ *
  * fork starts a new session whose state is the state at N (core's `forkSession({ at })`)
  * and prints its id; `penguin chat --resume <id>` or `penguin run --resume <id>` go on from there.
  */
-import type { SessionView } from "@penguin/core";
+import type { Agent, SessionView, SnapshotSource } from "@penguin/core";
 import type { OmniMessage } from "@penguin/omnimessage";
 import { UsageError } from "../cli-error.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
@@ -115,14 +119,40 @@ function printState(s: SessionView): void {
   list("files written", s.filesWritten);
 }
 
+/**
+ * Runs `work` with the timeline's snapshots of the data root (caught up first); with none
+ * when the projections cannot be read, since the trace alone answers too, only slower.
+ */
+async function withSnapshots<T>(agent: Agent, work: (snapshots: SnapshotSource | undefined) => Promise<T>): Promise<T> {
+  const [{ openProjections }, { timelineProjection, timelineSnapshots }] = await Promise.all([import("../projections/open-projections.js"), import("@penguin/projections-timeline")]);
+  let store: Awaited<ReturnType<typeof openProjections>> | undefined;
+  try {
+    store = await openProjections(agent.paths.root);
+    await store.catchUp();
+  } catch (error) {
+    const err = Output.of(process.stderr);
+    err.line(err.colors.dim(`projections.db is not usable (${error instanceof Error ? error.message : String(error)}); reading the whole trace`));
+    await store?.close();
+    store = undefined;
+  }
+  try {
+    return await work(store === undefined ? undefined : timelineSnapshots(store.db, timelineProjection.version));
+  } finally {
+    await store?.close();
+  }
+}
+
 export async function inspectCommand(sessionId: string, flags: InspectFlags): Promise<ExitCode> {
   const at = position(flags.at, "--at");
   const diffFrom = position(flags.diff, "--diff");
   const agent = await openAgent(flags);
-  const state = await agent.inspectState({ sessionId, ...(at !== undefined ? { at } : {}) });
+  const [state, before] = await withSnapshots(agent, async (snapshots) => {
+    const from = snapshots === undefined ? {} : { snapshots };
+    const to = await agent.inspectState({ sessionId, ...(at !== undefined ? { at } : {}), ...from });
+    return [to, diffFrom === undefined ? undefined : await agent.inspectState({ sessionId, at: diffFrom, ...from })] as const;
+  });
   const json = flags.json === true ? createJsonLines(process.stdout, () => undefined) : undefined;
-  if (diffFrom !== undefined) {
-    const before = await agent.inspectState({ sessionId, at: diffFrom });
+  if (before !== undefined) {
     const changes = stateDiff(before, state);
     if (json !== undefined) {
       json.write({ type: "state_diff", session_id: sessionId, from: before.at, to: state.at, changes });

@@ -14,6 +14,7 @@
  */
 import { isAbsolute } from "node:path";
 import { readProjectConfig } from "@penguin/core";
+import { timelineProjection, timelineSnapshots } from "@penguin/projections-timeline";
 import { Schema } from "effect";
 import { sessionArchived, sessionTitle } from "@penguin/omnimessage";
 import { ApiError, badRequest, notFound } from "../http/api-error.js";
@@ -173,6 +174,11 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
     },
   );
 
+  // Time travel starts from the timeline's nearest snapshot in projections.db (the runner's
+  // current file); the records after it, and any the runner has not applied yet, are read
+  // from the trace. One source for every request, so the lists it has read are kept.
+  const snapshots = timelineSnapshots(async () => (await ctx.projections.store()).db, timelineProjection.version);
+
   table.add(
     {
       method: "get",
@@ -187,7 +193,7 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
     async ({ grant, query }) => {
       const agent = await sessions.agent(grant.session.projectId, grant.session.agentId);
       try {
-        return json(await agent.inspectState({ sessionId: grant.session.sessionId, ...(query.at === undefined ? {} : { at: query.at }) }));
+        return json(await agent.inspectState({ sessionId: grant.session.sessionId, snapshots, ...(query.at === undefined ? {} : { at: query.at }) }));
       } catch (error) {
         if (error instanceof Error && /^invalid position/.test(error.message)) throw badRequest(error.message, "at");
         throw error;

@@ -13,15 +13,17 @@
  * part and the hit rate, output, duration, status and retry. Cost is left to the client,
  * which has the model's prices.
  *
- * `analyzeSessionWithTimeline` adds what the timeline projection keeps for the viewer
- * (projections.db, so nothing more is parsed per request): how many events there are, every
- * tool call with its position, duration and status, and the subagent pointers.
+ * `analyzeSessionWithTimeline` is what the routes answer, from the timeline projection in
+ * projections.db (caught up first), so no JSONL is read per request: the same statistics,
+ * folded by the projection under the same rules (projections/timeline analysis.ts), plus how
+ * many events there are, every tool call with its position, duration and status, and the
+ * subagent pointers. Only a session the projection has not seen is analyzed from its files.
  */
 import { readFileSync } from "node:fs";
 import { parseTraceText, sessionTraceFiles, summarizeTrace, type AgentPaths, type TraceSummary } from "@penguin/core";
 import { isEvent, type OmniMessage } from "@penguin/omnimessage";
 import type { LiveProjectionRunner } from "@penguin/projections-runner";
-import { sessionTimeline } from "@penguin/projections-timeline";
+import { sessionAnalysis, sessionTimeline } from "@penguin/projections-timeline";
 import { notFound } from "../http/api-error.js";
 
 export interface RequestAnalysis {
@@ -181,9 +183,11 @@ export function analyzeMessages(sessionId: string, entries: readonly { fileIndex
 }
 
 export async function analyzeSessionWithTimeline(projections: LiveProjectionRunner, agent: AgentPaths, sessionId: string): Promise<TraceAnalysis & { timeline: TimelineAnalysis }> {
-  const analysis = analyzeSession(agent, sessionId);
+  const files = sessionTraceFiles(agent, sessionId);
+  if (files.length === 0) throw notFound(`trace ${sessionId}`);
   await projections.refresh();
-  const t = await projections.read((db) => sessionTimeline(db, sessionId));
+  const { stored, t } = await projections.read(async (db) => ({ stored: await sessionAnalysis(db, sessionId), t: await sessionTimeline(db, sessionId) }));
+  const analysis: TraceAnalysis = stored === undefined ? analyzeSession(agent, sessionId) : { sessionId, ...(stored as Omit<TraceAnalysis, "sessionId" | "files">), files: files.length };
   return {
     ...analysis,
     timeline: {

@@ -15,6 +15,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseEnvelope, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
+import { upcastLine } from "@penguin/trace";
 import { PenguinError } from "../errors.js";
 import type { AgentPaths } from "../state/paths.js";
 import { isSessionId } from "../state/ids.js";
@@ -55,7 +56,8 @@ function readEvents(files: TraceFileRef[]): RecordedEvent[] {
       let message: OmniMessage | undefined;
       try {
         // Most lines are clean: pay for NUL stripping only where a crash left padding.
-        message = parseEnvelope(JSON.parse(raw.includes("\0") ? raw.replace(/\0/g, "").trim() : raw));
+        // Older line shapes read as today's, as every trace reader does (@penguin/trace upcast).
+        message = parseEnvelope(upcastLine(JSON.parse(raw.includes("\0") ? raw.replace(/\0/g, "").trim() : raw)));
       } catch {
         message = undefined;
       }

@@ -6,21 +6,31 @@
  * resume fold (trace/replay.ts, the trace package's `evolve`) over records 1..N of the
  * session, all rotated files in order (a completed compaction closes the context there, as
  * it did live); the rest (open calls, pending approvals, files touched, compactions, goals)
- * is read from the same records here. Nothing is cached: a call is a fold from the start.
+ * is kept by the same fold (the trace package's time-travel fold: `evolve` plus those facts).
+ *
+ * Two ways to the fold at N, which give the same state:
+ * - `stateAt(recording, N)`: in process. The first question about a recording folds it once,
+ *   keeping a snapshot every INSPECT_SNAPSHOT_EVERY records; a later one folds at most that
+ *   many records from the nearest snapshot before N.
+ * - `stateAtFromSnapshots(source, …)`: from a database's snapshots (the timeline projection),
+ *   reading only the records after the nearest one from the files, so a fresh process does
+ *   not parse the whole session.
  */
+import { isCompleteModel, userText, type OmniMessage, type SessionMetaPayload, type TokenCounts, type ToolCallPayload } from "@penguin/omnimessage";
 import {
-  extractMarker,
-  isCompleteModel,
-  startsWithMarker,
-  userText,
-  type OmniMessage,
-  type SessionMetaPayload,
-  type TokenCounts,
-  type ToolCallPayload,
-} from "@penguin/omnimessage";
-import { contextSummaryText } from "@penguin/trace";
-import { resolvePosition, type RecordedEvent, type RecordedSession } from "../replay/recording.js";
-import { replayTrace } from "./replay.js";
+  contextSummaryText,
+  describeRecord,
+  foldFromSnapshot,
+  foldTimeTravel,
+  initialTimeTravelState,
+  stepTimeTravel,
+  type SnapshotSource,
+  type StateAtTarget,
+  type TimeTravelState,
+  type TraceFileRef,
+} from "@penguin/trace";
+import { formatPosition, resolvePosition, type RecordedSession } from "../replay/recording.js";
+import { resumeView } from "./replay.js";
 
 export interface SessionView {
   sessionId: string;
@@ -62,77 +72,115 @@ export interface SessionView {
   filesWritten: string[];
 }
 
-const READERS = new Set(["read_file", "read_image"]);
-const WRITERS = new Set(["write_file", "edit_file"]);
 
-function pathArgument(call: ToolCallPayload): string | undefined {
-  try {
-    const args = JSON.parse(call.arguments) as { file_path?: unknown; path?: unknown };
-    const p = args.file_path ?? args.path;
-    return typeof p === "string" ? p : undefined;
-  } catch {
-    return undefined;
+/** Records between two in-memory snapshots of a recording's fold. */
+export const INSPECT_SNAPSHOT_EVERY = 1000;
+
+/**
+ * Snapshots of the time-travel fold per recording, made on the first question and kept while
+ * the recording is (loadRecording hands out the same object while the files are unchanged):
+ * for an interval `every`, `snapshots[i]` is the fold of the first `i * every` records.
+ */
+const snapshotsOf = new WeakMap<RecordedSession, Map<number, TimeTravelState[]>>();
+
+function foldRecording(recording: RecordedSession, n: number, every: number): TimeTravelState {
+  const byInterval = snapshotsOf.get(recording) ?? new Map<number, TimeTravelState[]>();
+  snapshotsOf.set(recording, byInterval);
+  const snapshots = byInterval.get(every) ?? [initialTimeTravelState];
+  byInterval.set(every, snapshots);
+  // Lay snapshots up to the one at or before n (the first question lays them as far as it goes).
+  while (snapshots.length * every <= n) {
+    const from = (snapshots.length - 1) * every;
+    let fold = snapshots[snapshots.length - 1]!;
+    for (let i = from; i < from + every; i++) fold = stepTimeTravel(fold, recording.events[i]!.message);
+    snapshots.push(fold);
   }
+  const base = Math.floor(n / every);
+  let fold = snapshots[base]!;
+  for (let i = base * every; i < n; i++) fold = stepTimeTravel(fold, recording.events[i]!.message);
+  return fold;
 }
 
-const describe = (e: RecordedEvent): string => (e.message.type === "session_meta" ? "session_meta" : `${e.message.type} ${e.message.payload.type}`);
-
-/** The state after record `at` (a 1-based count or `NNN:LLLLLL`). */
-export function stateAt(recording: RecordedSession, at: number | string): SessionView {
+/** The state after record `at` (a 1-based count or `NNN:LLLLLL`); `snapshotEvery` sets the interval of the in-memory snapshots. */
+export function stateAt(recording: RecordedSession, at: number | string, options: { snapshotEvery?: number } = {}): SessionView {
   const target = resolvePosition(recording.events, at);
-  const upTo = recording.events.slice(0, target.n).filter((e) => e.message.origin === undefined || e.message.origin.length === 0);
-  const messages = upTo.map((e) => e.message);
-  const fold = replayTrace(messages);
+  const every = Math.max(1, Math.floor(options.snapshotEvery ?? INSPECT_SNAPSHOT_EVERY));
+  const fold = every >= Number.MAX_SAFE_INTEGER ? foldTimeTravel(recording.events.slice(0, target.n).map((e) => e.message)) : foldRecording(recording, target.n, every);
+  return viewOf({
+    sessionId: recording.sessionId,
+    fold,
+    at: { n: target.n, position: target.position, record: describeRecord(target.message) },
+    records: recording.events.length,
+    segment: target.fileIndex,
+    fallbackMeta: recording.meta,
+  });
+}
 
-  const calls = new Map<string, ToolCallPayload>();
-  const decided = new Map<string, string>();
-  const finished = new Set<string>();
-  const read = new Set<string>();
-  const written = new Set<string>();
-  const steering: string[] = [];
-  let requests = 0;
-  let windowOpen = false;
-  let completed = 0;
-  let inProgress = false;
-  let goal: SessionView["goal"];
-  let forkedFrom: SessionView["settings"]["forkedFrom"];
-  for (const m of messages) {
-    if (m.type === "model_msg") {
-      const p = m.payload;
-      if (p.type === "tool_call") calls.set(p.tool_call_id, p);
-      else if (p.type === "tool_call_output") {
-        finished.add(p.tool_call_id);
-        const call = calls.get(p.tool_call_id);
-        const path = call === undefined ? undefined : pathArgument(call);
-        if (call !== undefined && path !== undefined && p.stop_reason === "completed") {
-          if (READERS.has(call.name)) read.add(path);
-          if (WRITERS.has(call.name)) written.add(path);
-        }
-      } else if (p.type === "text" && p.role === "user" && startsWithMarker(p.text, "user_steering")) {
-        steering.push(extractMarker(p.text, "user_steering") ?? "");
-      }
-      continue;
-    }
-    if (m.type !== "event_msg") continue;
-    const e = m.payload;
-    if (e.type === "request_begin") {
-      requests += 1;
-      windowOpen = true;
-    } else if (e.type === "request_end") windowOpen = false;
-    else if (e.type === "approval_decision") decided.set(e.tool_call_id, e.decision);
-    else if (e.type === "compaction_begin") inProgress = true;
-    else if (e.type === "compaction_end") {
-      inProgress = false;
-      if (e.status === "completed") completed += 1;
-    } else if (e.type === "abort") {
-      // An abort closes every call still open: resume gives them placeholders.
-      for (const id of calls.keys()) finished.add(id);
-      windowOpen = false;
-    } else if (e.type === "goal_finished") goal = { rounds: e.rounds, outcome: e.outcome };
-    else if (e.type === "forked_from") forkedFrom = { session_id: e.session_id, at: e.at };
+/**
+ * The same from a database's nearest snapshot (`SnapshotSource`, e.g. the timeline
+ * projection): only the records after it are read from `files`. Undefined when the source
+ * cannot answer for the session; the caller then loads the recording and uses `stateAt`.
+ */
+export async function stateAtFromSnapshots(source: SnapshotSource, sessionId: string, files: readonly TraceFileRef[], at: number | string | undefined): Promise<SessionView | undefined> {
+  if (files.length === 0) return undefined;
+  const target = inspectTarget(at);
+  if (at !== undefined && target === undefined) return undefined;
+  let lookup;
+  try {
+    lookup = await source.nearest(sessionId, target);
+  } catch {
+    // A derived database that cannot be read (locked, damaged) is not an answer: the trace is.
+    return undefined;
   }
-  const openToolCalls = [...calls.values()].filter((c) => decided.get(c.tool_call_id) === "allow" && !finished.has(c.tool_call_id));
-  const pendingApprovals = [...calls.values()].filter((c) => !decided.has(c.tool_call_id) && !finished.has(c.tool_call_id) && (c.stop_reason === undefined || c.stop_reason === "completed"));
+  if (lookup === undefined) return undefined;
+  const folded = foldFromSnapshot(files, lookup.snapshot, target);
+  const records = folded.atEnd ? folded.events : Math.max(lookup.totalEvents, folded.events);
+  // A question that names no record (a position on a skipped line, a count out of range) is
+  // answered by the whole-recording path, which says what the valid range is.
+  if (target?.kind === "position" && !folded.exact) return undefined;
+  if (target?.kind === "count" && (target.count < 1 || folded.events < target.count)) return undefined;
+  if (folded.events === 0 || folded.position === undefined) return undefined;
+  // The record itself was read when it lies past the snapshot; a snapshot names its own last record.
+  const record = folded.message !== undefined ? describeRecord(folded.message) : (lookup.snapshot?.record ?? "record");
+  const meta = folded.fold.session.meta;
+  if (meta === undefined) return undefined;
+  return viewOf({
+    sessionId,
+    fold: folded.fold,
+    at: { n: folded.events, position: formatPosition(folded.position.file, folded.position.line), record },
+    records,
+    segment: folded.position.file,
+    fallbackMeta: meta,
+  });
+}
+
+function inspectTarget(at: number | string | undefined): StateAtTarget | undefined {
+  if (at === undefined) return undefined;
+  if (typeof at === "string" && /^\d+:\d+$/.test(at)) {
+    const [file, line] = at.split(":").map(Number) as [number, number];
+    return { kind: "position", position: { file, line } };
+  }
+  const n = typeof at === "number" ? at : /^\d+$/.test(at) ? Number(at) : Number.NaN;
+  return Number.isInteger(n) ? { kind: "count", count: n } : undefined;
+}
+
+interface ViewInput {
+  sessionId: string;
+  fold: TimeTravelState;
+  at: SessionView["at"];
+  records: number;
+  segment: number;
+  fallbackMeta: SessionMetaPayload;
+}
+
+function viewOf({ sessionId, fold: folded, at, records, segment, fallbackMeta }: ViewInput): SessionView {
+  const fold = resumeView(folded.session, new Date().toISOString());
+  const f = folded.facts;
+  const calls = [...f.openCalls.values()];
+  const openToolCalls = calls.filter((c) => f.decisions.get(c.tool_call_id) === "allow");
+  const pendingApprovals = calls.filter((c) => !f.decisions.has(c.tool_call_id) && (c.stop_reason === undefined || c.stop_reason === "completed"));
+  let goal: SessionView["goal"] = f.goalResult === undefined ? undefined : { rounds: f.goalResult.rounds, outcome: f.goalResult.outcome };
+  const forkedFrom = f.forkedFrom;
 
   // Session facts the fold keeps (the trace package's evolve): settings, the steering queue, the goal.
   const facts = fold.state;
@@ -143,11 +191,11 @@ export function stateAt(recording: RecordedSession, at: number | string): Sessio
   }
   const history = fold.contextClosed ? [] : fold.history;
   const summary = fold.pendingSummary !== undefined ? [userText(contextSummaryText(fold.pendingSummary), { sender: "harness" })] : [];
-  const meta = fold.meta ?? recording.meta;
+  const meta = fold.meta ?? fallbackMeta;
   return {
-    sessionId: recording.sessionId,
-    at: { n: target.n, position: target.position, record: describe(target) },
-    records: recording.events.length,
+    sessionId,
+    at,
+    records,
     settings: {
       provider: meta.provider,
       model_id: meta.model_id,
@@ -164,15 +212,15 @@ export function stateAt(recording: RecordedSession, at: number | string): Sessio
     pendingSummary: fold.pendingSummary,
     openToolCalls,
     pendingApprovals,
-    steering,
+    steering: [...f.steeringSent.toArray()],
     steeringQueue: facts.steering.map((q) => ({ id: q.id, text: q.text })),
-    running: windowOpen || openToolCalls.length > 0 || pendingApprovals.length > 0,
+    running: f.windowOpen || openToolCalls.length > 0 || pendingApprovals.length > 0,
     usage: { session: fold.sessionUsage, lastRequest: fold.lastRequest },
     turns: fold.turns,
-    requests,
-    compaction: { segment: target.fileIndex, completed, inProgress },
+    requests: f.requests,
+    compaction: { segment, completed: f.compactionsCompleted, inProgress: f.compactionInProgress },
     goal,
-    filesRead: [...read],
-    filesWritten: [...written],
+    filesRead: [...f.filesRead],
+    filesWritten: [...f.filesWritten],
   };
 }

@@ -4,7 +4,7 @@
 // `sessionState` at the last record equals the live engine's state; and given any record N,
 // when the session is forked at N and the fork runs one more task, then its first request
 // passes the testkit's pairing check and carries the context `sessionState` reported at N.
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,7 +12,22 @@ import type { OmniMessage } from "@penguin/omnimessage";
 import type { RecordedRequest, ScriptStep } from "@penguin/testkit";
 import { allow, collect, startHarness, type Harness } from "../helpers/harness.js";
 import type { Session } from "../../src/session.js";
-import { loadRecording } from "../../src/replay/recording.js";
+import { loadRecording, type RecordedSession } from "../../src/replay/recording.js";
+import { stateAt } from "../../src/trace/state-at.js";
+import { sessionTraceFiles } from "../../src/trace/reader.js";
+import {
+  comparableFold,
+  comparePositions,
+  decodeSnapshot,
+  describeRecord,
+  foldTimeTravel,
+  initialTimeTravelState,
+  SnapshotEncoder,
+  stepTimeTravel,
+  type LineageChunk,
+  type SnapshotSource,
+  type TracePosition,
+} from "@penguin/trace";
 
 /** The content of messages, without the envelope's timestamp (a carried-over output is re-stamped). */
 const content = (ms: readonly OmniMessage[]) => ms.map((m) => ({ type: m.type, payload: m.payload }));
@@ -185,5 +200,70 @@ describe("replay of the scripted session", () => {
       const report = await h.agent.replay({ sessionId, tools, workspaceDir: workspaceBefore });
       expect(report.summary, `--tools ${tools}`).toBe("identical");
     }
+  });
+});
+
+/** A view without envelope timestamps: placeholders a resume would add are stamped per call. */
+const timeless = (v: unknown) => JSON.parse(JSON.stringify(v, (key, value: unknown) => (key === "timestamp" ? undefined : value))) as unknown;
+
+/**
+ * Stored snapshots of the recording every `every` records, encoded and decoded as a database
+ * keeps them (the codec, lineages and all), offered as a SnapshotSource.
+ */
+function storedSnapshots(recording: RecordedSession, every: number): SnapshotSource & { rows: number } {
+  const endOf = new Map<string, number>();
+  for (const f of sessionTraceFiles(h.agent.paths, recording.sessionId)) {
+    const bytes = readFileSync(f.file);
+    let line = 0;
+    for (let i = 0; i < bytes.length; i++) if (bytes[i] === 0x0a) endOf.set(`${f.index}:${++line}`, i + 1);
+  }
+  const encoder = new SnapshotEncoder();
+  const rows: { events: number; position: TracePosition; endByte: number; record: string; state: string }[] = [];
+  const chunks: LineageChunk[] = [];
+  let fold = initialTimeTravelState;
+  recording.events.forEach((e, i) => {
+    fold = stepTimeTravel(fold, e.message);
+    if ((i + 1) % every !== 0) return;
+    const encoded = encoder.encode(fold, i + 1);
+    rows.push({ events: i + 1, position: { file: e.fileIndex, line: e.line }, endByte: endOf.get(`${e.fileIndex}:${e.line}`)!, record: describeRecord(e.message), state: encoded.state });
+    chunks.push(...encoded.chunks);
+  });
+  return {
+    rows: rows.length,
+    async nearest(_sessionId, target) {
+      const usable = rows.filter((r) => target === undefined || (target.kind === "count" ? r.events <= target.count : comparePositions(r.position, target.position) <= 0));
+      const row = usable.at(-1);
+      return { totalEvents: recording.events.length, snapshot: row === undefined ? undefined : { ...row, fold: decodeSnapshot(row.state, chunks).fold } };
+    },
+  };
+}
+
+describe("time travel from snapshots", () => {
+  it("at every record, by count and by position, snapshots in memory and stored ones answer what the plain fold from the start does", async () => {
+    const recording = loadRecording({ paths: h.agent.paths }, sessionId);
+    const source = storedSnapshots(recording, 4);
+    expect(source.rows).toBeGreaterThan(10);
+    for (const e of recording.events) {
+      const plain = foldTimeTravel(recording.events.slice(0, e.n).map((r) => r.message));
+      const fromStart = timeless(stateAt(recording, e.n, { snapshotEvery: Number.POSITIVE_INFINITY }));
+      expect(timeless(stateAt(recording, e.n, { snapshotEvery: 3 })), `in memory, record ${e.n}`).toEqual(fromStart);
+      expect(timeless(await h.agent.inspectState({ sessionId, at: e.n, snapshots: source })), `stored, record ${e.n}`).toEqual(fromStart);
+      expect(timeless(await h.agent.inspectState({ sessionId, at: e.position, snapshots: source })), `stored, at ${e.position}`).toEqual(fromStart);
+      const stored = await source.nearest(sessionId, { kind: "count", count: e.n });
+      if (stored?.snapshot?.events === e.n) expect(comparableFold(stored.snapshot.fold), `decoded snapshot at ${e.n}`).toEqual(comparableFold(plain));
+      const state = await h.agent.sessionState({ sessionId, at: e.n, snapshots: source });
+      expect(comparableFold(state.state), `sessionState at ${e.n}`).toEqual(comparableFold(plain.session));
+      expect(state.position).toEqual({ file: e.fileIndex, line: e.line });
+    }
+    const end = await h.agent.inspectState({ sessionId, snapshots: source });
+    expect(end.at.n).toBe(recording.events.length);
+    expect(timeless(end)).toEqual(timeless(await h.agent.inspectState({ sessionId })));
+  });
+
+  it("a record the session does not have is refused as without snapshots", async () => {
+    const recording = loadRecording({ paths: h.agent.paths }, sessionId);
+    const source = storedSnapshots(recording, 4);
+    await expect(h.agent.inspectState({ sessionId, at: recording.events.length + 1, snapshots: source })).rejects.toThrow(/give a number from 1 to/);
+    await expect(h.agent.inspectState({ sessionId, at: "009:000001", snapshots: source })).rejects.toThrow(/no record at position/);
   });
 });

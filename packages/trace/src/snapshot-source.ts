@@ -1,0 +1,134 @@
+/**
+ * Time travel from stored snapshots: where a database (the timeline projection) keeps the
+ * time-travel fold every K events, a question about event N starts from the nearest snapshot
+ * at or before N and folds only the events after it, read from the trace files at the byte
+ * offset the snapshot recorded. The files before that offset are not read at all, which is
+ * what makes a fresh process (`penguin inspect --at N`) answer without parsing the session.
+ *
+ * `SnapshotSource` is what such a database offers; this package defines it so that core (the
+ * SDK) can use one without knowing about projections. A source answers `undefined` when it
+ * cannot vouch for a session (not caught up, snapshots of another format or version): the
+ * caller then folds in process, from its own cache.
+ */
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import type { OmniMessage } from "@penguin/omnimessage";
+import { comparePositions, type StateAtTarget, type TracePosition } from "./position.js";
+import { parseTraceText, type TraceFileRef } from "./reader.js";
+import { initialTimeTravelState, stepTimeTravel, type TimeTravelState } from "./time-travel.js";
+
+export interface StoredSnapshot {
+  /** Events folded, from the session start. */
+  events: number;
+  /** The last event folded. */
+  position: TracePosition;
+  /** Byte offset in that event's file right after its line: where the next line starts. */
+  endByte: number;
+  /** What that event is (`describeRecord`), for a question that lands on it. */
+  record: string;
+  fold: TimeTravelState;
+}
+
+/** A record in a few words: `session_meta`, or the envelope type and the payload type (`event_msg request_end`). */
+export function describeRecord(m: OmniMessage): string {
+  return m.type === "session_meta" ? "session_meta" : `${m.type} ${m.payload.type}`;
+}
+
+export interface SnapshotLookup {
+  /** Events the source has seen in the session (it may lag behind the files by a few). */
+  totalEvents: number;
+  /** The latest snapshot at or before the target; undefined when the target precedes them all. */
+  snapshot: StoredSnapshot | undefined;
+}
+
+export interface SnapshotSource {
+  /** The nearest usable snapshot at or before `target` (the session's end when undefined), or undefined when the source cannot answer for this session. */
+  nearest(sessionId: string, target: StateAtTarget | undefined): Promise<SnapshotLookup | undefined>;
+}
+
+export interface FoldedTo {
+  fold: TimeTravelState;
+  /** Events folded from the session start. */
+  events: number;
+  /** The last event folded (undefined when none was). */
+  position: TracePosition | undefined;
+  /** That event itself (undefined when none was folded, or when it was folded into the snapshot). */
+  message: OmniMessage | undefined;
+  /** Whether a position target named an event exactly (false when it fell on a skipped line or past the end). */
+  exact: boolean;
+  /** True when the fold reached the end of the files. */
+  atEnd: boolean;
+}
+
+// Small pieces: a question usually needs only the few lines after its snapshot.
+const READ_CHUNK = 64 << 10;
+
+/**
+ * Folds from `start` (or the session start) to `target`, reading `refs` (the session's files,
+ * lowest index first) from the snapshot's offset on. Without a target it folds to the end.
+ */
+export function foldFromSnapshot(refs: readonly TraceFileRef[], start: StoredSnapshot | undefined, target: StateAtTarget | undefined): FoldedTo {
+  let fold = start?.fold ?? initialTimeTravelState;
+  let events = start?.events ?? 0;
+  let position = start?.position;
+  let message: OmniMessage | undefined;
+  let exact = target?.kind === "position" && position !== undefined && comparePositions(position, target.position) === 0;
+  const reached = (): boolean => (target === undefined ? false : target.kind === "count" ? events >= target.count : position !== undefined && comparePositions(position, target.position) >= 0);
+  if (reached()) return { fold, events, position, message, exact, atEnd: false };
+  for (const ref of refs) {
+    if (start !== undefined && ref.index < start.position.file) continue;
+    const resume = start !== undefined && ref.index === start.position.file;
+    let byte = resume ? start.endByte : 0;
+    let lineBase = resume ? start.position.line : 0;
+    for (const piece of readLines(ref.file, byte)) {
+      const parsed = parseTraceText(piece.text);
+      for (let i = 0; i < parsed.messages.length; i++) {
+        const at = { file: ref.index, line: lineBase + parsed.lines[i]! };
+        if (target?.kind === "position" && comparePositions(at, target.position) > 0) return { fold, events, position, message, exact, atEnd: false };
+        const m = parsed.messages[i]!;
+        fold = stepTimeTravel(fold, m);
+        events += 1;
+        position = at;
+        message = m;
+        exact = target?.kind === "position" && comparePositions(at, target.position) === 0;
+        if (reached()) return { fold, events, position, message, exact, atEnd: false };
+      }
+      byte = piece.end;
+      lineBase += piece.lines;
+    }
+  }
+  return { fold, events, position, message, exact, atEnd: true };
+}
+
+/** A file's text from `from` on, in pieces that end on a line break (the last may not). */
+function* readLines(file: string, from: number): Generator<{ text: string; lines: number; end: number }> {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch {
+    return;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    let offset = from;
+    let carry = Buffer.alloc(0);
+    while (offset < size) {
+      const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK, size - offset));
+      const got = readSync(fd, buf, 0, buf.length, offset);
+      if (got === 0) break;
+      offset += got;
+      const data = carry.length > 0 ? Buffer.concat([carry, buf.subarray(0, got)]) : buf.subarray(0, got);
+      const cut = offset >= size ? data.length : data.lastIndexOf(0x0a) + 1;
+      if (cut === 0) {
+        carry = Buffer.from(data);
+        continue;
+      }
+      carry = Buffer.from(data.subarray(cut));
+      const text = data.toString("utf8", 0, cut);
+      let lines = 0;
+      for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) lines += 1;
+      yield { text, lines, end: offset - carry.length };
+    }
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,269 @@
+/**
+ * The timeline's snapshots of the time-travel fold (`evolve` plus inspect's facts, from
+ * @penguin/trace), every SNAPSHOT_EVERY events of a session, for fast time travel: a question
+ * about event N starts from the nearest snapshot at or before it and reads only the events
+ * after it from the trace file, from the byte offset the snapshot keeps.
+ *
+ * Three tables:
+ * - `timeline_snapshots`: per session and event count (a multiple of SNAPSHOT_EVERY), the
+ *   position and end offset of the last event folded, what that event is, the snapshot
+ *   format, and the fold's state (snapshot-codec.ts: small fields whole, lists by lineage);
+ * - `timeline_state_chunks`: the lineages' items, each chunk what a list gained between two
+ *   snapshots, so a long session stores its context once, not once per snapshot;
+ * - `timeline_fold_heads`: per session, how many events were folded and the events after the
+ *   last snapshot, so a process that did not fold the earlier batches (a CLI after the
+ *   server, a restart) can go on: last snapshot + those events = the fold where it stopped.
+ * Every row is a function of the events alone (snapshot points are event counts, lineage
+ * names come from them, the head holds the events since the last one), so a rebuild writes
+ * the same rows as a runner that saw the events in other batches.
+ *
+ * Folding across batches keeps each session's fold in memory (a small cache, checked against
+ * the head row before it is used), so following a live session does not decode its state on
+ * every batch.
+ */
+import type { Kysely } from "kysely";
+import type { OmniMessage } from "@penguin/omnimessage";
+import type { RowWriter, TraceEvent } from "@penguin/projections-runner";
+import {
+  decodeSnapshotWith,
+  describeRecord,
+  initialTimeTravelState,
+  lineageItems,
+  lineagesOf,
+  SNAPSHOT_FORMAT,
+  SnapshotEncoder,
+  stepTimeTravel,
+  type LineageChunk,
+  type SnapshotLookup,
+  type SnapshotSource,
+  type StateAtTarget,
+  type TimeTravelState,
+} from "@penguin/trace";
+
+/** Events between two snapshots: a question folds at most this many events from the file. */
+export const SNAPSHOT_EVERY = 500;
+
+export interface TimelineSnapshotRow {
+  session_id: string;
+  events: number;
+  file_index: number;
+  line: number;
+  end_byte: number;
+  record: string;
+  format: number;
+  state: string;
+}
+
+export interface TimelineStateChunkRow {
+  session_id: string;
+  lineage: string;
+  start: number;
+  items: string;
+}
+
+export interface TimelineFoldHeadRow {
+  session_id: string;
+  events: number;
+  file_index: number;
+  line: number;
+  end_byte: number;
+  /** JSON array of the envelopes folded since the last snapshot. */
+  tail: string;
+}
+
+export interface SnapshotTables {
+  timeline_snapshots: TimelineSnapshotRow;
+  timeline_state_chunks: TimelineStateChunkRow;
+  timeline_fold_heads: TimelineFoldHeadRow;
+}
+
+export async function migrateSnapshotTables(db: Kysely<SnapshotTables>): Promise<void> {
+  await db.schema
+    .createTable("timeline_snapshots")
+    .addColumn("session_id", "text", (c) => c.notNull())
+    .addColumn("events", "integer", (c) => c.notNull())
+    .addColumn("file_index", "integer", (c) => c.notNull())
+    .addColumn("line", "integer", (c) => c.notNull())
+    .addColumn("end_byte", "integer", (c) => c.notNull())
+    .addColumn("record", "text", (c) => c.notNull())
+    .addColumn("format", "integer", (c) => c.notNull())
+    .addColumn("state", "text", (c) => c.notNull())
+    .addPrimaryKeyConstraint("timeline_snapshots_pk", ["session_id", "events"])
+    .execute();
+  await db.schema
+    .createTable("timeline_state_chunks")
+    .addColumn("session_id", "text", (c) => c.notNull())
+    .addColumn("lineage", "text", (c) => c.notNull())
+    .addColumn("start", "integer", (c) => c.notNull())
+    .addColumn("items", "text", (c) => c.notNull())
+    .addPrimaryKeyConstraint("timeline_state_chunks_pk", ["session_id", "lineage", "start"])
+    .execute();
+  await db.schema
+    .createTable("timeline_fold_heads")
+    .addColumn("session_id", "text", (c) => c.primaryKey())
+    .addColumn("events", "integer", (c) => c.notNull())
+    .addColumn("file_index", "integer", (c) => c.notNull())
+    .addColumn("line", "integer", (c) => c.notNull())
+    .addColumn("end_byte", "integer", (c) => c.notNull())
+    .addColumn("tail", "text", (c) => c.notNull())
+    .execute();
+}
+
+/** One session's fold as far as it has gone. */
+interface FoldHead {
+  events: number;
+  fileIndex: number;
+  line: number;
+  endByte: number;
+  fold: TimeTravelState;
+  encoder: SnapshotEncoder;
+  /** Envelopes folded since the last snapshot. */
+  tail: OmniMessage[];
+  /** `tail` as the head row holds it: a cached fold is used only for a row that says exactly this. */
+  tailJson: string;
+}
+
+const CACHED_SESSIONS = 4;
+/** Folds kept between batches, by session; a head row that says otherwise wins. */
+const heads = new Map<string, FoldHead>();
+
+function remember(sessionId: string, head: FoldHead): void {
+  heads.delete(sessionId);
+  heads.set(sessionId, head);
+  if (heads.size > CACHED_SESSIONS) heads.delete(heads.keys().next().value!);
+}
+
+/**
+ * The items of each lineage a source has read, by session and lineage, so a second question
+ * does not parse the session's context again. A lineage only ever grows (chunks are appended
+ * past its end), so a cached list is extended with the chunks after it. Bounded by items.
+ */
+class LineageCache {
+  readonly #items = new Map<string, unknown[]>();
+  #total = 0;
+  constructor(readonly maxItems: number) {}
+
+  async items(db: Kysely<SnapshotTables>, sessionId: string, lineage: string, size: number): Promise<unknown[]> {
+    const key = `${sessionId}\u0000${lineage}`;
+    let items = this.#items.get(key);
+    if (items !== undefined) {
+      this.#items.delete(key);
+      this.#items.set(key, items);
+    } else items = [];
+    if (items.length < size) {
+      const before = items.length;
+      const rows = await db.selectFrom("timeline_state_chunks").select(["lineage", "start", "items"]).where("session_id", "=", sessionId).where("lineage", "=", lineage).where("start", ">=", before).orderBy("start").execute();
+      lineageItems(lineage, rows.map((r) => ({ lineage: r.lineage, start: Number(r.start), items: r.items })), items);
+      this.#total += items.length - before;
+      this.#items.set(key, items);
+      for (const [k, v] of this.#items) {
+        if (this.#total <= this.maxItems || k === key) break;
+        this.#items.delete(k);
+        this.#total -= v.length;
+      }
+    }
+    return items;
+  }
+}
+
+async function loadSnapshot(db: Kysely<SnapshotTables>, sessionId: string, row: Pick<TimelineSnapshotRow, "state">, cache = new LineageCache(Number.POSITIVE_INFINITY)): Promise<ReturnType<typeof decodeSnapshotWith>> {
+  const items = new Map<string, unknown[]>();
+  for (const { lineage, size } of lineagesOf(row.state)) items.set(lineage, await cache.items(db, sessionId, lineage, size));
+  return decodeSnapshotWith(row.state, (lineage) => items.get(lineage) ?? []);
+}
+
+/** The fold where the previous batches left it: from the cache when the head row agrees, else from the last snapshot and the head's tail. */
+async function headOf(db: Kysely<SnapshotTables>, sessionId: string): Promise<FoldHead> {
+  const row = await db.selectFrom("timeline_fold_heads").selectAll().where("session_id", "=", sessionId).executeTakeFirst();
+  if (row === undefined) return { events: 0, fileIndex: 0, line: 0, endByte: 0, fold: initialTimeTravelState, encoder: new SnapshotEncoder(), tail: [], tailJson: "[]" };
+  const events = Number(row.events);
+  const cached = heads.get(sessionId);
+  // The same count, last position and recent events: the same fold (another database of the same traces included).
+  if (cached !== undefined && cached.events === events && cached.fileIndex === Number(row.file_index) && cached.line === Number(row.line) && cached.tailJson === row.tail) return cached;
+  const tail = JSON.parse(row.tail) as OmniMessage[];
+  const snapshotAt = events - tail.length;
+  const encoder = new SnapshotEncoder();
+  let fold = initialTimeTravelState;
+  if (snapshotAt > 0) {
+    const snapshot = await db.selectFrom("timeline_snapshots").select("state").where("session_id", "=", sessionId).where("events", "=", snapshotAt).executeTakeFirstOrThrow();
+    const restored = await loadSnapshot(db, sessionId, snapshot);
+    encoder.seed(restored);
+    fold = restored.fold;
+  }
+  for (const m of tail) fold = stepTimeTravel(fold, m);
+  return { events, fileIndex: Number(row.file_index), line: Number(row.line), endByte: Number(row.end_byte), fold, encoder, tail, tailJson: row.tail };
+}
+
+/** Folds a batch (already in trace order per session) and writes the snapshots it reaches and each session's head. */
+export async function applySnapshots(batch: readonly TraceEvent[], db: Kysely<SnapshotTables>, rows: RowWriter): Promise<void> {
+  const bySession = new Map<string, TraceEvent[]>();
+  for (const e of batch) {
+    const list = bySession.get(e.sessionId);
+    if (list === undefined) bySession.set(e.sessionId, [e]);
+    else list.push(e);
+  }
+  const snapshots: TimelineSnapshotRow[] = [];
+  const chunks: TimelineStateChunkRow[] = [];
+  const headRows: TimelineFoldHeadRow[] = [];
+  for (const [sessionId, events] of bySession) {
+    const head = await headOf(db, sessionId);
+    let { fold } = head;
+    let tail = head.tail.slice();
+    let count = head.events;
+    let last = { fileIndex: head.fileIndex, line: head.line, endByte: head.endByte };
+    for (const e of events) {
+      fold = stepTimeTravel(fold, e.message);
+      count += 1;
+      last = { fileIndex: e.fileIndex, line: e.line, endByte: e.endByte };
+      tail.push(e.message);
+      if (count % SNAPSHOT_EVERY === 0) {
+        const encoded = head.encoder.encode(fold, count);
+        snapshots.push({ session_id: sessionId, events: count, file_index: e.fileIndex, line: e.line, end_byte: e.endByte, record: describeRecord(e.message), format: SNAPSHOT_FORMAT, state: encoded.state });
+        for (const c of encoded.chunks) chunks.push({ session_id: sessionId, lineage: c.lineage, start: c.start, items: c.items });
+        tail = [];
+      }
+    }
+    const tailJson = JSON.stringify(tail);
+    headRows.push({ session_id: sessionId, events: count, file_index: last.fileIndex, line: last.line, end_byte: last.endByte, tail: tailJson });
+    remember(sessionId, { events: count, ...last, fold, encoder: head.encoder, tail, tailJson });
+  }
+  rows.insert("timeline_snapshots", snapshots);
+  rows.insert("timeline_state_chunks", chunks);
+  rows.insert("timeline_fold_heads", headRows, { columns: ["session_id"], update: ["events", "file_index", "line", "end_byte", "tail"] });
+}
+
+/**
+ * The snapshots as a `SnapshotSource` for `agent.sessionState` / `agent.inspectState`. It
+ * answers only while the database holds the timeline at `version` (the projection's current
+ * one): snapshots of another version or format are never used. `db` is read at each question
+ * (pass a function to follow a database that is replaced, as the server's runner does).
+ * A source keeps the lists it has read (LineageCache), so keep one per database and ask it
+ * again: after the first question about a session, the next ones parse none of its context.
+ */
+export function timelineSnapshots(db: Kysely<any> | (() => Promise<Kysely<any>>), version: number, options: { cachedItems?: number } = {}): SnapshotSource {
+  const current = typeof db === "function" ? db : async () => db;
+  const cache = new LineageCache(options.cachedItems ?? 400_000);
+  return {
+    async nearest(sessionId: string, target: StateAtTarget | undefined): Promise<SnapshotLookup | undefined> {
+      const conn = (await current()) as Kysely<SnapshotTables & { projection_meta: { name: string; version: number } }>;
+      const meta = await conn.selectFrom("projection_meta").select("version").where("name", "=", "timeline").executeTakeFirst();
+      if (meta === undefined || Number(meta.version) !== version) return undefined;
+      const head = await conn.selectFrom("timeline_fold_heads").select("events").where("session_id", "=", sessionId).executeTakeFirst();
+      if (head === undefined) return undefined;
+      let q = conn.selectFrom("timeline_snapshots").selectAll().where("session_id", "=", sessionId).where("format", "=", SNAPSHOT_FORMAT);
+      if (target?.kind === "count") q = q.where("events", "<=", target.count);
+      else if (target?.kind === "position") {
+        const { file, line } = target.position;
+        q = q.where((eb) => eb.or([eb("file_index", "<", file), eb.and([eb("file_index", "=", file), eb("line", "<=", line)])]));
+      }
+      const row = await q.orderBy("events", "desc").limit(1).executeTakeFirst();
+      const totalEvents = Number(head.events);
+      if (row === undefined) return { totalEvents, snapshot: undefined };
+      const restored = await loadSnapshot(conn, sessionId, row, cache);
+      return {
+        totalEvents,
+        snapshot: { events: Number(row.events), position: { file: Number(row.file_index), line: Number(row.line) }, endByte: Number(row.end_byte), record: row.record, fold: restored.fold },
+      };
+    },
+  };
+}

@@ -1,0 +1,173 @@
+// The timeline's time-travel snapshots on a real data root: a scripted session (tool calls, a
+// denial, steering, an abort, a compaction that rotates the trace) long enough for several
+// snapshots, followed in uneven batches as a live runner would. Given the projection, when
+// the state is asked at every event by count and by position, then starting from its
+// snapshots gives what the plain fold from the start gives; a rebuild writes the same rows as
+// the batches did; and snapshots of a stale projection version or another format are never used.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  abortEvent,
+  approvalDecision,
+  approvalRequested,
+  assistantText,
+  compactionBegin,
+  compactionEnd,
+  requestBegin,
+  requestEnd,
+  steeringQueued,
+  tokenUsage,
+  toolCall,
+  toolCallOutput,
+  userText,
+  wrapMarker,
+  type OmniMessage,
+  type SessionMetaPayload,
+} from "@penguin/omnimessage";
+import { ProjectionStore, rebuildProjections } from "@penguin/projections-runner";
+import { comparableFold, foldTimeTravel, readTraceFile, SessionFolds, SNAPSHOT_FORMAT, stepTimeTravel, traceFilesIn, TraceWriter } from "@penguin/trace";
+import { SNAPSHOT_EVERY, timelineProjection, timelineSnapshots } from "../src/index.js";
+
+const SID = "session-2026-12-01-10-00-00-00c0ffee";
+let root: string;
+let traces: string;
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), "penguin-snapshots-"));
+  traces = join(root, "default_project", "agents", "default_agent", "traces");
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+const meta: SessionMetaPayload = { session_id: SID, provider: "p", model_id: "m", model_context_window: 100_000, system_prompt: "be brief", agent_state: "/a", workspace: "/w" };
+const usage = (n: number) => ({ cache_read: n, cache_write: 10, output: 5, total: n + 15 });
+
+/** Turn `i` of the script: every turn calls a tool; some are denied, steered, aborted. */
+function turn(i: number): OmniMessage[] {
+  const id = `call_${i}`;
+  const name = i % 3 === 0 ? "read_file" : "exec_command";
+  const call = toolCall({ name, arguments: JSON.stringify(name === "read_file" ? { file_path: `f${i % 5}.txt` } : { cmd: `echo ${i}` }), tool_call_id: id });
+  const out: OmniMessage[] = [requestBegin(), userText(`task ${i}`), assistantText(`working on ${i}`), call, approvalRequested({ tool_call_id: id, name })];
+  if (i % 7 === 3) {
+    out.push(approvalDecision("deny", id), requestEnd("completed"), tokenUsage(usage(i), usage(i)), toolCallOutput({ tool_call_id: id, output: "denied by the user", stop_reason: "failed" }));
+    return out;
+  }
+  out.push(approvalDecision("allow", id));
+  if (i % 11 === 5) {
+    out.push(steeringQueued(`st_${i}`, `hurry ${i}`), requestEnd("completed"), tokenUsage(usage(i), usage(i)), abortEvent("user"), toolCallOutput({ tool_call_id: id, output: "[interrupted]", stop_reason: "aborted" }));
+    return out;
+  }
+  if (i % 11 === 6) out.push(userText(wrapMarker("user_steering", `steer ${i}`)));
+  out.push(requestEnd("completed"), tokenUsage(usage(i), usage(i)), toolCallOutput({ tool_call_id: id, output: `output of ${i} `.repeat(20), stop_reason: "completed" }));
+  return out;
+}
+
+/** Writes the session in `parts` appends (one per call of `between`), compacting and rotating midway. */
+async function writeSession(turns: number, between: () => Promise<void>): Promise<void> {
+  const fileFor = (index: number) => join(traces, "2026-12-01", `${SID}_${String(index).padStart(3, "0")}.jsonl`);
+  const writer = new TraceWriter({ fileFor, index: 1, meta, existing: false, fsync: false });
+  writer.setTools([]);
+  for (let i = 0; i < turns; i++) {
+    for (const m of turn(i)) writer.append(m);
+    if (i === Math.floor(turns / 2)) {
+      writer.append(compactionBegin({ reason: "context", mode: "summarize", context: 90_000, turns: i }));
+      writer.append(requestBegin());
+      writer.append(assistantText("[summary]all the work so far[/summary]"));
+      writer.append(requestEnd("completed"));
+      writer.append(compactionEnd({ reason: "context", mode: "summarize", status: "completed" }));
+      writer.rotate();
+    }
+    if (i % 17 === 16) await between();
+  }
+  writer.close();
+  await between();
+}
+
+async function dump(store: ProjectionStore): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {};
+  for (const table of ["timeline_snapshots", "timeline_state_chunks", "timeline_fold_heads"]) {
+    out[table] = (store.sqlite.prepare(`select * from "${table}"`).all() as unknown[]).map((r) => JSON.stringify(r)).sort();
+  }
+  return out;
+}
+
+async function followed(turns: number): Promise<ProjectionStore> {
+  const store = await ProjectionStore.open({ file: join(root, "projections.db"), root, projections: [timelineProjection] });
+  await writeSession(turns, async () => void (await store.catchUp()));
+  return store;
+}
+
+describe("timeline snapshots", { timeout: 60_000 }, () => {
+  it("at every event, by count and by position, a fold from the stored snapshots equals the plain fold from the start; a rebuild writes the same rows", async () => {
+    const store = await followed(110);
+    try {
+      const refs = traceFilesIn(traces, SID);
+      expect(refs.map((r) => r.index)).toEqual([1, 2]);
+      const all = refs.flatMap((r) => {
+        const content = readTraceFile(r.file);
+        return content.messages.map((m, i) => ({ m, position: { file: r.index, line: content.lines[i]! } }));
+      });
+      const snapshotRows = store.sqlite.prepare("select events from timeline_snapshots where session_id = ? order by events").all(SID) as { events: number }[];
+      expect(snapshotRows.map((r) => r.events)).toEqual(Array.from({ length: Math.floor(all.length / SNAPSHOT_EVERY) }, (_, i) => (i + 1) * SNAPSHOT_EVERY));
+      expect(snapshotRows.length).toBeGreaterThanOrEqual(2);
+
+      const source = timelineSnapshots(store.db, timelineProjection.version);
+      const folds = new SessionFolds();
+      // The plain fold, one event further each time (a fold is a pure function of its prefix).
+      let plain = foldTimeTravel([]);
+      for (let n = 1; n <= all.length; n++) {
+        plain = stepTimeTravel(plain, all[n - 1]!.m);
+        const byCount = await folds.stateAtWith(source, SID, `count:${n}`, refs, n);
+        expect(byCount.events).toBe(n);
+        // Compared as canonical JSON: the same check as a deep equal, without its cost per event.
+        expect(JSON.stringify(comparableFold(byCount.state)), `at event ${n}`).toBe(JSON.stringify(comparableFold(plain.session)));
+        const at = all[n - 1]!.position;
+        const byPosition = await folds.stateAtWith(source, SID, `position:${n}`, refs, { kind: "position", position: at });
+        expect(byPosition.position).toEqual(at);
+        expect(byPosition.events).toBe(n);
+        if (n % SNAPSHOT_EVERY === 0 || n % 97 === 0) {
+          const lookup = await source.nearest(SID, { kind: "count", count: n });
+          expect(lookup?.snapshot?.events).toBe(Math.floor(n / SNAPSHOT_EVERY) * SNAPSHOT_EVERY || undefined);
+          if (lookup?.snapshot !== undefined) expect(comparableFold(lookup.snapshot.fold)).toEqual(comparableFold(foldTimeTravel(all.slice(0, lookup.snapshot.events).map((e) => e.m))));
+        }
+      }
+      const end = await folds.stateAtWith(source, SID, "end", refs);
+      expect(end.totalEvents).toBe(all.length);
+
+      const incremental = await dump(store);
+      const fresh = join(root, "rebuilt.db");
+      await rebuildProjections({ root, file: fresh, projections: [timelineProjection] });
+      const rebuilt = await ProjectionStore.open({ file: fresh, root, projections: [timelineProjection] });
+      expect(await dump(rebuilt)).toEqual(incremental);
+      await rebuilt.close();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a database holding another version of the timeline, or snapshots of another format, is never used", async () => {
+    const store = await followed(60);
+    try {
+      const refs = traceFilesIn(traces, SID);
+      const all = refs.flatMap((r) => readTraceFile(r.file).messages);
+      const n = all.length - 3;
+      const expected = comparableFold(foldTimeTravel(all.slice(0, n)).session);
+      expect((await timelineSnapshots(store.db, timelineProjection.version).nearest(SID, { kind: "count", count: n }))?.snapshot?.events).toBe(SNAPSHOT_EVERY);
+
+      // Snapshots written by another format: left aside, even when they claim to be the nearest.
+      store.sqlite.prepare("update timeline_snapshots set format = ?, state = ? where session_id = ?").run(SNAPSHOT_FORMAT + 1, '{"not":"a snapshot"}', SID);
+      const otherFormat = await timelineSnapshots(store.db, timelineProjection.version).nearest(SID, { kind: "count", count: n });
+      expect(otherFormat?.snapshot).toBeUndefined();
+      const folded = await new SessionFolds().stateAtWith(timelineSnapshots(store.db, timelineProjection.version), SID, SID, refs, n);
+      expect(comparableFold(folded.state)).toEqual(expected);
+
+      // A database built by an older version of the projection: the source does not answer.
+      store.sqlite.prepare("update projection_meta set version = ? where name = 'timeline'").run(timelineProjection.version - 1);
+      expect(await timelineSnapshots(store.db, timelineProjection.version).nearest(SID, { kind: "count", count: n })).toBeUndefined();
+      const fallback = await new SessionFolds().stateAtWith(timelineSnapshots(store.db, timelineProjection.version), SID, SID, refs, n);
+      expect(comparableFold(fallback.state)).toEqual(expected);
+    } finally {
+      await store.close();
+    }
+  });
+});
