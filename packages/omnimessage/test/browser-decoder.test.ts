@@ -108,7 +108,7 @@ const agrees = (shape: Shape) => (value: unknown) => {
 describe("the browser decoder against effect/Schema", () => {
   it("given the schemas, when compiled, then envelope-shape.generated.ts is current", () => {
     const onDisk = readFileSync(join(SRC, "envelope-shape.generated.ts"), "utf8");
-    expect(onDisk, "src/envelope-shape.generated.ts is stale: run `npm run -w @penguin/omnimessage generate`").toBe(renderEnvelopeShapeModule(OmniMessageSchema.ast));
+    expect(onDisk, "src/envelope-shape.generated.ts is stale: run `npx --yes pnpm@10.34.8 --filter @penguin/omnimessage generate`").toBe(renderEnvelopeShapeModule(OmniMessageSchema.ast));
   });
 
   it("given generated envelopes, when decoded, then both accept and the browser answers the very object", () => {
