@@ -52,7 +52,8 @@ import type { ThinkingLevel } from "@penguin/models";
 import type { ApproveFn, EnvironmentInterface, LLMInterface, LLMOutcome, PolicyCheck } from "../interfaces.js";
 import { Channel } from "./channel.js";
 import { compact, compactionTrigger, DEFAULT_COMPACTION, survivesCompaction, type CompactionSettings } from "./compaction.js";
-import { isRetryable, MAX_RETRIES, realSleep, retryWaitMs, type SleepFn } from "./reconnect.js";
+import { Clock, Deferred, Duration, Effect, Fiber, FiberId } from "effect";
+import { clockFromSleep, isRetryable, MAX_RETRIES, reconnectWait, retryWaitMs, type SleepFn } from "./reconnect.js";
 import { ToolBatch } from "./tool-batch.js";
 import { contextSummaryText, INTERRUPTED_BY_USER, turnAbortedText, turnRetriedText } from "@penguin/trace";
 
@@ -129,7 +130,8 @@ type TurnResult =
 
 export class ContextEngine {
   readonly #config: EngineConfig;
-  readonly #sleep: SleepFn;
+  /** The engine's time: the default Clock, or one whose sleeps are the host's SleepFn. */
+  readonly #clock: Clock.Clock | undefined;
   readonly #maxRetries: number;
   readonly #compaction: CompactionSettings;
   readonly state: EngineState;
@@ -143,7 +145,7 @@ export class ContextEngine {
 
   constructor(config: EngineConfig, state: EngineState = initialEngineState()) {
     this.#config = config;
-    this.#sleep = config.sleep ?? realSleep;
+    this.#clock = config.sleep === undefined ? undefined : clockFromSleep(config.sleep);
     this.#maxRetries = config.maxRetries ?? MAX_RETRIES;
     this.#compaction = config.compaction ?? DEFAULT_COMPACTION;
     this.state = state;
@@ -495,13 +497,17 @@ export class ContextEngine {
     emit(tokenUsage(this.state.sessionUsage, request));
   }
 
+  /** The reconnect wait on the engine's Clock; "Retry now" ends it, abort interrupts it. */
   async #wait(ms: number, signal: AbortSignal): Promise<void> {
-    const skip = new AbortController();
-    const onAbort = () => skip.abort();
+    if (signal.aborted) return;
+    const skip = Deferred.unsafeMake<void>(FiberId.none);
+    const wait = reconnectWait(Duration.millis(ms), skip);
+    const fiber = Effect.runFork(this.#clock === undefined ? wait : Effect.withClock(wait, this.#clock));
+    const onAbort = () => fiber.unsafeInterruptAsFork(FiberId.none);
     signal.addEventListener("abort", onAbort, { once: true });
-    this.#skipWait = () => skip.abort();
+    this.#skipWait = () => Deferred.unsafeDone(skip, Effect.void);
     try {
-      await this.#sleep(ms, skip.signal);
+      await Effect.runPromise(Fiber.await(fiber));
     } finally {
       this.#skipWait = undefined;
       signal.removeEventListener("abort", onAbort);
