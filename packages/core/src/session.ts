@@ -10,6 +10,7 @@
  */
 import { goalStarted, sessionArchived, sessionTitle, settingsChanged, userText, type OmniMessage, type SessionMetaPayload, type TokenCounts } from "@penguin/omnimessage";
 import type { ModelEndpoint, Pricing, ThinkingLevel } from "@penguin/models";
+import type { Stream } from "effect";
 import type { Compactability, ContextEngine, RunOptions } from "./engine/context-engine.js";
 import { parseBudget } from "./goal/budget.js";
 import { runGoal } from "./goal/goal-loop.js";
@@ -157,6 +158,16 @@ export class Session {
     if (budget === undefined) throw new Error(`invalid goal budget "${String(options.goal.budget)}": use a token count such as 500k, 2m or 120000, or -1 for no limit`);
     const objective = input.flatMap((m) => (m.type === "model_msg" && m.payload.type === "text" ? [m.payload.text] : [])).join("\n\n");
     return this.#goal(input, objective, budget, runOptions);
+  }
+
+  /**
+   * The task as an Effect Stream for Effect hosts, run in the caller's context (its Clock
+   * drives the reconnect waits; a TestClock in tests). Interrupting the stream aborts the task.
+   */
+  runStream(messages: OmniMessage[] | string, options: Omit<SessionRunOptions, "signal" | "goal"> = {}): Stream.Stream<OmniMessage> {
+    if (this.#disposed) throw new Error(`session ${this.id} is disposed; resume it with agent.resumeSession to continue`);
+    const input = typeof messages === "string" ? [userText(messages)] : messages;
+    return this.#engine.stream(input, { approve: options.approve, thinkingLevel: options.thinkingLevel ?? this.thinkingLevel });
   }
 
   async *#goal(input: OmniMessage[], objective: string, budget: number, runOptions: RunOptions): AsyncGenerator<OmniMessage, void> {
