@@ -10,7 +10,7 @@
  */
 import { goalStarted, sessionArchived, sessionTitle, settingsChanged, userText, type OmniMessage, type SessionMetaPayload, type TokenCounts } from "@penguin/omnimessage";
 import type { ModelEndpoint, Pricing, ThinkingLevel } from "@penguin/models";
-import type { Stream } from "effect";
+import { Effect, Exit, Scope, type Stream } from "effect";
 import type { Compactability, ContextEngine, RunOptions } from "./engine/context-engine.js";
 import { parseBudget } from "./goal/budget.js";
 import { runGoal } from "./goal/goal-loop.js";
@@ -80,6 +80,12 @@ export class Session {
   readonly #writer: TraceWriter;
   readonly #endpoint: ModelEndpoint;
   #disposed = false;
+  /**
+   * What the session holds open: its Environment (child processes, MCP connections, live
+   * subagents) and its running task. Closing it (dispose) aborts the task, waits for it to
+   * record its end, then releases the Environment.
+   */
+  readonly #scope: Scope.CloseableScope;
   #recordedApprovalMode: string | undefined;
 
   constructor(parts: SessionParts) {
@@ -101,6 +107,12 @@ export class Session {
     this.#writer = parts.writer;
     this.#endpoint = parts.endpoint;
     this.#recordedApprovalMode = parts.approvalMode;
+    const env = parts.env;
+    const engine = parts.engine;
+    this.#scope = Effect.runSync(Scope.make());
+    // Finalizers run last-added first: the task ends before its Environment goes.
+    Effect.runSync(Scope.addFinalizer(this.#scope, Effect.promise(async () => env.dispose?.())));
+    Effect.runSync(Scope.addFinalizer(this.#scope, engine.abortRunning));
   }
 
   /** The approval mode recorded for this session (its baseline or last change), if any. */
@@ -290,11 +302,14 @@ export class Session {
     this.#writer.start();
   }
 
-  /** Stop every process the session started and close the trace. Idempotent. */
+  /**
+   * Abort the running task (if any), stop every process the session started, close its MCP
+   * connections and subagents, and close the trace. Idempotent.
+   */
   async dispose(): Promise<void> {
     if (this.#disposed) return;
     this.#disposed = true;
-    await this.#env.dispose?.();
+    await Effect.runPromise(Scope.close(this.#scope, Exit.void));
     this.#writer.close();
   }
 }

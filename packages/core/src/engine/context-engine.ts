@@ -61,7 +61,7 @@ import type { ThinkingLevel } from "@penguin/models";
 import type { ApproveFn, EnvironmentInterface, LLMInterface, LLMOutcome, PolicyCheck } from "../interfaces.js";
 import { Channel } from "./channel.js";
 import { DEFAULT_COMPACTION, survivesCompaction, type CompactionSettings } from "./compaction.js";
-import { Cause, type Clock, Context, Deferred, Duration, Effect, Exit, FiberId, Option, Stream } from "effect";
+import { Cause, type Clock, Context, Deferred, Duration, Effect, Exit, Fiber, FiberId, Option, Stream } from "effect";
 import { awaitEdge, isAborted } from "./abort.js";
 import { Approvals, makeApprovals } from "./approvals.js";
 import { Compaction, makeCompaction } from "./compaction.js";
@@ -158,6 +158,8 @@ export class ContextEngine {
   /** False once the run has recorded its last message: steering then has no task to reach. */
   #acceptingSteering = false;
   #steeringSeq = 0;
+  /** The running task's fiber, if any: interrupting it aborts the task. */
+  #runFiber: Fiber.Fiber<void> | undefined;
   /** Completing it ends the reconnect wait in progress ("Retry now"). */
   #skipWait: Deferred.Deferred<void> | undefined;
 
@@ -222,6 +224,15 @@ export class ContextEngine {
     return true;
   }
 
+  /**
+   * Abort the running task, if any, and wait until it has recorded its end (its tools ended,
+   * their processes reaped). The session's Scope runs this first when it closes (dispose).
+   */
+  readonly abortRunning: Effect.Effect<void> = Effect.suspend(() => {
+    const fiber = this.#runFiber;
+    return fiber === undefined ? Effect.void : Effect.asVoid(Fiber.interrupt(fiber));
+  });
+
   compactability(): Compactability {
     if (this.state.pendingSummary !== undefined && this.#config.llm.history().length === 0) return "just_compacted";
     if (this.#config.llm.history().length === 0 && this.state.carryOver.length === 0) return "empty";
@@ -285,6 +296,7 @@ export class ContextEngine {
   }
 
   #end(): void {
+    this.#runFiber = undefined;
     this.#steering = [];
     this.#running = false;
   }
@@ -325,6 +337,7 @@ export class ContextEngine {
     let program = Effect.zipRight(Effect.yieldNow(), this.#program(body(this.#emitter((m) => out.push(m)))));
     if (this.#clock !== undefined) program = Effect.withClock(program, this.#clock);
     const fiber = Effect.runFork(Effect.uninterruptible(program));
+    this.#runFiber = fiber;
     const ended = new Promise<void>((resolve) => {
       fiber.addObserver((exit) => {
         if (Exit.isFailure(exit) && !Exit.isInterrupted(exit)) out.fail(Cause.squash(exit.cause));
@@ -357,7 +370,7 @@ export class ContextEngine {
             () => Effect.sync(() => this.#end()),
           );
           const program = this.#program(body(this.#emitter((m) => void emitter.single(m))));
-          yield* Effect.forkScoped(Effect.ensuring(program, Effect.sync(() => void emitter.end())));
+          this.#runFiber = yield* Effect.forkScoped(Effect.ensuring(program, Effect.sync(() => void emitter.end())));
         }),
       "unbounded",
     );
