@@ -15,6 +15,8 @@ afterEach(async () => {
   h = undefined;
 });
 
+// The marker follows a second command so the shell stays (bash would exec a lone `sleep`,
+// and its arguments would lose the marker).
 function pidsRunning(marker: string): number[] {
   const out = execFileSync("ps", ["-eo", "pid,args"], { encoding: "utf8" });
   return out
@@ -25,13 +27,13 @@ function pidsRunning(marker: string): number[] {
 
 function startsBackgroundSleep(marker: string) {
   return [
-    { toolCalls: [{ name: "exec_command", arguments: { cmd: `sleep 300 # ${marker}`, run_in_background: true, description: "a long job" } }] },
+    { toolCalls: [{ name: "exec_command", arguments: { cmd: `sleep 300; : ${marker}`, run_in_background: true, description: "a long job" } }] },
     { text: "started it" },
   ];
 }
 
 function runsForegroundSleep(marker: string) {
-  return [{ toolCalls: [{ name: "exec_command", arguments: { cmd: `sleep 300 # ${marker}`, yield_time_ms: 290000, description: "a long wait" } }] }, { text: "never reached" }];
+  return [{ toolCalls: [{ name: "exec_command", arguments: { cmd: `sleep 300; : ${marker}`, yield_time_ms: 290000, description: "a long wait" } }] }, { text: "never reached" }];
 }
 
 /** Iterates `run` in the background; resolves its messages when it ends. */

@@ -92,7 +92,7 @@ describe("engine Layers", () => {
     Effect.gen(function* () {
       const marker = `penguin-layer-bg-${process.pid}-${Date.now()}`;
       const w = yield* Effect.promise(() =>
-        world([{ toolCalls: [{ name: "exec_command", arguments: { cmd: `sleep 300 # ${marker}`, run_in_background: true, description: "bg" } }] }, { text: "started" }]),
+        world([{ toolCalls: [{ name: "exec_command", arguments: { cmd: `sleep 300; : ${marker}`, run_in_background: true, description: "bg" } }] }, { text: "started" }]),
       );
       const running = () => execFileSync("ps", ["-eo", "args"], { encoding: "utf8" }).split("\n").filter((l) => l.includes(marker) && !l.includes("ps -eo")).length;
       yield* Effect.scoped(
