@@ -19,7 +19,7 @@ import { existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { compactionEnd, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
 import { THINKING_LEVELS, type ModelEndpoint, type ThinkingLevel } from "@penguin/models";
-import { ContextEngine, initialEngineState, type EngineSeed } from "./engine/context-engine.js";
+import { ContextEngine, initialEngineState, type EngineState } from "./engine/context-engine.js";
 import type { SleepFn } from "./engine/reconnect.js";
 import { GatewayLLM } from "./llm/gateway-llm.js";
 import { ToolCallIdAllocator } from "./llm/tool-call-ids.js";
@@ -43,7 +43,7 @@ import { survivorsOfClosedContext, withSurvivors } from "./trace/survivors.js";
 import { forkScratchpad, forkSessionFiles, forkSessionFilesAt, type ForkPosition } from "./trace/fork.js";
 import { stateAt, type SessionView } from "./trace/state-at.js";
 import { loadRecording } from "./replay/recording.js";
-import { evolve, parseAt, SessionFolds, TraceWriter, type StateAtResult, type StateAtTarget } from "@penguin/trace";
+import { parseAt, SessionFolds, TraceWriter, type StateAtResult, type StateAtTarget } from "@penguin/trace";
 import { Session } from "./session.js";
 import { createSubagentRunner } from "./subagents/runner.js";
 import type { EnvironmentInterface, LLMInterface, SubagentRunner } from "./interfaces.js";
@@ -200,12 +200,13 @@ export class Agent {
     const { state, config, endpoint } = await this.#assemble({ provider: meta.provider, modelId: meta.model_id });
     const ids = new ToolCallIdAllocator();
     ids.reserve(replay.toolCallIds);
-    // The engine's accounting continues from the fold of the trace (the one reducer).
-    const engineState: EngineSeed = {
+    const engineState: EngineState = {
       carryOver: replay.carryOver,
       pendingSummary: replay.pendingSummary,
+      turns: replay.turns,
+      sessionUsage: replay.sessionUsage,
+      lastRequest: replay.lastRequest,
       toolsAnnounced: replay.toolsAnnounced && !replay.contextClosed,
-      fold: replay.state,
     };
     // The session keeps the thinking level its trace last recorded; the agent's default otherwise.
     const recordedLevel = replay.state.settings.thinkingLevel;
@@ -396,7 +397,7 @@ export class Agent {
     config: ProjectConfig;
     endpoint: ModelEndpoint;
     thinkingLevel: ThinkingLevel;
-    engineState: EngineSeed;
+    engineState: EngineState;
     writerIndex: number;
     existing: boolean;
     toolsWritten?: boolean;
@@ -458,11 +459,8 @@ export class Agent {
     });
     const onLine = p.replay?.onLine;
     if (onLine !== undefined) writer.onAppend((m) => onLine(m));
-    let engineState = p.engineState;
     if (p.closeDangling !== undefined) {
-      const closing = compactionEnd({ ...p.closeDangling, status: "failed", error_message: "the process exited during compaction" });
-      writer.append(closing);
-      if (engineState.fold !== undefined) engineState = { ...engineState, fold: evolve(engineState.fold, closing) };
+      writer.append(compactionEnd({ ...p.closeDangling, status: "failed", error_message: "the process exited during compaction" }));
     }
     if (p.rotate) writer.rotate();
     const engine = new ContextEngine(
@@ -480,7 +478,7 @@ export class Agent {
         },
         sleep: p.replay !== undefined ? noWait : this.#options.sleep,
       },
-      engineState,
+      p.engineState,
     );
     built = new Session({
       meta,

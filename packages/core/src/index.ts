@@ -9,7 +9,7 @@ export { PenguinError, isPenguinError } from "./errors.js";
 export type { SdkErrorCode } from "./errors.js";
 export type * from "./interfaces.js";
 export { ContextEngine, initialEngineState } from "./engine/context-engine.js";
-export type { EngineConfig, EngineSeed, EngineState, RunOptions, TraceSink } from "./engine/context-engine.js";
+export type { EngineConfig, EngineState, RunOptions, TraceSink } from "./engine/context-engine.js";
 export { reconnectDelayMs, isRetryable, MAX_RETRIES, reconnectSchedule, retryDecision, clockFromSleep } from "./engine/reconnect.js";
 export { Engine, EngineLive, EngineLayer, Approvals, ApprovalsLive, ToolRunner, ToolRunnerLive, Compaction, CompactionLive } from "./engine/services.js";
 export type { EngineServices } from "./engine/context-engine.js";

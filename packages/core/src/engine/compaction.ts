@@ -153,8 +153,8 @@ export function compact(reason: CompactionReason, consumed: OmniMessage[], deps:
     if (outcome.status === "completed") {
       emit(requestEnd("completed", attempt > 1 ? { attempt } : undefined), false);
       const usage = llm.lastUsage ?? zeroTokens();
-      // The session's total as the fold has it, plus this request (the fold records it).
-      emit(tokenUsage(addTokens(state.sessionUsage, usage), usage));
+      state.sessionUsage = addTokens(state.sessionUsage, usage);
+      emit(tokenUsage(state.sessionUsage, usage));
       const summary = calledTool ? "" : extractSummary(reply);
       if (summary !== "") {
         emit(compactionEnd({ reason, mode, status: "completed", ...(attempt > 1 ? { attempt } : {}) }));
@@ -193,14 +193,13 @@ function fail(deps: CompactionDeps, reason: CompactionReason, status: StopReason
   return { ok: false, status, error };
 }
 
-/**
- * A fresh context: empty history, the summary waiting, the trace on its next file. The turn
- * count and last request restart by the fold's `compaction_end` rule, not here.
- */
+/** A fresh context: empty history, the summary waiting, the trace on its next file. */
 function closeContext(deps: CompactionDeps, summary: string): void {
   deps.llm.setHistory([]);
   deps.trace.rotate();
   deps.state.pendingSummary = summary;
+  deps.state.turns = 0;
+  deps.state.lastRequest = undefined;
   deps.state.carryOver = [];
 }
 

@@ -39,7 +39,6 @@ import {
   addTokens,
   isCompleteModel,
   isPartial,
-  isTraceable,
   PartialAggregator,
   requestBegin,
   requestEnd,
@@ -68,7 +67,7 @@ import { Approvals, makeApprovals } from "./approvals.js";
 import { Compaction, makeCompaction } from "./compaction.js";
 import { clockFromSleep, MAX_RETRIES, reconnectSchedule, reconnectWait, retryDecision, type SleepFn } from "./reconnect.js";
 import { makeToolRunner, ToolRunner, type Emit, type ToolBatch } from "./tool-batch.js";
-import { contextSummaryText, evolve, initialSessionState, INTERRUPTED_BY_USER, turnAbortedText, turnRetriedText, type SessionState } from "@penguin/trace";
+import { contextSummaryText, INTERRUPTED_BY_USER, turnAbortedText, turnRetriedText } from "@penguin/trace";
 
 /** Where the engine records messages. The trace writer is the production sink. */
 export interface TraceSink {
@@ -90,22 +89,15 @@ export interface EngineConfig {
   maxRetries?: number;
 }
 
-/**
- * What survives between runs. The accounting (turns, usage, last request) is read from the
- * fold: `evolve` (@penguin/trace) applied to every record the engine appends, starting from
- * the resumed trace's state; the engine keeps no copy of its own and no rule of its own for
- * it. The rest is the engine's working input, restored from the trace on resume.
- */
+/** What survives between runs; restored from the trace on resume. */
 export interface EngineState {
   carryOver: OmniMessage[];
   /** A `[context_summary]` body to place before the next input (a closed context). */
   pendingSummary: string | undefined;
-  /** Committed requests in the current context (from the fold). */
-  readonly turns: number;
-  /** From the fold. */
-  readonly sessionUsage: TokenCounts;
-  /** From the fold. */
-  readonly lastRequest: TokenCounts | undefined;
+  /** Committed requests in the current context. */
+  turns: number;
+  sessionUsage: TokenCounts;
+  lastRequest: TokenCounts | undefined;
   /** The tool list was already announced in the current trace file. */
   toolsAnnounced: boolean;
   /**
@@ -116,47 +108,8 @@ export interface EngineState {
   thinkingLevel?: string;
 }
 
-/** How a session's engine starts: its working input, and the fold of its trace so far. */
-export interface EngineSeed {
-  carryOver: OmniMessage[];
-  pendingSummary: string | undefined;
-  toolsAnnounced: boolean;
-  thinkingLevel?: string;
-  /** The trace folded so far (resume); a new session starts from the initial state. */
-  fold?: SessionState;
-}
-
-export function initialEngineState(): EngineSeed {
-  return { carryOver: [], pendingSummary: undefined, toolsAnnounced: false };
-}
-
-/** The engine's state: working input as fields, accounting read from the fold. */
-class FoldedEngineState implements EngineState {
-  carryOver: OmniMessage[];
-  pendingSummary: string | undefined;
-  toolsAnnounced: boolean;
-  thinkingLevel?: string;
-  fold: SessionState;
-
-  constructor(seed: EngineSeed) {
-    this.carryOver = seed.carryOver;
-    this.pendingSummary = seed.pendingSummary;
-    this.toolsAnnounced = seed.toolsAnnounced;
-    if (seed.thinkingLevel !== undefined) this.thinkingLevel = seed.thinkingLevel;
-    this.fold = seed.fold ?? initialSessionState;
-  }
-
-  get turns(): number {
-    return this.fold.turns;
-  }
-
-  get sessionUsage(): TokenCounts {
-    return this.fold.sessionUsage;
-  }
-
-  get lastRequest(): TokenCounts | undefined {
-    return this.fold.lastRequest;
-  }
+export function initialEngineState(): EngineState {
+  return { carryOver: [], pendingSummary: undefined, turns: 0, sessionUsage: zeroTokens(), lastRequest: undefined, toolsAnnounced: false };
 }
 
 export interface RunOptions {
@@ -198,7 +151,7 @@ export class ContextEngine {
   readonly #retry: (attempt: number, outcome: LLMOutcome) => Effect.Effect<Option.Option<Duration.Duration>>;
   /** The promise facade's time: the default Clock, or one whose sleeps are the host's SleepFn. */
   readonly #clock: Clock.Clock | undefined;
-  readonly #state: FoldedEngineState;
+  readonly state: EngineState;
   #connected = false;
   #running = false;
   #steering: { id: string; text: string }[] = [];
@@ -211,12 +164,11 @@ export class ContextEngine {
   #skipWait: Deferred.Deferred<void> | undefined;
 
   /** `services` replaces the engine's own Approvals, ToolRunner and Compaction (services.ts, EngineLive). */
-  constructor(config: EngineConfig, seed: EngineSeed = initialEngineState(), services?: Context.Context<EngineServices>) {
+  constructor(config: EngineConfig, state: EngineState = initialEngineState(), services?: Context.Context<EngineServices>) {
     this.#config = config;
     this.#maxRetries = config.maxRetries ?? MAX_RETRIES;
     this.#compaction = config.compaction ?? DEFAULT_COMPACTION;
     this.#clock = config.sleep === undefined ? undefined : clockFromSleep(config.sleep);
-    this.#state = new FoldedEngineState(seed);
     const schedule = reconnectSchedule(this.#maxRetries);
     this.#retry = (attempt, outcome) => retryDecision(attempt, outcome, schedule);
     const approvals = makeApprovals(config.policy);
@@ -226,21 +178,7 @@ export class ContextEngine {
         Context.add(ToolRunner, makeToolRunner(config.env, approvals)),
         Context.add(Compaction, makeCompaction({ llm: config.llm, trace: config.trace, settings: this.#compaction, retry: this.#retry })),
       );
-  }
-
-  get state(): EngineState {
-    return this.#state;
-  }
-
-  /** The session's state as the fold of what this engine recorded (from the resumed trace's state). */
-  get fold(): SessionState {
-    return this.#state.fold;
-  }
-
-  /** Record a message: into the trace, and into the fold the engine reads its accounting from. */
-  #record(m: OmniMessage): void {
-    this.#config.trace.append(m);
-    if (isTraceable(m)) this.#state.fold = evolve(this.#state.fold, m);
+    this.state = state;
   }
 
   get running(): boolean {
@@ -260,7 +198,7 @@ export class ContextEngine {
     if (!this.#running || !this.#acceptingSteering) return undefined;
     const id = `steer-${++this.#steeringSeq}`;
     this.#steering.push({ id, text });
-    this.#record(steeringQueued(id, text));
+    this.#config.trace.append(steeringQueued(id, text));
     return id;
   }
 
@@ -269,7 +207,7 @@ export class ContextEngine {
     const i = this.#steering.findIndex((s) => s.id === id);
     if (i < 0) return undefined;
     const [item] = this.#steering.splice(i, 1);
-    this.#record(steeringRecalled(id));
+    this.#config.trace.append(steeringRecalled(id));
     return item?.text;
   }
 
@@ -296,8 +234,8 @@ export class ContextEngine {
   });
 
   compactability(): Compactability {
-    if (this.#state.pendingSummary !== undefined && this.#config.llm.history().length === 0) return "just_compacted";
-    if (this.#config.llm.history().length === 0 && this.#state.carryOver.length === 0) return "empty";
+    if (this.state.pendingSummary !== undefined && this.#config.llm.history().length === 0) return "just_compacted";
+    if (this.#config.llm.history().length === 0 && this.state.carryOver.length === 0) return "empty";
     return "ok";
   }
 
@@ -340,10 +278,10 @@ export class ContextEngine {
     const self = this;
     return Effect.gen(function* () {
       yield* self.#connect(emit);
-      const consumed = self.#state.carryOver;
+      const consumed = self.state.carryOver;
       const compaction = yield* Compaction;
-      const result = yield* compaction.compact("manual", consumed, { state: self.#state, emit, wait: self.#wait });
-      if (result.ok) self.#state.carryOver = [];
+      const result = yield* compaction.compact("manual", consumed, { state: self.state, emit, wait: self.#wait });
+      if (result.ok) self.state.carryOver = [];
       self.#keepSteering();
     });
   }
@@ -372,7 +310,7 @@ export class ContextEngine {
         this.#steering = [];
         this.#acceptingSteering = false;
       }
-      this.#record(m);
+      this.#config.trace.append(m);
       if (stream) push(m);
     };
   }
@@ -442,7 +380,7 @@ export class ContextEngine {
     const self = this;
     return Effect.gen(function* () {
       yield* self.#connect(emit);
-      const state = self.#state;
+      const state = self.state;
       // The task's thinking level is decided here: a change is a session fact (traced, not streamed).
       if (options.thinkingLevel !== undefined && state.thinkingLevel !== undefined && options.thinkingLevel !== state.thinkingLevel) {
         state.thinkingLevel = options.thinkingLevel;
@@ -504,14 +442,14 @@ export class ContextEngine {
   /** End the run before sending `input`: input never recorded is recorded now, then carried over. */
   #stop(emit: Emit, reason: string, input: Outgoing[]): void {
     for (const o of input) if (o.fresh) emit(o.message, o.stream);
-    this.#state.carryOver = input.map((o) => o.message);
+    this.state.carryOver = input.map((o) => o.message);
     emit(abortEvent(reason));
   }
 
   /** Steering left over when a compaction-only run ends goes to the next run. */
   #keepSteering(): void {
     if (this.#steering.length === 0) return;
-    this.#state.carryOver.push(userText(wrapMarker("user_steering", this.#steering.map((s) => s.text).join("\n\n"))));
+    this.state.carryOver.push(userText(wrapMarker("user_steering", this.#steering.map((s) => s.text).join("\n\n"))));
     this.#steering = [];
   }
 
@@ -547,8 +485,8 @@ export class ContextEngine {
       const tools = env.listTools();
       llm.setTools?.(tools);
       trace.setTools(tools);
-      if (!self.#state.toolsAnnounced) {
-        self.#state.toolsAnnounced = true;
+      if (!self.state.toolsAnnounced) {
+        self.state.toolsAnnounced = true;
         emit(toolListReady(tools));
       }
     });
@@ -674,10 +612,12 @@ export class ContextEngine {
     });
   }
 
-  /** The request's usage, added to the session's as the fold has it (the fold counts the turn). */
   #recordUsage(emit: Emit): void {
     const request = this.#config.llm.lastUsage ?? zeroTokens();
-    emit(tokenUsage(addTokens(this.#state.sessionUsage, request), request));
+    this.state.turns += 1;
+    this.state.sessionUsage = addTokens(this.state.sessionUsage, request);
+    this.state.lastRequest = request;
+    emit(tokenUsage(this.state.sessionUsage, request));
   }
 }
 

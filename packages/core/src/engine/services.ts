@@ -16,7 +16,7 @@
 import { Context, Effect, Layer } from "effect";
 import { Approvals, ApprovalsLive } from "./approvals.js";
 import { Compaction, CompactionLive } from "./compaction.js";
-import { ContextEngine, initialEngineState, type EngineConfig, type EngineSeed, type EngineServices } from "./context-engine.js";
+import { ContextEngine, initialEngineState, type EngineConfig, type EngineServices, type EngineState } from "./context-engine.js";
 import { MAX_RETRIES, reconnectSchedule, retryDecision } from "./reconnect.js";
 import { ToolRunner, ToolRunnerLive } from "./tool-batch.js";
 import { DEFAULT_COMPACTION } from "./compaction.js";
@@ -26,7 +26,7 @@ export { Approvals, ApprovalsLive, Compaction, CompactionLive, ToolRunner, ToolR
 export class Engine extends Context.Tag("penguin/engine/Engine")<Engine, ContextEngine>() {}
 
 /** The Engine over the Approvals, ToolRunner and Compaction in context; disposes the Environment on release. */
-export const EngineLive = (config: EngineConfig, state: EngineSeed = initialEngineState()): Layer.Layer<Engine, never, EngineServices> =>
+export const EngineLive = (config: EngineConfig, state: EngineState = initialEngineState()): Layer.Layer<Engine, never, EngineServices> =>
   Layer.scoped(
     Engine,
     Effect.gen(function* () {
@@ -37,7 +37,7 @@ export const EngineLive = (config: EngineConfig, state: EngineSeed = initialEngi
   );
 
 /** The whole engine stack from one config: Engine, with its Approvals, ToolRunner and Compaction. */
-export const EngineLayer = (config: EngineConfig, state?: EngineSeed): Layer.Layer<Engine | EngineServices> => {
+export const EngineLayer = (config: EngineConfig, state?: EngineState): Layer.Layer<Engine | EngineServices> => {
   const schedule = reconnectSchedule(config.maxRetries ?? MAX_RETRIES);
   const approvals = ApprovalsLive(config.policy);
   const services = Layer.mergeAll(

@@ -9,11 +9,11 @@
 // `evolve` from the trace files on disk at that moment; and whenever a task ends, the model
 // context the session will send next (history and carry-over) equals the fold's.
 //
-// The engine reads its accounting (turns, usage, last request) from evolve applied to what it
-// records, so the session's figures are also checked against what the stream alone says
-// (`StreamAccounting`: the sum of the requests' usage, the commits since the last compaction),
-// which does not go through evolve; the rest of the engine's state is its own, re-derived by
-// evolve from the trace alone. So this is the check that the one reducer's rules are right. It fails when a rule is missing: set
+// The engine keeps its own state and evolve re-derives it from the trace alone, so this is the
+// check that the one reducer's rules are the engine's. The session's accounting (turns, usage,
+// last request) is also checked, once each stream has been read to its end, against what the
+// stream alone says (`StreamAccounting`: the sum of the requests' usage, the commits since the
+// last completed compaction), without evolve. It fails when a rule is missing: set
 // PENGUIN_REDUCER_PLANT to `skip:<event type>` (e.g. `skip:token_usage`,
 // `skip:steering_recalled`, `skip:request_end`) and the reducer ignores that event, as if its
 // rule were deleted; the test must then fail.
