@@ -10,6 +10,7 @@
  */
 import { goalStarted, sessionArchived, sessionTitle, settingsChanged, userText, type OmniMessage, type SessionMetaPayload, type TokenCounts } from "@penguin/omnimessage";
 import type { ModelEndpoint, Pricing, ThinkingLevel } from "@penguin/models";
+import { Effect, Exit, Scope, type Stream } from "effect";
 import type { Compactability, ContextEngine, RunOptions } from "./engine/context-engine.js";
 import { parseBudget } from "./goal/budget.js";
 import { runGoal } from "./goal/goal-loop.js";
@@ -79,6 +80,12 @@ export class Session {
   readonly #writer: TraceWriter;
   readonly #endpoint: ModelEndpoint;
   #disposed = false;
+  /**
+   * What the session holds open: its Environment (child processes, MCP connections, live
+   * subagents) and its running task. Closing it (dispose) aborts the task, waits for it to
+   * record its end, then releases the Environment.
+   */
+  readonly #scope: Scope.CloseableScope;
   #recordedApprovalMode: string | undefined;
 
   constructor(parts: SessionParts) {
@@ -100,6 +107,12 @@ export class Session {
     this.#writer = parts.writer;
     this.#endpoint = parts.endpoint;
     this.#recordedApprovalMode = parts.approvalMode;
+    const env = parts.env;
+    const engine = parts.engine;
+    this.#scope = Effect.runSync(Scope.make());
+    // Finalizers run last-added first: the task ends before its Environment goes.
+    Effect.runSync(Scope.addFinalizer(this.#scope, Effect.promise(async () => env.dispose?.())));
+    Effect.runSync(Scope.addFinalizer(this.#scope, engine.abortRunning));
   }
 
   /** The approval mode recorded for this session (its baseline or last change), if any. */
@@ -157,6 +170,16 @@ export class Session {
     if (budget === undefined) throw new Error(`invalid goal budget "${String(options.goal.budget)}": use a token count such as 500k, 2m or 120000, or -1 for no limit`);
     const objective = input.flatMap((m) => (m.type === "model_msg" && m.payload.type === "text" ? [m.payload.text] : [])).join("\n\n");
     return this.#goal(input, objective, budget, runOptions);
+  }
+
+  /**
+   * The task as an Effect Stream for Effect hosts, run in the caller's context (its Clock
+   * drives the reconnect waits; a TestClock in tests). Interrupting the stream aborts the task.
+   */
+  runStream(messages: OmniMessage[] | string, options: Omit<SessionRunOptions, "signal" | "goal"> = {}): Stream.Stream<OmniMessage> {
+    if (this.#disposed) throw new Error(`session ${this.id} is disposed; resume it with agent.resumeSession to continue`);
+    const input = typeof messages === "string" ? [userText(messages)] : messages;
+    return this.#engine.stream(input, { approve: options.approve, thinkingLevel: options.thinkingLevel ?? this.thinkingLevel });
   }
 
   async *#goal(input: OmniMessage[], objective: string, budget: number, runOptions: RunOptions): AsyncGenerator<OmniMessage, void> {
@@ -288,11 +311,14 @@ export class Session {
     this.#writer.start();
   }
 
-  /** Stop every process the session started and close the trace. Idempotent. */
+  /**
+   * Abort the running task (if any), stop every process the session started, close its MCP
+   * connections and subagents, and close the trace. Idempotent.
+   */
   async dispose(): Promise<void> {
     if (this.#disposed) return;
     this.#disposed = true;
-    await this.#env.dispose?.();
+    await Effect.runPromise(Scope.close(this.#scope, Exit.void));
     this.#writer.close();
   }
 }

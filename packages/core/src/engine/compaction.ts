@@ -17,6 +17,10 @@
  * Only `token_usage` and the summary text stream to the host inside the span; the compaction
  * request itself is recorded in the trace between `compaction_begin` and `compaction_end`.
  * On success the trace rotates to the next file; on failure the old context is kept.
+ *
+ * An Effect program (`Compaction` service, `CompactionLive`): the request is awaited through
+ * `awaitEdge` (abort = the run fiber's interruption, bridged to the request's AbortSignal)
+ * and retries follow the reconnect Schedule, waiting on the Clock.
  */
 import {
   compactionBegin,
@@ -33,9 +37,11 @@ import {
   type OmniMessage,
   type StopReason,
 } from "@penguin/omnimessage";
-import type { LLMInterface } from "../interfaces.js";
+import { Context, Duration, Effect, Layer, Option } from "effect";
+import type { LLMInterface, LLMOutcome } from "../interfaces.js";
 import type { EngineState, TraceSink } from "./context-engine.js";
-import { isRetryable, retryWaitMs } from "./reconnect.js";
+import { awaitEdge, isAborted } from "./abort.js";
+import { retryDecision } from "./reconnect.js";
 import { DISCARDED_NOTE, extractSummary, summaryWithDigest, survivesCompaction } from "@penguin/trace";
 
 // The rules the reducer shares with this module live in @penguin/trace (one copy of each).
@@ -77,10 +83,11 @@ export interface CompactionDeps {
   trace: TraceSink;
   state: EngineState;
   settings: CompactionSettings;
-  signal: AbortSignal;
-  maxRetries: number;
+  /** The reconnect policy: the wait before the next attempt, or none. */
+  retry: (attempt: number, outcome: LLMOutcome) => Effect.Effect<Option.Option<Duration.Duration>>;
   emit: (m: OmniMessage, stream?: boolean) => void;
-  wait: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** The reconnect wait (Clock; "Retry now" ends it; interruptible). */
+  wait: (delay: Duration.Duration) => Effect.Effect<void>;
 }
 
 export type CompactionResult = { ok: true } | { ok: false; status: StopReason; error: string };
@@ -93,7 +100,8 @@ const CORRECTIVE_NOTE =
  * closes (tool outputs answering committed calls, carried-over notes): the compaction
  * request carries it, so nothing is orphaned and the summary covers it.
  */
-export async function compact(reason: CompactionReason, consumed: OmniMessage[], deps: CompactionDeps): Promise<CompactionResult> {
+export function compact(reason: CompactionReason, consumed: OmniMessage[], deps: CompactionDeps): Effect.Effect<CompactionResult> {
+  return Effect.gen(function* () {
   const { llm, state, settings, emit } = deps;
   const mode = settings.mode;
   emit(compactionBegin({ reason, mode, context: state.lastRequest?.total ?? 0, turns: state.turns }));
@@ -115,11 +123,17 @@ export async function compact(reason: CompactionReason, consumed: OmniMessage[],
     for (const m of fresh) emit(m, false);
     let reply = "";
     let calledTool = false;
-    const stream = llm.streamGenerate({ newMessages: send, signal: deps.signal, commit: false });
-    let outcome;
+    const controller = new AbortController();
+    const stream = llm.streamGenerate({ newMessages: send, signal: controller.signal, commit: false });
+    let outcome: LLMOutcome;
     for (;;) {
-      const step = await stream.next();
-      if (step.done) {
+      const next = yield* Effect.either(awaitEdge(stream.next(), controller));
+      if (next._tag === "Left") {
+        outcome = { status: controller.signal.aborted ? "aborted" : "failed", errorMessage: `model stream error: ${String(next.left)}` };
+        break;
+      }
+      const step = next.right;
+      if (step.done === true) {
         outcome = step.value;
         break;
       }
@@ -149,27 +163,29 @@ export async function compact(reason: CompactionReason, consumed: OmniMessage[],
       }
       contentAttempts += 1;
       lastError = calledTool ? "the summary reply called a tool" : "the summary reply was empty";
-      if (contentAttempts >= MAX_CONTENT_ATTEMPTS || attempt > deps.maxRetries) return fail(deps, reason, "failed", lastError, attempt);
+      const retry = yield* deps.retry(attempt, { status: "failed" });
+      if (contentAttempts >= MAX_CONTENT_ATTEMPTS || Option.isNone(retry)) return fail(deps, reason, "failed", lastError, attempt);
       const note = userText(CORRECTIVE_NOTE, { sender: "harness" });
       send = [...send, note];
       fresh = [note];
       continue;
     }
     lastError = outcome.errorMessage ?? outcome.status;
-    if (outcome.status === "aborted" || deps.signal.aborted) {
+    if (outcome.status === "aborted" || (yield* isAborted)) {
       emit(requestEnd("aborted", { attempt }), false);
       return fail(deps, reason, "aborted", "compaction aborted by user", attempt);
     }
-    if (!isRetryable(outcome) || attempt > deps.maxRetries) {
+    const retry = yield* deps.retry(attempt, outcome);
+    if (Option.isNone(retry)) {
       emit(requestEnd(outcome.status, { error_message: lastError, attempt }), false);
       return fail(deps, reason, "failed", lastError, attempt);
     }
-    const wait = retryWaitMs(attempt, outcome);
-    emit(requestEnd(outcome.status, { error_message: lastError, attempt, retry_in_ms: wait }), false);
-    await deps.wait(wait, deps.signal);
-    if (deps.signal.aborted) return fail(deps, reason, "aborted", "compaction aborted by user", attempt);
+    emit(requestEnd(outcome.status, { error_message: lastError, attempt, retry_in_ms: Duration.toMillis(retry.value) }), false);
+    yield* deps.wait(retry.value);
+    if (yield* isAborted) return fail(deps, reason, "aborted", "compaction aborted by user", attempt);
     fresh = [];
   }
+  });
 }
 
 function fail(deps: CompactionDeps, reason: CompactionReason, status: StopReason, error: string, attempt: number): CompactionResult {
@@ -186,3 +202,33 @@ function closeContext(deps: CompactionDeps, summary: string): void {
   deps.state.lastRequest = undefined;
   deps.state.carryOver = [];
 }
+
+/** What one run hands a compaction: the state it closes, where messages go, the reconnect wait. */
+export type CompactionRun = Pick<CompactionDeps, "state" | "emit" | "wait">;
+
+export interface CompactionShape {
+  readonly settings: CompactionSettings;
+  /** The automatic trigger that applies now (before a request), if any. */
+  trigger(state: EngineState): CompactionReason | undefined;
+  compact(reason: CompactionReason, consumed: OmniMessage[], run: CompactionRun): Effect.Effect<CompactionResult>;
+}
+
+export class Compaction extends Context.Tag("penguin/engine/Compaction")<Compaction, CompactionShape>() {}
+
+export interface CompactionConfig {
+  llm: LLMInterface;
+  trace: TraceSink;
+  settings: CompactionSettings;
+  retry: CompactionDeps["retry"];
+}
+
+export function makeCompaction(config: CompactionConfig): CompactionShape {
+  return {
+    settings: config.settings,
+    trigger: (state) => compactionTrigger(config.settings, state, config.llm.contextWindow),
+    compact: (reason, consumed, run) => compact(reason, consumed, { ...config, ...run }),
+  };
+}
+
+/** The Compaction service of one session's model context. */
+export const CompactionLive = (config: CompactionConfig): Layer.Layer<Compaction> => Layer.succeed(Compaction, makeCompaction(config));

@@ -25,6 +25,14 @@
  *   run stops like an abort and the old context is kept.
  *
  * Trace resume folds the trace with `evolve` (@penguin/trace), whose rules mirror these.
+ *
+ * The loop is Effect code: `#drive`, `#turn`, `#attempt` and `#stream` are `Effect.gen`
+ * programs over the engine's services (Approvals, ToolRunner, Compaction; services.ts has the
+ * Layers). A run is one fiber whose program runs uninterruptibly; abort is that fiber's
+ * interruption, which cuts in only at the explicit interruptible waits (abort.ts) and is
+ * bridged there to the AbortSignal of the model request or the tool. Reconnect waits follow
+ * the reconnect Schedule on the Clock. `run` hands the host an AsyncGenerator (the promise
+ * facade); `stream` is the same run as an Effect Stream, in the caller's context (its Clock).
  */
 import {
   abortEvent,
@@ -46,14 +54,19 @@ import {
   type CompleteModelPayload,
   type OmniMessage,
   type TokenCounts,
+  type ToolCallOutputPayload,
   type ToolDefinition,
 } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import type { ApproveFn, EnvironmentInterface, LLMInterface, LLMOutcome, PolicyCheck } from "../interfaces.js";
 import { Channel } from "./channel.js";
-import { compact, compactionTrigger, DEFAULT_COMPACTION, survivesCompaction, type CompactionSettings } from "./compaction.js";
-import { isRetryable, MAX_RETRIES, realSleep, retryWaitMs, type SleepFn } from "./reconnect.js";
-import { ToolBatch } from "./tool-batch.js";
+import { DEFAULT_COMPACTION, survivesCompaction, type CompactionSettings } from "./compaction.js";
+import { Cause, type Clock, Context, Deferred, Duration, Effect, Exit, Fiber, FiberId, Option, Stream } from "effect";
+import { awaitEdge, isAborted } from "./abort.js";
+import { Approvals, makeApprovals } from "./approvals.js";
+import { Compaction, makeCompaction } from "./compaction.js";
+import { clockFromSleep, MAX_RETRIES, reconnectSchedule, reconnectWait, retryDecision, type SleepFn } from "./reconnect.js";
+import { makeToolRunner, ToolRunner, type Emit, type ToolBatch } from "./tool-batch.js";
 import { contextSummaryText, INTERRUPTED_BY_USER, turnAbortedText, turnRetriedText } from "@penguin/trace";
 
 /** Where the engine records messages. The trace writer is the production sink. */
@@ -120,7 +133,8 @@ interface Outgoing {
   stream: boolean;
 }
 
-type Emit = (m: OmniMessage, stream?: boolean) => void;
+/** The services a run's program uses. */
+export type EngineServices = Approvals | ToolRunner | Compaction;
 
 type TurnResult =
   | { kind: "done" }
@@ -129,9 +143,14 @@ type TurnResult =
 
 export class ContextEngine {
   readonly #config: EngineConfig;
-  readonly #sleep: SleepFn;
   readonly #maxRetries: number;
   readonly #compaction: CompactionSettings;
+  /** The engine's services, built once from its config and provided to every run. */
+  readonly #services: Context.Context<EngineServices>;
+  /** The reconnect policy (a Schedule of `maxRetries` recurrences). */
+  readonly #retry: (attempt: number, outcome: LLMOutcome) => Effect.Effect<Option.Option<Duration.Duration>>;
+  /** The promise facade's time: the default Clock, or one whose sleeps are the host's SleepFn. */
+  readonly #clock: Clock.Clock | undefined;
   readonly state: EngineState;
   #connected = false;
   #running = false;
@@ -139,13 +158,26 @@ export class ContextEngine {
   /** False once the run has recorded its last message: steering then has no task to reach. */
   #acceptingSteering = false;
   #steeringSeq = 0;
-  #skipWait: (() => void) | undefined;
+  /** The running task's fiber, if any: interrupting it aborts the task. */
+  #runFiber: Fiber.Fiber<void> | undefined;
+  /** Completing it ends the reconnect wait in progress ("Retry now"). */
+  #skipWait: Deferred.Deferred<void> | undefined;
 
-  constructor(config: EngineConfig, state: EngineState = initialEngineState()) {
+  /** `services` replaces the engine's own Approvals, ToolRunner and Compaction (services.ts, EngineLive). */
+  constructor(config: EngineConfig, state: EngineState = initialEngineState(), services?: Context.Context<EngineServices>) {
     this.#config = config;
-    this.#sleep = config.sleep ?? realSleep;
     this.#maxRetries = config.maxRetries ?? MAX_RETRIES;
     this.#compaction = config.compaction ?? DEFAULT_COMPACTION;
+    this.#clock = config.sleep === undefined ? undefined : clockFromSleep(config.sleep);
+    const schedule = reconnectSchedule(this.#maxRetries);
+    this.#retry = (attempt, outcome) => retryDecision(attempt, outcome, schedule);
+    const approvals = makeApprovals(config.policy);
+    this.#services =
+      services ??
+      Context.make(Approvals, approvals).pipe(
+        Context.add(ToolRunner, makeToolRunner(config.env, approvals)),
+        Context.add(Compaction, makeCompaction({ llm: config.llm, trace: config.trace, settings: this.#compaction, retry: this.#retry })),
+      );
     this.state = state;
   }
 
@@ -188,9 +220,18 @@ export class ContextEngine {
   skipReconnectWait(): boolean {
     const skip = this.#skipWait;
     if (skip === undefined) return false;
-    skip();
+    Deferred.unsafeDone(skip, Exit.void);
     return true;
   }
+
+  /**
+   * Abort the running task, if any, and wait until it has recorded its end (its tools ended,
+   * their processes reaped). The session's Scope runs this first when it closes (dispose).
+   */
+  readonly abortRunning: Effect.Effect<void> = Effect.suspend(() => {
+    const fiber = this.#runFiber;
+    return fiber === undefined ? Effect.void : Effect.asVoid(Fiber.interrupt(fiber));
+  });
 
   compactability(): Compactability {
     if (this.state.pendingSummary !== undefined && this.#config.llm.history().length === 0) return "just_compacted";
@@ -200,7 +241,15 @@ export class ContextEngine {
 
   /** Run one task. The generator yields every message of the run and ends after the last. */
   run(newMessages: OmniMessage[], options: RunOptions = {}): AsyncGenerator<OmniMessage, void> {
-    return this.#session(options, (signal, emit) => this.#drive(newMessages, options, signal, emit));
+    return this.#session(options, (emit) => this.#drive(newMessages, options, emit));
+  }
+
+  /**
+   * The same task as an Effect Stream, run in the caller's context (its Clock: a TestClock
+   * drives the reconnect waits). Ending the stream early, or interrupting it, aborts the task.
+   */
+  stream(newMessages: OmniMessage[], options: Omit<RunOptions, "signal"> = {}): Stream.Stream<OmniMessage> {
+    return this.#effectSession((emit) => this.#drive(newMessages, options, emit));
   }
 
   /**
@@ -208,29 +257,53 @@ export class ContextEngine {
    * is kept for the next run. Throws (before starting) when there is nothing to compact.
    */
   compact(options: { signal?: AbortSignal } = {}): AsyncGenerator<OmniMessage, void> {
-    const why = this.compactability();
-    if (why !== "ok") throw new Error(why === "empty" ? "nothing to compact: the context is empty" : "the context was just compacted");
-    return this.#session(options, async (signal, emit) => {
-      await this.#connect(signal, emit);
-      const consumed = this.state.carryOver;
-      const result = await this.#runCompaction("manual", consumed, signal, emit);
-      if (result.ok) this.state.carryOver = [];
-      this.#keepSteering();
+    this.#assertCompactable();
+    return this.#session(options, (emit) => this.#manualCompaction(emit));
+  }
+
+  /** `compact` as an Effect Stream in the caller's context. */
+  compactStream(): Stream.Stream<OmniMessage> {
+    return Stream.suspend(() => {
+      this.#assertCompactable();
+      return this.#effectSession((emit) => this.#manualCompaction(emit));
     });
   }
 
-  /** Runs `body` as the session's one active run: a channel to the host, abort wiring, cleanup. */
-  async *#session(options: { signal?: AbortSignal }, body: (signal: AbortSignal, emit: Emit) => Promise<void>): AsyncGenerator<OmniMessage, void> {
+  #assertCompactable(): void {
+    const why = this.compactability();
+    if (why !== "ok") throw new Error(why === "empty" ? "nothing to compact: the context is empty" : "the context was just compacted");
+  }
+
+  #manualCompaction(emit: Emit): Effect.Effect<void, never, EngineServices> {
+    const self = this;
+    return Effect.gen(function* () {
+      yield* self.#connect(emit);
+      const consumed = self.state.carryOver;
+      const compaction = yield* Compaction;
+      const result = yield* compaction.compact("manual", consumed, { state: self.state, emit, wait: self.#wait });
+      if (result.ok) self.state.carryOver = [];
+      self.#keepSteering();
+    });
+  }
+
+  /** Mark the session's one active run as started; refuse a second. */
+  #begin(): void {
     if (this.#running) {
       throw new Error("a task is already running on this session: wait for it to end, steer it, or abort it first");
     }
     this.#running = true;
-    const controller = new AbortController();
-    const onAbort = () => controller.abort();
-    if (options.signal?.aborted) controller.abort();
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-    const out = new Channel<OmniMessage>();
-    const emit: Emit = (m, stream = true) => {
+    this.#acceptingSteering = true;
+  }
+
+  #end(): void {
+    this.#runFiber = undefined;
+    this.#steering = [];
+    this.#running = false;
+  }
+
+  /** A run's emit: every message traced, streamed ones pushed to the host. */
+  #emitter(push: (m: OmniMessage) => void): Emit {
+    return (m, stream = true) => {
       // An abort is the run's last message: steering not delivered by then is dropped with it
       // (as the trace's fold reads it), not when the host has finished reading the stream.
       if (m.type === "event_msg" && m.payload.type === "abort") {
@@ -238,91 +311,132 @@ export class ContextEngine {
         this.#acceptingSteering = false;
       }
       this.#config.trace.append(m);
-      if (stream) out.push(m);
+      if (stream) push(m);
     };
-    let finished = false;
-    this.#acceptingSteering = true;
-    // When the body ends, everything is recorded (the host may still be reading buffered
-    // messages): steering from then on would be accepted and never delivered, so it is refused.
-    const driver = body(controller.signal, emit).then(
-      () => {
-        this.#acceptingSteering = false;
-        out.close();
-      },
-      (error: unknown) => {
-        this.#acceptingSteering = false;
-        out.fail(error);
-      },
+  }
+
+  /**
+   * A run's program: uninterruptible except at its explicit waits (abort.ts), with the
+   * engine's services. When it ends everything is recorded (the host may still be reading
+   * buffered messages): steering from then on would never be delivered, so it is refused.
+   */
+  #program(body: Effect.Effect<void, never, EngineServices>): Effect.Effect<void> {
+    return body.pipe(
+      Effect.ensuring(Effect.sync(() => (this.#acceptingSteering = false))),
+      Effect.uninterruptible,
+      Effect.provide(this.#services),
     );
+  }
+
+  /** The promise facade: the run's fiber on the default runtime, its messages through a channel. */
+  async *#session(options: { signal?: AbortSignal }, body: (emit: Emit) => Effect.Effect<void, never, EngineServices>): AsyncGenerator<OmniMessage, void> {
+    this.#begin();
+    const out = new Channel<OmniMessage>();
+    // The fiber yields once before the program starts, so an abort signalled already (or
+    // while the host wires it) is seen by the program's first check, like any other abort.
+    let program = Effect.zipRight(Effect.yieldNow(), this.#program(body(this.#emitter((m) => out.push(m)))));
+    if (this.#clock !== undefined) program = Effect.withClock(program, this.#clock);
+    const fiber = Effect.runFork(Effect.uninterruptible(program));
+    this.#runFiber = fiber;
+    const ended = new Promise<void>((resolve) => {
+      fiber.addObserver((exit) => {
+        if (Exit.isFailure(exit) && !Exit.isInterrupted(exit)) out.fail(Cause.squash(exit.cause));
+        else out.close();
+        resolve();
+      });
+    });
+    const abort = () => fiber.unsafeInterruptAsFork(FiberId.none);
+    if (options.signal?.aborted) abort();
+    options.signal?.addEventListener("abort", abort, { once: true });
+    let finished = false;
     try {
       for await (const m of out) yield m;
       finished = true;
     } finally {
-      if (!finished) controller.abort();
-      await driver;
-      options.signal?.removeEventListener("abort", onAbort);
-      this.#steering = [];
-      this.#running = false;
+      if (!finished) abort();
+      await ended;
+      options.signal?.removeEventListener("abort", abort);
+      this.#end();
     }
   }
 
-  async #drive(newMessages: OmniMessage[], options: RunOptions, signal: AbortSignal, emit: Emit): Promise<void> {
-    await this.#connect(signal, emit);
-    const state = this.state;
-    // The task's thinking level is decided here: a change is a session fact (traced, not streamed).
-    if (options.thinkingLevel !== undefined && state.thinkingLevel !== undefined && options.thinkingLevel !== state.thinkingLevel) {
-      state.thinkingLevel = options.thinkingLevel;
-      emit(settingsChanged({ thinking_level: options.thinkingLevel }), false);
-    }
-    let input: Outgoing[] = [
-      ...state.carryOver.map((message) => ({ message, fresh: false, stream: false })),
-      ...newMessages.map((message) => ({ message, fresh: true, stream: false })),
-    ];
-    state.carryOver = [];
+  /** The Effect facade: the run's fiber in the stream's scope; closing the scope aborts it. */
+  #effectSession(body: (emit: Emit) => Effect.Effect<void, never, EngineServices>): Stream.Stream<OmniMessage> {
+    return Stream.asyncScoped<OmniMessage>(
+      (emitter) =>
+        Effect.gen(this, function* () {
+          yield* Effect.acquireRelease(
+            Effect.sync(() => this.#begin()),
+            () => Effect.sync(() => this.#end()),
+          );
+          const program = this.#program(body(this.#emitter((m) => void emitter.single(m))));
+          this.#runFiber = yield* Effect.forkScoped(Effect.ensuring(program, Effect.sync(() => void emitter.end())));
+        }),
+      "unbounded",
+    );
+  }
 
-    const maxTurns = this.#config.maxTurns;
-    for (let turnsThisRun = 0; ; turnsThisRun++) {
-      input.push(...this.#drainTurnBoundary());
-      if (signal.aborted) return this.#stop(emit, "aborted by user", input);
-      if (maxTurns >= 0 && turnsThisRun >= maxTurns) return this.#stop(emit, `reached max turns (${maxTurns}); stopping`, input);
+  #drive(newMessages: OmniMessage[], options: Omit<RunOptions, "signal">, emit: Emit): Effect.Effect<void, never, EngineServices> {
+    const self = this;
+    return Effect.gen(function* () {
+      yield* self.#connect(emit);
+      const state = self.state;
+      // The task's thinking level is decided here: a change is a session fact (traced, not streamed).
+      if (options.thinkingLevel !== undefined && state.thinkingLevel !== undefined && options.thinkingLevel !== state.thinkingLevel) {
+        state.thinkingLevel = options.thinkingLevel;
+        emit(settingsChanged({ thinking_level: options.thinkingLevel }), false);
+      }
+      let input: Outgoing[] = [
+        ...state.carryOver.map((message) => ({ message, fresh: false, stream: false })),
+        ...newMessages.map((message) => ({ message, fresh: true, stream: false })),
+      ];
+      state.carryOver = [];
 
-      const trigger = compactionTrigger(this.#compaction, state, this.#config.llm.contextWindow);
-      if (trigger !== undefined) {
-        // What the human wrote is recorded now and survives the compaction; tool outputs and
-        // harness notes are consumed by it (they answer calls of the closing context).
-        for (const o of input) {
-          if (o.fresh && survivesCompaction(o.message)) {
-            emit(o.message, o.stream);
-            o.fresh = false;
-            o.stream = false;
+      const compaction = yield* Compaction;
+      const maxTurns = self.#config.maxTurns;
+      for (let turnsThisRun = 0; ; turnsThisRun++) {
+        input.push(...self.#drainTurnBoundary());
+        if (yield* isAborted) return self.#stop(emit, "aborted by user", input);
+        if (maxTurns >= 0 && turnsThisRun >= maxTurns) return self.#stop(emit, `reached max turns (${maxTurns}); stopping`, input);
+
+        const trigger = compaction.trigger(state);
+        if (trigger !== undefined) {
+          // What the human wrote is recorded now and survives the compaction; tool outputs and
+          // harness notes are consumed by it (they answer calls of the closing context).
+          for (const o of input) {
+            if (o.fresh && survivesCompaction(o.message)) {
+              emit(o.message, o.stream);
+              o.fresh = false;
+              o.stream = false;
+            }
           }
+          const consumed = input.filter((o) => !o.fresh && !survivesCompaction(o.message)).map((o) => o.message);
+          const result = yield* compaction.compact(trigger, consumed, { state, emit, wait: self.#wait });
+          if (!result.ok) return self.#stop(emit, `compaction failed: ${result.error}`, input);
+          input = input.filter((o) => o.fresh || survivesCompaction(o.message));
         }
-        const consumed = input.filter((o) => !o.fresh && !survivesCompaction(o.message)).map((o) => o.message);
-        const result = await this.#runCompaction(trigger, consumed, signal, emit);
-        if (!result.ok) return this.#stop(emit, `compaction failed: ${result.error}`, input);
-        input = input.filter((o) => o.fresh || survivesCompaction(o.message));
-      }
-      if (state.pendingSummary !== undefined) {
-        const summary = userText(contextSummaryText(state.pendingSummary), { sender: "harness" });
-        input.unshift({ message: summary, fresh: true, stream: false });
-        state.pendingSummary = undefined;
-      }
+        if (state.pendingSummary !== undefined) {
+          const summary = userText(contextSummaryText(state.pendingSummary), { sender: "harness" });
+          input.unshift({ message: summary, fresh: true, stream: false });
+          state.pendingSummary = undefined;
+        }
 
-      const result = await this.#turn(input, options, signal, emit);
-      switch (result.kind) {
-        case "stopped":
-          state.carryOver = result.carryOver;
-          emit(abortEvent(result.reason));
-          return;
-        case "tools":
-          input = result.outputs.map((message) => ({ message, fresh: false, stream: false }));
-          break;
-        case "done":
-          if (this.#steering.length === 0) return;
-          input = [];
-          break;
+        const result = yield* self.#turn(input, options, emit);
+        switch (result.kind) {
+          case "stopped":
+            state.carryOver = result.carryOver;
+            emit(abortEvent(result.reason));
+            return;
+          case "tools":
+            input = result.outputs.map((message) => ({ message, fresh: false, stream: false }));
+            break;
+          case "done":
+            if (self.#steering.length === 0) return;
+            input = [];
+            break;
+        }
       }
-    }
+    });
   }
 
   /** End the run before sending `input`: input never recorded is recorded now, then carried over. */
@@ -353,125 +467,138 @@ export class ContextEngine {
     return out;
   }
 
-  async #connect(signal: AbortSignal, emit: Emit): Promise<void> {
-    if (this.#connected) return;
-    this.#connected = true;
-    const { env, llm, trace } = this.#config;
-    if (env.connect) {
-      for await (const m of env.connect(signal)) emit(m);
-    }
-    const tools = env.listTools();
-    llm.setTools?.(tools);
-    trace.setTools(tools);
-    if (!this.state.toolsAnnounced) {
-      this.state.toolsAnnounced = true;
-      emit(toolListReady(tools));
-    }
-  }
-
-  #runCompaction(reason: CompactionReason, consumed: OmniMessage[], signal: AbortSignal, emit: Emit) {
-    return compact(reason, consumed, {
-      llm: this.#config.llm,
-      trace: this.#config.trace,
-      state: this.state,
-      settings: this.#compaction,
-      signal,
-      maxRetries: this.#maxRetries,
-      emit,
-      wait: (ms, s) => this.#wait(ms, s),
+  #connect(emit: Emit): Effect.Effect<void> {
+    const self = this;
+    return Effect.gen(function* () {
+      if (self.#connected) return;
+      self.#connected = true;
+      const { env, llm, trace } = self.#config;
+      if (env.connect) {
+        const controller = new AbortController();
+        const messages = env.connect(controller.signal);
+        for (;;) {
+          const step = yield* Effect.orDie(awaitEdge(messages.next(), controller));
+          if (step.done === true) break;
+          emit(step.value);
+        }
+      }
+      const tools = env.listTools();
+      llm.setTools?.(tools);
+      trace.setTools(tools);
+      if (!self.state.toolsAnnounced) {
+        self.state.toolsAnnounced = true;
+        emit(toolListReady(tools));
+      }
     });
   }
 
+  /** The reconnect wait on the Clock: "Retry now" ends it; an abort cuts it short. */
+  readonly #wait = (delay: Duration.Duration): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      const skip = Deferred.unsafeMake<void>(FiberId.none);
+      this.#skipWait = skip;
+      return Effect.interruptible(reconnectWait(delay, skip)).pipe(
+        Effect.exit,
+        Effect.ensuring(Effect.sync(() => (this.#skipWait = undefined))),
+        Effect.asVoid,
+      );
+    });
+
   /** One turn: a request (with its retries) and the tool calls it made. */
-  async #turn(input: Outgoing[], options: RunOptions, signal: AbortSignal, emit: Emit): Promise<TurnResult> {
-    let send = input.map((o) => o.message);
-    let fresh = input.filter((o) => o.fresh);
-    for (let attempt = 1; ; attempt++) {
-      emit(requestBegin());
-      for (const o of fresh) emit(o.message, o.stream);
-      const result = await this.#attempt(send, attempt, options, signal, emit);
-      if (result.kind !== "retry") return result;
-      send = [...send, result.note];
-      fresh = [{ message: result.note, fresh: true, stream: false }];
-    }
+  #turn(input: Outgoing[], options: Omit<RunOptions, "signal">, emit: Emit): Effect.Effect<TurnResult, never, ToolRunner> {
+    const self = this;
+    return Effect.gen(function* () {
+      let send = input.map((o) => o.message);
+      let fresh = input.filter((o) => o.fresh);
+      for (let attempt = 1; ; attempt++) {
+        emit(requestBegin());
+        for (const o of fresh) emit(o.message, o.stream);
+        const result = yield* self.#attempt(send, attempt, options, emit);
+        if (result.kind !== "retry") return result;
+        send = [...send, result.note];
+        fresh = [{ message: result.note, fresh: true, stream: false }];
+      }
+    });
   }
 
-  /** One request of a turn. Tools get their own signal: a terminal failure stops them without aborting the run. */
-  async #attempt(
+  /** One request of a turn; its tool calls live in the attempt's scope. */
+  #attempt(
     send: OmniMessage[],
     attempt: number,
-    options: RunOptions,
-    signal: AbortSignal,
+    options: Omit<RunOptions, "signal">,
     emit: Emit,
-  ): Promise<TurnResult | { kind: "retry"; note: OmniMessage }> {
-    const tools = new AbortController();
-    const onAbort = () => tools.abort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    try {
-      const batch = new ToolBatch({ env: this.#config.env, approve: options.approve, policy: this.#config.policy, signal: tools.signal, emit });
-      const partials = new PartialAggregator();
-      const produced: CompleteModelPayload[] = [];
-      const outcome = await this.#stream(send, options.thinkingLevel, signal, emit, batch, partials, produced);
-      const soFar = () => [...produced, ...partials.flush(outcome.status).flatMap((m) => (isCompleteModel(m) ? [m.payload] : []))];
+  ): Effect.Effect<TurnResult | { kind: "retry"; note: OmniMessage }, never, ToolRunner> {
+    const self = this;
+    return Effect.scoped(
+      Effect.gen(function* () {
+        const runner = yield* ToolRunner;
+        const batch = yield* runner.batch(options.approve, emit);
+        const partials = new PartialAggregator();
+        const produced: CompleteModelPayload[] = [];
+        const outcome = yield* self.#stream(send, options.thinkingLevel, emit, batch, partials, produced);
+        const soFar = () => [...produced, ...partials.flush(outcome.status).flatMap((m) => (isCompleteModel(m) ? [m.payload] : []))];
 
-      if (outcome.status === "completed") {
-        emit(requestEnd("completed", attempt > 1 ? { attempt } : undefined));
-        this.#recordUsage(emit);
-        if (batch.size === 0) return { kind: "done" };
-        const settled = await batch.settle();
-        if (!settled) {
-          await batch.close();
-          return { kind: "stopped", reason: "aborted by user", carryOver: batch.outputsInOrder(INTERRUPTED_BY_USER) };
+        if (outcome.status === "completed") {
+          emit(requestEnd("completed", attempt > 1 ? { attempt } : undefined));
+          self.#recordUsage(emit);
+          if (batch.size === 0) return { kind: "done" } as const;
+          const settled = yield* batch.settle;
+          if (!settled) {
+            yield* batch.close;
+            return { kind: "stopped", reason: "aborted by user", carryOver: batch.outputsInOrder(INTERRUPTED_BY_USER) } as const;
+          }
+          return { kind: "tools", outputs: batch.outputsInOrder(INTERRUPTED_BY_USER) } as const;
         }
-        return { kind: "tools", outputs: batch.outputsInOrder(INTERRUPTED_BY_USER) };
-      }
 
-      if (outcome.status === "aborted" || signal.aborted) {
-        emit(requestEnd("aborted", attempt > 1 ? { attempt } : undefined));
-        await batch.close();
-        const note = userText(turnAbortedText("user", soFar(), batch.outputs), { sender: "harness" });
-        return { kind: "stopped", reason: "aborted by user", carryOver: [...send, note] };
-      }
+        if (outcome.status === "aborted" || (yield* isAborted)) {
+          emit(requestEnd("aborted", attempt > 1 ? { attempt } : undefined));
+          yield* batch.close;
+          const note = userText(turnAbortedText("user", soFar(), batch.outputs as Map<string, ToolCallOutputPayload>), { sender: "harness" });
+          return { kind: "stopped", reason: "aborted by user", carryOver: [...send, note] } as const;
+        }
 
-      const detail = { error_message: outcome.errorMessage ?? outcome.status, attempt };
-      if (!isRetryable(outcome) || attempt > this.#maxRetries) {
-        emit(requestEnd(outcome.status, outcome.configuration === true ? { ...detail, configuration: true } : detail));
-        tools.abort();
-        await batch.close();
-        return { kind: "stopped", reason: failureReason(outcome, attempt), carryOver: send };
-      }
-      const wait = retryWaitMs(attempt, outcome);
-      // The retry notice every host shows ("retrying in 4 s (attempt 3 of 6): …") is this event.
-      emit(requestEnd(outcome.status, { ...detail, retry_in_ms: wait, max_attempts: this.#maxRetries + 1 }));
-      // Tools of the failed attempt finish first: they are reported, not run again.
-      const settled = await batch.settle();
-      if (settled) await this.#wait(wait, signal);
-      if (!settled || signal.aborted) {
-        await batch.close();
-        return { kind: "stopped", reason: "aborted by user", carryOver: send };
-      }
-      const note = userText(turnRetriedText(attempt, outcome.errorMessage, soFar(), batch.outputs), { sender: "harness" });
-      return { kind: "retry", note };
-    } finally {
-      signal.removeEventListener("abort", onAbort);
-    }
+        const detail = { error_message: outcome.errorMessage ?? outcome.status, attempt };
+        const retry = yield* self.#retry(attempt, outcome);
+        if (Option.isNone(retry)) {
+          emit(requestEnd(outcome.status, outcome.configuration === true ? { ...detail, configuration: true } : detail));
+          yield* batch.close;
+          return { kind: "stopped", reason: failureReason(outcome, attempt), carryOver: send } as const;
+        }
+        // The retry notice every host shows ("retrying in 4 s (attempt 3 of 6): …") is this event.
+        emit(requestEnd(outcome.status, { ...detail, retry_in_ms: Duration.toMillis(retry.value), max_attempts: self.#maxRetries + 1 }));
+        // Tools of the failed attempt finish first: they are reported, not run again.
+        const settled = yield* batch.settle;
+        if (settled) yield* self.#wait(retry.value);
+        if (!settled || (yield* isAborted)) {
+          yield* batch.close;
+          return { kind: "stopped", reason: "aborted by user", carryOver: send } as const;
+        }
+        const note = userText(turnRetriedText(attempt, outcome.errorMessage, soFar(), batch.outputs as Map<string, ToolCallOutputPayload>), { sender: "harness" });
+        return { kind: "retry", note } as const;
+      }),
+    );
   }
 
   /** Stream one request; complete tool calls enter the batch as they arrive. */
-  async #stream(
+  #stream(
     send: OmniMessage[],
     thinkingLevel: ThinkingLevel | undefined,
-    signal: AbortSignal,
     emit: Emit,
     batch: ToolBatch,
     partials: PartialAggregator,
     produced: CompleteModelPayload[],
-  ): Promise<LLMOutcome> {
-    const stream = this.#config.llm.streamGenerate({ newMessages: send, signal, thinkingLevel });
-    try {
+  ): Effect.Effect<LLMOutcome> {
+    const self = this;
+    return Effect.gen(function* () {
+      const controller = new AbortController();
+      const stream = self.#config.llm.streamGenerate({ newMessages: send, signal: controller.signal, thinkingLevel });
       for (;;) {
-        const step = await stream.next();
-        if (step.done) return step.value;
+        const next = yield* Effect.either(awaitEdge(stream.next(), controller));
+        if (next._tag === "Left") {
+          return { status: controller.signal.aborted ? "aborted" : "failed", errorMessage: `model stream error: ${String(next.left)}` } satisfies LLMOutcome;
+        }
+        const step = next.right;
+        if (step.done === true) return step.value;
         const m = step.value;
         emit(m);
         if (isPartial(m)) partials.push(m);
@@ -479,12 +606,10 @@ export class ContextEngine {
           produced.push(m.payload);
           // A call closed by a broken stream (stop_reason malformed, aborted…) is never run.
           const p = m.payload;
-          if (p.type === "tool_call" && (p.stop_reason === undefined || p.stop_reason === "completed")) batch.add(p);
+          if (p.type === "tool_call" && (p.stop_reason === undefined || p.stop_reason === "completed")) yield* batch.add(p);
         }
       }
-    } catch (error) {
-      return { status: signal.aborted ? "aborted" : "failed", errorMessage: `model stream error: ${String(error)}` };
-    }
+    });
   }
 
   #recordUsage(emit: Emit): void {
@@ -493,19 +618,6 @@ export class ContextEngine {
     this.state.sessionUsage = addTokens(this.state.sessionUsage, request);
     this.state.lastRequest = request;
     emit(tokenUsage(this.state.sessionUsage, request));
-  }
-
-  async #wait(ms: number, signal: AbortSignal): Promise<void> {
-    const skip = new AbortController();
-    const onAbort = () => skip.abort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    this.#skipWait = () => skip.abort();
-    try {
-      await this.#sleep(ms, skip.signal);
-    } finally {
-      this.#skipWait = undefined;
-      signal.removeEventListener("abort", onAbort);
-    }
   }
 }
 

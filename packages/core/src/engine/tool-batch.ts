@@ -1,174 +1,143 @@
 /**
- * ToolBatch: the tool calls of one model response, from approval to output.
+ * ToolRunner: the tool calls of one model response, from approval to output.
  *
- * - Approvals are asked one call at a time, in call order (a promise chain), while the model
- *   stream goes on: the stream never waits for a human.
- * - The command policy is checked before the host: a hit is `forbidden` and the host is not
- *   asked. No approve function means every call is denied; a throwing one means `deny`.
- * - Approved calls run at once and concurrently; their fragments stream as they come.
+ * - Approvals are asked one call at a time, in call order (each call's fiber waits for the
+ *   previous call's decision), while the model stream goes on: the stream never waits for a
+ *   human.
+ * - Approved calls run at once and concurrently, each in its own fiber of the batch's
+ *   `FiberSet`; their fragments stream as they come.
  * - Outputs are collected by id and handed back in call order when the batch settles.
- * - After `close()` (the run was aborted) nothing more is emitted: late outputs are dropped,
- *   pending approvals are abandoned, and the caller fills the gaps with placeholders.
+ * - After `close` (the run was aborted, or the request failed for good) nothing more is
+ *   emitted: the set's fibers are interrupted, which aborts each tool's signal and waits for
+ *   the tool to end; pending approvals are abandoned, and the caller fills the gaps with
+ *   placeholders.
+ *
+ * An Effect service (`ToolRunner`, built by `ToolRunnerLive(env)`) over the `Approvals`
+ * service. A batch lives in the Scope of one request attempt.
  */
-import {
-  approvalRequested,
-  approvalDecision,
-  isEvent,
-  isModel,
-  isPartial,
-  modelMessage,
-  type OmniMessage,
-  type ToolCallOutputPayload,
-  type ToolCallPayload,
-} from "@penguin/omnimessage";
-import type { ApprovalResult, ApproveFn, EnvironmentInterface, PolicyCheck } from "../interfaces.js";
-import { DENIED_BY_POLICY, DENIED_BY_USER } from "@penguin/trace";
+import { Context, Deferred, Effect, Exit, FiberId, FiberSet, Layer, type Scope } from "effect";
+import { isEvent, isModel, isPartial, modelMessage, type OmniMessage, type ToolCallOutputPayload, type ToolCallPayload } from "@penguin/omnimessage";
+import type { ApproveFn, EnvironmentInterface } from "../interfaces.js";
+import { awaitEdge, isAborted } from "./abort.js";
+import { Approvals, type ApprovalsShape, type DecisionReport } from "./approvals.js";
 
-export interface ToolBatchDeps {
-  env: EnvironmentInterface;
-  approve: ApproveFn | undefined;
-  policy: PolicyCheck | undefined;
-  signal: AbortSignal;
-  /** Deliver a message: traced (when traceable) and, unless `stream` is false, streamed. */
-  emit: (m: OmniMessage, stream?: boolean) => void;
-}
+/** Deliver a message: traced (when traceable) and, unless `stream` is false, streamed. */
+export type Emit = (m: OmniMessage, stream?: boolean) => void;
 
-/** `p`, or "aborted" if the signal fires first. The abort listener is removed either way. */
-function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T | "aborted"> {
-  if (signal.aborted) return Promise.resolve("aborted");
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve("aborted");
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
-}
-
-export class ToolBatch {
-  readonly calls: ToolCallPayload[] = [];
-  readonly outputs = new Map<string, ToolCallOutputPayload>();
-  readonly #deps: ToolBatchDeps;
-  readonly #tasks: Promise<void>[] = [];
-  #chain: Promise<void> = Promise.resolve();
-  #closed = false;
-
-  constructor(deps: ToolBatchDeps) {
-    this.#deps = deps;
-  }
-
-  get size(): number {
-    return this.calls.length;
-  }
-
+export interface ToolBatch {
+  readonly calls: readonly ToolCallPayload[];
+  readonly outputs: ReadonlyMap<string, ToolCallOutputPayload>;
+  readonly size: number;
   /** Queue a complete tool call: approval in order, then execution. */
-  add(call: ToolCallPayload): void {
-    this.calls.push(call);
-    const approved = this.#chain.then(() => this.#decide(call));
-    this.#chain = approved.then(() => undefined);
-    this.#tasks.push(approved.then((allowed) => (allowed ? this.#execute(call) : undefined)));
-  }
-
-  /** Wait until every call has its output, or the signal aborts. True when all settled. */
-  async settle(): Promise<boolean> {
-    const r = await raceAbort(Promise.all(this.#tasks), this.#deps.signal);
-    return r !== "aborted";
-  }
-
-  /** Stop emitting. Returns once running executions have observed the abort and ended. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    await Promise.allSettled(this.#tasks);
-  }
-
+  add(call: ToolCallPayload): Effect.Effect<void>;
+  /** Wait until every call has its output; false when the run was aborted first. */
+  readonly settle: Effect.Effect<boolean>;
+  /** Stop emitting; returns once running executions have observed the abort and ended. */
+  readonly close: Effect.Effect<void>;
   /** Outputs in call order; calls without one get `placeholder` (not emitted, not traced). */
-  outputsInOrder(placeholder: string): OmniMessage[] {
-    return this.calls.map((c) => {
-      const out = this.outputs.get(c.tool_call_id);
-      return modelMessage(
-        out ?? { type: "tool_call_output", role: "user", tool_call_id: c.tool_call_id, output: placeholder, stop_reason: "aborted" },
-      );
-    });
-  }
-
-  #emit(m: OmniMessage, stream = true): void {
-    if (!this.#closed) this.#deps.emit(m, stream);
-  }
-
-  #record(out: ToolCallOutputPayload): void {
-    if (this.#closed) return;
-    this.outputs.set(out.tool_call_id, out);
-    this.#deps.emit(modelMessage(out));
-  }
-
-  async #ask(call: ToolCallPayload): Promise<ApprovalResult | "aborted"> {
-    const { approve, signal } = this.#deps;
-    if (approve === undefined) return "deny";
-    // The Human is about to be asked: a fact of the session (a reload shows the open
-    // question), traced but not streamed (the host is the one asked).
-    this.#emit(approvalRequested({ tool_call_id: call.tool_call_id, name: call.name }), false);
-    const answer = approve(call, { signal }).then(
-      (r): ApprovalResult => (r === "allow" || r === "deny" || r === "forbidden" ? r : "deny"),
-      (): ApprovalResult => "deny",
-    );
-    return raceAbort(answer, signal);
-  }
-
-  async #decide(call: ToolCallPayload): Promise<boolean> {
-    if (this.#closed || this.#deps.signal.aborted) return false;
-    const hit = this.#deps.policy?.(call);
-    if (hit !== undefined) {
-      this.#emit(approvalDecision("forbidden", call.tool_call_id, { policyRule: hit.rule }));
-      this.#record({ type: "tool_call_output", role: "user", tool_call_id: call.tool_call_id, output: DENIED_BY_POLICY, stop_reason: "aborted" });
-      return false;
-    }
-    const decision = await this.#ask(call);
-    if (decision === "aborted" || this.#closed) return false;
-    this.#emit(approvalDecision(decision, call.tool_call_id));
-    if (decision === "allow") return true;
-    this.#record({
-      type: "tool_call_output",
-      role: "user",
-      tool_call_id: call.tool_call_id,
-      output: decision === "forbidden" ? DENIED_BY_POLICY : DENIED_BY_USER,
-      stop_reason: "aborted",
-    });
-    return false;
-  }
-
-  async #execute(call: ToolCallPayload): Promise<void> {
-    const { env, signal, approve } = this.#deps;
-    try {
-      for await (const m of env.executeTool({ toolCall: call, signal, approve })) {
-        if (isModel(m, "tool_call_output") && m.origin === undefined) this.#record(m.payload);
-        else if (isEvent(m, "subagent") && m.origin === undefined) this.#emit(m, false);
-        else if (isPartial(m) || m.origin !== undefined || m.type === "event_msg") this.#emit(m);
-      }
-    } catch (error) {
-      // The Environment must not throw; if it does, the model still gets an output.
-      this.#record({
-        type: "tool_call_output",
-        role: "user",
-        tool_call_id: call.tool_call_id,
-        output: `tool execution failed inside the harness: ${String(error)}`,
-        stop_reason: "failed",
-      });
-    }
-    if (!this.outputs.has(call.tool_call_id) && !this.#closed && !signal.aborted) {
-      this.#record({
-        type: "tool_call_output",
-        role: "user",
-        tool_call_id: call.tool_call_id,
-        output: "tool ended without an output",
-        stop_reason: "failed",
-      });
-    }
-  }
+  outputsInOrder(placeholder: string): OmniMessage[];
 }
+
+export interface ToolRunnerShape {
+  /** A batch for one request attempt, its fibers in the current Scope. */
+  batch(approve: ApproveFn | undefined, emit: Emit): Effect.Effect<ToolBatch, never, Scope.Scope>;
+}
+
+export class ToolRunner extends Context.Tag("penguin/engine/ToolRunner")<ToolRunner, ToolRunnerShape>() {}
+
+const failedOutput = (call: ToolCallPayload, output: string): ToolCallOutputPayload => ({
+  type: "tool_call_output",
+  role: "user",
+  tool_call_id: call.tool_call_id,
+  output,
+  stop_reason: "failed",
+});
+
+export function makeToolRunner(env: EnvironmentInterface, approvals: ApprovalsShape): ToolRunnerShape {
+  return {
+    batch: (approve, emit) =>
+      Effect.gen(function* () {
+        const fibers = yield* FiberSet.make<void>();
+        const calls: ToolCallPayload[] = [];
+        const outputs = new Map<string, ToolCallOutputPayload>();
+        let closed = false;
+        let previousDecision: Deferred.Deferred<void> | undefined;
+
+        const report: DecisionReport = {
+          emit: (m, stream = true) => {
+            if (!closed) emit(m, stream);
+          },
+          record: (out) => {
+            if (closed) return;
+            outputs.set(out.tool_call_id, out);
+            emit(modelMessage(out));
+          },
+        };
+
+        // The tool's generator is drained to its end even after an abort (it cleans up then):
+        // only the wait for its next step is interruptible, inside awaitEdge.
+        const execute = (call: ToolCallPayload) =>
+          Effect.gen(function* () {
+            const controller = new AbortController();
+            const steps = env.executeTool({ toolCall: call, signal: controller.signal, approve });
+            for (;;) {
+              const step = yield* Effect.either(awaitEdge(steps.next(), controller));
+              if (step._tag === "Left") {
+                // The Environment must not throw; if it does, the model still gets an output.
+                report.record(failedOutput(call, `tool execution failed inside the harness: ${String(step.left)}`));
+                break;
+              }
+              if (step.right.done === true) break;
+              const m = step.right.value;
+              if (isModel(m, "tool_call_output") && m.origin === undefined) report.record(m.payload);
+              else if (isEvent(m, "subagent") && m.origin === undefined) report.emit(m, false);
+              else if (isPartial(m) || m.origin !== undefined || m.type === "event_msg") report.emit(m);
+            }
+            if (!outputs.has(call.tool_call_id) && !closed && !(yield* isAborted)) report.record(failedOutput(call, "tool ended without an output"));
+          });
+
+        const task = (call: ToolCallPayload, previous: Deferred.Deferred<void> | undefined, decided: Deferred.Deferred<void>) =>
+          Effect.gen(function* () {
+            if (previous !== undefined && Exit.isInterrupted(yield* Effect.exit(Effect.interruptible(Deferred.await(previous))))) return;
+            const allowed = closed || (yield* isAborted) ? false : yield* approvals.decide(call, approve, report);
+            yield* Deferred.succeed(decided, undefined);
+            if (allowed && !closed) yield* execute(call);
+          }).pipe(Effect.uninterruptible);
+
+        const batch: ToolBatch = {
+          calls,
+          outputs,
+          get size() {
+            return calls.length;
+          },
+          add: (call) =>
+            Effect.suspend(() => {
+              calls.push(call);
+              const decided = Deferred.unsafeMake<void>(FiberId.none);
+              const previous = previousDecision;
+              previousDecision = decided;
+              return Effect.asVoid(FiberSet.run(fibers, task(call, previous, decided)));
+            }),
+          settle: Effect.interruptible(FiberSet.awaitEmpty(fibers)).pipe(Effect.exit, Effect.map(Exit.isSuccess)),
+          close: Effect.suspend(() => {
+            closed = true;
+            return FiberSet.clear(fibers);
+          }),
+          outputsInOrder: (placeholder) =>
+            calls.map((c) =>
+              modelMessage(
+                outputs.get(c.tool_call_id) ?? { type: "tool_call_output", role: "user", tool_call_id: c.tool_call_id, output: placeholder, stop_reason: "aborted" },
+              ),
+            ),
+        };
+        return batch;
+      }),
+  };
+}
+
+/** The ToolRunner service over an Environment; needs Approvals. */
+export const ToolRunnerLive = (env: EnvironmentInterface): Layer.Layer<ToolRunner, never, Approvals> =>
+  Layer.effect(
+    ToolRunner,
+    Effect.map(Approvals, (approvals) => makeToolRunner(env, approvals)),
+  );

@@ -10,14 +10,17 @@
 // context the session will send next (history and carry-over) equals the fold's.
 //
 // The engine keeps its own state and evolve re-derives it from the trace alone, so this is the
-// check that the one reducer's rules are the engine's. It fails when a rule is missing: set
+// check that the one reducer's rules are the engine's. The session's accounting (turns, usage,
+// last request) is also checked, once each stream has been read to its end, against what the
+// stream alone says (`StreamAccounting`: the sum of the requests' usage, the commits since the
+// last completed compaction), without evolve. It fails when a rule is missing: set
 // PENGUIN_REDUCER_PLANT to `skip:<event type>` (e.g. `skip:token_usage`,
 // `skip:steering_recalled`, `skip:request_end`) and the reducer ignores that event, as if its
 // rule were deleted; the test must then fail.
 import { writeFileSync } from "node:fs";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { OmniMessage } from "@penguin/omnimessage";
+import { addTokens, zeroTokens, type OmniMessage, type TokenCounts } from "@penguin/omnimessage";
 import type { ScriptStep, ScriptedTurn } from "@penguin/testkit";
 import { carryOverOf, SessionFolds, type SessionState } from "@penguin/trace";
 import { startHarness, type Harness } from "../helpers/harness.js";
@@ -110,6 +113,34 @@ const puller: ScriptStep = () => {
   return step === undefined ? { text: "done", usage: SMALL } : turnOf(step, served);
 };
 
+/** The accounting as the host-visible stream tells it, without evolve. */
+class StreamAccounting {
+  turns = 0;
+  usage: TokenCounts = zeroTokens();
+  lastRequest: TokenCounts | undefined = undefined;
+  #inCompaction = false;
+
+  see(m: OmniMessage): void {
+    if (m.type !== "event_msg" || m.origin !== undefined) return;
+    const e = m.payload;
+    if (e.type === "compaction_begin") this.#inCompaction = true;
+    if (e.type === "compaction_end") {
+      this.#inCompaction = false;
+      if (e.status === "completed") {
+        this.turns = 0;
+        this.lastRequest = undefined;
+      }
+    }
+    if (e.type === "token_usage") {
+      this.usage = addTokens(this.usage, e.request);
+      if (!this.#inCompaction) {
+        this.turns += 1;
+        this.lastRequest = e.request;
+      }
+    }
+  }
+}
+
 beforeAll(async () => {
   h = await startHarness({ entry: { context_window: 8192 } });
   writeFileSync(`${h.workspace}/notes.txt`, "notes\n");
@@ -125,6 +156,7 @@ describe("live state = stateAt(trace on disk)", () => {
     let checks = 0;
 
     const folded = (session: Session): SessionState => folds.stateAtFiles(session.id, sessionTraceFiles(h.agent.paths, session.id)).state;
+    let told = new StreamAccounting();
     const checkLive = (session: Session, where: string) => {
       checks += 1;
       const state = folded(session);
@@ -133,6 +165,12 @@ describe("live state = stateAt(trace on disk)", () => {
       // Steering is drained from the engine's queue just before a compaction that precedes
       // its delivery; while a compaction runs the fold still (rightly) holds it as queued.
       if (state.compaction.status === "idle") expect({ where, steering: state.steering }).toEqual({ where, steering: session.pendingSteering() });
+    };
+    // Once a stream has been read to its end, the stream's own account must match (mid-stream
+    // the engine may already have recorded messages the host has not read yet).
+    const checkTold = (session: Session, where: string) => {
+      const live = { where, turns: session.turns, usage: session.usage, lastRequest: session.lastRequestUsage };
+      expect({ where, turns: told.turns, usage: told.usage, lastRequest: told.lastRequest }).toEqual(live);
     };
     const checkContext = (session: Session, where: string) => {
       const state = folded(session);
@@ -145,6 +183,7 @@ describe("live state = stateAt(trace on disk)", () => {
         plan = [...scenario.steps];
         h.kit.enqueue(...Array.from({ length: 40 }, () => puller));
         const session = await h.agent.createSession({ workspaceDir: h.workspace });
+        told = new StreamAccounting();
         try {
           for (const [r, run] of scenario.runs.entries()) {
             const controller = new AbortController();
@@ -162,6 +201,7 @@ describe("live state = stateAt(trace on disk)", () => {
             };
             for await (const m of session.run(`task ${r}`, { approve, signal: controller.signal })) {
               seen += 1;
+              told.see(m);
               checkLive(session, `run ${r} message ${seen} (${m.type === "event_msg" || m.type === "model_msg" ? m.payload.type : m.type})`);
               if (run.steerAt === seen && session.running) {
                 session.queueSteering(`steer ${r}`);
@@ -176,9 +216,14 @@ describe("live state = stateAt(trace on disk)", () => {
             expect(approvalMismatches).toEqual([]);
             checkLive(session, `run ${r} end`);
             checkContext(session, `run ${r} end`);
+            checkTold(session, `run ${r} end`);
             if (run.compactAfter && session.compactability() === "ok") {
-              for await (const m of session.compact()) checkLive(session, `compact ${r} (${m.type === "event_msg" ? m.payload.type : m.type})`);
+              for await (const m of session.compact()) {
+                told.see(m);
+                checkLive(session, `compact ${r} (${m.type === "event_msg" ? m.payload.type : m.type})`);
+              }
               checkContext(session, `compact ${r} end`);
+              checkTold(session, `compact ${r} end`);
             }
           }
         } finally {
