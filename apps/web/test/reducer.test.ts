@@ -63,6 +63,34 @@ describe("StreamReducer", () => {
     expect(items[0]).toMatchObject({ kind: "tool", name: "read_file", output: "late", status: "done" });
   });
 
+  it("shows a call the session left without output as stopped once the server says idle, and only such calls", () => {
+    // A fork cut right after a tool call: the call is in the history, its output never comes.
+    const messages = [
+      userText("go", at()),
+      toolCall({ name: "exec_command", arguments: '{"cmd":"ls"}', tool_call_id: "done" }, at()),
+      approvalDecision("allow", "done", at()),
+      toolCallOutput({ tool_call_id: "done", output: "a.txt" }, at()),
+      toolCall({ name: "exec_command", arguments: '{"cmd":"make"}', tool_call_id: "cut" }, at()),
+      approvalDecision("allow", "cut", at()),
+    ];
+    const r = new StreamReducer();
+    r.applyAll(messages);
+    const before = r.items().filter((i) => i.kind === "tool");
+    expect(before.map((t) => t.kind === "tool" && t.status)).toEqual(["done", "running"]);
+    r.endTask();
+    const after = r.items().filter((i) => i.kind === "tool");
+    expect(after.map((t) => t.kind === "tool" && t.status)).toEqual(["done", "aborted"]);
+    const cut = after[1];
+    expect(cut?.kind === "tool" && cut.endedAt).toBe(Date.parse(messages[5]!.timestamp));
+  });
+
+  it("leaves a running call alone when the next human input opens a new task", () => {
+    const r = new StreamReducer();
+    r.applyAll([userText("go", at()), toolCall({ name: "exec_command", arguments: "{}", tool_call_id: "slow" }, at()), approvalDecision("allow", "slow", at()), userText("and also", at())]);
+    const tool = r.items().find((i) => i.kind === "tool");
+    expect(tool?.kind === "tool" && tool.status).toBe("running");
+  });
+
   it("marks denied and policy-forbidden calls", () => {
     const items = run([
       userText("go", at()),

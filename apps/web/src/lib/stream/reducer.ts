@@ -41,6 +41,8 @@ export class StreamReducer {
   readonly #requests = new RequestReducer(this.#rows);
   readonly #subagents = new SubagentReducer(this.#rows);
   readonly #input = new InputReducer(this.#rows, (ts) => this.#openInput(ts));
+  /** The time of the newest message applied: when cards left open are closed, they end then. */
+  #lastTs = 0;
 
   /** The rows to draw. Same array until something changes. */
   items(): readonly ViewItem[] {
@@ -80,14 +82,25 @@ export class StreamReducer {
     }
     if (m.type === "session_meta") return;
     const ts = tsOf(m);
+    if (ts > this.#lastTs) this.#lastTs = ts;
     this.#task.touch(ts);
     if (isPartial(m)) this.#partial(m, ts);
     else if (isCompleteModel(m)) this.#complete(m.payload, ts, m);
     else if (isEvent(m)) this.#event(m.payload, ts);
   }
 
-  /** The server said the session is idle: close the open task (its stats become a fixed row). */
+  /**
+   * The server said the session is idle: close the open task (its stats become a fixed row).
+   * A tool card still going then never gets its output in this session (a fork cut after the
+   * call, a crash the task did not survive): it is shown stopped, as resume closes it for the
+   * model, instead of waiting forever.
+   */
   endTask(): void {
+    this.#tools.abortAll(this.#lastTs);
+    this.#closeTask();
+  }
+
+  #closeTask(): void {
     this.#input.goalEnded();
     if (!this.#task.open) return;
     this.#input.taskEnded();
@@ -101,7 +114,7 @@ export class StreamReducer {
   // tasks -----------------------------------------------------------------------------------------
 
   #startTask(ts: number): void {
-    this.endTask();
+    this.#closeTask();
     this.#task.start(ts, this.#rows.newId());
   }
 
