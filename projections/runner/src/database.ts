@@ -23,8 +23,35 @@ export interface OpenedDatabase {
   db: Kysely<any>;
 }
 
+/**
+ * Opens `file`, waiting (asynchronously, with backoff) while another connection holds the lock
+ * the opening needs: two processes that open a new file at once (a CLI watcher beside a run, a
+ * CLI beside the server) both switch it to WAL and create the runner's tables, and the short
+ * busy timeout would otherwise fail the second with "database is locked".
+ */
 export async function openProjectionDatabase(file: string, journal: JournalMode = "wal"): Promise<OpenedDatabase> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (let wait = 5; ; wait = Math.min(wait * 2, 200)) {
+    try {
+      return await openOnce(file, journal);
+    } catch (error) {
+      if (!isBusy(error) || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
+
+async function openOnce(file: string, journal: JournalMode): Promise<OpenedDatabase> {
   const sqlite = new BetterSqlite3(file);
+  try {
+    return await setUp(file, sqlite, journal);
+  } catch (error) {
+    sqlite.close();
+    throw error;
+  }
+}
+
+async function setUp(file: string, sqlite: BetterSqlite3.Database, journal: JournalMode): Promise<OpenedDatabase> {
   if (journal === "wal") {
     sqlite.pragma("journal_mode = WAL");
     sqlite.pragma("synchronous = NORMAL");
@@ -67,7 +94,8 @@ export async function projectionTables(db: Kysely<any>, name: string): Promise<s
   return rows.rows.map((r) => r.name);
 }
 
-function isBusy(error: unknown): boolean {
+/** SQLite's "database is locked" (another connection holds what this statement needs). */
+export function isBusy(error: unknown): boolean {
   return typeof error === "object" && error !== null && "code" in error && (error.code === "SQLITE_BUSY" || error.code === "SQLITE_LOCKED");
 }
 

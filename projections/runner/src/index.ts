@@ -7,7 +7,7 @@ export type { RowWriter, UpsertRule } from "./row-writer.js";
 export type { TraceChunk, PositionedLine } from "./trace-lines.js";
 export { listTraceFiles, traceDirectories } from "./trace-folders.js";
 export type { TraceFile } from "./trace-folders.js";
-export { openProjectionDatabase } from "./database.js";
+export { isBusy, openProjectionDatabase } from "./database.js";
 export { ProjectionStore } from "./store.js";
 export type { CatchUpProgress, CatchUpResult, Checkpoint, ProjectionStatus, OpenStoreOptions } from "./store.js";
 export { rebuildProjections } from "./rebuild.js";

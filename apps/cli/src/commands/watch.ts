@@ -136,12 +136,24 @@ class ChangePrinter {
 }
 
 async function followLocal(paths: AgentPaths, printer: ChangePrinter, signal: AbortSignal): Promise<void> {
-  const [{ listSessions }, { queryUsage }, { traceDirectories }] = await Promise.all([import("@penguin/projections-sessions"), import("@penguin/projections-usage"), import("@penguin/projections-runner")]);
+  const [{ listSessions }, { queryUsage }, { traceDirectories, isBusy }] = await Promise.all([import("@penguin/projections-sessions"), import("@penguin/projections-usage"), import("@penguin/projections-runner")]);
   const priceOf = await pricingResolver(paths);
   const store = await openProjections(paths.root);
   const watchers = new Map<string, FSWatcher>();
   let wake: (() => void) | undefined;
   const look = async (): Promise<{ rows: WatchedRow[]; totals: WatchedTotals }> => {
+    // Another process (a run, the other watcher, a server) may hold the file for a moment: a
+    // watcher waits for it instead of stopping on "database is locked".
+    for (let wait = 20; ; wait = Math.min(wait * 2, 500)) {
+      try {
+        return await lookOnce();
+      } catch (error) {
+        if (!isBusy(error) || signal.aborted) throw error;
+        await pause(wait, signal);
+      }
+    }
+  };
+  const lookOnce = async (): Promise<{ rows: WatchedRow[]; totals: WatchedTotals }> => {
     await store.catchUp();
     const listed = await listSessions(store.db, { projectId: paths.projectId, agentId: paths.agentId });
     const report = await queryUsage(store.db, { projectId: paths.projectId }, "agent", (_p, provider, modelId) => priceOf(provider, modelId));
