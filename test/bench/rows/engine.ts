@@ -116,7 +116,7 @@ export async function rowEngine(runs: number, turns = 1000): Promise<RowResult> 
     row: 3,
     title: `Engine overhead per turn (${turns}-turn session, one tool call per turn, trace on)`,
     metrics: [
-      metric("engine only (instant model)", "ms/turn", "lower", engine, { goal: "≤ 3 ms/turn" }),
+      metric("engine only (instant model)", "ms/turn", "lower", engine, { goal: "≤ 1 ms/turn" }),
       metric("engine only, trace off", "ms/turn", "lower", untraced),
       metric("full stack over HTTP (testkit)", "ms/turn", "lower", full),
     ],
