@@ -210,7 +210,28 @@ export async function applyAnalysis(batch: readonly TraceEvent[], db: Kysely<Ana
   );
 }
 
-/** The viewer's statistics (the server's `TraceAnalysis` without `sessionId` and `files`). */
+/** One request of the viewer's statistics: its place, status, retry, usage and timing. */
+export interface RequestAnalysis {
+  n: number;
+  task: number;
+  fileIndex: number;
+  status: string;
+  attempt?: number;
+  retryInMs?: number;
+  error?: string;
+  context: number;
+  cacheRead: number;
+  cacheWrite: number;
+  output: number;
+  total: number;
+  /** cache_read / context, 0..1; undefined without usage. */
+  cacheHitRate?: number;
+  startedAt?: string;
+  durationMs?: number;
+  toolCalls: number;
+}
+
+/** The viewer's statistics (the server's `TraceAnalysis` adds `sessionId` and `files`). */
 export interface RenderedAnalysis {
   model: { provider: string; modelId: string; contextWindow: number | "unknown" } | null;
   source: string | null;
@@ -220,24 +241,7 @@ export interface RenderedAnalysis {
   totals: { requests: number; retries: number; toolCalls: number; compactions: number; cacheRead: number; cacheWrite: number; output: number; total: number; durationMs: number };
   tasks: { n: number; prompt: string | null; status: string; requests: number; steering: number; compactions: number; output: number; total: number }[];
   compactions: { task: number; reason: string; mode: string; contextTokens: number; status: string; error?: string }[];
-  requests: {
-    n: number;
-    task: number;
-    fileIndex: number;
-    status: string;
-    attempt?: number;
-    retryInMs?: number;
-    error?: string;
-    context: number;
-    cacheRead: number;
-    cacheWrite: number;
-    output: number;
-    total: number;
-    cacheHitRate?: number;
-    startedAt?: string;
-    durationMs?: number;
-    toolCalls: number;
-  }[];
+  requests: RequestAnalysis[];
 }
 
 function taskStatus(t: TaskState, requests: readonly RequestState[]): string {

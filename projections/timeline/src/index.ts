@@ -6,4 +6,4 @@ export type { SessionTimeline } from "./queries.js";
 export { timelineSnapshots, SNAPSHOT_EVERY } from "./snapshots.js";
 export type { SnapshotTables, TimelineSnapshotRow, TimelineStateChunkRow, TimelineFoldHeadRow } from "./snapshots.js";
 export { sessionAnalysis, renderAnalysis } from "./analysis.js";
-export type { RenderedAnalysis, AnalysisState, TimelineAnalysisRow } from "./analysis.js";
+export type { RenderedAnalysis, RequestAnalysis, AnalysisState, TimelineAnalysisRow } from "./analysis.js";

@@ -23,40 +23,15 @@ import { readFileSync } from "node:fs";
 import { parseTraceText, sessionTraceFiles, summarizeTrace, type AgentPaths, type TraceSummary } from "@penguin/core";
 import { isEvent, type OmniMessage } from "@penguin/omnimessage";
 import type { LiveProjectionRunner } from "@penguin/projections-runner";
-import { sessionAnalysis, sessionTimeline } from "@penguin/projections-timeline";
+import { sessionAnalysis, sessionTimeline, type RenderedAnalysis, type RequestAnalysis } from "@penguin/projections-timeline";
 import { notFound } from "../http/api-error.js";
 
-export interface RequestAnalysis {
-  n: number;
-  task: number;
-  fileIndex: number;
-  status: string;
-  attempt?: number;
-  retryInMs?: number;
-  error?: string;
-  context: number;
-  cacheRead: number;
-  cacheWrite: number;
-  output: number;
-  total: number;
-  /** cache_read / context, 0..1; undefined without usage. */
-  cacheHitRate?: number;
-  startedAt?: string;
-  durationMs?: number;
-  toolCalls: number;
-}
+export type { RequestAnalysis };
 
-export interface TraceAnalysis {
+/** What the routes answer: the projection's statistics, with the session and its file count. */
+export interface TraceAnalysis extends Omit<RenderedAnalysis, "status"> {
   sessionId: string;
-  model: { provider: string; modelId: string; contextWindow: number | "unknown" } | null;
-  source: string | null;
   status: TraceSummary["status"];
-  startedAt: string | null;
-  endedAt: string | null;
-  totals: { requests: number; retries: number; toolCalls: number; compactions: number; cacheRead: number; cacheWrite: number; output: number; total: number; durationMs: number };
-  tasks: { n: number; prompt: string | null; status: string; requests: number; steering: number; compactions: number; output: number; total: number }[];
-  compactions: { task: number; reason: string; mode: string; contextTokens: number; status: string; error?: string }[];
-  requests: RequestAnalysis[];
   files: number;
 }
 
