@@ -2,42 +2,32 @@
 // (attach for `web`, refuse for `server`, take over a stale lock), graceful SIGTERM (tasks
 // aborted with their carry-over, traces closed, lock released), and a SIGKILL mid-task after
 // which a restart resumes the session from its trace with its usage rows intact.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestkit, type Testkit } from "@penguin/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseTraceText } from "@penguin/core";
 import { ApiClient } from "./helpers/client.js";
-import { spawnServer, type ServerChild } from "./helpers/child.js";
+import { spawnServer, StartedServers, type ServerChild } from "./helpers/child.js";
 import { configureProject, modelEntry } from "./helpers/harness.js";
 import { enqueueSmart, endsWithToolResult, lastUserText } from "./helpers/model.js";
 import { newSession, openStream, text, untilRunsEnded } from "./helpers/session.js";
 import { messagesOf } from "./helpers/sse.js";
 
-const children: ServerChild[] = [];
-const dirs: string[] = [];
+const started = new StartedServers();
+const tempDir = (prefix: string) => started.tempDir(prefix);
 let kit: Testkit | undefined;
 
 afterEach(async () => {
-  for (const c of children.splice(0)) {
-    if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill("SIGKILL");
-    await c.exited;
-  }
   await kit?.close();
   kit = undefined;
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  await started.cleanup();
 });
-
-function tempDir(prefix: string): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-}
 
 function start(root: string, extra: string[] = []): ServerChild {
   const child = spawnServer(["--root", root, "--port", "0", "--no-open", "--workspace-root", tmpdir(), ...extra]);
-  children.push(child);
+  started.track(child);
   return child;
 }
 

@@ -2,6 +2,9 @@
 // packages to their sources), reading its stdout line by line and waiting for lines by
 // content, so tests can kill it with real signals.
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const MAIN = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
@@ -69,4 +72,32 @@ export function spawnServer(args: string[], env: NodeJS.ProcessEnv = {}): Server
       return /https?:\/\/[^\s│]+/.exec(l)?.[0] ?? "";
     },
   };
+}
+
+/**
+ * What one test file starts: server children and temporary folders, killed (SIGKILL where still
+ * running) and removed after each test, so no test leaves a server behind.
+ */
+export class StartedServers {
+  readonly #children: ServerChild[] = [];
+  readonly #dirs: string[] = [];
+
+  track(child: ServerChild): ServerChild {
+    this.#children.push(child);
+    return child;
+  }
+
+  tempDir(prefix: string): string {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    this.#dirs.push(dir);
+    return dir;
+  }
+
+  async cleanup(): Promise<void> {
+    for (const c of this.#children.splice(0)) {
+      if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill("SIGKILL");
+      await c.exited;
+    }
+    for (const d of this.#dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  }
 }
