@@ -31,8 +31,7 @@ import {
   type TokenCounts,
 } from "@penguin/omnimessage";
 import { THINKING_LEVELS } from "@penguin/models";
-import { replayTrace } from "../trace/replay.js";
-import { INTERRUPTED_BY_USER } from "@penguin/trace";
+import { evolve, initialSessionState, INTERRUPTED_BY_USER } from "@penguin/trace";
 import type { RecordedEvent, RecordedSession } from "./recording.js";
 
 export interface RecordedRequest {
@@ -324,12 +323,20 @@ function withStatus(file: string | undefined, status: "complete" | "blocked"): s
   return stringify({ status });
 }
 
-/** The context of each completed turn, from the resume fold over the records up to its end. */
+/**
+ * The context of each completed turn, from the resume fold over the records up to its end.
+ * One fold walks the records once, in order (the ends are in record order), and each
+ * completed turn reads the history where the fold stands at its `request_end`: there the
+ * request window has just closed, so this is the same state resume would start from after
+ * that record. Folding again from the first record for every turn made a plan quadratic.
+ */
 function fillContexts(events: RecordedEvent[], ends: { request: RecordedRequest; index: number }[]): void {
-  const messages = events.map((e) => e.message);
+  let state = initialSessionState;
+  let folded = 0;
   for (const { request, index } of ends) {
     if (request.compaction || request.end?.status !== "completed") continue;
-    const history = replayTrace(messages.slice(0, index + 1)).history;
+    while (folded <= index) state = evolve(state, events[folded++]!.message);
+    const history = state.history.toArray();
     request.context = history.slice(0, history.length - request.produced.length);
   }
 }
