@@ -177,8 +177,10 @@ export async function* runGoal(
   options: { signal?: AbortSignal | undefined; clock?: Clock.Clock | undefined } = {},
 ): AsyncGenerator<OmniMessage, void> {
   const out = new Channel<OmniMessage>();
-  // One yield before the program starts, so an abort signalled already is seen by its first check.
-  let effect = Effect.zipRight(Effect.yieldNow(), program((m) => out.push(m)));
+  // The program always starts (so a goal that is aborted at once still records its start and
+  // its `aborted` end); it yields once first, so an abort signalled already is seen by its
+  // first check rather than in the middle of a round.
+  let effect = Effect.uninterruptible(Effect.zipRight(Effect.yieldNow(), program((m) => out.push(m))));
   if (options.clock !== undefined) effect = Effect.withClock(effect, options.clock);
   const fiber = Effect.runFork(effect);
   const ended = new Promise<void>((resolve) => {

@@ -62,7 +62,9 @@ export function engineRound(engine: RoundEngine): GoalSession["round"] {
     Effect.gen(function* () {
       let aborting = false;
       const task = Stream.suspend(() => (aborting ? Stream.empty : engine.stream(input, options)));
-      const reader = yield* Effect.fork(
+      // A daemon, not a child: a child would be interrupted with the round, and it must read on
+      // after an abort. Every path below waits for it to end.
+      const reader = yield* Effect.forkDaemon(
         Stream.runForEach(task, (m) =>
           Effect.suspend(() => {
             deliver(m);
