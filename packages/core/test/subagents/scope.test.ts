@@ -5,7 +5,7 @@
 //   every `sleep` pid is gone (process.kill(pid, 0) answers ESRCH);
 // - given the Subagents service in a Scope with two such children, when the Scope closes, then
 //   each child is killed, its session refuses a new task (it was disposed), and its `sleep`
-//   pids are gone;
+//   pids are gone; the same when the fiber that holds the SubagentsLive Layer is interrupted;
 // - given a running child, when a wait's window passes on the TestClock, then the wait answers
 //   `window` (the child keeps running), and `ended` once the task has ended.
 import { afterEach, describe, expect, it } from "@effect/vitest";
@@ -13,7 +13,7 @@ import { Duration, Effect, Exit, Fiber, Scope, TestClock } from "effect";
 import { allow, collect, startHarness, TEST_MODEL, TEST_PROVIDER, type Harness } from "../helpers/harness.js";
 import { leftovers, sleepMarker, waitUntil } from "../environment/helpers.js";
 import { routeConversations, runSubagent, type Turn } from "./helpers/conversations.js";
-import { makeSubagents } from "../../src/subagents/subagents.js";
+import { makeSubagents, Subagents, SubagentsLive } from "../../src/subagents/subagents.js";
 import { createSubagentRunner } from "../../src/subagents/runner.js";
 import type { Child } from "../../src/subagents/child.js";
 
@@ -121,6 +121,38 @@ describe("live subagents in a Scope", () => {
       const refused = yield* Effect.flip(subagents.find(children[0]!.id));
       expect(refused.message).toContain("is no longer available: the session was closed");
       yield* Effect.promise(() => waitUntil(() => pids.every(gone), `the sleeps (pids ${pids.join(", ")}) to be gone`));
+      expect(conv.errors).toEqual([]);
+    }));
+
+  it.effect("given a fiber that uses the SubagentsLive Layer with a child running a background sleep, when the fiber is interrupted (aborted), then the child is released", () =>
+    Effect.gen(function* () {
+      const harness = yield* Effect.promise(() => startHarness());
+      h = harness;
+      const marker = marked();
+      const conv = routeConversations(harness.kit, { "CHILD-ONE": backgroundSleeper(marker) });
+      const runner = createSubagentRunner({
+        workspaceDir: harness.workspace,
+        agentFor: async () => harness.agent,
+        parent: () => ({ provider: TEST_PROVIDER, modelId: TEST_MODEL, thinkingLevel: "none" }),
+      });
+      const children: Child[] = [];
+      const host = yield* Effect.fork(
+        Effect.gen(function* () {
+          const subagents = yield* Subagents;
+          const child = yield* subagents.start({});
+          children.push(child);
+          yield* subagents.input(child, "CHILD-ONE: sleep", allow, "sleeper");
+          yield* subagents.wait(child, Duration.minutes(5));
+          return yield* Effect.never;
+        }).pipe(Effect.provide(SubagentsLive({ runner }))),
+      );
+      yield* Effect.promise(() => waitUntil(() => children[0]?.running === false && pidsOf(marker).length > 0, "the child's sleep to start"));
+      const pids = pidsOf(marker);
+
+      yield* Fiber.interrupt(host);
+
+      expect(children[0]?.killed).toBe(true);
+      yield* Effect.promise(() => waitUntil(() => pids.every(gone), `the sleep (pids ${pids.join(", ")}) to be gone`));
       expect(conv.errors).toEqual([]);
     }));
 
