@@ -3,7 +3,8 @@
 // the test's context, then the trace holds `goal_started` before the first round's request and
 // `goal_finished` last; spending is the session's recorded usage since the goal started (an
 // earlier task does not count); interrupting the goal's fiber aborts the round in progress
-// and the goal ends `aborted`; the rounds' reconnect waits run on the TestClock. And through
+// and the goal ends `aborted`; the rounds' reconnect waits run on the TestClock; at most
+// MAX_GOAL_ROUNDS rounds run. And through
 // the promise facade: an aborted round still hands the host its `abort` before the goal's end;
 // a goal aborted before it starts records its start and an `aborted` end after no round.
 import { readFileSync } from "node:fs";
@@ -13,6 +14,7 @@ import type { OmniMessage } from "@penguin/omnimessage";
 import type { RecordedRequest, ScriptStep } from "@penguin/testkit";
 import { allow, collect, shapeOf, startHarness, traceOf, type Harness } from "../helpers/harness.js";
 import { Goals, goalRequest } from "../../src/goal/goals.js";
+import { MAX_GOAL_ROUNDS } from "../../src/goal/goal-loop.js";
 import type { Session } from "../../src/session.js";
 
 let h: Harness | undefined;
@@ -67,7 +69,7 @@ describe("the Goals service", () => {
       expect(eventsOf(trace, "goal_finished")).toEqual([{ type: "goal_finished", outcome: "complete", rounds: 1, tokens_used: 320 + 410 }]);
       // The host's stream: the round banner first, the goal's end last.
       expect(seen[0]?.type === "model_msg" && seen[0].payload.type === "text" && seen[0].payload.text.startsWith("[goal]")).toBe(true);
-      expect(shapeOf(seen).at(-1)).toBe("goal_finished");
+      expect(shapeOf([...seen]).at(-1)).toBe("goal_finished");
       yield* Effect.promise(() => session.dispose());
     }));
 
@@ -163,6 +165,16 @@ describe("the Goals service", () => {
       expect(eventsOf(seen, "goal_finished")).toEqual([{ type: "goal_finished", outcome: "aborted", rounds: 0, tokens_used: 0 }]);
       expect(shapeOf(traceOf(session.tracePath)).filter((s) => s.startsWith("goal_"))).toEqual(["goal_started", "goal_finished"]);
       expect(harness.kit.requests).toHaveLength(0);
+      yield* Effect.promise(() => session.dispose());
+    }));
+
+  it.effect("given a model that never marks the goal done and no budget, when the goal runs, then it stops after MAX_GOAL_ROUNDS rounds as budget_limited", () =>
+    Effect.gen(function* () {
+      const { harness, session } = yield* sessionWith(Array.from({ length: MAX_GOAL_ROUNDS + 1 }, (_, i) => ({ text: `still working (${i + 1})` })));
+      const goals = yield* goalsOf(session);
+      const seen = Chunk.toReadonlyArray(yield* Stream.runCollect(goals.stream(goalRequest("an endless job", -1, { approve: allow }))));
+      expect(eventsOf(seen, "goal_finished")).toMatchObject([{ outcome: "budget_limited", rounds: MAX_GOAL_ROUNDS }]);
+      expect(harness.kit.requests).toHaveLength(MAX_GOAL_ROUNDS);
       yield* Effect.promise(() => session.dispose());
     }));
 
