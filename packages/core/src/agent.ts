@@ -549,6 +549,7 @@ export class Agent {
       writer,
       resumed: p.resumed,
       approvalMode: p.approvalMode,
+      sleep: p.replay !== undefined ? noWait : this.#options.sleep,
     });
     return built;
   }

@@ -18,7 +18,7 @@ import type {
 } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import type { ProcessInfo } from "./environment/commands/process-table.js";
-import type { SubagentInfo } from "./subagents/subagent-table.js";
+import type { SubagentInfo } from "./subagents/subagents.js";
 
 // ---------------------------------------------------------------------------------------------
 // Human side: approvals

@@ -8,12 +8,13 @@
  *
  * Created by `Agent.createSession` / `Agent.resumeSession` (agent.ts); not constructed by hosts.
  */
-import { goalStarted, sessionArchived, sessionTitle, settingsChanged, userText, type OmniMessage, type SessionMetaPayload, type TokenCounts } from "@penguin/omnimessage";
+import { sessionArchived, sessionTitle, settingsChanged, userText, type OmniMessage, type SessionMetaPayload, type TokenCounts } from "@penguin/omnimessage";
 import type { ModelEndpoint, Pricing, ThinkingLevel } from "@penguin/models";
-import { Effect, Exit, Scope, type Stream } from "effect";
-import type { Compactability, ContextEngine, RunOptions } from "./engine/context-engine.js";
-import { parseBudget } from "./goal/budget.js";
+import { Effect, Exit, Layer, Scope, type Stream } from "effect";
+import type { Compactability, ContextEngine } from "./engine/context-engine.js";
+import { clockFromSleep, type SleepFn } from "./engine/reconnect.js";
 import { runGoal } from "./goal/goal-loop.js";
+import { engineGoalSession, goalRequest, Goals, makeGoals, type GoalsShape } from "./goal/goals.js";
 import type { ApproveFn, EnvironmentInterface, LLMInterface, ToolPermission } from "./interfaces.js";
 import type { AppendListener, TraceWriter } from "@penguin/trace";
 import type { ProcessInfo } from "./environment/commands/process-table.js";
@@ -57,6 +58,8 @@ export interface SessionParts {
   resumed: boolean;
   /** The approval mode last recorded in the trace (resume), if any. */
   approvalMode?: string | undefined;
+  /** The reconnect wait the engine was given (the promise facade's goal rounds use it too). */
+  sleep?: SleepFn | undefined;
 }
 
 export class Session {
@@ -87,6 +90,9 @@ export class Session {
    */
   readonly #scope: Scope.CloseableScope;
   #recordedApprovalMode: string | undefined;
+  /** Goal mode (goal/goals.ts) over this session's engine and trace. */
+  readonly #goals: GoalsShape;
+  readonly #sleep: SleepFn | undefined;
 
   constructor(parts: SessionParts) {
     this.meta = parts.meta;
@@ -107,6 +113,8 @@ export class Session {
     this.#writer = parts.writer;
     this.#endpoint = parts.endpoint;
     this.#recordedApprovalMode = parts.approvalMode;
+    this.#sleep = parts.sleep;
+    this.#goals = makeGoals(engineGoalSession({ scratchpadDir: parts.scratchpadDir, engine: parts.engine, trace: parts.writer, usage: () => this.usage }));
     const env = parts.env;
     const engine = parts.engine;
     this.#scope = Effect.runSync(Scope.make());
@@ -163,13 +171,11 @@ export class Session {
    */
   run(messages: OmniMessage[] | string, options: SessionRunOptions = {}): AsyncGenerator<OmniMessage, void> {
     if (this.#disposed) throw new Error(`session ${this.id} is disposed; resume it with agent.resumeSession to continue`);
-    const input = typeof messages === "string" ? [userText(messages)] : messages;
     const runOptions = { approve: options.approve, signal: options.signal, thinkingLevel: options.thinkingLevel ?? this.thinkingLevel };
-    if (options.goal === undefined) return this.#engine.run(input, runOptions);
-    const budget = parseBudget(options.goal.budget);
-    if (budget === undefined) throw new Error(`invalid goal budget "${String(options.goal.budget)}": use a token count such as 500k, 2m or 120000, or -1 for no limit`);
-    const objective = input.flatMap((m) => (m.type === "model_msg" && m.payload.type === "text" ? [m.payload.text] : [])).join("\n\n");
-    return this.#goal(input, objective, budget, runOptions);
+    if (options.goal === undefined) return this.#engine.run(typeof messages === "string" ? [userText(messages)] : messages, runOptions);
+    const request = goalRequest(messages, options.goal.budget, { approve: options.approve, thinkingLevel: runOptions.thinkingLevel });
+    const clock = this.#sleep === undefined ? undefined : clockFromSleep(this.#sleep);
+    return runGoal((deliver) => this.#goals.run(request, deliver), { signal: options.signal, clock });
   }
 
   /**
@@ -182,13 +188,9 @@ export class Session {
     return this.#engine.stream(input, { approve: options.approve, thinkingLevel: options.thinkingLevel ?? this.thinkingLevel });
   }
 
-  async *#goal(input: OmniMessage[], objective: string, budget: number, runOptions: RunOptions): AsyncGenerator<OmniMessage, void> {
-    this.#writer.append(goalStarted(objective, budget));
-    yield* runGoal(input, objective, budget, {
-      scratchpadDir: this.scratchpadDir,
-      runRound: (round) => this.#engine.run(round, runOptions),
-      record: (m) => this.#writer.append(m),
-    });
+  /** Goal mode as an Effect service (`Goals`) over this session, for Effect hosts. */
+  get goalsLayer(): Layer.Layer<Goals> {
+    return Layer.succeed(Goals, this.#goals);
   }
 
   /**

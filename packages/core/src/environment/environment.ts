@@ -7,9 +7,10 @@
  *   - argument validation (`arguments.ts`), before any tool code runs;
  *   - the close-out (`close-out.ts`): framing, timeouts, truncation, archive, verdict;
  *   - the process table (`commands/`), shared by the three command tools;
- *   - with a SubagentRunner configured, the subagent table and call scopes (`../subagents/`),
- *     shared by the three subagent tools; a call scope carries a call's `approve` and lets
- *     those tools put child messages on the call's stream;
+ *   - with a SubagentRunner configured, the Subagents service and call scopes
+ *     (`../subagents/`), shared by the three subagent tools; the service's live children are
+ *     resources in a Scope the Environment owns and closes on dispose; a call scope carries a
+ *     call's `approve` and lets those tools put child messages on the call's stream;
  *   - an optional `ExtraToolProvider` (MCP), whose tools follow the builtins everywhere.
  *
  * `executeTool` never throws: unknown tools, bad arguments and a disposed environment all
@@ -49,7 +50,8 @@ import { createInputSubagentTool } from "./tools/input-subagent.js";
 import { createKillSubagentTool } from "./tools/kill-subagent.js";
 import { CallScopes } from "../subagents/call-scope.js";
 import { SUBAGENT_TOOL_TIMEOUTS_MS } from "../subagents/limits.js";
-import { SubagentTable, type SubagentInfo } from "../subagents/subagent-table.js";
+import { makeSubagents, type SubagentInfo, type SubagentsShape } from "../subagents/subagents.js";
+import { Effect, ExecutionStrategy, Exit, Scope } from "effect";
 
 export interface EnvironmentConfig {
   /** Absolute; relative tool paths resolve against it and commands start in it. */
@@ -99,7 +101,7 @@ export class Environment implements EnvironmentInterface {
   #callDescription: boolean;
   #tools = new Map<string, RegisteredTool>();
   #processes: ProcessTable;
-  #subagents: { table: SubagentTable; scopes: CallScopes } | undefined;
+  #subagents: { service: SubagentsShape; scope: Scope.CloseableScope; scopes: CallScopes } | undefined;
   #disposeCtrl = new AbortController();
   #disposing: Promise<void> | undefined;
   #builtinDefinitions: ToolDefinition[] | undefined;
@@ -133,12 +135,14 @@ export class Environment implements EnvironmentInterface {
       this.#add(createDescribeImageTool(describeImage === undefined ? files : { ...files, describeImage }));
     }
     if (config.subagents !== undefined) {
-      const table = new SubagentTable({ runner: config.subagents });
+      // The live children are resources in this Scope; dispose closes it, releasing them all.
+      const scope = Effect.runSync(Scope.make(ExecutionStrategy.parallel));
+      const subagents = Effect.runSync(Scope.extend(makeSubagents({ runner: config.subagents }), scope));
       const scopes = new CallScopes();
-      this.#subagents = { table, scopes };
-      this.#add(createRunSubagentTool({ table, scopes, timeoutMs: this.timeoutFor("run_subagent") }));
-      this.#add(createInputSubagentTool({ table, scopes, timeoutMs: this.timeoutFor("input_subagent") }));
-      this.#add(createKillSubagentTool({ table, scopes }));
+      this.#subagents = { service: subagents, scope, scopes };
+      this.#add(createRunSubagentTool({ subagents, scopes, timeoutMs: this.timeoutFor("run_subagent") }));
+      this.#add(createInputSubagentTool({ subagents, scopes, timeoutMs: this.timeoutFor("input_subagent") }));
+      this.#add(createKillSubagentTool({ subagents, scopes }));
     }
   }
 
@@ -263,19 +267,20 @@ export class Environment implements EnvironmentInterface {
 
   /** Live subagents (children of this session), for the host: status, model, usage. */
   listSubagents(): SubagentInfo[] {
-    return this.#subagents?.table.list() ?? [];
+    return this.#subagents === undefined ? [] : Effect.runSync(this.#subagents.service.list);
   }
 
   /** Texts of `[background_task_done]` notices not yet handed over; each is returned once. */
   drainNotices(): string[] {
-    return [...this.#processes.drainNotices(), ...(this.#subagents?.table.drainNotices() ?? [])];
+    return [...this.#processes.drainNotices(), ...(this.#subagents === undefined ? [] : Effect.runSync(this.#subagents.service.drainNotices))];
   }
 
   dispose(): Promise<void> {
     if (this.#disposing !== undefined) return this.#disposing;
     this.#disposeCtrl.abort();
     this.#disposing = (async () => {
-      await Promise.all([this.#processes.dispose(), this.#subagents?.table.dispose()]);
+      const children = this.#subagents === undefined ? undefined : Effect.runPromise(Scope.close(this.#subagents.scope, Exit.void));
+      await Promise.all([this.#processes.dispose(), children]);
       try {
         await this.#config.extraTools?.close();
       } catch {

@@ -9,20 +9,79 @@
  * that ends in `abort` (the user, max_turns, a failure) ends the goal as `aborted` and leaves
  * the file `active`, a clean point to resume from. When the budget is spent, one last
  * wrap-up round is granted, then the goal ends `budget_limited`. At most 100 rounds. The
- * goal always ends with a `goal_finished` event, recorded in the trace and streamed.
+ * goal starts with a `goal_started` event (objective, budget) and always ends with a
+ * `goal_finished` one, both recorded in the trace where they are decided, here.
+ *
+ * An Effect program (`goalProgram`), run by the `Goals` service (goals.ts). It is
+ * uninterruptible except while a round runs: an abort is the fiber's interruption, which
+ * aborts the round in progress (the round still hands over its `abort` bookkeeping), and the
+ * program runs straight on to record `goal_finished` with `aborted`. Spending is read from the
+ * session's usage as its trace records it (the `session` totals of the last `token_usage`),
+ * relative to where the goal started, plus the usage children report on the parent's stream
+ * (their `token_usage` events, forwarded with `origin`; their own traces hold them). GOAL.yaml
+ * is the program's one file edge. `runGoal` is the promise facade the SDK's `session.run`
+ * uses: the program's fiber on the default runtime, its messages through a channel, the
+ * caller's AbortSignal bridged to the fiber's interruption.
  */
-import { goalFinished, userText, wrapMarker, formatFields, type GoalOutcome, type OmniMessage } from "@penguin/omnimessage";
+import {
+  goalFinished,
+  goalStarted,
+  userText,
+  wrapMarker,
+  formatFields,
+  type GoalOutcome,
+  type OmniMessage,
+  type TokenCounts,
+} from "@penguin/omnimessage";
+import type { ThinkingLevel } from "@penguin/models";
+import { Cause, Data, Effect, Exit, FiberId, type Clock } from "effect";
+import type { ApproveFn } from "../interfaces.js";
+import { Channel } from "../engine/channel.js";
+import { isAborted } from "../engine/abort.js";
 import { formatBudget, spentBy, UNLIMITED } from "./budget.js";
 import { goalFilePath, readGoalFile, writeGoalFile } from "./goal-file.js";
 
 export const MAX_GOAL_ROUNDS = 100;
 
-export interface GoalLoopDeps {
-  scratchpadDir: string;
-  /** Runs one round (one session task) and yields its messages. */
-  runRound: (input: OmniMessage[]) => AsyncGenerator<OmniMessage, void>;
-  /** Records a message in the trace (goal_finished). */
-  record: (m: OmniMessage) => void;
+/** The options every round of a goal runs with. */
+export interface RoundOptions {
+  approve?: ApproveFn;
+  thinkingLevel?: ThinkingLevel;
+}
+
+/** A goal to run: the Human's input, the objective it states, the budget in tokens (-1: none). */
+export interface GoalRequest {
+  input: OmniMessage[];
+  objective: string;
+  budget: number;
+  round?: RoundOptions;
+}
+
+/** Where a goal's messages go as they come (the host's stream). */
+export type Deliver = (m: OmniMessage) => void;
+
+/** What a goal needs of its session. */
+export interface GoalSession {
+  /** The session's scratchpad, where GOAL.yaml lives. */
+  readonly scratchpadDir: string;
+  /**
+   * One round: one task of the session over `input`, each message delivered as it comes.
+   * Interrupting it aborts the task; it still delivers the task's abort bookkeeping (the
+   * `abort` event) before it ends.
+   */
+  round(input: OmniMessage[], options: RoundOptions, deliver: Deliver): Effect.Effect<void>;
+  /** Append a fact to the session's trace. */
+  record(m: OmniMessage): Effect.Effect<void>;
+  /** The session's usage as its trace records it (the last `token_usage`'s session totals). */
+  readonly usage: Effect.Effect<TokenCounts>;
+}
+
+/** GOAL.yaml could not be written: the goal cannot start. */
+export class GoalFileError extends Data.TaggedError("GoalFileError")<{ readonly file: string; readonly message: string }> {}
+
+/** Tokens that count against a budget: everything but cached prompt tokens. */
+function spendable(usage: TokenCounts): number {
+  return Math.max(0, usage.total - usage.cache_read);
 }
 
 function goalBlock(round: number, file: string, content: string, budget: number, used: number, wrapUp: boolean): string {
@@ -37,45 +96,112 @@ function goalBlock(round: number, file: string, content: string, budget: number,
   return wrapMarker("goal", `${head}\nRules:\n${rules.map((r) => `- ${r}`).join("\n")}${extra}\nCurrent goal file:\n${content.trimEnd()}`);
 }
 
-export async function* runGoal(input: OmniMessage[], objective: string, budget: number, deps: GoalLoopDeps): AsyncGenerator<OmniMessage, GoalOutcome> {
-  const file = goalFilePath(deps.scratchpadDir);
-  let content = await writeGoalFile(file, objective);
-  let used = 0;
-  let outcome: GoalOutcome = "aborted";
-  let rounds = 0;
-  let wrapUp = false;
-  for (let round = 1; round <= MAX_GOAL_ROUNDS; round++) {
-    rounds = round;
-    const block = userText(goalBlock(round, file, content, budget, used, wrapUp), { sender: "harness" });
-    const body = round === 1 ? input : [userText(`Continue working on the objective:\n${objective}`, { sender: "harness" })];
-    let aborted = false;
-    // The round's [goal] block is shown to the host (a round banner); the engine records it
-    // in the trace when it sends it.
-    yield block;
-    for await (const m of deps.runRound([block, ...body])) {
-      used += spentBy(m);
-      if (m.type === "event_msg" && m.payload.type === "abort" && m.origin === undefined) aborted = true;
-      yield m;
+const writeGoal = (file: string, objective: string) =>
+  Effect.tryPromise({
+    try: () => writeGoalFile(file, objective),
+    catch: (err) =>
+      new GoalFileError({
+        file,
+        message: `could not write the goal file ${file}: ${err instanceof Error ? err.message : String(err)}; check that the session's scratchpad folder is writable`,
+      }),
+  });
+
+/** The goal as an Effect program; see the file comment. Its outcome, or the file error that kept it from starting. */
+export function goalProgram(request: GoalRequest, session: GoalSession, deliver: Deliver): Effect.Effect<GoalOutcome, GoalFileError> {
+  return Effect.gen(function* () {
+    const { input, objective, budget } = request;
+    const options = request.round ?? {};
+    const file = goalFilePath(session.scratchpadDir);
+    const startedAt = spendable(yield* session.usage);
+    yield* session.record(goalStarted(objective, budget));
+    let content = yield* writeGoal(file, objective);
+    let byChildren = 0;
+    const spent = Effect.map(session.usage, (usage) => Math.max(0, spendable(usage) - startedAt) + byChildren);
+    let used = 0;
+    let outcome: GoalOutcome = "aborted";
+    let rounds = 0;
+    let wrapUp = false;
+    for (let round = 1; round <= MAX_GOAL_ROUNDS; round++) {
+      // Aborted between rounds: no new round starts.
+      if (yield* isAborted) break;
+      rounds = round;
+      const block = userText(goalBlock(round, file, content, budget, used, wrapUp), { sender: "harness" });
+      const body = round === 1 ? input : [userText(`Continue working on the objective:\n${objective}`, { sender: "harness" })];
+      let abortSeen = false;
+      // The round's [goal] block is shown to the host (a round banner); the engine records it
+      // in the trace when it sends it.
+      deliver(block);
+      const ended = yield* Effect.exit(
+        Effect.interruptible(
+          session.round([block, ...body], options, (m) => {
+            if (m.origin !== undefined) byChildren += spentBy(m);
+            else if (m.type === "event_msg" && m.payload.type === "abort") abortSeen = true;
+            deliver(m);
+          }),
+        ),
+      );
+      if (Exit.isFailure(ended) && !Exit.isInterrupted(ended)) return yield* Effect.failCause(ended.cause);
+      const state = yield* Effect.promise(() => readGoalFile(file));
+      content = state.text;
+      used = yield* spent;
+      if (abortSeen || Exit.isInterrupted(ended)) {
+        outcome = "aborted";
+        break;
+      }
+      if (state.status === "complete" || state.status === "blocked") {
+        outcome = state.status;
+        break;
+      }
+      if (wrapUp) {
+        outcome = "budget_limited";
+        break;
+      }
+      if (budget !== UNLIMITED && used >= budget) wrapUp = true;
+      if (round === MAX_GOAL_ROUNDS) outcome = "budget_limited";
     }
-    const state = await readGoalFile(file);
-    content = state.text;
-    if (aborted) {
-      outcome = "aborted";
-      break;
-    }
-    if (state.status === "complete" || state.status === "blocked") {
-      outcome = state.status;
-      break;
-    }
-    if (wrapUp) {
-      outcome = "budget_limited";
-      break;
-    }
-    if (budget !== UNLIMITED && used >= budget) wrapUp = true;
-    if (round === MAX_GOAL_ROUNDS) outcome = "budget_limited";
+    used = yield* spent;
+    const done = goalFinished({ outcome, rounds, tokens_used: used });
+    yield* session.record(done);
+    deliver(done);
+    return outcome;
+  }).pipe(Effect.uninterruptible);
+}
+
+/**
+ * The promise facade: run `program` (a goal delivering its messages) on the default runtime
+ * and yield its messages. `signal` aborts it (the fiber's interruption); so does the host
+ * leaving the loop early. `clock` replaces the default Clock (the SDK's injected sleep).
+ */
+export async function* runGoal(
+  program: (deliver: Deliver) => Effect.Effect<unknown, GoalFileError>,
+  options: { signal?: AbortSignal | undefined; clock?: Clock.Clock | undefined } = {},
+): AsyncGenerator<OmniMessage, void> {
+  const out = new Channel<OmniMessage>();
+  // The program always starts (so a goal that is aborted at once still records its start and
+  // its `aborted` end); it yields once first, so an abort signalled already is seen by its
+  // first check rather than in the middle of a round.
+  let effect = Effect.uninterruptible(Effect.zipRight(Effect.yieldNow(), program((m) => out.push(m))));
+  if (options.clock !== undefined) effect = Effect.withClock(effect, options.clock);
+  const fiber = Effect.runFork(effect);
+  const ended = new Promise<void>((resolve) => {
+    fiber.addObserver((exit) => {
+      if (Exit.isFailure(exit) && !Exit.isInterrupted(exit)) {
+        const failure = Cause.failureOption(exit.cause);
+        out.fail(failure._tag === "Some" ? new Error(failure.value.message) : Cause.squash(exit.cause));
+      } else out.close();
+      resolve();
+    });
+  });
+  const abort = () => fiber.unsafeInterruptAsFork(FiberId.none);
+  if (options.signal?.aborted === true) abort();
+  options.signal?.addEventListener("abort", abort, { once: true });
+  let finished = false;
+  try {
+    for await (const m of out) yield m;
+    finished = true;
+  } finally {
+    if (!finished) abort();
+    await ended;
+    options.signal?.removeEventListener("abort", abort);
   }
-  const done = goalFinished({ outcome, rounds, tokens_used: used });
-  deps.record(done);
-  yield done;
-  return outcome;
 }

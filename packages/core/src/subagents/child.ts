@@ -2,8 +2,8 @@
  * Child: one live child session of a parent, as the parent's subagent tools drive it.
  *
  * - Tasks. `start` runs one task (`handle.run`) in the background of the parent: the tool
- *   that started it waits on it for its yield window (`waitForEnd`) and may return while it
- *   goes on. One task at a time; the report of the last one is kept (`lastReport`).
+ *   that started it waits on it for its yield window (`Subagents.wait`, on the Clock) and may
+ *   return while it goes on. One task at a time; the report of the last one is kept (`lastReport`).
  * - Forwarding. Every message of the child gets its `origin` hop here and goes to the sink of
  *   the parent call attached to it (run_subagent / input_subagent / kill_subagent), which puts
  *   it on the parent's stream. With no call attached (the child runs in the background) the
@@ -125,26 +125,9 @@ export class Child {
     };
   }
 
-  /** Wait for the running task to end, at most `ms`, or until `signal` aborts. */
-  async waitForEnd(ms: number, signal?: AbortSignal): Promise<WaitOutcome> {
-    const run = this.#run;
-    if (run === undefined) return "ended";
-    if (signal?.aborted === true) return "aborted";
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
-    const window = new Promise<WaitOutcome>((resolve) => {
-      timer = setTimeout(() => resolve("window"), ms);
-    });
-    const aborted = new Promise<WaitOutcome>((resolve) => {
-      onAbort = () => resolve("aborted");
-      signal?.addEventListener("abort", onAbort, { once: true });
-    });
-    try {
-      return await Promise.race([run.done.then((): WaitOutcome => "ended"), window, aborted]);
-    } finally {
-      clearTimeout(timer);
-      if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort);
-    }
+  /** Settles with the running task's report when it ends; undefined when no task runs. */
+  get taskEnded(): Promise<TaskReport> | undefined {
+    return this.#run?.done;
   }
 
   /** Stop the running task (the child stays, idle). Resolves once the task has ended. */

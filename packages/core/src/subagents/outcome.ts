@@ -14,7 +14,8 @@
 import type { ToolResult } from "../environment/tool.js";
 import type { Child, WaitOutcome } from "./child.js";
 import { headerLine, reportText, stillRunningNote, stoppedNote, type ChildState } from "./result-text.js";
-import type { SubagentTable } from "./subagent-table.js";
+import { Effect } from "effect";
+import type { SubagentsShape } from "./subagents.js";
 
 export interface SubagentToolDetails {
   subagentId: string;
@@ -26,11 +27,11 @@ export interface SubagentToolDetails {
 export async function* outcomeResult(
   child: Child,
   outcome: WaitOutcome,
-  options: { table: SubagentTable; windowMs: number; onAbort: "kill" | "abort-task" },
+  options: { subagents: SubagentsShape; windowMs: number; onAbort: "kill" | "abort-task" },
 ): AsyncGenerator<string, ToolResult<SubagentToolDetails>> {
   const id = child.id;
   if (outcome === "aborted") {
-    if (options.onAbort === "kill") await options.table.kill(child);
+    if (options.onAbort === "kill") await Effect.runPromise(options.subagents.stop(child));
     else {
       const report = await child.abortTask();
       if (report !== undefined) report.reported = true;

@@ -20,7 +20,7 @@ import { clampYield } from "../limits.js";
 import type { CallScopes } from "../../subagents/call-scope.js";
 import { INPUT_SUBAGENT_POLL_YIELD_MS, INPUT_SUBAGENT_PROMPT_YIELD_MS } from "../../subagents/limits.js";
 import { outcomeResult, type SubagentToolDetails } from "../../subagents/outcome.js";
-import type { SubagentTable } from "../../subagents/subagent-table.js";
+import { runAtToolEdge, waitAtToolEdge, type SubagentsShape } from "../../subagents/subagents.js";
 
 export const inputSubagentParams = Schema.Struct({
   subagent_id: required(NonEmptyString, "The subagent_id run_subagent gave."),
@@ -40,7 +40,7 @@ export type InputSubagentParams = Schema.Schema.Type<typeof inputSubagentParams>
 export type InputSubagentDetails = SubagentToolDetails;
 
 export interface InputSubagentToolOptions {
-  table: SubagentTable;
+  subagents: SubagentsShape;
   scopes: CallScopes;
   timeoutMs: number;
 }
@@ -54,28 +54,22 @@ export function createInputSubagentTool(options: InputSubagentToolOptions): Buil
     params: inputSubagentParams,
     takesDescription: true,
     async *execute(params, ctx) {
-      const { table } = options;
-      const child = table.get(params.subagent_id);
-      if (child === undefined) return failed(table.unknown(params.subagent_id));
-      table.touch(child);
+      const { subagents } = options;
+      const found = await runAtToolEdge(subagents.find(params.subagent_id));
+      if (!found.ok) return failed(found.error);
+      const child = found.value;
       const scope = options.scopes.get(ctx.toolCallId);
       const detach = scope === undefined ? () => undefined : child.attach(scope.emit);
       try {
         const sending = params.prompt !== "";
-        if (sending && child.running) {
-          if (!child.steer(params.prompt)) {
-            return failed(`Subagent ${child.id} is running a task and cannot take steering now. Wait for it with an empty prompt, or stop it with kill_subagent.`);
-          }
-        } else if (sending) {
-          const label = ctx.description ?? params.prompt;
-          table.label(child, label);
-          const started = child.start(params.prompt, scope?.approve, label);
-          if (!started.ok) return failed(started.error);
+        if (sending) {
+          const given = await runAtToolEdge(subagents.input(child, params.prompt, scope?.approve, ctx.description ?? params.prompt));
+          if (!given.ok) return failed(given.error);
         }
         const requested = params.yield_time_ms ?? (sending ? INPUT_SUBAGENT_PROMPT_YIELD_MS : INPUT_SUBAGENT_POLL_YIELD_MS);
         const windowMs = clampYield(requested, options.timeoutMs);
-        const outcome = await child.waitForEnd(windowMs, ctx.signal);
-        return yield* outcomeResult(child, outcome, { table, windowMs, onAbort: "abort-task" });
+        const outcome = await waitAtToolEdge(subagents, child, windowMs, ctx.signal);
+        return yield* outcomeResult(child, outcome, { subagents, windowMs, onAbort: "abort-task" });
       } finally {
         detach();
       }

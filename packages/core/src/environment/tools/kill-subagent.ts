@@ -14,7 +14,7 @@ import { failed } from "../tool.js";
 import type { CallScopes } from "../../subagents/call-scope.js";
 import type { SubagentToolDetails } from "../../subagents/outcome.js";
 import { headerLine } from "../../subagents/result-text.js";
-import type { SubagentTable } from "../../subagents/subagent-table.js";
+import { runAtToolEdge, type SubagentsShape } from "../../subagents/subagents.js";
 
 export const killSubagentParams = Schema.Struct({
   subagent_id: required(NonEmptyString, "The subagent_id run_subagent gave."),
@@ -28,7 +28,7 @@ export interface KillSubagentDetails extends SubagentToolDetails {
 }
 
 export interface KillSubagentToolOptions {
-  table: SubagentTable;
+  subagents: SubagentsShape;
   scopes: CallScopes;
 }
 
@@ -40,14 +40,15 @@ export function createKillSubagentTool(options: KillSubagentToolOptions): Builti
     params: killSubagentParams,
     takesDescription: true,
     async *execute(params, ctx) {
-      const { table } = options;
-      const child = table.get(params.subagent_id);
-      if (child === undefined) return failed(table.unknown(params.subagent_id));
+      const { subagents } = options;
+      const found = await runAtToolEdge(subagents.find(params.subagent_id));
+      if (!found.ok) return failed(found.error);
+      const child = found.value;
       const wasRunning = child.running;
       const scope = options.scopes.get(ctx.toolCallId);
       const detach = scope === undefined ? () => undefined : child.attach(scope.emit);
       try {
-        await table.kill(child);
+        await runAtToolEdge(subagents.stop(child));
       } finally {
         detach();
       }

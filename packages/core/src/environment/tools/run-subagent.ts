@@ -20,7 +20,7 @@
  */
 import { subagentEvent } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
-import { Schema } from "effect";
+import { Effect, Schema } from "effect";
 import type { BuiltinTool } from "../tool.js";
 import { NonEmptyString, optional, required, wholeNumberFrom, withDefault } from "../tool-params.js";
 import { failed } from "../tool.js";
@@ -29,7 +29,7 @@ import type { CallScopes } from "../../subagents/call-scope.js";
 import { RUN_SUBAGENT_YIELD_MS } from "../../subagents/limits.js";
 import { outcomeResult, type SubagentToolDetails } from "../../subagents/outcome.js";
 import { headerLine, startedInBackgroundNote } from "../../subagents/result-text.js";
-import type { SubagentTable } from "../../subagents/subagent-table.js";
+import { runAtToolEdge, waitAtToolEdge, type SubagentsShape } from "../../subagents/subagents.js";
 
 const LEVELS = ["none", "low", "medium", "high", "xhigh", "max"] as const satisfies readonly ThinkingLevel[];
 /** Fails to compile when @penguin/models gains a thinking level this list lacks. */
@@ -55,7 +55,7 @@ export type RunSubagentParams = Schema.Schema.Type<typeof runSubagentParams>;
 export type RunSubagentDetails = SubagentToolDetails;
 
 export interface RunSubagentToolOptions {
-  table: SubagentTable;
+  subagents: SubagentsShape;
   scopes: CallScopes;
   /** The tool's effective timeout: the yield window stays 1 s below it. */
   timeoutMs: number;
@@ -73,18 +73,19 @@ export function createRunSubagentTool(options: RunSubagentToolOptions): BuiltinT
       if ((params.model_id === undefined) !== (params.provider === undefined)) {
         return failed("`model_id` and `provider` go together: give both to pick the subagent's model, or neither to use this session's.");
       }
-      const spawned = await options.table.spawn({
+      const { subagents } = options;
+      const spawned = await runAtToolEdge(subagents.start({
         ...(params.agent_id === undefined ? {} : { agentId: params.agent_id }),
         ...(params.provider === undefined ? {} : { provider: params.provider }),
         ...(params.model_id === undefined ? {} : { modelId: params.model_id }),
         ...(params.thinking_level === undefined ? {} : { thinkingLevel: params.thinking_level }),
-      });
+      }));
       if (!spawned.ok) return failed(spawned.error);
-      const child = spawned.child;
+      const child = spawned.value;
       const scope = options.scopes.get(ctx.toolCallId);
       scope?.emit(subagentEvent(child.id));
       const label = ctx.description ?? params.prompt;
-      options.table.label(child, label);
+      Effect.runSync(subagents.label(child, label));
       child.notify = params.run_in_background;
       const detach = scope === undefined ? () => undefined : child.attach(scope.emit);
       try {
@@ -96,8 +97,8 @@ export function createRunSubagentTool(options: RunSubagentToolOptions): BuiltinT
           return { note: startedInBackgroundNote(child.id), details: { subagentId: child.id, status: "running", background: true } };
         }
         const windowMs = clampYield(params.yield_time_ms, options.timeoutMs);
-        const outcome = await child.waitForEnd(windowMs, ctx.signal);
-        return yield* outcomeResult(child, outcome, { table: options.table, windowMs, onAbort: "kill" });
+        const outcome = await waitAtToolEdge(subagents, child, windowMs, ctx.signal);
+        return yield* outcomeResult(child, outcome, { subagents, windowMs, onAbort: "kill" });
       } finally {
         detach();
       }
