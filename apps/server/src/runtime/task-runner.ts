@@ -160,8 +160,8 @@ export class TaskRunner {
     hub.state = "idle";
     hub.dropPendingSteering();
     hub.lastActiveAt = now();
+    // The session's last activity is its latest trace event (the sessions projection), not a copy here.
     if (hub.core !== undefined && traceExists(hub.core)) stores.sessions.markHasTrace(hub.sessionId);
-    stores.sessions.touch(hub.sessionId, now());
     this.#announce(hub);
     this.#deps.onIdle(hub);
   }
