@@ -77,7 +77,7 @@ describe("facts.db migrations", () => {
     sqlite.close();
   });
 
-  it("drop what the traces derive (the trace scan cache, the sessions' last activity) from a version-4 file, keeping every session row and setting", async () => {
+  it("drop what the traces derive (the trace scan cache, the sessions' last activity and trace flag) from a version-4 file, keeping every session row and setting", async () => {
     const file = tempFile();
     const sqlite = new BetterSqlite3(file);
     const db = new Kysely<any>({ dialect: new SqliteDialect({ database: sqlite }) });
@@ -94,7 +94,8 @@ describe("facts.db migrations", () => {
     expect(await migrateFacts(db)).toEqual(["0005_trace_derived_data_moves_to_projections"]);
     expect(tableNames(sqlite)).not.toContain("trace_sessions");
     expect(tableNames(sqlite)).not.toContain("trace_files");
-    const { last_active_at: _derived, ...facts } = sessionBefore;
+    const { last_active_at: _lastActive, has_trace: _hasTrace, ...facts } = sessionBefore;
+    expect(Object.keys(facts)).toEqual(expect.arrayContaining(["session_id", "project_id", "agent_id", "provider", "model_id", "workspace", "approval_mode", "thinking_level", "title", "archived_at", "client", "fork_count", "created_at", "sandbox_network"]));
     expect(sqlite.prepare("select * from sessions").all()).toEqual([facts]);
     expect((sqlite.prepare("select name from sqlite_master where type = 'index' and tbl_name = 'sessions' and name = 'sessions_by_agent'").all() as unknown[]).length).toBe(1);
     sqlite.close();

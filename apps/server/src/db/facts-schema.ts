@@ -58,7 +58,6 @@ export interface SessionsTable {
   title: string | null;
   archived_at: number | null;
   client: Generated<string>;
-  has_trace: Generated<number>;
   fork_count: Generated<number>;
   created_at: number;
   /** 1: the session's sandboxed commands may use the network (a project owner or the admin allowed it). */

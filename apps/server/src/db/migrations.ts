@@ -22,7 +22,7 @@
  * server settings, who created each session, and the scheduler and goal state. Usage, session
  * lists and the trace timeline are projections of the traces, in `projections.db` (step 2
  * dropped the usage and error tables that used to live here; step 5 the trace scan cache and
- * the sessions' last activity).
+ * the sessions' last activity and trace flag).
  */
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
 
@@ -227,10 +227,11 @@ export const FACTS_MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0005_trace_derived_data_moves_to_projections": {
     // facts.db keeps only what the server decides. The trace scan cache (`trace_files`: which
     // files a session has, with size and mtime; `trace_sessions`: the run source and file
-    // count read from the trace meta) and a session's last activity (`last_active_at`: the
-    // latest trace event, or the wall clock when the server's run ended) are copies of what
-    // the traces say; the sessions projection (projections.db) has them, rebuilt from the
-    // traces, so they are read there. Every other row and column is kept as it was.
+    // count read from the trace meta), a session's last activity (`last_active_at`: the
+    // latest trace event, or the wall clock when the server's run ended) and whether it has a
+    // trace (`has_trace`) are copies of what the traces say; the sessions projection
+    // (projections.db) and the trace folders have them, so they are read there. Every other
+    // row and column is kept as it was.
     async up(db: Kysely<any>) {
       await db.schema.dropIndex("trace_files_by_session").ifExists().execute();
       await db.schema.dropTable("trace_files").ifExists().execute();
@@ -238,7 +239,9 @@ export const FACTS_MIGRATIONS: Readonly<Record<string, Migration>> = {
       // SQLite refuses to drop an indexed column: the index goes first, and the list's
       // per-agent lookup gets one on the columns that remain.
       await db.schema.dropIndex("sessions_by_agent").ifExists().execute();
-      if (await columnExists(db, "sessions", "last_active_at")) await db.schema.alterTable("sessions").dropColumn("last_active_at").execute();
+      for (const column of ["last_active_at", "has_trace"]) {
+        if (await columnExists(db, "sessions", column)) await db.schema.alterTable("sessions").dropColumn(column).execute();
+      }
       await db.schema.createIndex("sessions_by_agent").on("sessions").columns(["project_id", "agent_id", "created_at desc"]).execute();
     },
   },

@@ -27,7 +27,6 @@ export interface SessionRow {
   title: string | null;
   archivedAt: number | null;
   client: "web" | "cli";
-  hasTrace: boolean;
   forkCount: number;
   createdAt: number;
   /** The session's sandboxed commands may use the network (allowed by a project owner or the admin). */
@@ -46,7 +45,6 @@ interface RawSession {
   title: string | null;
   archived_at: number | null;
   client: string;
-  has_trace: number;
   fork_count: number;
   created_at: number;
   sandbox_network: number;
@@ -65,7 +63,6 @@ function toRow(r: RawSession): SessionRow {
     title: r.title,
     archivedAt: r.archived_at,
     client: r.client === "cli" ? "cli" : "web",
-    hasTrace: r.has_trace === 1,
     forkCount: r.fork_count,
     createdAt: r.created_at,
     sandboxNetwork: r.sandbox_network === 1,
@@ -81,7 +78,6 @@ export interface NewSession {
   workspace: string;
   approvalMode: ApprovalMode;
   client: "web" | "cli";
-  hasTrace: boolean;
   createdAt: number;
   /** Default false: no network for the session's sandboxed commands. */
   sandboxNetwork?: boolean;
@@ -119,7 +115,6 @@ export class SessionStore {
         workspace: s.workspace,
         approval_mode: s.approvalMode,
         client: s.client,
-        has_trace: s.hasTrace ? 1 : 0,
         created_at: s.createdAt,
         sandbox_network: s.sandboxNetwork === true ? 1 : 0,
       });
@@ -138,7 +133,6 @@ export class SessionStore {
         model_id: s.modelId,
         workspace: s.workspace,
         client: "cli",
-        has_trace: 1,
         created_at: s.createdAt,
       })
       .onConflict((oc) =>
@@ -146,7 +140,6 @@ export class SessionStore {
           provider: eb.ref("excluded.provider"),
           model_id: eb.ref("excluded.model_id"),
           workspace: eb.ref("excluded.workspace"),
-          has_trace: 1,
         })),
       );
     this.#facts.run(q);
@@ -182,10 +175,6 @@ export class SessionStore {
     this.#facts.run(this.#facts.query.updateTable("sessions").set({ sandbox_network: allowed ? 1 : 0 }).where("session_id", "=", sessionId));
   }
 
-  markHasTrace(sessionId: string): void {
-    this.#facts.run(this.#facts.query.updateTable("sessions").set({ has_trace: 1 }).where("session_id", "=", sessionId));
-  }
-
   delete(sessionId: string): void {
     this.#facts.run(this.#facts.query.deleteFrom("sessions").where("session_id", "=", sessionId));
   }
@@ -194,9 +183,6 @@ export class SessionStore {
     return this.#facts.all(this.#facts.query.selectFrom("sessions").select("session_id").where("project_id", "=", projectId)).map((r) => r.session_id);
   }
 
-  idsWithoutTrace(): string[] {
-    return this.#facts.all(this.#facts.query.selectFrom("sessions").select("session_id").where("has_trace", "=", 0)).map((r) => r.session_id);
-  }
 
   /**
    * Every session of one agent, archived or not, newest first by creation. The list's

@@ -131,7 +131,7 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
       if (body.title !== undefined) stores.sessions.setTitle(id, body.title);
       if (body.archived !== undefined) stores.sessions.setArchived(id, body.archived ? (grant.session.archivedAt ?? ctx.now()) : null);
       // The same facts go to the trace (a session without a trace yet has nothing to append to).
-      if (grant.session.hasTrace) {
+      if (traceFilesOf(grant.agent, id).length > 0) {
         if (typeof body.title === "string") await sessions.recordFact(grant.session, sessionTitle(body.title));
         if (body.archived !== undefined && (body.archived === true) !== (grant.session.archivedAt !== null)) await sessions.recordFact(grant.session, sessionArchived(body.archived === true));
       }

@@ -32,7 +32,7 @@ import type { EventIds } from "./sse-channel.js";
 import { buildTaskMessages, type AttachmentLimits, type TaskInputItem } from "./task-input.js";
 import type { WorkspaceRoots } from "../services/workspace-roots.js";
 import { TaskRunner } from "./task-runner.js";
-import { NO_TRACE_INFO } from "../services/session-trace-info.js";
+import { JUST_CREATED } from "../services/session-trace-info.js";
 import { sessionView } from "../services/session-view.js";
 import type { UserEventHub } from "./user-events.js";
 
@@ -157,7 +157,6 @@ export class SessionManager {
       workspace: core.workspace,
       approvalMode: mode,
       client: "web",
-      hasTrace: true,
       createdAt: now,
       sandboxNetwork,
     });
@@ -297,7 +296,7 @@ export class SessionManager {
   async setSandboxNetwork(row: SessionRow, allowed: boolean): Promise<void> {
     if (row.sandboxNetwork === allowed) return;
     this.#deps.stores.sessions.setSandboxNetwork(row.sessionId, allowed);
-    if (row.hasTrace) await this.recordFact(row, settingsChanged({ sandbox_network: allowed }));
+    if (sessionTraceFiles(agentPaths(this.#deps.root, row.projectId, row.agentId), row.sessionId).length > 0) await this.recordFact(row, settingsChanged({ sandbox_network: allowed }));
     const hub = this.#hubs.get(row.sessionId);
     if (hub === undefined || hub.core === undefined) return;
     if (hub.busy) hub.stale = true;
@@ -371,7 +370,6 @@ export class SessionManager {
       workspace: meta.payload.workspace,
       approvalMode: row.approvalMode,
       client: "web",
-      hasTrace: true,
       createdAt: now,
     });
     const forkTitle = `${row.title ?? "Session"} (${n})`;
@@ -516,7 +514,7 @@ export class SessionManager {
     stores.sessions.upsertFromTrace({ sessionId: meta.session_id, projectId: parent.projectId, agentId, provider: meta.provider, modelId: meta.model_id, workspace: meta.workspace, createdAt: now });
     const row = stores.sessions.get(meta.session_id);
     // The child's own header (meta) says it is a subagent's run: the event names that source.
-    if (row !== undefined) this.#deps.userEvents.toProject(parent.projectId, { type: "session_created", session: { ...sessionView(row, undefined, { ...NO_TRACE_INFO, source: "subagent" }), parentSessionId: parent.sessionId } });
+    if (row !== undefined) this.#deps.userEvents.toProject(parent.projectId, { type: "session_created", session: { ...sessionView(row, undefined, { ...JUST_CREATED, source: "subagent" }), parentSessionId: parent.sessionId } });
   }
 
   /** A child's message, as its own stream shows it: the outermost origin hop removed. */

@@ -15,10 +15,12 @@
  * is titled from its first prompt, as the server does for its own sessions when no model
  * title comes, so it does not show as "Untitled session" in the web.
  *
- * Sessions the index knows but whose trace never appeared are dropped (the server creates
- * sessions persisted, so this only concerns rows whose files were removed by hand or an
- * older server's sessions that never ran). A full reindex also drops rows whose traces were
- * deleted.
+ * Sessions the index knows but that have no trace in their project's folder are dropped
+ * (the server creates sessions persisted, so this only concerns rows whose files were removed
+ * by hand or an older server's sessions that never ran): facts.db keeps no flag saying
+ * whether a trace exists, the folder is asked. A project whose folder is not on disk at all
+ * keeps its rows (a folder missing for a while must not cost the sessions' settings), except
+ * in a full reindex, which drops every row without a trace.
  */
 import { readdirSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
@@ -36,7 +38,9 @@ export function indexTraces(root: string, stores: Stores, options: { full: boole
   const seen = new Set<string>();
   let scanned = 0;
   let indexed = 0;
+  const scannedProjects = new Set<string>();
   for (const projectId of projectIdsOnDisk(root)) {
+    scannedProjects.add(projectId);
     stores.projects.insert({ projectId, ownerUserId: options.owner, name: null, createdAt: options.now });
     const project = projectPaths(root, projectId);
     for (const agentId of agentIdsOnDisk(project)) {
@@ -67,18 +71,13 @@ export function indexTraces(root: string, stores: Stores, options: { full: boole
     }
   }
   let dropped = 0;
-  for (const id of stores.sessions.idsWithoutTrace()) {
-    if (seen.has(id)) continue;
-    stores.sessions.delete(id);
-    dropped += 1;
-  }
-  if (options.full) {
-    for (const project of stores.projects.all()) {
-      for (const id of stores.sessions.idsInProject(project.projectId)) {
-        if (seen.has(id)) continue;
-        stores.sessions.delete(id);
-        dropped += 1;
-      }
+  // `seen` is every session with a trace on disk: a row without one has nothing to show or resume.
+  for (const project of stores.projects.all()) {
+    if (!options.full && !scannedProjects.has(project.projectId)) continue;
+    for (const id of stores.sessions.idsInProject(project.projectId)) {
+      if (seen.has(id)) continue;
+      stores.sessions.delete(id);
+      dropped += 1;
     }
   }
   return { scanned, indexed, dropped };

@@ -1,7 +1,7 @@
 /**
- * What the traces say about a session, for the session API: who started it (its run source),
- * when its latest event happened, the session (and event) it was forked from, and the recorded
- * session it replays. facts.db keeps none of this (it holds only what the server decides):
+ * What the traces say about a session, for the session API: whether it has a trace, who
+ * started it (its run source), when its latest event happened, the session (and event) it was
+ * forked from, and the recorded session it replays. facts.db keeps none of this (it holds only what the server decides):
  * it is read from the sessions projection, one query for a whole list, and a meta read only
  * for replays (`replay_of` is in the replay's own session_meta, the first line of its first
  * trace file; the projection does not keep it).
@@ -22,6 +22,8 @@ import { traceFilesOf } from "./trace-view.js";
 export type TraceSource = SessionSource | "replay" | null;
 
 export interface SessionTraceInfo {
+  /** Its trace is on disk (the projection has folded it, or its first file exists). */
+  hasTrace: boolean;
   source: TraceSource;
   /** Event time of the session's latest trace event; null before the projection has one. */
   lastEventAt: number | null;
@@ -29,8 +31,15 @@ export interface SessionTraceInfo {
   replayOf: string | null;
 }
 
-/** A session nothing is known about from its trace yet (or one just created by a person). */
-export const NO_TRACE_INFO: SessionTraceInfo = { source: null, lastEventAt: null, forkedFrom: null, replayOf: null };
+/** A session without a trace: nothing is known about it from one. */
+export const NO_TRACE_INFO: SessionTraceInfo = { hasTrace: false, source: null, lastEventAt: null, forkedFrom: null, replayOf: null };
+
+/**
+ * A session the server created a moment ago: created persisted, so its header is on disk;
+ * no event after its creation has been folded yet. A caller that created a subagent's or a
+ * schedule's session adds the source it put in that header.
+ */
+export const JUST_CREATED: SessionTraceInfo = { ...NO_TRACE_INFO, hasTrace: true };
 
 /** Last activity: the latest trace event, or the creation for a session with none folded yet. */
 export function lastActiveAt(row: SessionRow, info: SessionTraceInfo): number {
@@ -60,7 +69,7 @@ function fromTraceHeader(agent: AgentPaths, sessionId: string): SessionTraceInfo
   const first = traceFilesOf(agent, sessionId)[0];
   const meta = first === undefined ? undefined : readSessionMeta(first.path);
   const source = sourceOf(meta?.source);
-  return { source, lastEventAt: null, forkedFrom: null, replayOf: source === "replay" ? (meta?.replay_of ?? null) : null };
+  return { hasTrace: first !== undefined, source, lastEventAt: null, forkedFrom: null, replayOf: source === "replay" ? (meta?.replay_of ?? null) : null };
 }
 
 /**
@@ -101,7 +110,7 @@ export async function sessionTraceInfo(
     const source = sourceOf(r.source);
     let replayOf: string | null = null;
     if (withReplayOrigin && source === "replay") replayOf = fromTraceHeader(agent, id).replayOf;
-    infos.set(id, { source, lastEventAt: Number(r.last_event_at), forkedFrom: parseForkedFrom(r.forked_from), replayOf });
+    infos.set(id, { hasTrace: true, source, lastEventAt: Number(r.last_event_at), forkedFrom: parseForkedFrom(r.forked_from), replayOf });
   }
   return infos;
 }

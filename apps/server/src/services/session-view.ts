@@ -6,7 +6,7 @@
  */
 import type { SessionRow } from "../db/sessions-store.js";
 import type { SessionHub } from "../runtime/session-hub.js";
-import { lastActiveAt, NO_TRACE_INFO, type SessionTraceInfo } from "./session-trace-info.js";
+import { JUST_CREATED, lastActiveAt, type SessionTraceInfo } from "./session-trace-info.js";
 
 export interface SessionView {
   id: string;
@@ -37,11 +37,10 @@ export interface SessionView {
 }
 
 /**
- * `trace` defaults to nothing known from the trace: right for a session a person just created
- * (no run source, no event after its creation); a caller that created a subagent's or a
- * schedule's session passes the source it put in the trace header.
+ * `trace` defaults to what is known of a session a person just created, without reading it
+ * back (services/session-trace-info.ts, JUST_CREATED).
  */
-export function sessionView(row: SessionRow, hub: SessionHub | undefined, trace: SessionTraceInfo = NO_TRACE_INFO): SessionView {
+export function sessionView(row: SessionRow, hub: SessionHub | undefined, trace: SessionTraceInfo = JUST_CREATED): SessionView {
   return {
     id: row.sessionId,
     projectId: row.projectId,
@@ -56,7 +55,7 @@ export function sessionView(row: SessionRow, hub: SessionHub | undefined, trace:
     archivedAt: row.archivedAt,
     client: row.client,
     source: trace.source === "replay" ? null : trace.source,
-    hasTrace: row.hasTrace,
+    hasTrace: trace.hasTrace,
     sandboxNetwork: row.sandboxNetwork,
     createdAt: row.createdAt,
     lastActiveAt: lastActiveAt(row, trace),
