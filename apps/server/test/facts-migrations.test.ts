@@ -47,8 +47,8 @@ describe("facts.db migrations", () => {
     const db = new Kysely<any>({ dialect: new SqliteDialect({ database: sqlite }) });
     const failing: Record<string, Migration> = {
       ...FACTS_MIGRATIONS,
-      "0005_adds_a_table": { up: async (k: Kysely<any>) => void (await k.schema.createTable("half_done").addColumn("x", "integer").execute()) },
-      "0006_fails": {
+      "0006_adds_a_table": { up: async (k: Kysely<any>) => void (await k.schema.createTable("half_done").addColumn("x", "integer").execute()) },
+      "0007_fails": {
         up: async () => {
           throw new Error("step failed on purpose");
         },
@@ -71,9 +71,33 @@ describe("facts.db migrations", () => {
     sqlite.prepare("INSERT INTO users (user_id, password_hash, created_at) VALUES (?, ?, ?)").run("dave", "hash", 1);
     sqlite.pragma("user_version = 1");
     const db = new Kysely<any>({ dialect: new SqliteDialect({ database: sqlite }) });
-    expect(await migrateFacts(db)).toEqual(["0002_usage_moves_to_projections", "0003_session_creators", "0004_session_sandbox_network"]);
+    expect(await migrateFacts(db)).toEqual(["0002_usage_moves_to_projections", "0003_session_creators", "0004_session_sandbox_network", "0005_trace_derived_data_moves_to_projections"]);
     expect(tableNames(sqlite)).not.toContain("usage_records");
     expect((sqlite.prepare("select user_id from users").all() as { user_id: string }[]).map((r) => r.user_id)).toEqual(["dave"]);
+    sqlite.close();
+  });
+
+  it("drop what the traces derive (the trace scan cache, the sessions' last activity and trace flag) from a version-4 file, keeping every session row and setting", async () => {
+    const file = tempFile();
+    const sqlite = new BetterSqlite3(file);
+    const db = new Kysely<any>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const upToFour = Object.fromEntries(Object.entries(FACTS_MIGRATIONS).filter(([name]) => name < "0005"));
+    expect(Object.keys(upToFour)).toHaveLength(4);
+    await migrateFacts(db, upToFour);
+    sqlite
+      .prepare("INSERT INTO sessions (session_id, project_id, agent_id, provider, model_id, workspace, approval_mode, thinking_level, title, archived_at, client, has_trace, fork_count, last_active_at, created_at, sandbox_network) VALUES (?, 'p', 'a', 'prov', 'model', '/w', 'always-ask', 'high', 'A title', 7, 'cli', 1, 2, 900, 100, 1)")
+      .run("20250101-000000-abcdef");
+    sqlite.prepare("INSERT INTO trace_sessions (session_id, project_id, agent_id, source, file_count, mtime_ms) VALUES (?, 'p', 'a', 'subagent', 1, 900)").run("20250101-000000-abcdef");
+    sqlite.prepare("INSERT INTO trace_files (path, session_id, file_index, size, mtime_ms) VALUES ('/x/001.jsonl', ?, 1, 10, 900)").run("20250101-000000-abcdef");
+    const sessionBefore = sqlite.prepare("select * from sessions").get() as Record<string, unknown>;
+
+    expect(await migrateFacts(db)).toEqual(["0005_trace_derived_data_moves_to_projections"]);
+    expect(tableNames(sqlite)).not.toContain("trace_sessions");
+    expect(tableNames(sqlite)).not.toContain("trace_files");
+    const { last_active_at: _lastActive, has_trace: _hasTrace, ...facts } = sessionBefore;
+    expect(Object.keys(facts)).toEqual(expect.arrayContaining(["session_id", "project_id", "agent_id", "provider", "model_id", "workspace", "approval_mode", "thinking_level", "title", "archived_at", "client", "fork_count", "created_at", "sandbox_network"]));
+    expect(sqlite.prepare("select * from sessions").all()).toEqual([facts]);
+    expect((sqlite.prepare("select name from sqlite_master where type = 'index' and tbl_name = 'sessions' and name = 'sessions_by_agent'").all() as unknown[]).length).toBe(1);
     sqlite.close();
   });
 

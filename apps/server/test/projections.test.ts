@@ -37,8 +37,13 @@ CREATE INDEX trace_files_by_session ON trace_files(session_id);
 CREATE TABLE session_creators (session_id TEXT PRIMARY KEY, user_id TEXT NOT NULL);
 `;
 
-/** Rewrites `<root>/facts.db` into the hand-written v2 layout, every row of every table kept. */
-function rewriteAsHandWrittenV2(root: string): void {
+/**
+ * Rewrites `<root>/facts.db` into the hand-written v2 layout, every row of every table kept.
+ * What later steps dropped is put back as a server of then had it: each session's
+ * `last_active_at` (its creation time here) and `has_trace`, and the trace scan cache (`trace_sessions` with
+ * the run source, `trace_files`), filled for the sessions given.
+ */
+function rewriteAsHandWrittenV2(root: string, cached: { sessionId: string; source: string | null }[] = []): void {
   const file = join(root, "facts.db");
   const made = new BetterSqlite3(file);
   made.pragma("wal_checkpoint(TRUNCATE)");
@@ -48,10 +53,17 @@ function rewriteAsHandWrittenV2(root: string): void {
   old.exec(HAND_WRITTEN_SCHEMA_V2);
   old.pragma("user_version = 2");
   old.prepare("ATTACH DATABASE ? AS made").run(file);
-  const tables = (old.prepare("select name from main.sqlite_master where type = 'table' and name <> 'sqlite_sequence'").all() as { name: string }[]).map((r) => r.name);
+  const tables = (old.prepare("select name from made.sqlite_master where type = 'table' and name <> 'sqlite_sequence' and name not like 'kysely%'").all() as { name: string }[]).map((r) => r.name);
   for (const table of tables) {
-    const columns = (old.prepare(`select name from pragma_table_info('${table}')`).all() as { name: string }[]).map((r) => r.name).join(", ");
-    old.exec(`INSERT INTO main.${table} (${columns}) SELECT ${columns} FROM made.${table}`);
+    const columns = (old.prepare(`select name from pragma_table_info('${table}')`).all() as { name: string }[]).map((r) => r.name);
+    const putBack: Record<string, string> = { last_active_at: "created_at", has_trace: "1" };
+    const values = columns.map((c) => (table === "sessions" ? (putBack[c] ?? c) : c));
+    old.exec(`INSERT INTO main.${table} (${columns.join(", ")}) SELECT ${values.join(", ")} FROM made.${table}`);
+  }
+  for (const { sessionId, source } of cached) {
+    const s = old.prepare("select project_id, agent_id, created_at from main.sessions where session_id = ?").get(sessionId) as { project_id: string; agent_id: string; created_at: number };
+    old.prepare("INSERT INTO main.trace_sessions (session_id, project_id, agent_id, source, file_count, mtime_ms) VALUES (?, ?, ?, ?, 1, ?)").run(sessionId, s.project_id, s.agent_id, source, s.created_at);
+    old.prepare("INSERT INTO main.trace_files (path, session_id, file_index, size, mtime_ms) VALUES (?, ?, 1, 1, ?)").run(`/old/${sessionId}.jsonl`, sessionId, s.created_at);
   }
   old.exec("DETACH DATABASE made");
   old.close();
@@ -158,6 +170,32 @@ describe("projections.db", { timeout: 30_000 }, () => {
 });
 
 describe("facts.db", { timeout: 30_000 }, () => {
+  it("holds no trace-derived data: a run leaves the session's row as it was, and the list orders by the latest trace event", async () => {
+    h = await startHarness({ app: { projectionsPollMs: 20 }, script: [{ text: "done", usage: { input: 10, cached: 0, output: 2 } }] });
+    const c = await h.admin();
+    const first = await newSession(c, { workspace: h.workspace });
+    const second = await newSession(c, { workspace: h.workspace });
+    const facts = h.server.context.stores.db;
+    const rowOf = (id: string) => facts.prepare("select * from sessions where session_id = ?").get(id);
+    const before = rowOf(first);
+    const sse = await openStream(c, first);
+    await c.post(`/api/sessions/${first}/tasks`, text("go"));
+    await untilRunsEnded(sse, 1);
+    await sse.close();
+    // A title chosen for the session is the server's decision: the only column a run may change.
+    expect({ ...(rowOf(first) as object), title: null }).toEqual({ ...(before as object), title: null });
+    const tables = (facts.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]).map((r) => r.name);
+    expect(tables).not.toContain("trace_sessions");
+    expect(tables).not.toContain("trace_files");
+
+    const listed = (await c.get("/api/projects/default_project/agents/default_agent/sessions")).body.sessions as { id: string; lastActiveAt: number; hasTrace: boolean }[];
+    expect(listed.map((s) => s.id)).toEqual([first, second]);
+    const lastEvent = await h.server.context.projections.read((db) => db.selectFrom("sessions").select("last_event_at").where("session_id", "=", first).executeTakeFirstOrThrow());
+    expect(listed[0]?.lastActiveAt).toBe(Number(lastEvent.last_event_at));
+    expect(listed.every((s) => s.hasTrace)).toBe(true);
+    expect((await c.get(`/api/sessions/${first}`)).body.lastActiveAt).toBe(Number(lastEvent.last_event_at));
+  });
+
   it("takes over a web.db made before the split, keeping every user, login, project and member", async () => {
     h = await startHarness();
     const admin = await h.admin();
@@ -176,6 +214,10 @@ describe("facts.db", { timeout: 30_000 }, () => {
     const facts = join(root, "facts.db");
     const legacy = new BetterSqlite3(facts);
     legacy.exec("DROP TABLE kysely_migration; DROP TABLE kysely_migration_lock; ALTER TABLE sessions DROP COLUMN sandbox_network;");
+    // …and with what a server of then derived from the traces: the scan cache and each session's last activity.
+    legacy.exec("ALTER TABLE sessions ADD COLUMN last_active_at INTEGER NOT NULL DEFAULT 0; ALTER TABLE sessions ADD COLUMN has_trace INTEGER NOT NULL DEFAULT 0; UPDATE sessions SET last_active_at = created_at, has_trace = 1;");
+    legacy.exec("CREATE TABLE trace_sessions (session_id TEXT PRIMARY KEY, project_id TEXT NOT NULL, agent_id TEXT NOT NULL, source TEXT, file_count INTEGER NOT NULL, mtime_ms INTEGER NOT NULL);");
+    legacy.exec("CREATE TABLE trace_files (path TEXT PRIMARY KEY, session_id TEXT NOT NULL, file_index INTEGER NOT NULL, size INTEGER NOT NULL, mtime_ms INTEGER NOT NULL); CREATE INDEX trace_files_by_session ON trace_files(session_id);");
     legacy.exec("CREATE TABLE usage_records (id INTEGER PRIMARY KEY, ts INTEGER); CREATE TABLE error_records (id INTEGER PRIMARY KEY, ts INTEGER);");
     legacy.pragma("user_version = 1");
     legacy.close();
@@ -201,6 +243,8 @@ describe("facts.db", { timeout: 30_000 }, () => {
     tables.close();
     expect(names).toEqual(expect.arrayContaining(["users", "auth_sessions", "projects", "project_members", "ui_prefs", "server_settings", "schedule_state"]));
     expect(names).not.toContain("usage_records");
+    expect(names).not.toContain("trace_sessions");
+    expect(names).not.toContain("trace_files");
   });
 
   it("upgrades a facts.db made by the hand-written migrations (schema version 2) in place, keeping every user, login, project, member, preference and session creator", async () => {
@@ -217,9 +261,13 @@ describe("facts.db", { timeout: 30_000 }, () => {
     const projectsBefore = (await carol.get("/api/projects")).body;
     const membersBefore = (await admin.get("/api/projects/default_project/members")).body;
     const usersBefore = (await admin.get("/api/admin/users")).body;
+    const listed = async (client: typeof carol) =>
+      (await client.get("/api/projects/default_project/agents/default_agent/sessions")).body.sessions.map((s: Record<string, unknown>) => [s.id, s.title, s.approvalMode, s.source, s.lastActiveAt]);
+    const listBefore = await listed(carol);
+    expect(listBefore.map((s: unknown[]) => s[0])).toEqual([sid]);
     await h.server.close();
 
-    rewriteAsHandWrittenV2(h.root);
+    rewriteAsHandWrittenV2(h.root, [{ sessionId: sid, source: null }]);
     const before = new BetterSqlite3(join(h.root, "facts.db"), { readonly: true });
     expect(before.pragma("user_version", { simple: true })).toBe(2);
     expect((before.prepare("select name from sqlite_master where name like 'kysely%'").all() as unknown[]).length).toBe(0);
@@ -234,20 +282,28 @@ describe("facts.db", { timeout: 30_000 }, () => {
     expect((await sameBrowser.get("/api/projects")).body).toEqual(projectsBefore);
     expect((await sameBrowser.get("/api/me/prefs")).body).toEqual({ theme: "dark", sidebar: 240 });
     expect((await sameBrowser.patch(`/api/sessions/${sid}`, { approvalMode: "allow-all" })).status).toBe(200);
-    expect((await sameBrowser.get(`/api/sessions/${sid}`)).body).toMatchObject({ id: sid, approvalMode: "allow-all", sandboxNetwork: false });
+    expect((await sameBrowser.get(`/api/sessions/${sid}`)).body).toMatchObject({ id: sid, approvalMode: "allow-all", sandboxNetwork: false, hasTrace: true });
     const again = h.client();
     expect((await again.login("carol", "carol-password-123")).status).toBe(200);
     const adminAgain = await h.admin();
     expect((await adminAgain.get("/api/projects/default_project/members")).body).toEqual(membersBefore);
     expect((await adminAgain.get("/api/admin/users")).body).toEqual(usersBefore);
+    // The session list reads what the traces derive from the sessions projection: the same answer
+    // (the approval mode is the one set again above).
+    expect(await listed(again)).toEqual(listBefore.map((s: unknown[]) => [s[0], s[1], "allow-all", s[3], s[4]]));
 
     const after = new BetterSqlite3(join(h.root, "facts.db"), { readonly: true });
     const applied = (after.prepare("select name from kysely_migration order by name").all() as { name: string }[]).map((r) => r.name);
     const sessionColumns = (after.prepare("select name from pragma_table_info('sessions')").all() as { name: string }[]).map((r) => r.name);
+    const tables = (after.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]).map((r) => r.name);
     const version = after.pragma("user_version", { simple: true });
     after.close();
-    expect(applied).toEqual(["0001_initial_schema", "0002_usage_moves_to_projections", "0003_session_creators", "0004_session_sandbox_network"]);
+    expect(applied).toEqual(["0001_initial_schema", "0002_usage_moves_to_projections", "0003_session_creators", "0004_session_sandbox_network", "0005_trace_derived_data_moves_to_projections"]);
     expect(sessionColumns).toContain("sandbox_network");
+    expect(sessionColumns).not.toContain("last_active_at");
+    expect(sessionColumns).not.toContain("has_trace");
+    expect(tables).not.toContain("trace_sessions");
+    expect(tables).not.toContain("trace_files");
     expect(version).toBe(applied.length);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Where the server's own facts live: `<root>/facts.db` (users, logins, projects and members,
- * preferences, server settings, schedule bookkeeping, and the session settings the trace does
- * not carry yet). Derived data lives in `projections.db`, which can be deleted at any time.
+ * preferences, server settings, schedule bookkeeping, and what the server decided for each
+ * session). Derived data (what the traces say) lives in `projections.db`, which can be deleted
+ * at any time.
  *
  * Data roots made before the split have `web.db`. On first start it becomes `facts.db`: its
  * write-ahead log is checkpointed into the file and removed (so no committed row stays

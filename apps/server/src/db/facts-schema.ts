@@ -58,9 +58,7 @@ export interface SessionsTable {
   title: string | null;
   archived_at: number | null;
   client: Generated<string>;
-  has_trace: Generated<number>;
   fork_count: Generated<number>;
-  last_active_at: number;
   created_at: number;
   /** 1: the session's sandboxed commands may use the network (a project owner or the admin allowed it). */
   sandbox_network: Generated<number>;
@@ -104,23 +102,6 @@ export interface ServerSettingsTable {
   value: string;
 }
 
-export interface TraceSessionsTable {
-  session_id: string;
-  project_id: string;
-  agent_id: string;
-  source: string | null;
-  file_count: number;
-  mtime_ms: number;
-}
-
-export interface TraceFilesTable {
-  path: string;
-  session_id: string;
-  file_index: number;
-  size: number;
-  mtime_ms: number;
-}
-
 export interface SessionCreatorsTable {
   session_id: string;
   user_id: string;
@@ -137,7 +118,5 @@ export interface FactsSchema {
   goal_state: GoalStateTable;
   ui_prefs: UiPrefsTable;
   server_settings: ServerSettingsTable;
-  trace_sessions: TraceSessionsTable;
-  trace_files: TraceFilesTable;
   session_creators: SessionCreatorsTable;
 }

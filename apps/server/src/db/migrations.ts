@@ -18,10 +18,11 @@
  *     server from before Kysely that opens a newer file finds nothing of its own to run.
  *
  * What lives here (`facts.db`): users and their browser sessions, projects and members, the
- * agents and sessions indexes (with the session settings the trace does not carry yet), UI
- * prefs and server settings, who created each session, the trace scan cache, and the
- * scheduler and goal state. Usage, session lists and the trace timeline are projections of the
- * traces, in `projections.db` (step 2 dropped the usage and error tables that used to live here).
+ * agents and sessions indexes (with the session settings the server decides), UI prefs and
+ * server settings, who created each session, and the scheduler and goal state. Usage, session
+ * lists and the trace timeline are projections of the traces, in `projections.db` (step 2
+ * dropped the usage and error tables that used to live here; step 5 the trace scan cache and
+ * the sessions' last activity and trace flag).
  */
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
 
@@ -223,6 +224,27 @@ export const FACTS_MIGRATIONS: Readonly<Record<string, Migration>> = {
       await db.schema.alterTable("sessions").addColumn("sandbox_network", "integer", (c) => c.notNull().defaultTo(0)).execute();
     },
   },
+  "0005_trace_derived_data_moves_to_projections": {
+    // facts.db keeps only what the server decides. The trace scan cache (`trace_files`: which
+    // files a session has, with size and mtime; `trace_sessions`: the run source and file
+    // count read from the trace meta), a session's last activity (`last_active_at`: the
+    // latest trace event, or the wall clock when the server's run ended) and whether it has a
+    // trace (`has_trace`) are copies of what the traces say; the sessions projection
+    // (projections.db) and the trace folders have them, so they are read there. Every other
+    // row and column is kept as it was.
+    async up(db: Kysely<any>) {
+      await db.schema.dropIndex("trace_files_by_session").ifExists().execute();
+      await db.schema.dropTable("trace_files").ifExists().execute();
+      await db.schema.dropTable("trace_sessions").ifExists().execute();
+      // SQLite refuses to drop an indexed column: the index goes first, and the list's
+      // per-agent lookup gets one on the columns that remain.
+      await db.schema.dropIndex("sessions_by_agent").ifExists().execute();
+      for (const column of ["last_active_at", "has_trace"]) {
+        if (await columnExists(db, "sessions", column)) await db.schema.alterTable("sessions").dropColumn(column).execute();
+      }
+      await db.schema.createIndex("sessions_by_agent").on("sessions").columns(["project_id", "agent_id", "created_at desc"]).execute();
+    },
+  },
 };
 
 class FixedMigrations implements MigrationProvider {
@@ -237,6 +259,11 @@ class FixedMigrations implements MigrationProvider {
 
 async function tableExists(db: Kysely<any>, name: string): Promise<boolean> {
   const rows = await sql<{ n: number }>`select count(*) as n from sqlite_master where type = 'table' and name = ${name}`.execute(db);
+  return (rows.rows[0]?.n ?? 0) > 0;
+}
+
+async function columnExists(db: Kysely<any>, table: string, column: string): Promise<boolean> {
+  const rows = await sql<{ n: number }>`select count(*) as n from pragma_table_info(${table}) where name = ${column}`.execute(db);
   return (rows.rows[0]?.n ?? 0) > 0;
 }
 

@@ -1,12 +1,13 @@
 /**
  * The sessions index: one row per session the server knows, from the web or found in the
- * traces (CLI sessions). Model, workspace and start time come from the trace and can be
- * rebuilt from it; approval mode, thinking level, title and archive state are the server's
- * own settings for the session. The run source (subagent, schedule) is read from the trace
- * meta into the derived `trace_sessions` cache, never stored as a session setting. Whether the
- * session's sandboxed commands may use the network is a server setting too (`sandboxNetwork`).
+ * traces (CLI sessions), holding what the server decided for it: its project and agent, the
+ * model pair and workspace chosen when it was created (or read from the first meta of a
+ * session found in the traces), approval mode, thinking level, title, archive state, the fork
+ * counter, when it was indexed, and whether its sandboxed commands may use the network.
+ *
+ * What the trace says about a session (its run source, its latest event, its fork origin) is
+ * not copied here: it is read from the sessions projection (services/session-trace-info.ts).
  */
-import { sql } from "kysely";
 import { isApprovalMode, isThinkingLevel, type ApprovalMode } from "@penguin/core";
 import type { ThinkingLevel } from "@penguin/models";
 import type { FactsDb } from "./facts-db.js";
@@ -26,12 +27,8 @@ export interface SessionRow {
   title: string | null;
   archivedAt: number | null;
   client: "web" | "cli";
-  hasTrace: boolean;
   forkCount: number;
-  lastActiveAt: number;
   createdAt: number;
-  /** From the trace meta (derived cache); null for a session a user started. */
-  source: SessionSource | null;
   /** The session's sandboxed commands may use the network (allowed by a project owner or the admin). */
   sandboxNetwork: boolean;
 }
@@ -48,12 +45,9 @@ interface RawSession {
   title: string | null;
   archived_at: number | null;
   client: string;
-  has_trace: number;
   fork_count: number;
-  last_active_at: number;
   created_at: number;
   sandbox_network: number;
-  source: string | null;
 }
 
 function toRow(r: RawSession): SessionRow {
@@ -69,11 +63,8 @@ function toRow(r: RawSession): SessionRow {
     title: r.title,
     archivedAt: r.archived_at,
     client: r.client === "cli" ? "cli" : "web",
-    hasTrace: r.has_trace === 1,
     forkCount: r.fork_count,
-    lastActiveAt: r.last_active_at,
     createdAt: r.created_at,
-    source: r.source === "subagent" || r.source === "schedule" ? r.source : null,
     sandboxNetwork: r.sandbox_network === 1,
   };
 }
@@ -87,9 +78,7 @@ export interface NewSession {
   workspace: string;
   approvalMode: ApprovalMode;
   client: "web" | "cli";
-  hasTrace: boolean;
   createdAt: number;
-  lastActiveAt: number;
   /** Default false: no network for the session's sandboxed commands. */
   sandboxNetwork?: boolean;
 }
@@ -104,9 +93,8 @@ export class SessionStore {
     this.#get = facts.prepare(1, (sessionId: string) => this.#select().where("s.session_id", "=", sessionId));
   }
 
-  /** Every session column, and the run source from the derived trace cache. */
   #select() {
-    return this.#facts.query.selectFrom("sessions as s").leftJoin("trace_sessions as t", "t.session_id", "s.session_id").selectAll("s").select("t.source as source");
+    return this.#facts.query.selectFrom("sessions as s").selectAll("s");
   }
 
   get(sessionId: string): SessionRow | undefined {
@@ -127,16 +115,14 @@ export class SessionStore {
         workspace: s.workspace,
         approval_mode: s.approvalMode,
         client: s.client,
-        has_trace: s.hasTrace ? 1 : 0,
         created_at: s.createdAt,
-        last_active_at: s.lastActiveAt,
         sandbox_network: s.sandboxNetwork === true ? 1 : 0,
       });
     this.#facts.run(q);
   }
 
   /** Index a session found in the traces; settings of a known session are kept. */
-  upsertFromTrace(s: { sessionId: string; projectId: string; agentId: string; provider: string; modelId: string; workspace: string; createdAt: number; lastActiveAt: number }): void {
+  upsertFromTrace(s: { sessionId: string; projectId: string; agentId: string; provider: string; modelId: string; workspace: string; createdAt: number }): void {
     const q = this.#facts.query
       .insertInto("sessions")
       .values({
@@ -147,17 +133,13 @@ export class SessionStore {
         model_id: s.modelId,
         workspace: s.workspace,
         client: "cli",
-        has_trace: 1,
         created_at: s.createdAt,
-        last_active_at: s.lastActiveAt,
       })
       .onConflict((oc) =>
         oc.column("session_id").doUpdateSet((eb) => ({
           provider: eb.ref("excluded.provider"),
           model_id: eb.ref("excluded.model_id"),
           workspace: eb.ref("excluded.workspace"),
-          has_trace: 1,
-          last_active_at: sql<number>`max(${eb.ref("sessions.last_active_at")}, ${eb.ref("excluded.last_active_at")})`,
         })),
       );
     this.#facts.run(q);
@@ -193,18 +175,6 @@ export class SessionStore {
     this.#facts.run(this.#facts.query.updateTable("sessions").set({ sandbox_network: allowed ? 1 : 0 }).where("session_id", "=", sessionId));
   }
 
-  touch(sessionId: string, at: number): void {
-    const q = this.#facts.query
-      .updateTable("sessions")
-      .set((eb) => ({ last_active_at: sql<number>`max(${eb.ref("last_active_at")}, ${at})` }))
-      .where("session_id", "=", sessionId);
-    this.#facts.run(q);
-  }
-
-  markHasTrace(sessionId: string): void {
-    this.#facts.run(this.#facts.query.updateTable("sessions").set({ has_trace: 1 }).where("session_id", "=", sessionId));
-  }
-
   delete(sessionId: string): void {
     this.#facts.run(this.#facts.query.deleteFrom("sessions").where("session_id", "=", sessionId));
   }
@@ -213,32 +183,15 @@ export class SessionStore {
     return this.#facts.all(this.#facts.query.selectFrom("sessions").select("session_id").where("project_id", "=", projectId)).map((r) => r.session_id);
   }
 
-  idsWithoutTrace(): string[] {
-    return this.#facts.all(this.#facts.query.selectFrom("sessions").select("session_id").where("has_trace", "=", 0)).map((r) => r.session_id);
-  }
 
-  /** Sessions of one agent in a category, most recently active first. */
-  list(projectId: string, agentId: string, category: SessionCategory, limit: number, offset: number): SessionRow[] {
-    const q = this.#select()
-      .where("s.project_id", "=", projectId)
-      .where("s.agent_id", "=", agentId)
-      .where((eb) => {
-        switch (category) {
-          case "active":
-            // A replay is a person's re-run of a recording: listed with their sessions (and marked there).
-            return eb.and([eb("s.archived_at", "is", null), eb.or([eb("t.source", "is", null), eb("t.source", "=", "replay")])]);
-          case "subagent":
-            return eb("t.source", "=", "subagent");
-          case "schedule":
-            return eb("t.source", "=", "schedule");
-          case "archived":
-            return eb("s.archived_at", "is not", null);
-        }
-      })
-      .orderBy("s.last_active_at", "desc")
-      .orderBy("s.session_id", "desc")
-      .limit(limit)
-      .offset(offset);
-    return this.#facts.all(q).map(toRow);
+  /**
+   * Every session of one agent, archived or not, newest first by creation. The list's
+   * categories and its order by last activity need the trace side (run source, latest event),
+   * so services/session-list.ts filters and orders these rows with it.
+   */
+  ofAgent(projectId: string, agentId: string, archived: boolean | undefined): SessionRow[] {
+    let q = this.#select().where("s.project_id", "=", projectId).where("s.agent_id", "=", agentId);
+    if (archived !== undefined) q = q.where("s.archived_at", archived ? "is not" : "is", null);
+    return this.#facts.all(q.orderBy("s.created_at", "desc").orderBy("s.session_id", "desc")).map(toRow);
   }
 }

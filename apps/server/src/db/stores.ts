@@ -12,7 +12,6 @@ import { ProjectStore } from "./projects-store.js";
 import { ScheduleStore } from "./schedule-store.js";
 import { SessionStore } from "./sessions-store.js";
 import { SettingsStore } from "./settings-store.js";
-import { TraceCacheStore } from "./trace-cache-store.js";
 import { UsageStore } from "./usage-store.js";
 import { UserStore } from "./users-store.js";
 
@@ -27,7 +26,6 @@ export interface Stores {
   sessions: SessionStore;
   usage: UsageStore;
   settings: SettingsStore;
-  traceCache: TraceCacheStore;
   schedules: ScheduleStore;
   goals: GoalStore;
 }
@@ -42,7 +40,6 @@ export function createStores(facts: FactsDb, projections: LiveProjectionRunner):
     sessions: new SessionStore(facts),
     usage: new UsageStore(projections),
     settings: new SettingsStore(facts),
-    traceCache: new TraceCacheStore(facts),
     schedules: new ScheduleStore(facts),
     goals: new GoalStore(facts),
   };

@@ -13,7 +13,7 @@
  * whatever the model runs. Anyone who controls the session may take it back (`false`).
  */
 import { isAbsolute } from "node:path";
-import { readProjectConfig } from "@penguin/core";
+import { readProjectConfig, type AgentPaths } from "@penguin/core";
 import { timelineProjection, timelineSnapshots } from "@penguin/projections-timeline";
 import { Schema } from "effect";
 import { sessionArchived, sessionTitle } from "@penguin/omnimessage";
@@ -22,7 +22,8 @@ import { json, noContent } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import { ApprovalModeSchema, Capped, IntFromText, PositiveInt, Text, ThinkingLevelSchema, WithDefault } from "../http/schemas.js";
 import type { ServerContext } from "../server-context.js";
-import { sessionOrigins } from "../services/session-origin.js";
+import { listAgentSessions } from "../services/session-list.js";
+import { sessionTraceInfo } from "../services/session-trace-info.js";
 import { sessionView } from "../services/session-view.js";
 import { traceFilesOf } from "../services/trace-view.js";
 
@@ -55,18 +56,19 @@ function requireNetworkGrant(role: "owner" | "member" | "admin"): void {
 
 export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
   const { stores, sessions } = ctx;
-  const viewOf = (id: string) => {
+  /** What the trace says about one session of the agent (run source, last event, origin). */
+  const traceInfoOf = async (agent: AgentPaths, id: string) => (await sessionTraceInfo(ctx.projections, agent, [id], ctx.report)).get(id);
+  const viewOf = async (agent: AgentPaths, id: string) => {
     const row = stores.sessions.get(id);
     if (row === undefined) throw notFound(`session ${id}`);
-    return sessionView(row, sessions.peek(id));
+    return sessionView(row, sessions.peek(id), await traceInfoOf(agent, id));
   };
 
   table.add(
     { method: "get", path: "/api/projects/:p/agents/:a/sessions", operationId: "sessions.list", summary: "Sessions of an agent, most recent first", tag: "sessions", access: "agent", query: ListQuery, responses: { 200: { description: "{sessions}" } } },
     async ({ grant, query }) => {
-      const rows = stores.sessions.list(grant.project.projectId, grant.agent.agentId, query.category, query.limit, query.offset);
-      const origins = await sessionOrigins(ctx.projections, grant.agent, rows.map((r) => r.sessionId), ctx.report);
-      return json({ sessions: rows.map((r) => sessionView(r, sessions.peek(r.sessionId), origins.get(r.sessionId))) });
+      const listed = await listAgentSessions(ctx, grant.agent, query.category, query.limit, query.offset);
+      return json({ sessions: listed.map(({ row, info }) => sessionView(row, sessions.peek(row.sessionId), info)) });
     },
   );
 
@@ -85,6 +87,7 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
         sandboxNetwork: body.sandboxNetwork,
       });
       ctx.access.recordCreator(row.sessionId, user.userId);
+      // Created by this request for a person: no run source, no event after its creation yet.
       const view = sessionView(row, hub);
       ctx.userEvents.toProject(row.projectId, { type: "session_created", session: view });
       return json(view, 201);
@@ -98,9 +101,8 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
       const hub = sessions.peek(id);
       const files = traceFilesOf(grant.agent, id);
       const usage = await stores.usage.sessionTotals(id);
-      const origin = (await sessionOrigins(ctx.projections, grant.agent, [id], ctx.report)).get(id);
       return json({
-        ...sessionView(grant.session, hub, origin),
+        ...sessionView(grant.session, hub, await traceInfoOf(grant.agent, id)),
         tracePath: hub?.core?.tracePath ?? files[files.length - 1]?.path ?? null,
         traceFiles: files.map(({ index, size }) => ({ index, size })),
         usage,
@@ -129,11 +131,11 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
       if (body.title !== undefined) stores.sessions.setTitle(id, body.title);
       if (body.archived !== undefined) stores.sessions.setArchived(id, body.archived ? (grant.session.archivedAt ?? ctx.now()) : null);
       // The same facts go to the trace (a session without a trace yet has nothing to append to).
-      if (grant.session.hasTrace) {
+      if (traceFilesOf(grant.agent, id).length > 0) {
         if (typeof body.title === "string") await sessions.recordFact(grant.session, sessionTitle(body.title));
         if (body.archived !== undefined && (body.archived === true) !== (grant.session.archivedAt !== null)) await sessions.recordFact(grant.session, sessionArchived(body.archived === true));
       }
-      const view = viewOf(id);
+      const view = await viewOf(grant.agent, id);
       ctx.userEvents.toProject(grant.project.projectId, { type: "session_updated", session: view });
       return json(view);
     },
@@ -168,7 +170,7 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
       ctx.access.recordCreator(row.sessionId, user.userId);
       // The projection folds the fork's `forked_from` event: one pass, so the answer names the origin.
       await ctx.projections.refresh();
-      const view = sessionView(row, undefined, (await sessionOrigins(ctx.projections, grant.agent, [row.sessionId], ctx.report)).get(row.sessionId));
+      const view = sessionView(row, undefined, await traceInfoOf(grant.agent, row.sessionId));
       ctx.userEvents.toProject(row.projectId, { type: "session_created", session: view });
       return json(view, 201);
     },

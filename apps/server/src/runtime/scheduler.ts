@@ -27,6 +27,7 @@ import { agentPaths, listSchedules, projectPaths } from "@penguin/core";
 import { formatFields, wrapMarker } from "@penguin/omnimessage";
 import type { ScheduleStateRow } from "../db/schedule-store.js";
 import type { Stores } from "../db/stores.js";
+import { JUST_CREATED } from "../services/session-trace-info.js";
 import { sessionView } from "../services/session-view.js";
 import { agentIdsOnDisk } from "../services/trace-files.js";
 import { latestSlot, nextSlot, parseSchedule, slotsBetween, type ScheduleDefinition } from "../services/schedule-definition.js";
@@ -207,7 +208,7 @@ export class Scheduler {
       } else {
         const created = await sessions.create({ projectId, agentId, provider: def.target.provider, modelId: def.target.modelId, workspace: def.target.workspace, source: "schedule" });
         row = created.row;
-        userEvents.toProject(projectId, { type: "session_created", sessionId: row.sessionId, session: sessionView(row, created.hub), source: "schedule" });
+        userEvents.toProject(projectId, { type: "session_created", sessionId: row.sessionId, session: sessionView(row, created.hub, { ...JUST_CREATED, source: "schedule" }), source: "schedule" });
       }
       const accepted = await sessions.startTask(row, { input, queueIfBusy: true, thinkingLevel: undefined, sender: "server" });
       this.#errors.delete(key);

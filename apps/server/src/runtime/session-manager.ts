@@ -32,6 +32,7 @@ import type { EventIds } from "./sse-channel.js";
 import { buildTaskMessages, type AttachmentLimits, type TaskInputItem } from "./task-input.js";
 import type { WorkspaceRoots } from "../services/workspace-roots.js";
 import { TaskRunner } from "./task-runner.js";
+import { JUST_CREATED } from "../services/session-trace-info.js";
 import { sessionView } from "../services/session-view.js";
 import type { UserEventHub } from "./user-events.js";
 
@@ -156,14 +157,12 @@ export class SessionManager {
       workspace: core.workspace,
       approvalMode: mode,
       client: "web",
-      hasTrace: true,
       createdAt: now,
-      lastActiveAt: now,
       sandboxNetwork,
     });
-    if (input.source !== undefined) {
-      this.#deps.stores.traceCache.recordSession({ sessionId: core.id, projectId: input.projectId, agentId: input.agentId, source: input.source, fileCount: 1, mtimeMs: now });
-    }
+    // The run source (input.source) is not copied into facts.db: createSession wrote it into
+    // the trace header above, which is where the session list reads it until the sessions
+    // projection has folded the session.
     const row = this.#deps.stores.sessions.get(core.id);
     if (row === undefined) throw new Error(`session ${core.id} was not indexed`);
     const hub = this.hub(row);
@@ -297,7 +296,7 @@ export class SessionManager {
   async setSandboxNetwork(row: SessionRow, allowed: boolean): Promise<void> {
     if (row.sandboxNetwork === allowed) return;
     this.#deps.stores.sessions.setSandboxNetwork(row.sessionId, allowed);
-    if (row.hasTrace) await this.recordFact(row, settingsChanged({ sandbox_network: allowed }));
+    if (sessionTraceFiles(agentPaths(this.#deps.root, row.projectId, row.agentId), row.sessionId).length > 0) await this.recordFact(row, settingsChanged({ sandbox_network: allowed }));
     const hub = this.#hubs.get(row.sessionId);
     if (hub === undefined || hub.core === undefined) return;
     if (hub.busy) hub.stale = true;
@@ -371,9 +370,7 @@ export class SessionManager {
       workspace: meta.payload.workspace,
       approvalMode: row.approvalMode,
       client: "web",
-      hasTrace: true,
       createdAt: now,
-      lastActiveAt: now,
     });
     const forkTitle = `${row.title ?? "Session"} (${n})`;
     stores.sessions.setTitle(forkId, forkTitle);
@@ -397,7 +394,6 @@ export class SessionManager {
     for (const f of sessionTraceFiles(agent.paths, row.sessionId)) rmSync(f.file, { force: true });
     rmSync(sessionScratchpad(agent.paths, row.sessionId), { recursive: true, force: true });
     this.#deps.stores.sessions.delete(row.sessionId);
-    this.#deps.stores.traceCache.forget(row.sessionId);
   }
 
   /** True when any session of the project (or of one agent) is running. */
@@ -515,10 +511,10 @@ export class SessionManager {
     const agentId = basename(dirname(meta.agent_state));
     if (!PROJECT_OR_AGENT_ID.test(agentId) || stores.sessions.get(meta.session_id) !== undefined) return;
     const now = this.#deps.now();
-    stores.sessions.upsertFromTrace({ sessionId: meta.session_id, projectId: parent.projectId, agentId, provider: meta.provider, modelId: meta.model_id, workspace: meta.workspace, createdAt: now, lastActiveAt: now });
-    stores.traceCache.recordSession({ sessionId: meta.session_id, projectId: parent.projectId, agentId, source: "subagent", fileCount: 1, mtimeMs: now });
+    stores.sessions.upsertFromTrace({ sessionId: meta.session_id, projectId: parent.projectId, agentId, provider: meta.provider, modelId: meta.model_id, workspace: meta.workspace, createdAt: now });
     const row = stores.sessions.get(meta.session_id);
-    if (row !== undefined) this.#deps.userEvents.toProject(parent.projectId, { type: "session_created", session: { ...sessionView(row, undefined), parentSessionId: parent.sessionId } });
+    // The child's own header (meta) says it is a subagent's run: the event names that source.
+    if (row !== undefined) this.#deps.userEvents.toProject(parent.projectId, { type: "session_created", session: { ...sessionView(row, undefined, { ...JUST_CREATED, source: "subagent" }), parentSessionId: parent.sessionId } });
   }
 
   /** A child's message, as its own stream shows it: the outermost origin hop removed. */

@@ -22,7 +22,6 @@
  *   also handed to `mirrorChild`, which republishes it on the child's own stream.
  * When the run ends the state returns to `idle` and `onIdle` decides what runs next.
  */
-import { statSync } from "node:fs";
 import { approveForMode, fallbackTitle, UNLIMITED, type ApproveFn, type Session } from "@penguin/core";
 import { isEvent, isModel, startsWithMarker, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
@@ -154,14 +153,12 @@ export class TaskRunner {
   }
 
   #finish(hub: SessionHub): void {
-    const { stores, now } = this.#deps;
+    const { now } = this.#deps;
     hub.flushHeld();
     hub.run = undefined;
     hub.state = "idle";
     hub.dropPendingSteering();
     hub.lastActiveAt = now();
-    if (hub.core !== undefined && traceExists(hub.core)) stores.sessions.markHasTrace(hub.sessionId);
-    stores.sessions.touch(hub.sessionId, now());
     this.#announce(hub);
     this.#deps.onIdle(hub);
   }
@@ -186,14 +183,5 @@ export class TaskRunner {
       hub.serverEvent({ type: "session_title", sessionId: hub.sessionId, title: chosen });
       this.#deps.userEvents.toProject(hub.projectId, { type: "session_title", sessionId: hub.sessionId, title: chosen });
     });
-  }
-}
-
-function traceExists(core: Session): boolean {
-  try {
-    statSync(core.tracePath);
-    return true;
-  } catch {
-    return false;
   }
 }

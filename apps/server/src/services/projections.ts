@@ -33,8 +33,7 @@ export function followTracedSessions(runner: LiveProjectionRunner, stores: Store
       if (s.provider === null || s.model_id === null || s.workspace === null) continue;
       if (stores.sessions.get(s.session_id) !== undefined || stores.projects.get(s.project_id) === undefined) continue;
       if (stores.projects.agent(s.project_id, s.agent_id) === undefined) stores.projects.insertAgent(s.project_id, { agentId: s.agent_id, name: null, description: null, createdAt: now() });
-      stores.sessions.upsertFromTrace({ sessionId: s.session_id, projectId: s.project_id, agentId: s.agent_id, provider: s.provider, modelId: s.model_id, workspace: s.workspace, createdAt: Number(s.created_at), lastActiveAt: Number(s.last_event_at) });
-      stores.traceCache.recordSession({ sessionId: s.session_id, projectId: s.project_id, agentId: s.agent_id, source: s.source === "user" ? null : s.source, fileCount: Number(s.files), mtimeMs: Number(s.last_event_at) });
+      stores.sessions.upsertFromTrace({ sessionId: s.session_id, projectId: s.project_id, agentId: s.agent_id, provider: s.provider, modelId: s.model_id, workspace: s.workspace, createdAt: Number(s.created_at) });
     }
   });
 }

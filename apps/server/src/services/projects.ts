@@ -38,10 +38,7 @@ export async function createProject(root: string, stores: Stores, project: { pro
 
 export function deleteProjectFiles(root: string, stores: Stores, project: ProjectRow): void {
   if (isProtectedProject(project)) throw conflict("protected", `${project.projectId} is a default project and cannot be deleted`);
-  for (const id of stores.sessions.idsInProject(project.projectId)) {
-    stores.sessions.delete(id);
-    stores.traceCache.forget(id);
-  }
+  for (const id of stores.sessions.idsInProject(project.projectId)) stores.sessions.delete(id);
   stores.projects.delete(project.projectId);
   rmSync(projectPaths(root, project.projectId).projectDir, { recursive: true, force: true });
 }

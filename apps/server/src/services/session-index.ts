@@ -3,20 +3,24 @@
  * appear in the web, and that `--reindex` runs from scratch.
  *
  * For every project folder under the root (registered to the admin when the server did not
- * know it) and every agent in it, each traced session is indexed from the first line of its
- * first file (model, workspace, source) and the files' mtimes (last activity). A session
- * whose files are unchanged since the last scan (size and mtime in the derived cache) is
- * skipped, so a restart over thousands of traces reads almost nothing.
+ * know it) and every agent in it, each traced session the index does not know yet is indexed
+ * from the first line of its first file (model, workspace; created at the time in its id).
+ * A session the index knows is skipped without reading its files (a full reindex reads them
+ * all again), so a restart over thousands of traces reads almost nothing: what a session's
+ * later lines change (its last activity, run source, counts) is the sessions projection's,
+ * which follows the traces itself. Nothing of the scan is cached in facts.db.
  *
  * A session found this way that has no title yet (the CLI never names its sessions) and
  * that a person started (not a subagent's or a schedule's run, which the list names apart)
  * is titled from its first prompt, as the server does for its own sessions when no model
  * title comes, so it does not show as "Untitled session" in the web.
  *
- * Sessions the index knows but whose trace never appeared are dropped (the server creates
- * sessions persisted, so this only concerns rows whose files were removed by hand or an
- * older server's sessions that never ran). A full reindex also drops rows whose traces were
- * deleted, and rebuilds the caches.
+ * Sessions the index knows but that have no trace in their project's folder are dropped
+ * (the server creates sessions persisted, so this only concerns rows whose files were removed
+ * by hand or an older server's sessions that never ran): facts.db keeps no flag saying
+ * whether a trace exists, the folder is asked. A project whose folder is not on disk at all
+ * keeps its rows (a folder missing for a while must not cost the sessions' settings), except
+ * in a full reindex, which drops every row without a trace.
  */
 import { readdirSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
@@ -31,11 +35,12 @@ export interface IndexResult {
 }
 
 export function indexTraces(root: string, stores: Stores, options: { full: boolean; owner: string; now: number }): IndexResult {
-  if (options.full) stores.traceCache.clear();
   const seen = new Set<string>();
   let scanned = 0;
   let indexed = 0;
+  const scannedProjects = new Set<string>();
   for (const projectId of projectIdsOnDisk(root)) {
+    scannedProjects.add(projectId);
     stores.projects.insert({ projectId, ownerUserId: options.owner, name: null, createdAt: options.now });
     const project = projectPaths(root, projectId);
     for (const agentId of agentIdsOnDisk(project)) {
@@ -43,8 +48,7 @@ export function indexTraces(root: string, stores: Stores, options: { full: boole
       for (const s of listTracedSessions(agentPaths(root, projectId, agentId))) {
         scanned += 1;
         seen.add(s.sessionId);
-        const stats = s.files.map((f) => ({ ...f, stat: statOf(f.file) }));
-        if (stats.every((f) => f.stat !== undefined && stores.traceCache.isCurrent(f.file, f.stat.size, f.stat.mtimeMs)) && stores.sessions.get(s.sessionId) !== undefined) continue;
+        if (!options.full && stores.sessions.get(s.sessionId) !== undefined) continue;
         const first = s.files[0];
         const meta = first === undefined ? undefined : readSessionMeta(first.file);
         if (meta === undefined || meta.session_id !== s.sessionId) continue;
@@ -56,35 +60,24 @@ export function indexTraces(root: string, stores: Stores, options: { full: boole
           modelId: meta.model_id,
           workspace: meta.workspace,
           createdAt: startOf(s.sessionId) ?? Math.floor(s.mtimeMs),
-          lastActiveAt: Math.floor(s.mtimeMs),
         });
         if ((meta.source ?? null) === null && stores.sessions.get(s.sessionId)?.title === null) {
           const prompt = readFirstPrompt(first?.file ?? "");
           const title = prompt === undefined ? "" : fallbackTitle(prompt);
           if (title !== "") stores.sessions.setTitle(s.sessionId, title);
         }
-        stores.traceCache.recordSession({ sessionId: s.sessionId, projectId, agentId, source: meta.source ?? null, fileCount: s.files.length, mtimeMs: s.mtimeMs });
-        for (const f of stats) {
-          if (f.stat !== undefined) stores.traceCache.recordFile({ path: f.file, sessionId: s.sessionId, fileIndex: f.index, size: f.stat.size, mtimeMs: f.stat.mtimeMs });
-        }
         indexed += 1;
       }
     }
   }
   let dropped = 0;
-  for (const id of stores.sessions.idsWithoutTrace()) {
-    if (seen.has(id)) continue;
-    stores.sessions.delete(id);
-    dropped += 1;
-  }
-  if (options.full) {
-    for (const project of stores.projects.all()) {
-      for (const id of stores.sessions.idsInProject(project.projectId)) {
-        if (seen.has(id)) continue;
-        stores.sessions.delete(id);
-        stores.traceCache.forget(id);
-        dropped += 1;
-      }
+  // `seen` is every session with a trace on disk: a row without one has nothing to show or resume.
+  for (const project of stores.projects.all()) {
+    if (!options.full && !scannedProjects.has(project.projectId)) continue;
+    for (const id of stores.sessions.idsInProject(project.projectId)) {
+      if (seen.has(id)) continue;
+      stores.sessions.delete(id);
+      dropped += 1;
     }
   }
   return { scanned, indexed, dropped };

@@ -1,11 +1,12 @@
 /**
- * How a session looks in the API: its index row plus what the runtime knows right now (run
- * state, pending approvals), and where it came from (a fork's origin, a replay's recording)
- * when the caller looked it up. One function, so lists, details and events agree.
+ * How a session looks in the API: its index row (what the server decided), what its trace
+ * says (run source, last activity, a fork's origin, a replay's recording: from the sessions
+ * projection, services/session-trace-info.ts) and what the runtime knows right now (run
+ * state, pending approvals). One function, so lists, details and events agree.
  */
 import type { SessionRow } from "../db/sessions-store.js";
 import type { SessionHub } from "../runtime/session-hub.js";
-import { NO_ORIGIN, type SessionOrigin } from "./session-origin.js";
+import { JUST_CREATED, lastActiveAt, type SessionTraceInfo } from "./session-trace-info.js";
 
 export interface SessionView {
   id: string;
@@ -30,12 +31,16 @@ export interface SessionView {
   pendingApprovals: number;
   queued: number;
   /** The session and event this one was forked from (from the sessions projection). */
-  forkedFrom: SessionOrigin["forkedFrom"];
+  forkedFrom: SessionTraceInfo["forkedFrom"];
   /** The recorded session this one replays. */
   replayOf: string | null;
 }
 
-export function sessionView(row: SessionRow, hub: SessionHub | undefined, origin: SessionOrigin = NO_ORIGIN): SessionView {
+/**
+ * `trace` defaults to what is known of a session a person just created, without reading it
+ * back (services/session-trace-info.ts, JUST_CREATED).
+ */
+export function sessionView(row: SessionRow, hub: SessionHub | undefined, trace: SessionTraceInfo = JUST_CREATED): SessionView {
   return {
     id: row.sessionId,
     projectId: row.projectId,
@@ -49,15 +54,15 @@ export function sessionView(row: SessionRow, hub: SessionHub | undefined, origin
     archived: row.archivedAt !== null,
     archivedAt: row.archivedAt,
     client: row.client,
-    source: row.source,
-    hasTrace: row.hasTrace,
+    source: trace.source === "replay" ? null : trace.source,
+    hasTrace: trace.hasTrace,
     sandboxNetwork: row.sandboxNetwork,
     createdAt: row.createdAt,
-    lastActiveAt: row.lastActiveAt,
+    lastActiveAt: lastActiveAt(row, trace),
     state: hub?.state ?? "idle",
     pendingApprovals: hub?.approvals.pending().length ?? 0,
     queued: hub?.followUps.length ?? 0,
-    forkedFrom: origin.forkedFrom,
-    replayOf: origin.replayOf,
+    forkedFrom: trace.forkedFrom,
+    replayOf: trace.replayOf,
   };
 }

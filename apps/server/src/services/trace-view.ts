@@ -60,7 +60,6 @@ export function importTrace(stores: Stores, agent: AgentPaths, dataBase64: strin
   const file = traceFilePath(agent, sessionDate(sessionId), sessionId, 1);
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, text.endsWith("\n") ? text : `${text}\n`, { flag: "wx" });
-  stores.sessions.upsertFromTrace({ sessionId, projectId: agent.projectId, agentId: agent.agentId, provider: meta.provider, modelId: meta.model_id, workspace: meta.workspace, createdAt: now, lastActiveAt: now });
-  stores.traceCache.recordSession({ sessionId, projectId: agent.projectId, agentId: agent.agentId, source: meta.source ?? null, fileCount: 1, mtimeMs: now });
+  stores.sessions.upsertFromTrace({ sessionId, projectId: agent.projectId, agentId: agent.agentId, provider: meta.provider, modelId: meta.model_id, workspace: meta.workspace, createdAt: now });
   return sessionId;
 }
