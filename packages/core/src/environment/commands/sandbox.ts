@@ -35,8 +35,10 @@
  * Processes: every command gets a pid namespace of its own with a fresh `/proc`, so it sees
  * only its own processes and cannot signal the harness, the server or another session's
  * commands (their pids do not exist in there). bwrap keeps a small init as pid 1 of the
- * namespace, and a pid namespace ends, all its processes killed, when that init goes; bwrap's
- * init goes as soon as the first process it started exits. So the first process is not the
+ * namespace, and a pid namespace ends, all its processes killed, when that init goes; bwrap
+ * itself leaves as soon as the first process it started exits, and with `--die-with-parent`
+ * its init goes with it (without that flag nothing would end a namespace whose harness died).
+ * So the first process is not the
  * command but a supervisor (`SANDBOX_SUPERVISOR`, plain bash): it runs `bash -lc <cmd>` as its
  * child, reports the command's exit status on `SANDBOX_STATUS_FD` the moment the command
  * exits, then stays while anything the command left behind (`server &`) still runs, and exits
@@ -54,7 +56,9 @@
  *
  * Availability is probed once per bwrap path by running a trivial sandbox with the same
  * namespaces; where user namespaces are disabled the probe fails and the sandbox counts as
- * missing, with bwrap's own message as the reason.
+ * missing, with bwrap's own message as the reason. Where only the pid namespace's `/proc`
+ * cannot be mounted (some containers), the sandbox counts as missing too, rather than running
+ * commands that could signal the server, and the reason says so.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, realpathSync } from "node:fs";
