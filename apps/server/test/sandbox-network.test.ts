@@ -5,7 +5,9 @@
 // and the listener sees nothing (the sandbox's own loopback has no listener); allowed, it
 // connects, the listener counts it, and the trace records `settings_changed
 // {sandbox_network: true}`. Where bwrap cannot run here, the socket cases are skipped and
-// their names say why; the authorization cases run everywhere.
+// their names say why; the authorization cases run everywhere. The one-session read says how
+// the commands run (sandbox available, enabled, network allowed server-wide) and what the
+// reader may change (permissions), and the PATCH agrees with it for owner, creator and member.
 import { createServer, type Server } from "node:net";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -156,5 +158,39 @@ describe(`a session's network allowance${skipReason}`, { timeout: 60_000 }, () =
     const bad = await admin.post("/api/projects/default_project/agents/default_agent/sessions", { workspace: h.workspace, sandboxNetwork: "yes" });
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body)).toContain("sandboxNetwork");
+  });
+});
+
+describe("what the session read says about its commands and who may change them", { timeout: 60_000 }, () => {
+  it("permissions follow the PATCH's rules: owner all, member-creator take back only, other member nothing", async () => {
+    h = await startHarness();
+    const admin = await h.admin();
+    const mia = await member(h, admin);
+    const own = await newSession(mia, { workspace: h.workspace });
+    const admins = await newSession(admin, { workspace: h.workspace });
+    expect((await admin.get(`/api/sessions/${own}`)).body.permissions).toEqual({ control: true, allowNetwork: true });
+    expect((await mia.get(`/api/sessions/${own}`)).body.permissions).toEqual({ control: true, allowNetwork: false });
+    expect((await mia.get(`/api/sessions/${admins}`)).body.permissions).toEqual({ control: false, allowNetwork: false });
+    // …and the PATCH agrees with each answer.
+    expect((await mia.patch(`/api/sessions/${own}`, { sandboxNetwork: true })).status).toBe(403);
+    expect((await mia.patch(`/api/sessions/${own}`, { sandboxNetwork: false })).status).toBe(200);
+    expect((await mia.patch(`/api/sessions/${admins}`, { sandboxNetwork: false })).status).toBe(403);
+    expect((await admin.patch(`/api/sessions/${own}`, { sandboxNetwork: true })).status).toBe(200);
+    // The sandbox status is the server's, the same for every reader.
+    const status = { available: availability.available, enabled: availability.available, serverNetwork: false };
+    expect((await admin.get(`/api/sessions/${own}`)).body.sandbox).toEqual(status);
+    expect((await mia.get(`/api/sessions/${admins}`)).body.sandbox).toEqual(status);
+  });
+
+  it("says when commands run unsandboxed (bwrap missing), and when the server allows every session the network", async () => {
+    h = await startHarness({ app: { sandbox: { bwrapPath: "/nonexistent/penguin-test/bwrap" } } });
+    let c = await h.admin();
+    let sid = await newSession(c, { workspace: h.workspace });
+    expect((await c.get(`/api/sessions/${sid}`)).body.sandbox).toEqual({ available: false, enabled: false, serverNetwork: false });
+    await h.cleanup();
+    h = await startHarness({ app: { sandbox: { network: true } } });
+    c = await h.admin();
+    sid = await newSession(c, { workspace: h.workspace });
+    expect((await c.get(`/api/sessions/${sid}`)).body.sandbox).toEqual({ available: availability.available, enabled: availability.available, serverNetwork: availability.available });
   });
 });

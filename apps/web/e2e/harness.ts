@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { createAgent, writeProjectConfig } from "@penguin/core";
-import { startServer, type RunningServer } from "@penguin/server";
+import { startServer, type RunningServer, type StartServerOptions } from "@penguin/server";
 import { findMarkers } from "@penguin/omnimessage";
 import { startTestkit, type RecordedRequest, type ScriptedTurn, type Testkit } from "@penguin/testkit";
 import { goalBlockOf } from "../src/lib/stream/goal";
@@ -137,7 +137,12 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(): Promise<Harness> {
+export interface HarnessOptions {
+  /** Server app options (a sandbox whose bwrap is missing, say); default: the server's own defaults. */
+  app?: StartServerOptions["app"];
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   if (!existsSync(join(webDir, "index.html"))) throw new Error(`the SPA is not built (${webDir}/index.html missing): run \`npm run -w @penguin/web build\` first`);
   const root = mkdtempSync(join(tmpdir(), "penguin-e2e-"));
   const profile = mkdtempSync(join(tmpdir(), "penguin-e2e-chromium-"));
@@ -145,7 +150,7 @@ export async function startHarness(): Promise<Harness> {
   const testkit = await startTestkit();
   testkit.enqueue(...Array.from({ length: 200 }, () => answer));
   await runCliSession(root, testkit);
-  const server = await startServer({ root, port: 0, webDir, env: { ...process.env, PENGUIN_HOME: root }, out: () => undefined });
+  const server = await startServer({ root, port: 0, webDir, env: { ...process.env, PENGUIN_HOME: root }, out: () => undefined, ...(options.app === undefined ? {} : { app: options.app }) });
   const initialPassword = readFileSync(join(root, "initial-admin-password"), "utf8").trim();
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,

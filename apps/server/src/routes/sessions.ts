@@ -11,6 +11,12 @@
  * `sandboxNetwork: true` lets the session's sandboxed commands use the network. Only a project
  * owner or the admin may allow it (a member gets 403): it opens a way out of the machine for
  * whatever the model runs. Anyone who controls the session may take it back (`false`).
+ *
+ * The one-session read also says how its commands run (`sandbox`: whether bwrap can run on
+ * the server, whether the session's commands run in it, and whether the server allows every
+ * session the network) and what the asking user may change (`permissions`: `control` for the
+ * session's creator, a project owner or the admin; `allowNetwork` for an owner or the admin),
+ * from the same rules the PATCH enforces, so the web app offers only what will be accepted.
  */
 import { isAbsolute } from "node:path";
 import { readProjectConfig, type AgentPaths } from "@penguin/core";
@@ -95,8 +101,8 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "get", path: "/api/sessions/:id", operationId: "sessions.get", summary: "One session", tag: "sessions", access: "session", responses: { 200: { description: "The session, with tracePath, traceFiles and usage" } } },
-    async ({ grant }) => {
+    { method: "get", path: "/api/sessions/:id", operationId: "sessions.get", summary: "One session", tag: "sessions", access: "session", responses: { 200: { description: "The session, with tracePath, traceFiles, usage, how its commands run (sandbox) and what the caller may change (permissions)" } } },
+    async ({ grant, user }) => {
       const id = grant.session.sessionId;
       const hub = sessions.peek(id);
       const files = traceFilesOf(grant.agent, id);
@@ -107,6 +113,8 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
         traceFiles: files.map(({ index, size }) => ({ index, size })),
         usage,
         pending: hub?.approvals.pending() ?? [],
+        sandbox: { available: ctx.sandbox.available, enabled: ctx.sandbox.enabled, serverNetwork: ctx.sandbox.enabled && ctx.sandbox.network },
+        permissions: { control: ctx.access.mayControl(user, grant), allowNetwork: grant.role !== "member" },
       });
     },
   );

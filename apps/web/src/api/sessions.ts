@@ -18,6 +18,7 @@ import {
   type ApprovalMode,
   type GoalState,
   type ProcessInfo,
+  type SessionCommandsInfo,
   type SessionHistory,
   type SessionSummary,
   type TaskInputItem,
@@ -56,6 +57,19 @@ export function sessionOf(raw: unknown, fallback: { projectId?: string; agentId?
     state: taskStateOf(o.state ?? o.runState ?? o.taskState),
     lastActiveAt: time(o, "lastActiveAt", "updatedAt") ?? 0,
     createdAt: time(o, "createdAt") ?? 0,
+    ...(typeof o.sandboxNetwork === "boolean" ? { sandboxNetwork: o.sandboxNetwork } : {}),
+    ...(isRecord(o.sandbox) ? { commands: commandsOf(o.sandbox, asRecord(o.permissions)) } : {}),
+  };
+}
+
+/** The one-session read's `sandbox` and `permissions`; a permission the answer does not grant counts as refused. */
+function commandsOf(sandbox: Json, permissions: Json): SessionCommandsInfo {
+  return {
+    sandboxAvailable: bool(sandbox, "available") ?? false,
+    sandboxed: bool(sandbox, "enabled") ?? false,
+    serverNetwork: bool(sandbox, "serverNetwork") ?? false,
+    mayControl: bool(permissions, "control") ?? false,
+    mayAllowNetwork: bool(permissions, "allowNetwork") ?? false,
   };
 }
 
@@ -86,6 +100,8 @@ export async function getSession(id: string): Promise<SessionSummary | undefined
 
 export interface SessionPatch {
   approvalMode?: ApprovalMode;
+  /** Allow (owner/admin) or take back (creator/owner/admin) the network for the session's sandboxed commands. */
+  sandboxNetwork?: boolean;
   thinkingLevel?: ThinkingLevel;
   archived?: boolean;
   title?: string;

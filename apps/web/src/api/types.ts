@@ -68,6 +68,24 @@ export interface SessionSummary {
   state: TaskState;
   lastActiveAt: number;
   createdAt: number;
+  /** The session's own network allowance for its sandboxed commands (absent: the answer did not say). */
+  sandboxNetwork?: boolean;
+  /** How its commands run and what the reader may change: only the one-session read carries it. */
+  commands?: SessionCommandsInfo;
+}
+
+/** `GET /api/sessions/:id`'s `sandbox` and `permissions`, as the header uses them. */
+export interface SessionCommandsInfo {
+  /** bwrap can run on the server. */
+  sandboxAvailable: boolean;
+  /** The session's commands run in the sandbox. */
+  sandboxed: boolean;
+  /** The server allows every session's sandboxed commands the network (no session can take it back). */
+  serverNetwork: boolean;
+  /** The reader may take the network back: the session's creator, a project owner or the admin. */
+  mayControl: boolean;
+  /** The reader may allow the network: a project owner or the admin. */
+  mayAllowNetwork: boolean;
 }
 
 /** A goal's state: `active` while it runs, then how it ended (SPEC §3 goal mode). */

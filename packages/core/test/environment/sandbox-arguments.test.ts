@@ -3,7 +3,8 @@
 // same depth, so a workspace inside the hidden data root comes back and a data root inside a
 // workspace is hidden again; hidden folders remounted read-only last; `/`, `/tmp` and system
 // folders never hidden; a workspace parent holding a PATH entry left visible; masks only on
-// visible files; the isolation flags, with the network namespace only when the network is off.
+// visible files; the isolation flags (a pid namespace with its own /proc always), with the
+// network namespace only when the network is off.
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -45,7 +46,9 @@ describe("bwrapArguments", () => {
     const args = bwrapArguments(box({ writable: [root] }), root, { PATH: "/usr/bin" });
     expect(args.slice(0, 6)).toEqual(["--ro-bind", "/", "/", "--dev", "/dev", "--tmpfs"]);
     expect(args[6]).toBe("/tmp");
-    for (const flag of ["--unshare-net", "--unshare-ipc", "--die-with-parent", "--new-session"]) expect(args).toContain(flag);
+    for (const flag of ["--unshare-net", "--unshare-ipc", "--unshare-pid", "--die-with-parent", "--new-session"]) expect(args).toContain(flag);
+    // The pid namespace's own /proc, so the host's processes are not listed inside.
+    expect(args.slice(7, 9)).toEqual(["--proc", "/proc"]);
     expect(args.join(" ")).toContain("--cap-drop ALL");
     expect(args.slice(-2)).toEqual(["--chdir", root]);
     expect(bwrapArguments(box({ writable: [root], network: true }), root, {})).not.toContain("--unshare-net");

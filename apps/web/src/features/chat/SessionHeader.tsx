@@ -2,11 +2,12 @@
  * The session's header: title, agent, the model and workspace (locked: they were fixed when
  * the session was created), and the two settings that may change mid-session, approval mode
  * and thinking level. Shows the stream's connection state when it is not open, the running
- * goal's chip (objective, round, tokens used of the budget) while one runs, and the button
- * that opens the details panel (processes, trace).
+ * goal's chip (objective, round, tokens used of the budget) while one runs, how the session's
+ * commands run (CommandsStatus), and the button that opens the details panel (processes, trace).
  */
 import { For, Show } from "solid-js";
 import { APPROVAL_MODES, THINKING_LEVELS, type ApprovalMode, type SessionSummary, type ThinkingLevel } from "../../api/types";
+import { CommandsStatus } from "./CommandsStatus";
 import type { SseStatus } from "../../api/sse";
 import { workspaceLabel } from "../../state/session-list-store";
 import { Icon } from "../../components/ui/Icon";
@@ -16,6 +17,7 @@ import { GoalChip } from "./rows/GoalRows";
 export interface HeaderPatch {
   approvalMode?: ApprovalMode;
   thinkingLevel?: ThinkingLevel;
+  sandboxNetwork?: boolean;
 }
 
 const SELECT = "rounded border border-slate-300 bg-white px-1.5 py-0.5 text-xs dark:border-slate-700 dark:bg-slate-900";
@@ -97,6 +99,9 @@ export function SessionHeader(props: SessionHeaderProps) {
                 <For each={THINKING_LEVELS}>{(l) => <option value={l} selected={l === session().thinkingLevel}>{l}</option>}</For>
               </select>
             </label>
+            <Show when={session().commands}>
+              {(commands) => <CommandsStatus commands={commands()} network={session().sandboxNetwork === true} onNetwork={(allowed) => props.onPatch({ sandboxNetwork: allowed })} />}
+            </Show>
             <button type="button" aria-expanded={props.details} onClick={() => props.onDetails()} class="rounded border border-slate-300 px-1.5 py-0.5 hover:bg-slate-100 dark:border-slate-700 dark:hover:bg-slate-800">
               Details
             </button>

@@ -7,7 +7,8 @@
  * only turns user actions into API calls: send (a task, or a goal: send-plan.ts decides),
  * steer, queue, stop, approve, retry now, compact, recall, fork (then open the fork). After
  * an `auth` error the composer is locked until the server says the credentials changed (or
- * the user says they fixed them). The header's goal chip shows while a goal runs.
+ * the user says they fixed them). The header's goal chip shows while a goal runs; its
+ * command status follows the session's network allowance as the session list last read it.
  */
 import { createEffect, createMemo, createSignal, on, onCleanup, Show } from "solid-js";
 import { A, useNavigate } from "@solidjs/router";
@@ -19,7 +20,7 @@ import type { InstalledSkill, SessionSummary } from "../../api/types";
 import { Notice } from "../../components/ui/Notice";
 import { Spinner } from "../../components/ui/Spinner";
 import { project } from "../../state/project-store";
-import { patchSession as patchListedSession, sessionLabel, upsertSession } from "../../state/session-list-store";
+import { patchSession as patchListedSession, sessionLabel, sessionList, upsertSession } from "../../state/session-list-store";
 import { fromInputItem } from "./attachments";
 import { Composer, EMPTY_DRAFT, type Draft, type SendKind } from "./Composer";
 import { createSessionController } from "./create-session-controller";
@@ -69,6 +70,18 @@ export function SessionView(props: { sessionId: string }) {
         setInfo((i) => (i === undefined ? i : { ...i, title }));
         patchListedSession(sessionId, { title });
       },
+    ),
+  );
+
+  // The network allowance someone else changed reaches the header too: the user stream's
+  // session_updated re-reads the session into the list, and the header follows the list.
+  createEffect(
+    on(
+      () => sessionList.sessions.find((s) => s.id === sessionId)?.sandboxNetwork,
+      (allowed) => {
+        if (allowed !== undefined) setInfo((i) => (i === undefined || i.sandboxNetwork === allowed ? i : { ...i, sandboxNetwork: allowed }));
+      },
+      { defer: true },
     ),
   );
 
@@ -184,6 +197,7 @@ export function SessionView(props: { sessionId: string }) {
             try {
               await patchSession(sessionId, patch);
               setInfo((i) => (i === undefined ? i : { ...i, ...patch }));
+              if (patch.sandboxNetwork !== undefined) patchListedSession(sessionId, { sandboxNetwork: patch.sandboxNetwork });
             } catch (e) {
               setNotice({ tone: "error", text: errorText(e) });
             }

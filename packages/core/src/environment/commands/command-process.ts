@@ -11,19 +11,24 @@
  * A spawn failure (no bash, a vanished directory) ends the process at once with the error,
  * never throws.
  *
- * With a sandbox, the command runs as `bwrap … -- bash -lc <cmd>` (see sandbox.ts). bwrap then
- * leads the spawned group and the command leads a second one, whose pid bwrap reports on fd 3;
- * Ctrl-C goes to the command's group, stopping goes to both (the command's first, so it gets
- * its grace period), and the process counts as gone only when both groups are empty. bwrap
- * reports a command killed by signal N as exit code 128+N; when N is a signal this process
- * sent, the status says "terminated by signal", as it would without the sandbox.
+ * With a sandbox, the command runs as `bwrap … -- <supervisor> <cmd>` in a pid namespace of
+ * its own (see sandbox.ts). bwrap leads the spawned group; init, the supervisor and the
+ * command share a second group, led by init, whose pid bwrap reports on fd 3. Ctrl-C goes to
+ * that group, stopping goes to both (that group first, so the command gets its grace period;
+ * its SIGKILL ends init and with it the whole namespace), and the process counts as gone only
+ * when both groups are empty. The command's own exit is what the supervisor reports on fd 4,
+ * the moment the command exits, even while jobs it left behind keep the namespace (and bwrap)
+ * alive; bwrap's exit status counts only when no report came (bwrap could not start the
+ * sandbox, or the namespace was killed before the command ended). A shell reports a command
+ * killed by signal N as 128+N, as bwrap does; when N is a signal this process sent, the
+ * status says "terminated by signal", as it would without the sandbox.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { constants } from "node:os";
 import { StringDecoder } from "node:string_decoder";
 import { UnreadBuffer } from "./unread-buffer.js";
 import { groupAlive, signalGroup, terminateGroup } from "./process-group.js";
-import { bwrapArguments, DEFAULT_BWRAP, type CommandSandbox } from "./sandbox.js";
+import { bwrapArguments, DEFAULT_BWRAP, SANDBOX_STATUS_FD, supervisedCommand, type CommandSandbox } from "./sandbox.js";
 
 /** How long output may trail the exit of the shell before the exit counts as final. */
 const EXIT_DRAIN_MS = 100;
@@ -65,10 +70,12 @@ export class CommandProcess {
   #buffer: UnreadBuffer;
   #child: ChildProcess;
   #waiters = new Set<() => void>();
-  /** The sandboxed command's own process group, once bwrap reported it. */
+  /** The sandbox's process group (init, supervisor, command), once bwrap reported it. */
   #commandGroup: number | undefined;
   /** Settles when bwrap reported the command's pid, or can no longer report it. */
   #commandGroupReported: Promise<void> = Promise.resolve();
+  /** Settles when the spawned process exited (or could not start). */
+  #spawnedExited: Promise<void>;
   /** Signal numbers sent to the command (to read bwrap's 128+N exit codes back as signals). */
   #signalsSent = new Set<number>();
 
@@ -95,11 +102,15 @@ export class CommandProcess {
           })
         : spawn(
             sandbox.bwrapPath ?? DEFAULT_BWRAP,
-            [...bwrapArguments(sandbox, options.cwd, options.env), "--info-fd", String(INFO_FD), "--", "bash", "-lc", options.command],
-            { cwd: options.cwd, env: options.env, detached: true, stdio: ["pipe", "pipe", "pipe", "pipe"] },
+            [...bwrapArguments(sandbox, options.cwd, options.env), "--info-fd", String(INFO_FD), "--", ...supervisedCommand(options.command)],
+            { cwd: options.cwd, env: options.env, detached: true, stdio: ["pipe", "pipe", "pipe", "pipe", "pipe"] },
           );
     this.#child = child;
     this.pid = child.pid;
+    this.#spawnedExited = new Promise<void>((exited) => {
+      child.once("exit", () => exited());
+      child.once("error", () => exited());
+    });
     const info = sandbox === undefined ? undefined : child.stdio[INFO_FD];
     if (info !== undefined && info !== null) {
       this.#commandGroupReported = new Promise<void>((reported) => {
@@ -134,12 +145,31 @@ export class CommandProcess {
       }
       return { kind: "exited", code: code ?? 0 };
     };
+    // Sandboxed: the command's status as the supervisor reported it, once it did.
+    let reported: ExitStatus | undefined;
+    const afterDrain = (status: () => ExitStatus): void => {
+      clearTimeout(drainTimer);
+      drainTimer = setTimeout(() => finish(status()), EXIT_DRAIN_MS);
+    };
+    const report = sandbox === undefined ? undefined : child.stdio[SANDBOX_STATUS_FD];
+    if (report !== undefined && report !== null) {
+      let text = "";
+      report.on("data", (data: Buffer) => {
+        text += data.toString("utf8");
+        const match = /^exit-status (\d+)\n/.exec(text);
+        if (match?.[1] === undefined || reported !== undefined) return;
+        const status = statusOf(Number(match[1]), null);
+        reported = status;
+        afterDrain(() => status);
+      });
+      report.on("error", () => undefined);
+    }
     child.on("exit", (code, signal) => {
-      drainTimer = setTimeout(() => finish(statusOf(code, signal)), EXIT_DRAIN_MS);
+      if (reported === undefined) afterDrain(() => reported ?? statusOf(code, signal));
     });
     child.on("close", (code, signal) => {
       clearTimeout(drainTimer);
-      finish(statusOf(code, signal));
+      finish(reported ?? statusOf(code, signal));
     });
   }
 
@@ -224,12 +254,23 @@ export class CommandProcess {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([this.#commandGroupReported, new Promise((resolve) => (timer = setTimeout(resolve, Math.max(graceMs, 250))))]);
       clearTimeout(timer);
-      if (this.#commandGroup !== undefined) await terminateGroup(this.#commandGroup, graceMs, hurry);
+      if (this.#commandGroup !== undefined && (await terminateGroup(this.#commandGroup, graceMs, hurry))) {
+        // The namespace is gone, so bwrap is leaving on its own: signalled now, bwrap's exit
+        // would read as that signal's, not as the command's.
+        await this.#bwrapExitedWithin(250);
+      }
     }
     await terminateGroup(this.pid, graceMs, hurry);
     // The leader's own exit is observed via the child events; give them the same bound.
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.exited, new Promise((resolve) => (timer = setTimeout(resolve, Math.max(graceMs, 250))))]);
+    clearTimeout(timer);
+  }
+
+  /** Resolves once the spawned process (bwrap, sandboxed) has exited, or after `ms`. */
+  async #bwrapExitedWithin(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.#spawnedExited, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
     clearTimeout(timer);
   }
 

@@ -9,8 +9,10 @@
  * "Empty" ignores zombies: children whose parent died are re-parented to init, which may reap
  * them late (seconds, in some containers); a zombie is already dead and holds nothing. On
  * Linux the group's members are read from /proc; elsewhere a `kill(-pgid, 0)` probe is used,
- * which counts zombies too and so may wait out the bound. Processes that leave the group on
- * purpose (`setsid`, daemons) are out of reach, as with any process-group based design.
+ * which counts zombies too and so may wait out the bound. Unsandboxed, processes that leave
+ * the group on purpose (`setsid`, daemons) are out of reach, as with any process-group based
+ * design; a sandboxed command's group is led by its pid namespace's init, whose SIGKILL ends
+ * every process of the namespace, those included (see sandbox.ts).
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 

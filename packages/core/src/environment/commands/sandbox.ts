@@ -32,21 +32,33 @@
  * never hidden as "the workspace's parent" (hiding `/root` for a workspace `/root/work` would
  * take the interpreters away); the data root is always hidden.
  *
- * Process groups: `--new-session` puts the command in a session of its own (no terminal to
- * inject keystrokes into), and with it a process group of its own; bwrap reports the
- * command's pid on `--info-fd`, so the caller signals that group (Ctrl-C reaches the command,
- * not bwrap, which would die and take the command with it). `--die-with-parent` ends the
- * command when the harness process dies. There is no pid namespace: a background job a command
- * leaves behind (`server &`) must outlive the shell, as it does without the sandbox, and a pid
- * namespace ends with its first process. What a shared pid namespace exposes was checked: the
- * `/proc` entries of the harness and of other commands (environ, fd, cwd, root, mem) cannot be
- * opened from inside, because the sandbox has no capabilities (as root, the kernel's ptrace
- * check wants the target's capabilities; unprivileged, the sandbox's user namespace is not the
- * target's), but a signal to another process of the same user (`kill <pid>`) is still allowed.
+ * Processes: every command gets a pid namespace of its own with a fresh `/proc`, so it sees
+ * only its own processes and cannot signal the harness, the server or another session's
+ * commands (their pids do not exist in there). bwrap keeps a small init as pid 1 of the
+ * namespace, and a pid namespace ends, all its processes killed, when that init goes; bwrap
+ * itself leaves as soon as the first process it started exits, and with `--die-with-parent`
+ * its init goes with it (without that flag nothing would end a namespace whose harness died).
+ * So the first process is not the
+ * command but a supervisor (`SANDBOX_SUPERVISOR`, plain bash): it runs `bash -lc <cmd>` as its
+ * child, reports the command's exit status on `SANDBOX_STATUS_FD` the moment the command
+ * exits, then stays while anything the command left behind (`server &`) still runs, and exits
+ * when the namespace holds only init and itself. A background job therefore outlives the shell
+ * as it does without the sandbox, and `--die-with-parent` still ends everything when the
+ * harness dies (bwrap outlives the command as long as the namespace does).
+ *
+ * Process groups: `--new-session` puts init, the supervisor and the command in a session of
+ * their own (no terminal to inject keystrokes into), and with it one process group, led by
+ * init, whose pid bwrap reports on `--info-fd` as `child-pid`. The caller signals that group:
+ * Ctrl-C and SIGTERM reach the command and its jobs, the supervisor only traps them (a trap,
+ * not an ignore, so the command starts with default dispositions), and init, as pid 1 of the
+ * namespace, does not receive signals it has no handler for, except SIGKILL, which ends it and
+ * with it every process of the namespace, even one that left the group with `setsid`.
  *
  * Availability is probed once per bwrap path by running a trivial sandbox with the same
  * namespaces; where user namespaces are disabled the probe fails and the sandbox counts as
- * missing, with bwrap's own message as the reason.
+ * missing, with bwrap's own message as the reason. Where only the pid namespace's `/proc`
+ * cannot be mounted (some containers), the sandbox counts as missing too, rather than running
+ * commands that could signal the server, and the reason says so.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, realpathSync } from "node:fs";
@@ -99,7 +111,43 @@ const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx
 
 /** The flags every sandbox uses besides its mounts (the probe uses them too). */
 function isolationFlags(network: boolean): string[] {
-  return [...(network ? [] : ["--unshare-net"]), "--unshare-ipc", "--die-with-parent", "--new-session", "--cap-drop", "ALL"];
+  return [...(network ? [] : ["--unshare-net"]), "--unshare-ipc", "--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL"];
+}
+
+/** The mounts every sandbox starts from (the probe uses them too); the fresh `/proc` is the pid namespace's. */
+const BASE_MOUNTS = ["--ro-bind", "/", "/", "--dev", "/dev", "--tmpfs", "/tmp", "--proc", "/proc"];
+
+/** The fd on which the supervisor reports the command's exit status (`exit-status N`). */
+export const SANDBOX_STATUS_FD = 4;
+
+/**
+ * The sandbox's first process (see the header): runs the command, reports its status, waits
+ * out what the command left behind. Signals the caller sends the group are trapped, so the
+ * supervisor never ends the namespace early (a SIGTERM gives the command and its jobs their
+ * grace; SIGKILL ends init and everything anyway). The namespace is polled through its own
+ * `/proc` (bash built-ins only: a glob, and `read -t` as the pause), ten times a second, and
+ * only while something is left; EOF on the status fd means the harness is gone, and the
+ * supervisor leaves, taking the namespace with it. SHLVL is put back, so the command's shell
+ * sees the level it would see unsandboxed, and the command starts with exactly the fds it
+ * would get unsandboxed (0, 1, 2).
+ */
+export const SANDBOX_SUPERVISOR = [
+  "trap : INT TERM HUP QUIT",
+  "SHLVL=$((SHLVL - 1))",
+  // The supervisor's own stderr goes nowhere (bash would report "Terminated" for its child),
+  // the command's is the real one, kept on fd 5 meanwhile.
+  "exec 5>&2 2>/dev/null",
+  `bash -lc "$1" 2>&5 5>&- ${SANDBOX_STATUS_FD}>&-`,
+  "status=$?",
+  `printf 'exit-status %d\\n' "$status" >&${SANDBOX_STATUS_FD}`,
+  'others() { local entry; for entry in /proc/[0-9]*; do case ${entry#/proc/} in 1|"$$") ;; *) return 0 ;; esac; done; return 1; }',
+  `while others; do read -r -t 0.1 -u ${SANDBOX_STATUS_FD} _; [ $? -gt 128 ] || break; done`,
+  'exit "$status"',
+].join("\n");
+
+/** What bwrap runs after `--`: the supervisor, with the command as its one argument. */
+export function supervisedCommand(command: string): string[] {
+  return ["bash", "--noprofile", "--norc", "-c", SANDBOX_SUPERVISOR, "penguin-sandbox", command];
 }
 
 const probes = new Map<string, SandboxAvailability>();
@@ -108,11 +156,8 @@ const probes = new Map<string, SandboxAvailability>();
 export function probeSandbox(bwrapPath: string = DEFAULT_BWRAP): SandboxAvailability {
   const known = probes.get(bwrapPath);
   if (known !== undefined) return known;
-  const result = spawnSync(bwrapPath, ["--ro-bind", "/", "/", "--dev", "/dev", "--tmpfs", "/tmp", ...isolationFlags(false), "--", "true"], {
-    encoding: "utf8",
-    timeout: 10_000,
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const attempt = (args: string[]) => spawnSync(bwrapPath, [...args, "--", "true"], { encoding: "utf8", timeout: 10_000, stdio: ["ignore", "ignore", "pipe"] });
+  const result = attempt([...BASE_MOUNTS, ...isolationFlags(false)]);
   let availability: SandboxAvailability;
   if (result.error !== undefined) {
     const missing = "code" in result.error && result.error.code === "ENOENT";
@@ -124,9 +169,15 @@ export function probeSandbox(bwrapPath: string = DEFAULT_BWRAP): SandboxAvailabi
     };
   } else if (result.status !== 0) {
     const said = (result.stderr ?? "").trim().split("\n")[0] ?? "";
+    // Without its own pid namespace a command could see and signal every process of the host
+    // user: no sandbox rather than a weaker one, but the reason says what exactly failed.
+    const withoutPidNamespace = attempt([...BASE_MOUNTS.slice(0, -2), ...isolationFlags(false).filter((flag) => flag !== "--unshare-pid")]);
+    const onlyPidNamespaceFails = withoutPidNamespace.error === undefined && withoutPidNamespace.status === 0;
     availability = {
       available: false,
-      reason: `${bwrapPath} cannot create a sandbox here${said === "" ? "" : ` (${said})`}; user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1)`,
+      reason: onlyPidNamespaceFails
+        ? `${bwrapPath} cannot give commands a pid namespace with its own /proc here${said === "" ? "" : ` (${said})`}; a container may need an unmasked /proc (or --privileged)`
+        : `${bwrapPath} cannot create a sandbox here${said === "" ? "" : ` (${said})`}; user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1)`,
     };
   } else {
     availability = { available: true };
@@ -250,7 +301,7 @@ export function bwrapArguments(sandbox: CommandSandbox, cwd: string, env: Readon
   const order: Record<Mount["kind"], number> = { private: -1, bind: 0, "ro-bind": 0, tmpfs: 1 };
   mounts.sort((a, b) => depth(a.path) - depth(b.path) || order[a.kind] - order[b.kind]);
 
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--tmpfs", "/tmp"];
+  const args = [...BASE_MOUNTS];
   for (const m of mounts) args.push(...(m.kind === "tmpfs" || m.kind === "private" ? ["--tmpfs", m.path] : [`--${m.kind}`, m.path, m.path]));
   // A file is visible when the innermost mount covering it is a bind, or no mount covers it
   // (the read-only system); inside a hidden or private folder it is simply not there.
