@@ -202,8 +202,6 @@ export async function applySnapshots(batch: readonly TraceEvent[], db: Kysely<Sn
     if (list === undefined) bySession.set(e.sessionId, [e]);
     else list.push(e);
   }
-  const snapshots: TimelineSnapshotRow[] = [];
-  const chunks: TimelineStateChunkRow[] = [];
   const headRows: TimelineFoldHeadRow[] = [];
   for (const [sessionId, events] of bySession) {
     const head = await headOf(db, sessionId);
@@ -218,8 +216,11 @@ export async function applySnapshots(batch: readonly TraceEvent[], db: Kysely<Sn
       tail.push(e.message);
       if (count % SNAPSHOT_EVERY === 0) {
         const encoded = head.encoder.encode(fold, count);
-        snapshots.push({ session_id: sessionId, events: count, file_index: e.fileIndex, line: e.line, end_byte: e.endByte, record: describeRecord(e.message), format: SNAPSHOT_FORMAT, state: encoded.state });
-        for (const c of encoded.chunks) chunks.push({ session_id: sessionId, lineage: c.lineage, start: c.start, items: c.items });
+        // Written at once: a snapshot's chunks hold what its lists gained (most of 500 events'
+        // content), and keeping a batch's worth of them until the end of it would carry
+        // hundreds of kilobytes of JSON per snapshot through every young-generation GC.
+        rows.insert("timeline_snapshots", [{ session_id: sessionId, events: count, file_index: e.fileIndex, line: e.line, end_byte: e.endByte, record: describeRecord(e.message), format: SNAPSHOT_FORMAT, state: encoded.state }]);
+        rows.insert("timeline_state_chunks", encoded.chunks.map((c) => ({ session_id: sessionId, lineage: c.lineage, start: c.start, items: c.items })));
         tail = [];
       }
     }
@@ -227,8 +228,6 @@ export async function applySnapshots(batch: readonly TraceEvent[], db: Kysely<Sn
     headRows.push({ session_id: sessionId, events: count, file_index: last.fileIndex, line: last.line, end_byte: last.endByte, tail: tailJson });
     remember(sessionId, { events: count, ...last, fold, encoder: head.encoder, tail, tailJson });
   }
-  rows.insert("timeline_snapshots", snapshots);
-  rows.insert("timeline_state_chunks", chunks);
   rows.insert("timeline_fold_heads", headRows, { columns: ["session_id"], update: ["events", "file_index", "line", "end_byte", "tail"] });
 }
 
