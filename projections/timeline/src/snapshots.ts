@@ -124,13 +124,30 @@ interface FoldHead {
 }
 
 const CACHED_SESSIONS = 4;
-/** Folds kept between batches, by session; a head row that says otherwise wins. */
+/**
+ * Messages the folds other than the latest one may hold (their histories and tails) before
+ * the oldest is dropped. A fold holds every message of its session since the last compaction,
+ * so four long sessions would pin most of their content: an offline rebuild, which reads the
+ * sessions one after the other and never comes back to one, would carry three finished
+ * sessions' messages through every GC for nothing. Small live sessions all stay cached.
+ */
+const CACHED_MESSAGES = 4_000;
+/** Folds kept between batches, by session (least recently used first); a head row that says otherwise wins. */
 const heads = new Map<string, FoldHead>();
+
+const weightOf = (head: FoldHead): number => head.fold.session.history.size + head.tail.length;
 
 function remember(sessionId: string, head: FoldHead): void {
   heads.delete(sessionId);
   heads.set(sessionId, head);
-  if (heads.size > CACHED_SESSIONS) heads.delete(heads.keys().next().value!);
+  let others = 0;
+  for (const [id, h] of heads) if (id !== sessionId) others += weightOf(h);
+  for (const [id, h] of heads) {
+    if (heads.size <= CACHED_SESSIONS && others <= CACHED_MESSAGES) break;
+    if (id === sessionId) continue;
+    heads.delete(id);
+    others -= weightOf(h);
+  }
 }
 
 /**
@@ -170,6 +187,11 @@ async function loadSnapshot(db: Kysely<SnapshotTables>, sessionId: string, row: 
   const items = new Map<string, unknown[]>();
   for (const { lineage, size } of lineagesOf(row.state)) items.set(lineage, await cache.items(db, sessionId, lineage, size));
   return decodeSnapshotWith(row.state, (lineage) => items.get(lineage) ?? []);
+}
+
+/** The sessions whose folds are cached, least recently used first (what the cache bound keeps, for its tests). */
+export function cachedFoldSessions(): string[] {
+  return [...heads.keys()];
 }
 
 /** The fold where the previous batches left it: from the cache when the head row agrees, else from the last snapshot and the head's tail. */
