@@ -2,6 +2,7 @@
 export { eventKind, positionText, checkProjections } from "./contract.js";
 export type { Projection, TraceEvent } from "./contract.js";
 export { readTraceChunk } from "./trace-lines.js";
+export { parseEventTime } from "./event-time.js";
 export { rowWriter } from "./row-writer.js";
 export type { RowWriter, UpsertRule } from "./row-writer.js";
 export type { TraceChunk, PositionedLine } from "./trace-lines.js";

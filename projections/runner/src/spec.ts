@@ -9,6 +9,7 @@ import type { OmniMessage } from "@penguin/omnimessage";
 import { eventKind, type Projection, type TraceEvent } from "./contract.js";
 import { immediateTransaction, openProjectionDatabase } from "./database.js";
 import { rowWriter } from "./row-writer.js";
+import { parseEventTime } from "./event-time.js";
 
 export interface EventSource {
   sessionId: string;
@@ -26,7 +27,7 @@ export function traceEvents(source: EventSource, messages: readonly OmniMessage[
   const first = source.firstLine ?? 1;
   let endByte = source.firstByte ?? 0;
   return messages.map((message, i) => {
-    const ts = Date.parse(message.timestamp);
+    const ts = parseEventTime(message.timestamp);
     endByte += Buffer.byteLength(JSON.stringify(message)) + 1;
     return {
       projectId: source.projectId ?? "default_project",

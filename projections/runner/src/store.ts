@@ -21,6 +21,7 @@ import { immediateTransaction, openProjectionDatabase, projectionTables, type Jo
 import { listTraceFiles, type TraceFile } from "./trace-folders.js";
 import { readTraceChunk, type TraceChunk } from "./trace-lines.js";
 import { rowWriter, type RowWriter } from "./row-writer.js";
+import { parseEventTime } from "./event-time.js";
 
 export interface Checkpoint {
   /** Offset after the last complete line applied. */
@@ -124,6 +125,8 @@ export class ProjectionStore {
   readonly projections: readonly Projection[];
   readonly #opened: OpenedDatabase;
   readonly #rows: RowWriter;
+  /** Per projection, the kinds it handles (absent: every kind), looked up for every event. */
+  readonly #handled = new Map<string, ReadonlySet<string>>();
   #closed = false;
 
   private constructor(opened: OpenedDatabase, root: string, projections: readonly Projection[]) {
@@ -132,6 +135,7 @@ export class ProjectionStore {
     this.file = opened.file;
     this.root = root;
     this.projections = projections;
+    for (const p of projections) if (p.handles.length > 0) this.#handled.set(p.name, new Set(p.handles));
   }
 
   static async open(options: OpenStoreOptions): Promise<ProjectionStore> {
@@ -286,7 +290,8 @@ export class ProjectionStore {
       for (const p of this.projections) {
         const events = batch.events_.get(p.name);
         if (events === undefined) continue;
-        const handled = p.handles.length === 0 ? events : events.filter((e) => p.handles.includes(e.kind));
+        const kinds = this.#handled.get(p.name);
+        const handled = kinds === undefined ? events : events.filter((e) => kinds.has(e.kind));
         if (handled.length > 0) await p.apply(handled, conn, this.#rows);
       }
       const rows = [...batch.checkpoints.values()].map((c) => ({ projection: c.projection, file: c.file, bytes: c.next.bytes, seen: c.next.seen, lines: c.next.lines, events: c.next.events, skipped: c.next.skipped, torn_tail: c.next.tornTail ? 1 : 0 }));
@@ -350,7 +355,7 @@ function advance(prev: Checkpoint, chunk: TraceChunk, events: number): Checkpoin
 
 function toEvents(file: TraceFile, chunk: TraceChunk): TraceEvent[] {
   return chunk.lines.map(({ line, endByte, message }) => {
-    const ts = Date.parse(message.timestamp);
+    const ts = parseEventTime(message.timestamp);
     return {
       projectId: file.projectId,
       agentId: file.agentId,

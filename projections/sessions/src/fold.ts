@@ -80,20 +80,26 @@ function titleOf(text: string): string {
 }
 
 export function foldSession(row: SessionRow | undefined, e: TraceEvent): SessionRow {
-  const base = row ?? emptySession(e);
-  const next: SessionRow = {
-    ...base,
-    created_at: Math.min(base.created_at, e.ts),
-    last_event_at: Math.max(base.last_event_at, e.ts),
-    files: Math.max(base.files, e.fileIndex),
-  };
+  const next = row === undefined ? emptySession(e) : { ...row };
+  foldSessionInto(next, e);
+  return next;
+}
+
+/**
+ * `foldSession` in place: changes `next`, the caller's own working copy (the projection folds
+ * a batch into one copy per session instead of allocating a new row for every event).
+ */
+export function foldSessionInto(next: SessionRow, e: TraceEvent): void {
+  next.created_at = Math.min(next.created_at, e.ts);
+  next.last_event_at = Math.max(next.last_event_at, e.ts);
+  next.files = Math.max(next.files, e.fileIndex);
   const m = e.message;
   if (m.type === "session_meta") {
     next.provider = m.payload.provider;
     next.model_id = m.payload.model_id;
     next.workspace = m.payload.workspace;
     next.source = m.payload.source ?? "user";
-    return next;
+    return;
   }
   const p = m.payload;
   switch (p.type) {
@@ -102,40 +108,40 @@ export function foldSession(row: SessionRow | undefined, e: TraceEvent): Session
         next.tasks += 1;
         if (next.title === null && next.title_set === 0 && p.text.trim() !== "") next.title = titleOf(p.text);
       }
-      return next;
+      return;
     case "tool_call":
       next.tool_calls += 1;
       next.status = "running";
-      return next;
+      return;
     case "request_begin":
       next.requests += 1;
       next.status = "running";
-      return next;
+      return;
     case "request_end":
       if (p.retry_in_ms !== undefined) next.status = "running";
       else if (p.status === "completed") next.status = "done";
       else if (p.status === "aborted") next.status = "aborted";
       else next.status = "failed";
-      return next;
+      return;
     case "abort":
       // The engine writes `abort` both for a user's interrupt ("aborted…") and for a run it
       // had to stop (a request that failed for good, a failed compaction).
       next.status = p.reason === undefined || p.reason.startsWith("aborted") ? "aborted" : "failed";
-      return next;
+      return;
     case "token_usage":
       next.tokens += p.request.total;
-      return next;
+      return;
     case "session_title":
       next.title = titleOf(p.title);
       next.title_set = 1;
-      return next;
+      return;
     case "session_archived":
       next.archived = p.archived ? 1 : 0;
-      return next;
+      return;
     case "forked_from":
       next.forked_from = `${p.session_id}@${p.at}`;
-      return next;
+      return;
     default:
-      return next;
+      return;
   }
 }

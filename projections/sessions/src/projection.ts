@@ -4,7 +4,7 @@
  */
 import type { Kysely } from "kysely";
 import type { Projection, TraceEvent } from "@penguin/projections-runner";
-import { foldSession, type SessionRow } from "./fold.js";
+import { foldSession, foldSessionInto, type SessionRow } from "./fold.js";
 
 export interface SessionLinkRow {
   child_session_id: string;
@@ -61,7 +61,10 @@ export const sessionsProjection: Projection<SessionsTables> = {
     }
     const links: SessionLinkRow[] = [];
     for (const e of batch) {
-      rows.set(e.sessionId, foldSession(rows.get(e.sessionId), e));
+      // Rows read from the database are this batch's own objects: fold into them in place.
+      const row = rows.get(e.sessionId);
+      if (row === undefined) rows.set(e.sessionId, foldSession(undefined, e));
+      else foldSessionInto(row, e);
       const link = linkOf(e);
       if (link !== undefined) links.push(link);
     }

@@ -20,7 +20,7 @@
  */
 import type { Kysely } from "kysely";
 import { addTokens, startsWithMarker, zeroTokens, type OmniMessage, type TokenCounts } from "@penguin/omnimessage";
-import type { RowWriter, TraceEvent } from "@penguin/projections-runner";
+import { parseEventTime, type RowWriter, type TraceEvent } from "@penguin/projections-runner";
 
 interface RequestState {
   fileIndex: number;
@@ -149,7 +149,7 @@ export function stepAnalysis(s: AnalysisState, m: OmniMessage, fileIndex: number
       if (e.error_message !== undefined) r.error = e.error_message;
       if (s.timing >= 0) {
         const t = s.requests[s.timing]!;
-        const ms = Date.parse(m.timestamp) - Date.parse(t.startedAt);
+        const ms = parseEventTime(m.timestamp) - parseEventTime(t.startedAt);
         if (Number.isFinite(ms)) t.durationMs = Math.max(0, ms);
         s.timing = -1;
       }

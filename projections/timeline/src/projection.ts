@@ -137,14 +137,16 @@ class TimelineBatch {
 
 
   apply(e: TraceEvent): void {
+    // Rows are written as whole object literals, never `{ ...spread, more }`: V8 defines the
+    // properties after a spread one by one through a slow path and can leave the row a
+    // dictionary object, which costs here, again when the row writer reads it, and in GC.
     const m = e.message;
-    const at = { session_id: e.sessionId, file_index: e.fileIndex, line: e.line };
     if (m.type === "model_msg") {
       const p = m.payload;
       if (p.type === "tool_call") {
         const id = `${e.sessionId}\u0000${p.tool_call_id}`;
         if (this.toolCalls.has(id)) return;
-        const row: TimelineToolCallRow = { ...at, tool_call_id: p.tool_call_id, name: p.name, begin_ts: e.ts, end_ts: null, duration_ms: null, status: null };
+        const row: TimelineToolCallRow = { session_id: e.sessionId, file_index: e.fileIndex, line: e.line, tool_call_id: p.tool_call_id, name: p.name, begin_ts: e.ts, end_ts: null, duration_ms: null, status: null };
         this.toolCalls.set(id, row);
         this.inserts.toolCalls.set(keyOf(row.session_id, row.file_index, row.line), row);
       } else if (p.type === "tool_call_output") {
@@ -161,7 +163,7 @@ class TimelineBatch {
     const p = m.payload;
     switch (p.type) {
       case "request_begin": {
-        const row: TimelineRequestRow = { ...at, begin_ts: e.ts, end_ts: null, duration_ms: null, status: null, attempt: null, error_message: null, context_tokens: null, cached_tokens: null, output_tokens: null };
+        const row: TimelineRequestRow = { session_id: e.sessionId, file_index: e.fileIndex, line: e.line, begin_ts: e.ts, end_ts: null, duration_ms: null, status: null, attempt: null, error_message: null, context_tokens: null, cached_tokens: null, output_tokens: null };
         this.inserts.requests.set(keyOf(row.session_id, row.file_index, row.line), row);
         push(this.openRequests, e.sessionId, row);
         return;
@@ -188,7 +190,7 @@ class TimelineBatch {
         return;
       }
       case "compaction_begin": {
-        const row: TimelineCompactionRow = { ...at, begin_ts: e.ts, reason: p.reason, mode: p.mode, context_tokens: p.context, end_ts: null, duration_ms: null, status: null };
+        const row: TimelineCompactionRow = { session_id: e.sessionId, file_index: e.fileIndex, line: e.line, begin_ts: e.ts, reason: p.reason, mode: p.mode, context_tokens: p.context, end_ts: null, duration_ms: null, status: null };
         this.inserts.compactions.set(keyOf(row.session_id, row.file_index, row.line), row);
         push(this.openCompactions, e.sessionId, row);
         return;
@@ -203,7 +205,7 @@ class TimelineBatch {
         return;
       }
       case "subagent":
-        this.subagents.push({ ...at, ts: e.ts, child_session_id: p.session_id });
+        this.subagents.push({ session_id: e.sessionId, file_index: e.fileIndex, line: e.line, ts: e.ts, child_session_id: p.session_id });
         return;
       default:
         return;

@@ -124,13 +124,30 @@ interface FoldHead {
 }
 
 const CACHED_SESSIONS = 4;
-/** Folds kept between batches, by session; a head row that says otherwise wins. */
+/**
+ * Messages the folds other than the latest one may hold (their histories and tails) before
+ * the oldest is dropped. A fold holds every message of its session since the last compaction,
+ * so four long sessions would pin most of their content: an offline rebuild, which reads the
+ * sessions one after the other and never comes back to one, would carry three finished
+ * sessions' messages through every GC for nothing. Small live sessions all stay cached.
+ */
+const CACHED_MESSAGES = 4_000;
+/** Folds kept between batches, by session (least recently used first); a head row that says otherwise wins. */
 const heads = new Map<string, FoldHead>();
+
+const weightOf = (head: FoldHead): number => head.fold.session.history.size + head.tail.length;
 
 function remember(sessionId: string, head: FoldHead): void {
   heads.delete(sessionId);
   heads.set(sessionId, head);
-  if (heads.size > CACHED_SESSIONS) heads.delete(heads.keys().next().value!);
+  let others = 0;
+  for (const [id, h] of heads) if (id !== sessionId) others += weightOf(h);
+  for (const [id, h] of heads) {
+    if (heads.size <= CACHED_SESSIONS && others <= CACHED_MESSAGES) break;
+    if (id === sessionId) continue;
+    heads.delete(id);
+    others -= weightOf(h);
+  }
 }
 
 /**
@@ -172,6 +189,11 @@ async function loadSnapshot(db: Kysely<SnapshotTables>, sessionId: string, row: 
   return decodeSnapshotWith(row.state, (lineage) => items.get(lineage) ?? []);
 }
 
+/** The sessions whose folds are cached, least recently used first (what the cache bound keeps, for its tests). */
+export function cachedFoldSessions(): string[] {
+  return [...heads.keys()];
+}
+
 /** The fold where the previous batches left it: from the cache when the head row agrees, else from the last snapshot and the head's tail. */
 async function headOf(db: Kysely<SnapshotTables>, sessionId: string): Promise<FoldHead> {
   const row = await db.selectFrom("timeline_fold_heads").selectAll().where("session_id", "=", sessionId).executeTakeFirst();
@@ -202,8 +224,6 @@ export async function applySnapshots(batch: readonly TraceEvent[], db: Kysely<Sn
     if (list === undefined) bySession.set(e.sessionId, [e]);
     else list.push(e);
   }
-  const snapshots: TimelineSnapshotRow[] = [];
-  const chunks: TimelineStateChunkRow[] = [];
   const headRows: TimelineFoldHeadRow[] = [];
   for (const [sessionId, events] of bySession) {
     const head = await headOf(db, sessionId);
@@ -218,8 +238,11 @@ export async function applySnapshots(batch: readonly TraceEvent[], db: Kysely<Sn
       tail.push(e.message);
       if (count % SNAPSHOT_EVERY === 0) {
         const encoded = head.encoder.encode(fold, count);
-        snapshots.push({ session_id: sessionId, events: count, file_index: e.fileIndex, line: e.line, end_byte: e.endByte, record: describeRecord(e.message), format: SNAPSHOT_FORMAT, state: encoded.state });
-        for (const c of encoded.chunks) chunks.push({ session_id: sessionId, lineage: c.lineage, start: c.start, items: c.items });
+        // Written at once: a snapshot's chunks hold what its lists gained (most of 500 events'
+        // content), and keeping a batch's worth of them until the end of it would carry
+        // hundreds of kilobytes of JSON per snapshot through every young-generation GC.
+        rows.insert("timeline_snapshots", [{ session_id: sessionId, events: count, file_index: e.fileIndex, line: e.line, end_byte: e.endByte, record: describeRecord(e.message), format: SNAPSHOT_FORMAT, state: encoded.state }]);
+        rows.insert("timeline_state_chunks", encoded.chunks.map((c) => ({ session_id: sessionId, lineage: c.lineage, start: c.start, items: c.items })));
         tail = [];
       }
     }
@@ -227,8 +250,6 @@ export async function applySnapshots(batch: readonly TraceEvent[], db: Kysely<Sn
     headRows.push({ session_id: sessionId, events: count, file_index: last.fileIndex, line: last.line, end_byte: last.endByte, tail: tailJson });
     remember(sessionId, { events: count, ...last, fold, encoder: head.encoder, tail, tailJson });
   }
-  rows.insert("timeline_snapshots", snapshots);
-  rows.insert("timeline_state_chunks", chunks);
   rows.insert("timeline_fold_heads", headRows, { columns: ["session_id"], update: ["events", "file_index", "line", "end_byte", "tail"] });
 }
 

@@ -29,6 +29,7 @@ import {
 import { ProjectionStore, rebuildProjections } from "@penguin/projections-runner";
 import { comparableFold, foldTimeTravel, readTraceFile, SessionFolds, SNAPSHOT_FORMAT, stepTimeTravel, traceFilesIn, TraceWriter } from "@penguin/trace";
 import { SNAPSHOT_EVERY, timelineProjection, timelineSnapshots } from "../src/index.js";
+import { cachedFoldSessions } from "../src/snapshots.js";
 
 const SID = "session-2026-12-01-10-00-00-00c0ffee";
 let root: string;
@@ -166,6 +167,39 @@ describe("timeline snapshots", { timeout: 60_000 }, () => {
       expect(await timelineSnapshots(store.db, timelineProjection.version).nearest(SID, { kind: "count", count: n })).toBeUndefined();
       const fallback = await new SessionFolds().stateAtWith(timelineSnapshots(store.db, timelineProjection.version), SID, SID, refs, n);
       expect(comparableFold(fallback.state)).toEqual(expected);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("the folds kept between batches are bounded by their messages: a long session read before others is dropped, small ones stay, and one dropped goes on from its snapshot as if kept", async () => {
+    const long = "session-2026-12-01-09-00-00-00000001";
+    const small = ["session-2026-12-01-11-00-00-00000002", "session-2026-12-01-11-00-01-00000003"];
+    const writerOf = (sid: string) =>
+      new TraceWriter({ fileFor: (index) => join(traces, "2026-12-01", `${sid}_${String(index).padStart(3, "0")}.jsonl`), index: 1, meta: { ...meta, session_id: sid }, existing: true, fsync: false });
+    const write = (sid: string, from: number, turns: number) => {
+      const w = writerOf(sid);
+      w.setTools([]);
+      for (let i = from; i < from + turns; i++) for (const m of turn(i)) w.append(m);
+      w.close();
+    };
+    // Four or five messages of a turn stay in the history: the long one holds more than the bound (4000) alone.
+    write(long, 0, 1500);
+    for (const sid of small) write(sid, 0, 10);
+    const store = await ProjectionStore.open({ file: join(root, "projections.db"), root, projections: [timelineProjection] });
+    try {
+      await store.catchUp();
+      expect(cachedFoldSessions().filter((s) => [long, ...small].includes(s))).toEqual(small);
+      // The long session goes on without its cached fold: from its last snapshot and the head's tail.
+      write(long, 1500, 30);
+      await store.catchUp();
+      expect(cachedFoldSessions().at(-1)).toBe(long);
+      const incremental = await dump(store);
+      const fresh = join(root, "rebuilt.db");
+      await rebuildProjections({ root, file: fresh, projections: [timelineProjection] });
+      const rebuilt = await ProjectionStore.open({ file: fresh, root, projections: [timelineProjection] });
+      expect(await dump(rebuilt)).toEqual(incremental);
+      await rebuilt.close();
     } finally {
       await store.close();
     }

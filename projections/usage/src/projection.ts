@@ -119,17 +119,38 @@ export const usageProjection: Projection<UsageTables> = {
       if (p.type === "subagent") {
         await db.insertInto("usage_links").values({ child_session_id: p.session_id, parent_session_id: e.sessionId }).onConflict((oc) => oc.column("child_session_id").doUpdateSet({ parent_session_id: e.sessionId })).execute();
       } else if (p.type === "token_usage") {
-        rows.push({ ...rowBase(e, modelOf(e)), status: "completed", cache_read: p.request.cache_read, cache_write: p.request.cache_write, output: p.request.output, total: p.request.total, error_message: null });
+        rows.push(requestRow(e, modelOf(e), "completed", p.request, null));
       } else if (p.type === "request_end" && p.status !== "completed" && p.status !== "aborted") {
-        rows.push({ ...rowBase(e, modelOf(e)), status: p.status, cache_read: 0, cache_write: 0, output: 0, total: 0, error_message: (p.error_message ?? p.status).slice(0, ERROR_MESSAGE_MAX) });
+        rows.push(requestRow(e, modelOf(e), p.status, ZERO_USAGE, (p.error_message ?? p.status).slice(0, ERROR_MESSAGE_MAX)));
       }
     }
     writer.insert("usage_requests", rows);
   },
 };
 
-function rowBase(e: TraceEvent, model: { provider: string; model_id: string }) {
-  return { session_id: e.sessionId, file_index: e.fileIndex, line: e.line, ts: e.ts, project_id: e.projectId, agent_id: e.agentId, provider: model.provider, model_id: model.model_id };
+const ZERO_USAGE = { cache_read: 0, cache_write: 0, output: 0, total: 0 } as const;
+
+/**
+ * One request row, as a single object literal: a `{ ...base, more }` spread makes V8 define
+ * the later properties one by one on a slow path, for every one of a rebuild's rows.
+ */
+function requestRow(e: TraceEvent, model: { provider: string; model_id: string }, status: string, tokens: { cache_read: number; cache_write: number; output: number; total: number }, error: string | null): UsageRequestRow {
+  return {
+    session_id: e.sessionId,
+    file_index: e.fileIndex,
+    line: e.line,
+    ts: e.ts,
+    project_id: e.projectId,
+    agent_id: e.agentId,
+    provider: model.provider,
+    model_id: model.model_id,
+    status,
+    cache_read: tokens.cache_read,
+    cache_write: tokens.cache_write,
+    output: tokens.output,
+    total: tokens.total,
+    error_message: error,
+  };
 }
 
 export type UsageDb = Kysely<UsageTables>;
