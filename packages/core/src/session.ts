@@ -10,12 +10,12 @@
  */
 import { goalStarted, sessionArchived, sessionTitle, settingsChanged, userText, type OmniMessage, type SessionMetaPayload, type TokenCounts } from "@penguin/omnimessage";
 import type { ModelEndpoint, Pricing, ThinkingLevel } from "@penguin/models";
-import { Effect, Exit, Scope, type Stream } from "effect";
+import { Effect, Exit, Scope, Stream } from "effect";
 import type { Compactability, ContextEngine, RunOptions } from "./engine/context-engine.js";
 import { parseBudget } from "./goal/budget.js";
 import { runGoal } from "./goal/goal-loop.js";
 import type { ApproveFn, EnvironmentInterface, LLMInterface, ToolPermission } from "./interfaces.js";
-import type { AppendListener, TraceWriter } from "@penguin/trace";
+import { isCommitPoint, type AppendListener, type TraceWriter } from "@penguin/trace";
 import type { ProcessInfo } from "./environment/commands/process-table.js";
 import { Environment } from "./environment/environment.js";
 import type { SubagentInfo } from "./subagents/index.js";
@@ -165,11 +165,25 @@ export class Session {
     if (this.#disposed) throw new Error(`session ${this.id} is disposed; resume it with agent.resumeSession to continue`);
     const input = typeof messages === "string" ? [userText(messages)] : messages;
     const runOptions = { approve: options.approve, signal: options.signal, thinkingLevel: options.thinkingLevel ?? this.thinkingLevel };
-    if (options.goal === undefined) return this.#engine.run(input, runOptions);
+    if (options.goal === undefined) return this.#afterDurable(this.#engine.run(input, runOptions));
     const budget = parseBudget(options.goal.budget);
     if (budget === undefined) throw new Error(`invalid goal budget "${String(options.goal.budget)}": use a token count such as 500k, 2m or 120000, or -1 for no limit`);
     const objective = input.flatMap((m) => (m.type === "model_msg" && m.payload.type === "text" ? [m.payload.text] : [])).join("\n\n");
-    return this.#goal(input, objective, budget, runOptions);
+    return this.#afterDurable(this.#goal(input, objective, budget, runOptions));
+  }
+
+  /**
+   * The trace syncs commit points off the event loop (writer.ts), so the engine may go on
+   * before one is durable. The host must not: a commit point it is handed (a `request_end`, a
+   * tool output, a compaction event) is on disk, and its listeners have had it, by then; and
+   * the task ends only once everything it recorded is published.
+   */
+  async *#afterDurable(messages: AsyncGenerator<OmniMessage, void>): AsyncGenerator<OmniMessage, void> {
+    for await (const m of messages) {
+      if (isCommitPoint(m) && m.origin === undefined) await this.#writer.published();
+      yield m;
+    }
+    await this.#writer.published();
   }
 
   /**
@@ -179,7 +193,12 @@ export class Session {
   runStream(messages: OmniMessage[] | string, options: Omit<SessionRunOptions, "signal" | "goal"> = {}): Stream.Stream<OmniMessage> {
     if (this.#disposed) throw new Error(`session ${this.id} is disposed; resume it with agent.resumeSession to continue`);
     const input = typeof messages === "string" ? [userText(messages)] : messages;
-    return this.#engine.stream(input, { approve: options.approve, thinkingLevel: options.thinkingLevel ?? this.thinkingLevel });
+    const published = Effect.promise(() => this.#writer.published());
+    return this.#engine.stream(input, { approve: options.approve, thinkingLevel: options.thinkingLevel ?? this.thinkingLevel }).pipe(
+      // As in `run`: a commit point reaches the host once it is durable, and the task ends once all is published.
+      Stream.tap((m) => (isCommitPoint(m) && m.origin === undefined ? published : Effect.void)),
+      Stream.concat(Stream.drain(Stream.fromEffect(published))),
+    );
   }
 
   async *#goal(input: OmniMessage[], objective: string, budget: number, runOptions: RunOptions): AsyncGenerator<OmniMessage, void> {
@@ -198,7 +217,7 @@ export class Session {
    */
   compact(options: { signal?: AbortSignal } = {}): AsyncGenerator<OmniMessage, void> {
     if (this.#disposed) throw new Error(`session ${this.id} is disposed; resume it with agent.resumeSession to continue`);
-    return this.#engine.compact(options);
+    return this.#afterDurable(this.#engine.compact(options));
   }
 
   /** `ok`, `empty` (nothing to compact) or `just_compacted`. */
@@ -306,9 +325,10 @@ export class Session {
     return this.#env.toolPermission(name);
   }
 
-  /** Write the trace header now (see CreateSessionOptions.persist). */
-  persist(): void {
+  /** Write the trace header now (see CreateSessionOptions.persist); resolves once it is durable. */
+  persist(): Promise<void> {
     this.#writer.start();
+    return this.#writer.flush();
   }
 
   /**
