@@ -176,6 +176,16 @@ describe("./penguin install and build logic", { timeout: 60_000 }, () => {
     expect(webBuilds()).toHaveLength(2);
   });
 
+  it("starts the server (`server`) with --optimize-for-size, and other commands without it", async () => {
+    const { dir, env } = fakeTree();
+    const launcher = join(dir, "penguin");
+    expect((await run(launcher, ["--version"], env)).code).toBe(0);
+    // A bundle that shows the node flags it was started with, then its arguments.
+    writeFileSync(join(dir, "apps", "cli", "bundle", "main.js"), 'console.log(process.execArgv.join(" ") + "|" + process.argv.slice(2).join(","))');
+    expect((await run(launcher, ["server", "--port", "0"], env)).stdout).toBe("--optimize-for-size|server,--port,0\n");
+    expect((await run(launcher, ["run", "-m", "hi"], env)).stdout).toBe("|run,-m,hi\n");
+  });
+
   it("answers `web --help` and `web --version` without building the web app", async () => {
     const { dir, calls, env } = fakeTree();
     mkdirSync(join(dir, "apps", "web", "src"), { recursive: true });

@@ -31,6 +31,7 @@ import { loadMcpHub } from "./environment/mcp/load-hub.js";
 import { createCommandPolicy } from "./approvals/command-policy.js";
 import { PenguinError } from "./errors.js";
 import { ensureAgentState, loadAgentState, type AgentState } from "./state/agent-state.js";
+import { SharedByContent } from "./state/shared-by-content.js";
 import { loadMemoryIndex } from "./state/memory.js";
 import { assembleSystemPrompt } from "./state/prompt.js";
 import { agentPaths, DEFAULT_AGENT, DEFAULT_PROJECT, resolveRoot, sessionScratchpad, traceFilePath, type AgentPaths } from "./state/paths.js";
@@ -143,6 +144,8 @@ export class Agent {
   readonly #options: CreateAgentOptions;
   /** Parsed traces and state snapshots for `sessionState`, per session (see @penguin/trace state-at.ts). */
   readonly #folds = new SessionFolds();
+  /** One copy of the agent state for every session while its files do not change (state/shared-by-content.ts). */
+  readonly #sharedState = new SharedByContent<AgentState>();
 
   constructor(paths: AgentPaths, options: CreateAgentOptions) {
     this.paths = paths;
@@ -191,7 +194,7 @@ export class Agent {
     // The starting settings are the session's first fact: inspect and resume read them from event 2 on.
     const opening = settingsChanged({ ...(options.approvalMode === undefined ? {} : { approval_mode: options.approvalMode }), thinking_level: thinkingLevel });
     const session = await this.#build({ meta, state, config, endpoint, thinkingLevel, engineState: { ...initialEngineState(), thinkingLevel }, writerIndex: 1, existing: false, ids: new ToolCallIdAllocator(), resumed: false, sandbox, opening, approvalMode: options.approvalMode });
-    if (options.persist) session.persist();
+    if (options.persist) await session.persist();
     return session;
   }
 
@@ -423,7 +426,7 @@ export class Agent {
   async #assemble(ref: { provider?: string | undefined; modelId?: string | undefined }): Promise<Assembled> {
     const config = readProjectConfig(this.paths.projectConfig);
     const endpoint = resolveModelEndpoint(config, ref, { env: this.#options.env ?? process.env, configFile: this.paths.projectConfig });
-    const state = await loadAgentState(this.paths);
+    const state = this.#sharedState.share(await loadAgentState(this.paths));
     return { state, config, endpoint };
   }
 

@@ -10,13 +10,13 @@
  */
 import { sessionArchived, sessionTitle, settingsChanged, userText, type OmniMessage, type SessionMetaPayload, type TokenCounts } from "@penguin/omnimessage";
 import type { ModelEndpoint, Pricing, ThinkingLevel } from "@penguin/models";
-import { Effect, Exit, Layer, Scope, type Stream } from "effect";
+import { Effect, Exit, Layer, Scope, Stream } from "effect";
 import type { Compactability, ContextEngine } from "./engine/context-engine.js";
 import { clockFromSleep, type SleepFn } from "./engine/reconnect.js";
 import { runGoal } from "./goal/goal-loop.js";
 import { engineGoalSession, goalRequest, Goals, makeGoals, type GoalsShape } from "./goal/goals.js";
 import type { ApproveFn, EnvironmentInterface, LLMInterface, ToolPermission } from "./interfaces.js";
-import type { AppendListener, TraceWriter } from "@penguin/trace";
+import { isCommitPoint, type AppendListener, type TraceWriter } from "@penguin/trace";
 import type { ProcessInfo } from "./environment/commands/process-table.js";
 import { Environment } from "./environment/environment.js";
 import type { SubagentInfo } from "./subagents/index.js";
@@ -172,10 +172,24 @@ export class Session {
   run(messages: OmniMessage[] | string, options: SessionRunOptions = {}): AsyncGenerator<OmniMessage, void> {
     if (this.#disposed) throw new Error(`session ${this.id} is disposed; resume it with agent.resumeSession to continue`);
     const runOptions = { approve: options.approve, signal: options.signal, thinkingLevel: options.thinkingLevel ?? this.thinkingLevel };
-    if (options.goal === undefined) return this.#engine.run(typeof messages === "string" ? [userText(messages)] : messages, runOptions);
+    if (options.goal === undefined) return this.#afterDurable(this.#engine.run(typeof messages === "string" ? [userText(messages)] : messages, runOptions));
     const request = goalRequest(messages, options.goal.budget, { approve: options.approve, thinkingLevel: runOptions.thinkingLevel });
     const clock = this.#sleep === undefined ? undefined : clockFromSleep(this.#sleep);
-    return runGoal((deliver) => this.#goals.run(request, deliver), { signal: options.signal, clock });
+    return this.#afterDurable(runGoal((deliver) => this.#goals.run(request, deliver), { signal: options.signal, clock }));
+  }
+
+  /**
+   * The trace syncs commit points off the event loop (writer.ts), so the engine may go on
+   * before one is durable. The host must not: a commit point it is handed (a `request_end`, a
+   * tool output, a compaction event) is on disk, and its listeners have had it, by then; and
+   * the task ends only once everything it recorded is published.
+   */
+  async *#afterDurable(messages: AsyncGenerator<OmniMessage, void>): AsyncGenerator<OmniMessage, void> {
+    for await (const m of messages) {
+      if (isCommitPoint(m) && m.origin === undefined) await this.#writer.published();
+      yield m;
+    }
+    await this.#writer.published();
   }
 
   /**
@@ -185,7 +199,12 @@ export class Session {
   runStream(messages: OmniMessage[] | string, options: Omit<SessionRunOptions, "signal" | "goal"> = {}): Stream.Stream<OmniMessage> {
     if (this.#disposed) throw new Error(`session ${this.id} is disposed; resume it with agent.resumeSession to continue`);
     const input = typeof messages === "string" ? [userText(messages)] : messages;
-    return this.#engine.stream(input, { approve: options.approve, thinkingLevel: options.thinkingLevel ?? this.thinkingLevel });
+    const published = Effect.promise(() => this.#writer.published());
+    return this.#engine.stream(input, { approve: options.approve, thinkingLevel: options.thinkingLevel ?? this.thinkingLevel }).pipe(
+      // As in `run`: a commit point reaches the host once it is durable, and the task ends once all is published.
+      Stream.tap((m) => (isCommitPoint(m) && m.origin === undefined ? published : Effect.void)),
+      Stream.concat(Stream.drain(Stream.fromEffect(published))),
+    );
   }
 
   /** Goal mode as an Effect service (`Goals`) over this session, for Effect hosts. */
@@ -200,7 +219,7 @@ export class Session {
    */
   compact(options: { signal?: AbortSignal } = {}): AsyncGenerator<OmniMessage, void> {
     if (this.#disposed) throw new Error(`session ${this.id} is disposed; resume it with agent.resumeSession to continue`);
-    return this.#engine.compact(options);
+    return this.#afterDurable(this.#engine.compact(options));
   }
 
   /** `ok`, `empty` (nothing to compact) or `just_compacted`. */
@@ -308,9 +327,10 @@ export class Session {
     return this.#env.toolPermission(name);
   }
 
-  /** Write the trace header now (see CreateSessionOptions.persist). */
-  persist(): void {
+  /** Write the trace header now (see CreateSessionOptions.persist); resolves once it is durable. */
+  persist(): Promise<void> {
     this.#writer.start();
+    return this.#writer.flush();
   }
 
   /**

@@ -16,7 +16,7 @@ export type { SnapshotSource, SnapshotLookup, StoredSnapshot, FoldedTo } from ".
 export { replayTrace, resumeView } from "./replay.js";
 export type { ReplayResult } from "./replay.js";
 export { TraceWriter, isCommitPoint } from "./writer.js";
-export type { TraceWriterOptions, TraceFileNamer, AppendListener } from "./writer.js";
+export type { TraceWriterOptions, TraceFileNamer, AppendListener, BackgroundSync } from "./writer.js";
 export { parseTraceText, readTraceFile, traceFileIndex, traceFilesIn, listTracedSessionsIn } from "./reader.js";
 export type { SkippedLine, TraceContent, TraceFileRef, SessionTraceSummary } from "./reader.js";
 export { upcastLine, legacyThinkingLevel } from "./upcast.js";

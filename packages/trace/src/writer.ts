@@ -31,10 +31,25 @@
  *   and they get it only once the record is written, and synced when it is a commit point:
  *   a subscriber never sees a record a crash could still take back.
  *
- * Writes are synchronous on purpose: records must hit the file in exactly the order the host
- * sees them, and a commit point must be durable before the engine moves on.
+ * How the two halves of that are split:
+ * - Writes are synchronous: records hit the file in exactly the order the host produces
+ *   them, and each record's position is known the moment it is appended.
+ * - Syncs are not: an fdatasync takes milliseconds, and on the event loop it stalls every
+ *   other session of the process (the server streams hundreds at once). A commit point
+ *   starts `fs.fdatasync` on libuv's threadpool and the writer goes on appending. One sync
+ *   is in flight at a time; commit points appended meanwhile are covered by the next one,
+ *   started when it returns, which makes durable everything written before it starts.
+ * - Listeners are called in file order. A record waits in `#unpublished` behind any commit
+ *   point not yet durable (records after it in the file are only published after it); a
+ *   commit point leaves it when a sync started after its write completes.
+ * - A caller that must know a commit point is durable before it goes on awaits
+ *   `published()` (Session does before it hands a commit point to its host, so a turn is
+ *   never reported done before it is on disk) or `flush()` (all written bytes). `rotate()`
+ *   and `close()` are synchronous and make the file durable before they return (a sync on the
+ *   event loop, but once per file or session, not per turn); a file's descriptor is closed
+ *   only after a sync still running on it has returned.
  */
-import { closeSync, fdatasyncSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, fdatasync, fdatasyncSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import type { TracePosition } from "./position.js";
 import {
@@ -49,6 +64,9 @@ import {
 
 /** Where the writer puts a given file index. */
 export type TraceFileNamer = (index: number) => string;
+
+/** Makes a file's written data durable off the event loop, then calls back (Node's `fs.fdatasync` shape). */
+export type BackgroundSync = (fd: number, done: (error: NodeJS.ErrnoException | null) => void) => void;
 
 export interface TraceWriterOptions {
   fileFor: TraceFileNamer;
@@ -65,6 +83,11 @@ export interface TraceWriterOptions {
   fsync?: boolean;
   /** The clock that stamps appended envelopes, in epoch milliseconds. Default `Date.now`. */
   now?: () => number;
+  /**
+   * The sync run for commit points, off the event loop. Default `fs.fdatasync` (libuv's
+   * threadpool). Tests pass one whose completion they control.
+   */
+  backgroundSync?: BackgroundSync;
 }
 
 const COMMIT_EVENTS = new Set(["request_end", "compaction_begin", "compaction_end"]);
@@ -78,9 +101,27 @@ export function isCommitPoint(m: OmniMessage): boolean {
 /** Called after a record is durable, with its position. */
 export type AppendListener = (m: OmniMessage, position: TracePosition) => void;
 
+/** A record written and not yet handed to the listeners. */
+interface Unpublished {
+  m: OmniMessage;
+  position: TracePosition;
+  /** Its write number; a commit point is published once `#durableThrough` reaches it. */
+  seq: number;
+  commit: boolean;
+}
+
+/** Someone waiting for every record up to `seq` to be durable (`durable`) or published. */
+interface Waiter {
+  seq: number;
+  durable: boolean;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
 export class TraceWriter {
   readonly #fileFor: TraceFileNamer;
   readonly #fsync: boolean;
+  readonly #backgroundSync: BackgroundSync;
   #index: number;
   #meta: SessionMetaPayload;
   #fd: number | undefined;
@@ -96,11 +137,27 @@ export class TraceWriter {
   /** Lines in the current file so far (a torn last line counts: the next record follows it). */
   #lines: number | undefined;
   readonly #listeners = new Set<AppendListener>();
+  /** Records written so far (over every file of this writer): the last record's write number. */
+  #written = 0;
+  /** Every record numbered up to this one is durable (a completed sync started after its write). */
+  #durableThrough = 0;
+  /** Written, in file order, not yet published. */
+  readonly #unpublished: Unpublished[] = [];
+  /** The descriptor a background sync is running on, if one is. */
+  #syncingFd: number | undefined;
+  /** A commit point was written while a sync was running: start another when it returns. */
+  #syncAgain = false;
+  /** Descriptors closed by the writer whose close waits for the background sync running on them. */
+  readonly #closeAfterSync = new Set<number>();
+  readonly #waiters: Waiter[] = [];
+  /** A background sync failed: what was written since its start is not known to be durable. */
+  #failure: Error | undefined;
 
   constructor(options: TraceWriterOptions) {
     this.#fileFor = options.fileFor;
     this.#now = options.now ?? Date.now;
     this.#fsync = options.fsync ?? true;
+    this.#backgroundSync = options.backgroundSync ?? fdatasync;
     this.#index = options.index;
     this.#meta = options.meta;
     this.#headerWritten = options.existing;
@@ -141,33 +198,61 @@ export class TraceWriter {
   setTools(tools: ToolDefinition[]): void {
     this.#tools = tools;
     if (this.#headerWritten && !this.#toolsWritten) {
+      this.#throwIfFailed();
       const m = toolListReady(tools);
       const position = this.#writeLine(m);
       this.#toolsWritten = true;
-      this.#publish(m, position);
+      this.#queue(m, position, false);
+      this.#publishReady();
     }
   }
 
-  /** Append one message if it belongs in the Trace. */
-  append(m: OmniMessage): void {
-    if (!isTraceable(m) || m.type === "session_meta") return;
+  /**
+   * Append one message if it belongs in the Trace; answers its position (undefined when it
+   * does not belong). The record is on file when this returns; its listeners are called now,
+   * or, behind a commit point not yet durable (this one included), when that sync completes.
+   */
+  append(m: OmniMessage): TracePosition | undefined {
+    if (!isTraceable(m) || m.type === "session_meta") return undefined;
+    this.#throwIfFailed();
     this.#ensureHeader();
     if (isEvent(m, "tool_list_ready")) {
-      if (this.#toolsWritten) return;
+      if (this.#toolsWritten) return undefined;
       this.#toolsWritten = true;
     }
     const position = this.#writeLine(m);
-    if (this.#fsync && isCommitPoint(m) && this.#fd !== undefined) fdatasyncSync(this.#fd);
-    this.#publish(m, position);
+    const commit = this.#fsync && isCommitPoint(m);
+    this.#queue(m, position, commit);
+    if (commit) this.#requestSync();
+    this.#publishReady();
+    return position;
+  }
+
+  /**
+   * Resolves once every record appended so far has been handed to the listeners, so every
+   * commit point among them is durable. What follows the last commit point is not synced for it.
+   */
+  published(): Promise<void> {
+    return this.#wait(this.#written, false);
+  }
+
+  /** Resolves once everything appended so far is durable (synced) and published. */
+  flush(): Promise<void> {
+    const seq = this.#written;
+    const promise = this.#wait(seq, true);
+    if (this.#fsync && this.#durableThrough < seq) this.#requestSync();
+    return promise;
   }
 
   /**
    * Write the header now instead of before the first record: a host that lists sessions
    * (the server) needs a session that has not run yet to exist on disk and be resumable.
+   * Its sync runs in the background (`flush()` waits for it).
    */
   start(): void {
     this.#ensureHeader();
-    if (this.#fd !== undefined && this.#fsync) fdatasyncSync(this.#fd);
+    if (this.#fsync && this.#fd !== undefined) this.#requestSync();
+    this.#publishReady();
   }
 
   /** Continue in the next file index; its header is written before its first record. */
@@ -180,25 +265,42 @@ export class TraceWriter {
     this.#lines = undefined;
   }
 
+  /**
+   * Make everything written durable (a sync on the event loop, unless a completed sync already
+   * covers it), publish what was waiting for it, and close the file. The descriptor itself is
+   * closed when a background sync still running on it returns.
+   */
   close(): void {
-    if (this.#fd !== undefined) {
-      closeSync(this.#fd);
-      this.#fd = undefined;
+    const fd = this.#fd;
+    if (fd === undefined) {
+      this.#publishReady();
+      return;
     }
+    this.#fd = undefined;
+    try {
+      if (this.#fsync && this.#durableThrough < this.#written) {
+        fdatasyncSync(fd);
+        this.#durableThrough = this.#written;
+        this.#failure = undefined;
+      }
+    } finally {
+      if (this.#syncingFd === fd) this.#closeAfterSync.add(fd);
+      else closeSync(fd);
+    }
+    this.#publishReady();
   }
 
   #ensureHeader(): void {
     if (this.#headerWritten) return;
     this.#headerWritten = true;
     const meta = buildSessionMeta(this.#meta);
-    const metaPosition = this.#writeLine(meta);
-    this.#publish(meta, metaPosition);
-    for (const m of this.#opening.splice(0)) this.#publish(m, this.#writeLine(m));
+    this.#queue(meta, this.#writeLine(meta), false);
+    for (const m of this.#opening.splice(0)) this.#queue(m, this.#writeLine(m), false);
     if (this.#tools !== undefined) {
       const tools = toolListReady(this.#tools);
       const toolsPosition = this.#writeLine(tools);
       this.#toolsWritten = true;
-      this.#publish(tools, toolsPosition);
+      this.#queue(tools, toolsPosition, false);
     }
   }
 
@@ -226,11 +328,76 @@ export class TraceWriter {
     // The newline prefix only ends a torn line; the record is the next line either way.
     this.#lines = (this.#lines ?? 0) + 1;
     this.#needsNewline = false;
+    this.#written += 1;
     return { file: this.#index, line: this.#lines };
   }
 
-  #publish(m: OmniMessage, position: TracePosition): void {
-    for (const listener of this.#listeners) listener(m, position);
+  #queue(m: OmniMessage, position: TracePosition, commit: boolean): void {
+    this.#unpublished.push({ m, position, seq: this.#written, commit });
+  }
+
+  /** Start a background sync of the current file, or have one start when the running one returns. */
+  #requestSync(): void {
+    if (this.#syncingFd !== undefined) {
+      this.#syncAgain = true;
+      return;
+    }
+    const fd = this.#fd;
+    if (fd === undefined) return;
+    // Everything written before the sync starts is durable once it completes.
+    const covers = this.#written;
+    this.#syncingFd = fd;
+    this.#syncAgain = false;
+    this.#backgroundSync(fd, (error) => this.#synced(fd, covers, error));
+  }
+
+  #synced(fd: number, covers: number, error: NodeJS.ErrnoException | null): void {
+    this.#syncingFd = undefined;
+    if (this.#closeAfterSync.delete(fd)) closeSync(fd);
+    if (error !== null) {
+      // Leave what it covered unpublished: a later sync (close, the next commit point) may still succeed.
+      this.#failure = new Error(`the trace file ${this.file} could not be synced to disk (${error.message}); its last records may not be durable`);
+      this.#rejectWaiters(this.#failure);
+    } else {
+      this.#durableThrough = Math.max(this.#durableThrough, covers);
+    }
+    this.#publishReady();
+    if (this.#syncAgain && error === null && this.#durableThrough < this.#written) this.#requestSync();
+    else this.#syncAgain = false;
+  }
+
+  /** Publish, in order, every record not behind a commit point still waiting for its sync; then answer waiters. */
+  #publishReady(): void {
+    while (this.#unpublished.length > 0) {
+      const next = this.#unpublished[0]!;
+      if (next.commit && next.seq > this.#durableThrough) break;
+      this.#unpublished.shift();
+      for (const listener of this.#listeners) listener(next.m, next.position);
+    }
+    if (this.#waiters.length === 0) return;
+    const publishedThrough = this.#unpublished.length === 0 ? this.#written : this.#unpublished[0]!.seq - 1;
+    for (let i = this.#waiters.length - 1; i >= 0; i--) {
+      const w = this.#waiters[i]!;
+      if (w.seq > publishedThrough || (w.durable && this.#fsync && w.seq > this.#durableThrough)) continue;
+      this.#waiters.splice(i, 1);
+      w.resolve();
+    }
+  }
+
+  #wait(seq: number, durable: boolean): Promise<void> {
+    if (this.#failure !== undefined) return Promise.reject(this.#failure);
+    return new Promise<void>((resolve, reject) => {
+      this.#waiters.push({ seq, durable, resolve, reject });
+      this.#publishReady();
+    });
+  }
+
+  #rejectWaiters(error: Error): void {
+    for (const w of this.#waiters.splice(0)) w.reject(error);
+  }
+
+  #throwIfFailed(): void {
+    if (this.#failure !== undefined) throw this.#failure;
   }
 }
 

@@ -42,6 +42,8 @@ describe("reconnect waits on the Clock", () => {
       const task = yield* Effect.fork(Stream.runForEach(session.runStream("hello", { approve: allow }), (m) => Effect.sync(() => seen.push(m))));
 
       yield* until(Effect.map(pendingSleeps, (s) => s.length > 0));
+      // The notice is a request_end, a commit point: the host gets it once its sync is done.
+      yield* until(Effect.sync(() => retryNotices(seen).length > 0));
       expect(yield* pendingSleeps).toEqual([2000]);
       expect(retryNotices(seen)).toEqual([2000]);
       yield* TestClock.adjust(Duration.millis(1999));
@@ -50,6 +52,7 @@ describe("reconnect waits on the Clock", () => {
 
       yield* TestClock.adjust(Duration.millis(1));
       yield* until(Effect.map(pendingSleeps, (s) => s.includes(6000)));
+      yield* until(Effect.sync(() => retryNotices(seen).length > 1));
       expect(harness.kit.requests).toHaveLength(2);
       expect(retryNotices(seen)).toEqual([2000, 4000]);
       yield* TestClock.adjust(Duration.millis(3999));

@@ -10,7 +10,8 @@
  * - `read`: the session's envelopes as a Stream, each with its position, lowest file first;
  *   torn, NUL-padded and malformed lines are skipped (counted by `scan`), never rewritten;
  * - `tail`: a Stream of what is appended from now on, published only once the record is
- *   durable (the writer calls back after its write and sync);
+ *   durable (the writer calls back after its write and, for a commit point, once its
+ *   background sync has completed; `append` answers only then too);
  * - `stateAt`: the fold of the session to an event count or a position, from snapshots.
  *
  * Domain errors are `Schema.TaggedError`s; file-system failures are mapped to them here, once.
@@ -73,7 +74,7 @@ export class TraceStore extends Effect.Service<TraceStore>()("penguin/TraceStore
   scoped: Effect.gen(function* () {
     const config = yield* TraceStoreConfig;
     const appended = yield* PubSub.unbounded<PositionedEnvelope>();
-    const writers = new Map<string, { writer: TraceWriter; clock: { ms: number }; lastStampMs: number; lastPosition: TracePosition | undefined }>();
+    const writers = new Map<string, { writer: TraceWriter; clock: { ms: number }; lastStampMs: number }>();
     const folds = new SessionFolds(config.snapshotEvery === undefined ? {} : { snapshotEvery: config.snapshotEvery });
     yield* Effect.addFinalizer(() => Effect.sync(() => {
       for (const { writer } of writers.values()) writer.close();
@@ -99,10 +100,9 @@ export class TraceStore extends Effect.Service<TraceStore>()("penguin/TraceStore
       const clock = { ms: yield* Clock.currentTimeMillis };
       const writer = new TraceWriter({ fileFor: fileFor(sessionId, date), index: options.index ?? 1, meta, existing, toolsWritten: existing, fsync: config.fsync, now: () => clock.ms });
       if (options.tools !== undefined) writer.setTools(options.tools);
-      const entry = { writer, clock, lastStampMs: Number.NEGATIVE_INFINITY, lastPosition: undefined as TracePosition | undefined };
+      const entry = { writer, clock, lastStampMs: Number.NEGATIVE_INFINITY };
       writer.onAppend((envelope, position) => {
-        entry.lastPosition = position;
-        // Called synchronously by the writer after the write (and sync): an unbounded PubSub never suspends.
+        // Called by the writer after the write (and sync): an unbounded PubSub never suspends.
         Effect.runSync(PubSub.publish(appended, { sessionId, position, envelope }));
       });
       writers.set(sessionId, entry);
@@ -119,12 +119,17 @@ export class TraceStore extends Effect.Service<TraceStore>()("penguin/TraceStore
       entry.lastStampMs = stampMs;
       entry.clock.ms = stampMs;
       const stamped = { ...envelope, timestamp: new Date(stampMs).toISOString() } as OmniMessage;
-      entry.lastPosition = undefined;
-      yield* Effect.try({
+      const position = yield* Effect.try({
         try: () => entry.writer.append(stamped),
         catch: (error) => new TraceIoError({ file: entry.writer.file, operation: "append", message: messageOf(error) }),
       });
-      const position: TracePosition | undefined = entry.lastPosition;
+      // The writer syncs commit points in the background: answer once this record is published (so durable).
+      if (position !== undefined) {
+        yield* Effect.tryPromise({
+          try: () => entry.writer.published(),
+          catch: (error) => new TraceIoError({ file: entry.writer.file, operation: "append", message: messageOf(error) }),
+        });
+      }
       return { position, envelope: stamped };
     });
 
