@@ -176,14 +176,17 @@ describe("./penguin install and build logic", { timeout: 60_000 }, () => {
     expect(webBuilds()).toHaveLength(2);
   });
 
-  it("starts the server (`server`) with --optimize-for-size, and other commands without it", async () => {
+  it("starts the server (`server`) with --optimize-for-size and two malloc arenas, and other commands without them", async () => {
     const { dir, env } = fakeTree();
+    delete env.MALLOC_ARENA_MAX;
     const launcher = join(dir, "penguin");
     expect((await run(launcher, ["--version"], env)).code).toBe(0);
-    // A bundle that shows the node flags it was started with, then its arguments.
-    writeFileSync(join(dir, "apps", "cli", "bundle", "main.js"), 'console.log(process.execArgv.join(" ") + "|" + process.argv.slice(2).join(","))');
-    expect((await run(launcher, ["server", "--port", "0"], env)).stdout).toBe("--optimize-for-size|server,--port,0\n");
-    expect((await run(launcher, ["run", "-m", "hi"], env)).stdout).toBe("|run,-m,hi\n");
+    // A bundle that shows the node flags it was started with, its arguments and the allocator setting.
+    writeFileSync(join(dir, "apps", "cli", "bundle", "main.js"), 'console.log(process.execArgv.join(" ") + "|" + process.argv.slice(2).join(",") + "|" + (process.env.MALLOC_ARENA_MAX ?? "-"))');
+    expect((await run(launcher, ["server", "--port", "0"], env)).stdout).toBe("--optimize-for-size|server,--port,0|2\n");
+    expect((await run(launcher, ["run", "-m", "hi"], env)).stdout).toBe("|run,-m,hi|-\n");
+    // A setting the user made is theirs.
+    expect((await run(launcher, ["server"], { ...env, MALLOC_ARENA_MAX: "4" })).stdout).toBe("--optimize-for-size|server|4\n");
   });
 
   it("answers `web --help` and `web --version` without building the web app", async () => {

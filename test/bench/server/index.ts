@@ -57,6 +57,8 @@ export interface ServerBenchResult {
 const CHILD = fileURLToPath(new URL("./server-child.ts", import.meta.url));
 /** The node flags `./penguin server` starts the server with (see the launcher script): measured as it is run. */
 export const SERVER_NODE_FLAGS: readonly string[] = ["--optimize-for-size"];
+/** The allocator setting the launcher gives the server (see the launcher script). */
+export const SERVER_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: "2" };
 const CHUNK = 4;
 
 export async function runServerBench(opts: ServerBenchOptions = {}): Promise<ServerBenchResult> {
@@ -78,6 +80,7 @@ export async function runServerBench(opts: ServerBenchOptions = {}): Promise<Ser
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
+      ...SERVER_ENV,
       PENGUIN_BENCH_ROOT: root,
       PENGUIN_BENCH_WORKSPACE_ROOT: tmpdir(),
       ...(entry === undefined ? {} : { PENGUIN_BENCH_SERVER_ENTRY: entry }),
