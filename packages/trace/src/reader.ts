@@ -8,7 +8,7 @@
  * envelope, the field that is wrong), so resume can decide, and nothing already recorded is
  * lost. Files are never rewritten. Older line shapes are upcast before decoding (upcast.ts).
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { decodeEnvelope, type OmniMessage } from "@penguin/omnimessage";
 import { upcastLine } from "./upcast.js";
@@ -108,8 +108,46 @@ export function parseTraceBytes(bytes: Buffer): TraceContent {
   return out.content();
 }
 
+/** Bytes read at a time: the buffer is reused, and grows only for a line longer than it. */
+const READ_CHUNK = 1 << 20;
+
+/**
+ * Read a trace file with the same line rules as `parseTraceBytes`, a chunk at a time through
+ * one reused buffer: a 50 MB file never needs a 50 MB allocation (fresh pages the kernel must
+ * zero, and memory the heap has to account for) just to be split into lines and dropped.
+ */
 export function readTraceFile(file: string): TraceContent {
-  return parseTraceBytes(readFileSync(file));
+  const fd = openSync(file, "r");
+  try {
+    const out = new TraceContentBuilder();
+    let buffer = Buffer.allocUnsafe(READ_CHUNK);
+    /** Bytes of an unfinished line kept at the start of `buffer`. */
+    let kept = 0;
+    let lineNumber = 1;
+    let mayHoldNul = false;
+    for (;;) {
+      if (kept === buffer.length) {
+        const bigger = Buffer.allocUnsafe(buffer.length * 2);
+        buffer.copy(bigger, 0, 0, kept);
+        buffer = bigger;
+      }
+      const read = readSync(fd, buffer, kept, buffer.length - kept, null);
+      if (read === 0) break;
+      const filled = buffer.subarray(0, kept + read);
+      if (!mayHoldNul && filled.indexOf(NUL, kept) >= 0) mayHoldNul = true;
+      let start = 0;
+      for (let end = filled.indexOf(NEWLINE, kept); end >= 0; end = filled.indexOf(NEWLINE, start)) {
+        out.line(filled.toString("utf8", start, end), lineNumber++, false, mayHoldNul);
+        start = end + 1;
+      }
+      kept = filled.length - start;
+      buffer.copyWithin(0, start, filled.length);
+    }
+    if (kept > 0) out.line(buffer.toString("utf8", 0, kept), lineNumber, true, mayHoldNul);
+    return out.content();
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export interface TraceFileRef {

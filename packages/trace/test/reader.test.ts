@@ -84,6 +84,26 @@ describe("reading a trace's bytes", () => {
     }
   });
 
+  it("given a file of several read chunks, lines across chunk edges and one line longer than a chunk, then readTraceFile reads what the text reader reads", () => {
+    const dir = mkdtempSync(join(tmpdir(), "penguin-reader-"));
+    try {
+      const file = join(dir, "big.jsonl");
+      const long = LINES[4]!.replace("[no output]", "ü".repeat(1_500_000));
+      const filler = Array.from({ length: 20_000 }, (_, i) => LINES[2]!.replace("hello", `hello ${i}`));
+      const text = [LINES[0], ...filler.slice(0, 9000), long, "\0".repeat(70), "{bad", ...filler.slice(9000), LINES[5]!.slice(0, 40)].join("\n");
+      writeFileSync(file, text);
+      const r = readTraceFile(file);
+      expect(r).toEqual(parseTraceText(text));
+      expect(r.messages).toHaveLength(1 + 20_000 + 1);
+      expect(r.skipped).toEqual([
+        { line: 9004, reason: "invalid-json" },
+        { line: 20_005, reason: "torn" },
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("readTraceFile reads a file through the byte reader", () => {
     const dir = mkdtempSync(join(tmpdir(), "penguin-reader-"));
     try {
