@@ -103,10 +103,7 @@ export async function send(wire: WireRequest | { url: string; headers: Record<st
   let res: Response;
   try {
     const init: RequestInit = { method: opts.method ?? "POST", headers: wire.headers, signal: controller.signal };
-    // Sent as bytes: given a string, fetch scans it for lone surrogates and copies it through
-    // a stream before the first byte leaves (hundreds of ms for a long resumed history). The
-    // body is JSON.stringify's output, well-formed already, so the scan can only cost time.
-    if ("body" in wire) init.body = Buffer.from(wire.body, "utf8");
+    if ("body" in wire) init.body = wire.body;
     res = await opts.fetch(wire.url, init);
   } catch (err) {
     cleanup();
