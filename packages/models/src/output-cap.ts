@@ -26,9 +26,11 @@ export function effectiveWindow(endpoint: ModelEndpoint): number {
  * The cap to send. `fallbackMax` applies when the entry has no `maxTokens` (Anthropic requires
  * one); without either, undefined: send no cap and let the provider decide.
  */
-export function outputCap(endpoint: ModelEndpoint, estimatedInput: number, fallbackMax?: number): number | undefined {
+export function outputCap(endpoint: ModelEndpoint, estimatedInput: number | (() => number), fallbackMax?: number): number | undefined {
   const max = endpoint.maxTokens ?? fallbackMax;
   if (max === undefined) return undefined;
-  const room = effectiveWindow(endpoint) - estimatedInput - SLACK_TOKENS;
+  // A thunk spares serialising a long history twice when no cap is sent at all.
+  const input = typeof estimatedInput === "number" ? estimatedInput : estimatedInput();
+  const room = effectiveWindow(endpoint) - input - SLACK_TOKENS;
   return Math.max(1, Math.min(max, room));
 }

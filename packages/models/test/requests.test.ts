@@ -89,6 +89,18 @@ describe("output cap", () => {
     expect(outputCap(endpoint("openai-chat"), 10)).toBeUndefined();
   });
 
+  it("estimates the input only when a cap is sent (a long history is not serialised twice for nothing)", () => {
+    let estimated = 0;
+    const estimate = () => {
+      estimated++;
+      return 3000;
+    };
+    expect(outputCap(endpoint("openai-chat"), estimate)).toBeUndefined();
+    expect(estimated).toBe(0);
+    expect(outputCap({ ...endpoint("openai-chat"), contextWindow: 10000, maxTokens: 8000 }, estimate)).toBe(5976);
+    expect(estimated).toBe(1);
+  });
+
   it("shrinks the cap sent as the history grows", () => {
     const long: CompleteModelPayload[] = [{ type: "text", role: "user", text: "x".repeat(20000) }];
     const e = endpoint("openai-chat", { contextWindow: 10000, maxTokens: 8000 });

@@ -88,26 +88,29 @@ function onModelMessage(state: SessionState, m: OmniMessage<"model_msg">): Sessi
   }
   if (!isCompleteModel(m)) return state;
   const complete = m.payload;
-  let next = state;
   if (complete.type === "tool_call") {
     // Ids are unique per session; a repeated one is a duplicated line (a copy or a sync
     // conflict), and folding it twice would break the pairing for good.
     if (HashSet.has(state.seenToolCallIds, complete.tool_call_id)) return state;
-    next = { ...next, seenToolCallIds: HashSet.add(state.seenToolCallIds, complete.tool_call_id), toolCallIds: state.toolCallIds.append(complete.tool_call_id), ...filesTouched(state, complete) };
+    const ids = { seenToolCallIds: HashSet.add(state.seenToolCallIds, complete.tool_call_id), toolCallIds: state.toolCallIds.append(complete.tool_call_id), ...filesTouched(state, complete) };
+    // One copy of the state for the ids and the call's place (a fold makes one per event).
+    const w = state.window;
+    if (state.compactionSpan !== undefined || w === undefined) return { ...state, ...ids };
+    return { ...state, ...ids, window: { ...w, produced: w.produced.append(complete), producedMessages: w.producedMessages.append(m) } };
   }
-  const span = next.compactionSpan;
+  const span = state.compactionSpan;
   if (span !== undefined) {
-    if (complete.type === "text" && complete.role === "assistant") return { ...next, compactionSpan: { ...span, windowText: span.windowText + complete.text } };
-    return next;
+    if (complete.type === "text" && complete.role === "assistant") return { ...state, compactionSpan: { ...span, windowText: span.windowText + complete.text } };
+    return state;
   }
   if (isUserSide(complete)) {
     const delivered = complete.type === "text" && complete.sender === undefined && startsWithMarker(complete.text, "user_steering");
-    if (delivered) next = { ...next, steering: [] };
-    if (next.window !== undefined) return { ...next, window: { ...next.window, inputs: next.window.inputs.append(m) } };
-    return { ...next, pending: next.pending.append(m) };
+    const steering = delivered ? { steering: [] } : {};
+    if (state.window !== undefined) return { ...state, ...steering, window: { ...state.window, inputs: state.window.inputs.append(m) } };
+    return { ...state, ...steering, pending: state.pending.append(m) };
   }
-  if (next.window === undefined) return next;
-  return { ...next, window: { ...next.window, produced: next.window.produced.append(complete), producedMessages: next.window.producedMessages.append(m) } };
+  if (state.window === undefined) return state;
+  return { ...state, window: { ...state.window, produced: state.window.produced.append(complete), producedMessages: state.window.producedMessages.append(m) } };
 }
 
 function onEvent(state: SessionState, e: EventPayload, at: string): SessionState {
@@ -125,8 +128,8 @@ function onEvent(state: SessionState, e: EventPayload, at: string): SessionState
       if (span !== undefined) return e.status === "completed" ? { ...state, compactionSpan: { ...span, reply: span.windowText } } : state;
       const w = state.window;
       if (w === undefined) return state;
+      if (e.status === "completed") return commitWindow(state, w, at);
       const closed = { ...state, window: undefined };
-      if (e.status === "completed") return commitWindow(closed, w, at);
       // The engine notes every aborted request as a [turn_aborted] text, even an empty one.
       if (e.status === "aborted") return abandonWindow(closed, w, "user", at, { alwaysNote: true });
       // A failed attempt: its input is sent again by the retry (or carried over).
@@ -184,8 +187,11 @@ function onEvent(state: SessionState, e: EventPayload, at: string): SessionState
     }
     case "approval_requested":
       return { ...state, pendingApprovals: [...withoutApproval(state, e.tool_call_id), { toolCallId: e.tool_call_id, name: e.name }] };
-    case "approval_decision":
-      return { ...state, pendingApprovals: withoutApproval(state, e.tool_call_id) };
+    case "approval_decision": {
+      // Most calls are decided without a request (policy or mode): nothing changes then.
+      const pendingApprovals = withoutApproval(state, e.tool_call_id);
+      return pendingApprovals === state.pendingApprovals ? state : { ...state, pendingApprovals };
+    }
     case "steering_queued":
       return { ...state, steering: [...state.steering.filter((s) => s.id !== e.steering_id), { id: e.steering_id, text: e.text }] };
     case "steering_recalled":
@@ -238,6 +244,7 @@ export function outputsForCalls(state: SessionState, at: string): OmniMessage[] 
   });
 }
 
+/** Commit window `w` (the state's open window, closed by this commit). */
 function commitWindow(state: SessionState, w: OpenWindow, at: string): SessionState {
   const inputs = w.inputs.toArray();
   // A context opens with its [context_summary], even before input kept across the compaction.
@@ -250,7 +257,7 @@ function commitWindow(state: SessionState, w: OpenWindow, at: string): SessionSt
     const out = state.outputs.get(c.tool_call_id);
     if (out !== undefined) outputs.set(c.tool_call_id, out);
   }
-  return { ...state, history, lastCalls, outputs, pending: Sequence.empty(), abortedSinceCommit: false, turns: state.turns + 1 };
+  return { ...state, window: undefined, history, lastCalls, outputs, pending: Sequence.empty(), abortedSinceCommit: false, turns: state.turns + 1 };
 }
 
 /**

@@ -17,7 +17,7 @@ export { replayTrace, resumeView } from "./replay.js";
 export type { ReplayResult } from "./replay.js";
 export { TraceWriter, isCommitPoint } from "./writer.js";
 export type { TraceWriterOptions, TraceFileNamer, AppendListener, BackgroundSync } from "./writer.js";
-export { parseTraceText, readTraceFile, traceFileIndex, traceFilesIn, listTracedSessionsIn } from "./reader.js";
+export { parseTraceText, parseTraceBytes, readTraceFile, traceFileIndex, traceFilesIn, listTracedSessionsIn } from "./reader.js";
 export type { SkippedLine, TraceContent, TraceFileRef, SessionTraceSummary } from "./reader.js";
 export { upcastLine, legacyThinkingLevel } from "./upcast.js";
 export * from "./context-notes/turn-notes.js";

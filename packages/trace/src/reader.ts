@@ -8,7 +8,7 @@
  * envelope, the field that is wrong), so resume can decide, and nothing already recorded is
  * lost. Files are never rewritten. Older line shapes are upcast before decoding (upcast.ts).
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { decodeEnvelope, type OmniMessage } from "@penguin/omnimessage";
 import { upcastLine } from "./upcast.js";
@@ -30,42 +30,124 @@ export interface TraceContent {
   tornTail: boolean;
 }
 
-/** Parse trace text. Pure: exposed for fuzzing and for readers of uploaded traces. */
-export function parseTraceText(text: string): TraceContent {
-  const messages: OmniMessage[] = [];
-  const lineNumbers: number[] = [];
-  const skipped: SkippedLine[] = [];
-  let tornTail = false;
-  const lines = text.split("\n");
-  const endsClean = text.endsWith("\n");
-  for (let i = 0; i < lines.length; i++) {
+/**
+ * Collects what a trace holds, one line at a time. Both readers below feed it, so the
+ * rules for a line (NUL stripping, trimming, torn tail, upcast, validation) are written once.
+ */
+class TraceContentBuilder {
+  readonly messages: OmniMessage[] = [];
+  readonly lines: number[] = [];
+  readonly skipped: SkippedLine[] = [];
+  tornTail = false;
+
+  /** One line's text (without its newline); `isLast` when it is the unterminated last line. */
+  line(text: string, lineNumber: number, isLast: boolean, mayHoldNul: boolean): void {
     // Most lines are clean: only pay for NUL stripping and trimming when needed.
-    let raw = lines[i]!;
-    if (raw.includes("\0")) raw = raw.replace(/\0/g, "");
+    let raw = text;
+    if (mayHoldNul && raw.includes("\0")) raw = raw.replace(/\0/g, "");
     if (raw === "" || raw.charCodeAt(0) <= 32 || raw.charCodeAt(raw.length - 1) <= 32) raw = raw.trim();
-    if (raw === "") continue;
-    const isLast = i === lines.length - 1 && !endsClean;
+    if (raw === "") return;
     let value: unknown;
     try {
       value = JSON.parse(raw);
     } catch {
-      if (isLast) tornTail = true;
-      skipped.push({ line: i + 1, reason: isLast ? "torn" : "invalid-json" });
-      continue;
+      if (isLast) this.tornTail = true;
+      this.skipped.push({ line: lineNumber, reason: isLast ? "torn" : "invalid-json" });
+      return;
     }
     const decoded = decodeEnvelope(upcastLine(value));
     if (!decoded.ok) {
-      skipped.push({ line: i + 1, reason: "not-an-envelope", error: decoded.error });
-      continue;
+      this.skipped.push({ line: lineNumber, reason: "not-an-envelope", error: decoded.error });
+      return;
     }
-    messages.push(decoded.message as OmniMessage);
-    lineNumbers.push(i + 1);
+    this.messages.push(decoded.message as OmniMessage);
+    this.lines.push(lineNumber);
   }
-  return { messages, lines: lineNumbers, skipped, tornTail };
+
+  content(): TraceContent {
+    return { messages: this.messages, lines: this.lines, skipped: this.skipped, tornTail: this.tornTail };
+  }
 }
 
+/** Parse trace text. Pure: exposed for fuzzing and for readers of uploaded traces. */
+export function parseTraceText(text: string): TraceContent {
+  const out = new TraceContentBuilder();
+  const mayHoldNul = text.includes("\0");
+  let lineNumber = 1;
+  let start = 0;
+  for (let end = text.indexOf("\n"); end >= 0; end = text.indexOf("\n", start)) {
+    out.line(text.slice(start, end), lineNumber++, false, mayHoldNul);
+    start = end + 1;
+  }
+  // What follows the last newline is a line only if it has content: a torn write, or a
+  // last record whose newline never landed.
+  if (start < text.length) out.line(text.slice(start), lineNumber, true, mayHoldNul);
+  return out.content();
+}
+
+const NEWLINE = 0x0a;
+const NUL = 0x00;
+
+/**
+ * Parse a trace file's bytes in one pass: split on newline bytes and decode each line on its
+ * own, never building the whole file as one string (a 50 MB trace would be a 50 MB string,
+ * or twice that as soon as one character is outside Latin-1, and one more copy for the GC to
+ * move). Splitting before decoding is safe: a newline byte never occurs inside a multi-byte
+ * UTF-8 sequence, so each line decodes exactly as it does inside the whole text.
+ */
+export function parseTraceBytes(bytes: Buffer): TraceContent {
+  const out = new TraceContentBuilder();
+  const mayHoldNul = bytes.indexOf(NUL) >= 0;
+  let lineNumber = 1;
+  let start = 0;
+  for (let end = bytes.indexOf(NEWLINE); end >= 0; end = bytes.indexOf(NEWLINE, start)) {
+    out.line(bytes.toString("utf8", start, end), lineNumber++, false, mayHoldNul);
+    start = end + 1;
+  }
+  if (start < bytes.length) out.line(bytes.toString("utf8", start), lineNumber, true, mayHoldNul);
+  return out.content();
+}
+
+/** Bytes read at a time: the buffer is reused, and grows only for a line longer than it. */
+const READ_CHUNK = 1 << 20;
+
+/**
+ * Read a trace file with the same line rules as `parseTraceBytes`, a chunk at a time through
+ * one reused buffer: a 50 MB file never needs a 50 MB allocation (fresh pages the kernel must
+ * zero, and memory the heap has to account for) just to be split into lines and dropped.
+ */
 export function readTraceFile(file: string): TraceContent {
-  return parseTraceText(readFileSync(file, "utf8"));
+  const fd = openSync(file, "r");
+  try {
+    const out = new TraceContentBuilder();
+    let buffer = Buffer.allocUnsafe(READ_CHUNK);
+    /** Bytes of an unfinished line kept at the start of `buffer`. */
+    let kept = 0;
+    let lineNumber = 1;
+    let mayHoldNul = false;
+    for (;;) {
+      if (kept === buffer.length) {
+        const bigger = Buffer.allocUnsafe(buffer.length * 2);
+        buffer.copy(bigger, 0, 0, kept);
+        buffer = bigger;
+      }
+      const read = readSync(fd, buffer, kept, buffer.length - kept, null);
+      if (read === 0) break;
+      const filled = buffer.subarray(0, kept + read);
+      if (!mayHoldNul && filled.indexOf(NUL, kept) >= 0) mayHoldNul = true;
+      let start = 0;
+      for (let end = filled.indexOf(NEWLINE, kept); end >= 0; end = filled.indexOf(NEWLINE, start)) {
+        out.line(filled.toString("utf8", start, end), lineNumber++, false, mayHoldNul);
+        start = end + 1;
+      }
+      kept = filled.length - start;
+      buffer.copyWithin(0, start, filled.length);
+    }
+    if (kept > 0) out.line(buffer.toString("utf8", 0, kept), lineNumber, true, mayHoldNul);
+    return out.content();
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export interface TraceFileRef {

@@ -65,11 +65,23 @@ function plainNode(node: unknown, definitions: Record<string, unknown>, resolvin
   return out;
 }
 
+/**
+ * Each schema's JSON Schema, derived once: `JSONSchema.make` walks the whole AST, and every
+ * session (a resume too) lists the builtin tools before its first request. Schemas are
+ * immutable, so the answer never goes stale; callers get their own copy to change.
+ */
+const jsonSchemaCache = new WeakMap<Schema.Schema.AnyNoContext, Record<string, unknown>>();
+
 /** JSON Schema of a tool's parameter schema, as the model sees it (see the header). */
 export function jsonSchemaOf(schema: Schema.Schema.AnyNoContext): Record<string, unknown> {
-  const full: Record<string, unknown> = { ...JSONSchema.make(schema) };
-  const definitions = isRecord(full.$defs) ? full.$defs : {};
-  return plainNode(full, definitions, []) as Record<string, unknown>;
+  let plain = jsonSchemaCache.get(schema);
+  if (plain === undefined) {
+    const full: Record<string, unknown> = { ...JSONSchema.make(schema) };
+    const definitions = isRecord(full.$defs) ? full.$defs : {};
+    plain = plainNode(full, definitions, []) as Record<string, unknown>;
+    jsonSchemaCache.set(schema, plain);
+  }
+  return structuredClone(plain);
 }
 
 /** Adds the required `description` string parameter to an object schema. */

@@ -80,9 +80,10 @@ export class GatewayLLM implements LLMInterface {
   async *streamGenerate(input: StreamGenerateInput): AsyncGenerator<OmniMessage, LLMOutcome> {
     this.#lastUsage = undefined;
     const newMessages = input.newMessages.filter(isCompleteModel);
-    const messages: CompleteModelPayload[] = [...this.#history, ...newMessages].flatMap((m) =>
-      isCompleteModel(m) ? [m.payload] : [],
-    );
+    // One pass into one array: a resumed history can hold tens of thousands of messages.
+    const messages: CompleteModelPayload[] = [];
+    for (const m of this.#history) if (isCompleteModel(m)) messages.push(m.payload);
+    for (const m of newMessages) messages.push(m.payload);
     const mapId = this.#ids.forResponse();
     const produced: OmniMessage[] = [];
     let outcome: ModelOutcome;

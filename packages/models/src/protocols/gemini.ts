@@ -158,7 +158,7 @@ export function buildGeminiRequest(req: ModelRequest, apiKey: string | undefined
     ];
   }
   const generationConfig: JsonRecord = { thinkingConfig: geminiThinking(req.thinkingLevel, e.modelId) };
-  const cap = outputCap(e, estimateTokens(JSON.stringify(body)));
+  const cap = outputCap(e, () => estimateTokens(JSON.stringify(body)));
   if (cap !== undefined) generationConfig.maxOutputTokens = cap;
   body.generationConfig = generationConfig;
   const headers: Record<string, string> = {

@@ -156,7 +156,7 @@ export function buildChatRequest(req: ModelRequest, apiKey: string | undefined):
   };
   if (tools.length > 0) body.tools = tools;
   Object.assign(body, chatThinking(req.thinkingLevel, e));
-  const cap = outputCap(e, estimateTokens(JSON.stringify(messages) + JSON.stringify(tools)));
+  const cap = outputCap(e, () => estimateTokens(JSON.stringify(messages) + JSON.stringify(tools)));
   if (cap !== undefined) body[hostOf(e.baseUrl) === "api.openai.com" ? "max_completion_tokens" : "max_tokens"] = cap;
   const fast = e.fastMode === true ? fastModeFor(e) : undefined;
   if (fast?.supported === true) Object.assign(body, fast.body);

@@ -130,7 +130,7 @@ export function buildResponsesRequest(req: ModelRequest, apiKey: string | undefi
   body.include = ["reasoning.encrypted_content"];
   const reasoning = responsesReasoning(req.thinkingLevel);
   if (reasoning !== undefined) body.reasoning = reasoning;
-  const cap = outputCap(e, estimateTokens(stringifyWithRaw(body)));
+  const cap = outputCap(e, () => estimateTokens(stringifyWithRaw(body)));
   if (cap !== undefined) body.max_output_tokens = cap;
   const fast = e.fastMode === true ? fastModeFor(e) : undefined;
   if (fast?.supported === true) Object.assign(body, fast.body);
