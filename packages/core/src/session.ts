@@ -15,7 +15,7 @@ import type { Compactability, ContextEngine, RunOptions } from "./engine/context
 import { parseBudget } from "./goal/budget.js";
 import { runGoal } from "./goal/goal-loop.js";
 import type { ApproveFn, EnvironmentInterface, LLMInterface, ToolPermission } from "./interfaces.js";
-import type { AppendListener, TraceWriter } from "@penguin/trace";
+import type { AppendListener, SessionState, TraceWriter } from "@penguin/trace";
 import type { ProcessInfo } from "./environment/commands/process-table.js";
 import { Environment } from "./environment/environment.js";
 import type { SubagentInfo } from "./subagents/index.js";
@@ -246,6 +246,11 @@ export class Session {
 
   get contextWindow(): number | "unknown" {
     return this.#llm.contextWindow;
+  }
+
+  /** The session's state, as the live fold of its trace holds it after the last record. */
+  get state(): SessionState {
+    return this.#engine.fold.state;
   }
 
   /** Committed requests in the current model context. */

@@ -6,11 +6,15 @@
 // driven through the real engine against the testkit, when any message reaches the host (and
 // whenever the host is asked for an approval), then what the running session reports (turns,
 // usage, last request, queued steering, the pending approval) equals `stateAt` folded with
-// `evolve` from the trace files on disk at that moment; and whenever a task ends, the model
-// context the session will send next (history and carry-over) equals the fold's.
+// `evolve` from the trace files on disk at that moment; whenever a task ends, the model
+// context the session will send next (history and carry-over) equals the fold's; and after
+// every committed request, the adapter's history (`LLMInterface.history`, which the adapter
+// keeps for itself) equals the history of the session's live fold and of the fold on disk.
 //
-// The engine keeps its own state and evolve re-derives it from the trace alone, so this is the
-// check that the one reducer's rules are the engine's. The session's accounting (turns, usage,
+// The engine reads its state from the session's live fold (every record folded with evolve as
+// it is written), so the live and on-disk folds agree by construction unless the writer and
+// the fold disagree on the records; the adapter's history is the one copy kept apart, and the
+// per-commit check is what keeps it from drifting. The session's accounting (turns, usage,
 // last request) is also checked, once each stream has been read to its end, against what the
 // stream alone says (`StreamAccounting`: the sum of the requests' usage, the commits since the
 // last completed compaction), without evolve. It fails when a rule is missing: set
@@ -154,6 +158,7 @@ describe("live state = stateAt(trace on disk)", () => {
     const folds = new SessionFolds({ snapshotEvery: 5 });
     let sessionsRun = 0;
     let checks = 0;
+    let historyChecks = 0;
 
     const folded = (session: Session): SessionState => folds.stateAtFiles(session.id, sessionTraceFiles(h.agent.paths, session.id)).state;
     let told = new StreamAccounting();
@@ -192,6 +197,23 @@ describe("live state = stateAt(trace on disk)", () => {
             // The engine turns a throwing approve into a denial, so mismatches are kept and
             // asserted after the run rather than thrown here.
             const approvalMismatches: unknown[] = [];
+            // A listener must not throw into the writer: mismatches are kept and asserted after the run.
+            const historyMismatches: unknown[] = [];
+            let commits = 0;
+            const stopListening = session.onTraceAppend((m) => {
+              // The live fold listens first, so it has folded `m`; a request_end inside a
+              // compaction span is the compaction's own request, which commits nothing.
+              if (m.type !== "event_msg" || m.payload.type !== "request_end" || m.payload.status !== "completed" || session.state.compactionSpan !== undefined) return;
+              commits += 1;
+              checks += 1;
+              historyChecks += 1;
+              const adapter = content(session.history());
+              const live = content(session.state.history.toArray());
+              const onDisk = content(folded(session).history.toArray());
+              if (JSON.stringify(adapter) !== JSON.stringify(live) || JSON.stringify(live) !== JSON.stringify(onDisk)) {
+                historyMismatches.push({ run: r, commit: commits, adapter, live, onDisk });
+              }
+            });
             const approve = async (call: { tool_call_id: string; name: string }) => {
               checks += 1;
               const pending = folded(session).pendingApprovals;
@@ -213,7 +235,9 @@ describe("live state = stateAt(trace on disk)", () => {
               }
               if (run.abortAfter === seen) controller.abort();
             }
+            stopListening();
             expect(approvalMismatches).toEqual([]);
+            expect(historyMismatches).toEqual([]);
             checkLive(session, `run ${r} end`);
             checkContext(session, `run ${r} end`);
             checkTold(session, `run ${r} end`);
@@ -236,5 +260,7 @@ describe("live state = stateAt(trace on disk)", () => {
     );
     expect(sessionsRun).toBeGreaterThanOrEqual(RUNS);
     expect(checks).toBeGreaterThan(RUNS * 5);
+    // Most sessions commit several requests (a few abort or fail before their first).
+    expect(historyChecks).toBeGreaterThan(RUNS);
   }, 900_000);
 });
