@@ -161,7 +161,7 @@ interface Outgoing {
   stream: boolean;
 }
 
-/** The services a host may replace (services.ts, EngineLive); Steering and SessionFold too, when present. */
+/** The services a host replaces through EngineLive (services.ts); a SessionFold and a Steering found beside them are used too. */
 export type EngineServices = Approvals | ToolRunner | Compaction;
 
 /** The services a run's program uses. */
