@@ -17,9 +17,12 @@
  */
 import { existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { compactionEnd, settingsChanged, type OmniMessage, type SessionMetaPayload, type SettingsChangedPayload } from "@penguin/omnimessage";
+import { settingsChanged, type OmniMessage, type SessionMetaPayload, type SettingsChangedPayload } from "@penguin/omnimessage";
 import { THINKING_LEVELS, type ModelEndpoint, type ThinkingLevel } from "@penguin/models";
-import { ContextEngine, initialEngineState, type EngineState } from "./engine/context-engine.js";
+import { Effect } from "effect";
+import { ContextEngine } from "./engine/context-engine.js";
+import { LiveFold } from "./engine/session-fold.js";
+import { Resume, ResumeLive } from "./engine/resume.js";
 import type { SleepFn } from "./engine/reconnect.js";
 import { GatewayLLM } from "./llm/gateway-llm.js";
 import { ToolCallIdAllocator } from "./llm/tool-call-ids.js";
@@ -39,12 +42,11 @@ import { isSessionId, newSessionId, newTmpWorkspaceName, sessionDate } from "./s
 import { readProjectConfig, type ProjectConfig } from "./state/project-config.js";
 import { resolveModelEndpoint } from "./state/model-resolution.js";
 import { listTracedSessions, readTraceFile, sessionTraceFiles } from "./trace/reader.js";
-import { replayTrace } from "./trace/replay.js";
 import { survivorsOfClosedContext, withSurvivors } from "./trace/survivors.js";
 import { forkScratchpad, forkSessionFiles, forkSessionFilesAt, type ForkPosition } from "./trace/fork.js";
 import { stateAt, stateAtFromSnapshots, type SessionView } from "./trace/state-at.js";
 import { loadRecording } from "./replay/recording.js";
-import { parseAt, SessionFolds, TraceWriter, type SnapshotSource, type StateAtResult, type StateAtTarget } from "@penguin/trace";
+import { initialSessionState, parseAt, SessionFolds, TraceWriter, type SessionState, type SnapshotSource, type StateAtResult, type StateAtTarget } from "@penguin/trace";
 import { Session } from "./session.js";
 import { createSubagentRunner } from "./subagents/runner.js";
 import type { EnvironmentInterface, LLMInterface, SubagentRunner } from "./interfaces.js";
@@ -193,7 +195,7 @@ export class Agent {
     const sandbox = this.#sandbox(options.sandbox, meta.workspace, sessionId);
     // The starting settings are the session's first fact: inspect and resume read them from event 2 on.
     const opening = settingsChanged({ ...(options.approvalMode === undefined ? {} : { approval_mode: options.approvalMode }), thinking_level: thinkingLevel });
-    const session = await this.#build({ meta, state, config, endpoint, thinkingLevel, engineState: { ...initialEngineState(), thinkingLevel }, writerIndex: 1, existing: false, ids: new ToolCallIdAllocator(), resumed: false, sandbox, opening, approvalMode: options.approvalMode });
+    const session = await this.#build({ meta, state, config, endpoint, thinkingLevel, seed: initialSessionState, writerIndex: 1, existing: false, ids: new ToolCallIdAllocator(), resumed: false, sandbox, opening, approvalMode: options.approvalMode });
     if (options.persist) await session.persist();
     return session;
   }
@@ -209,8 +211,9 @@ export class Agent {
       throw new PenguinError("session_not_found", `no session ${sessionId} in ${this.paths.projectId}/${this.paths.agentId} (looked in ${this.paths.tracesDir})`);
     }
     const pick = pickResumeFile(files);
-    const replay = replayTrace(pick.messages);
-    const meta = replay.meta ?? pick.meta;
+    const resume = Effect.runSync(Effect.provide(Resume, ResumeLive));
+    const seed = Effect.runSync(resume.seed(pick.messages));
+    const meta = seed.meta ?? pick.meta;
     if (meta === undefined) {
       throw new PenguinError("session_unreadable", `${last.file} has no readable session_meta line, nor has any earlier file of the session; the trace cannot be resumed`);
     }
@@ -220,36 +223,26 @@ export class Agent {
     const sandbox = this.#sandbox(options.sandbox, meta.workspace, sessionId);
     const { state, config, endpoint } = await this.#assemble({ provider: meta.provider, modelId: meta.model_id });
     const ids = new ToolCallIdAllocator();
-    ids.reserve(replay.toolCallIds);
-    const engineState: EngineState = {
-      carryOver: replay.carryOver,
-      pendingSummary: replay.pendingSummary,
-      turns: replay.turns,
-      sessionUsage: replay.sessionUsage,
-      lastRequest: replay.lastRequest,
-      toolsAnnounced: replay.toolsAnnounced && !replay.contextClosed,
-    };
+    ids.reserve(seed.toolCallIds);
     // The session keeps the settings its trace last recorded (from its first file on: a
     // rotated file does not repeat them); the agent's default thinking level otherwise.
-    const settings = pick.index > 1 ? this.#folds.stateAtFiles(sessionId, files).state.settings : replay.state.settings;
+    const settings = pick.index > 1 ? this.#folds.stateAtFiles(sessionId, files).state.settings : seed.state.settings;
     const recordedLevel = settings.thinkingLevel;
     const thinkingLevel = recordedLevel !== undefined && isThinkingLevel(recordedLevel) ? recordedLevel : (state.config.model.thinking_level ?? config.default_chat?.thinking_level ?? "medium");
-    engineState.thinkingLevel = thinkingLevel;
     const session = this.#build({
       meta,
       state,
       config,
       endpoint,
       thinkingLevel,
-      engineState,
+      seed: { ...seed.state, settings: { ...settings, thinkingLevel } },
       writerIndex: pick.index,
       existing: true,
-      toolsWritten: replay.toolsAnnounced,
+      toolsWritten: seed.state.toolsAnnounced,
       ids,
       resumed: true,
-      history: replay.contextClosed ? [] : replay.history,
-      closeDangling: replay.danglingCompaction,
-      rotate: replay.contextClosed,
+      history: [...seed.history],
+      closeDangling: (fold) => Effect.runSync(resume.close(fold)),
       sandbox,
       approvalMode: settings.approvalMode,
     });
@@ -353,14 +346,14 @@ export class Agent {
     const opening = parts.startingSettings;
     const recordedLevel = parts.thinkingBaseline;
     const thinkingLevel = recordedLevel !== undefined && isThinkingLevel(recordedLevel) ? recordedLevel : (state.config.model.thinking_level ?? config.default_chat?.thinking_level ?? "medium");
-    const engineState: EngineState = { ...initialEngineState(), ...(recordedLevel === undefined ? {} : { thinkingLevel: recordedLevel }) };
+    const seed: SessionState = recordedLevel === undefined ? initialSessionState : { ...initialSessionState, settings: { thinkingLevel: recordedLevel } };
     return this.#build({
       meta,
       state,
       config,
       endpoint,
       thinkingLevel,
-      engineState,
+      seed,
       writerIndex: 1,
       existing: false,
       ids: new ToolCallIdAllocator(),
@@ -449,15 +442,16 @@ export class Agent {
     config: ProjectConfig;
     endpoint: ModelEndpoint;
     thinkingLevel: ThinkingLevel;
-    engineState: EngineState;
+    /** What the session's live fold starts from (an empty session, or what resume folded). */
+    seed: SessionState;
     writerIndex: number;
     existing: boolean;
     toolsWritten?: boolean;
     ids: ToolCallIdAllocator;
     resumed: boolean;
     history?: import("@penguin/omnimessage").OmniMessage[];
-    closeDangling?: { reason: "context" | "turns" | "manual"; mode: "summarize" | "discard" } | undefined;
-    rotate?: boolean;
+    /** Resume: record, through the session's fold, what the crash left dangling. */
+    closeDangling?: (fold: LiveFold) => void;
     sandbox: CommandSandbox | undefined;
     replay?: ReplayParts;
     approvalMode?: string | undefined;
@@ -512,29 +506,26 @@ export class Agent {
       toolsWritten: p.toolsWritten,
       ...(p.opening === undefined ? {} : { opening: [p.opening] }),
     });
+    // The session's state: folded from every line the writer writes, from the seed on.
+    const fold = new LiveFold(writer, p.seed);
     const onLine = p.replay?.onLine;
     if (onLine !== undefined) writer.onAppend((m) => onLine(m));
-    if (p.closeDangling !== undefined) {
-      writer.append(compactionEnd({ ...p.closeDangling, status: "failed", error_message: "the process exited during compaction" }));
-    }
-    if (p.rotate) writer.rotate();
-    const engine = new ContextEngine(
-      {
-        llm,
-        env,
-        trace: writer,
-        maxTurns: state.config.max_turns,
-        policy: createCommandPolicy(config.command_policy),
-        compaction: {
-          maxContextLength: state.config.compaction.max_context_length,
-          maxSessionTurns: state.config.compaction.max_session_turns,
-          mode: state.config.compaction.mode,
-          prompt: state.config.compaction.prompt,
-        },
-        sleep: p.replay !== undefined ? noWait : this.#options.sleep,
+    p.closeDangling?.(fold);
+    const engine = new ContextEngine({
+      llm,
+      env,
+      trace: writer,
+      fold,
+      maxTurns: state.config.max_turns,
+      policy: createCommandPolicy(config.command_policy),
+      compaction: {
+        maxContextLength: state.config.compaction.max_context_length,
+        maxSessionTurns: state.config.compaction.max_session_turns,
+        mode: state.config.compaction.mode,
+        prompt: state.config.compaction.prompt,
       },
-      p.engineState,
-    );
+      sleep: p.replay !== undefined ? noWait : this.#options.sleep,
+    });
     built = new Session({
       meta,
       id: sessionId,

@@ -16,7 +16,7 @@ import { clockFromSleep, type SleepFn } from "./engine/reconnect.js";
 import { runGoal } from "./goal/goal-loop.js";
 import { engineGoalSession, goalRequest, Goals, makeGoals, type GoalsShape } from "./goal/goals.js";
 import type { ApproveFn, EnvironmentInterface, LLMInterface, ToolPermission } from "./interfaces.js";
-import { isCommitPoint, type AppendListener, type TraceWriter } from "@penguin/trace";
+import { isCommitPoint, type AppendListener, type SessionState, type TraceWriter } from "@penguin/trace";
 import type { ProcessInfo } from "./environment/commands/process-table.js";
 import { Environment } from "./environment/environment.js";
 import type { SubagentInfo } from "./subagents/index.js";
@@ -267,6 +267,11 @@ export class Session {
 
   get contextWindow(): number | "unknown" {
     return this.#llm.contextWindow;
+  }
+
+  /** The session's state, as the live fold of its trace holds it after the last record. */
+  get state(): SessionState {
+    return this.#engine.fold.state;
   }
 
   /** Committed requests in the current model context. */

@@ -24,12 +24,13 @@
  *   input); a failed one leaves everything as it was.
  *
  * Session facts: approvals requested and decided, steering queued / recalled / delivered (a
- * `[user_steering]` text delivers the whole queue; an abort drops it; a manual compaction
+ * `[user_steering]` text delivers the queued items it carries; an abort drops the queue; a manual compaction
  * keeps it as input for the next run), settings, title, archive, goal, fork origin, subagents,
  * and the files the tools read and wrote.
  */
 import * as HashSet from "effect/HashSet";
 import {
+  extractMarker,
   isCompleteModel,
   modelMessage,
   startsWithMarker,
@@ -105,7 +106,7 @@ function onModelMessage(state: SessionState, m: OmniMessage<"model_msg">): Sessi
   }
   if (isUserSide(complete)) {
     const delivered = complete.type === "text" && complete.sender === undefined && startsWithMarker(complete.text, "user_steering");
-    const steering = delivered ? { steering: [] } : {};
+    const steering = delivered && state.steering.length > 0 ? { steering: afterDelivery(state.steering, complete.text) } : {};
     if (state.window !== undefined) return { ...state, ...steering, window: { ...state.window, inputs: state.window.inputs.append(m) } };
     return { ...state, ...steering, pending: state.pending.append(m) };
   }
@@ -217,6 +218,24 @@ function onEvent(state: SessionState, e: EventPayload, at: string): SessionState
     default:
       return state;
   }
+}
+
+/**
+ * The queue once a `[user_steering]` text is recorded: the items it carries (the oldest ones,
+ * their texts joined by blank lines) are delivered; steering queued after the text was built
+ * stays for the next input. A text that matches no prefix of the queue (an older engine's)
+ * delivers the whole queue.
+ */
+function afterDelivery(queue: SessionState["steering"], text: string): SessionState["steering"] {
+  const body = extractMarker(text, "user_steering");
+  if (body === undefined) return [];
+  let joined = "";
+  for (let i = 0; i < queue.length; i++) {
+    joined = i === 0 ? queue[i]!.text : `${joined}\n\n${queue[i]!.text}`;
+    if (joined === body) return i === queue.length - 1 ? [] : queue.slice(i + 1);
+    if (joined.length >= body.length) break;
+  }
+  return [];
 }
 
 function isUserSide(p: CompleteModelPayload): boolean {

@@ -116,6 +116,17 @@ describe("evolve: session facts", () => {
     expect(delivered.steering).toEqual([]);
   });
 
+  it("given steering queued after a delivery text was built, when that text is recorded, then only the items it carries are delivered", () => {
+    const state = given(steeringQueued("s1", "first"), steeringQueued("s2", "second\n\nin two paragraphs"), steeringQueued("s3", "late"));
+    const delivered = evolve(state, userText(wrapMarker("user_steering", "first\n\nsecond\n\nin two paragraphs")));
+    expect(delivered.steering).toEqual([{ id: "s3", text: "late" }]);
+    expect(evolve(delivered, userText(wrapMarker("user_steering", "late"))).steering).toEqual([]);
+  });
+
+  it("given queued steering, when a [user_steering] text that matches no prefix of the queue is recorded (an older engine's), then the whole queue is delivered", () => {
+    expect(evolve(given(steeringQueued("s1", "a"), steeringQueued("s2", "b")), userText(wrapMarker("user_steering", "something else"))).steering).toEqual([]);
+  });
+
   it("given queued steering, when the run aborts, then the queue is dropped", () => {
     expect(evolve(given(steeringQueued("s1", "a")), abortEvent("aborted by user")).steering).toEqual([]);
   });

@@ -5,12 +5,15 @@
 // - engine only: the same loop through ContextEngine with an instant in-process model (no
 //   HTTP, no SSE, no adapter), the real Environment and the real TraceWriter;
 // - engine only, trace off: the same with a sink that drops records, to show what the trace
-//   (with its fsyncs) costs per turn.
+//   (with its fsyncs) costs per turn;
+// - live fold: the part of the engine's cost that is the session's live fold, i.e. `evolve`
+//   over the records one such run makes, per turn (the engine reads its state from that fold;
+//   an earlier fold cost 0.5 ms a turn, so it is watched on its own).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ContextEngine, createEnvironment, newSessionId, TraceWriter, type LLMInterface, type LLMOutcome, type StreamGenerateInput, type TraceSink } from "@penguin/core";
-import { modelMessage, type OmniMessage, type TokenCounts, type ToolDefinition } from "@penguin/omnimessage";
+import { ContextEngine, createEnvironment, evolve, initialSessionState, newSessionId, TraceWriter, type LLMInterface, type LLMOutcome, type StreamGenerateInput, type TraceSink } from "@penguin/core";
+import { isTraceable, modelMessage, type OmniMessage, type TokenCounts, type ToolDefinition } from "@penguin/omnimessage";
 import { startTestkit, type RecordedRequest, type ScriptedTurn } from "@penguin/testkit";
 import { metric, msSince, type RowResult } from "../lib/stats.js";
 import { makeWorld } from "../lib/world.js";
@@ -80,6 +83,32 @@ async function engineOnly(turns: number, traced: boolean): Promise<number> {
   }
 }
 
+/** ms per turn of folding, with evolve, the records of one engine-only run (`reps` timings). */
+async function liveFold(turns: number, reps: number): Promise<number[]> {
+  const dir = mkdtempSync(join(tmpdir(), "penguin-bench-fold-"));
+  try {
+    writeFileSync(join(dir, "notes.txt"), "benchmark notes\n");
+    const env = createEnvironment({ workspaceDir: dir, scratchpadDir: join(dir, ".scratch") });
+    const records: OmniMessage[] = [];
+    const sink: TraceSink = { append: (m) => void (isTraceable(m) && records.push(m)), setTools: () => undefined, rotate: () => undefined };
+    const engine = new ContextEngine({ llm: new InstantModel(turns), env, trace: sink, maxTurns: -1 });
+    for await (const _ of engine.run([modelMessage({ type: "text", role: "user", text: "go" })], { approve: async () => "allow" })) {
+      // drain
+    }
+    await env.dispose();
+    const out: number[] = [];
+    for (let i = 0; i < reps; i++) {
+      const start = process.hrtime.bigint();
+      let state = initialSessionState;
+      for (const m of records) state = evolve(state, m);
+      out.push(msSince(start) / turns);
+    }
+    return out;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function fullStack(turns: number): Promise<number> {
   const kit = await startTestkit();
   const world = await makeWorld(kit.baseUrl("openai-chat"));
@@ -112,12 +141,14 @@ export async function rowEngine(runs: number, turns = 1000): Promise<RowResult> 
     untraced.push(await engineOnly(turns, false));
     full.push(await fullStack(turns));
   }
+  const fold = await liveFold(turns, 10);
   return {
     row: 3,
     title: `Engine overhead per turn (${turns}-turn session, one tool call per turn, trace on)`,
     metrics: [
       metric("engine only (instant model)", "ms/turn", "lower", engine, { goal: "≤ 1 ms/turn" }),
       metric("engine only, trace off", "ms/turn", "lower", untraced),
+      metric("live fold (evolve over the run's records)", "ms/turn", "lower", fold),
       metric("full stack over HTTP (testkit)", "ms/turn", "lower", full),
     ],
   };

@@ -18,6 +18,11 @@
  * request itself is recorded in the trace between `compaction_begin` and `compaction_end`.
  * On success the trace rotates to the next file; on failure the old context is kept.
  *
+ * The compaction reads the session's state (the last request's size, the turns, the usage)
+ * from the live fold and changes it only by recording: `compaction_end` completed is what
+ * closes the context in the fold (pending summary, turns and last request reset, carry-over
+ * consumed). It clears the adapter's history and rotates the trace itself.
+ *
  * An Effect program (`Compaction` service, `CompactionLive`): the request is awaited through
  * `awaitEdge` (abort = the run fiber's interruption, bridged to the request's AbortSignal)
  * and retries follow the reconnect Schedule, waiting on the Clock.
@@ -39,10 +44,12 @@ import {
 } from "@penguin/omnimessage";
 import { Context, Duration, Effect, Layer, Option } from "effect";
 import type { LLMInterface, LLMOutcome } from "../interfaces.js";
-import type { EngineState, TraceSink } from "./context-engine.js";
+import type { SessionState } from "@penguin/trace";
+import type { TraceSink } from "./context-engine.js";
+import type { LiveFold } from "./session-fold.js";
 import { awaitEdge, isAborted } from "./abort.js";
 import { retryDecision } from "./reconnect.js";
-import { DISCARDED_NOTE, extractSummary, summaryWithDigest, survivesCompaction } from "@penguin/trace";
+import { DISCARDED_NOTE, extractSummary, survivesCompaction } from "@penguin/trace";
 
 // The rules the reducer shares with this module live in @penguin/trace (one copy of each).
 export { DISCARDED_NOTE, survivesCompaction };
@@ -71,8 +78,11 @@ export function compactionThreshold(settings: CompactionSettings, window: number
   return Math.min(settings.maxContextLength, w - WINDOW_MARGIN);
 }
 
+/** The facts the automatic triggers look at (a SessionState, or the engine's EngineState view). */
+export type TriggerFacts = Pick<SessionState, "lastRequest" | "turns">;
+
 /** The automatic trigger that applies now, if any. */
-export function compactionTrigger(settings: CompactionSettings, state: EngineState, window: number | "unknown"): CompactionReason | undefined {
+export function compactionTrigger(settings: CompactionSettings, state: TriggerFacts, window: number | "unknown"): CompactionReason | undefined {
   if (state.lastRequest !== undefined && state.lastRequest.total >= compactionThreshold(settings, window)) return "context";
   if (settings.maxSessionTurns >= 1 && state.turns >= settings.maxSessionTurns) return "turns";
   return undefined;
@@ -81,7 +91,8 @@ export function compactionTrigger(settings: CompactionSettings, state: EngineSta
 export interface CompactionDeps {
   llm: LLMInterface;
   trace: TraceSink;
-  state: EngineState;
+  /** The session's live fold: the state read, and where the records go through `emit`. */
+  fold: LiveFold;
   settings: CompactionSettings;
   /** The reconnect policy: the wait before the next attempt, or none. */
   retry: (attempt: number, outcome: LLMOutcome) => Effect.Effect<Option.Option<Duration.Duration>>;
@@ -102,14 +113,12 @@ const CORRECTIVE_NOTE =
  */
 export function compact(reason: CompactionReason, consumed: OmniMessage[], deps: CompactionDeps): Effect.Effect<CompactionResult> {
   return Effect.gen(function* () {
-  const { llm, state, settings, emit } = deps;
+  const { llm, fold, settings, emit } = deps;
   const mode = settings.mode;
-  emit(compactionBegin({ reason, mode, context: state.lastRequest?.total ?? 0, turns: state.turns }));
-  const history = [...llm.history(), ...consumed];
-
+  emit(compactionBegin({ reason, mode, context: fold.state.lastRequest?.total ?? 0, turns: fold.state.turns }));
   if (mode === "discard") {
     emit(compactionEnd({ reason, mode, status: "completed" }));
-    closeContext(deps, summaryWithDigest(DISCARDED_NOTE, history));
+    closeContext(deps);
     return { ok: true };
   }
 
@@ -153,12 +162,11 @@ export function compact(reason: CompactionReason, consumed: OmniMessage[], deps:
     if (outcome.status === "completed") {
       emit(requestEnd("completed", attempt > 1 ? { attempt } : undefined), false);
       const usage = llm.lastUsage ?? zeroTokens();
-      state.sessionUsage = addTokens(state.sessionUsage, usage);
-      emit(tokenUsage(state.sessionUsage, usage));
+      emit(tokenUsage(addTokens(fold.state.sessionUsage, usage), usage));
       const summary = calledTool ? "" : extractSummary(reply);
       if (summary !== "") {
         emit(compactionEnd({ reason, mode, status: "completed", ...(attempt > 1 ? { attempt } : {}) }));
-        closeContext(deps, summaryWithDigest(summary, history));
+        closeContext(deps);
         return { ok: true };
       }
       contentAttempts += 1;
@@ -193,23 +201,22 @@ function fail(deps: CompactionDeps, reason: CompactionReason, status: StopReason
   return { ok: false, status, error };
 }
 
-/** A fresh context: empty history, the summary waiting, the trace on its next file. */
-function closeContext(deps: CompactionDeps, summary: string): void {
+/**
+ * A fresh context: empty history, the trace on its next file. The recorded `compaction_end`
+ * already closed the context in the fold (its summary waiting there for the next input).
+ */
+function closeContext(deps: CompactionDeps): void {
   deps.llm.setHistory([]);
   deps.trace.rotate();
-  deps.state.pendingSummary = summary;
-  deps.state.turns = 0;
-  deps.state.lastRequest = undefined;
-  deps.state.carryOver = [];
 }
 
-/** What one run hands a compaction: the state it closes, where messages go, the reconnect wait. */
-export type CompactionRun = Pick<CompactionDeps, "state" | "emit" | "wait">;
+/** What one run hands a compaction: the session's fold, where messages go, the reconnect wait. */
+export type CompactionRun = Pick<CompactionDeps, "fold" | "emit" | "wait">;
 
 export interface CompactionShape {
   readonly settings: CompactionSettings;
   /** The automatic trigger that applies now (before a request), if any. */
-  trigger(state: EngineState): CompactionReason | undefined;
+  trigger(state: TriggerFacts): CompactionReason | undefined;
   compact(reason: CompactionReason, consumed: OmniMessage[], run: CompactionRun): Effect.Effect<CompactionResult>;
 }
 

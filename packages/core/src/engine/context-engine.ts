@@ -11,7 +11,14 @@
  * Every message is traced and yielded at the same moment (a single emit). Traced but not
  * yielded: the Human's own prompt (the host has it), `subagent` pointers, retry notes and the
  * compaction request. Yielded but not traced: partials and child messages (`origin`), which
- * the trace writer filters out. Carry-over is neither: in-memory input for the next run.
+ * the trace writer filters out.
+ *
+ * The engine keeps no session state of its own: turns, usage, the last request's size, the
+ * tool announcement, the thinking level, the pending summary, the carry-over and the steering
+ * queue are read from the session's live fold (session-fold.ts), the trace folded with
+ * `evolve` record by record. What the engine decides becomes state only by being recorded,
+ * so the running session and a fold of its trace agree by construction. What a run holds in
+ * hand (the input it is assembling for the next request) is the run's, not the session's.
  *
  * Failure handling, all as values (nothing from LLM or Environment may throw in here):
  * - Reconnect: `timeout`, `malformed` and `failed` are retried up to 5 times (reconnect.ts),
@@ -24,11 +31,9 @@
  * - Compaction (compaction.ts) runs before a request when a trigger fires; if it fails the
  *   run stops like an abort and the old context is kept.
  *
- * Trace resume folds the trace with `evolve` (@penguin/trace), whose rules mirror these.
- *
  * The loop is Effect code: `#drive`, `#turn`, `#attempt` and `#stream` are `Effect.gen`
- * programs over the engine's services (Approvals, ToolRunner, Compaction; services.ts has the
- * Layers). A run is one fiber whose program runs uninterruptibly; abort is that fiber's
+ * programs over the engine's services (Approvals, ToolRunner, Compaction, Steering and the
+ * SessionFold; services.ts has the Layers). A run is one fiber whose program runs uninterruptibly; abort is that fiber's
  * interruption, which cuts in only at the explicit interruptible waits (abort.ts) and is
  * bridged there to the AbortSignal of the model request or the tool. Reconnect waits follow
  * the reconnect Schedule on the Clock. `run` hands the host an AsyncGenerator (the promise
@@ -43,14 +48,10 @@ import {
   requestBegin,
   requestEnd,
   settingsChanged,
-  steeringQueued,
-  steeringRecalled,
   tokenUsage,
   toolListReady,
   userText,
-  wrapMarker,
   zeroTokens,
-  type CompactionReason,
   type CompleteModelPayload,
   type OmniMessage,
   type TokenCounts,
@@ -62,12 +63,14 @@ import type { ApproveFn, EnvironmentInterface, LLMInterface, LLMOutcome, PolicyC
 import { Channel } from "./channel.js";
 import { DEFAULT_COMPACTION, survivesCompaction, type CompactionSettings } from "./compaction.js";
 import { Cause, type Clock, Context, Deferred, Duration, Effect, Exit, Fiber, FiberId, Option, Stream } from "effect";
+import { carryOverOf, contextSummaryText, INTERRUPTED_BY_USER, turnRetriedText, type SessionState } from "@penguin/trace";
+import { LiveFold, SessionFold } from "./session-fold.js";
+import { makeSteering, Steering, type SteeringShape } from "./steering.js";
 import { awaitEdge, isAborted } from "./abort.js";
 import { Approvals, makeApprovals } from "./approvals.js";
 import { Compaction, makeCompaction } from "./compaction.js";
 import { clockFromSleep, MAX_RETRIES, reconnectSchedule, reconnectWait, retryDecision, type SleepFn } from "./reconnect.js";
 import { makeToolRunner, ToolRunner, type Emit, type ToolBatch } from "./tool-batch.js";
-import { contextSummaryText, INTERRUPTED_BY_USER, turnAbortedText, turnRetriedText } from "@penguin/trace";
 
 /** Where the engine records messages. The trace writer is the production sink. */
 export interface TraceSink {
@@ -75,6 +78,11 @@ export interface TraceSink {
   setTools(tools: ToolDefinition[]): void;
   /** Continue in a new file (after a completed compaction). */
   rotate(): void;
+  /**
+   * Set by sinks that write records themselves, headers included (the TraceWriter): each
+   * record once written. The session's live fold follows such a sink through it.
+   */
+  onAppend?(listener: (m: OmniMessage) => void): () => void;
 }
 
 export interface EngineConfig {
@@ -87,29 +95,49 @@ export interface EngineConfig {
   compaction?: CompactionSettings;
   sleep?: SleepFn;
   maxRetries?: number;
+  /**
+   * The session's live fold, following `trace` (resume seeds it from the trace). Default: a
+   * new fold of `trace` from an empty session. A SessionFold in the engine's services wins.
+   */
+  fold?: LiveFold;
 }
 
-/** What survives between runs; restored from the trace on resume. */
+/**
+ * What survives between runs, as the session's live fold holds it: a read-only view computed
+ * from the fold (`engine.state`), for hosts that read these few facts.
+ */
 export interface EngineState {
-  carryOver: OmniMessage[];
+  /** Input the next request sends before any new input (open tool outputs, interrupted turns). */
+  readonly carryOver: readonly OmniMessage[];
   /** A `[context_summary]` body to place before the next input (a closed context). */
-  pendingSummary: string | undefined;
+  readonly pendingSummary: string | undefined;
   /** Committed requests in the current context. */
-  turns: number;
-  sessionUsage: TokenCounts;
-  lastRequest: TokenCounts | undefined;
+  readonly turns: number;
+  readonly sessionUsage: TokenCounts;
+  readonly lastRequest: TokenCounts | undefined;
   /** The tool list was already announced in the current trace file. */
-  toolsAnnounced: boolean;
+  readonly toolsAnnounced: boolean;
   /**
    * The session's thinking level as the trace knows it: the last `settings_changed` (a new
    * session records its starting level in its opening one). A task with another level
    * records the change.
    */
-  thinkingLevel?: string;
+  readonly thinkingLevel: string | undefined;
 }
 
-export function initialEngineState(): EngineState {
-  return { carryOver: [], pendingSummary: undefined, turns: 0, sessionUsage: zeroTokens(), lastRequest: undefined, toolsAnnounced: false };
+/** The EngineState view of a folded state; `at` stamps the placeholders of missing tool outputs. */
+export function engineStateOf(state: SessionState, at: string = new Date().toISOString()): EngineState {
+  return {
+    get carryOver() {
+      return carryOverOf(state, at);
+    },
+    pendingSummary: state.pendingSummary,
+    turns: state.turns,
+    sessionUsage: state.sessionUsage,
+    lastRequest: state.lastRequest,
+    toolsAnnounced: state.toolsAnnounced,
+    thinkingLevel: state.settings.thinkingLevel,
+  };
 }
 
 export interface RunOptions {
@@ -133,38 +161,41 @@ interface Outgoing {
   stream: boolean;
 }
 
-/** The services a run's program uses. */
+/** The services a host replaces through EngineLive (services.ts); a SessionFold and a Steering found beside them are used too. */
 export type EngineServices = Approvals | ToolRunner | Compaction;
+
+/** The services a run's program uses. */
+type RunServices = EngineServices | Steering | SessionFold;
 
 type TurnResult =
   | { kind: "done" }
   | { kind: "tools"; outputs: OmniMessage[] }
-  | { kind: "stopped"; reason: string; carryOver: OmniMessage[] };
+  | { kind: "stopped"; reason: string };
 
 export class ContextEngine {
   readonly #config: EngineConfig;
   readonly #maxRetries: number;
   readonly #compaction: CompactionSettings;
   /** The engine's services, built once from its config and provided to every run. */
-  readonly #services: Context.Context<EngineServices>;
+  readonly #services: Context.Context<RunServices>;
+  /** The session's state: every record the engine makes goes through it. */
+  readonly #fold: LiveFold;
+  readonly #steering: SteeringShape;
   /** The reconnect policy (a Schedule of `maxRetries` recurrences). */
   readonly #retry: (attempt: number, outcome: LLMOutcome) => Effect.Effect<Option.Option<Duration.Duration>>;
   /** The promise facade's time: the default Clock, or one whose sleeps are the host's SleepFn. */
   readonly #clock: Clock.Clock | undefined;
-  readonly state: EngineState;
   #connected = false;
   #running = false;
-  #steering: { id: string; text: string }[] = [];
   /** False once the run has recorded its last message: steering then has no task to reach. */
   #acceptingSteering = false;
-  #steeringSeq = 0;
   /** The running task's fiber, if any: interrupting it aborts the task. */
   #runFiber: Fiber.Fiber<void> | undefined;
   /** Completing it ends the reconnect wait in progress ("Retry now"). */
   #skipWait: Deferred.Deferred<void> | undefined;
 
-  /** `services` replaces the engine's own Approvals, ToolRunner and Compaction (services.ts, EngineLive). */
-  constructor(config: EngineConfig, state: EngineState = initialEngineState(), services?: Context.Context<EngineServices>) {
+  /** `services` replaces the engine's own Approvals, ToolRunner, Compaction, SessionFold and Steering (services.ts, EngineLive). */
+  constructor(config: EngineConfig, services?: Context.Context<EngineServices | SessionFold | Steering>) {
     this.#config = config;
     this.#maxRetries = config.maxRetries ?? MAX_RETRIES;
     this.#compaction = config.compaction ?? DEFAULT_COMPACTION;
@@ -172,13 +203,30 @@ export class ContextEngine {
     const schedule = reconnectSchedule(this.#maxRetries);
     this.#retry = (attempt, outcome) => retryDecision(attempt, outcome, schedule);
     const approvals = makeApprovals(config.policy);
+    const fold = services === undefined ? (config.fold ?? new LiveFold(config.trace)) : Context.get(services, SessionFold);
+    if (!fold.follows(config.trace)) {
+      throw new Error("the session's fold follows another trace sink than the engine's config.trace: build the fold from the engine's sink");
+    }
+    this.#fold = fold;
+    this.#steering = services === undefined ? makeSteering(fold) : Context.get(services, Steering);
     this.#services =
       services ??
       Context.make(Approvals, approvals).pipe(
         Context.add(ToolRunner, makeToolRunner(config.env, approvals)),
         Context.add(Compaction, makeCompaction({ llm: config.llm, trace: config.trace, settings: this.#compaction, retry: this.#retry })),
+        Context.add(SessionFold, fold),
+        Context.add(Steering, this.#steering),
       );
-    this.state = state;
+  }
+
+  /** The session's live fold (its state after the last record). */
+  get fold(): LiveFold {
+    return this.#fold;
+  }
+
+  /** The few facts hosts read between runs, as a view of the fold. */
+  get state(): EngineState {
+    return engineStateOf(this.#fold.state);
   }
 
   get running(): boolean {
@@ -196,24 +244,17 @@ export class ContextEngine {
   /** Like `steer`, returning an id that `recallSteering` accepts until the text is delivered. */
   queueSteering(text: string): string | undefined {
     if (!this.#running || !this.#acceptingSteering) return undefined;
-    const id = `steer-${++this.#steeringSeq}`;
-    this.#steering.push({ id, text });
-    this.#config.trace.append(steeringQueued(id, text));
-    return id;
+    return Effect.runSync(this.#steering.queue(text));
   }
 
   /** Take back queued steering before it is delivered. Returns its text, or undefined if already sent or unknown. */
   recallSteering(id: string): string | undefined {
-    const i = this.#steering.findIndex((s) => s.id === id);
-    if (i < 0) return undefined;
-    const [item] = this.#steering.splice(i, 1);
-    this.#config.trace.append(steeringRecalled(id));
-    return item?.text;
+    return Option.getOrUndefined(Effect.runSync(this.#steering.recall(id)));
   }
 
-  /** Steering queued and not yet delivered, oldest first. */
+  /** Steering queued and not yet delivered, oldest first (the fold's queue). */
   pendingSteering(): { id: string; text: string }[] {
-    return this.#steering.map((s) => ({ ...s }));
+    return this.#fold.state.steering.map((s) => ({ id: s.id, text: s.text }));
   }
 
   /** End a reconnect wait early ("Retry now"). False when no wait is in progress. */
@@ -234,8 +275,9 @@ export class ContextEngine {
   });
 
   compactability(): Compactability {
-    if (this.state.pendingSummary !== undefined && this.#config.llm.history().length === 0) return "just_compacted";
-    if (this.#config.llm.history().length === 0 && this.state.carryOver.length === 0) return "empty";
+    const state = this.#fold.state;
+    if (state.pendingSummary !== undefined && this.#config.llm.history().length === 0) return "just_compacted";
+    if (this.#config.llm.history().length === 0 && state.lastCalls.length === 0 && state.pending.size === 0) return "empty";
     return "ok";
   }
 
@@ -274,15 +316,14 @@ export class ContextEngine {
     if (why !== "ok") throw new Error(why === "empty" ? "nothing to compact: the context is empty" : "the context was just compacted");
   }
 
-  #manualCompaction(emit: Emit): Effect.Effect<void, never, EngineServices> {
+  /** A manual compaction consumes the carry-over; steering that arrived meanwhile is kept for the next run (evolve's rule). */
+  #manualCompaction(emit: Emit): Effect.Effect<void, never, RunServices> {
     const self = this;
     return Effect.gen(function* () {
       yield* self.#connect(emit);
-      const consumed = self.state.carryOver;
+      const consumed = carryOverOf(self.#fold.state, new Date().toISOString());
       const compaction = yield* Compaction;
-      const result = yield* compaction.compact("manual", consumed, { state: self.state, emit, wait: self.#wait });
-      if (result.ok) self.state.carryOver = [];
-      self.#keepSteering();
+      yield* compaction.compact("manual", consumed, { fold: self.#fold, emit, wait: self.#wait });
     });
   }
 
@@ -297,7 +338,6 @@ export class ContextEngine {
 
   #end(): void {
     this.#runFiber = undefined;
-    this.#steering = [];
     this.#running = false;
   }
 
@@ -306,11 +346,8 @@ export class ContextEngine {
     return (m, stream = true) => {
       // An abort is the run's last message: steering not delivered by then is dropped with it
       // (as the trace's fold reads it), not when the host has finished reading the stream.
-      if (m.type === "event_msg" && m.payload.type === "abort") {
-        this.#steering = [];
-        this.#acceptingSteering = false;
-      }
-      this.#config.trace.append(m);
+      if (m.type === "event_msg" && m.payload.type === "abort") this.#acceptingSteering = false;
+      this.#fold.record(m);
       if (stream) push(m);
     };
   }
@@ -318,18 +355,19 @@ export class ContextEngine {
   /**
    * A run's program: uninterruptible except at its explicit waits (abort.ts), with the
    * engine's services. When it ends everything is recorded (the host may still be reading
-   * buffered messages): steering from then on would never be delivered, so it is refused.
+   * buffered messages): steering from then on would never be delivered, so it is refused, and
+   * steering that reached the queue after the run's last input assembly is dropped (recorded).
    */
-  #program(body: Effect.Effect<void, never, EngineServices>): Effect.Effect<void> {
+  #program(body: Effect.Effect<void, never, RunServices>): Effect.Effect<void> {
     return body.pipe(
-      Effect.ensuring(Effect.sync(() => (this.#acceptingSteering = false))),
+      Effect.ensuring(Effect.zipRight(Effect.sync(() => (this.#acceptingSteering = false)), this.#steering.dropUndelivered)),
       Effect.uninterruptible,
       Effect.provide(this.#services),
     );
   }
 
   /** The promise facade: the run's fiber on the default runtime, its messages through a channel. */
-  async *#session(options: { signal?: AbortSignal }, body: (emit: Emit) => Effect.Effect<void, never, EngineServices>): AsyncGenerator<OmniMessage, void> {
+  async *#session(options: { signal?: AbortSignal }, body: (emit: Emit) => Effect.Effect<void, never, RunServices>): AsyncGenerator<OmniMessage, void> {
     this.#begin();
     const out = new Channel<OmniMessage>();
     // The fiber yields once before the program starts, so an abort signalled already (or
@@ -361,7 +399,7 @@ export class ContextEngine {
   }
 
   /** The Effect facade: the run's fiber in the stream's scope; closing the scope aborts it. */
-  #effectSession(body: (emit: Emit) => Effect.Effect<void, never, EngineServices>): Stream.Stream<OmniMessage> {
+  #effectSession(body: (emit: Emit) => Effect.Effect<void, never, RunServices>): Stream.Stream<OmniMessage> {
     return Stream.asyncScoped<OmniMessage>(
       (emitter) =>
         Effect.gen(this, function* () {
@@ -376,30 +414,31 @@ export class ContextEngine {
     );
   }
 
-  #drive(newMessages: OmniMessage[], options: Omit<RunOptions, "signal">, emit: Emit): Effect.Effect<void, never, EngineServices> {
+  #drive(newMessages: OmniMessage[], options: Omit<RunOptions, "signal">, emit: Emit): Effect.Effect<void, never, RunServices> {
     const self = this;
     return Effect.gen(function* () {
       yield* self.#connect(emit);
-      const state = self.state;
+      const fold = self.#fold;
       // The task's thinking level is decided here: a change is a session fact (traced, not streamed).
-      if (options.thinkingLevel !== undefined && state.thinkingLevel !== undefined && options.thinkingLevel !== state.thinkingLevel) {
-        state.thinkingLevel = options.thinkingLevel;
+      const recordedLevel = fold.state.settings.thinkingLevel;
+      if (options.thinkingLevel !== undefined && recordedLevel !== undefined && options.thinkingLevel !== recordedLevel) {
         emit(settingsChanged({ thinking_level: options.thinkingLevel }), false);
       }
+      // The carry-over was recorded when it arose: it is sent, not recorded again.
       let input: Outgoing[] = [
-        ...state.carryOver.map((message) => ({ message, fresh: false, stream: false })),
+        ...carryOverOf(fold.state, new Date().toISOString()).map((message) => ({ message, fresh: false, stream: false })),
         ...newMessages.map((message) => ({ message, fresh: true, stream: false })),
       ];
-      state.carryOver = [];
 
       const compaction = yield* Compaction;
+      const steering = yield* Steering;
       const maxTurns = self.#config.maxTurns;
       for (let turnsThisRun = 0; ; turnsThisRun++) {
-        input.push(...self.#drainTurnBoundary());
+        input.push(...(yield* self.#drainTurnBoundary(steering)));
         if (yield* isAborted) return self.#stop(emit, "aborted by user", input);
         if (maxTurns >= 0 && turnsThisRun >= maxTurns) return self.#stop(emit, `reached max turns (${maxTurns}); stopping`, input);
 
-        const trigger = compaction.trigger(state);
+        const trigger = compaction.trigger(fold.state);
         if (trigger !== undefined) {
           // What the human wrote is recorded now and survives the compaction; tool outputs and
           // harness notes are consumed by it (they answer calls of the closing context).
@@ -411,27 +450,30 @@ export class ContextEngine {
             }
           }
           const consumed = input.filter((o) => !o.fresh && !survivesCompaction(o.message)).map((o) => o.message);
-          const result = yield* compaction.compact(trigger, consumed, { state, emit, wait: self.#wait });
+          const result = yield* compaction.compact(trigger, consumed, { fold, emit, wait: self.#wait });
           if (!result.ok) return self.#stop(emit, `compaction failed: ${result.error}`, input);
           input = input.filter((o) => o.fresh || survivesCompaction(o.message));
         }
-        if (state.pendingSummary !== undefined) {
-          const summary = userText(contextSummaryText(state.pendingSummary), { sender: "harness" });
+        // A closed context opens with its summary; the request that sends it reopens the
+        // context, which clears the pending summary (evolve's rule for request_begin).
+        const pendingSummary = fold.state.pendingSummary;
+        if (pendingSummary !== undefined) {
+          const summary = userText(contextSummaryText(pendingSummary), { sender: "harness" });
           input.unshift({ message: summary, fresh: true, stream: false });
-          state.pendingSummary = undefined;
         }
 
         const result = yield* self.#turn(input, options, emit);
         switch (result.kind) {
           case "stopped":
-            state.carryOver = result.carryOver;
+            // What the stopped turn leaves unsent is in the fold already (its input, a
+            // [turn_aborted] note, the outputs of its calls): the next run's carry-over.
             emit(abortEvent(result.reason));
             return;
           case "tools":
             input = result.outputs.map((message) => ({ message, fresh: false, stream: false }));
             break;
           case "done":
-            if (self.#steering.length === 0) return;
+            if ((yield* steering.pending).length === 0) return;
             input = [];
             break;
         }
@@ -439,32 +481,24 @@ export class ContextEngine {
     });
   }
 
-  /** End the run before sending `input`: input never recorded is recorded now, then carried over. */
+  /**
+   * End the run before sending `input`: input never recorded is recorded now (all of it is
+   * then pending in the fold: the next run's carry-over).
+   */
   #stop(emit: Emit, reason: string, input: Outgoing[]): void {
     for (const o of input) if (o.fresh) emit(o.message, o.stream);
-    this.state.carryOver = input.map((o) => o.message);
     emit(abortEvent(reason));
   }
 
-  /** Steering left over when a compaction-only run ends goes to the next run. */
-  #keepSteering(): void {
-    if (this.#steering.length === 0) return;
-    this.state.carryOver.push(userText(wrapMarker("user_steering", this.#steering.map((s) => s.text).join("\n\n"))));
-    this.#steering = [];
-  }
-
-  /** Steering and environment notices, as user texts for the next request. */
-  #drainTurnBoundary(): Outgoing[] {
-    const out: Outgoing[] = [];
-    for (const notice of this.#config.env.drainNotices?.() ?? []) {
-      out.push({ message: userText(notice, { sender: "harness" }), fresh: true, stream: true });
-    }
-    if (this.#steering.length > 0) {
-      const text = wrapMarker("user_steering", this.#steering.map((s) => s.text).join("\n\n"));
-      this.#steering = [];
-      out.push({ message: userText(text), fresh: true, stream: true });
-    }
-    return out;
+  /** Environment notices and the steering queue, as user texts for the next request. */
+  #drainTurnBoundary(steering: SteeringShape): Effect.Effect<Outgoing[]> {
+    const notices = this.#config.env.drainNotices?.() ?? [];
+    return Effect.map(steering.delivery, (delivery) => {
+      const out: Outgoing[] = [];
+      for (const notice of notices) out.push({ message: userText(notice, { sender: "harness" }), fresh: true, stream: true });
+      if (Option.isSome(delivery)) out.push({ message: delivery.value, fresh: true, stream: true });
+      return out;
+    });
   }
 
   #connect(emit: Emit): Effect.Effect<void> {
@@ -473,6 +507,7 @@ export class ContextEngine {
       if (self.#connected) return;
       self.#connected = true;
       const { env, llm, trace } = self.#config;
+      const fold = self.#fold;
       if (env.connect) {
         const controller = new AbortController();
         const messages = env.connect(controller.signal);
@@ -485,10 +520,8 @@ export class ContextEngine {
       const tools = env.listTools();
       llm.setTools?.(tools);
       trace.setTools(tools);
-      if (!self.state.toolsAnnounced) {
-        self.state.toolsAnnounced = true;
-        emit(toolListReady(tools));
-      }
+      // A closed context continues in a new file, which announces its tools again.
+      if (!fold.state.toolsAnnounced || fold.state.contextClosed) emit(toolListReady(tools));
     });
   }
 
@@ -545,16 +578,16 @@ export class ContextEngine {
           const settled = yield* batch.settle;
           if (!settled) {
             yield* batch.close;
-            return { kind: "stopped", reason: "aborted by user", carryOver: batch.outputsInOrder(INTERRUPTED_BY_USER) } as const;
+            return { kind: "stopped", reason: "aborted by user" } as const;
           }
           return { kind: "tools", outputs: batch.outputsInOrder(INTERRUPTED_BY_USER) } as const;
         }
 
         if (outcome.status === "aborted" || (yield* isAborted)) {
+          // The fold keeps the turn's input and notes what it produced ([turn_aborted]).
           emit(requestEnd("aborted", attempt > 1 ? { attempt } : undefined));
           yield* batch.close;
-          const note = userText(turnAbortedText("user", soFar(), batch.outputs as Map<string, ToolCallOutputPayload>), { sender: "harness" });
-          return { kind: "stopped", reason: "aborted by user", carryOver: [...send, note] } as const;
+          return { kind: "stopped", reason: "aborted by user" } as const;
         }
 
         const detail = { error_message: outcome.errorMessage ?? outcome.status, attempt };
@@ -562,7 +595,7 @@ export class ContextEngine {
         if (Option.isNone(retry)) {
           emit(requestEnd(outcome.status, outcome.configuration === true ? { ...detail, configuration: true } : detail));
           yield* batch.close;
-          return { kind: "stopped", reason: failureReason(outcome, attempt), carryOver: send } as const;
+          return { kind: "stopped", reason: failureReason(outcome, attempt) } as const;
         }
         // The retry notice every host shows ("retrying in 4 s (attempt 3 of 6): …") is this event.
         emit(requestEnd(outcome.status, { ...detail, retry_in_ms: Duration.toMillis(retry.value), max_attempts: self.#maxRetries + 1 }));
@@ -571,7 +604,7 @@ export class ContextEngine {
         if (settled) yield* self.#wait(retry.value);
         if (!settled || (yield* isAborted)) {
           yield* batch.close;
-          return { kind: "stopped", reason: "aborted by user", carryOver: send } as const;
+          return { kind: "stopped", reason: "aborted by user" } as const;
         }
         const note = userText(turnRetriedText(attempt, outcome.errorMessage, soFar(), batch.outputs as Map<string, ToolCallOutputPayload>), { sender: "harness" });
         return { kind: "retry", note } as const;
@@ -612,12 +645,10 @@ export class ContextEngine {
     });
   }
 
+  /** The request's usage, added to the session's (the committed turn itself was counted by its request_end). */
   #recordUsage(emit: Emit): void {
     const request = this.#config.llm.lastUsage ?? zeroTokens();
-    this.state.turns += 1;
-    this.state.sessionUsage = addTokens(this.state.sessionUsage, request);
-    this.state.lastRequest = request;
-    emit(tokenUsage(this.state.sessionUsage, request));
+    emit(tokenUsage(addTokens(this.#fold.state.sessionUsage, request), request));
   }
 }
 

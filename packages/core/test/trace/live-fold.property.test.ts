@@ -6,11 +6,21 @@
 // driven through the real engine against the testkit, when any message reaches the host (and
 // whenever the host is asked for an approval), then what the running session reports (turns,
 // usage, last request, queued steering, the pending approval) equals `stateAt` folded with
-// `evolve` from the trace files on disk at that moment; and whenever a task ends, the model
-// context the session will send next (history and carry-over) equals the fold's.
+// `evolve` from the trace files on disk at that moment; whenever a task ends, the model
+// context the session will send next (history and carry-over) equals the fold's; and after
+// every committed request, the adapter's history (`LLMInterface.history`, which the adapter
+// keeps for itself) equals the history of the session's live fold and of the fold on disk.
 //
-// The engine keeps its own state and evolve re-derives it from the trace alone, so this is the
-// check that the one reducer's rules are the engine's. The session's accounting (turns, usage,
+// The engine reads its state from the session's live fold (every record folded with evolve as
+// it is written), so the live and on-disk folds agree by construction unless the writer and
+// the fold disagree on the records; the adapter's history is the one copy kept apart, and the
+// per-commit check is what keeps it from drifting. Because the engine reads the fold, a rule
+// missing from evolve would be missing from the live state as well, so the rules are also
+// checked against oracles that do not fold: the accounting (below), the steering as the host
+// itself knows it (`HostSteering`: a run that ends without an abort has delivered every text
+// the host queued and did not take back, a taken-back text and a text of an earlier run are
+// never delivered), no approval pending once a run has ended, and a tool call cut short by the
+// user's abort answered as aborted by the user. The session's accounting (turns, usage,
 // last request) is also checked, once each stream has been read to its end, against what the
 // stream alone says (`StreamAccounting`: the sum of the requests' usage, the commits since the
 // last completed compaction), without evolve. It fails when a rule is missing: set
@@ -20,9 +30,9 @@
 import { writeFileSync } from "node:fs";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { addTokens, zeroTokens, type OmniMessage, type TokenCounts } from "@penguin/omnimessage";
+import { addTokens, extractMarker, startsWithMarker, zeroTokens, type OmniMessage, type TokenCounts } from "@penguin/omnimessage";
 import type { ScriptStep, ScriptedTurn } from "@penguin/testkit";
-import { carryOverOf, SessionFolds, type SessionState } from "@penguin/trace";
+import { carryOverOf, INTERRUPTED_BY_EXIT, SessionFolds, type SessionState } from "@penguin/trace";
 import { startHarness, type Harness } from "../helpers/harness.js";
 import { sessionTraceFiles } from "../../src/trace/reader.js";
 import type { Session } from "../../src/session.js";
@@ -141,6 +151,54 @@ class StreamAccounting {
   }
 }
 
+/**
+ * Steering as the host knows it, without evolve: the texts it queued (each run's are its own)
+ * and took back, the `[user_steering]` texts the stream delivered, and the items the engine
+ * dropped at a run's end (its `steering_recalled` records the host did not ask for).
+ */
+class HostSteering {
+  readonly #queued = new Map<string, { id: string; run: number }>();
+  readonly #takenBack = new Set<string>();
+  readonly #droppedIds = new Set<string>();
+  readonly #delivered: { run: number; parts: string[] }[] = [];
+  readonly #recallAsked = new Set<string>();
+
+  queued(run: number, text: string, id: string | undefined): void {
+    if (id !== undefined) this.#queued.set(text, { id, run });
+  }
+  recall(id: string): void {
+    this.#recallAsked.add(id);
+  }
+  tookBack(text: string | undefined): void {
+    if (text !== undefined) this.#takenBack.add(text);
+  }
+  /** A record of the trace (raw, not folded): a `steering_recalled` the host did not ask for is a drop. */
+  recorded(m: OmniMessage): void {
+    if (m.type === "event_msg" && m.payload.type === "steering_recalled" && !this.#recallAsked.has(m.payload.steering_id)) this.#droppedIds.add(m.payload.steering_id);
+  }
+  streamed(run: number, m: OmniMessage): void {
+    if (m.type !== "model_msg" || m.origin !== undefined || m.payload.type !== "text" || m.payload.sender !== undefined || !startsWithMarker(m.payload.text, "user_steering")) return;
+    this.#delivered.push({ run, parts: (extractMarker(m.payload.text, "user_steering") ?? "").split("\n\n") });
+  }
+  /** What the run broke of the steering rules, given whether it ended with an abort. */
+  problems(run: number, aborted: boolean): unknown[] {
+    const out: unknown[] = [];
+    const delivered = this.#delivered.filter((d) => d.run === run).flatMap((d) => d.parts);
+    for (const part of delivered) {
+      const q = this.#queued.get(part);
+      if (q === undefined || q.run !== run) out.push({ run, deliveredButNotQueuedInThisRun: part });
+      if (this.#takenBack.has(part)) out.push({ run, deliveredAfterRecall: part });
+    }
+    if (!aborted) {
+      for (const [text, q] of this.#queued) {
+        if (q.run !== run || this.#takenBack.has(text) || this.#droppedIds.has(q.id)) continue;
+        if (!delivered.includes(text)) out.push({ run, queuedButNeverDelivered: text });
+      }
+    }
+    return out;
+  }
+}
+
 beforeAll(async () => {
   h = await startHarness({ entry: { context_window: 8192 } });
   writeFileSync(`${h.workspace}/notes.txt`, "notes\n");
@@ -154,6 +212,7 @@ describe("live state = stateAt(trace on disk)", () => {
     const folds = new SessionFolds({ snapshotEvery: 5 });
     let sessionsRun = 0;
     let checks = 0;
+    let historyChecks = 0;
 
     const folded = (session: Session): SessionState => folds.stateAtFiles(session.id, sessionTraceFiles(h.agent.paths, session.id)).state;
     let told = new StreamAccounting();
@@ -184,6 +243,8 @@ describe("live state = stateAt(trace on disk)", () => {
         h.kit.enqueue(...Array.from({ length: 40 }, () => puller));
         const session = await h.agent.createSession({ workspaceDir: h.workspace });
         told = new StreamAccounting();
+        const host = new HostSteering();
+        const stopWatchingSteering = session.onTraceAppend((m) => host.recorded(m));
         try {
           for (const [r, run] of scenario.runs.entries()) {
             const controller = new AbortController();
@@ -192,6 +253,23 @@ describe("live state = stateAt(trace on disk)", () => {
             // The engine turns a throwing approve into a denial, so mismatches are kept and
             // asserted after the run rather than thrown here.
             const approvalMismatches: unknown[] = [];
+            // A listener must not throw into the writer: mismatches are kept and asserted after the run.
+            const historyMismatches: unknown[] = [];
+            let commits = 0;
+            const stopListening = session.onTraceAppend((m) => {
+              // The live fold listens first, so it has folded `m`; a request_end inside a
+              // compaction span is the compaction's own request, which commits nothing.
+              if (m.type !== "event_msg" || m.payload.type !== "request_end" || m.payload.status !== "completed" || session.state.compactionSpan !== undefined) return;
+              commits += 1;
+              checks += 1;
+              historyChecks += 1;
+              const adapter = content(session.history());
+              const live = content(session.state.history.toArray());
+              const onDisk = content(folded(session).history.toArray());
+              if (JSON.stringify(adapter) !== JSON.stringify(live) || JSON.stringify(live) !== JSON.stringify(onDisk)) {
+                historyMismatches.push({ run: r, commit: commits, adapter, live, onDisk });
+              }
+            });
             const approve = async (call: { tool_call_id: string; name: string }) => {
               checks += 1;
               const pending = folded(session).pendingApprovals;
@@ -199,21 +277,37 @@ describe("live state = stateAt(trace on disk)", () => {
               if (JSON.stringify(pending) !== JSON.stringify(expected)) approvalMismatches.push({ run: r, pending, expected });
               return run.denials[denialAt++ % run.denials.length] ? ("deny" as const) : ("allow" as const);
             };
+            let last: OmniMessage | undefined;
             for await (const m of session.run(`task ${r}`, { approve, signal: controller.signal })) {
               seen += 1;
+              last = m;
               told.see(m);
+              host.streamed(r, m);
               checkLive(session, `run ${r} message ${seen} (${m.type === "event_msg" || m.type === "model_msg" ? m.payload.type : m.type})`);
               if (run.steerAt === seen && session.running) {
-                session.queueSteering(`steer ${r}`);
+                host.queued(r, `steer ${r}`, session.queueSteering(`steer ${r}`));
                 if (run.recallOne) {
                   const id = session.queueSteering(`recalled ${r}`);
-                  if (id !== undefined) session.recallSteering(id);
+                  host.queued(r, `recalled ${r}`, id);
+                  if (id !== undefined) {
+                    host.recall(id);
+                    host.tookBack(session.recallSteering(id));
+                  }
                 }
                 checkLive(session, `run ${r} after steering`);
               }
               if (run.abortAfter === seen) controller.abort();
             }
+            stopListening();
             expect(approvalMismatches).toEqual([]);
+            expect(historyMismatches).toEqual([]);
+            const aborted = last?.type === "event_msg" && last.payload.type === "abort";
+            expect(host.problems(r, aborted)).toEqual([]);
+            expect({ run: r, pendingApprovals: folded(session).pendingApprovals }).toEqual({ run: r, pendingApprovals: [] });
+            if (aborted && last?.type === "event_msg" && last.payload.type === "abort" && last.payload.reason === "aborted by user") {
+              const placeholders = session.carryOver().flatMap((m) => (m.type === "model_msg" && m.payload.type === "tool_call_output" && m.payload.output === INTERRUPTED_BY_EXIT ? [m.payload.tool_call_id] : []));
+              expect({ run: r, answeredAsIfTheProcessExited: placeholders }).toEqual({ run: r, answeredAsIfTheProcessExited: [] });
+            }
             checkLive(session, `run ${r} end`);
             checkContext(session, `run ${r} end`);
             checkTold(session, `run ${r} end`);
@@ -227,6 +321,7 @@ describe("live state = stateAt(trace on disk)", () => {
             }
           }
         } finally {
+          stopWatchingSteering();
           await session.dispose();
           folds.forget(session.id);
           sessionsRun += 1;
@@ -236,5 +331,7 @@ describe("live state = stateAt(trace on disk)", () => {
     );
     expect(sessionsRun).toBeGreaterThanOrEqual(RUNS);
     expect(checks).toBeGreaterThan(RUNS * 5);
+    // Most sessions commit several requests (a few abort or fail before their first).
+    expect(historyChecks).toBeGreaterThan(RUNS);
   }, 900_000);
 });

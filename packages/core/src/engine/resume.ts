@@ -1,0 +1,80 @@
+/**
+ * Resume: a session rebuilt from its trace. Two steps, split so that everything resume writes
+ * goes through the session's live fold like any other record:
+ *
+ * - `seed`: fold the records of the file the session continues (`replayTrace`: `evolve`, the
+ *   one reducer) and close the request window a crash left open (its input and a
+ *   `[turn_aborted]` note become pending input). The result seeds the session's `LiveFold`,
+ *   and gives the adapter its history and the id allocator the ids already used. The seed
+ *   holds the carry-over as resume hands it over (the open calls' outputs, a placeholder for
+ *   each one the crash cut short, then the pending input) as pending input: what the next
+ *   request sends first, fixed at resume (the calls' processes are gone, so no output of
+ *   theirs can arrive any more).
+ * - `close`: once the fold follows the session's trace, record what the crash left dangling:
+ *   a compaction without its end is recorded as failed (the old context is kept), steering the
+ *   crashed run never delivered is dropped (as a run that ends drops it), and a context closed
+ *   by a completed compaction continues in a new file.
+ *
+ * The settings (approval mode, thinking level) are the session's, not the file's: a rotated
+ * file does not repeat them, so the caller passes what the whole trace records, and the level
+ * the session runs with when the trace never recorded one (older traces).
+ */
+import { compactionEnd, steeringRecalled, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
+import { Sequence, type SessionSettings, type SessionState } from "@penguin/trace";
+import { Context, Effect, Layer } from "effect";
+import { replayTrace } from "../trace/replay.js";
+import type { LiveFold } from "./session-fold.js";
+
+export interface ResumeSeed {
+  /** What the session's live fold starts from. */
+  readonly state: SessionState;
+  readonly meta: SessionMetaPayload | undefined;
+  /** Committed messages of the open context, for `LLMInterface.setHistory` (empty once a compaction closed it). */
+  readonly history: readonly OmniMessage[];
+  /** Every tool_call id the file mentions, for the session's id allocator. */
+  readonly toolCallIds: readonly string[];
+}
+
+export interface ResumeOptions {
+  /** The session's settings, replacing the file's (see the module comment). */
+  settings?: SessionSettings;
+}
+
+export interface ResumeShape {
+  seed(messages: readonly OmniMessage[], options?: ResumeOptions): Effect.Effect<ResumeSeed>;
+  /** Record, through `fold`, what the seed left dangling. */
+  close(fold: LiveFold): Effect.Effect<void>;
+}
+
+export class Resume extends Context.Tag("penguin/engine/Resume")<Resume, ResumeShape>() {}
+
+export const CRASHED_DURING_COMPACTION = "the process exited during compaction";
+
+export function makeResume(): ResumeShape {
+  return {
+    seed: Effect.fn("Resume.seed")(function* (messages: readonly OmniMessage[], options: ResumeOptions = {}) {
+      const replayed = replayTrace(messages);
+      const state: SessionState = {
+        ...replayed.state,
+        lastCalls: [],
+        outputs: new Map(),
+        pending: Sequence.from(replayed.carryOver),
+        ...(options.settings === undefined ? {} : { settings: options.settings }),
+      };
+      return {
+        state,
+        meta: replayed.meta,
+        history: replayed.contextClosed ? [] : replayed.history,
+        toolCallIds: replayed.toolCallIds,
+      };
+    }),
+    close: Effect.fn("Resume.close")(function* (fold: LiveFold) {
+      const span = fold.state.compactionSpan;
+      if (span !== undefined) fold.record(compactionEnd({ reason: span.reason, mode: span.mode, status: "failed", error_message: CRASHED_DURING_COMPACTION }));
+      for (const s of fold.state.steering) fold.record(steeringRecalled(s.id));
+      if (fold.state.contextClosed) fold.sink.rotate();
+    }),
+  };
+}
+
+export const ResumeLive: Layer.Layer<Resume> = Layer.sync(Resume, makeResume);
