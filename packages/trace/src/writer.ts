@@ -42,6 +42,11 @@
  * - Listeners are called in file order. A record waits in `#unpublished` behind any commit
  *   point not yet durable (records after it in the file are only published after it); a
  *   commit point leaves it when a sync started after its write completes.
+ * - `onWrite` listeners are the other kind: called synchronously for each record the moment
+ *   its line is written, before any sync. The session's live fold follows the writer
+ *   through them, because the engine records a message and reads the folded state in the
+ *   same step; it knows what it wrote, durable or not. Nothing that others can observe
+ *   (subscribers, SSE, the host) hangs off them.
  * - A caller that must know a commit point is durable before it goes on awaits
  *   `published()` (Session does before it hands a commit point to its host, so a turn is
  *   never reported done before it is on disk) or `flush()` (all written bytes). `rotate()`
@@ -137,6 +142,7 @@ export class TraceWriter {
   /** Lines in the current file so far (a torn last line counts: the next record follows it). */
   #lines: number | undefined;
   readonly #listeners = new Set<AppendListener>();
+  readonly #writeListeners = new Set<AppendListener>();
   /** Records written so far (over every file of this writer): the last record's write number. */
   #written = 0;
   /** Every record numbered up to this one is durable (a completed sync started after its write). */
@@ -184,6 +190,16 @@ export class TraceWriter {
   onAppend(listener: AppendListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Listen to every record as it is written, in file order, before it is synced (see the
+   * file comment: for the writer's own session, never for subscribers). Returns the
+   * unsubscribe function.
+   */
+  onWrite(listener: AppendListener): () => void {
+    this.#writeListeners.add(listener);
+    return () => this.#writeListeners.delete(listener);
   }
 
   /** True once this file has a record on disk. */
@@ -329,7 +345,9 @@ export class TraceWriter {
     this.#lines = (this.#lines ?? 0) + 1;
     this.#needsNewline = false;
     this.#written += 1;
-    return { file: this.#index, line: this.#lines };
+    const position = { file: this.#index, line: this.#lines };
+    for (const listener of this.#writeListeners) listener(m, position);
+    return position;
   }
 
   #queue(m: OmniMessage, position: TracePosition, commit: boolean): void {

@@ -66,6 +66,22 @@ describe("TraceWriter background sync", () => {
     writer.close();
   });
 
+  it("given a commit point whose sync has not completed, when a write listener follows the writer, then it has every record the moment it is written, in file order, while the append listeners wait", () => {
+    const { sync, requests } = heldSyncs();
+    const { writer, seen } = writerWith(sync);
+    const written: string[] = [];
+    writer.onWrite((m, position) => written.push(`${formatPosition(position)} ${label(m)}`));
+    writer.append(requestBegin());
+    writer.append(requestEnd("completed"));
+    writer.append(sessionTitle("t"));
+    expect(requests).toHaveLength(1);
+    expect(written).toEqual(["001:000001 session_meta", "001:000002 request_begin", "001:000003 request_end", "001:000004 session_title"]);
+    expect(seen).toEqual(["001:000001 session_meta", "001:000002 request_begin"]);
+    requests[0]!.complete();
+    expect(seen).toEqual(written);
+    writer.close();
+  });
+
   it("given a sync in flight, when more commit points are written, then one more sync starts only after it returns, and it publishes them all", () => {
     const { sync, requests } = heldSyncs();
     const { writer, seen } = writerWith(sync);

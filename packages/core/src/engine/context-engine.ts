@@ -83,6 +83,12 @@ export interface TraceSink {
    * record once written. The session's live fold follows such a sink through it.
    */
   onAppend?(listener: (m: OmniMessage) => void): () => void;
+  /**
+   * Like `onAppend`, but each record the moment it is written, before it is durable (the
+   * TraceWriter syncs commit points off the event loop and publishes them after). The live
+   * fold prefers it: the engine reads what it just recorded.
+   */
+  onWrite?(listener: (m: OmniMessage) => void): () => void;
 }
 
 export interface EngineConfig {

@@ -10,8 +10,8 @@
  * which a Ref or a PubSub would only add allocations to.
  *
  * Which records are folded, exactly as the trace holds them:
- * - a sink that publishes its appends (`onAppend`, the TraceWriter) is followed: every line it
- *   writes is folded once it is written, its file headers (`session_meta`, `tool_list_ready`)
+ * - a sink that reports its writes (`onWrite`, the TraceWriter; or `onAppend`) is followed:
+ *   every line it writes is folded the moment it is written, before its sync, its file headers (`session_meta`, `tool_list_ready`)
  *   and the facts the host records straight to the writer (title, approval mode, goal) too;
  * - any other sink (a benchmark's, a test's) is wrapped: what the engine appends is folded
  *   after the sink took it, filtered as the writer filters (no partials, nothing forwarded
@@ -32,8 +32,11 @@ export class LiveFold {
   constructor(trace: TraceSink, seed: SessionState = initialSessionState) {
     this.#state = seed;
     this.#followed = trace;
-    if (trace.onAppend !== undefined) {
-      trace.onAppend((m) => {
+    // Written, not published: a commit point is published only once its sync returns, and
+    // the engine reads the state it has just recorded (the next request's trigger, the turn count).
+    const follow = trace.onWrite?.bind(trace) ?? trace.onAppend?.bind(trace);
+    if (follow !== undefined) {
+      follow((m) => {
         this.#state = evolve(this.#state, m);
       });
       this.sink = trace;

@@ -93,6 +93,28 @@ describe("SessionFold", () => {
     expect(fold.state.turns).toBe(1);
   });
 
+  it("given a writer whose commit-point sync has not returned, when the engine records a turn's end, then the fold already counts it (it follows writes, not publications)", () => {
+    const t = traceDir();
+    const held: (() => void)[] = [];
+    const writer = new TraceWriter({ fileFor: t.fileFor, index: 1, meta: t.meta, existing: false, backgroundSync: (_fd, done) => held.push(() => done(null)) });
+    const published: string[] = [];
+    writer.onAppend((m) => published.push(m.type === "event_msg" ? m.payload.type : m.type));
+    const fold = new LiveFold(writer);
+    fold.record(requestBegin());
+    fold.record(userText("hi"));
+    fold.record(assistantText("hello"));
+    fold.record(requestEnd("completed"));
+    fold.record(tokenUsage(counts, counts));
+
+    expect(held.length).toBeGreaterThan(0);
+    expect(published).not.toContain("token_usage");
+    expect(fold.state.turns).toBe(1);
+    expect(fold.state.lastRequest).toEqual(counts);
+    for (const done of held.splice(0)) done();
+    writer.close();
+    expect(comparableFold(fold.state)).toEqual(comparableFold(onDisk(t)));
+  });
+
   it("given a sink without onAppend, when partials, child messages and a session_meta are appended, then only what a writer keeps is folded", () => {
     const sink = arraySink();
     const fold = new LiveFold(sink);
