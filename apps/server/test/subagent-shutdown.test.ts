@@ -71,7 +71,9 @@ describe("server shutdown and subagents", () => {
 
     await h.server.close();
 
-    await eventually(() => pids.every(gone), `the sleep (pids ${pids.join(", ")}) to be gone`);
+    // A sandboxed command's namespace ends with a SIGTERM, a grace period and a SIGKILL to its
+    // init (about 2 s); the default budget of tries is about a second of spinning.
+    await eventually(() => pids.every(gone), `the sleep (pids ${pids.join(", ")}) to be gone`, 5_000_000);
     expect(pids.every(gone)).toBe(true);
   });
 });
