@@ -55,4 +55,6 @@ async function main(argv: string[]): Promise<ExitCode> {
   }
 }
 
-flushAndExit(await main(process.argv));
+// Not a top-level await: the same file is bundled as an ES module (esm/, for help) and as a
+// CommonJS-shaped script (cli.cjs, for every command), and the script form has none.
+void main(process.argv).then(flushAndExit);
