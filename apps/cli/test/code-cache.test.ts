@@ -9,7 +9,7 @@
 // answer, the exit code and stderr exactly as without one.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Script } from "node:vm";
@@ -143,10 +143,10 @@ describe("the bundled CLI's code cache, end to end", { timeout: 120_000 }, () =>
   });
   afterAll(() => rmSync(bundleCopy, { recursive: true, force: true }));
 
-  async function runOnce(answer: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  async function runOnce(answer: string, nodeFlags: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
     world ??= await startWorld();
     world.kit.enqueue({ text: answer });
-    const child = spawn(process.execPath, [join(bundleCopy, "main.js"), "run", "-m", "answer me"], { env: world.env, cwd: world.workspace, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [...nodeFlags, join(bundleCopy, "main.js"), "run", "-m", "answer me"], { env: world.env, cwd: world.workspace, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
@@ -201,6 +201,20 @@ describe("the bundled CLI's code cache, end to end", { timeout: 120_000 }, () =>
     expect(unwritable.code).toBe(0);
     expect(unwritable.stdout).toBe("fifth answer\n");
     expect(stableStderr(unwritable.stderr)).toBe(reference);
+  });
+
+  it("keeps a cache of its own for a run under other node flags, leaving the plain one as it was", async () => {
+    rmSync(join(bundleCopy, "v8-cache"), { recursive: true, force: true });
+    expect((await runOnce("plain")).code).toBe(0);
+    const plain = readFileSync(cacheFile);
+    const flagged = await runOnce("flagged", ["--stack-size=2000"]);
+    expect(flagged.code).toBe(0);
+    expect(flagged.stdout).toBe("flagged\n");
+    const files = readdirSync(join(bundleCopy, "v8-cache")).sort();
+    expect(files).toHaveLength(2);
+    expect(files[0]).toMatch(/^run-[0-9a-f]{12}\.bin$/);
+    expect(files[1]).toBe("run.bin");
+    expect(readFileSync(cacheFile).equals(plain)).toBe(true);
   });
 
   it("answers --help and --version from the ES module build, without writing a cache", async () => {

@@ -1,7 +1,8 @@
 /**
  * apps/cli/bundle/cached-main.js: runs `cli-script.js`, the whole CLI as one script, compiled
- * with a V8 code cache (code-cache.ts), one cache file per command name under `v8-cache/` in
- * the bundle folder, so `penguin run` and `penguin chat` each keep the functions they use. A
+ * with a V8 code cache (code-cache.ts), one cache file per command name (and set of node
+ * flags) under `v8-cache/` in the bundle folder, so `penguin run` and `penguin chat` each keep
+ * the functions they use. A
  * cache that is missing or not valid for this script is ignored, and a fresh one is written
  * when the process exits.
  *
@@ -12,6 +13,7 @@
  * node: built-ins, the ES module vendor files in `vendor/`): a `vm.Script` has no module
  * loader of its own.
  */
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -29,7 +31,11 @@ setFlagsFromString("--liftoff-only");
 const bundleDir = dirname(fileURLToPath(import.meta.url));
 const scriptPath = join(bundleDir, "cli-script.js");
 const command = process.argv[2];
-const cacheName = command !== undefined && /^[a-z][a-z0-9-]{0,31}$/.test(command) ? command : "other";
+const commandName = command !== undefined && /^[a-z][a-z0-9-]{0,31}$/.test(command) ? command : "other";
+// V8 refuses a cache made under other V8 flags, so `node --inspect main.js run` or a
+// NODE_OPTIONS with flags keeps caches of its own instead of rewriting the plain one each time.
+const nodeFlags = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].join("\n").trim();
+const cacheName = nodeFlags === "" ? commandName : `${commandName}-${createHash("sha1").update(nodeFlags).digest("hex").slice(0, 12)}`;
 const compiled = compileWithCache({
   // Already wrapped by the build as `(function (exports, require, module, __filename,
   // __dirname, __penguinImport) {"use strict"; … })`, and in ASCII, so latin1 is exact,
