@@ -114,7 +114,7 @@ describe("compileWithCache", () => {
     expect(runScript(compiled.script)).toBe("0,2,4,6,8");
   });
 
-  it("given a cache location that cannot be written, then saving does nothing and throws nothing", () => {
+  it("given a cache location that cannot be written, then saving does nothing, throws nothing and serializes nothing", () => {
     const { source, id } = uniqueScript();
     const dir = cacheDir();
     writeFileSync(join(dir, "not-a-folder"), "a file where the cache folder would be");
@@ -122,6 +122,13 @@ describe("compileWithCache", () => {
     const compiled = compileWithCache({ source, filename: "/x/script.js", scriptId: id, cacheFile });
     expect(() => compiled.save()).not.toThrow();
     expect(existsSync(cacheFile)).toBe(false);
+    // Nor is a cache serialized for nothing: the bytes are asked for only once the file could be opened.
+    let serialized = false;
+    writeCacheFile(cacheFile, id, () => {
+      serialized = true;
+      return Buffer.from("never written");
+    });
+    expect(serialized).toBe(false);
   });
 });
 

@@ -16,7 +16,7 @@
  * Layout of a cache file: one line of JSON (the header), a newline, then V8's bytes.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { Script } from "node:vm";
 
@@ -90,17 +90,27 @@ export function readCacheFile(cacheFile: string, scriptId: string): { payload: B
   return { payload };
 }
 
-/** Writes a cache file atomically (a temp file renamed into place), so a reader never sees half of one. */
-export function writeCacheFile(cacheFile: string, scriptId: string, payload: Buffer): void {
-  const header = Buffer.from(`${JSON.stringify(headerFor(scriptId, payload))}\n`, "utf8");
+/**
+ * Writes a cache file atomically (a temp file renamed into place), so a reader never sees half
+ * of one. `payload` may be a function: it is only called once the temp file could be created,
+ * so a read-only install does not pay for serializing a cache on every exit.
+ */
+export function writeCacheFile(cacheFile: string, scriptId: string, payload: Buffer | (() => Buffer)): void {
   const temp = `${cacheFile}.${process.pid}.tmp`;
+  let fd: number | undefined;
   try {
     mkdirSync(dirname(cacheFile), { recursive: true });
-    writeFileSync(temp, Buffer.concat([header, payload]));
+    fd = openSync(temp, "w");
+    const bytes = typeof payload === "function" ? payload() : payload;
+    writeSync(fd, Buffer.from(`${JSON.stringify(headerFor(scriptId, bytes))}\n`, "utf8"));
+    writeSync(fd, bytes);
+    closeSync(fd);
+    fd = undefined;
     renameSync(temp, cacheFile);
   } catch {
     // A read-only install, a full disk: the next start compiles from source again.
     try {
+      if (fd !== undefined) closeSync(fd);
       rmSync(temp, { force: true });
     } catch {
       // nothing was written, or nothing can be removed either
@@ -118,11 +128,7 @@ export function compileWithCache(options: CachedScriptOptions): CachedScript {
     script,
     status,
     save() {
-      try {
-        writeCacheFile(options.cacheFile, options.scriptId, script.createCachedData());
-      } catch {
-        // createCachedData failing leaves the old state: no cache, compile from source.
-      }
+      writeCacheFile(options.cacheFile, options.scriptId, () => script.createCachedData());
     },
   };
 }
