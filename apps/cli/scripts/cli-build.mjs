@@ -1,23 +1,39 @@
 // Building the CLI, in one place for the ./penguin launcher, the pretest hook and the CLI
-// tests: `tsc -b apps/cli` (the CLI and every package it references), then one esbuild
-// bundle of the CLI into apps/cli/bundle/ (ESM, code-split so lazily imported parts stay
-// lazy). The bundle is what `./penguin` runs: a single module graph starts about 180 ms
-// faster than ~150 separate files. @penguin/server (it serves the web build from beside
-// its own files, and is only loaded by `penguin server`) and native or test-only modules
-// stay external and load from node_modules as usual. Every other workspace package is
-// bundled; one that finds files next to its own module (@penguin/skills reads its library
-// from `new URL("../skills/", import.meta.url)`) keeps doing so because the build rewrites
-// `import.meta.url` in workspace files to the URL of the original file, as a path relative
-// to the bundle (see keepOwnLocation). Bundling @penguin/skills matters for start-up: as an
-// external it pulled its own unbundled copy of `yaml` (~40 files) onto every `penguin run`.
+// tests: `tsc -b apps/cli` (the CLI and every package it references), then esbuild bundles of
+// the CLI into apps/cli/bundle/. A single module graph starts about 180 ms faster than ~150
+// separate files, and a compiled-once script starts faster still, so the bundle folder holds:
+//
+//   main.js        the loader (src/launch/bundle-main.ts): help and version go to esm/, every
+//                  other command to cached-main.js (src/launch/cached-main.ts), which runs
+//                  cli-script.js with a V8 code cache (src/launch/code-cache.ts)
+//   cli-script.js  the whole CLI as one CommonJS-shaped function, for vm.Script + cachedData
+//                  (Node 20 has no code cache for ES modules), whitespace-minified. Modules
+//                  reached only by import() stay unevaluated until then (esbuild's lazy wrappers)
+//   esm/           the same CLI as code-split ES modules, for --help and --version: only
+//                  commander and the command tree load, the cheapest way to print help
+//   vendor/        big third-party packages the CLI loads by import() only (marked,
+//                  marked-terminal, undici), as ES modules outside cli-script.js, so their
+//                  ~3.5 MB of source is not read into every `penguin run`
+//   v8-cache/      written at run time by the loader, one file per command; removed by a build
+//
+// @penguin/server (it serves the web build from beside its own files, and is only loaded by
+// `penguin server`) and native or test-only modules stay external and load from node_modules
+// as usual. Every other workspace package is bundled; one that finds files next to its own
+// module (@penguin/skills reads its library from `new URL("../skills/", import.meta.url)`)
+// keeps doing so because the build rewrites `import.meta.url` in workspace files to the URL of
+// the original file, as a path relative to the output file (see keepOwnLocation). Bundling
+// @penguin/skills matters for start-up: as an external it pulled its own unbundled copy of
+// `yaml` (~40 files) onto every `penguin run`.
 //
 // A build is stale when there is no bundle or stamp, or when any src file or tsconfig of a
 // package, projection or app is newer than the stamp of the last successful build. Run
 // directly (`node apps/cli/scripts/cli-build.mjs [--force]`) it builds when stale and exits non-zero on failure.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { createRequire } from "node:module";
 import { dirname, join, relative, sep } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const CLI = join(ROOT, "apps", "cli");
@@ -29,23 +45,143 @@ export const STAMP = join(BUNDLE_DIR, ".build-stamp");
 const EXTERNAL = ["@penguin/server", "better-sqlite3", "@lydell/node-pty"];
 
 /**
+ * Big third-party packages the CLI reaches only through `import()`: built apart, as ES
+ * modules in vendor/, and loaded from there by cli-script.js. `from` is the workspace package that
+ * depends on it (pnpm makes it resolvable from there only). A CommonJS package's names are
+ * not visible to a re-export (`export *` of CommonJS yields nothing), so for those the names
+ * are read from the package itself at build time and re-exported one by one.
+ */
+const VENDOR = [
+  { name: "marked", from: "apps/cli" },
+  { name: "marked-terminal", from: "apps/cli" },
+  { name: "undici", from: "packages/models", commonjs: true },
+];
+
+/**
+ * cli-script.js is one function expression the loader calls with CommonJS's parameters and
+ * `__penguinImport`; "use strict" keeps the strict mode the same code has as ES modules.
+ */
+const SCRIPT_WRAPPER_START = '(function (exports, require, module, __filename, __dirname, __penguinImport) {"use strict";';
+const SCRIPT_WRAPPER_END = "\n})";
+
+/** The banner of cli-script.js: an ES module's `import.meta.url`, for the code that reads it. */
+const IMPORT_META_URL = "__penguinImportMetaUrl";
+
+/**
  * An esbuild plugin: in the built files of workspace packages, `import.meta.url` keeps
  * meaning "where this module's file is", not "where the bundle chunk is". Each occurrence
- * becomes the original file's URL, resolved from the chunk's own URL by a relative path, so
- * the bundle keeps working when the checkout is moved as a whole.
+ * becomes the original file's URL, resolved from the output file's own URL by a relative path,
+ * so the bundle keeps working when the checkout is moved as a whole. `outdir` is the folder
+ * of the output files (the chunks of one build are all in one folder).
  */
-const keepOwnLocation = {
-  name: "keep-own-location",
+function keepOwnLocation(outdir) {
+  return {
+    name: "keep-own-location",
+    setup(build) {
+      const workspaceFile = new RegExp(`^${ROOT.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/(packages|projections|apps)/[^/]+/dist/.*\\.js$`);
+      build.onLoad({ filter: workspaceFile }, async (args) => {
+        const text = readFileSync(args.path, "utf8");
+        if (!text.includes("import.meta.url")) return undefined;
+        const fromOutput = relative(outdir, args.path).split(sep).join("/");
+        return { contents: text.replaceAll("import.meta.url", `new URL(${JSON.stringify(fromOutput)}, import.meta.url).href`), loader: "js", resolveDir: dirname(args.path) };
+      });
+    },
+  };
+}
+
+/** An esbuild plugin for cli-script.js: `import("marked")` and the other VENDOR packages become imports of their vendor/ file. */
+const importVendorFiles = {
+  name: "import-vendor-files",
   setup(build) {
-    const workspaceFile = new RegExp(`^${ROOT.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/(packages|projections)/[^/]+/dist/.*\\.js$`);
-    build.onLoad({ filter: workspaceFile }, async (args) => {
-      const text = readFileSync(args.path, "utf8");
-      if (!text.includes("import.meta.url")) return undefined;
-      const fromBundle = relative(BUNDLE_DIR, args.path).split(sep).join("/");
-      return { contents: text.replaceAll("import.meta.url", `new URL(${JSON.stringify(fromBundle)}, import.meta.url).href`), loader: "js", resolveDir: dirname(args.path) };
+    const names = new RegExp(`^(${VENDOR.map((v) => v.name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})$`);
+    build.onResolve({ filter: names }, (args) => {
+      if (args.kind !== "dynamic-import") return { errors: [{ text: `${args.path} is bundled apart (vendor/) and may only be loaded with import(), not a static import (${args.importer})` }] };
+      return { path: `./vendor/${args.path}.js`, external: true };
     });
   },
 };
+
+async function buildVendor(build, vendorDir) {
+  const shims = {};
+  for (const v of VENDOR) {
+    const pkgDir = join(ROOT, v.from);
+    let contents = `export * from ${JSON.stringify(v.name)};\n`;
+    if (v.commonjs === true) {
+      const loaded = createRequire(join(pkgDir, "package.json"))(v.name);
+      const exported = Object.keys(loaded).filter((k) => /^[A-Za-z_$][\w$]*$/.test(k) && k !== "default");
+      contents = `export { ${exported.join(", ")} } from ${JSON.stringify(v.name)};\n`;
+    }
+    shims[v.name] = { contents, resolveDir: pkgDir };
+  }
+  await build({
+    entryPoints: Object.fromEntries(VENDOR.map((v) => [v.name, `penguin-vendor:${v.name}`])),
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    outdir: vendorDir,
+    banner: { js: 'import { createRequire as __penguinRequire } from "node:module"; const require = __penguinRequire(import.meta.url);' },
+    plugins: [
+      {
+        name: "vendor-shims",
+        setup(b) {
+          b.onResolve({ filter: /^penguin-vendor:/ }, (args) => ({ path: args.path.slice("penguin-vendor:".length), namespace: "penguin-vendor" }));
+          b.onLoad({ filter: /.*/, namespace: "penguin-vendor" }, (args) => ({ ...shims[args.path], loader: "js" }));
+        },
+      },
+    ],
+    logLevel: "error",
+  });
+  // A vendor file without names would turn into `undefined` at the first use, long after the build.
+  for (const v of VENDOR) {
+    const m = await import(pathToFileURL(join(vendorDir, `${v.name}.js`)).href);
+    if (Object.keys(m).length === 0) throw new Error(`vendor/${v.name}.js exports nothing: the package's names were not visible to the build`);
+  }
+}
+
+/**
+ * cli-script.js: the CLI as one script. Every `import()` esbuild leaves in it (externals, node:
+ * built-ins, vendor files) becomes `__penguinImport(`, the loader's real import(); the count
+ * must match the external dynamic imports the metafile lists, so no other text is touched.
+ */
+async function buildScript(build, scriptPath) {
+  const result = await build({
+    entryPoints: [join(CLI, "dist", "main.js")],
+    bundle: true,
+    format: "cjs",
+    platform: "node",
+    target: "node20",
+    outfile: scriptPath,
+    write: false,
+    metafile: true,
+    external: EXTERNAL,
+    plugins: [importVendorFiles, keepOwnLocation(dirname(scriptPath))],
+    define: { "import.meta.url": IMPORT_META_URL },
+    // Less source to read and hold: every megabyte of it costs about 4 MiB of peak RSS.
+    // Identifiers stay, so stack traces still name their functions.
+    minifyWhitespace: true,
+    banner: { js: `const ${IMPORT_META_URL} = require("node:url").pathToFileURL(__filename).href;` },
+    logLevel: "error",
+  });
+  let text = result.outputFiles[0].text.replace(/^#!.*\n/, "");
+  const expected = Object.values(result.metafile.outputs)[0].imports.filter((i) => i.kind === "dynamic-import" && i.external === true).length;
+  let replaced = 0;
+  text = text.replace(/(?<![\w$.])import\(/g, () => {
+    replaced += 1;
+    return "__penguinImport(";
+  });
+  if (replaced !== expected) throw new Error(`cli-script.js: found ${replaced} import( calls, the metafile lists ${expected} external dynamic imports; the text replacement would touch something else`);
+  // ASCII only, so V8 holds the source as one byte a character instead of two (3 MB of heap).
+  // esbuild escapes strings but not regular expression literals; \uXXXX means the same code
+  // unit in a regex, a string or an identifier (an astral character's two halves, likewise).
+  text = text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  // Stored already wrapped, so the loader compiles the file's text as it is read: wrapping it at
+  // run time would copy the whole source once more.
+  const wrapped = `${SCRIPT_WRAPPER_START}${text}${SCRIPT_WRAPPER_END}`;
+  writeFileSync(scriptPath, wrapped);
+  return createHash("sha256").update(wrapped).digest("hex");
+}
 
 function newerThan(dir, since) {
   let entries;
@@ -92,6 +228,8 @@ export async function buildCli({ inherit = false } = {}) {
   const { build } = await import("esbuild");
   try {
     for (const f of readdirSync(BUNDLE_DIR)) if (f.endsWith(".js")) rmSync(join(BUNDLE_DIR, f));
+    for (const d of ["esm", "vendor", "v8-cache"]) rmSync(join(BUNDLE_DIR, d), { recursive: true, force: true });
+    const esmDir = join(BUNDLE_DIR, "esm");
     await build({
       entryPoints: { main: join(CLI, "dist", "main.js") },
       bundle: true,
@@ -99,11 +237,23 @@ export async function buildCli({ inherit = false } = {}) {
       format: "esm",
       platform: "node",
       target: "node20",
-      outdir: BUNDLE_DIR,
+      outdir: esmDir,
       external: EXTERNAL,
-      plugins: [keepOwnLocation],
+      plugins: [keepOwnLocation(esmDir)],
       // CommonJS dependencies inside the ESM bundle still call require().
       banner: { js: 'import { createRequire as __penguinRequire } from "node:module"; const require = __penguinRequire(import.meta.url);' },
+      logLevel: "error",
+    });
+    await buildVendor(build, join(BUNDLE_DIR, "vendor"));
+    const scriptId = await buildScript(build, join(BUNDLE_DIR, "cli-script.js"));
+    await build({
+      entryPoints: { main: join(CLI, "dist", "launch", "bundle-main.js"), "cached-main": join(CLI, "dist", "launch", "cached-main.js") },
+      bundle: true,
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      outdir: BUNDLE_DIR,
+      define: { PENGUIN_SCRIPT_ID: JSON.stringify(scriptId) },
       logLevel: "error",
     });
   } catch (error) {

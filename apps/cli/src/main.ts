@@ -10,10 +10,19 @@
  * Kept small on purpose: this file and program.ts are all that load for `--help` and
  * `--version` (the cold-start path); commands import core when they run.
  */
+import { setFlagsFromString } from "node:v8";
 import { CommanderError } from "commander";
 import { describeError } from "./cli-error.js";
 import { EXIT, type ExitCode } from "./exit-codes.js";
 import { buildProgram } from "./program.js";
+
+// Node's fetch parses HTTP with llhttp compiled to WebAssembly. By default V8 also compiles that
+// module with its optimizing tier on background threads, which on a one-turn `penguin run`
+// costs about 30 MiB of peak RSS and 40 ms of CPU for a parser that only ever reads a few
+// kilobytes of SSE. The baseline tier alone (Liftoff) is plenty for that. The flag is
+// process-wide, so it is set here, by the process owner, and not in the library that fetches.
+// Nothing else in the CLI runs WebAssembly; the flag only has to precede the first fetch.
+setFlagsFromString("--liftoff-only");
 
 function flushAndExit(code: ExitCode): void {
   let pending = 2;
@@ -46,4 +55,6 @@ async function main(argv: string[]): Promise<ExitCode> {
   }
 }
 
-flushAndExit(await main(process.argv));
+// Not a top-level await: the same file is bundled as an ES module (esm/, for help) and as a
+// CommonJS-shaped script (cli.cjs, for every command), and the script form has none.
+void main(process.argv).then(flushAndExit);
