@@ -60,9 +60,9 @@ import {
 } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import type { ApproveFn, EnvironmentInterface, LLMInterface, LLMOutcome, PolicyCheck } from "../interfaces.js";
-import { Channel } from "./channel.js";
+import { fiberMessages } from "./fiber-messages.js";
 import { DEFAULT_COMPACTION, survivesCompaction, type CompactionSettings } from "./compaction.js";
-import { Cause, type Clock, Context, Deferred, Duration, Effect, Exit, Fiber, FiberId, Option, Stream } from "effect";
+import { type Clock, Context, Deferred, Duration, Effect, Exit, Fiber, FiberId, Option, Stream } from "effect";
 import { carryOverOf, contextSummaryText, INTERRUPTED_BY_USER, turnRetriedText, type SessionState } from "@penguin/trace";
 import { LiveFold, SessionFold } from "./session-fold.js";
 import { makeSteering, Steering, type SteeringShape } from "./steering.js";
@@ -375,31 +375,13 @@ export class ContextEngine {
   /** The promise facade: the run's fiber on the default runtime, its messages through a channel. */
   async *#session(options: { signal?: AbortSignal }, body: (emit: Emit) => Effect.Effect<void, never, RunServices>): AsyncGenerator<OmniMessage, void> {
     this.#begin();
-    const out = new Channel<OmniMessage>();
-    // The fiber yields once before the program starts, so an abort signalled already (or
-    // while the host wires it) is seen by the program's first check, like any other abort.
-    let program = Effect.zipRight(Effect.yieldNow(), this.#program(body(this.#emitter((m) => out.push(m)))));
-    if (this.#clock !== undefined) program = Effect.withClock(program, this.#clock);
-    const fiber = Effect.runFork(Effect.uninterruptible(program));
-    this.#runFiber = fiber;
-    const ended = new Promise<void>((resolve) => {
-      fiber.addObserver((exit) => {
-        if (Exit.isFailure(exit) && !Exit.isInterrupted(exit)) out.fail(Cause.squash(exit.cause));
-        else out.close();
-        resolve();
-      });
-    });
-    const abort = () => fiber.unsafeInterruptAsFork(FiberId.none);
-    if (options.signal?.aborted) abort();
-    options.signal?.addEventListener("abort", abort, { once: true });
-    let finished = false;
     try {
-      for await (const m of out) yield m;
-      finished = true;
+      yield* fiberMessages((push) => this.#program(body(this.#emitter(push))), {
+        signal: options.signal,
+        clock: this.#clock,
+        onFiber: (fiber) => (this.#runFiber = fiber as Fiber.Fiber<void>),
+      });
     } finally {
-      if (!finished) abort();
-      await ended;
-      options.signal?.removeEventListener("abort", abort);
       this.#end();
     }
   }

@@ -34,9 +34,9 @@ import {
   type TokenCounts,
 } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
-import { Cause, Data, Effect, Exit, FiberId, type Clock } from "effect";
+import { Cause, Data, Effect, Exit, type Clock } from "effect";
 import type { ApproveFn } from "../interfaces.js";
-import { Channel } from "../engine/channel.js";
+import { fiberMessages } from "../engine/fiber-messages.js";
 import { isAborted } from "../engine/abort.js";
 import { formatBudget, spentBy, UNLIMITED } from "./budget.js";
 import { goalFilePath, readGoalFile, writeGoalFile } from "./goal-file.js";
@@ -176,32 +176,15 @@ export async function* runGoal(
   program: (deliver: Deliver) => Effect.Effect<unknown, GoalFileError>,
   options: { signal?: AbortSignal | undefined; clock?: Clock.Clock | undefined } = {},
 ): AsyncGenerator<OmniMessage, void> {
-  const out = new Channel<OmniMessage>();
   // The program always starts (so a goal that is aborted at once still records its start and
   // its `aborted` end); it yields once first, so an abort signalled already is seen by its
   // first check rather than in the middle of a round.
-  let effect = Effect.uninterruptible(Effect.zipRight(Effect.yieldNow(), program((m) => out.push(m))));
-  if (options.clock !== undefined) effect = Effect.withClock(effect, options.clock);
-  const fiber = Effect.runFork(effect);
-  const ended = new Promise<void>((resolve) => {
-    fiber.addObserver((exit) => {
-      if (Exit.isFailure(exit) && !Exit.isInterrupted(exit)) {
-        const failure = Cause.failureOption(exit.cause);
-        out.fail(failure._tag === "Some" ? new Error(failure.value.message) : Cause.squash(exit.cause));
-      } else out.close();
-      resolve();
-    });
+  yield* fiberMessages(program, {
+    signal: options.signal,
+    clock: options.clock,
+    failure: (cause) => {
+      const failure = Cause.failureOption(cause);
+      return failure._tag === "Some" ? new Error(failure.value.message) : Cause.squash(cause);
+    },
   });
-  const abort = () => fiber.unsafeInterruptAsFork(FiberId.none);
-  if (options.signal?.aborted === true) abort();
-  options.signal?.addEventListener("abort", abort, { once: true });
-  let finished = false;
-  try {
-    for await (const m of out) yield m;
-    finished = true;
-  } finally {
-    if (!finished) abort();
-    await ended;
-    options.signal?.removeEventListener("abort", abort);
-  }
 }
