@@ -189,3 +189,50 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
   };
 }
+
+/**
+ * The first steps the time-travel and sandbox suites share, as a user takes them: sign in as
+ * the admin with the initial password and choose `newPassword`; add the testkit as a custom
+ * model (`apiKey`) and make it the default; on the Chat page send the scripted task under
+ * allow-all, and wait until the agent has answered it. Returns the new session's id.
+ */
+export async function signInAndRunTheScriptedTask(h: Harness, options: { newPassword: string; apiKey: string }): Promise<string> {
+  const { page } = h;
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(`${h.server.url}/`);
+  await page.getByLabel("User id").fill("admin");
+  await page.getByLabel("Password").fill(h.initialPassword);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByLabel("Current password").fill(h.initialPassword);
+  await page.getByLabel("New password", { exact: true }).fill(options.newPassword);
+  await page.getByLabel("Repeat the new password").fill(options.newPassword);
+  await page.getByRole("button", { name: "Set password and continue" }).click();
+  await page.getByRole("heading", { name: "What should the agent do?" }).waitFor();
+
+  await page.getByRole("link", { name: "Models" }).click();
+  await page.getByRole("button", { name: "Add model" }).click();
+  const dialog = page.getByRole("dialog", { name: "Add a model" });
+  await dialog.getByLabel("Custom endpoint").check();
+  await dialog.getByLabel("Base URL").fill(h.testkit.baseUrl("openai-chat"));
+  await dialog.getByRole("button", { name: "Detect", exact: true }).click();
+  await dialog.getByText(/^Detected /).waitFor();
+  await dialog.getByLabel("Provider", { exact: true }).fill("testkit");
+  await dialog.getByLabel("Model id").fill("fake-model");
+  await dialog.getByLabel("API key").fill(options.apiKey);
+  await dialog.getByRole("button", { name: "Save model" }).click();
+  await dialog.waitFor({ state: "detached" });
+  const defaultButton = page.getByRole("button", { name: "Make fake-model the default" });
+  if (await defaultButton.isVisible()) await defaultButton.click();
+
+  await page.getByRole("link", { name: "Chat" }).click();
+  await page.getByRole("heading", { name: "What should the agent do?" }).waitFor();
+  await page.getByLabel("Model", { exact: true }).selectOption({ label: "fake-model (testkit)" });
+  await page.getByLabel("Approval mode").selectOption("allow-all");
+  const box = page.getByRole("combobox", { name: "Message" });
+  await box.fill("Please create hello.txt containing hi");
+  await box.press("Enter");
+  await page.waitForURL(/\/chat\/session-/);
+  await page.locator(".markdown table").waitFor();
+  await page.getByText("The agent is working…").waitFor({ state: "hidden", timeout: 30_000 });
+  return decodeURIComponent(page.url().split("/chat/")[1] ?? "");
+}

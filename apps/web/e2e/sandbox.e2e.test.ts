@@ -14,7 +14,7 @@ import { existsSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { probeSandbox } from "@penguin/core";
-import { CHROMIUM, startHarness, type Harness } from "./harness";
+import { CHROMIUM, signInAndRunTheScriptedTask, startHarness, type Harness } from "./harness";
 
 const haveChromium = existsSync(CHROMIUM);
 const availability = probeSandbox();
@@ -22,45 +22,8 @@ const NEW_PASSWORD = "sandbox-horse-battery-staple";
 const MISSING_BWRAP = "/nonexistent/penguin-e2e/bwrap";
 
 /** Signs in as the admin (setting a password), adds the testkit model, runs one task with a command; returns the session id. */
-async function signInAndRunACommand(h: Harness): Promise<string> {
-  const { page } = h;
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.goto(`${h.server.url}/`);
-  await page.getByLabel("User id").fill("admin");
-  await page.getByLabel("Password").fill(h.initialPassword);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByLabel("Current password").fill(h.initialPassword);
-  await page.getByLabel("New password", { exact: true }).fill(NEW_PASSWORD);
-  await page.getByLabel("Repeat the new password").fill(NEW_PASSWORD);
-  await page.getByRole("button", { name: "Set password and continue" }).click();
-  await page.getByRole("heading", { name: "What should the agent do?" }).waitFor();
-
-  await page.getByRole("link", { name: "Models" }).click();
-  await page.getByRole("button", { name: "Add model" }).click();
-  const dialog = page.getByRole("dialog", { name: "Add a model" });
-  await dialog.getByLabel("Custom endpoint").check();
-  await dialog.getByLabel("Base URL").fill(h.testkit.baseUrl("openai-chat"));
-  await dialog.getByRole("button", { name: "Detect", exact: true }).click();
-  await dialog.getByText(/^Detected /).waitFor();
-  await dialog.getByLabel("Provider", { exact: true }).fill("testkit");
-  await dialog.getByLabel("Model id").fill("fake-model");
-  await dialog.getByLabel("API key").fill("sk-testkit-key-0004");
-  await dialog.getByRole("button", { name: "Save model" }).click();
-  await dialog.waitFor({ state: "detached" });
-  const defaultButton = page.getByRole("button", { name: "Make fake-model the default" });
-  if (await defaultButton.isVisible()) await defaultButton.click();
-
-  await page.getByRole("link", { name: "Chat" }).click();
-  await page.getByRole("heading", { name: "What should the agent do?" }).waitFor();
-  await page.getByLabel("Model", { exact: true }).selectOption({ label: "fake-model (testkit)" });
-  await page.getByLabel("Approval mode").selectOption("allow-all");
-  const box = page.getByRole("combobox", { name: "Message" });
-  await box.fill("Please create hello.txt containing hi");
-  await box.press("Enter");
-  await page.waitForURL(/\/chat\/session-/);
-  await page.locator(".markdown table").waitFor();
-  await page.getByText("The agent is working…").waitFor({ state: "hidden", timeout: 30_000 });
-  return decodeURIComponent(page.url().split("/chat/")[1] ?? "");
+function signInAndRunACommand(h: Harness): Promise<string> {
+  return signInAndRunTheScriptedTask(h, { newPassword: NEW_PASSWORD, apiKey: "sk-testkit-key-0004" });
 }
 
 /** The session as the server answers it to this page's signed-in user. */
