@@ -63,4 +63,23 @@ describe("the start-up trace scan", () => {
     expect(stores.sessions.get(elsewhere)).toBeUndefined();
     expect(stores.sessions.get(traced)?.title).toBe("Docs cleanup");
   });
+
+  it("given a session the trace follower indexed from its header first, when the server records the session it created, then the server's settings win (a web session asked to always-ask never runs allow-all)", async () => {
+    const root = mkdtempSync(join(tmpdir(), "penguin-index-race-"));
+    dirs.push(root);
+    const facts = await openDatabase(join(root, "facts.db"));
+    const runner = await LiveProjectionRunner.start({ root, file: projectionsFile(root), projections: SERVER_PROJECTIONS, pollIntervalMs: 60_000 });
+    cleanups.push(async () => {
+      await runner.stop();
+      facts.sqlite.close();
+    });
+    const stores = createStores(facts, runner);
+    stores.users.insert({ userId: "admin", passwordHash: "h", isAdmin: true, passwordIsInitial: false, createdAt: 1 });
+    stores.projects.insert({ projectId: "p1", ownerUserId: "admin", name: null, createdAt: 1 });
+    stores.sessions.upsertFromTrace({ sessionId: traced, projectId: "p1", agentId: "default_agent", provider: "p", modelId: "m", workspace: "/w", createdAt: 5 });
+    expect(stores.sessions.get(traced)).toMatchObject({ approvalMode: "allow-all", client: "cli" });
+
+    stores.sessions.insert({ sessionId: traced, projectId: "p1", agentId: "default_agent", provider: "p", modelId: "m", workspace: "/w", approvalMode: "always-ask", client: "web", createdAt: 6, sandboxNetwork: true });
+    expect(stores.sessions.get(traced)).toMatchObject({ approvalMode: "always-ask", client: "web", sandboxNetwork: true, createdAt: 6 });
+  });
 });

@@ -102,22 +102,27 @@ export class SessionStore {
     return r === undefined ? undefined : toRow(r);
   }
 
+  /**
+   * Record a session the server created. Its settings are the server's decision and win over
+   * a row already there: the trace follower (services/projections.ts) may have indexed the
+   * session from its header, with the defaults a CLI session gets (approval mode `allow-all`),
+   * in the moment between the header being written and this insert. Ignoring the conflict
+   * left a web session asked to `always-ask` running `allow-all`.
+   */
   insert(s: NewSession): void {
+    const values = {
+      provider: s.provider,
+      model_id: s.modelId,
+      workspace: s.workspace,
+      approval_mode: s.approvalMode,
+      client: s.client,
+      created_at: s.createdAt,
+      sandbox_network: s.sandboxNetwork === true ? 1 : 0,
+    };
     const q = this.#facts.query
       .insertInto("sessions")
-      .orIgnore()
-      .values({
-        session_id: s.sessionId,
-        project_id: s.projectId,
-        agent_id: s.agentId,
-        provider: s.provider,
-        model_id: s.modelId,
-        workspace: s.workspace,
-        approval_mode: s.approvalMode,
-        client: s.client,
-        created_at: s.createdAt,
-        sandbox_network: s.sandboxNetwork === true ? 1 : 0,
-      });
+      .values({ session_id: s.sessionId, project_id: s.projectId, agent_id: s.agentId, ...values })
+      .onConflict((oc) => oc.column("session_id").doUpdateSet(values));
     this.#facts.run(q);
   }
 

@@ -142,7 +142,8 @@ export class TaskRunner {
   #approveFn(hub: SessionHub, core: Session): ApproveFn {
     const { stores } = this.#deps;
     return async function approveByMode(toolCall, ctx) {
-      const mode = stores.sessions.get(hub.sessionId)?.approvalMode ?? "allow-all";
+      // Fail closed: a session whose row cannot be read asks, it never allows everything.
+      const mode = stores.sessions.get(hub.sessionId)?.approvalMode ?? "always-ask";
       core.setApprovalMode(mode);
       const decide = approveForMode(mode, {
         permissionOf: (name) => core.toolPermission(name),
