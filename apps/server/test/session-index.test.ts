@@ -26,6 +26,19 @@ const traced = "session-2026-07-18-11-00-00-00000001";
 const neverTraced = "session-2026-07-18-11-00-00-00000002";
 const elsewhere = "session-2026-07-18-11-00-00-00000003";
 
+/** A real facts.db and projections runner under `root`, closed after the test, with the admin user. */
+async function storesWithAdmin(root: string): Promise<ReturnType<typeof createStores>> {
+  const facts = await openDatabase(join(root, "facts.db"));
+  const runner = await LiveProjectionRunner.start({ root, file: projectionsFile(root), projections: SERVER_PROJECTIONS, pollIntervalMs: 60_000 });
+  cleanups.push(async () => {
+    await runner.stop();
+    facts.sqlite.close();
+  });
+  const stores = createStores(facts, runner);
+  stores.users.insert({ userId: "admin", passwordHash: "h", isAdmin: true, passwordIsInitial: false, createdAt: 1 });
+  return stores;
+}
+
 describe("the start-up trace scan", () => {
   it("indexes unknown traced sessions once, drops rows without a trace in a scanned project, and keeps a missing project's rows until a full reindex", async () => {
     const root = mkdtempSync(join(tmpdir(), "penguin-index-"));
@@ -35,14 +48,7 @@ describe("the start-up trace scan", () => {
     const header = sessionMeta({ session_id: traced, provider: "p", model_id: "m", model_context_window: 1000, system_prompt: "", agent_state: "/x", workspace: "/w" }, { at: "2026-07-18T11:00:00.000Z" });
     writeFileSync(file, [header, userText("tidy the docs folder", { at: "2026-07-18T11:00:01.000Z" })].map((m) => `${JSON.stringify(m)}\n`).join(""));
 
-    const facts = await openDatabase(join(root, "facts.db"));
-    const runner = await LiveProjectionRunner.start({ root, file: projectionsFile(root), projections: SERVER_PROJECTIONS, pollIntervalMs: 60_000 });
-    cleanups.push(async () => {
-      await runner.stop();
-      facts.sqlite.close();
-    });
-    const stores = createStores(facts, runner);
-    stores.users.insert({ userId: "admin", passwordHash: "h", isAdmin: true, passwordIsInitial: false, createdAt: 1 });
+    const stores = await storesWithAdmin(root);
     stores.projects.insert({ projectId: "gone", ownerUserId: "admin", name: null, createdAt: 1 });
     const row = { provider: "p", modelId: "m", workspace: "/w", approvalMode: "allow-all" as const, client: "web" as const, createdAt: 5 };
     stores.sessions.insert({ ...row, sessionId: elsewhere, projectId: "gone", agentId: "default_agent" });
@@ -67,14 +73,7 @@ describe("the start-up trace scan", () => {
   it("given a session the trace follower indexed from its header first, when the server records the session it created, then the server's settings win (a web session asked to always-ask never runs allow-all)", async () => {
     const root = mkdtempSync(join(tmpdir(), "penguin-index-race-"));
     dirs.push(root);
-    const facts = await openDatabase(join(root, "facts.db"));
-    const runner = await LiveProjectionRunner.start({ root, file: projectionsFile(root), projections: SERVER_PROJECTIONS, pollIntervalMs: 60_000 });
-    cleanups.push(async () => {
-      await runner.stop();
-      facts.sqlite.close();
-    });
-    const stores = createStores(facts, runner);
-    stores.users.insert({ userId: "admin", passwordHash: "h", isAdmin: true, passwordIsInitial: false, createdAt: 1 });
+    const stores = await storesWithAdmin(root);
     stores.projects.insert({ projectId: "p1", ownerUserId: "admin", name: null, createdAt: 1 });
     stores.sessions.upsertFromTrace({ sessionId: traced, projectId: "p1", agentId: "default_agent", provider: "p", modelId: "m", workspace: "/w", createdAt: 5 });
     expect(stores.sessions.get(traced)).toMatchObject({ approvalMode: "allow-all", client: "cli" });
