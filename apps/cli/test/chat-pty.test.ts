@@ -12,7 +12,9 @@ import { startWorld, type World } from "./helpers/world.js";
 let world: World | undefined;
 let cli: PtyCli | undefined;
 beforeAll(ensureBuilt, 300_000);
-afterEach(async () => {
+afterEach(async (ctx) => {
+  // A failed wait shows only its pattern; the screen says where the CLI stopped.
+  if (ctx.task.result?.state === "fail" && cli !== undefined) console.warn(`[chat-pty] the screen when "${ctx.task.name}" failed:\n${cli.text().slice(-4000)}`);
   cli?.kill();
   cli = undefined;
   await world?.cleanup();
