@@ -65,7 +65,8 @@ describe("penguin chat in a terminal", () => {
     cli.write("do it\r");
     await cli.waitFor(QUESTION);
     cli.write("\x03");
-    await cli.waitFor(/✗ \[denied\][\s\S]*carried on/);
+    // The task ends at its stats line; a slash command typed before that is refused, not queued.
+    await cli.waitFor(/✗ \[denied\][\s\S]*carried on[\s\S]*\[stats\][^\n]*\n[\s\S]*› /);
     expect(cli.text()).not.toContain("[aborted] aborted by user");
     cli.write("/exit\r");
     expect((await cli.exit).exitCode).toBe(0);
@@ -102,7 +103,7 @@ describe("penguin chat in a terminal", () => {
     expect(world.kit.requests).toHaveLength(2);
   });
 
-  it("typing while a task runs steers it: the text reaches the model at the next turn", { timeout: 30_000 }, async () => {
+  it("typing while a task runs steers it: the text reaches the model at the next turn, and a command waits for the end", { timeout: 30_000 }, async () => {
     world = await startWorld({ script: [call("call_tty004", "while [ ! -f go ]; do sleep 0.02; done; echo went"), { text: "steered" }] });
     cli = spawnPty(["chat", "--workspace", world.workspace], world.env);
     await cli.waitFor(PROMPT);
@@ -111,13 +112,17 @@ describe("penguin chat in a terminal", () => {
     await cli.waitFor("[tool-004] exec_command");
     cli.write("also check the logs\r");
     await cli.waitFor("[steer] queued for the next turn: also check the logs");
+    // A command typed while the task runs is not steering: it waits, and runs when the task ends.
+    cli.write("/exit\r");
+    await cli.waitFor("(/exit runs when the task ends; Ctrl-C aborts the task)");
     writeFileSync(join(world.workspace, "go"), "");
     await cli.waitFor(/steered[\s\S]*\[stats\]/);
     const second = world.kit.requests[1]!.messages.map((m) => m.text ?? "").join("\n");
     expect(second).toContain("[user_steering]");
     expect(second).toContain("also check the logs");
-    cli.write("/exit\r");
+    expect(second).not.toContain("/exit");
     expect((await cli.exit).exitCode).toBe(0);
+    expect(world.kit.requests).toHaveLength(2);
   });
 
   it("renders markdown with colours on a colour terminal", { timeout: 30_000 }, async () => {

@@ -204,15 +204,21 @@ export class Chat {
     return taskStatsLine(stats, session, started, this.#o.out.colors);
   }
 
-  /** A line typed while the task runs: steering, or `/verbose`; other commands wait. */
+  /**
+   * A line typed while the task runs: steering, or `/verbose` at once; any other command is
+   * left queued (false), so the loop runs it when the task ends.
+   */
   #steer(line: string, renderer: HumanRenderer): boolean {
     const c = this.#o.out.colors;
     const text = line.trim();
     if (text === "") return true;
     if (text.startsWith("/")) {
-      if (parseSlash(text).kind === "verbose") this.#toggleVerbose();
-      else renderer.note(c.dim("(commands wait until the task ends; Ctrl-C aborts it)"));
-      return true;
+      if (parseSlash(text).kind === "verbose") {
+        this.#toggleVerbose();
+        return true;
+      }
+      renderer.note(c.dim(`(${shorten(text, 40)} runs when the task ends; Ctrl-C aborts the task)`));
+      return false;
     }
     if (!this.#session.steer(text)) return false;
     renderer.note(c.dim(`[steer] queued for the next turn: ${shorten(text, 80)}`));
