@@ -86,6 +86,29 @@ describe("SessionController", () => {
     expect(h.c.view.taskState).toBe("idle");
   });
 
+  it("a task that ends while the history is being fetched ends in the view: the buffered idle wins over the history's running", async () => {
+    const events = publish(taskScript());
+    const h = harness([() => historyAt(events, 30, true)]);
+    h.open();
+    for (const e of events.slice(25)) h.message(e);
+    // The server read the history while the task ran; the task ended before the answer arrived.
+    h.server({ type: "task_state", state: "idle", queued: 0, pendingFollowUps: [], pendingSteering: [] }, "001:000999");
+    await h.resolveHistory();
+    expect(h.c.view.taskState).toBe("idle");
+    expect(JSON.stringify(h.c.view.items)).toBe(straightItems(events, true));
+  });
+
+  it("a history taken when idle ends the task before the buffer: a task started after it keeps running", async () => {
+    const first = publish(taskScript());
+    const h = harness([() => historyAt(first, first.length, false)]);
+    h.open();
+    const second = publish([userText("and another", at()), requestBegin(at())], "ep1", 900);
+    h.server({ type: "task_state", state: "running", queued: 0, pendingFollowUps: [], pendingSteering: [] }, "001:000998");
+    for (const e of second) h.message(e);
+    await h.resolveHistory();
+    expect(h.c.view.taskState).toBe("running");
+  });
+
   it("tracks approvals, queue and steering from server events", async () => {
     const h = harness([() => ({ messages: [], live: null, cursor: null, state: "idle", pendingApprovals: [] })]);
     h.open();

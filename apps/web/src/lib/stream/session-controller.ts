@@ -178,18 +178,24 @@ export class SessionController {
     this.#older = [];
     this.#oldestPosition = history.tracePosition ?? null;
     this.#setView({ approvals: history.pendingApprovals, hasOlder: history.hasMore === true });
+    // The history's task state is of the history's instant: it is applied right after the
+    // history, so the buffered events past its cursor (a task that ended, or one that began,
+    // while the history was on its way) have the last word.
+    const state: TaskState = history.state ?? (history.live ? "running" : "idle");
+    const atCursor = (): void => {
+      this.#setView({ taskState: state });
+      if (state === "idle") this.#endTask();
+    };
     const outcome = this.#stitcher.seed(
       { messages: history.messages, fragments: history.live?.fragments ?? [], cursor },
-      { lastAttempt: this.#attempts >= MAX_SEED_ATTEMPTS },
+      { lastAttempt: this.#attempts >= MAX_SEED_ATTEMPTS, atCursor },
     );
     if (outcome === "retry") {
       void this.#load();
       return;
     }
     this.#attempts = 0;
-    const state: TaskState = history.state ?? (history.live ? "running" : "idle");
-    if (state === "idle") this.#endTask();
-    this.#setView({ loading: false, error: undefined, taskState: state });
+    this.#setView({ loading: false, error: undefined });
     this.#flush();
   }
 

@@ -95,12 +95,14 @@ export class Stitcher {
    * Applies the history and drains the buffer; the stitcher is live afterwards. Answers
    * `retry` (having applied nothing) when the history cannot be placed against the buffer.
    */
-  seed(history: HistorySeed, options: { lastAttempt?: boolean } = {}): "ok" | "retry" {
+  seed(history: HistorySeed, options: { lastAttempt?: boolean; atCursor?: () => void } = {}): "ok" | "retry" {
     if (history.cursor === undefined && options.lastAttempt !== true && this.#buffer.some((e) => e.kind === "message")) {
       return "retry";
     }
     for (const m of history.messages) this.#sink.message(m);
     for (const m of history.fragments) this.#sink.message(m);
+    // What the history says of its own instant (the task state) goes in here: the buffer is later.
+    options.atCursor?.();
     this.#lastApplied = history.cursor;
     const buffered = this.#buffer;
     this.#buffer = [];
