@@ -68,6 +68,8 @@ describe("penguin chat in a terminal", () => {
     // The task ends at its stats line; a slash command typed before that is refused, not queued.
     await cli.waitFor(/✗ \[denied\][\s\S]*carried on[\s\S]*\[stats\][^\n]*\n[\s\S]*› /);
     expect(cli.text()).not.toContain("[aborted] aborted by user");
+    // The refused call's output is not labelled as an aborted one.
+    expect(cli.text()).toMatch(/\[tool-003\] -> Tool call denied by user\.\r?\n/);
     cli.write("/exit\r");
     expect((await cli.exit).exitCode).toBe(0);
   });

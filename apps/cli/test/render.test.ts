@@ -1,7 +1,7 @@
 // The pure pieces behind the CLI's output, tested without a process: collapsing, tool-line
 // summaries, markdown block splitting, masking, cost, sanitizing, the Ctrl-C ladder, slash
 // command parsing, outcome folding, and the renderer's routing of a stream to its outputs.
-import { abortEvent, assistantText, compactionBegin, compactionEnd, eventMessage, modelMessage, requestEnd, userText, type OmniMessage } from "@penguin/omnimessage";
+import { abortEvent, approvalDecision, assistantText, compactionBegin, compactionEnd, eventMessage, modelMessage, requestEnd, userText, type OmniMessage } from "@penguin/omnimessage";
 import pc from "picocolors";
 import { describe, expect, it } from "vitest";
 import { interruptAction } from "../src/chat/interrupt.js";
@@ -176,5 +176,22 @@ describe("HumanRenderer routing", () => {
     r.handle({ ...assistantText("from a child"), origin: ["session-x"] });
     r.finish();
     expect(o.text.join("") + o.side.join("")).toBe("");
+  });
+
+  it("labels a stopped tool output, but not the output of a call it already showed as denied or forbidden", () => {
+    const o = outputs();
+    const r = new HumanRenderer({ text: o.t, side: o.s, verbose: () => false });
+    const output = (id: string, text: string) => modelMessage({ type: "tool_call_output", role: "user", tool_call_id: id, output: text, stop_reason: "aborted" });
+    r.handle(approvalDecision("deny", "call_aaa111"));
+    r.handle(output("call_aaa111", "Tool call denied by user."));
+    r.handle(approvalDecision("forbidden", "call_bbb222", { policyRule: "no-rm" }));
+    r.handle(output("call_bbb222", "Tool call denied by the command policy."));
+    r.handle(output("call_ccc333", "interrupted"));
+    r.finish();
+    expect(o.side.join("")).toBe(
+      "✗ [denied] [tool-111] by the approval mode\n[tool-111] -> Tool call denied by user.\n" +
+        "✗ [forbidden] [tool-222] by the command policy (rule no-rm)\n[tool-222] -> Tool call denied by the command policy.\n" +
+        "[tool-333] -> interrupted [aborted]\n",
+    );
   });
 });

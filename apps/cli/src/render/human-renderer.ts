@@ -52,6 +52,8 @@ export class HumanRenderer {
   readonly #printedCalls = new Set<string>();
   /** Inside compaction_begin … compaction_end: assistant text is the summary. */
   #compacting = false;
+  /** Calls refused (denied or forbidden): their output already had its `✗` line, so it carries no stop label. */
+  readonly #refused = new Set<string>();
 
   constructor(options: HumanRendererOptions) {
     this.#o = options;
@@ -174,6 +176,7 @@ export class HumanRenderer {
         }
         return;
       case "approval_decision":
+        if (p.decision === "deny" || p.decision === "forbidden") this.#refused.add(p.tool_call_id);
         if (this.#o.asked?.has(p.tool_call_id) === true) return;
         if (p.decision === "deny") this.#blockLine(c.red(`✗ [denied] ${toolTag(p.tool_call_id)} by the approval mode`));
         else if (p.decision === "forbidden") {
@@ -215,7 +218,9 @@ export class HumanRenderer {
   #toolOutput(p: ToolCallOutputPayload): void {
     const c = this.#o.side.colors;
     const tag = c.cyan(toolTag(p.tool_call_id));
-    const status = p.stop_reason !== undefined && p.stop_reason !== "completed" ? c.red(` [${p.stop_reason}]`) : "";
+    // A refused call's output is recorded as stopped (`aborted`); "[aborted]" after "denied" would misname it.
+    const refused = this.#refused.delete(p.tool_call_id);
+    const status = !refused && p.stop_reason !== undefined && p.stop_reason !== "completed" ? c.red(` [${p.stop_reason}]`) : "";
     const text = sanitizeForTerminal(p.output);
     const lines = text.trim() === "" ? [{ kind: "line" as const, text: c.dim("(no output)") }] : collapseLines(text, this.#o.verbose());
     const indent = " ".repeat(toolTag(p.tool_call_id).length + 4);
