@@ -101,6 +101,45 @@ const importVendorFiles = {
   },
 };
 
+/**
+ * An esbuild plugin for cli-script.js: `@penguin/omnimessage` without building its effect/Schema
+ * protocol schemas at start-up. Its schema module constructs ~40 schemas, their unions and the
+ * structural guard when it is evaluated, which a `penguin run` paid on every start (about a
+ * tenth of its CPU) although it decodes no trace line unless it resumes one. The bundle gets a
+ * stand-in entry instead: the package's other modules (types, guards, builders, aggregator,
+ * markers) as they are, and its decoding functions (decodeEnvelope, parseEnvelope,
+ * describeParseError: every function schema.js exports, read from the module at build time) as
+ * wrappers that evaluate schema.js on their first call. esbuild turns that `require` of an ES
+ * module into its lazy module initializer, so the first decode costs what the import did, once.
+ * The schema constants themselves are not re-exported: no bundled module imports them, and one
+ * that did would fail this build ("No matching export"), not misbehave at run time.
+ */
+async function lazyProtocolSchemas() {
+  const pkgDir = join(ROOT, "packages", "omnimessage");
+  const dist = join(pkgDir, "dist");
+  const { isSchema } = await import(pathToFileURL(createRequire(join(pkgDir, "package.json")).resolve("effect/Schema")).href);
+  const schemaModule = await import(pathToFileURL(join(dist, "schema.js")).href);
+  const decoders = Object.entries(schemaModule)
+    .filter(([, value]) => typeof value === "function" && !isSchema(value))
+    .map(([name]) => name);
+  if (!decoders.includes("decodeEnvelope")) throw new Error("packages/omnimessage/dist/schema.js exports no decodeEnvelope: the lazy entry of cli-build.mjs no longer matches the package");
+  const index = readFileSync(join(dist, "index.js"), "utf8");
+  const reexported = [...index.matchAll(/^export \* from "(\.\/[\w-]+\.js)";$/gm)].map((m) => m[1]);
+  if (!reexported.includes("./schema.js")) throw new Error("packages/omnimessage/dist/index.js no longer re-exports ./schema.js: update the lazy entry of cli-build.mjs");
+  const lines = reexported.filter((f) => f !== "./schema.js").map((f) => `export * from ${JSON.stringify(join(dist, f))};`);
+  lines.push("let schemaModule;");
+  lines.push(`const loadSchemas = () => (schemaModule ??= require(${JSON.stringify(join(dist, "schema.js"))}));`);
+  for (const name of decoders) lines.push(`export function ${name}(...args) { return loadSchemas().${name}(...args); }`);
+  const contents = `${lines.join("\n")}\n`;
+  return {
+    name: "lazy-protocol-schemas",
+    setup(build) {
+      build.onResolve({ filter: /^@penguin\/omnimessage$/ }, () => ({ path: "@penguin/omnimessage", namespace: "penguin-lazy-omnimessage" }));
+      build.onLoad({ filter: /.*/, namespace: "penguin-lazy-omnimessage" }, () => ({ contents, loader: "js", resolveDir: dist }));
+    },
+  };
+}
+
 async function buildVendor(build, vendorDir) {
   const shims = {};
   for (const v of VENDOR) {
@@ -156,7 +195,7 @@ async function buildScript(build, scriptPath) {
     write: false,
     metafile: true,
     external: EXTERNAL,
-    plugins: [importVendorFiles, keepOwnLocation(dirname(scriptPath))],
+    plugins: [importVendorFiles, await lazyProtocolSchemas(), keepOwnLocation(dirname(scriptPath))],
     define: { "import.meta.url": IMPORT_META_URL },
     // Less source to read and hold: every megabyte of it costs about 4 MiB of peak RSS.
     // Identifiers stay, so stack traces still name their functions.
