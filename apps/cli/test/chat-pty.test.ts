@@ -65,7 +65,9 @@ describe("penguin chat in a terminal", () => {
     cli.write("do it\r");
     await cli.waitFor(QUESTION);
     cli.write("\x03");
-    await cli.waitFor(/✗ \[denied\][\s\S]*carried on/);
+    // Up to the prompt after the stats: a command typed while the task still runs is not run
+    // ("commands wait until the task ends"), so /exit sent right after the answer's text raced it.
+    await cli.waitFor(/✗ \[denied\][\s\S]*carried on[\s\S]*\[stats\][^\n]*\n› /);
     expect(cli.text()).not.toContain("[aborted] aborted by user");
     cli.write("/exit\r");
     expect((await cli.exit).exitCode).toBe(0);
