@@ -159,6 +159,8 @@ export async function openOverNodeHttp(url: string, request: TransportRequest): 
     response.destroy(abortError());
   };
   request.signal.addEventListener("abort", onAbort, { once: true });
+  // An abort while the decoder was loading (an `await` above) fired before the listener existed.
+  if (request.signal.aborted) onAbort();
   const chunks = stream[Symbol.asyncIterator]();
   return {
     status: response.statusCode ?? 0,
