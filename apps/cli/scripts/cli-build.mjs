@@ -73,20 +73,73 @@ const IMPORT_META_URL = "__penguinImportMetaUrl";
  * becomes the original file's URL, resolved from the output file's own URL by a relative path,
  * so the bundle keeps working when the checkout is moved as a whole. `outdir` is the folder
  * of the output files (the chunks of one build are all in one folder).
+ *
+ * With `effectImports` (a map from deepEffectImports), the same files also get their
+ * `import { … } from "effect"` rewritten to the modules behind each name (see there).
  */
-function keepOwnLocation(outdir) {
+function keepOwnLocation(outdir, effectImports) {
   return {
     name: "keep-own-location",
     setup(build) {
       const workspaceFile = new RegExp(`^${ROOT.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/(packages|projections|apps)/[^/]+/dist/.*\\.js$`);
       build.onLoad({ filter: workspaceFile }, async (args) => {
-        const text = readFileSync(args.path, "utf8");
-        if (!text.includes("import.meta.url")) return undefined;
-        const fromOutput = relative(outdir, args.path).split(sep).join("/");
-        return { contents: text.replaceAll("import.meta.url", `new URL(${JSON.stringify(fromOutput)}, import.meta.url).href`), loader: "js", resolveDir: dirname(args.path) };
+        let text = readFileSync(args.path, "utf8");
+        const original = text;
+        if (effectImports !== undefined) text = rewriteEffectImports(text, effectImports, args.path);
+        if (text.includes("import.meta.url")) {
+          const fromOutput = relative(outdir, args.path).split(sep).join("/");
+          text = text.replaceAll("import.meta.url", `new URL(${JSON.stringify(fromOutput)}, import.meta.url).href`);
+        }
+        if (text === original) return undefined;
+        return { contents: text, loader: "js", resolveDir: dirname(args.path) };
       });
     },
   };
+}
+
+/**
+ * Where each name of the `effect` barrel lives: `Effect` → `effect/Effect` as a namespace,
+ * `pipe` → `{ pipe }` of `effect/Function`, read from the barrel itself at build time.
+ *
+ * Why: our packages import `{ Effect, Layer, … } from "effect"`, and in cli-script.js (one
+ * CommonJS-shaped script whose modules are lazy initializers) importing the barrel evaluates
+ * every module it re-exports: all of effect's ~330 modules and fast-check (effect/FastCheck),
+ * about 1 MB of code run on every `penguin run` for the few dozen modules it uses. Importing
+ * each name from its own module is the same binding (the barrel only re-exports), so the
+ * script evaluates only what is used. A barrel line of another shape fails the build here
+ * rather than leaving a name unmapped.
+ */
+function deepEffectImports() {
+  const effectPackage = createRequire(join(ROOT, "packages", "core", "package.json")).resolve("effect/package.json");
+  const esmBarrel = JSON.parse(readFileSync(effectPackage, "utf8")).exports["."].import;
+  const barrel = readFileSync(join(dirname(effectPackage), esmBarrel), "utf8").replace(/\/\*[\s\S]*?\*\/|^\s*\/\/.*$/gm, "");
+  const map = new Map();
+  for (const statement of barrel.split(";").map((x) => x.trim()).filter((x) => x !== "")) {
+    const namespace = /^export \* as (\w+) from "\.\/(\w+)\.js"$/.exec(statement);
+    if (namespace !== null) {
+      map.set(namespace[1], { module: `effect/${namespace[2]}`, namespace: true });
+      continue;
+    }
+    const named = /^export \{([^}]*)\} from "\.\/(\w+)\.js"$/.exec(statement);
+    if (named === null) throw new Error(`cli-build.mjs: an effect barrel statement of an unknown shape: ${statement.slice(0, 120)}`);
+    for (const name of named[1].split(",").map((x) => x.trim()).filter((x) => x !== "")) map.set(name, { module: `effect/${named[2]}`, namespace: false });
+  }
+  if (!map.has("Effect") || !map.has("pipe")) throw new Error("cli-build.mjs: the effect barrel was not read (no Effect or pipe)");
+  return map;
+}
+
+/** `import { A, B as C, pipe } from "effect";` → one import per name, from its own module. */
+function rewriteEffectImports(text, map, file) {
+  return text.replace(/^import \{([^}]*)\} from "effect";$/gm, (_statement, list) => {
+    const imports = [];
+    for (const specifier of list.split(",").map((x) => x.trim()).filter((x) => x !== "")) {
+      const [name, local = name] = specifier.split(/\s+as\s+/);
+      const target = map.get(name);
+      if (target === undefined) throw new Error(`cli-build.mjs: ${file} imports ${name} from "effect", which the barrel does not export`);
+      imports.push(target.namespace ? `import * as ${local} from "${target.module}";` : `import { ${name} as ${local} } from "${target.module}";`);
+    }
+    return imports.join(" ");
+  });
 }
 
 /** An esbuild plugin for cli-script.js: `import("marked")` and the other VENDOR packages become imports of their vendor/ file. */
@@ -100,6 +153,45 @@ const importVendorFiles = {
     });
   },
 };
+
+/**
+ * An esbuild plugin for cli-script.js: `@penguin/omnimessage` without building its effect/Schema
+ * protocol schemas at start-up. Its schema module constructs ~40 schemas, their unions and the
+ * structural guard when it is evaluated, which a `penguin run` paid on every start (about a
+ * tenth of its CPU) although it decodes no trace line unless it resumes one. The bundle gets a
+ * stand-in entry instead: the package's other modules (types, guards, builders, aggregator,
+ * markers) as they are, and its decoding functions (decodeEnvelope, parseEnvelope,
+ * describeParseError: every function schema.js exports, read from the module at build time) as
+ * wrappers that evaluate schema.js on their first call. esbuild turns that `require` of an ES
+ * module into its lazy module initializer, so the first decode costs what the import did, once.
+ * The schema constants themselves are not re-exported: no bundled module imports them, and one
+ * that did would fail this build ("No matching export"), not misbehave at run time.
+ */
+async function lazyProtocolSchemas() {
+  const pkgDir = join(ROOT, "packages", "omnimessage");
+  const dist = join(pkgDir, "dist");
+  const { isSchema } = await import(pathToFileURL(createRequire(join(pkgDir, "package.json")).resolve("effect/Schema")).href);
+  const schemaModule = await import(pathToFileURL(join(dist, "schema.js")).href);
+  const decoders = Object.entries(schemaModule)
+    .filter(([, value]) => typeof value === "function" && !isSchema(value))
+    .map(([name]) => name);
+  if (!decoders.includes("decodeEnvelope")) throw new Error("packages/omnimessage/dist/schema.js exports no decodeEnvelope: the lazy entry of cli-build.mjs no longer matches the package");
+  const index = readFileSync(join(dist, "index.js"), "utf8");
+  const reexported = [...index.matchAll(/^export \* from "(\.\/[\w-]+\.js)";$/gm)].map((m) => m[1]);
+  if (!reexported.includes("./schema.js")) throw new Error("packages/omnimessage/dist/index.js no longer re-exports ./schema.js: update the lazy entry of cli-build.mjs");
+  const lines = reexported.filter((f) => f !== "./schema.js").map((f) => `export * from ${JSON.stringify(join(dist, f))};`);
+  lines.push("let schemaModule;");
+  lines.push(`const loadSchemas = () => (schemaModule ??= require(${JSON.stringify(join(dist, "schema.js"))}));`);
+  for (const name of decoders) lines.push(`export function ${name}(...args) { return loadSchemas().${name}(...args); }`);
+  const contents = `${lines.join("\n")}\n`;
+  return {
+    name: "lazy-protocol-schemas",
+    setup(build) {
+      build.onResolve({ filter: /^@penguin\/omnimessage$/ }, () => ({ path: "@penguin/omnimessage", namespace: "penguin-lazy-omnimessage" }));
+      build.onLoad({ filter: /.*/, namespace: "penguin-lazy-omnimessage" }, () => ({ contents, loader: "js", resolveDir: dist }));
+    },
+  };
+}
 
 async function buildVendor(build, vendorDir) {
   const shims = {};
@@ -156,7 +248,7 @@ async function buildScript(build, scriptPath) {
     write: false,
     metafile: true,
     external: EXTERNAL,
-    plugins: [importVendorFiles, keepOwnLocation(dirname(scriptPath))],
+    plugins: [importVendorFiles, await lazyProtocolSchemas(), keepOwnLocation(dirname(scriptPath), deepEffectImports())],
     define: { "import.meta.url": IMPORT_META_URL },
     // Less source to read and hold: every megabyte of it costs about 4 MiB of peak RSS.
     // Identifiers stay, so stack traces still name their functions.

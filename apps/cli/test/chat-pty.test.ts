@@ -65,7 +65,7 @@ describe("penguin chat in a terminal", () => {
     cli.write("do it\r");
     await cli.waitFor(QUESTION);
     cli.write("\x03");
-    // The task ends at its stats line; a slash command typed before that is refused, not queued.
+    // Up to the prompt after the task's stats line: the task has ended there.
     await cli.waitFor(/✗ \[denied\][\s\S]*carried on[\s\S]*\[stats\][^\n]*\n[\s\S]*› /);
     expect(cli.text()).not.toContain("[aborted] aborted by user");
     // The refused call's output is not labelled as an aborted one.

@@ -12,7 +12,7 @@
 import { globalTimers, send, type FetchFn } from "./http.js";
 import { isRecord, parseJson, stringAt } from "./json.js";
 import { ANTHROPIC_VERSION } from "./protocols/anthropic-messages.js";
-import { defaultFetch } from "./proxy.js";
+import { proxyFetch } from "./proxy.js";
 import type { ClientType, Timers } from "./types.js";
 import { joinUrl } from "./url.js";
 
@@ -83,7 +83,7 @@ export async function detectProtocol(baseUrl: string, opts: DetectOptions = {}):
     const sent = await send(
       { url: probe.url, headers: probe.headers, body: "{}" },
       {
-        fetch: opts.fetch ?? defaultFetch(),
+        fetch: opts.fetch ?? proxyFetch(),
         timeoutMs: opts.timeoutMs ?? 15000,
         timers: opts.timers ?? globalTimers,
         signal: opts.signal,

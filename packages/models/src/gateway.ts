@@ -21,7 +21,7 @@ import { ResponseAssembler } from "./assembler.js";
 import { baseUrlProblem, detailOf, outcomeOf, parseRetryAfter, providerErrorOf, type Failure, type Who } from "./errors.js";
 import { fastModeFor } from "./fast-mode.js";
 import { globalTimers, send, type WireRequest } from "./http.js";
-import { defaultFetch } from "./proxy.js";
+import { proxyFetch } from "./proxy.js";
 import type { ProtocolAdapter, Ending } from "./protocols/adapter.js";
 import { anthropicMessagesAdapter } from "./protocols/anthropic-messages.js";
 import { geminiAdapter } from "./protocols/gemini.js";
@@ -103,7 +103,7 @@ async function* streamRequest(req: ModelRequest): AsyncGenerator<ModelPayload, M
   }
 
   const sent = await send(wire, {
-    fetch: req.fetch ?? defaultFetch(),
+    fetch: req.fetch ?? proxyFetch(),
     timeoutMs: req.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     timers: req.timers ?? globalTimers,
     signal: req.signal,

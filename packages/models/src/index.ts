@@ -1,4 +1,4 @@
-// @penguin/models: the model gateway. Four wire protocols over fetch, no vendor SDKs.
+// @penguin/models: the model gateway. Four wire protocols over node:http(s) (fetch when a proxy or a test supplies one), no vendor SDKs.
 // The contract is in types.ts; `streamModel` (gateway.ts) is the entry point; the catalog,
 // credentials, detection, model listing, speed test and proxy helpers are for the SDK and server.
 export * from "./types.js";
@@ -34,6 +34,6 @@ export { KEY_FAMILIES, envApiKey, envBaseUrl, keyFamilyOf, resolveApiKey, type E
 export { detectProtocol, type DetectOptions, type DetectResult } from "./detect.js";
 export { listModels, type ListModelsOptions, type ListModelsResult, type ListedModel } from "./list-models.js";
 export { testModel, type TestModelOptions, type TestModelResult } from "./speed-test.js";
-export { bypassesProxy, defaultFetch, proxiedFetch, proxySettings, type ProxySettings } from "./proxy.js";
+export { bypassesProxy, defaultFetch, proxiedFetch, proxyFetch, proxySettings, type ProxySettings } from "./proxy.js";
 export { globalTimers, type FetchFn, type WireRequest } from "./http.js";
 export { costUsd } from "./cost.js";

@@ -12,7 +12,7 @@ import { outcomeOf, parseRetryAfter, providerErrorOf, type Who } from "./errors.
 import { globalTimers, send, type FetchFn } from "./http.js";
 import { arrayAt, numberAt, parseJson, stringAt } from "./json.js";
 import { ANTHROPIC_VERSION } from "./protocols/anthropic-messages.js";
-import { defaultFetch } from "./proxy.js";
+import { proxyFetch } from "./proxy.js";
 import type { ModelEndpoint, Timers } from "./types.js";
 import { joinUrl } from "./url.js";
 
@@ -120,7 +120,7 @@ export async function listModels(endpoint: ModelEndpoint, opts: ListModelsOption
     const sent = await send(
       { url: pageUrl(endpoint, cursor), headers: headersFor(endpoint, apiKey) },
       {
-        fetch: opts.fetch ?? defaultFetch(),
+        fetch: opts.fetch ?? proxyFetch(),
         timeoutMs: opts.timeoutMs ?? 30000,
         timers: opts.timers ?? globalTimers,
         signal: opts.signal,

@@ -6,7 +6,8 @@
  * Loopback (`localhost`, `127.0.0.1`, `::1`) always bypasses the proxy: local model servers
  * (Ollama, vLLM, the testkit) must be reachable whatever the proxy settings. We use undici's
  * own `fetch` with the agent (the package's dispatcher and Node's bundled fetch are different
- * undici versions); without proxy variables, the global fetch is used untouched.
+ * undici versions). Without proxy variables the gateway sends over node:http(s) (http.ts);
+ * `defaultFetch` still answers "which fetch" for callers that want one (the global fetch).
  */
 import type { EnvHttpProxyAgent, fetch as undiciFetch } from "undici";
 import type { Env } from "./credentials.js";
@@ -102,11 +103,19 @@ function toUndiciInit(init: RequestInit | undefined): Parameters<typeof undiciFe
 
 let cached: { key: string; fetch: FetchFn } | undefined;
 
-/** The fetch the gateway uses by default: proxied when proxy variables are set, else global. */
-export function defaultFetch(env: Env = process.env): FetchFn {
+/**
+ * The fetch the gateway sends through by default: the proxied one when proxy variables are set,
+ * else undefined, which `send` (http.ts) takes as "use node:http(s)".
+ */
+export function proxyFetch(env: Env = process.env): FetchFn | undefined {
   const settings = proxySettings(env);
-  if (settings === undefined) return globalThis.fetch;
+  if (settings === undefined) return undefined;
   const key = JSON.stringify(settings);
   if (cached?.key !== key) cached = { key, fetch: proxiedFetch(settings) };
   return cached.fetch;
+}
+
+/** A fetch for these settings: proxied when proxy variables are set, else the global fetch. */
+export function defaultFetch(env: Env = process.env): FetchFn {
+  return proxyFetch(env) ?? globalThis.fetch;
 }

@@ -75,7 +75,7 @@ export interface ModelRequest {
   signal?: AbortSignal;
   /** Time allowed until the response starts, and for any silent gap in the stream. Default 120000. */
   timeoutMs?: number;
-  /** Injected for tests; defaults to the global fetch (with the proxy dispatcher when configured). */
+  /** Injected for tests; by default the request goes over node:http(s), or through the proxy dispatcher when proxy variables are set. */
   fetch?: typeof fetch;
   /** Injected for tests: the timers behind `timeoutMs`. Defaults to the global ones. */
   timers?: Timers;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer, type Server } from "node:http";
 import type { Socket } from "node:net";
 import { startTestkit, type Testkit } from "@penguin/testkit";
-import { bypassesProxy, defaultFetch, proxiedFetch, proxySettings } from "../src/index.js";
+import { bypassesProxy, defaultFetch, proxiedFetch, proxyFetch, proxySettings } from "../src/index.js";
 import { endpointFor, request, run } from "./helpers/replay.js";
 import { chatSse } from "./helpers/servers.js";
 
@@ -13,6 +13,14 @@ describe("proxy settings", () => {
     expect(proxySettings({})).toBeUndefined();
     expect(proxySettings({ NO_PROXY: "x" })).toBeUndefined();
     expect(defaultFetch({})).toBe(globalThis.fetch);
+  });
+
+  it("give the gateway no fetch without proxy variables (it then sends over node:http), and one proxied fetch per settings with them", () => {
+    expect(proxyFetch({})).toBeUndefined();
+    const withProxy = proxyFetch({ HTTPS_PROXY: "http://proxy:3128" });
+    expect(typeof withProxy).toBe("function");
+    expect(proxyFetch({ HTTPS_PROXY: "http://proxy:3128" })).toBe(withProxy);
+    expect(defaultFetch({ HTTPS_PROXY: "http://proxy:3128" })).toBe(withProxy);
   });
 
   it("read either case and always add loopback to NO_PROXY", () => {

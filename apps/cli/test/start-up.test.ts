@@ -1,0 +1,80 @@
+// What the bundled CLI evaluates on start-up, observed with V8's own precise coverage
+// (NODE_V8_COVERAGE: a call count for every function of cli-script.js, written at exit), so
+// the answer is exact rather than sampled. A one-turn `penguin run` must not build the
+// protocol's effect/Schema schemas (cli-build.mjs's lazy-protocol-schemas entry): their module
+// initializer keeps a count of 0. A `run --resume` reads the trace back, decodes its lines,
+// and so evaluates them once, on the first decode. Nor may it evaluate effect's barrel
+// (`effect/dist/esm/index.js`, which would run all of effect and fast-check): the build
+// imports each effect name from its own module (cli-build.mjs, deepEffectImports).
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt } from "./helpers/build.js";
+import { runCli } from "./helpers/run-cli.js";
+import { sessionIdFrom } from "./helpers/trace-files.js";
+import { startWorld, type World } from "./helpers/world.js";
+
+/** esbuild names each bundled module's lazy initializer after the module's path. */
+const SCHEMA_MODULE = "packages/omnimessage/dist/schema.js";
+const RUN_COMMAND = "apps/cli/dist/commands/run.js";
+/** The initializer of effect's barrel, under whatever node_modules path pnpm gave it. */
+const EFFECT_BARREL = "effect/dist/esm/index.js";
+
+interface CoverageFile {
+  result: { url: string; functions: { functionName: string; ranges: { count: number }[] }[] }[];
+}
+
+/** How many times the named functions of cli-script.js ran (a name ending in one of `names` counts under it), from one run's coverage folder. */
+function callCounts(coverageDir: string, names: string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const file of readdirSync(coverageDir)) {
+    const coverage = JSON.parse(readFileSync(join(coverageDir, file), "utf8")) as CoverageFile;
+    for (const script of coverage.result) {
+      if (!script.url.endsWith("cli-script.js")) continue;
+      for (const fn of script.functions) {
+        const name = names.find((n) => fn.functionName === n || fn.functionName.endsWith(`/${n}`));
+        if (name !== undefined) counts.set(name, (counts.get(name) ?? 0) + (fn.ranges[0]?.count ?? 0));
+      }
+    }
+  }
+  return counts;
+}
+
+let world: World | undefined;
+const temps: string[] = [];
+beforeAll(ensureBuilt, 300_000);
+afterEach(async () => {
+  await world?.cleanup();
+  world = undefined;
+  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+});
+
+async function runWithCoverage(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; counts: Map<string, number> }> {
+  if (world === undefined) throw new Error("start the world first");
+  const coverageDir = mkdtempSync(join(tmpdir(), "penguin-cli-coverage-"));
+  temps.push(coverageDir);
+  const r = await runCli(args, { env: { ...world.env, NODE_V8_COVERAGE: coverageDir }, cwd: world.workspace });
+  return { ...r, counts: callCounts(coverageDir, [SCHEMA_MODULE, RUN_COMMAND, EFFECT_BARREL]) };
+}
+
+describe("start-up of the bundled CLI", { timeout: 60_000 }, () => {
+  it("a one-turn run never builds the protocol schemas nor evaluates effect's barrel; a resumed run builds the schemas when it decodes its trace", async () => {
+    world = await startWorld({ script: [{ text: "first answer" }, { text: "second answer" }] });
+    const first = await runWithCoverage(["run", "-m", "say something"]);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toBe("first answer\n");
+    // The run command itself ran, so the coverage is of this script and this path.
+    expect(first.counts.get(RUN_COMMAND)).toBe(1);
+    expect(first.counts.get(SCHEMA_MODULE)).toBe(0);
+    // Absent from the script, or present and never run: either way not evaluated.
+    expect(first.counts.get(EFFECT_BARREL) ?? 0).toBe(0);
+
+    const resumed = await runWithCoverage(["run", "--resume", sessionIdFrom(first.stderr), "-m", "and again"]);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toBe("second answer\n");
+    expect(resumed.counts.get(SCHEMA_MODULE)).toBe(1);
+    // The resumed request carried the first turn, read back through the decoder.
+    expect(JSON.stringify(world.kit.requests.at(-1)?.body)).toContain("first answer");
+  });
+});

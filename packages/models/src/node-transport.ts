@@ -1,0 +1,177 @@
+/**
+ * The gateway's default transport: one request over `node:http` / `node:https`, handed back as
+ * a status, a header reader and body chunks as they arrive.
+ *
+ * Why not the global `fetch`: on Node 20 it is undici, compiled on its first use together with
+ * web streams, http2, zlib and assert, about 25 ms of CPU that a one-turn `penguin run` paid for
+ * its single request. A model request needs far less than fetch offers: send a string body, read
+ * the status and headers, read the body piece by piece, abort. This file gives exactly that and
+ * keeps the observable rules of fetch that the rest of the gateway relies on:
+ * - reserved ports (fetch's "bad port" list: 9, 6000…) are refused before connecting, with the
+ *   same "bad port" message errors.ts turns into its configuration hint;
+ * - redirects are followed (fetch's default): 307/308 keep the method and body, 303 (and 301/302
+ *   after a POST) continue as a GET without a body, at most 20 hops, and a hop to another origin
+ *   drops the headers that carry credentials, so a key never follows a redirect elsewhere;
+ * - a body the server compressed anyway (gzip, deflate, br) is decoded; we ask for none.
+ * Connection errors keep Node's own `code` (ECONNREFUSED, ENOTFOUND, ECONNRESET…), which
+ * errors.ts names. `node:https` and `node:zlib` are loaded only when a request needs them.
+ * Proxies are not handled here: with proxy variables set the gateway uses undici (proxy.ts).
+ */
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
+import type { HeaderReader } from "./errors.js";
+
+/** What one request needs: the caller's signal aborts it at any point, body reads included. */
+export interface TransportRequest {
+  method: "POST" | "GET";
+  headers: Record<string, string>;
+  body: string | undefined;
+  signal: AbortSignal;
+}
+
+/** An open response; `next()` resolves undefined at the end and rejects on a transport failure. */
+export interface TransportResponse {
+  status: number;
+  headers: HeaderReader;
+  next(): Promise<Uint8Array | undefined>;
+  cancel(): void;
+}
+
+/** The ports fetch refuses to connect to (the WHATWG Fetch standard's "bad port" list). */
+const BAD_PORTS = new Set([
+  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531,
+  532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+]);
+
+const MAX_REDIRECTS = 20;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** Headers that carry a credential: never sent on to another origin after a redirect. */
+const CREDENTIAL_HEADERS = new Set(["authorization", "proxy-authorization", "cookie", "x-api-key", "x-goog-api-key", "api-key"]);
+/** Headers that describe the body: dropped when a redirect turns the request into a GET. */
+const BODY_HEADERS = new Set(["content-type", "content-length", "content-encoding", "content-language", "content-location"]);
+
+type RequestFn = typeof httpRequest;
+let httpsRequest: Promise<RequestFn> | undefined;
+
+function requestFnFor(url: URL): Promise<RequestFn> | RequestFn {
+  if (url.protocol === "http:") return httpRequest;
+  if (url.protocol === "https:") return (httpsRequest ??= import("node:https").then((m) => m.request));
+  throw new TypeError(`unsupported URL scheme ${url.protocol} (use http: or https:)`);
+}
+
+function portOf(url: URL): number {
+  if (url.port !== "") return Number(url.port);
+  return url.protocol === "https:" ? 443 : 80;
+}
+
+function abortError(): Error {
+  const error = new Error("This operation was aborted");
+  error.name = "AbortError";
+  return error;
+}
+
+function withoutHeaders(headers: Record<string, string>, drop: Set<string>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (!drop.has(name.toLowerCase())) kept[name] = value;
+  return kept;
+}
+
+function hasHeader(headers: Record<string, string>, name: string): boolean {
+  return Object.keys(headers).some((k) => k.toLowerCase() === name);
+}
+
+/** One hop: resolves when the response headers are in. */
+async function requestOnce(url: URL, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal): Promise<IncomingMessage> {
+  if (BAD_PORTS.has(portOf(url))) throw new TypeError("bad port");
+  const send = await requestFnFor(url);
+  if (signal.aborted) throw abortError();
+  const outgoing: OutgoingHttpHeaders = { ...headers };
+  if (!hasHeader(headers, "accept")) outgoing.accept = "*/*";
+  if (!hasHeader(headers, "accept-encoding")) outgoing["accept-encoding"] = "identity";
+  if (body !== undefined) outgoing["content-length"] = Buffer.byteLength(body);
+  return new Promise<IncomingMessage>((resolve, reject) => {
+    const req = send(url, { method, headers: outgoing });
+    const onAbort = (): void => {
+      req.destroy(abortError());
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    req.once("response", (res) => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(res);
+    });
+    req.once("error", (err) => {
+      signal.removeEventListener("abort", onAbort);
+      reject(err);
+    });
+    req.end(body);
+  });
+}
+
+function headerReader(headers: IncomingHttpHeaders): HeaderReader {
+  return {
+    get(name) {
+      const value = headers[name.toLowerCase()];
+      if (value === undefined) return null;
+      return Array.isArray(value) ? value.join(", ") : value;
+    },
+  };
+}
+
+/** The body as a readable of decoded bytes: the response itself, or a zlib decoder fed by it. */
+async function decodedBody(res: IncomingMessage): Promise<AsyncIterable<Uint8Array>> {
+  const encoding = (res.headers["content-encoding"] ?? "").trim().toLowerCase();
+  // No setEncoding is ever called on these streams, so every chunk is a Buffer.
+  if (encoding === "" || encoding === "identity") return res as AsyncIterable<Buffer>;
+  const zlib = await import("node:zlib");
+  const { pipeline } = await import("node:stream");
+  const decoder = encoding === "gzip" || encoding === "x-gzip" ? zlib.createGunzip() : encoding === "deflate" ? zlib.createInflate() : encoding === "br" ? zlib.createBrotliDecompress() : undefined;
+  if (decoder === undefined) return res as AsyncIterable<Buffer>; // an encoding we cannot decode: the bytes as they came, as fetch does
+  // pipeline destroys the decoder with the response's error, so a broken connection still rejects the read.
+  pipeline(res, decoder, () => undefined);
+  return decoder;
+}
+
+/** Sends the request, following redirects, and opens the final response. */
+export async function openOverNodeHttp(url: string, request: TransportRequest): Promise<TransportResponse> {
+  let target = new URL(url);
+  let method: string = request.method;
+  let headers = request.headers;
+  let body = request.body;
+  let res: IncomingMessage;
+  for (let hop = 0; ; hop++) {
+    res = await requestOnce(target, method, headers, body, request.signal);
+    const location = res.headers.location;
+    const status = res.statusCode ?? 0;
+    if (!REDIRECT_STATUSES.has(status) || location === undefined) break;
+    res.destroy();
+    if (hop === MAX_REDIRECTS) throw new TypeError(`redirect count exceeded (more than ${MAX_REDIRECTS} redirects from ${url})`);
+    const next = new URL(location, target);
+    if ((status === 303 && method !== "GET" && method !== "HEAD") || ((status === 301 || status === 302) && method === "POST")) {
+      method = "GET";
+      body = undefined;
+      headers = withoutHeaders(headers, BODY_HEADERS);
+    }
+    if (next.origin !== target.origin) headers = withoutHeaders(headers, CREDENTIAL_HEADERS);
+    target = next;
+  }
+  const response = res;
+  const stream = await decodedBody(response);
+  const onAbort = (): void => {
+    response.destroy(abortError());
+  };
+  request.signal.addEventListener("abort", onAbort, { once: true });
+  // An abort while the decoder was loading (an `await` above) fired before the listener existed.
+  if (request.signal.aborted) onAbort();
+  const chunks = stream[Symbol.asyncIterator]();
+  return {
+    status: response.statusCode ?? 0,
+    headers: headerReader(response.headers),
+    async next() {
+      const r = await chunks.next();
+      return r.done === true ? undefined : r.value;
+    },
+    cancel() {
+      request.signal.removeEventListener("abort", onAbort);
+      response.destroy();
+    },
+  };
+}

@@ -1,0 +1,122 @@
+// The default transport (node-transport.ts) against real local servers: a request without a
+// proxy never touches the global fetch, and the rules kept from fetch hold: redirects (method,
+// body, and credentials only to the same origin), a compressed body decoded, a redirect loop
+// ending in a network failure.
+import { afterEach, describe, expect, it } from "vitest";
+import { gzipSync } from "node:zlib";
+import { endpointFor, request, run } from "./helpers/replay.js";
+import { chatSse, startServer, type LocalServer } from "./helpers/servers.js";
+
+const servers: LocalServer[] = [];
+async function server(...args: Parameters<typeof startServer>): Promise<LocalServer> {
+  const s = await startServer(...args);
+  servers.push(s);
+  return s;
+}
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.close();
+});
+
+function textOf(items: { type: string }[]): string {
+  return items
+    .filter((p): p is { type: "text"; text: string } => p.type === "text")
+    .map((p) => p.text)
+    .join("");
+}
+
+describe("the node:http transport", () => {
+  it("carries a request without proxy variables, and the global fetch is never called", async () => {
+    const model = await server((_req, res) => chatSse(res, "over node:http"));
+    const realFetch = globalThis.fetch;
+    let fetchCalls = 0;
+    globalThis.fetch = (() => {
+      fetchCalls += 1;
+      throw new Error("the global fetch was used");
+    }) as typeof fetch;
+    try {
+      const { items, outcome } = await run(request(endpointFor("openai-chat", `${model.url}/v1`)));
+      expect(outcome.status).toBe("completed");
+      expect(textOf(items)).toBe("over node:http");
+    } finally {
+      globalThis.fetch = realFetch;
+    }
+    expect(fetchCalls).toBe(0);
+    const seen = model.seen[0];
+    expect(seen?.method).toBe("POST");
+    expect(seen?.headers["content-length"]).toBe(String(Buffer.byteLength(seen?.body ?? "")));
+    expect(seen?.headers["accept-encoding"]).toBe("identity");
+    expect(seen?.headers.authorization).toBe("Bearer sk-test-secret-key-0001");
+  });
+
+  it("follows a 307 to another origin with the same method and body, and without the key", async () => {
+    const target = await server((_req, res) => chatSse(res, "moved"));
+    const origin = await server((req, res) => {
+      res.writeHead(307, { location: `${target.url}${req.url}` });
+      res.end();
+    });
+    const { items, outcome } = await run(request(endpointFor("openai-chat", `${origin.url}/v1`)));
+    expect(outcome.status).toBe("completed");
+    expect(textOf(items)).toBe("moved");
+    const [first] = origin.seen;
+    const [second] = target.seen;
+    expect(second?.method).toBe("POST");
+    expect(second?.url).toBe("/v1/chat/completions");
+    expect(second?.body).toBe(first?.body);
+    expect(first?.headers.authorization).toBe("Bearer sk-test-secret-key-0001");
+    expect(second?.headers.authorization).toBeUndefined();
+  });
+
+  it("keeps the key on a redirect within the same origin", async () => {
+    const model = await server((req, res) => {
+      if (req.url === "/old/chat/completions") {
+        res.writeHead(308, { location: "/v1/chat/completions" });
+        res.end();
+      } else chatSse(res, "same origin");
+    });
+    const { outcome } = await run(request(endpointFor("openai-chat", `${model.url}/old`)));
+    expect(outcome.status).toBe("completed");
+    expect(model.seen.map((s) => s.url)).toEqual(["/old/chat/completions", "/v1/chat/completions"]);
+    expect(model.seen[1]?.headers.authorization).toBe("Bearer sk-test-secret-key-0001");
+    expect(model.seen[1]?.body).toBe(model.seen[0]?.body);
+  });
+
+  it("continues a 303 as a GET without a body", async () => {
+    const model = await server((req, res) => {
+      if (req.method === "POST") {
+        res.writeHead(303, { location: "/v1/answer" });
+        res.end();
+      } else chatSse(res, "after see-other");
+    });
+    const { outcome } = await run(request(endpointFor("openai-chat", `${model.url}/v1`)));
+    expect(outcome.status).toBe("completed");
+    expect(model.seen[1]?.method).toBe("GET");
+    expect(model.seen[1]?.body).toBe("");
+    expect(model.seen[1]?.headers["content-type"]).toBeUndefined();
+  });
+
+  it("ends a redirect loop in a network failure that says so", async () => {
+    const model = await server((req, res) => {
+      res.writeHead(302, { location: req.url ?? "/" });
+      res.end();
+    });
+    const { outcome } = await run(request(endpointFor("openai-chat", `${model.url}/v1`)));
+    expect(outcome.status).toBe("failed");
+    expect(outcome.errorMessage).toMatch(/redirect count exceeded/);
+    expect(model.seen.length).toBe(21);
+  });
+
+  it("decodes a body the server gzipped although none was asked for", async () => {
+    const model = await server((_req, res) => {
+      const sse = [
+        `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: "unzipped" }, finish_reason: null }] })}\n\n`,
+        `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })}\n\n`,
+        "data: [DONE]\n\n",
+      ].join("");
+      res.writeHead(200, { "content-type": "text/event-stream", "content-encoding": "gzip" });
+      res.end(gzipSync(sse));
+    });
+    const { items, outcome } = await run(request(endpointFor("openai-chat", `${model.url}/v1`)));
+    expect(outcome.status).toBe("completed");
+    expect(textOf(items)).toBe("unzipped");
+  });
+});
