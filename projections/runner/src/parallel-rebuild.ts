@@ -51,6 +51,18 @@ export type WorkerMessage =
 
 /** Below this many bytes of traces, starting a thread costs more than it saves. */
 export const PARALLEL_MIN_BYTES = 32 << 20;
+
+/**
+ * Whether a rebuild left to choose should use a second thread: only with a core to spare.
+ * The second thread costs about a third more CPU in all (its start-up, its own JIT warm-up and
+ * heap, the join), and it buys wall time only from a core nobody else wants: on bench row 10,
+ * on this project's shared 2-core machine at a load of 9-11, two threads took 16-34 s where
+ * one took 16-31 s (four interleaved pairs; CPU 13.3-14.7 s against 10.2-11.6 s). So: two
+ * cores or more, and a 1-minute load average that leaves one of them idle.
+ */
+export function spareCoreForRebuild(cores: number, load1: number): boolean {
+  return cores >= 2 && load1 <= cores - 1;
+}
 /** About how many bytes of traces one claim hands a thread: enough to amortize a catch-up's listing and checkpoint reads. */
 const RUN_BYTES = 8 << 20;
 

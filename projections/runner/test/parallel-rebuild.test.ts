@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { PROJECT_OR_AGENT_ID } from "@penguin/core";
 import { userText } from "@penguin/omnimessage";
 import { listTraceFiles, projectionsFile, rebuildProjections } from "../src/index.js";
-import { claimRun, newClaims, runsOfSessions } from "../src/parallel-rebuild.js";
+import { claimRun, newClaims, runsOfSessions, spareCoreForRebuild } from "../src/parallel-rebuild.js";
 import { TRACE_FOLDER_ID } from "../src/trace-folders.js";
 import { aTurn, appendMessages, at, sourcedCounter, tempRoot, threadProjection, tracePath, unloadableCounter } from "./helpers.js";
 
@@ -78,6 +78,14 @@ describe("rebuild on two threads", () => {
     // Five runs: the front takes 0, 1, 2 (always leaving one), the back 4 and 3; then nothing is left for either.
     const got = [claimRun(claims, "front"), claimRun(claims, "back"), claimRun(claims, "front", 1), claimRun(claims, "front", 1), claimRun(claims, "front", 1), claimRun(claims, "back"), claimRun(claims, "back"), claimRun(claims, "front")];
     expect(got).toEqual([0, 4, 1, 2, undefined, 3, undefined, undefined]);
+  });
+
+  it("left to choose, takes a second thread only with a core to spare", () => {
+    expect(spareCoreForRebuild(1, 0)).toBe(false);
+    expect(spareCoreForRebuild(2, 0.4)).toBe(true);
+    expect(spareCoreForRebuild(2, 1)).toBe(true);
+    expect(spareCoreForRebuild(2, 2.7)).toBe(false);
+    expect(spareCoreForRebuild(8, 6.5)).toBe(true);
   });
 
   it("reads project and agent folders by the same rule as core", () => {
