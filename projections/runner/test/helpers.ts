@@ -92,3 +92,13 @@ export const threadProjection: Projection<Record<string, { session_id: string; t
 
 /** A projection whose `source` names nothing: a worker thread cannot load it. */
 export const unloadableCounter: Projection<Record<string, CounterRow>> = { ...counterProjection(1, "unloadable"), source: { module: import.meta.url, exportName: "noSuchExport" } };
+
+/** A counter that fails in any thread but the calling one: a worker's failure mid-rebuild. */
+export const failsInWorker: Projection<Record<string, CounterRow>> = {
+  ...counterProjection(1, "failing"),
+  source: { module: import.meta.url, exportName: "failsInWorker" },
+  async apply(batch, db, rows) {
+    if (threadId !== 0) throw new Error("this projection fails in a worker thread");
+    await counterProjection(1, "failing").apply(batch, db, rows);
+  },
+};

@@ -11,7 +11,7 @@ import { userText } from "@penguin/omnimessage";
 import { listTraceFiles, projectionsFile, rebuildProjections } from "../src/index.js";
 import { claimRun, newClaims, runsOfSessions, spareCoreForRebuild } from "../src/parallel-rebuild.js";
 import { TRACE_FOLDER_ID } from "../src/trace-folders.js";
-import { aTurn, appendMessages, at, sourcedCounter, tempRoot, threadProjection, tracePath, unloadableCounter } from "./helpers.js";
+import { aTurn, appendMessages, at, failsInWorker, sourcedCounter, tempRoot, threadProjection, tracePath, unloadableCounter } from "./helpers.js";
 
 const session = (n: number) => `session-2026-01-02-10-00-${String(n).padStart(2, "0")}-${n.toString(16).padStart(8, "0")}`;
 
@@ -65,6 +65,16 @@ describe("rebuild on two threads", () => {
     expect(rows(file, "select thread, count(*) as sessions from thread group by thread")).toEqual([{ thread: 0, sessions: 8 }]);
     expect(rows(file, "select sum(events) as events from unloadable")).toEqual([{ events: 36 }]);
     expect(existsSync(`${file}.rebuild-${process.pid}.worker`)).toBe(false);
+  });
+
+  it("fails as a whole when the worker fails holding runs, leaving the live file as it was and no other file", async () => {
+    const root = aRoot();
+    const file = projectionsFile(root);
+    await rebuildProjections({ root, file, projections: [sourcedCounter], parallel: false });
+    const before = rows(file, "select * from counter order by session_id");
+    await expect(rebuildProjections({ root, file, projections: [sourcedCounter, failsInWorker], parallel: true })).rejects.toThrow(/worker thread failed: .*this projection fails in a worker thread/s);
+    expect(rows(file, "select * from counter order by session_id")).toEqual(before);
+    expect(readdirSync(dirname(file)).filter((f) => f.startsWith("projections.db"))).toEqual(["projections.db"]);
   });
 
   it("cuts runs at session ends only, and the two ends of the claims never hand out one run twice", () => {
