@@ -63,6 +63,7 @@ export const PARALLEL_MIN_BYTES = 32 << 20;
 export function spareCoreForRebuild(cores: number, load1: number): boolean {
   return cores >= 2 && load1 <= cores - 1;
 }
+
 /** About how many bytes of traces one claim hands a thread: enough to amortize a catch-up's listing and checkpoint reads. */
 const RUN_BYTES = 8 << 20;
 
