@@ -132,10 +132,16 @@ describe("projections.db", { timeout: 30_000 }, () => {
 
     const dir = mkdtempSync(join(tmpdir(), "penguin-rebuild-"));
     const fresh = join(dir, "projections.db");
-    await rebuildProjections({ root: h.root, file: fresh, projections: SERVER_PROJECTIONS });
+    await rebuildProjections({ root: h.root, file: fresh, projections: SERVER_PROJECTIONS, parallel: false });
     const rebuilt = await ProjectionStore.open({ root: h.root, file: fresh, projections: SERVER_PROJECTIONS });
     expect(await dump(rebuilt)).toEqual(incremental);
     await rebuilt.close();
+    // On two threads (a worker builds the later sessions into its own file, joined after): the same rows.
+    const twoThreads = join(dir, "two-threads.db");
+    await rebuildProjections({ root: h.root, file: twoThreads, projections: SERVER_PROJECTIONS, parallel: true });
+    const joined = await ProjectionStore.open({ root: h.root, file: twoThreads, projections: SERVER_PROJECTIONS });
+    expect(await dump(joined)).toEqual(incremental);
+    await joined.close();
     rmSync(dir, { recursive: true, force: true });
   });
 

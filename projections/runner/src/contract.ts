@@ -12,6 +12,13 @@
  *   it only those. An empty list means every kind.
  * - `migrate(db)` creates the tables. Tables are named `<name>` or `<name>_<what>`: that is how
  *   the runner finds them to drop when `version` is bumped (which rebuilds the projection).
+ * - `source` (optional) says where the projection can be imported from in another thread: the
+ *   module's URL (`import.meta.url`) and the name it is exported under. A rebuild of many
+ *   sessions builds disjoint groups of sessions in worker threads, each into a file of its
+ *   own, and joins the files (parallel-rebuild.ts); it does so only when every projection has
+ *   a `source`. That split asks one thing of `apply`: what it writes for a session depends on
+ *   that session's events only, and a row two sessions both write (a link keyed by the child
+ *   session) is replaced whole by the later one, as an upsert setting every column does.
  */
 import type { Kysely } from "kysely";
 import type { OmniMessage } from "@penguin/omnimessage";
@@ -32,10 +39,17 @@ export interface TraceEvent {
   message: OmniMessage;
 }
 
+/** Where a worker thread imports a projection from: `(await import(module))[exportName]`. */
+export interface ProjectionSource {
+  module: string;
+  exportName: string;
+}
+
 export interface Projection<DB = any> {
   readonly name: string;
   readonly version: number;
   readonly handles: readonly string[];
+  readonly source?: ProjectionSource;
   migrate(db: Kysely<DB>): Promise<void>;
   apply(batch: readonly TraceEvent[], db: Kysely<DB>, rows: RowWriter): Promise<void>;
 }

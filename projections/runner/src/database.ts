@@ -5,8 +5,16 @@
  *
  * Two journal modes. `wal` is the live database: readers never block the writer, and the
  * busy timeout lets a CLI and a server share the file. `build` is a fresh file being rebuilt
- * offline: a journal in memory only and no syncs while it fills (a crash only leaves a temporary file to
- * throw away), then one sync before it is swapped in.
+ * offline, which nobody else may open and which is thrown away whole if anything fails (a
+ * crash, an error mid-batch): so no rollback journal at all (`journal_mode = OFF`: not even
+ * the in-memory copy of every changed page), no syncs while it fills, the lock taken once for
+ * the whole build (`locking_mode = EXCLUSIVE`), then one sync before it is swapped in.
+ *
+ * A fresh file is given 8 KiB pages (SQLite's default is 4 KiB): a rebuild writes hundreds of
+ * megabytes, most of it the timeline's snapshot chunks (JSON of a few KiB to hundreds of KiB
+ * each), and larger pages halve the overflow pages those chains need and the page writes,
+ * for about a tenth of a rebuild's CPU time (measured on bench row 10). The page size is only
+ * set while the file is empty; a live file keeps whatever it was made with.
  */
 import { chmodSync, existsSync } from "node:fs";
 import BetterSqlite3 from "better-sqlite3";
@@ -15,6 +23,7 @@ import { Kysely, SqliteDialect, sql } from "kysely";
 export type JournalMode = "wal" | "build";
 
 const BUSY_TIMEOUT_MS = 50;
+const BUILD_PAGE_SIZE = 8192;
 const LOCK_WAIT_MS = 15_000;
 
 export interface OpenedDatabase {
@@ -56,8 +65,11 @@ async function setUp(file: string, sqlite: BetterSqlite3.Database, journal: Jour
     sqlite.pragma("journal_mode = WAL");
     sqlite.pragma("synchronous = NORMAL");
   } else {
-    sqlite.pragma("journal_mode = MEMORY");
+    // Before anything is written: the page size of an existing database cannot change.
+    sqlite.pragma(`page_size = ${BUILD_PAGE_SIZE}`);
+    sqlite.pragma("journal_mode = OFF");
     sqlite.pragma("synchronous = OFF");
+    sqlite.pragma("locking_mode = EXCLUSIVE");
   }
   // Short: a writer that finds the lock taken waits asynchronously (immediateTransaction),
   // so a second writer in the same process never blocks the thread the holder needs.

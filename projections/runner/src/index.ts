@@ -1,6 +1,6 @@
 // @penguin/projections-runner: the projection contract, checkpoints, catch-up, live following and offline rebuild.
 export { eventKind, positionText, checkProjections } from "./contract.js";
-export type { Projection, TraceEvent } from "./contract.js";
+export type { Projection, ProjectionSource, TraceEvent } from "./contract.js";
 export { readTraceChunk } from "./trace-lines.js";
 export { parseEventTime } from "./event-time.js";
 export { rowWriter } from "./row-writer.js";

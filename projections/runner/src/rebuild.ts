@@ -12,10 +12,18 @@
  *
  * `only` rebuilds one projection: the fresh file starts as a consistent copy of the live one
  * (`VACUUM INTO`), that projection is dropped and replayed there, and the copy is swapped in.
+ *
+ * A full rebuild runs on two threads (parallel-rebuild.ts) when every projection says where
+ * a worker can import it from, the machine has a core to spare (`spareCoreForRebuild`: a
+ * second thread on a busy machine costs CPU and gains nothing) and the traces pass
+ * PARALLEL_MIN_BYTES (a thread takes a good part of a second to start). `parallel` forces
+ * it (true) or keeps the rebuild on this thread (false).
  */
 import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync } from "node:fs";
+import { availableParallelism, loadavg } from "node:os";
 import { dirname } from "node:path";
 import type { Projection } from "./contract.js";
+import { PARALLEL_MIN_BYTES, parallelCatchUp, sourcesOf, spareCoreForRebuild } from "./parallel-rebuild.js";
 import { ProjectionStore, type CatchUpProgress } from "./store.js";
 
 export interface RebuildOptions {
@@ -24,6 +32,8 @@ export interface RebuildOptions {
   projections: readonly Projection[];
   only?: string | undefined;
   onProgress?: (p: CatchUpProgress) => void;
+  /** Two threads (true) or one (false); unset: two with a core to spare and past PARALLEL_MIN_BYTES of traces. */
+  parallel?: boolean | undefined;
 }
 
 export interface RebuildSummary {
@@ -68,7 +78,10 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
   let result;
   try {
     if (only !== undefined) await store.reset(only);
-    result = await store.catchUp(options.onProgress);
+    const sources = only === undefined ? sourcesOf(projections) : undefined;
+    const twoThreads = sources !== undefined && (options.parallel ?? spareCoreForRebuild(availableParallelism(), loadavg()[0] ?? 0));
+    const parallel = twoThreads ? await parallelCatchUp(store, sources, options.parallel === true ? 0 : PARALLEL_MIN_BYTES, options.onProgress) : undefined;
+    result = parallel ?? (await store.catchUp(options.onProgress));
     store.sqlite.pragma("journal_mode = DELETE");
   } catch (error) {
     await store.close();

@@ -206,10 +206,14 @@ export class ProjectionStore {
     return out;
   }
 
-  /** Applies every trace line past the checkpoints. Safe to call concurrently from several processes. */
-  async catchUp(onProgress?: (p: CatchUpProgress) => void): Promise<CatchUpResult> {
+  /**
+   * Applies every trace line past the checkpoints. Safe to call concurrently from several
+   * processes. `onlyFiles` (checkpoint keys) limits it to those trace files: a parallel
+   * rebuild gives each thread its own sessions.
+   */
+  async catchUp(onProgress?: (p: CatchUpProgress) => void, onlyFiles?: ReadonlySet<string>): Promise<CatchUpResult> {
     for (;;) {
-      const outcome = await this.#catchUpOnce(onProgress);
+      const outcome = await this.#catchUpOnce(onProgress, onlyFiles);
       if (outcome !== "moved") return outcome;
     }
   }
@@ -220,8 +224,9 @@ export class ProjectionStore {
    * "moved" when another writer moved a checkpoint first: the caller starts over from the
    * checkpoints as they are now (the batches committed before stay committed).
    */
-  async #catchUpOnce(onProgress?: (p: CatchUpProgress) => void): Promise<CatchUpResult | "moved"> {
-    const files = listTraceFiles(this.root);
+  async #catchUpOnce(onProgress?: (p: CatchUpProgress) => void, onlyFiles?: ReadonlySet<string>): Promise<CatchUpResult | "moved"> {
+    const listed = listTraceFiles(this.root);
+    const files = onlyFiles === undefined ? listed : listed.filter((f) => onlyFiles.has(f.key));
     const result: CatchUpResult = { files: files.length, events: 0, skipped: 0, shrunk: [] };
     const all = await this.#checkpoints();
     const cpOf = (p: Projection, file: TraceFile): Checkpoint => all.get(p.name)?.get(file.key) ?? START;

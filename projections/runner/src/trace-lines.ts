@@ -1,8 +1,7 @@
 /**
  * The one place the projections read trace bytes. Everything else in projections/ sees
- * positioned envelopes only, so switching to `packages/trace`'s reader is a change to this
- * file alone. Today it uses the tolerant reader of `@penguin/core` (`parseTraceText`) one
- * line at a time, which is how each envelope keeps its line number.
+ * positioned envelopes only. It uses the tolerant reader of `@penguin/trace` (`parseTraceText`,
+ * the one `@penguin/core` re-exports), which is how each envelope keeps its line number.
  *
  * Reading is by byte offset, for tailing: only complete lines (ending in `\n`) are consumed.
  * What follows the last newline is a tail still being written, or the torn end of a crashed
@@ -12,7 +11,7 @@
  * padding) are counted, never fatal. Empty lines are neither events nor skips.
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-import { parseTraceText } from "@penguin/core";
+import { parseTraceText } from "@penguin/trace";
 import type { OmniMessage } from "@penguin/omnimessage";
 
 export interface PositionedLine {

@@ -5,6 +5,7 @@
 import { appendFileSync, mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { threadId } from "node:worker_threads";
 import { requestBegin, requestEnd, sessionMeta, userText, type OmniMessage } from "@penguin/omnimessage";
 import type { Projection } from "../src/index.js";
 
@@ -67,3 +68,37 @@ export function counterProjection(version = 1, name = "counter"): Projection<Rec
     },
   };
 }
+
+/** The counter, importable by a parallel rebuild's worker thread (it has a `source`). */
+export const sourcedCounter: Projection<Record<string, CounterRow>> = { ...counterProjection(), source: { module: import.meta.url, exportName: "sourcedCounter" } };
+
+/**
+ * Which thread applied each session's events (0: the calling thread), to see that a parallel
+ * rebuild really shared the work. Its rows differ between rebuilds on purpose: compare the
+ * other tables.
+ */
+export const threadProjection: Projection<Record<string, { session_id: string; thread: number }>> = {
+  name: "thread",
+  version: 1,
+  handles: [],
+  source: { module: import.meta.url, exportName: "threadProjection" },
+  async migrate(db) {
+    await db.schema.createTable("thread").addColumn("session_id", "text", (c) => c.primaryKey()).addColumn("thread", "integer", (c) => c.notNull()).execute();
+  },
+  async apply(batch, db) {
+    for (const e of batch) await db.insertInto("thread").values({ session_id: e.sessionId, thread: threadId }).onConflict((oc) => oc.column("session_id").doNothing()).execute();
+  },
+};
+
+/** A projection whose `source` names nothing: a worker thread cannot load it. */
+export const unloadableCounter: Projection<Record<string, CounterRow>> = { ...counterProjection(1, "unloadable"), source: { module: import.meta.url, exportName: "noSuchExport" } };
+
+/** A counter that fails in any thread but the calling one: a worker's failure mid-rebuild. */
+export const failsInWorker: Projection<Record<string, CounterRow>> = {
+  ...counterProjection(1, "failing"),
+  source: { module: import.meta.url, exportName: "failsInWorker" },
+  async apply(batch, db, rows) {
+    if (threadId !== 0) throw new Error("this projection fails in a worker thread");
+    await counterProjection(1, "failing").apply(batch, db, rows);
+  },
+};

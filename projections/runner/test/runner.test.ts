@@ -124,6 +124,27 @@ describe("rebuild", () => {
     await rebuilt.close();
   });
 
+  it("builds with large pages and no journal, and leaves a file that two live stores can share in WAL", async () => {
+    const root = tempRoot();
+    appendMessages(tracePath(root, S1), aTurn(S1, 0));
+    const file = projectionsFile(root);
+    await rebuildProjections({ root, file, projections: [counterProjection()] });
+    // No journal or exclusive lock survives the build: the swapped-in file is an ordinary database.
+    expect(existsSync(`${file}-journal`)).toBe(false);
+    const first = await ProjectionStore.open({ file, root, projections: [counterProjection()] });
+    const second = await ProjectionStore.open({ file, root, projections: [counterProjection()] });
+    expect(first.sqlite.pragma("page_size", { simple: true })).toBe(8192);
+    expect(first.sqlite.pragma("journal_mode", { simple: true })).toBe("wal");
+    appendMessages(tracePath(root, S2), aTurn(S2, 10));
+    expect((await second.catchUp()).events).toBe(4);
+    expect(await counters(first)).toEqual([
+      { session_id: S1, events: 4, last_line: 4 },
+      { session_id: S2, events: 4, last_line: 4 },
+    ]);
+    await second.close();
+    await first.close();
+  });
+
   it("--only rebuilds one projection and keeps the others' rows", async () => {
     const root = tempRoot();
     appendMessages(tracePath(root, S1), aTurn(S1, 0));

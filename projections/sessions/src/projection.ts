@@ -22,6 +22,8 @@ export const sessionsProjection: Projection<SessionsTables> = {
   name: "sessions",
   version: 2,
   handles: ["session_meta", "text", "tool_call", "request_begin", "request_end", "abort", "token_usage", "subagent", "session_title", "session_archived", "forked_from"],
+  // A parallel rebuild imports it from here in its worker threads.
+  source: { module: import.meta.url, exportName: "sessionsProjection" },
   async migrate(db) {
     await db.schema
       .createTable("sessions")

@@ -258,6 +258,8 @@ export const timelineProjection: Projection<TimelineTables> = {
   // the snapshot format or the statistics' rules change.
   version: 2,
   handles: [],
+  // A parallel rebuild imports it from here in its worker threads.
+  source: { module: import.meta.url, exportName: "timelineProjection" },
   async migrate(db) {
     const positioned = (name: keyof TimelineTables) =>
       db.schema

@@ -57,6 +57,8 @@ export const usageProjection: Projection<UsageTables> = {
   name: "usage",
   version: 1,
   handles: ["session_meta", "token_usage", "request_end", "subagent"],
+  // A parallel rebuild imports it from here in its worker threads.
+  source: { module: import.meta.url, exportName: "usageProjection" },
   async migrate(db) {
     await db.schema
       .createTable("usage_requests")
