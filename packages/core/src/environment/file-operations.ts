@@ -27,7 +27,13 @@ export interface FileOperations {
   makeDirectory(path: string): Promise<void>;
 }
 
-const READ_CHUNK = 1024 * 1024;
+/**
+ * Read buffers start small and double while the file keeps filling them: most files a tool
+ * reads are small, and a 1 MiB buffer per read (zeroed, then mostly thrown away) cost more
+ * than the read itself. The buffers are not zeroed, since only the bytes read are kept.
+ */
+const FIRST_READ_CHUNK = 64 * 1024;
+const MAX_READ_CHUNK = 1024 * 1024;
 
 export const localFileOperations: FileOperations = {
   async stat(path) {
@@ -42,13 +48,15 @@ export const localFileOperations: FileOperations = {
     try {
       const chunks: Buffer[] = [];
       let total = 0;
+      let chunk = FIRST_READ_CHUNK;
       while (total < maxBytes) {
         signal.throwIfAborted();
-        const buf = Buffer.alloc(Math.min(READ_CHUNK, maxBytes - total));
+        const buf = Buffer.allocUnsafe(Math.min(chunk, maxBytes - total));
         const { bytesRead } = await handle.read(buf, 0, buf.length, total);
         if (bytesRead === 0) break;
         chunks.push(buf.subarray(0, bytesRead));
         total += bytesRead;
+        if (bytesRead === buf.length) chunk = Math.min(chunk * 2, MAX_READ_CHUNK);
       }
       return Buffer.concat(chunks);
     } finally {
