@@ -29,8 +29,23 @@ export interface BuildOptions {
   origin?: string[];
 }
 
+/**
+ * The current time as an ISO string, formatted once per millisecond: a turn builds a dozen
+ * envelopes within the same few milliseconds, and formatting a Date is most of a builder's cost.
+ */
+let stampedAt = Number.NaN;
+let stampedIso = "";
+function nowIso(): string {
+  const now = Date.now();
+  if (now !== stampedAt) {
+    stampedIso = new Date(now).toISOString();
+    stampedAt = now;
+  }
+  return stampedIso;
+}
+
 function stamp(at: Date | string | undefined): string {
-  if (at === undefined) return new Date().toISOString();
+  if (at === undefined) return nowIso();
   return typeof at === "string" ? at : at.toISOString();
 }
 
