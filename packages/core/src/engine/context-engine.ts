@@ -405,72 +405,70 @@ export class ContextEngine {
   /** The run's loop; its Scope holds the run's tool fibers (one FiberSet for all its requests). */
   #drive(newMessages: OmniMessage[], options: Omit<RunOptions, "signal">, emit: Emit): Effect.Effect<void, never, RunServices> {
     const self = this;
-    return Effect.scoped(
-      Effect.gen(function* () {
-        yield* self.#connect(emit);
-        const fold = self.#fold;
-        // The task's thinking level is decided here: a change is a session fact (traced, not streamed).
-        const recordedLevel = fold.state.settings.thinkingLevel;
-        if (options.thinkingLevel !== undefined && recordedLevel !== undefined && options.thinkingLevel !== recordedLevel) {
-          emit(settingsChanged({ thinking_level: options.thinkingLevel }), false);
-        }
-        // The carry-over was recorded when it arose: it is sent, not recorded again.
-        let input: Outgoing[] = [
-          ...carryOverOf(fold.state, new Date().toISOString()).map((message) => ({ message, fresh: false, stream: false })),
-          ...newMessages.map((message) => ({ message, fresh: true, stream: false })),
-        ];
+    return Effect.gen(function* () {
+      yield* self.#connect(emit);
+      const fold = self.#fold;
+      // The task's thinking level is decided here: a change is a session fact (traced, not streamed).
+      const recordedLevel = fold.state.settings.thinkingLevel;
+      if (options.thinkingLevel !== undefined && recordedLevel !== undefined && options.thinkingLevel !== recordedLevel) {
+        emit(settingsChanged({ thinking_level: options.thinkingLevel }), false);
+      }
+      // The carry-over was recorded when it arose: it is sent, not recorded again.
+      let input: Outgoing[] = [
+        ...carryOverOf(fold.state, new Date().toISOString()).map((message) => ({ message, fresh: false, stream: false })),
+        ...newMessages.map((message) => ({ message, fresh: true, stream: false })),
+      ];
 
-        const compaction = yield* Compaction;
-        const steering = yield* Steering;
-        const batches = yield* (yield* ToolRunner).batches(options.approve, emit);
-        const maxTurns = self.#config.maxTurns;
-        for (let turnsThisRun = 0; ; turnsThisRun++) {
-          input.push(...(yield* self.#drainTurnBoundary(steering)));
-          if (yield* isAborted) return self.#stop(emit, "aborted by user", input);
-          if (maxTurns >= 0 && turnsThisRun >= maxTurns) return self.#stop(emit, `reached max turns (${maxTurns}); stopping`, input);
+      const compaction = yield* Compaction;
+      const steering = yield* Steering;
+      const batches = yield* (yield* ToolRunner).batches(options.approve, emit);
+      const maxTurns = self.#config.maxTurns;
+      for (let turnsThisRun = 0; ; turnsThisRun++) {
+        input.push(...(yield* self.#drainTurnBoundary(steering)));
+        if (yield* isAborted) return self.#stop(emit, "aborted by user", input);
+        if (maxTurns >= 0 && turnsThisRun >= maxTurns) return self.#stop(emit, `reached max turns (${maxTurns}); stopping`, input);
 
-          const trigger = compaction.trigger(fold.state);
-          if (trigger !== undefined) {
-            // What the human wrote is recorded now and survives the compaction; tool outputs and
-            // harness notes are consumed by it (they answer calls of the closing context).
-            for (const o of input) {
-              if (o.fresh && survivesCompaction(o.message)) {
-                emit(o.message, o.stream);
-                o.fresh = false;
-                o.stream = false;
-              }
+        const trigger = compaction.trigger(fold.state);
+        if (trigger !== undefined) {
+          // What the human wrote is recorded now and survives the compaction; tool outputs and
+          // harness notes are consumed by it (they answer calls of the closing context).
+          for (const o of input) {
+            if (o.fresh && survivesCompaction(o.message)) {
+              emit(o.message, o.stream);
+              o.fresh = false;
+              o.stream = false;
             }
-            const consumed = input.filter((o) => !o.fresh && !survivesCompaction(o.message)).map((o) => o.message);
-            const result = yield* compaction.compact(trigger, consumed, { fold, emit, wait: self.#wait });
-            if (!result.ok) return self.#stop(emit, `compaction failed: ${result.error}`, input);
-            input = input.filter((o) => o.fresh || survivesCompaction(o.message));
           }
-          // A closed context opens with its summary; the request that sends it reopens the
-          // context, which clears the pending summary (evolve's rule for request_begin).
-          const pendingSummary = fold.state.pendingSummary;
-          if (pendingSummary !== undefined) {
-            const summary = userText(contextSummaryText(pendingSummary), { sender: "harness" });
-            input.unshift({ message: summary, fresh: true, stream: false });
-          }
-
-          const result = yield* self.#turn(input, options, emit, batches);
-          switch (result.kind) {
-            case "stopped":
-              // What the stopped turn leaves unsent is in the fold already (its input, a
-              // [turn_aborted] note, the outputs of its calls): the next run's carry-over.
-              emit(abortEvent(result.reason));
-              return;
-            case "tools":
-              input = result.outputs.map((message) => ({ message, fresh: false, stream: false }));
-              break;
-            case "done":
-              if ((yield* steering.pending).length === 0) return;
-              input = [];
-              break;
-          }
+          const consumed = input.filter((o) => !o.fresh && !survivesCompaction(o.message)).map((o) => o.message);
+          const result = yield* compaction.compact(trigger, consumed, { fold, emit, wait: self.#wait });
+          if (!result.ok) return self.#stop(emit, `compaction failed: ${result.error}`, input);
+          input = input.filter((o) => o.fresh || survivesCompaction(o.message));
         }
-      }),
-    );
+        // A closed context opens with its summary; the request that sends it reopens the
+        // context, which clears the pending summary (evolve's rule for request_begin).
+        const pendingSummary = fold.state.pendingSummary;
+        if (pendingSummary !== undefined) {
+          const summary = userText(contextSummaryText(pendingSummary), { sender: "harness" });
+          input.unshift({ message: summary, fresh: true, stream: false });
+        }
+
+        const result = yield* self.#turn(input, options, emit, batches);
+        switch (result.kind) {
+          case "stopped":
+            // What the stopped turn leaves unsent is in the fold already (its input, a
+            // [turn_aborted] note, the outputs of its calls): the next run's carry-over.
+            emit(abortEvent(result.reason));
+            return;
+          case "tools":
+            input = result.outputs.map((message) => ({ message, fresh: false, stream: false }));
+            break;
+          case "done":
+            if ((yield* steering.pending).length === 0) return;
+            input = [];
+            break;
+        }
+      }
+    }).pipe(Effect.scoped);
   }
 
   /**
