@@ -29,15 +29,39 @@ export interface BuildOptions {
   origin?: string[];
 }
 
+/**
+ * The current time as an ISO string, formatted once per millisecond: a turn builds a dozen
+ * envelopes within the same few milliseconds, and formatting a Date is most of a builder's cost.
+ */
+let stampedAt = Number.NaN;
+let stampedIso = "";
+function nowIso(): string {
+  const now = Date.now();
+  if (now !== stampedAt) {
+    stampedIso = new Date(now).toISOString();
+    stampedAt = now;
+  }
+  return stampedIso;
+}
+
 function stamp(at: Date | string | undefined): string {
-  if (at === undefined) return new Date().toISOString();
+  if (at === undefined) return nowIso();
   return typeof at === "string" ? at : at.toISOString();
 }
 
-/** Drops keys whose value is `undefined`, so JSON output is minimal and stable. */
-function compact<T extends object>(o: T): T {
-  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
-  return o;
+/**
+ * A copy of `o` without the keys whose value is `undefined`, so JSON output is minimal and
+ * stable. Built by adding keys rather than deleting them: an object that had a key deleted
+ * drops to V8's slow dictionary mode, and every envelope is read again by the live fold and
+ * serialized by the trace writer.
+ */
+function definedFields<T extends object>(o: T): T {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(o)) {
+    const v = (o as Record<string, unknown>)[k];
+    if (v !== undefined) out[k] = v;
+  }
+  return out as T;
 }
 
 function wrap<T extends OmniMessage["type"]>(type: T, payload: unknown, opts?: BuildOptions): OmniMessage<T> {
@@ -47,15 +71,15 @@ function wrap<T extends OmniMessage["type"]>(type: T, payload: unknown, opts?: B
 }
 
 export function modelMessage(payload: ModelPayload, opts?: BuildOptions): OmniMessage<"model_msg"> {
-  return wrap("model_msg", compact({ ...payload }), opts);
+  return wrap("model_msg", definedFields(payload), opts);
 }
 
 export function eventMessage(payload: EventPayload, opts?: BuildOptions): OmniMessage<"event_msg"> {
-  return wrap("event_msg", compact({ ...payload }), opts);
+  return wrap("event_msg", definedFields(payload), opts);
 }
 
 export function sessionMeta(payload: SessionMetaPayload, opts?: BuildOptions): OmniMessage<"session_meta"> {
-  return wrap("session_meta", compact({ ...payload }), opts);
+  return wrap("session_meta", definedFields(payload), opts);
 }
 
 // --- model messages ---------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 // Builders, guards and markers: the envelope shapes the seeds define, narrowed without casts.
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   abortEvent,
   approvalDecision,
@@ -45,6 +45,34 @@ describe("builders", () => {
       retry_in_ms: 4000,
     });
     expect(abortEvent(undefined, { at }).payload).toEqual({ type: "abort" });
+  });
+
+  describe("stamping the current time", () => {
+    afterEach(() => void vi.useRealTimers());
+
+    it("stamps each envelope with the clock's time, to the millisecond, as the clock moves", () => {
+      vi.useFakeTimers();
+      vi.setSystemTime(new Date("2026-07-18T03:10:22.531Z"));
+      const first = userText("a");
+      const sameMillisecond = userText("b");
+      vi.setSystemTime(new Date("2026-07-18T03:10:22.532Z"));
+      const nextMillisecond = userText("c");
+      vi.setSystemTime(new Date("2026-07-19T00:00:00.000Z"));
+      const nextDay = userText("d");
+      expect([first, sameMillisecond, nextMillisecond, nextDay].map((m) => m.timestamp)).toEqual([
+        "2026-07-18T03:10:22.531Z",
+        "2026-07-18T03:10:22.531Z",
+        "2026-07-18T03:10:22.532Z",
+        "2026-07-19T00:00:00.000Z",
+      ]);
+    });
+
+    it("keeps an explicit `at` over the clock", () => {
+      vi.useFakeTimers();
+      vi.setSystemTime(new Date("2026-07-18T03:10:22.531Z"));
+      expect(userText("a", { at: new Date("2020-01-01T00:00:00.000Z") }).timestamp).toBe("2020-01-01T00:00:00.000Z");
+      expect(userText("a").timestamp).toBe("2026-07-18T03:10:22.531Z");
+    });
   });
 
   it("keeps fidelity objects exactly as given", () => {

@@ -17,9 +17,24 @@ import { Effect, Exit } from "effect";
 /** True once the current fiber was interrupted (the run was aborted). */
 export const isAborted: Effect.Effect<boolean> = Effect.interruptible(Effect.void).pipe(Effect.exit, Effect.map(Exit.isInterrupted));
 
+/**
+ * An edge's promise as an Effect that resumes once the promise settles. `Effect.async` with a
+ * one-argument register, not `Effect.tryPromise`: the promise already exists (nothing can throw
+ * while starting it) and the edge has its own AbortController, so no second one is made; this
+ * runs once per model stream event and per tool output step, the engine's hottest wait.
+ */
+function settlement<A>(promise: PromiseLike<A>): Effect.Effect<A, unknown> {
+  return Effect.async<A, unknown>((resume) => {
+    promise.then(
+      (value) => resume(Effect.succeed(value)),
+      (error: unknown) => resume(Effect.fail(error)),
+    );
+  });
+}
+
 /** Await `promise` (started with `controller`'s signal); an abort aborts the signal and waits for the edge to end. */
 export function awaitEdge<A>(promise: PromiseLike<A>, controller: AbortController): Effect.Effect<A, unknown> {
-  const settle = Effect.tryPromise({ try: () => promise, catch: (error) => error });
+  const settle = settlement(promise);
   return Effect.interruptible(settle).pipe(
     Effect.exit,
     Effect.flatMap((exit) => {

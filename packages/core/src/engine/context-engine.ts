@@ -70,7 +70,7 @@ import { awaitEdge, isAborted } from "./abort.js";
 import { Approvals, makeApprovals } from "./approvals.js";
 import { Compaction, makeCompaction } from "./compaction.js";
 import { clockFromSleep, MAX_RETRIES, reconnectSchedule, reconnectWait, retryDecision, type SleepFn } from "./reconnect.js";
-import { makeToolRunner, ToolRunner, type Emit, type ToolBatch } from "./tool-batch.js";
+import { makeToolRunner, ToolRunner, type Emit, type ToolBatch, type ToolBatches } from "./tool-batch.js";
 
 /** Where the engine records messages. The trace writer is the production sink. */
 export interface TraceSink {
@@ -402,6 +402,7 @@ export class ContextEngine {
     );
   }
 
+  /** The run's loop; its Scope holds the run's tool fibers (one FiberSet for all its requests). */
   #drive(newMessages: OmniMessage[], options: Omit<RunOptions, "signal">, emit: Emit): Effect.Effect<void, never, RunServices> {
     const self = this;
     return Effect.gen(function* () {
@@ -420,6 +421,7 @@ export class ContextEngine {
 
       const compaction = yield* Compaction;
       const steering = yield* Steering;
+      const batches = yield* (yield* ToolRunner).batches(options.approve, emit);
       const maxTurns = self.#config.maxTurns;
       for (let turnsThisRun = 0; ; turnsThisRun++) {
         input.push(...(yield* self.#drainTurnBoundary(steering)));
@@ -450,7 +452,7 @@ export class ContextEngine {
           input.unshift({ message: summary, fresh: true, stream: false });
         }
 
-        const result = yield* self.#turn(input, options, emit);
+        const result = yield* self.#turn(input, options, emit, batches);
         switch (result.kind) {
           case "stopped":
             // What the stopped turn leaves unsent is in the fold already (its input, a
@@ -466,7 +468,7 @@ export class ContextEngine {
             break;
         }
       }
-    });
+    }).pipe(Effect.scoped);
   }
 
   /**
@@ -526,7 +528,7 @@ export class ContextEngine {
     });
 
   /** One turn: a request (with its retries) and the tool calls it made. */
-  #turn(input: Outgoing[], options: Omit<RunOptions, "signal">, emit: Emit): Effect.Effect<TurnResult, never, ToolRunner> {
+  #turn(input: Outgoing[], options: Omit<RunOptions, "signal">, emit: Emit, batches: ToolBatches): Effect.Effect<TurnResult> {
     const self = this;
     return Effect.gen(function* () {
       let send = input.map((o) => o.message);
@@ -534,7 +536,7 @@ export class ContextEngine {
       for (let attempt = 1; ; attempt++) {
         emit(requestBegin());
         for (const o of fresh) emit(o.message, o.stream);
-        const result = yield* self.#attempt(send, attempt, options, emit);
+        const result = yield* self.#attempt(send, attempt, options, emit, batches);
         if (result.kind !== "retry") return result;
         send = [...send, result.note];
         fresh = [{ message: result.note, fresh: true, stream: false }];
@@ -542,62 +544,60 @@ export class ContextEngine {
     });
   }
 
-  /** One request of a turn; its tool calls live in the attempt's scope. */
+  /** One request of a turn; its tool calls are the attempt's batch, settled or closed before it returns. */
   #attempt(
     send: OmniMessage[],
     attempt: number,
     options: Omit<RunOptions, "signal">,
     emit: Emit,
-  ): Effect.Effect<TurnResult | { kind: "retry"; note: OmniMessage }, never, ToolRunner> {
+    batches: ToolBatches,
+  ): Effect.Effect<TurnResult | { kind: "retry"; note: OmniMessage }> {
     const self = this;
-    return Effect.scoped(
-      Effect.gen(function* () {
-        const runner = yield* ToolRunner;
-        const batch = yield* runner.batch(options.approve, emit);
-        const partials = new PartialAggregator();
-        const produced: CompleteModelPayload[] = [];
-        const outcome = yield* self.#stream(send, options.thinkingLevel, emit, batch, partials, produced);
-        const soFar = () => [...produced, ...partials.flush(outcome.status).flatMap((m) => (isCompleteModel(m) ? [m.payload] : []))];
+    return Effect.gen(function* () {
+      const batch = yield* batches.next;
+      const partials = new PartialAggregator();
+      const produced: CompleteModelPayload[] = [];
+      const outcome = yield* self.#stream(send, options.thinkingLevel, emit, batch, partials, produced);
+      const soFar = () => [...produced, ...partials.flush(outcome.status).flatMap((m) => (isCompleteModel(m) ? [m.payload] : []))];
 
-        if (outcome.status === "completed") {
-          emit(requestEnd("completed", attempt > 1 ? { attempt } : undefined));
-          self.#recordUsage(emit);
-          if (batch.size === 0) return { kind: "done" } as const;
-          const settled = yield* batch.settle;
-          if (!settled) {
-            yield* batch.close;
-            return { kind: "stopped", reason: "aborted by user" } as const;
-          }
-          return { kind: "tools", outputs: batch.outputsInOrder(INTERRUPTED_BY_USER) } as const;
-        }
-
-        if (outcome.status === "aborted" || (yield* isAborted)) {
-          // The fold keeps the turn's input and notes what it produced ([turn_aborted]).
-          emit(requestEnd("aborted", attempt > 1 ? { attempt } : undefined));
-          yield* batch.close;
-          return { kind: "stopped", reason: "aborted by user" } as const;
-        }
-
-        const detail = { error_message: outcome.errorMessage ?? outcome.status, attempt };
-        const retry = yield* self.#retry(attempt, outcome);
-        if (Option.isNone(retry)) {
-          emit(requestEnd(outcome.status, outcome.configuration === true ? { ...detail, configuration: true } : detail));
-          yield* batch.close;
-          return { kind: "stopped", reason: failureReason(outcome, attempt) } as const;
-        }
-        // The retry notice every host shows ("retrying in 4 s (attempt 3 of 6): …") is this event.
-        emit(requestEnd(outcome.status, { ...detail, retry_in_ms: Duration.toMillis(retry.value), max_attempts: self.#maxRetries + 1 }));
-        // Tools of the failed attempt finish first: they are reported, not run again.
+      if (outcome.status === "completed") {
+        emit(requestEnd("completed", attempt > 1 ? { attempt } : undefined));
+        self.#recordUsage(emit);
+        if (batch.size === 0) return { kind: "done" } as const;
         const settled = yield* batch.settle;
-        if (settled) yield* self.#wait(retry.value);
-        if (!settled || (yield* isAborted)) {
+        if (!settled) {
           yield* batch.close;
           return { kind: "stopped", reason: "aborted by user" } as const;
         }
-        const note = userText(turnRetriedText(attempt, outcome.errorMessage, soFar(), batch.outputs as Map<string, ToolCallOutputPayload>), { sender: "harness" });
-        return { kind: "retry", note } as const;
-      }),
-    );
+        return { kind: "tools", outputs: batch.outputsInOrder(INTERRUPTED_BY_USER) } as const;
+      }
+
+      if (outcome.status === "aborted" || (yield* isAborted)) {
+        // The fold keeps the turn's input and notes what it produced ([turn_aborted]).
+        emit(requestEnd("aborted", attempt > 1 ? { attempt } : undefined));
+        yield* batch.close;
+        return { kind: "stopped", reason: "aborted by user" } as const;
+      }
+
+      const detail = { error_message: outcome.errorMessage ?? outcome.status, attempt };
+      const retry = yield* self.#retry(attempt, outcome);
+      if (Option.isNone(retry)) {
+        emit(requestEnd(outcome.status, outcome.configuration === true ? { ...detail, configuration: true } : detail));
+        yield* batch.close;
+        return { kind: "stopped", reason: failureReason(outcome, attempt) } as const;
+      }
+      // The retry notice every host shows ("retrying in 4 s (attempt 3 of 6): …") is this event.
+      emit(requestEnd(outcome.status, { ...detail, retry_in_ms: Duration.toMillis(retry.value), max_attempts: self.#maxRetries + 1 }));
+      // Tools of the failed attempt finish first: they are reported, not run again.
+      const settled = yield* batch.settle;
+      if (settled) yield* self.#wait(retry.value);
+      if (!settled || (yield* isAborted)) {
+        yield* batch.close;
+        return { kind: "stopped", reason: "aborted by user" } as const;
+      }
+      const note = userText(turnRetriedText(attempt, outcome.errorMessage, soFar(), batch.outputs as Map<string, ToolCallOutputPayload>), { sender: "harness" });
+      return { kind: "retry", note } as const;
+    });
   }
 
   /** Stream one request; complete tool calls enter the batch as they arrive. */

@@ -13,7 +13,11 @@
  *   placeholders.
  *
  * An Effect service (`ToolRunner`, built by `ToolRunnerLive(env)`) over the `Approvals`
- * service. A batch lives in the Scope of one request attempt.
+ * service. A run's batches share one FiberSet in the run's Scope: each request attempt takes
+ * the next batch, and settles or closes it before the attempt ends, so the set is empty
+ * between attempts (`next` still closes the previous batch, and closing the run's Scope
+ * interrupts whatever runs then). One set per run rather than a Scope and a FiberSet per
+ * attempt: their finalizer bookkeeping cost more than a turn's whole approval and tool fibers.
  */
 import { Context, Deferred, Effect, Exit, FiberId, FiberSet, Layer, type Scope } from "effect";
 import { isEvent, isModel, isPartial, modelMessage, type OmniMessage, type ToolCallOutputPayload, type ToolCallPayload } from "@penguin/omnimessage";
@@ -38,9 +42,15 @@ export interface ToolBatch {
   outputsInOrder(placeholder: string): OmniMessage[];
 }
 
+/** The tool batches of one run, one per request attempt, in turn. */
+export interface ToolBatches {
+  /** The batch of the next request attempt (the previous one has settled or closed). */
+  readonly next: Effect.Effect<ToolBatch>;
+}
+
 export interface ToolRunnerShape {
-  /** A batch for one request attempt, its fibers in the current Scope. */
-  batch(approve: ApproveFn | undefined, emit: Emit): Effect.Effect<ToolBatch, never, Scope.Scope>;
+  /** The batches of one run, their fibers in one FiberSet of the current Scope (the run's). */
+  batches(approve: ApproveFn | undefined, emit: Emit): Effect.Effect<ToolBatches, never, Scope.Scope>;
 }
 
 export class ToolRunner extends Context.Tag("penguin/engine/ToolRunner")<ToolRunner, ToolRunnerShape>() {}
@@ -55,84 +65,97 @@ const failedOutput = (call: ToolCallPayload, output: string): ToolCallOutputPayl
 
 export function makeToolRunner(env: EnvironmentInterface, approvals: ApprovalsShape): ToolRunnerShape {
   return {
-    batch: (approve, emit) =>
-      Effect.gen(function* () {
-        const fibers = yield* FiberSet.make<void>();
-        const calls: ToolCallPayload[] = [];
-        const outputs = new Map<string, ToolCallOutputPayload>();
-        let closed = false;
-        let previousDecision: Deferred.Deferred<void> | undefined;
-
-        const report: DecisionReport = {
-          emit: (m, stream = true) => {
-            if (!closed) emit(m, stream);
-          },
-          record: (out) => {
-            if (closed) return;
-            outputs.set(out.tool_call_id, out);
-            emit(modelMessage(out));
-          },
-        };
-
-        // The tool's generator is drained to its end even after an abort (it cleans up then):
-        // only the wait for its next step is interruptible, inside awaitEdge.
-        const execute = (call: ToolCallPayload) =>
-          Effect.gen(function* () {
-            const controller = new AbortController();
-            const steps = env.executeTool({ toolCall: call, signal: controller.signal, approve });
-            for (;;) {
-              const step = yield* Effect.either(awaitEdge(steps.next(), controller));
-              if (step._tag === "Left") {
-                // The Environment must not throw; if it does, the model still gets an output.
-                report.record(failedOutput(call, `tool execution failed inside the harness: ${String(step.left)}`));
-                break;
-              }
-              if (step.right.done === true) break;
-              const m = step.right.value;
-              if (isModel(m, "tool_call_output") && m.origin === undefined) report.record(m.payload);
-              else if (isEvent(m, "subagent") && m.origin === undefined) report.emit(m, false);
-              else if (isPartial(m) || m.origin !== undefined || m.type === "event_msg") report.emit(m);
-            }
-            if (!outputs.has(call.tool_call_id) && !closed && !(yield* isAborted)) report.record(failedOutput(call, "tool ended without an output"));
-          });
-
-        const task = (call: ToolCallPayload, previous: Deferred.Deferred<void> | undefined, decided: Deferred.Deferred<void>) =>
-          Effect.gen(function* () {
-            if (previous !== undefined && Exit.isInterrupted(yield* Effect.exit(Effect.interruptible(Deferred.await(previous))))) return;
-            const allowed = closed || (yield* isAborted) ? false : yield* approvals.decide(call, approve, report);
-            yield* Deferred.succeed(decided, undefined);
-            if (allowed && !closed) yield* execute(call);
-          }).pipe(Effect.uninterruptible);
-
-        const batch: ToolBatch = {
-          calls,
-          outputs,
-          get size() {
-            return calls.length;
-          },
-          add: (call) =>
-            Effect.suspend(() => {
-              calls.push(call);
-              const decided = Deferred.unsafeMake<void>(FiberId.none);
-              const previous = previousDecision;
-              previousDecision = decided;
-              return Effect.asVoid(FiberSet.run(fibers, task(call, previous, decided)));
-            }),
-          settle: Effect.interruptible(FiberSet.awaitEmpty(fibers)).pipe(Effect.exit, Effect.map(Exit.isSuccess)),
-          close: Effect.suspend(() => {
-            closed = true;
-            return FiberSet.clear(fibers);
+    batches: (approve, emit) =>
+      Effect.map(FiberSet.make<void>(), (fibers): ToolBatches => {
+        let previous: ToolBatch | undefined;
+        return {
+          // Closing the previous batch is a no-op once it settled; it keeps a forgotten one from emitting into this attempt.
+          next: Effect.suspend(() => {
+            const closing = previous === undefined ? Effect.void : previous.close;
+            const batch = makeBatch(env, approvals, approve, emit, fibers);
+            previous = batch;
+            return Effect.as(closing, batch);
           }),
-          outputsInOrder: (placeholder) =>
-            calls.map((c) =>
-              modelMessage(
-                outputs.get(c.tool_call_id) ?? { type: "tool_call_output", role: "user", tool_call_id: c.tool_call_id, output: placeholder, stop_reason: "aborted" },
-              ),
-            ),
         };
-        return batch;
       }),
   };
+}
+
+/** One request attempt's batch over the run's FiberSet. */
+function makeBatch(env: EnvironmentInterface, approvals: ApprovalsShape, approve: ApproveFn | undefined, emit: Emit, fibers: FiberSet.FiberSet<void>): ToolBatch {
+  const calls: ToolCallPayload[] = [];
+  const outputs = new Map<string, ToolCallOutputPayload>();
+  let closed = false;
+  let previousDecision: Deferred.Deferred<void> | undefined;
+
+  const report: DecisionReport = {
+    emit: (m, stream = true) => {
+      if (!closed) emit(m, stream);
+    },
+    record: (out) => {
+      if (closed) return;
+      outputs.set(out.tool_call_id, out);
+      emit(modelMessage(out));
+    },
+  };
+
+  // The tool's generator is drained to its end even after an abort (it cleans up then):
+  // only the wait for its next step is interruptible, inside awaitEdge.
+  const execute = (call: ToolCallPayload) =>
+    Effect.gen(function* () {
+      const controller = new AbortController();
+      const steps = env.executeTool({ toolCall: call, signal: controller.signal, approve });
+      for (;;) {
+        const step = yield* Effect.either(awaitEdge(steps.next(), controller));
+        if (step._tag === "Left") {
+          // The Environment must not throw; if it does, the model still gets an output.
+          report.record(failedOutput(call, `tool execution failed inside the harness: ${String(step.left)}`));
+          break;
+        }
+        if (step.right.done === true) break;
+        const m = step.right.value;
+        if (isModel(m, "tool_call_output") && m.origin === undefined) report.record(m.payload);
+        else if (isEvent(m, "subagent") && m.origin === undefined) report.emit(m, false);
+        else if (isPartial(m) || m.origin !== undefined || m.type === "event_msg") report.emit(m);
+      }
+      if (!outputs.has(call.tool_call_id) && !closed && !(yield* isAborted)) report.record(failedOutput(call, "tool ended without an output"));
+    });
+
+  const task = (call: ToolCallPayload, previous: Deferred.Deferred<void> | undefined, decided: Deferred.Deferred<void>) =>
+    Effect.gen(function* () {
+      if (previous !== undefined && Exit.isInterrupted(yield* Effect.exit(Effect.interruptible(Deferred.await(previous))))) return;
+      const allowed = closed || (yield* isAborted) ? false : yield* approvals.decide(call, approve, report);
+      yield* Deferred.succeed(decided, undefined);
+      if (allowed && !closed) yield* execute(call);
+    }).pipe(Effect.uninterruptible);
+
+  const batch: ToolBatch = {
+    calls,
+    outputs,
+    get size() {
+      return calls.length;
+    },
+    add: (call) =>
+      Effect.suspend(() => {
+        calls.push(call);
+        const decided = Deferred.unsafeMake<void>(FiberId.none);
+        const previous = previousDecision;
+        previousDecision = decided;
+        return Effect.asVoid(FiberSet.run(fibers, task(call, previous, decided)));
+      }),
+    settle: Effect.interruptible(FiberSet.awaitEmpty(fibers)).pipe(Effect.exit, Effect.map(Exit.isSuccess)),
+    close: Effect.suspend(() => {
+      closed = true;
+      return FiberSet.clear(fibers);
+    }),
+    outputsInOrder: (placeholder) =>
+      calls.map((c) =>
+        modelMessage(
+          outputs.get(c.tool_call_id) ?? { type: "tool_call_output", role: "user", tool_call_id: c.tool_call_id, output: placeholder, stop_reason: "aborted" },
+        ),
+      ),
+  };
+  return batch;
 }
 
 /** The ToolRunner service over an Environment; needs Approvals. */

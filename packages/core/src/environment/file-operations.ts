@@ -19,15 +19,26 @@ export interface FileInfo {
 export interface FileOperations {
   stat(path: string): Promise<FileInfo>;
   realpath(path: string): Promise<string>;
-  /** At most `maxBytes` bytes from the start of a file. */
-  readBytes(path: string, maxBytes: number, signal: AbortSignal): Promise<Buffer>;
+  /**
+   * At most `maxBytes` bytes from the start of a file. `expectedSize`, the size a stat of the
+   * file just reported, ends the read at that size (as `fs.readFile` does) instead of one more
+   * read to find the end: a file that grew since is read to that size. Without it, or when it
+   * is 0 (files like /proc's report 0), the file is read to its end.
+   */
+  readBytes(path: string, maxBytes: number, signal: AbortSignal, expectedSize?: number): Promise<Buffer>;
   /** Creates or replaces a file atomically (never leaves a partial file or a temp file). */
   writeAtomic(path: string, data: string, options: { mode?: number; signal: AbortSignal }): Promise<void>;
   /** `mkdir -p`. */
   makeDirectory(path: string): Promise<void>;
 }
 
-const READ_CHUNK = 1024 * 1024;
+/**
+ * Read buffers start small and double while the file keeps filling them: most files a tool
+ * reads are small, and a 1 MiB buffer per read (zeroed, then mostly thrown away) cost more
+ * than the read itself. The buffers are not zeroed, since only the bytes read are kept.
+ */
+const FIRST_READ_CHUNK = 64 * 1024;
+const MAX_READ_CHUNK = 1024 * 1024;
 
 export const localFileOperations: FileOperations = {
   async stat(path) {
@@ -37,18 +48,22 @@ export const localFileOperations: FileOperations = {
   realpath(path) {
     return realpath(path);
   },
-  async readBytes(path, maxBytes, signal) {
+  async readBytes(path, maxBytes, signal, expectedSize) {
+    const sizeKnown = expectedSize !== undefined && expectedSize > 0;
+    const limit = sizeKnown ? Math.min(maxBytes, expectedSize) : maxBytes;
     const handle = await open(path, "r");
     try {
       const chunks: Buffer[] = [];
       let total = 0;
-      while (total < maxBytes) {
+      let chunk = sizeKnown ? MAX_READ_CHUNK : FIRST_READ_CHUNK;
+      while (total < limit) {
         signal.throwIfAborted();
-        const buf = Buffer.alloc(Math.min(READ_CHUNK, maxBytes - total));
+        const buf = Buffer.allocUnsafe(Math.min(chunk, limit - total));
         const { bytesRead } = await handle.read(buf, 0, buf.length, total);
         if (bytesRead === 0) break;
         chunks.push(buf.subarray(0, bytesRead));
         total += bytesRead;
+        if (bytesRead === buf.length) chunk = Math.min(chunk * 2, MAX_READ_CHUNK);
       }
       return Buffer.concat(chunks);
     } finally {

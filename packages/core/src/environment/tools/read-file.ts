@@ -72,7 +72,7 @@ export function createReadFileTool(options: ReadFileToolOptions): BuiltinTool<Re
       const size = target.info?.size ?? 0;
       let bytes: Buffer;
       try {
-        bytes = await ops.readBytes(target.absolute, SCAN_CAP_BYTES, ctx.signal);
+        bytes = await ops.readBytes(target.absolute, SCAN_CAP_BYTES, ctx.signal, size);
       } catch (err) {
         if (ctx.signal.aborted) return {};
         return failed(describeFsError(err, target.shown));
