@@ -57,8 +57,8 @@ export interface ServerBenchResult {
 const CHILD = fileURLToPath(new URL("./server-child.ts", import.meta.url));
 /** The node flags `./penguin server` starts the server with (see the launcher script): measured as it is run. */
 export const SERVER_NODE_FLAGS: readonly string[] = ["--optimize-for-size"];
-/** The allocator setting the launcher gives the server (see the launcher script). */
-export const SERVER_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: "2" };
+/** The allocator settings the launcher gives the server (see the launcher script). */
+export const SERVER_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "1048576" };
 const CHUNK = 4;
 
 export async function runServerBench(opts: ServerBenchOptions = {}): Promise<ServerBenchResult> {
