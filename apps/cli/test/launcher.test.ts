@@ -189,6 +189,18 @@ describe("./penguin install and build logic", { timeout: 60_000 }, () => {
     expect((await run(launcher, ["server"], { ...env, MALLOC_ARENA_MAX: "4" })).stdout).toBe("--optimize-for-size|server|4\n");
   });
 
+  it("starts the server and web with glibc's mmap threshold fixed at 1 MB, other commands without it, and keeps a user's own value", async () => {
+    const { dir, env } = fakeTree();
+    delete env.MALLOC_MMAP_THRESHOLD_;
+    const launcher = join(dir, "penguin");
+    expect((await run(launcher, ["--version"], env)).code).toBe(0);
+    // A bundle that shows its arguments and the mmap threshold it was given.
+    writeFileSync(join(dir, "apps", "cli", "bundle", "main.js"), 'console.log(process.argv.slice(2).join(",") + "|" + (process.env.MALLOC_MMAP_THRESHOLD_ ?? "-"))');
+    expect((await run(launcher, ["server", "--port", "0"], env)).stdout).toBe("server,--port,0|1048576\n");
+    expect((await run(launcher, ["run", "-m", "hi"], env)).stdout).toBe("run,-m,hi|-\n");
+    expect((await run(launcher, ["server"], { ...env, MALLOC_MMAP_THRESHOLD_: "262144" })).stdout).toBe("server|262144\n");
+  });
+
   it("answers `web --help` and `web --version` without building the web app", async () => {
     const { dir, calls, env } = fakeTree();
     mkdirSync(join(dir, "apps", "web", "src"), { recursive: true });

@@ -7,13 +7,11 @@
 // PENGUIN_BENCH_SERVER_ENTRY, when set, is the start module of another tree's server (an
 // older commit's, for a side-by-side run); it is imported instead of this tree's. Options an
 // older server does not know (workspaceRoots) are simply not read by it.
+//
+// Plain JavaScript, so that the bench's `built` mode can run it with node alone: the server
+// from its dist/ build, without tsx, whose loader thread, transformed sources and source maps
+// (~35 MB of RSS) a deployed server does not carry. From sources, the bench adds tsx.
 import { pathToFileURL } from "node:url";
-
-interface StartedServer {
-  url: string;
-  close(): Promise<void>;
-}
-type StartServer = (options: { root: string; port: number; env: NodeJS.ProcessEnv; app: Record<string, unknown> }) => Promise<StartedServer>;
 
 const root = process.env.PENGUIN_BENCH_ROOT;
 if (root === undefined || root === "") {
@@ -22,7 +20,8 @@ if (root === undefined || root === "") {
 }
 const workspaceRoot = process.env.PENGUIN_BENCH_WORKSPACE_ROOT;
 const entry = process.env.PENGUIN_BENCH_SERVER_ENTRY;
-const mod = (entry === undefined || entry === "" ? await import("@penguin/server") : await import(pathToFileURL(entry).href)) as { startServer: StartServer };
+/** @type {{ startServer(options: { root: string; port: number; env: NodeJS.ProcessEnv; app: Record<string, unknown> }): Promise<{ url: string; close(): Promise<void> }> }} */
+const mod = entry === undefined || entry === "" ? await import("@penguin/server") : await import(pathToFileURL(entry).href);
 const server = await mod.startServer({ root, port: 0, env: {}, app: { generateTitles: false, ...(workspaceRoot ? { workspaceRoots: [workspaceRoot] } : {}) } });
 process.stdout.write(`READY ${server.url}\n`);
 // Where the memory is at the end of the run (the bench prints it beside the peak RSS): a
