@@ -41,12 +41,12 @@ import { agentPaths, DEFAULT_AGENT, DEFAULT_PROJECT, resolveRoot, sessionScratch
 import { isSessionId, newSessionId, newTmpWorkspaceName, sessionDate } from "./state/ids.js";
 import { readProjectConfig, type ProjectConfig } from "./state/project-config.js";
 import { resolveModelEndpoint } from "./state/model-resolution.js";
-import { listTracedSessions, readTraceFile, sessionTraceFiles } from "./trace/reader.js";
+import { listTracedSessions, readTraceFile, readTraceFileWithExtent, sessionTraceFiles, type CompleteExtent, type TraceContent } from "./trace/reader.js";
 import { survivorsOfClosedContext, withSurvivors } from "./trace/survivors.js";
 import { forkScratchpad, forkSessionFiles, forkSessionFilesAt, type ForkPosition } from "./trace/fork.js";
 import { stateAt, stateAtFromSnapshots, type SessionView } from "./trace/state-at.js";
 import { loadRecording } from "./replay/recording.js";
-import { initialSessionState, parseAt, SessionFolds, TraceWriter, type SessionState, type SnapshotSource, type StateAtResult, type StateAtTarget } from "@penguin/trace";
+import { foldForResume, initialSessionState, parseAt, SessionFolds, TraceWriter, type SessionState, type SnapshotSource, type StateAtResult, type StateAtTarget } from "@penguin/trace";
 import { Session } from "./session.js";
 import { createSubagentRunner } from "./subagents/runner.js";
 import type { EnvironmentInterface, LLMInterface, SubagentRunner } from "./interfaces.js";
@@ -212,7 +212,9 @@ export class Agent {
     }
     const pick = pickResumeFile(files);
     const resume = Effect.runSync(Effect.provide(Resume, ResumeLive));
-    const seed = Effect.runSync(resume.seed(pick.messages));
+    // A file read as it is (no survivors placed into it) folds from its resume snapshot.
+    const folded = pick.read === undefined ? undefined : foldForResume(pick.read.file, pick.read.content, pick.read.extent).state;
+    const seed = Effect.runSync(resume.seed(pick.messages, folded === undefined ? {} : { folded }));
     const meta = seed.meta ?? pick.meta;
     if (meta === undefined) {
       throw new PenguinError("session_unreadable", `${last.file} has no readable session_meta line, nor has any earlier file of the session; the trace cannot be resumed`);
@@ -566,20 +568,28 @@ export class Agent {
  * rotates back into it). A newest file whose records lack their session_meta line borrows the
  * meta of an earlier file: a session's meta is the same in all of them.
  */
-function pickResumeFile(files: { file: string; index: number }[]): { messages: OmniMessage[]; index: number; meta: SessionMetaPayload | undefined } {
+function pickResumeFile(files: { file: string; index: number }[]): {
+  messages: OmniMessage[];
+  index: number;
+  meta: SessionMetaPayload | undefined;
+  /** The file as read, when `messages` are exactly its lines (no survivors placed into them): what its resume snapshot describes. */
+  read: { file: string; content: TraceContent; extent: CompleteExtent } | undefined;
+} {
   const metaOf = (messages: OmniMessage[]): SessionMetaPayload | undefined => {
     for (const m of messages) if (m.type === "session_meta") return m.payload;
     return undefined;
   };
   let at = files.length - 1;
-  let messages = readTraceFile(files[at]!.file).messages;
-  while (at > 0 && messages.length === 0) messages = readTraceFile(files[--at]!.file).messages;
+  let read = readTraceFileWithExtent(files[at]!.file);
+  while (at > 0 && read.content.messages.length === 0) read = readTraceFileWithExtent(files[--at]!.file);
+  let messages = read.content.messages;
   let meta = metaOf(messages);
   for (let i = at - 1; i >= 0 && meta === undefined; i--) meta = metaOf(readTraceFile(files[i]!.file).messages);
   // A rotated file's context opens with what the Human wrote before the compaction, which
   // the previous file holds.
-  if (at > 0) messages = withSurvivors(messages, survivorsOfClosedContext(readTraceFile(files[at - 1]!.file).messages));
-  return { messages, index: files[at]!.index, meta };
+  const survivors = at > 0 ? survivorsOfClosedContext(readTraceFile(files[at - 1]!.file).messages) : [];
+  if (survivors.length > 0) messages = withSurvivors(messages, survivors);
+  return { messages, index: files[at]!.index, meta, read: survivors.length > 0 ? undefined : { file: files[at]!.file, ...read } };
 }
 
 /** Open (and on first use, initialise) an agent under the data root. */

@@ -117,6 +117,23 @@ const READ_CHUNK = 1 << 20;
  * zero, and memory the heap has to account for) just to be split into lines and dropped.
  */
 export function readTraceFile(file: string): TraceContent {
+  return readTraceFileWithExtent(file).content;
+}
+
+/** How far a read got through whole lines: the bytes and lines before the last newline read. */
+export interface CompleteExtent {
+  /** Bytes from the file's start through its last newline (the torn tail, if any, excluded). */
+  bytes: number;
+  /** Newline-terminated lines in those bytes: every message numbered at most this is in them. */
+  lines: number;
+}
+
+/**
+ * `readTraceFile`, also telling how far its whole lines reach. The file may grow while it is
+ * read; the extent describes exactly the lines read, so a cache keyed by it (the resume
+ * snapshot) never claims a line that was not folded.
+ */
+export function readTraceFileWithExtent(file: string): { content: TraceContent; extent: CompleteExtent } {
   const fd = openSync(file, "r");
   try {
     const out = new TraceContentBuilder();
@@ -125,6 +142,8 @@ export function readTraceFile(file: string): TraceContent {
     let kept = 0;
     let lineNumber = 1;
     let mayHoldNul = false;
+    /** Bytes consumed before `buffer`'s start. */
+    let consumed = 0;
     for (;;) {
       if (kept === buffer.length) {
         const bigger = Buffer.allocUnsafe(buffer.length * 2);
@@ -141,10 +160,12 @@ export function readTraceFile(file: string): TraceContent {
         start = end + 1;
       }
       kept = filled.length - start;
+      consumed += start;
       buffer.copyWithin(0, start, filled.length);
     }
+    const extent = { bytes: consumed, lines: lineNumber - 1 };
     if (kept > 0) out.line(buffer.toString("utf8", 0, kept), lineNumber, true, mayHoldNul);
-    return out.content();
+    return { content: out.content(), extent };
   } finally {
     closeSync(fd);
   }
