@@ -42,11 +42,11 @@ import { isSessionId, newSessionId, newTmpWorkspaceName, sessionDate } from "./s
 import { readProjectConfig, type ProjectConfig } from "./state/project-config.js";
 import { resolveModelEndpoint } from "./state/model-resolution.js";
 import { listTracedSessions, readTraceFile, readTraceFileWithExtent, sessionTraceFiles, type CompleteExtent, type TraceContent } from "./trace/reader.js";
-import { survivorsOfClosedContext, withSurvivors } from "./trace/survivors.js";
+import { survivorsOfClosedFile, withSurvivors } from "./trace/survivors.js";
 import { forkScratchpad, forkSessionFiles, forkSessionFilesAt, type ForkPosition } from "./trace/fork.js";
 import { stateAt, stateAtFromSnapshots, type SessionView } from "./trace/state-at.js";
 import { loadRecording } from "./replay/recording.js";
-import { foldForResume, initialSessionState, parseAt, SessionFolds, TraceWriter, type SessionState, type SnapshotSource, type StateAtResult, type StateAtTarget } from "@penguin/trace";
+import { foldForResume, initialSessionState, sessionSettingsOfFiles, parseAt, SessionFolds, TraceWriter, type SessionState, type SnapshotSource, type StateAtResult, type StateAtTarget } from "@penguin/trace";
 import { Session } from "./session.js";
 import { createSubagentRunner } from "./subagents/runner.js";
 import type { EnvironmentInterface, LLMInterface, SubagentRunner } from "./interfaces.js";
@@ -228,7 +228,7 @@ export class Agent {
     ids.reserve(seed.toolCallIds);
     // The session keeps the settings its trace last recorded (from its first file on: a
     // rotated file does not repeat them); the agent's default thinking level otherwise.
-    const settings = pick.index > 1 ? this.#folds.stateAtFiles(sessionId, files).state.settings : seed.state.settings;
+    const settings = pick.index > 1 ? sessionSettingsOfFiles(files) : seed.state.settings;
     const recordedLevel = settings.thinkingLevel;
     const thinkingLevel = recordedLevel !== undefined && isThinkingLevel(recordedLevel) ? recordedLevel : (state.config.model.thinking_level ?? config.default_chat?.thinking_level ?? "medium");
     const session = this.#build({
@@ -587,7 +587,7 @@ function pickResumeFile(files: { file: string; index: number }[]): {
   for (let i = at - 1; i >= 0 && meta === undefined; i--) meta = metaOf(readTraceFile(files[i]!.file).messages);
   // A rotated file's context opens with what the Human wrote before the compaction, which
   // the previous file holds.
-  const survivors = at > 0 ? survivorsOfClosedContext(readTraceFile(files[at - 1]!.file).messages) : [];
+  const survivors = at > 0 ? survivorsOfClosedFile(files[at - 1]!.file) : [];
   if (survivors.length > 0) messages = withSurvivors(messages, survivors);
   return { messages, index: files[at]!.index, meta, read: survivors.length > 0 ? undefined : { file: files[at]!.file, ...read } };
 }

@@ -81,8 +81,8 @@ function scriptedSession(seed: number, turns: number): OmniMessage[] {
     if (random() < 0.1) out.push(steeringQueued(`s${n}`, `steer ${n}`));
     if (random() < 0.05) out.push(sessionTitle(`title ${n}`));
     if (random() < 0.03) {
-      out.push(compactionBegin({ reason: "auto", mode: "summarize", context: total, turns: n }), requestBegin(), assistantText(`<summary>so far ${n}</summary>`), requestEnd("completed"));
-      out.push(compactionEnd({ reason: "auto", mode: "summarize", status: random() < 0.7 ? "completed" : "failed" }));
+      out.push(compactionBegin({ reason: "context", mode: "summarize", context: total, turns: n }), requestBegin(), assistantText(`<summary>so far ${n}</summary>`), requestEnd("completed"));
+      out.push(compactionEnd({ reason: "context", mode: "summarize", status: random() < 0.7 ? "completed" : "failed" }));
     }
   }
   // A window a crash left open: its input is pending in the fold.
@@ -110,15 +110,24 @@ describe("resume snapshots", () => {
     const file = join(dir, "session_001.jsonl");
     const cut = 40 + Math.floor(prng(seed * 7)() * (records.length - 80));
     writeFileSync(file, jsonl(records.slice(0, cut)));
+    // Every scripted record is a valid envelope: none is folded as skipped.
+    expect(readTraceFileWithExtent(file).content.skipped).toEqual([]);
     const first = resumeFold(file);
     expect(first.fold.fromSnapshot).toBe(0);
     expect(first.fold.wroteSnapshot).toBe(true);
     expect(comparableFold(first.fold.state)).toEqual(first.whole);
 
     appendFileSync(file, jsonl(records.slice(cut)));
+    expect(readTraceFileWithExtent(file).content.skipped).toEqual([]);
     const again = resumeFold(file);
     expect(again.fold.fromSnapshot).toBe(cut);
     expect(comparableFold(again.fold.state)).toEqual(again.whole);
+  });
+
+  it("given the scripted sessions, then between them they hold completed and failed compactions, aborts, failures and missing outputs", () => {
+    const all = [1, 2, 3, 4, 5, 6].flatMap((seed) => scriptedSession(seed, 120));
+    const kinds = new Set(all.flatMap((m) => (m.type === "event_msg" ? [m.payload.type === "compaction_end" || m.payload.type === "request_end" ? `${m.payload.type}:${m.payload.status}` : m.payload.type] : [])));
+    for (const kind of ["compaction_end:completed", "compaction_end:failed", "request_end:failed", "request_end:aborted", "abort", "steering_queued", "approval_requested"]) expect(kinds).toContain(kind);
   });
 
   it("given a snapshot, then it stores line references, not the context: it is far smaller than the file", () => {
