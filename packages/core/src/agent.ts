@@ -41,12 +41,12 @@ import { agentPaths, DEFAULT_AGENT, DEFAULT_PROJECT, resolveRoot, sessionScratch
 import { isSessionId, newSessionId, newTmpWorkspaceName, sessionDate } from "./state/ids.js";
 import { readProjectConfig, type ProjectConfig } from "./state/project-config.js";
 import { resolveModelEndpoint } from "./state/model-resolution.js";
-import { listTracedSessions, readTraceFile, readTraceFileWithExtent, sessionTraceFiles, type CompleteExtent, type TraceContent } from "./trace/reader.js";
+import { listTracedSessions, readTraceFile, sessionTraceFiles } from "./trace/reader.js";
 import { survivorsOfClosedFile, withSurvivors } from "./trace/survivors.js";
 import { forkScratchpad, forkSessionFiles, forkSessionFilesAt, type ForkPosition } from "./trace/fork.js";
 import { stateAt, stateAtFromSnapshots, type SessionView } from "./trace/state-at.js";
 import { loadRecording } from "./replay/recording.js";
-import { foldForResume, initialSessionState, sessionSettingsOfFiles, parseAt, SessionFolds, TraceWriter, type SessionState, type SnapshotSource, type StateAtResult, type StateAtTarget } from "@penguin/trace";
+import { initialSessionState, readForResume, sessionSettingsOfFiles, parseAt, SessionFolds, TraceWriter, type SessionState, type SnapshotSource, type StateAtResult, type StateAtTarget } from "@penguin/trace";
 import { Session } from "./session.js";
 import { createSubagentRunner } from "./subagents/runner.js";
 import type { EnvironmentInterface, LLMInterface, SubagentRunner } from "./interfaces.js";
@@ -212,9 +212,7 @@ export class Agent {
     }
     const pick = pickResumeFile(files);
     const resume = Effect.runSync(Effect.provide(Resume, ResumeLive));
-    // A file read as it is (no survivors placed into it) folds from its resume snapshot.
-    const folded = pick.read === undefined ? undefined : foldForResume(pick.read.file, pick.read.content, pick.read.extent).state;
-    const seed = Effect.runSync(resume.seed(pick.messages, folded === undefined ? {} : { folded }));
+    const seed = Effect.runSync(resume.seed(pick.messages, pick.folded === undefined ? {} : { folded: pick.folded }));
     const meta = seed.meta ?? pick.meta;
     if (meta === undefined) {
       throw new PenguinError("session_unreadable", `${last.file} has no readable session_meta line, nor has any earlier file of the session; the trace cannot be resumed`);
@@ -572,24 +570,28 @@ function pickResumeFile(files: { file: string; index: number }[]): {
   messages: OmniMessage[];
   index: number;
   meta: SessionMetaPayload | undefined;
-  /** The file as read, when `messages` are exactly its lines (no survivors placed into them): what its resume snapshot describes. */
-  read: { file: string; content: TraceContent; extent: CompleteExtent } | undefined;
+  /** The fold of `messages` when the file was folded as it was read (from its resume snapshot); undefined when survivors were placed into it. */
+  folded: SessionState | undefined;
 } {
-  const metaOf = (messages: OmniMessage[]): SessionMetaPayload | undefined => {
+  const metaOf = (messages: readonly OmniMessage[]): SessionMetaPayload | undefined => {
     for (const m of messages) if (m.type === "session_meta") return m.payload;
     return undefined;
   };
-  let at = files.length - 1;
-  let read = readTraceFileWithExtent(files[at]!.file);
-  while (at > 0 && read.content.messages.length === 0) read = readTraceFileWithExtent(files[--at]!.file);
-  let messages = read.content.messages;
-  let meta = metaOf(messages);
-  for (let i = at - 1; i >= 0 && meta === undefined; i--) meta = metaOf(readTraceFile(files[i]!.file).messages);
   // A rotated file's context opens with what the Human wrote before the compaction, which
-  // the previous file holds.
-  const survivors = at > 0 ? survivorsOfClosedFile(files[at - 1]!.file) : [];
-  if (survivors.length > 0) messages = withSurvivors(messages, survivors);
-  return { messages, index: files[at]!.index, meta, read: survivors.length > 0 ? undefined : { file: files[at]!.file, ...read } };
+  // the previous file holds: such a file is folded with them, from its start. Any other file
+  // is read and folded from its resume snapshot (readForResume).
+  const candidate = (at: number): { messages: OmniMessage[]; folded: SessionState | undefined } => {
+    const survivors = at > 0 ? survivorsOfClosedFile(files[at - 1]!.file) : [];
+    if (survivors.length > 0) return { messages: withSurvivors(readTraceFile(files[at]!.file).messages, survivors), folded: undefined };
+    const read = readForResume(files[at]!.file);
+    return { messages: read.content.messages, folded: read.state };
+  };
+  let at = files.length - 1;
+  let picked = candidate(at);
+  while (at > 0 && picked.messages.length === 0) picked = candidate(--at);
+  let meta = metaOf(picked.messages);
+  for (let i = at - 1; i >= 0 && meta === undefined; i--) meta = metaOf(readTraceFile(files[i]!.file).messages);
+  return { messages: picked.messages, index: files[at]!.index, meta, folded: picked.folded };
 }
 
 /** Open (and on first use, initialise) an agent under the data root. */

@@ -133,8 +133,8 @@ export interface CompleteExtent {
  * read; the extent describes exactly the lines read, so a cache keyed by it (the resume
  * snapshot) never claims a line that was not folded.
  */
-export function readTraceFileWithExtent(file: string): { content: TraceContent; extent: CompleteExtent } {
-  return readLines(file, undefined);
+export function readTraceFileWithExtent(file: string, options: { skipLine?: (line: number) => boolean } = {}): { content: TraceContent; extent: CompleteExtent } {
+  return readLines(file, undefined, options.skipLine);
 }
 
 /**
@@ -149,10 +149,15 @@ export function readTraceFileWithExtent(file: string): { content: TraceContent; 
 export function readTraceFileMatching(file: string, needles: readonly string[]): TraceContent {
   const patterns = needles.map((n) => Buffer.from(n, "utf8"));
   if (patterns.some((p) => p.length === 0 || p.includes(NEWLINE))) throw new Error("readTraceFileMatching: each needle must be non-empty text without a newline");
-  return readLines(file, patterns).content;
+  return readLines(file, patterns, undefined).content;
 }
 
-function readLines(file: string, patterns: readonly Buffer[] | undefined): { content: TraceContent; extent: CompleteExtent } {
+/**
+ * The one chunked line loop. `patterns`: only lines holding one are decoded; `skipLine`: lines
+ * it names are not decoded (a caller that has them already, as a snapshot's fold). Lines not
+ * decoded still count for the line numbers, and are neither messages nor skipped lines.
+ */
+function readLines(file: string, patterns: readonly Buffer[] | undefined, skipLine: ((line: number) => boolean) | undefined): { content: TraceContent; extent: CompleteExtent } {
   const fd = openSync(file, "r");
   try {
     const out = new TraceContentBuilder();
@@ -167,6 +172,7 @@ function readLines(file: string, patterns: readonly Buffer[] | undefined): { con
     const next: number[] = [];
     /** Whether the line [start, end) of `filled` is one to read. */
     const wanted = (filled: Buffer, start: number, end: number): boolean => {
+      if (skipLine !== undefined && skipLine(lineNumber)) return false;
       if (patterns === undefined) return true;
       let hit = false;
       for (let i = 0; i < patterns.length; i++) {

@@ -23,7 +23,7 @@ import { closeSync, openSync, readFileSync, readSync, renameSync, rmSync, writeF
 import type { OmniMessage, ToolCallOutputPayload } from "@penguin/omnimessage";
 import * as HashSet from "effect/HashSet";
 import { foldTrace } from "./evolve.js";
-import type { CompleteExtent, TraceContent } from "./reader.js";
+import { readTraceFileWithExtent, type CompleteExtent, type TraceContent } from "./reader.js";
 import { Sequence } from "./sequence.js";
 import { initialSessionState, type SessionState } from "./state.js";
 
@@ -288,12 +288,8 @@ export interface ResumeSnapshot {
   lines: number;
 }
 
-/**
- * The snapshot of `traceFile`, when one exists and matches what was read of it (`content`,
- * `extent`: from `readTraceFileWithExtent`); undefined otherwise (missing, another format,
- * another file's, ahead of what was read, a reference that does not resolve).
- */
-export function readResumeSnapshot(traceFile: string, content: TraceContent, extent: CompleteExtent): ResumeSnapshot | undefined {
+/** The stored snapshot of `traceFile` when its key matches the file's bytes as they are now; undefined otherwise. */
+function loadMatchingSnapshot(traceFile: string): StoredResumeSnapshot | undefined {
   let stored: StoredResumeSnapshot;
   try {
     stored = JSON.parse(readFileSync(resumeSnapshotFile(traceFile), "utf8")) as StoredResumeSnapshot;
@@ -302,14 +298,60 @@ export function readResumeSnapshot(traceFile: string, content: TraceContent, ext
   }
   if (typeof stored !== "object" || stored === null || stored.format !== RESUME_SNAPSHOT_FORMAT) return undefined;
   const { bytes, lines } = stored;
-  if (!Number.isInteger(bytes) || !Number.isInteger(lines) || bytes <= 0 || lines <= 0 || bytes > extent.bytes || lines > extent.lines) return undefined;
+  if (!Number.isInteger(bytes) || !Number.isInteger(lines) || bytes <= 0 || lines <= 0) return undefined;
+  // A file shorter than the snapshot cannot be read at the hashed offset: the hash fails too.
   if (typeof stored.tail !== "string" || tailHash(traceFile, bytes) !== stored.tail) return undefined;
+  return stored;
+}
+
+/** The stored snapshot's state against what was read of the file, or undefined when it does not fit (ahead of the read, a reference that does not resolve). */
+function restore(stored: StoredResumeSnapshot, content: TraceContent, extent: CompleteExtent): ResumeSnapshot | undefined {
+  if (stored.bytes > extent.bytes || stored.lines > extent.lines) return undefined;
   try {
-    return { state: decodeState(stored.state, new LineIndex(content, lines)), lines };
+    return { state: decodeState(stored.state, new LineIndex(content, stored.lines)), lines: stored.lines };
   } catch {
     // A reference that does not resolve, or a field of the wrong shape: not this file's snapshot.
     return undefined;
   }
+}
+
+/** The line numbers a stored state refers to, or undefined when its lists are not of the stored shape. */
+function referencedLines(e: EncodedState): Set<number> | undefined {
+  const lines = new Set<number>();
+  const messages = (list: unknown): boolean => {
+    if (!Array.isArray(list)) return false;
+    for (const r of list as MessageRef[]) {
+      if (typeof r === "number") lines.add(r);
+      else if (typeof r === "object" && r !== null && "o" in r && typeof r.o === "number") lines.add(r.o);
+    }
+    return true;
+  };
+  const payloads = (list: unknown): boolean => {
+    if (!Array.isArray(list)) return false;
+    for (const r of list as PayloadRef[]) if (typeof r === "number") lines.add(r);
+    return true;
+  };
+  if (typeof e !== "object" || e === null) return undefined;
+  const w = e.window;
+  const ok =
+    messages(e.history) &&
+    messages(e.pending) &&
+    payloads(e.lastCalls) &&
+    Array.isArray(e.outputs) &&
+    payloads(e.outputs.map((entry) => (Array.isArray(entry) ? entry[1] : undefined))) &&
+    (w === null || (typeof w === "object" && messages(w.inputs) && messages(w.producedMessages) && payloads(w.produced))) &&
+    (e.compactionSpan === null || (typeof e.compactionSpan === "object" && messages(e.compactionSpan.before)));
+  return ok ? lines : undefined;
+}
+
+/**
+ * The snapshot of `traceFile`, when one exists and matches what was read of it (`content`,
+ * `extent`: from `readTraceFileWithExtent`); undefined otherwise (missing, another format,
+ * another file's, ahead of what was read, a reference that does not resolve).
+ */
+export function readResumeSnapshot(traceFile: string, content: TraceContent, extent: CompleteExtent): ResumeSnapshot | undefined {
+  const stored = loadMatchingSnapshot(traceFile);
+  return stored === undefined ? undefined : restore(stored, content, extent);
 }
 
 /**
@@ -357,7 +399,37 @@ export interface ResumeFoldOptions {
  * a newer snapshot when the file grew well past it. Equal to `foldTrace(content.messages)`.
  */
 export function foldForResume(traceFile: string, content: TraceContent, extent: CompleteExtent, options: ResumeFoldOptions = {}): ResumeFold {
-  const snapshot = readResumeSnapshot(traceFile, content, extent);
+  return foldOn(traceFile, content, extent, readResumeSnapshot(traceFile, content, extent), options);
+}
+
+export interface ResumeRead extends ResumeFold {
+  /** What was read: with a snapshot, without the lines before its end that its state does not refer to. */
+  content: TraceContent;
+  extent: CompleteExtent;
+}
+
+/**
+ * Read one trace file for resume and fold it. With a matching snapshot, the lines it covers
+ * that its state does not refer to (the events of the turns it holds: begins, ends, usage,
+ * approvals) are not decoded at all, only counted; line 1 (the file's session_meta) always is.
+ * Should the snapshot then not fit what was read, the file is read and folded from its start.
+ * The state equals `foldTrace(readTraceFile(traceFile).messages)`; the content is the read's
+ * (callers that need every line read the file themselves).
+ */
+export function readForResume(traceFile: string, options: ResumeFoldOptions = {}): ResumeRead {
+  const stored = loadMatchingSnapshot(traceFile);
+  const referenced = stored === undefined ? undefined : referencedLines(stored.state);
+  if (stored !== undefined && referenced !== undefined) {
+    const covered = stored.lines;
+    const read = readTraceFileWithExtent(traceFile, { skipLine: (line) => line <= covered && line !== 1 && !referenced.has(line) });
+    const snapshot = restore(stored, read.content, read.extent);
+    if (snapshot !== undefined) return { ...read, ...foldOn(traceFile, read.content, read.extent, snapshot, options) };
+  }
+  const read = readTraceFileWithExtent(traceFile);
+  return { ...read, ...foldOn(traceFile, read.content, read.extent, undefined, options) };
+}
+
+function foldOn(traceFile: string, content: TraceContent, extent: CompleteExtent, snapshot: ResumeSnapshot | undefined, options: ResumeFoldOptions): ResumeFold {
   const { messages, lines } = content;
   // Messages after the snapshot, up to the last whole line, then the rest (an unterminated last line).
   let from = 0;

@@ -28,7 +28,7 @@ import {
   userText,
   type OmniMessage,
 } from "@penguin/omnimessage";
-import { comparableFold, foldForResume, foldTrace, readResumeSnapshot, readTraceFileWithExtent, resumeSnapshotFile, writeResumeSnapshot, type ResumeFold } from "../src/index.js";
+import { comparableFold, foldForResume, foldTrace, readForResume, readResumeSnapshot, readTraceFile, readTraceFileWithExtent, resumeSnapshotFile, writeResumeSnapshot, type ResumeFold } from "../src/index.js";
 
 const meta = sessionMeta({ session_id: "session-2026-12-01-09-00-00-0123abcd", provider: "p", model_id: "m", model_context_window: 100_000, system_prompt: "sys", agent_state: "/a", workspace: "/w" });
 
@@ -230,5 +230,41 @@ describe("resume snapshots", () => {
     expect(fold.fromSnapshot).toBe(300);
     expect(fold.wroteSnapshot).toBe(false);
     expect(comparableFold(fold.state)).toEqual(comparableFold(foldTrace(read.content.messages)));
+  });
+
+  it("given a matching snapshot, when the file is read for resume, then the covered lines its state does not refer to are not decoded, and the fold is the whole file's", () => {
+    const file = join(dir, "session_001.jsonl");
+    const records = scriptedSession(61, 200);
+    writeFileSync(file, jsonl(records.slice(0, 600)));
+    expect(readForResume(file, { minLines: 1, refreshLines: 1 }).wroteSnapshot).toBe(true);
+    appendFileSync(file, jsonl(records.slice(600)));
+    const read = readForResume(file, { minLines: 1, refreshLines: 1_000_000 });
+    const full = readTraceFile(file);
+    expect(read.fromSnapshot).toBe(600);
+    expect(comparableFold(read.state)).toEqual(comparableFold(foldTrace(full.messages)));
+    // Line 1 and every line after the snapshot are decoded; of the lines it covers, only some.
+    expect(read.content.lines[0]).toBe(1);
+    expect(read.content.lines.filter((l) => l > 600)).toEqual(full.lines.filter((l) => l > 600));
+    const coveredRead = read.content.lines.filter((l) => l <= 600).length;
+    expect(coveredRead).toBeLessThan(600 * 0.8);
+    expect(read.content.messages.filter((m) => m.type === "event_msg" && m.payload.type === "request_end" && full.lines[full.messages.indexOf(m)]! <= 600)).toEqual([]);
+  });
+
+  it("given a matching key but a line the snapshot refers to damaged in place (same size, the hashed tail intact), then the file is read and folded from its start", () => {
+    const file = join(dir, "session_001.jsonl");
+    const records = scriptedSession(71, 200);
+    writeFileSync(file, jsonl(records));
+    expect(readForResume(file, { minLines: 1, refreshLines: 1 }).wroteSnapshot).toBe(true);
+    // Overwrite the first line of the context the snapshot refers to with garbage of the same length.
+    const stored = JSON.parse(readFileSync(resumeSnapshotFile(file), "utf8")) as { state: { history: unknown[] } };
+    const target = stored.state.history[0] as number;
+    expect(typeof target).toBe("number");
+    const lines = readFileSync(file, "utf8").split("\n");
+    lines[target - 1] = "#".repeat(Buffer.byteLength(lines[target - 1]!));
+    writeFileSync(file, lines.join("\n"));
+    const read = readForResume(file, { minLines: 1, refreshLines: 1_000_000 });
+    expect(read.fromSnapshot).toBe(0);
+    expect(read.content.skipped).toEqual([{ line: target, reason: "invalid-json" }]);
+    expect(comparableFold(read.state)).toEqual(comparableFold(foldTrace(readTraceFile(file).messages)));
   });
 });

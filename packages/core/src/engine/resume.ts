@@ -22,7 +22,7 @@
 import { compactionEnd, steeringRecalled, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
 import { Sequence, type SessionSettings, type SessionState } from "@penguin/trace";
 import { Context, Effect, Layer } from "effect";
-import { replayTrace, resumeView } from "../trace/replay.js";
+import { replayTrace } from "../trace/replay.js";
 import type { LiveFold } from "./session-fold.js";
 
 export interface ResumeSeed {
@@ -39,8 +39,9 @@ export interface ResumeOptions {
   /** The session's settings, replacing the file's (see the module comment). */
   settings?: SessionSettings;
   /**
-   * The fold of `messages` when the caller already has it (`foldForResume`, which starts from
-   * the file's resume snapshot); without it, `seed` folds `messages` itself.
+   * The fold of `messages` when the caller already has it (`readForResume`, which starts from
+   * the file's resume snapshot, and then leaves out of `messages` the lines the snapshot
+   * stands for); without it, `seed` folds `messages` itself.
    */
   folded?: SessionState;
 }
@@ -58,7 +59,7 @@ export const CRASHED_DURING_COMPACTION = "the process exited during compaction";
 export function makeResume(): ResumeShape {
   return {
     seed: Effect.fn("Resume.seed")(function* (messages: readonly OmniMessage[], options: ResumeOptions = {}) {
-      const replayed = options.folded === undefined ? replayTrace(messages) : resumeView(options.folded, new Date().toISOString());
+      const replayed = replayTrace(messages, options.folded);
       const state: SessionState = {
         ...replayed.state,
         lastCalls: [],
