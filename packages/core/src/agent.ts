@@ -580,15 +580,19 @@ function pickResumeFile(files: { file: string; index: number }[]): {
   // A rotated file's context opens with what the Human wrote before the compaction, which
   // the previous file holds: such a file is folded with them, from its start. Any other file
   // is read and folded from its resume snapshot (readForResume).
-  const candidate = (at: number): { messages: OmniMessage[]; folded: SessionState | undefined } => {
+  // A file with no readable record of its own is passed over (see above), whatever survivors it would get.
+  const candidate = (at: number): { messages: OmniMessage[]; folded: SessionState | undefined; empty: boolean } => {
     const survivors = at > 0 ? survivorsOfClosedFile(files[at - 1]!.file) : [];
-    if (survivors.length > 0) return { messages: withSurvivors(readTraceFile(files[at]!.file).messages, survivors), folded: undefined };
+    if (survivors.length > 0) {
+      const own = readTraceFile(files[at]!.file).messages;
+      return { messages: withSurvivors(own, survivors), folded: undefined, empty: own.length === 0 };
+    }
     const read = readForResume(files[at]!.file);
-    return { messages: read.content.messages, folded: read.state };
+    return { messages: read.content.messages, folded: read.state, empty: read.content.messages.length === 0 };
   };
   let at = files.length - 1;
   let picked = candidate(at);
-  while (at > 0 && picked.messages.length === 0) picked = candidate(--at);
+  while (at > 0 && picked.empty) picked = candidate(--at);
   let meta = metaOf(picked.messages);
   for (let i = at - 1; i >= 0 && meta === undefined; i--) meta = metaOf(readTraceFile(files[i]!.file).messages);
   return { messages: picked.messages, index: files[at]!.index, meta, folded: picked.folded };
