@@ -210,7 +210,7 @@ export class Agent {
     if (last === undefined) {
       throw new PenguinError("session_not_found", `no session ${sessionId} in ${this.paths.projectId}/${this.paths.agentId} (looked in ${this.paths.tracesDir})`);
     }
-    const pick = pickResumeFile(files);
+    const pick = pickResumeFile(files, { fold: true });
     const resume = Effect.runSync(Effect.provide(Resume, ResumeLive));
     const seed = Effect.runSync(resume.seed(pick.messages, pick.folded === undefined ? {} : { folded: pick.folded }));
     const meta = seed.meta ?? pick.meta;
@@ -297,7 +297,7 @@ export class Agent {
     if (!isSessionId(sessionId)) throw new PenguinError("session_not_found", `"${sessionId}" is not a session id`);
     const files = sessionTraceFiles(this.paths, sessionId);
     if (files.length === 0) throw new PenguinError("session_not_found", `no session ${sessionId} in ${this.paths.projectId}/${this.paths.agentId}`);
-    const pick = pickResumeFile(files);
+    const pick = pickResumeFile(files, { fold: false });
     if (pick.meta === undefined) throw new PenguinError("session_unreadable", `session ${sessionId} has no readable session_meta line; nothing was recorded`);
     const date = sessionDate(sessionId);
     const writer = new TraceWriter({ fileFor: (index) => traceFilePath(this.paths, date, sessionId, index), index: pick.index, meta: pick.meta, existing: true, toolsWritten: true });
@@ -566,24 +566,25 @@ export class Agent {
  * rotates back into it). A newest file whose records lack their session_meta line borrows the
  * meta of an earlier file: a session's meta is the same in all of them.
  */
-function pickResumeFile(files: { file: string; index: number }[]): {
+function pickResumeFile(files: { file: string; index: number }[], options: { fold: boolean }): {
   messages: OmniMessage[];
   index: number;
   meta: SessionMetaPayload | undefined;
-  /** The fold of `messages` when the file was folded as it was read (from its resume snapshot); undefined when survivors were placed into it. */
+  /** With `fold`: the fold of `messages`, read from the file's resume snapshot on; undefined when survivors were placed into it. */
   folded: SessionState | undefined;
 } {
   const metaOf = (messages: readonly OmniMessage[]): SessionMetaPayload | undefined => {
     for (const m of messages) if (m.type === "session_meta") return m.payload;
     return undefined;
   };
-  // A rotated file's context opens with what the Human wrote before the compaction, which
-  // the previous file holds: such a file is folded with them, from its start. Any other file
-  // is read and folded from its resume snapshot (readForResume).
-  // A file with no readable record of its own is passed over (see above), whatever survivors it would get.
+  // Without `fold` (a caller after the file's index and meta only) the file is read as it is.
+  // Otherwise: a rotated file's context opens with what the Human wrote before the compaction,
+  // which the previous file holds, so such a file is folded with them, from its start; any
+  // other file is read and folded from its resume snapshot (readForResume). A file with no
+  // readable record of its own is passed over (see above), whatever survivors it would get.
   const candidate = (at: number): { messages: OmniMessage[]; folded: SessionState | undefined; empty: boolean } => {
-    const survivors = at > 0 ? survivorsOfClosedFile(files[at - 1]!.file) : [];
-    if (survivors.length > 0) {
+    const survivors = options.fold && at > 0 ? survivorsOfClosedFile(files[at - 1]!.file) : [];
+    if (!options.fold || survivors.length > 0) {
       const own = readTraceFile(files[at]!.file).messages;
       return { messages: withSurvivors(own, survivors), folded: undefined, empty: own.length === 0 };
     }
