@@ -369,7 +369,10 @@ export function writeResumeSnapshot(traceFile: string, content: TraceContent, ex
   const target = resumeSnapshotFile(traceFile);
   const temporary = `${target}.${process.pid}.tmp`;
   try {
-    writeFileSync(temporary, JSON.stringify(stored));
+    // Readable by the owner only, as the trace itself (it holds some of its text inline); a
+    // temporary left by a crashed process of the same pid would keep its mode: removed first.
+    rmSync(temporary, { force: true });
+    writeFileSync(temporary, JSON.stringify(stored), { mode: 0o600 });
     renameSync(temporary, target);
     return true;
   } catch {

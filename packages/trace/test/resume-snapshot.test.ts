@@ -4,7 +4,7 @@
 // file does not hold. Real files in a temp dir; the sessions are scripted with a seeded PRNG so
 // every kind of record the fold keeps (tool outputs copied into the next request, placeholders,
 // [turn_aborted] notes, pending input, an open window, a compaction) is in some snapshot.
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -130,13 +130,15 @@ describe("resume snapshots", () => {
     for (const kind of ["compaction_end:completed", "compaction_end:failed", "request_end:failed", "request_end:aborted", "abort", "steering_queued", "approval_requested"]) expect(kinds).toContain(kind);
   });
 
-  it("given a snapshot, then it stores line references, not the context: it is far smaller than the file", () => {
+  it("given a snapshot, then it stores line references, not the context: it is far smaller than the file, and readable by its owner only", () => {
     const file = join(dir, "session_001.jsonl");
     const records = scriptedSession(9, 400).map((m) => (m.type === "model_msg" && m.payload.type === "tool_call_output" ? { ...m, payload: { ...m.payload, output: m.payload.output.repeat(40) } } : m));
     writeFileSync(file, jsonl(records));
     expect(resumeFold(file).fold.wroteSnapshot).toBe(true);
     const snapshotBytes = readFileSync(resumeSnapshotFile(file)).length;
     expect(snapshotBytes * 10).toBeLessThan(readFileSync(file).length);
+    // Owner-only, as trace files are.
+    expect(statSync(resumeSnapshotFile(file)).mode & 0o777).toBe(0o600);
   });
 
   it("given a torn tail, then the snapshot covers only whole lines, and the writer's next line after the tear folds on top of it", () => {
