@@ -38,8 +38,8 @@ vi.mock("../../packages/core/src/trace/replay.js", async (importOriginal) => {
   if (plant === undefined || plant === "") return real;
   return {
     ...real,
-    replayTrace: (messages: Parameters<typeof real.replayTrace>[0]) => {
-      const r = real.replayTrace(messages);
+    replayTrace: (...args: Parameters<typeof real.replayTrace>) => {
+      const r = real.replayTrace(...args);
       if (plant === "drop-last-turn") return { ...r, history: r.history.slice(0, -1) };
       if (plant === "drop-placeholders") {
         const isPlaceholder = (m: OmniMessage) => m.type === "model_msg" && m.payload.type === "tool_call_output" && m.payload.output.startsWith("[interrupted:");

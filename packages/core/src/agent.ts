@@ -42,11 +42,11 @@ import { isSessionId, newSessionId, newTmpWorkspaceName, sessionDate } from "./s
 import { readProjectConfig, type ProjectConfig } from "./state/project-config.js";
 import { resolveModelEndpoint } from "./state/model-resolution.js";
 import { listTracedSessions, readTraceFile, sessionTraceFiles } from "./trace/reader.js";
-import { survivorsOfClosedContext, withSurvivors } from "./trace/survivors.js";
+import { survivorsOfClosedFile, withSurvivors } from "./trace/survivors.js";
 import { forkScratchpad, forkSessionFiles, forkSessionFilesAt, type ForkPosition } from "./trace/fork.js";
 import { stateAt, stateAtFromSnapshots, type SessionView } from "./trace/state-at.js";
 import { loadRecording } from "./replay/recording.js";
-import { initialSessionState, parseAt, SessionFolds, TraceWriter, type SessionState, type SnapshotSource, type StateAtResult, type StateAtTarget } from "@penguin/trace";
+import { initialSessionState, readForResume, sessionSettingsOfFiles, parseAt, SessionFolds, TraceWriter, type SessionState, type SnapshotSource, type StateAtResult, type StateAtTarget } from "@penguin/trace";
 import { Session } from "./session.js";
 import { createSubagentRunner } from "./subagents/runner.js";
 import type { EnvironmentInterface, LLMInterface, SubagentRunner } from "./interfaces.js";
@@ -210,9 +210,9 @@ export class Agent {
     if (last === undefined) {
       throw new PenguinError("session_not_found", `no session ${sessionId} in ${this.paths.projectId}/${this.paths.agentId} (looked in ${this.paths.tracesDir})`);
     }
-    const pick = pickResumeFile(files);
+    const pick = pickResumeFile(files, { fold: true });
     const resume = Effect.runSync(Effect.provide(Resume, ResumeLive));
-    const seed = Effect.runSync(resume.seed(pick.messages));
+    const seed = Effect.runSync(resume.seed(pick.messages, pick.folded === undefined ? {} : { folded: pick.folded }));
     const meta = seed.meta ?? pick.meta;
     if (meta === undefined) {
       throw new PenguinError("session_unreadable", `${last.file} has no readable session_meta line, nor has any earlier file of the session; the trace cannot be resumed`);
@@ -226,7 +226,7 @@ export class Agent {
     ids.reserve(seed.toolCallIds);
     // The session keeps the settings its trace last recorded (from its first file on: a
     // rotated file does not repeat them); the agent's default thinking level otherwise.
-    const settings = pick.index > 1 ? this.#folds.stateAtFiles(sessionId, files).state.settings : seed.state.settings;
+    const settings = pick.index > 1 ? sessionSettingsOfFiles(files) : seed.state.settings;
     const recordedLevel = settings.thinkingLevel;
     const thinkingLevel = recordedLevel !== undefined && isThinkingLevel(recordedLevel) ? recordedLevel : (state.config.model.thinking_level ?? config.default_chat?.thinking_level ?? "medium");
     const session = this.#build({
@@ -297,7 +297,7 @@ export class Agent {
     if (!isSessionId(sessionId)) throw new PenguinError("session_not_found", `"${sessionId}" is not a session id`);
     const files = sessionTraceFiles(this.paths, sessionId);
     if (files.length === 0) throw new PenguinError("session_not_found", `no session ${sessionId} in ${this.paths.projectId}/${this.paths.agentId}`);
-    const pick = pickResumeFile(files);
+    const pick = pickResumeFile(files, { fold: false });
     if (pick.meta === undefined) throw new PenguinError("session_unreadable", `session ${sessionId} has no readable session_meta line; nothing was recorded`);
     const date = sessionDate(sessionId);
     const writer = new TraceWriter({ fileFor: (index) => traceFilePath(this.paths, date, sessionId, index), index: pick.index, meta: pick.meta, existing: true, toolsWritten: true });
@@ -566,20 +566,37 @@ export class Agent {
  * rotates back into it). A newest file whose records lack their session_meta line borrows the
  * meta of an earlier file: a session's meta is the same in all of them.
  */
-function pickResumeFile(files: { file: string; index: number }[]): { messages: OmniMessage[]; index: number; meta: SessionMetaPayload | undefined } {
-  const metaOf = (messages: OmniMessage[]): SessionMetaPayload | undefined => {
+function pickResumeFile(files: { file: string; index: number }[], options: { fold: boolean }): {
+  messages: OmniMessage[];
+  index: number;
+  meta: SessionMetaPayload | undefined;
+  /** With `fold`: the fold of `messages`, read from the file's resume snapshot on; undefined when survivors were placed into it. */
+  folded: SessionState | undefined;
+} {
+  const metaOf = (messages: readonly OmniMessage[]): SessionMetaPayload | undefined => {
     for (const m of messages) if (m.type === "session_meta") return m.payload;
     return undefined;
   };
+  // Without `fold` (a caller after the file's index and meta only) the file is read as it is.
+  // Otherwise: a rotated file's context opens with what the Human wrote before the compaction,
+  // which the previous file holds, so such a file is folded with them, from its start; any
+  // other file is read and folded from its resume snapshot (readForResume). A file with no
+  // readable record of its own is passed over (see above), whatever survivors it would get.
+  const candidate = (at: number): { messages: OmniMessage[]; folded: SessionState | undefined; empty: boolean } => {
+    const survivors = options.fold && at > 0 ? survivorsOfClosedFile(files[at - 1]!.file) : [];
+    if (!options.fold || survivors.length > 0) {
+      const own = readTraceFile(files[at]!.file).messages;
+      return { messages: withSurvivors(own, survivors), folded: undefined, empty: own.length === 0 };
+    }
+    const read = readForResume(files[at]!.file);
+    return { messages: read.content.messages, folded: read.state, empty: read.content.messages.length === 0 };
+  };
   let at = files.length - 1;
-  let messages = readTraceFile(files[at]!.file).messages;
-  while (at > 0 && messages.length === 0) messages = readTraceFile(files[--at]!.file).messages;
-  let meta = metaOf(messages);
+  let picked = candidate(at);
+  while (at > 0 && picked.empty) picked = candidate(--at);
+  let meta = metaOf(picked.messages);
   for (let i = at - 1; i >= 0 && meta === undefined; i--) meta = metaOf(readTraceFile(files[i]!.file).messages);
-  // A rotated file's context opens with what the Human wrote before the compaction, which
-  // the previous file holds.
-  if (at > 0) messages = withSurvivors(messages, survivorsOfClosedContext(readTraceFile(files[at - 1]!.file).messages));
-  return { messages, index: files[at]!.index, meta };
+  return { messages: picked.messages, index: files[at]!.index, meta, folded: picked.folded };
 }
 
 /** Open (and on first use, initialise) an agent under the data root. */

@@ -8,7 +8,7 @@
  * envelope, the field that is wrong), so resume can decide, and nothing already recorded is
  * lost. Files are never rewritten. Older line shapes are upcast before decoding (upcast.ts).
  */
-import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { decodeEnvelope, type OmniMessage } from "@penguin/omnimessage";
 import { upcastLine } from "./upcast.js";
@@ -117,6 +117,47 @@ const READ_CHUNK = 1 << 20;
  * zero, and memory the heap has to account for) just to be split into lines and dropped.
  */
 export function readTraceFile(file: string): TraceContent {
+  return readTraceFileWithExtent(file).content;
+}
+
+/** How far a read got through whole lines: the bytes and lines before the last newline read. */
+export interface CompleteExtent {
+  /** Bytes from the file's start through its last newline (the torn tail, if any, excluded). */
+  bytes: number;
+  /** Newline-terminated lines in those bytes: every message numbered at most this is in them. */
+  lines: number;
+}
+
+/**
+ * `readTraceFile`, also telling how far its whole lines reach. The file may grow while it is
+ * read; the extent describes exactly the lines read, so a cache keyed by it (the resume
+ * snapshot) never claims a line that was not folded.
+ */
+export function readTraceFileWithExtent(file: string, options: { skipLine?: (line: number) => boolean } = {}): { content: TraceContent; extent: CompleteExtent } {
+  return readLines(file, undefined, options.skipLine);
+}
+
+/**
+ * Only the lines of a trace file that hold one of `needles` (plain text, no newline in it),
+ * with the line rules and line numbers of `readTraceFile`; the other lines are found by their
+ * newline and never decoded. For a question a few record types answer (the session's
+ * settings): scanning bytes is many times cheaper than parsing every line. A needle that is a
+ * JSON string with its quotes (`"settings_changed"`) cannot match inside another string (its
+ * quotes would be escaped there); any other line that holds it is read too and the caller
+ * folds what it gets, so that costs a parse, never a wrong answer.
+ */
+export function readTraceFileMatching(file: string, needles: readonly string[]): TraceContent {
+  const patterns = needles.map((n) => Buffer.from(n, "utf8"));
+  if (patterns.some((p) => p.length === 0 || p.includes(NEWLINE))) throw new Error("readTraceFileMatching: each needle must be non-empty text without a newline");
+  return readLines(file, patterns, undefined).content;
+}
+
+/**
+ * The one chunked line loop. `patterns`: only lines holding one are decoded; `skipLine`: lines
+ * it names are not decoded (a caller that has them already, as a snapshot's fold). Lines not
+ * decoded still count for the line numbers, and are neither messages nor skipped lines.
+ */
+function readLines(file: string, patterns: readonly Buffer[] | undefined, skipLine: ((line: number) => boolean) | undefined): { content: TraceContent; extent: CompleteExtent } {
   const fd = openSync(file, "r");
   try {
     const out = new TraceContentBuilder();
@@ -125,6 +166,21 @@ export function readTraceFile(file: string): TraceContent {
     let kept = 0;
     let lineNumber = 1;
     let mayHoldNul = false;
+    /** Bytes consumed before `buffer`'s start. */
+    let consumed = 0;
+    /** With patterns: where each one next occurs in the filled buffer (-1: not again). */
+    const next: number[] = [];
+    /** Whether the line [start, end) of `filled` is one to read. */
+    const wanted = (filled: Buffer, start: number, end: number): boolean => {
+      if (skipLine !== undefined && skipLine(lineNumber)) return false;
+      if (patterns === undefined) return true;
+      let hit = false;
+      for (let i = 0; i < patterns.length; i++) {
+        if (next[i]! >= 0 && next[i]! < start) next[i] = filled.indexOf(patterns[i]!, start);
+        if (next[i]! >= 0 && next[i]! + patterns[i]!.length <= end) hit = true;
+      }
+      return hit;
+    };
     for (;;) {
       if (kept === buffer.length) {
         const bigger = Buffer.allocUnsafe(buffer.length * 2);
@@ -135,16 +191,54 @@ export function readTraceFile(file: string): TraceContent {
       if (read === 0) break;
       const filled = buffer.subarray(0, kept + read);
       if (!mayHoldNul && filled.indexOf(NUL, kept) >= 0) mayHoldNul = true;
+      if (patterns !== undefined) for (let i = 0; i < patterns.length; i++) next[i] = filled.indexOf(patterns[i]!);
       let start = 0;
       for (let end = filled.indexOf(NEWLINE, kept); end >= 0; end = filled.indexOf(NEWLINE, start)) {
-        out.line(filled.toString("utf8", start, end), lineNumber++, false, mayHoldNul);
+        if (wanted(filled, start, end)) out.line(filled.toString("utf8", start, end), lineNumber, false, mayHoldNul);
+        lineNumber++;
         start = end + 1;
       }
       kept = filled.length - start;
+      consumed += start;
       buffer.copyWithin(0, start, filled.length);
     }
-    if (kept > 0) out.line(buffer.toString("utf8", 0, kept), lineNumber, true, mayHoldNul);
-    return out.content();
+    const extent = { bytes: consumed, lines: lineNumber - 1 };
+    if (kept > 0) {
+      const last = buffer.subarray(0, kept);
+      if (patterns !== undefined) for (let i = 0; i < patterns.length; i++) next[i] = last.indexOf(patterns[i]!);
+      if (wanted(last, 0, kept)) out.line(last.toString("utf8"), lineNumber, true, mayHoldNul);
+    }
+    return { content: out.content(), extent };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The envelopes of the whole lines within the last `maxBytes` of a trace file (a line cut by
+ * that boundary is left out), with the line rules of `readTraceFile`. For questions about a
+ * file's end (what came right before its closing compaction) that need not read all of it.
+ * `fromStart` tells that the window reached the file's start, so nothing was left out.
+ */
+export function readTraceFileTail(file: string, maxBytes: number): { messages: OmniMessage[]; fromStart: boolean } {
+  const fd = openSync(file, "r");
+  try {
+    const size = fstatSync(fd).size;
+    const from = Math.max(0, size - maxBytes);
+    const buffer = Buffer.allocUnsafe(size - from);
+    let got = 0;
+    while (got < buffer.length) {
+      const n = readSync(fd, buffer, got, buffer.length - got, from + got);
+      if (n === 0) break;
+      got += n;
+    }
+    let bytes = buffer.subarray(0, got);
+    // Unless the window starts the file, its first line may be cut: start after its newline.
+    if (from > 0) {
+      const firstNewline = bytes.indexOf(NEWLINE);
+      bytes = firstNewline < 0 ? bytes.subarray(bytes.length) : bytes.subarray(firstNewline + 1);
+    }
+    return { messages: parseTraceBytes(bytes).messages, fromStart: from === 0 };
   } finally {
     closeSync(fd);
   }

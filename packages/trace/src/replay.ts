@@ -34,8 +34,13 @@ export interface ReplayResult {
   state: SessionState;
 }
 
-export function replayTrace(messages: readonly OmniMessage[]): ReplayResult {
-  return resumeView(foldTrace(messages), new Date().toISOString());
+/**
+ * `messages` folded and what a crash left dangling closed. `folded`: their fold, when the
+ * caller has it already (resume folds a long file from its resume snapshot; the messages then
+ * lack the lines the snapshot stood for, so they must not be folded again).
+ */
+export function replayTrace(messages: readonly OmniMessage[], folded?: SessionState): ReplayResult {
+  return resumeView(folded ?? foldTrace(messages), new Date().toISOString());
 }
 
 /** A folded state as a resumed session starts from it; `at` stamps the notes resume adds. */

@@ -19,7 +19,7 @@
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import { agentPaths, createAgent, isApprovalMode, isPenguinError, readTraceFile, PROJECT_OR_AGENT_ID, sessionScratchpad, sessionTraceFiles, type Agent, type ApprovalMode, type ForkPosition, type SandboxOptions, type Session, type SleepFn } from "@penguin/core";
+import { agentPaths, createAgent, isApprovalMode, isPenguinError, readTraceFile, PROJECT_OR_AGENT_ID, resumeSnapshotFile, sessionScratchpad, sessionTraceFiles, type Agent, type ApprovalMode, type ForkPosition, type SandboxOptions, type Session, type SleepFn } from "@penguin/core";
 import { isTraceable, sessionTitle, settingsChanged, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import type { SessionRow } from "../db/sessions-store.js";
@@ -391,7 +391,11 @@ export class SessionManager {
       this.#hubs.delete(row.sessionId);
     }
     const agent = await this.agent(row.projectId, row.agentId);
-    for (const f of sessionTraceFiles(agent.paths, row.sessionId)) rmSync(f.file, { force: true });
+    for (const f of sessionTraceFiles(agent.paths, row.sessionId)) {
+      rmSync(f.file, { force: true });
+      // The trace's resume snapshot (a cache of its fold) goes with it.
+      rmSync(resumeSnapshotFile(f.file), { force: true });
+    }
     rmSync(sessionScratchpad(agent.paths, row.sessionId), { recursive: true, force: true });
     this.#deps.stores.sessions.delete(row.sessionId);
   }

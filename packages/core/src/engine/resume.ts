@@ -38,6 +38,12 @@ export interface ResumeSeed {
 export interface ResumeOptions {
   /** The session's settings, replacing the file's (see the module comment). */
   settings?: SessionSettings;
+  /**
+   * The fold of `messages` when the caller already has it (`readForResume`, which starts from
+   * the file's resume snapshot, and then leaves out of `messages` the lines the snapshot
+   * stands for); without it, `seed` folds `messages` itself.
+   */
+  folded?: SessionState;
 }
 
 export interface ResumeShape {
@@ -53,7 +59,7 @@ export const CRASHED_DURING_COMPACTION = "the process exited during compaction";
 export function makeResume(): ResumeShape {
   return {
     seed: Effect.fn("Resume.seed")(function* (messages: readonly OmniMessage[], options: ResumeOptions = {}) {
-      const replayed = replayTrace(messages);
+      const replayed = replayTrace(messages, options.folded);
       const state: SessionState = {
         ...replayed.state,
         lastCalls: [],

@@ -3,6 +3,7 @@
  * resume fold (replay.ts) so resume and fork-at-any-record share it without touching the fold.
  */
 import type { OmniMessage } from "@penguin/omnimessage";
+import { readTraceFileTail } from "@penguin/trace";
 import { survivesCompaction } from "../engine/compaction.js";
 
 /**
@@ -25,6 +26,27 @@ export function survivorsOfClosedContext(closedFile: readonly OmniMessage[]): Om
     out.unshift(m);
   }
   return out;
+}
+
+/** The first window read off a closed file's end: its compaction and what precedes it are nearly always within it. */
+const FIRST_TAIL_BYTES = 256 << 10;
+
+/**
+ * `survivorsOfClosedContext` of a closed trace file, reading only as much of its end as the
+ * answer needs: the closing compaction is at the file's end, so the survivors are found in
+ * its last lines; the window grows (up to the whole file) while it cannot tell (no
+ * compaction_begin in it yet, or survivors running into its first line).
+ */
+export function survivorsOfClosedFile(file: string): OmniMessage[] {
+  for (let bytes = FIRST_TAIL_BYTES; ; bytes *= 8) {
+    const tail = readTraceFileTail(file, bytes);
+    if (tail.fromStart) return survivorsOfClosedContext(tail.messages);
+    const begin = tail.messages.findLastIndex((m) => m.type === "event_msg" && m.payload.type === "compaction_begin");
+    if (begin < 0) continue;
+    const survivors = survivorsOfClosedContext(tail.messages);
+    // Survivors reaching the window's first line may go on before it.
+    if (survivors.length < begin) return survivors;
+  }
 }
 
 /** `messages` of a rotated file with the survivors of the previous one placed before its first request. */

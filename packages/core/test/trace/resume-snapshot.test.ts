@@ -1,0 +1,96 @@
+// Resume through the trace file's resume snapshot: given a long session (thousands of lines),
+// when it is resumed, then a snapshot is left beside its trace; when it is resumed again from
+// that snapshot, then the next request is exactly the one a resume that folds the whole file
+// sends, and it still passes the testkit's pairing check. A snapshot of another file is
+// ignored. Real agent, real trace files, the model is the testkit.
+import { appendFileSync, copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { approvalDecision, assistantText, requestBegin, requestEnd, thinking, tokenUsage, toolCall, toolCallOutput, type OmniMessage } from "@penguin/omnimessage";
+import { resumeSnapshotFile } from "@penguin/trace";
+import { allow, collect, startHarness, type Harness } from "../helpers/harness.js";
+import { createAgent } from "../../src/agent.js";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.cleanup();
+  h = undefined;
+});
+
+/** The records of `turns` completed tool turns, as the engine writes them. */
+function longTail(turns: number): string {
+  const out: OmniMessage[] = [];
+  let total = 0;
+  for (let n = 1; n <= turns; n++) {
+    const id = `call_long_${n}`;
+    total += 50;
+    out.push(
+      requestBegin(),
+      thinking(`looking at step ${n}`),
+      assistantText(`step ${n}`),
+      toolCall({ name: "exec_command", arguments: JSON.stringify({ cmd: `echo ${n}`, description: "step" }), tool_call_id: id }),
+      approvalDecision("allow", id),
+      requestEnd("completed"),
+      tokenUsage({ cache_read: 0, cache_write: 0, output: total, total }, { cache_read: 0, cache_write: 0, output: 50, total: 50 }),
+      toolCallOutput({ tool_call_id: id, output: `${n}\n` }),
+    );
+  }
+  return out.map((m) => `${JSON.stringify(m)}\n`).join("");
+}
+
+const requestOf = (i: number) => h!.kit.requests[i]!.messages;
+
+describe("resume from a resume snapshot", () => {
+  it("given a long session resumed once, when it is resumed again from the snapshot left, then the request equals a resume that folds the whole file", async () => {
+    h = await startHarness({ script: [{ text: "first done" }, { text: "again" }, { text: "again" }] });
+    const first = await h.agent.createSession({ workspaceDir: h.workspace });
+    await collect(first.run("first task", { approve: allow }));
+    await first.dispose();
+    appendFileSync(first.tracePath, longTail(300));
+    const snapshot = resumeSnapshotFile(first.tracePath);
+    expect(existsSync(snapshot)).toBe(false);
+
+    const agent = await createAgent({ root: h.root, env: {} });
+    const warm = await agent.resumeSession({ sessionId: first.id });
+    await warm.dispose();
+    expect(existsSync(snapshot)).toBe(true);
+    const kept = `${first.tracePath}.kept`;
+    copyFileSync(first.tracePath, kept);
+
+    const fromSnapshot = await agent.resumeSession({ sessionId: first.id });
+    await collect(fromSnapshot.run("continue", { approve: allow }));
+    await fromSnapshot.dispose();
+
+    // The same file again, folded from its start.
+    copyFileSync(kept, first.tracePath);
+    rmSync(snapshot);
+    const fromStart = await agent.resumeSession({ sessionId: first.id });
+    await collect(fromStart.run("continue", { approve: allow }));
+    await fromStart.dispose();
+
+    expect(requestOf(1).length).toBeGreaterThan(900);
+    expect(requestOf(1)).toEqual(requestOf(2));
+    expect(h.kit.violations).toEqual([]);
+  });
+
+  it("given the snapshot of another session's file put in place, when the session is resumed, then it is ignored", async () => {
+    h = await startHarness({ script: [{ text: "one" }, { text: "two" }, { text: "three" }, { text: "again" }] });
+    const a = await h.agent.createSession({ workspaceDir: h.workspace });
+    await collect(a.run("task a", { approve: allow }));
+    await a.dispose();
+    appendFileSync(a.tracePath, longTail(300));
+    const b = await h.agent.createSession({ workspaceDir: h.workspace });
+    await collect(b.run("task b", { approve: allow }));
+    await b.dispose();
+    appendFileSync(b.tracePath, longTail(320));
+    const agent = await createAgent({ root: h.root, env: {} });
+    await (await agent.resumeSession({ sessionId: a.id })).dispose();
+    writeFileSync(resumeSnapshotFile(b.tracePath), readFileSync(resumeSnapshotFile(a.tracePath)));
+
+    const resumed = await agent.resumeSession({ sessionId: b.id });
+    await collect(resumed.run("continue", { approve: allow }));
+    await resumed.dispose();
+    const users = requestOf(2).filter((m) => m.role === "user" && m.kind === "text").map((m) => m.text);
+    expect(users).toEqual(["task b", "continue"]);
+    expect(h.kit.violations).toEqual([]);
+  });
+});
