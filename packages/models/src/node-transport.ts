@@ -43,6 +43,8 @@ const BAD_PORTS = new Set([
 ]);
 
 const MAX_REDIRECTS = 20;
+/** Sent when the caller sets none (fetch sent "node"). */
+const USER_AGENT = "penguin-harness";
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** Headers that carry a credential: never sent on to another origin after a redirect. */
 const CREDENTIAL_HEADERS = new Set(["authorization", "proxy-authorization", "cookie", "x-api-key", "x-goog-api-key", "api-key"]);
@@ -87,6 +89,8 @@ async function requestOnce(url: URL, method: string, headers: Record<string, str
   const outgoing: OutgoingHttpHeaders = { ...headers };
   if (!hasHeader(headers, "accept")) outgoing.accept = "*/*";
   if (!hasHeader(headers, "accept-encoding")) outgoing["accept-encoding"] = "identity";
+  // Some gateways in front of model APIs refuse a request that names no client.
+  if (!hasHeader(headers, "user-agent")) outgoing["user-agent"] = USER_AGENT;
   if (body !== undefined) outgoing["content-length"] = Buffer.byteLength(body);
   return new Promise<IncomingMessage>((resolve, reject) => {
     const req = send(url, { method, headers: outgoing });

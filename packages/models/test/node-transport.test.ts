@@ -45,6 +45,7 @@ describe("the node:http transport", () => {
     expect(seen?.method).toBe("POST");
     expect(seen?.headers["content-length"]).toBe(String(Buffer.byteLength(seen?.body ?? "")));
     expect(seen?.headers["accept-encoding"]).toBe("identity");
+    expect(seen?.headers["user-agent"]).toBe("penguin-harness");
     expect(seen?.headers.authorization).toBe("Bearer sk-test-secret-key-0001");
   });
 
