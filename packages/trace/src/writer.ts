@@ -54,7 +54,7 @@
  *   event loop, but once per file or session, not per turn); a file's descriptor is closed
  *   only after a sync still running on it has returned.
  */
-import { closeSync, fdatasync, fdatasyncSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, fdatasync, fdatasyncSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import type { TracePosition } from "./position.js";
 import {
@@ -425,28 +425,57 @@ function writeFully(fd: number, buf: Buffer): void {
   while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
 }
 
+/** The chunk `existingLines` reads a file in (reused: a 50 MB trace is never held whole). */
+const SCAN_CHUNK_BYTES = 1 << 20;
+/** How far back from a file's end `existingLines` looks for the last timestamp. */
+const STAMP_TAIL_BYTES = 65536;
+
 /**
  * How many lines a file already has, counted the way the reader numbers them, whether it
  * ends on a line boundary, and the timestamp (epoch ms) of its last readable line (the floor
- * for the next stamp; -Infinity if none). Read once, when the writer first opens the file.
+ * for the next stamp; -Infinity if none). Read once, when the writer first opens the file,
+ * through one reused chunk: resuming a long session opens a long file, and reading it whole
+ * again would cost as much as the resume's own read.
  */
 function existingLines(file: string): { lines: number; endsWithNewline: boolean; lastStampMs: number } {
-  let buf: Buffer;
+  let fd: number;
   try {
-    buf = readFileSync(file);
+    fd = openSync(file, "r");
   } catch {
     return { lines: 0, endsWithNewline: true, lastStampMs: Number.NEGATIVE_INFINITY };
   }
-  if (buf.length === 0) return { lines: 0, endsWithNewline: true, lastStampMs: Number.NEGATIVE_INFINITY };
-  let newlines = 0;
-  for (let at = buf.indexOf(0x0a); at >= 0; at = buf.indexOf(0x0a, at + 1)) newlines++;
-  const endsWithNewline = buf[buf.length - 1] === 0x0a;
-  return { lines: newlines + (endsWithNewline ? 0 : 1), endsWithNewline, lastStampMs: lastTimestampMs(buf) };
+  try {
+    const chunk = Buffer.allocUnsafe(SCAN_CHUNK_BYTES);
+    let newlines = 0;
+    let size = 0;
+    let lastByte = -1;
+    for (;;) {
+      const n = readSync(fd, chunk, 0, SCAN_CHUNK_BYTES, size);
+      if (n === 0) break;
+      const read = n === SCAN_CHUNK_BYTES ? chunk : chunk.subarray(0, n);
+      for (let at = read.indexOf(0x0a); at >= 0; at = read.indexOf(0x0a, at + 1)) newlines++;
+      lastByte = read[n - 1]!;
+      size += n;
+    }
+    if (size === 0) return { lines: 0, endsWithNewline: true, lastStampMs: Number.NEGATIVE_INFINITY };
+    const endsWithNewline = lastByte === 0x0a;
+    const tailStart = Math.max(0, size - STAMP_TAIL_BYTES);
+    const tail = Buffer.allocUnsafe(size - tailStart);
+    let got = 0;
+    while (got < tail.length) {
+      const n = readSync(fd, tail, got, tail.length - got, tailStart + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return { lines: newlines + (endsWithNewline ? 0 : 1), endsWithNewline, lastStampMs: lastTimestampMs(tail.subarray(0, got)) };
+  } finally {
+    closeSync(fd);
+  }
 }
 
-/** The timestamp of the last line that has one, looking at the file's last 64 KiB only. */
-function lastTimestampMs(buf: Buffer): number {
-  const lines = buf.subarray(Math.max(0, buf.length - 65536)).toString("utf8").split("\n");
+/** The timestamp of the last line that has one in `tail` (the file's last bytes). */
+function lastTimestampMs(tail: Buffer): number {
+  const lines = tail.toString("utf8").split("\n");
   for (let i = lines.length - 1; i >= 0; i--) {
     const match = /"timestamp":"([^"]+)"/.exec(lines[i] ?? "");
     const ms = match === null ? Number.NaN : Date.parse(match[1] ?? "");
