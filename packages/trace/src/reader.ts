@@ -11,6 +11,7 @@
 import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { decodeEnvelope, type OmniMessage } from "@penguin/omnimessage";
+import { readRange } from "./file-range.js";
 import { upcastLine } from "./upcast.js";
 
 export interface SkippedLine {
@@ -225,14 +226,7 @@ export function readTraceFileTail(file: string, maxBytes: number): { messages: O
   try {
     const size = fstatSync(fd).size;
     const from = Math.max(0, size - maxBytes);
-    const buffer = Buffer.allocUnsafe(size - from);
-    let got = 0;
-    while (got < buffer.length) {
-      const n = readSync(fd, buffer, got, buffer.length - got, from + got);
-      if (n === 0) break;
-      got += n;
-    }
-    let bytes = buffer.subarray(0, got);
+    let bytes = readRange(fd, from, size - from);
     // Unless the window starts the file, its first line may be cut: start after its newline.
     if (from > 0) {
       const firstNewline = bytes.indexOf(NEWLINE);

@@ -19,10 +19,11 @@
  * output line's payload in a new envelope and is stored as that line plus the envelope.
  */
 import { createHash } from "node:crypto";
-import { closeSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import type { OmniMessage, ToolCallOutputPayload } from "@penguin/omnimessage";
 import * as HashSet from "effect/HashSet";
 import { foldTrace } from "./evolve.js";
+import { readRange } from "./file-range.js";
 import { readTraceFileWithExtent, type CompleteExtent, type TraceContent } from "./reader.js";
 import { Sequence } from "./sequence.js";
 import { initialSessionState, type SessionState } from "./state.js";
@@ -267,13 +268,8 @@ function tailHash(file: string, bytes: number): string | undefined {
   }
   try {
     const length = Math.min(KEY_TAIL_BYTES, bytes);
-    const buffer = Buffer.allocUnsafe(length);
-    let got = 0;
-    while (got < length) {
-      const n = readSync(fd, buffer, got, length - got, bytes - length + got);
-      if (n === 0) return undefined;
-      got += n;
-    }
+    const buffer = readRange(fd, bytes - length, length);
+    if (buffer.length < length) return undefined;
     return createHash("sha256").update(buffer).digest("hex");
   } catch {
     return undefined;

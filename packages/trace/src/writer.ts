@@ -56,6 +56,7 @@
  */
 import { closeSync, fdatasync, fdatasyncSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { readRange } from "./file-range.js";
 import type { TracePosition } from "./position.js";
 import {
   isEvent,
@@ -460,14 +461,8 @@ function existingLines(file: string): { lines: number; endsWithNewline: boolean;
     if (size === 0) return { lines: 0, endsWithNewline: true, lastStampMs: Number.NEGATIVE_INFINITY };
     const endsWithNewline = lastByte === 0x0a;
     const tailStart = Math.max(0, size - STAMP_TAIL_BYTES);
-    const tail = Buffer.allocUnsafe(size - tailStart);
-    let got = 0;
-    while (got < tail.length) {
-      const n = readSync(fd, tail, got, tail.length - got, tailStart + got);
-      if (n === 0) break;
-      got += n;
-    }
-    return { lines: newlines + (endsWithNewline ? 0 : 1), endsWithNewline, lastStampMs: lastTimestampMs(tail.subarray(0, got)) };
+    const tail = readRange(fd, tailStart, size - tailStart);
+    return { lines: newlines + (endsWithNewline ? 0 : 1), endsWithNewline, lastStampMs: lastTimestampMs(tail) };
   } finally {
     closeSync(fd);
   }
