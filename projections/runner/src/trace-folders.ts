@@ -9,15 +9,7 @@
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { traceFileIndex } from "@penguin/trace";
-
-/**
- * A project or agent folder's name: core's `PROJECT_OR_AGENT_ID`, written again here so the
- * runner does not load the whole engine for one pattern (a rebuild's worker thread imports
- * the runner, and `@penguin/core` would add about a second of start-up to it). A runner test
- * checks the two stay the same.
- */
-export const TRACE_FOLDER_ID = /^[a-z][a-z0-9_]{1,63}$/;
+import { PROJECT_OR_AGENT_ID, traceFileIndex } from "@penguin/trace";
 
 export interface TraceFile {
   /** Path relative to the data root: the checkpoint key, stable if the root moves. */
@@ -56,10 +48,10 @@ function fileNames(dir: string): string[] {
 export function traceDirectories(root: string): string[] {
   const out: string[] = [];
   for (const projectId of dirNames(root)) {
-    if (!TRACE_FOLDER_ID.test(projectId)) continue;
+    if (!PROJECT_OR_AGENT_ID.test(projectId)) continue;
     out.push(join(root, projectId, "agents"));
     for (const agentId of dirNames(join(root, projectId, "agents"))) {
-      if (!TRACE_FOLDER_ID.test(agentId)) continue;
+      if (!PROJECT_OR_AGENT_ID.test(agentId)) continue;
       const traces = join(root, projectId, "agents", agentId, "traces");
       out.push(traces, ...dirNames(traces).map((d) => join(traces, d)));
     }
@@ -70,9 +62,9 @@ export function traceDirectories(root: string): string[] {
 export function listTraceFiles(root: string): TraceFile[] {
   const out: TraceFile[] = [];
   for (const projectId of dirNames(root)) {
-    if (!TRACE_FOLDER_ID.test(projectId)) continue;
+    if (!PROJECT_OR_AGENT_ID.test(projectId)) continue;
     for (const agentId of dirNames(join(root, projectId, "agents"))) {
-      if (!TRACE_FOLDER_ID.test(agentId)) continue;
+      if (!PROJECT_OR_AGENT_ID.test(agentId)) continue;
       const tracesRel = join(projectId, "agents", agentId, "traces");
       for (const date of dirNames(join(root, tracesRel))) {
         for (const name of fileNames(join(root, tracesRel, date))) {

@@ -10,7 +10,6 @@ import { PROJECT_OR_AGENT_ID } from "@penguin/core";
 import { userText } from "@penguin/omnimessage";
 import { listTraceFiles, projectionsFile, rebuildProjections } from "../src/index.js";
 import { claimRun, newClaims, runsOfSessions, spareCoreForRebuild } from "../src/parallel-rebuild.js";
-import { TRACE_FOLDER_ID } from "../src/trace-folders.js";
 import { aTurn, appendMessages, at, failsInWorker, sourcedCounter, tempRoot, threadProjection, tracePath, unloadableCounter } from "./helpers.js";
 
 const session = (n: number) => `session-2026-01-02-10-00-${String(n).padStart(2, "0")}-${n.toString(16).padStart(8, "0")}`;
@@ -99,7 +98,13 @@ describe("rebuild on two threads", () => {
   });
 
   it("reads project and agent folders by the same rule as core", () => {
-    expect(TRACE_FOLDER_ID.source).toBe(PROJECT_OR_AGENT_ID.source);
-    expect(TRACE_FOLDER_ID.flags).toBe(PROJECT_OR_AGENT_ID.flags);
+    // The runner takes core's rule from the trace package; here, through a real listing, a
+    // folder core would refuse to create is passed over and one it accepts is read.
+    const root = tempRoot();
+    const names = ["agent_ok", "Agent-Upper", "a"];
+    names.forEach((agent, n) => appendMessages(tracePath(root, session(n), 1, "default_project", agent), aTurn(session(n), n)));
+    const listed = new Set(listTraceFiles(root).map((f) => f.agentId));
+    for (const agent of names) expect(listed.has(agent)).toBe(PROJECT_OR_AGENT_ID.test(agent));
+    expect([...listed]).toEqual(["agent_ok"]);
   });
 });

@@ -13,12 +13,13 @@
  */
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { PROJECT_OR_AGENT_ID } from "@penguin/trace";
 
 export const DEFAULT_PROJECT = "default_project";
 export const DEFAULT_AGENT = "default_agent";
 
-/** Project and agent ids: lowercase, start with a letter, 2–64 chars. */
-export const PROJECT_OR_AGENT_ID = /^[a-z][a-z0-9_]{1,63}$/;
+/** Project and agent ids (the trace package's rule: readers of a data root below core list folders by it). */
+export { PROJECT_OR_AGENT_ID };
 /** Server user ids. */
 export const USER_ID = /^[a-z][a-z0-9_]{1,31}$/;
 
