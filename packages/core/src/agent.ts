@@ -238,6 +238,7 @@ export class Agent {
       seed: { ...seed.state, settings: { ...settings, thinkingLevel } },
       writerIndex: pick.index,
       existing: true,
+      ...(pick.extent === undefined ? {} : { knownExtent: pick.extent }),
       toolsWritten: seed.state.toolsAnnounced,
       ids,
       resumed: true,
@@ -446,6 +447,8 @@ export class Agent {
     seed: SessionState;
     writerIndex: number;
     existing: boolean;
+    /** Resume: what was read of the file the writer goes on with (TraceWriterOptions.knownExtent). */
+    knownExtent?: { bytes: number; lines: number };
     toolsWritten?: boolean;
     ids: ToolCallIdAllocator;
     resumed: boolean;
@@ -504,6 +507,7 @@ export class Agent {
       meta,
       existing: p.existing,
       toolsWritten: p.toolsWritten,
+      ...(p.knownExtent === undefined ? {} : { knownExtent: p.knownExtent }),
       ...(p.opening === undefined ? {} : { opening: [p.opening] }),
     });
     // The session's state: folded from every line the writer writes, from the seed on.
@@ -572,6 +576,8 @@ function pickResumeFile(files: { file: string; index: number }[], options: { fol
   meta: SessionMetaPayload | undefined;
   /** With `fold`: the fold of `messages`, read from the file's resume snapshot on; undefined when survivors were placed into it. */
   folded: SessionState | undefined;
+  /** With `folded`: the file's bytes through its last newline and their lines, as read (the writer need not count them again). */
+  extent: { bytes: number; lines: number } | undefined;
 } {
   const metaOf = (messages: readonly OmniMessage[]): SessionMetaPayload | undefined => {
     for (const m of messages) if (m.type === "session_meta") return m.payload;
@@ -582,21 +588,21 @@ function pickResumeFile(files: { file: string; index: number }[], options: { fol
   // which the previous file holds, so such a file is folded with them, from its start; any
   // other file is read and folded from its resume snapshot (readForResume). A file with no
   // readable record of its own is passed over (see above), whatever survivors it would get.
-  const candidate = (at: number): { messages: OmniMessage[]; folded: SessionState | undefined; empty: boolean } => {
+  const candidate = (at: number): { messages: OmniMessage[]; folded: SessionState | undefined; extent: { bytes: number; lines: number } | undefined; empty: boolean } => {
     const survivors = options.fold && at > 0 ? survivorsOfClosedFile(files[at - 1]!.file) : [];
     if (!options.fold || survivors.length > 0) {
       const own = readTraceFile(files[at]!.file).messages;
-      return { messages: withSurvivors(own, survivors), folded: undefined, empty: own.length === 0 };
+      return { messages: withSurvivors(own, survivors), folded: undefined, extent: undefined, empty: own.length === 0 };
     }
     const read = readForResume(files[at]!.file);
-    return { messages: read.content.messages, folded: read.state, empty: read.content.messages.length === 0 };
+    return { messages: read.content.messages, folded: read.state, extent: read.extent, empty: read.content.messages.length === 0 };
   };
   let at = files.length - 1;
   let picked = candidate(at);
   while (at > 0 && picked.empty) picked = candidate(--at);
   let meta = metaOf(picked.messages);
   for (let i = at - 1; i >= 0 && meta === undefined; i--) meta = metaOf(readTraceFile(files[i]!.file).messages);
-  return { messages: picked.messages, index: files[at]!.index, meta, folded: picked.folded };
+  return { messages: picked.messages, index: files[at]!.index, meta, folded: picked.folded, extent: picked.extent };
 }
 
 /** Open (and on first use, initialise) an agent under the data root. */
