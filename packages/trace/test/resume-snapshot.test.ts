@@ -252,6 +252,17 @@ describe("resume snapshots", () => {
     expect(read.content.messages.filter((m) => m.type === "event_msg" && m.payload.type === "request_end" && full.lines[full.messages.indexOf(m)]! <= 600)).toEqual([]);
   });
 
+  it("given a snapshot that claims more lines than its bytes could hold, when the file is read for resume, then it is ignored and the file is folded from its start", () => {
+    const file = join(dir, "session_001.jsonl");
+    writeFileSync(file, jsonl(scriptedSession(67, 80)));
+    expect(readForResume(file, { minLines: 1, refreshLines: 1 }).wroteSnapshot).toBe(true);
+    const good = JSON.parse(readFileSync(resumeSnapshotFile(file), "utf8")) as { bytes: number; lines: number };
+    writeFileSync(resumeSnapshotFile(file), JSON.stringify({ ...good, lines: 2 ** 40 }));
+    const read = readForResume(file, { minLines: 1_000_000 });
+    expect(read.fromSnapshot).toBe(0);
+    expect(comparableFold(read.state)).toEqual(comparableFold(foldTrace(readTraceFile(file).messages)));
+  });
+
   it("given a matching key but a line the snapshot refers to damaged in place (same size, the hashed tail intact), then the file is read and folded from its start", () => {
     const file = join(dir, "session_001.jsonl");
     const records = scriptedSession(71, 200);
