@@ -46,7 +46,7 @@ import { survivorsOfClosedFile, withSurvivors } from "./trace/survivors.js";
 import { forkScratchpad, forkSessionFiles, forkSessionFilesAt, type ForkPosition } from "./trace/fork.js";
 import { stateAt, stateAtFromSnapshots, type SessionView } from "./trace/state-at.js";
 import { loadRecording } from "./replay/recording.js";
-import { initialSessionState, readForResume, sessionSettingsOfFiles, parseAt, SessionFolds, TraceWriter, type SessionState, type SnapshotSource, type StateAtResult, type StateAtTarget } from "@penguin/trace";
+import { FileLines, initialSessionState, readForResume, sessionSettingsOfFiles, parseAt, SessionFolds, TraceWriter, type SessionState, type SnapshotSource, type StateAtResult, type StateAtTarget } from "@penguin/trace";
 import { Session } from "./session.js";
 import { createSubagentRunner } from "./subagents/runner.js";
 import type { EnvironmentInterface, LLMInterface, SubagentRunner } from "./interfaces.js";
@@ -238,6 +238,8 @@ export class Agent {
       seed: { ...seed.state, settings: { ...settings, thinkingLevel } },
       writerIndex: pick.index,
       existing: true,
+      ...(pick.extent === undefined ? {} : { knownExtent: pick.extent }),
+      ...(pick.lines === undefined ? {} : { readLines: { index: pick.index, messages: pick.messages, lines: pick.lines } }),
       toolsWritten: seed.state.toolsAnnounced,
       ids,
       resumed: true,
@@ -446,6 +448,10 @@ export class Agent {
     seed: SessionState;
     writerIndex: number;
     existing: boolean;
+    /** Resume: what was read of the file the writer goes on with (TraceWriterOptions.knownExtent). */
+    knownExtent?: { bytes: number; lines: number };
+    /** Resume: the messages read of that file and their lines (FileLines: its snapshot when the session ends). */
+    readLines?: { index: number; messages: readonly OmniMessage[]; lines: readonly number[] };
     toolsWritten?: boolean;
     ids: ToolCallIdAllocator;
     resumed: boolean;
@@ -504,8 +510,11 @@ export class Agent {
       meta,
       existing: p.existing,
       toolsWritten: p.toolsWritten,
+      ...(p.knownExtent === undefined ? {} : { knownExtent: p.knownExtent }),
       ...(p.opening === undefined ? {} : { opening: [p.opening] }),
     });
+    // What the file's resume snapshot needs when the session ends (registered before anything is written).
+    const fileLines = new FileLines(writer, p.existing ? p.readLines : "new-file");
     // The session's state: folded from every line the writer writes, from the seed on.
     const fold = new LiveFold(writer, p.seed);
     const onLine = p.replay?.onLine;
@@ -541,6 +550,7 @@ export class Agent {
       llm,
       env,
       writer,
+      fileLines,
       resumed: p.resumed,
       approvalMode: p.approvalMode,
       sleep: p.replay !== undefined ? noWait : this.#options.sleep,
@@ -572,6 +582,10 @@ function pickResumeFile(files: { file: string; index: number }[], options: { fol
   meta: SessionMetaPayload | undefined;
   /** With `fold`: the fold of `messages`, read from the file's resume snapshot on; undefined when survivors were placed into it. */
   folded: SessionState | undefined;
+  /** With `folded`: the file's bytes through its last newline and their lines, as read (the writer need not count them again). */
+  extent: { bytes: number; lines: number } | undefined;
+  /** With `folded`: the line number of each of `messages` (what the session keeps to snapshot the file when it ends). */
+  lines: readonly number[] | undefined;
 } {
   const metaOf = (messages: readonly OmniMessage[]): SessionMetaPayload | undefined => {
     for (const m of messages) if (m.type === "session_meta") return m.payload;
@@ -582,21 +596,21 @@ function pickResumeFile(files: { file: string; index: number }[], options: { fol
   // which the previous file holds, so such a file is folded with them, from its start; any
   // other file is read and folded from its resume snapshot (readForResume). A file with no
   // readable record of its own is passed over (see above), whatever survivors it would get.
-  const candidate = (at: number): { messages: OmniMessage[]; folded: SessionState | undefined; empty: boolean } => {
+  const candidate = (at: number): { messages: OmniMessage[]; folded: SessionState | undefined; extent: { bytes: number; lines: number } | undefined; lines: readonly number[] | undefined; empty: boolean } => {
     const survivors = options.fold && at > 0 ? survivorsOfClosedFile(files[at - 1]!.file) : [];
     if (!options.fold || survivors.length > 0) {
       const own = readTraceFile(files[at]!.file).messages;
-      return { messages: withSurvivors(own, survivors), folded: undefined, empty: own.length === 0 };
+      return { messages: withSurvivors(own, survivors), folded: undefined, extent: undefined, lines: undefined, empty: own.length === 0 };
     }
     const read = readForResume(files[at]!.file);
-    return { messages: read.content.messages, folded: read.state, empty: read.content.messages.length === 0 };
+    return { messages: read.content.messages, folded: read.state, extent: read.extent, lines: read.content.lines, empty: read.content.messages.length === 0 };
   };
   let at = files.length - 1;
   let picked = candidate(at);
   while (at > 0 && picked.empty) picked = candidate(--at);
   let meta = metaOf(picked.messages);
   for (let i = at - 1; i >= 0 && meta === undefined; i--) meta = metaOf(readTraceFile(files[i]!.file).messages);
-  return { messages: picked.messages, index: files[at]!.index, meta, folded: picked.folded };
+  return { messages: picked.messages, index: files[at]!.index, meta, folded: picked.folded, extent: picked.extent, lines: picked.lines };
 }
 
 /** Open (and on first use, initialise) an agent under the data root. */

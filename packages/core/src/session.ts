@@ -16,7 +16,7 @@ import { clockFromSleep, type SleepFn } from "./engine/reconnect.js";
 import { runGoal } from "./goal/goal-loop.js";
 import { engineGoalSession, goalRequest, Goals, makeGoals, type GoalsShape } from "./goal/goals.js";
 import type { ApproveFn, EnvironmentInterface, LLMInterface, ToolPermission } from "./interfaces.js";
-import { isCommitPoint, type AppendListener, type SessionState, type TraceWriter } from "@penguin/trace";
+import { isCommitPoint, type AppendListener, type FileLines, type SessionState, type TraceWriter } from "@penguin/trace";
 import type { ProcessInfo } from "./environment/commands/process-table.js";
 import { Environment } from "./environment/environment.js";
 import type { SubagentInfo } from "./subagents/index.js";
@@ -54,6 +54,8 @@ export interface SessionParts {
   llm: LLMInterface;
   env: EnvironmentInterface;
   writer: TraceWriter;
+  /** Follows the writer's file, for its resume snapshot when the session ends. */
+  fileLines?: FileLines | undefined;
   /** True when the session was rebuilt from its trace. */
   resumed: boolean;
   /** The approval mode last recorded in the trace (resume), if any. */
@@ -81,6 +83,7 @@ export class Session {
   readonly #llm: LLMInterface;
   readonly #env: EnvironmentInterface;
   readonly #writer: TraceWriter;
+  readonly #fileLines: FileLines | undefined;
   readonly #endpoint: ModelEndpoint;
   #disposed = false;
   /**
@@ -111,6 +114,7 @@ export class Session {
     this.#llm = parts.llm;
     this.#env = parts.env;
     this.#writer = parts.writer;
+    this.#fileLines = parts.fileLines;
     this.#endpoint = parts.endpoint;
     this.#recordedApprovalMode = parts.approvalMode;
     this.#sleep = parts.sleep;
@@ -347,5 +351,12 @@ export class Session {
     this.#disposed = true;
     await Effect.runPromise(Scope.close(this.#scope, Exit.void));
     this.#writer.close();
+    // The next resume of a long session then folds nothing it has already seen. A cache: a
+    // snapshot that cannot be written is simply not there (resume folds the file instead).
+    try {
+      this.#fileLines?.writeSnapshot(this.#engine.fold.state);
+    } catch {
+      // not written
+    }
   }
 }

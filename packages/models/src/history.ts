@@ -57,13 +57,18 @@ export function toRuns(messages: readonly CompleteModelPayload[]): Run[] {
       runs.push({ side: "assistant", items: [s.item] });
     }
   }
-  for (const r of runs) {
-    if (r.side !== "user") continue;
-    const outputs = r.items.filter((i) => i.type === "tool_call_output");
-    const rest = r.items.filter((i) => i.type !== "tool_call_output");
-    r.items = [...outputs, ...rest];
-  }
+  for (const r of runs) if (r.side === "user" && !outputsFirst(r.items)) r.items = [...r.items.filter((i) => i.type === "tool_call_output"), ...r.items.filter((i) => i.type !== "tool_call_output")];
   return runs;
+}
+
+/** Whether no tool output follows another item (the usual run: nothing to reorder, nothing to copy). */
+function outputsFirst(items: readonly UserItem[]): boolean {
+  let seenOther = false;
+  for (const i of items) {
+    if (i.type !== "tool_call_output") seenOther = true;
+    else if (seenOther) return false;
+  }
+  return true;
 }
 
 /** Maps each tool_call_id in the history to its tool name (Gemini answers by name). */

@@ -91,7 +91,10 @@ async function requestOnce(url: URL, method: string, headers: Record<string, str
   if (!hasHeader(headers, "accept-encoding")) outgoing["accept-encoding"] = "identity";
   // Some gateways in front of model APIs refuse a request that names no client.
   if (!hasHeader(headers, "user-agent")) outgoing["user-agent"] = USER_AGENT;
-  if (body !== undefined) outgoing["content-length"] = Buffer.byteLength(body);
+  // Encoded once: its length is the header, and the socket gets the bytes without encoding the
+  // string again (a long history's body is tens of MB; counting then encoding it cost twice).
+  const bytes = body === undefined ? undefined : Buffer.from(body, "utf8");
+  if (bytes !== undefined) outgoing["content-length"] = bytes.length;
   return new Promise<IncomingMessage>((resolve, reject) => {
     const req = send(url, { method, headers: outgoing });
     const onAbort = (): void => {
@@ -106,7 +109,7 @@ async function requestOnce(url: URL, method: string, headers: Record<string, str
       signal.removeEventListener("abort", onAbort);
       reject(err);
     });
-    req.end(body);
+    req.end(bytes);
   });
 }
 

@@ -49,6 +49,17 @@ describe("the node:http transport", () => {
     expect(seen?.headers.authorization).toBe("Bearer sk-test-secret-key-0001");
   });
 
+  it("sends a body of non-ASCII text as its UTF-8 bytes, with their count as the length", async () => {
+    const model = await server((_req, res) => chatSse(res, "ok"));
+    const text = "résumé — 続けて 🐧";
+    const { outcome } = await run(request(endpointFor("openai-chat", `${model.url}/v1`), { messages: [{ type: "text", role: "user", text }] }));
+    expect(outcome.status).toBe("completed");
+    const seen = model.seen[0];
+    expect(seen?.headers["content-length"]).toBe(String(Buffer.byteLength(seen?.body ?? "")));
+    expect(Buffer.byteLength(seen?.body ?? "")).toBeGreaterThan((seen?.body ?? "").length);
+    expect(JSON.stringify(JSON.parse(seen?.body ?? "{}").messages)).toContain(text);
+  });
+
   it("follows a 307 to another origin with the same method and body, and without the key", async () => {
     const target = await server((_req, res) => chatSse(res, "moved"));
     const origin = await server((req, res) => {

@@ -294,7 +294,8 @@ function loadMatchingSnapshot(traceFile: string): StoredResumeSnapshot | undefin
   }
   if (typeof stored !== "object" || stored === null || stored.format !== RESUME_SNAPSHOT_FORMAT) return undefined;
   const { bytes, lines } = stored;
-  if (!Number.isInteger(bytes) || !Number.isInteger(lines) || bytes <= 0 || lines <= 0) return undefined;
+  // Every line ends in a newline: more lines than bytes is not a snapshot of any file.
+  if (!Number.isInteger(bytes) || !Number.isInteger(lines) || bytes <= 0 || lines <= 0 || lines > bytes) return undefined;
   // A file shorter than the snapshot cannot be read at the hashed offset: the hash fails too.
   if (typeof stored.tail !== "string" || tailHash(traceFile, bytes) !== stored.tail) return undefined;
   return stored;
@@ -312,8 +313,13 @@ function restore(stored: StoredResumeSnapshot, content: TraceContent, extent: Co
 }
 
 /** The line numbers a stored state refers to, or undefined when its lists are not of the stored shape. */
-function referencedLines(e: EncodedState): Set<number> | undefined {
-  const lines = new Set<number>();
+function referencedLines(e: EncodedState, covered: number): Uint8Array | undefined {
+  // One byte per covered line (the reader asks once per line of a 100k-line file); a reference
+  // past the covered lines needs no mark: those lines are always read.
+  const marks = new Uint8Array(covered + 1);
+  const lines = { add: (n: number): void => {
+    if (Number.isInteger(n) && n >= 0 && n <= covered) marks[n] = 1;
+  } };
   const messages = (list: unknown): boolean => {
     if (!Array.isArray(list)) return false;
     for (const r of list as MessageRef[]) {
@@ -337,7 +343,7 @@ function referencedLines(e: EncodedState): Set<number> | undefined {
     payloads(e.outputs.map((entry) => (Array.isArray(entry) ? entry[1] : undefined))) &&
     (w === null || (typeof w === "object" && messages(w.inputs) && messages(w.producedMessages) && payloads(w.produced))) &&
     (e.compactionSpan === null || (typeof e.compactionSpan === "object" && messages(e.compactionSpan.before)));
-  return ok ? lines : undefined;
+  return ok ? marks : undefined;
 }
 
 /**
@@ -417,10 +423,10 @@ export interface ResumeRead extends ResumeFold {
  */
 export function readForResume(traceFile: string, options: ResumeFoldOptions = {}): ResumeRead {
   const stored = loadMatchingSnapshot(traceFile);
-  const referenced = stored === undefined ? undefined : referencedLines(stored.state);
+  const referenced = stored === undefined ? undefined : referencedLines(stored.state, stored.lines);
   if (stored !== undefined && referenced !== undefined) {
     const covered = stored.lines;
-    const read = readTraceFileWithExtent(traceFile, { skipLine: (line) => line <= covered && line !== 1 && !referenced.has(line) });
+    const read = readTraceFileWithExtent(traceFile, { skipLine: (line) => line <= covered && line !== 1 && referenced[line] !== 1 });
     const snapshot = restore(stored, read.content, read.extent);
     if (snapshot !== undefined) return { ...read, ...foldOn(traceFile, read.content, read.extent, snapshot, options) };
   }

@@ -54,7 +54,7 @@
  *   event loop, but once per file or session, not per turn); a file's descriptor is closed
  *   only after a sync still running on it has returned.
  */
-import { closeSync, fdatasync, fdatasyncSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
+import { closeSync, fdatasync, fdatasyncSync, fstatSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { readRange } from "./file-range.js";
 import type { TracePosition } from "./position.js";
@@ -83,6 +83,13 @@ export interface TraceWriterOptions {
   existing: boolean;
   /** Set when resuming a file whose header already holds the tool list. */
   toolsWritten?: boolean;
+  /**
+   * What the caller has just read of the existing file: its bytes through the last newline
+   * and the lines in them (a resume's read). Used only while the file's size still equals
+   * those bytes (then the file ends on a line boundary and its lines are known); otherwise the
+   * writer counts the file itself.
+   */
+  knownExtent?: { bytes: number; lines: number };
   /** Records written once, right after the first header (a new session's starting settings); ignored when `existing`. */
   opening?: OmniMessage[];
   /** Disable fsync (benchmarks of the raw append path). Default true. */
@@ -159,6 +166,7 @@ export class TraceWriter {
   readonly #waiters: Waiter[] = [];
   /** A background sync failed: what was written since its start is not known to be durable. */
   #failure: Error | undefined;
+  readonly #knownExtent: { bytes: number; lines: number } | undefined;
 
   constructor(options: TraceWriterOptions) {
     this.#fileFor = options.fileFor;
@@ -170,6 +178,7 @@ export class TraceWriter {
     this.#headerWritten = options.existing;
     this.#toolsWritten = options.toolsWritten ?? false;
     this.#opening = options.existing ? [] : [...(options.opening ?? [])];
+    this.#knownExtent = options.existing ? options.knownExtent : undefined;
   }
 
   /** The file currently written (or about to be). */
@@ -327,7 +336,7 @@ export class TraceWriter {
       mkdirSync(dirname(file), { recursive: true });
       // A file left by a crash may end in a torn line (even a rotated file killed while its
       // header was being written): the next record starts on a fresh line.
-      const existing = existingLines(file);
+      const existing = existingLines(file, this.#knownExtent);
       this.#needsNewline = !existing.endsWithNewline;
       this.#lines = existing.lines;
       this.#lastStampMs = Math.max(this.#lastStampMs, existing.lastStampMs);
@@ -438,7 +447,7 @@ const STAMP_TAIL_BYTES = 65536;
  * through one reused chunk: resuming a long session opens a long file, and reading it whole
  * again would cost as much as the resume's own read.
  */
-function existingLines(file: string): { lines: number; endsWithNewline: boolean; lastStampMs: number } {
+function existingLines(file: string, known: { bytes: number; lines: number } | undefined): { lines: number; endsWithNewline: boolean; lastStampMs: number } {
   let fd: number;
   try {
     fd = openSync(file, "r");
@@ -446,6 +455,11 @@ function existingLines(file: string): { lines: number; endsWithNewline: boolean;
     return { lines: 0, endsWithNewline: true, lastStampMs: Number.NEGATIVE_INFINITY };
   }
   try {
+    // The file is append-only: at the size the caller read, it holds the lines it counted.
+    if (known !== undefined && known.bytes > 0 && fstatSync(fd).size === known.bytes) {
+      const tailStart = Math.max(0, known.bytes - STAMP_TAIL_BYTES);
+      return { lines: known.lines, endsWithNewline: true, lastStampMs: lastTimestampMs(readRange(fd, tailStart, known.bytes - tailStart)) };
+    }
     const chunk = Buffer.allocUnsafe(SCAN_CHUNK_BYTES);
     let newlines = 0;
     let size = 0;

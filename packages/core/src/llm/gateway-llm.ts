@@ -42,6 +42,7 @@ function withSessionIds(p: ModelPayload, mapId: (id: string) => string): ModelPa
 export class GatewayLLM implements LLMInterface {
   readonly #options: GatewayLLMOptions;
   readonly #ids: ToolCallIdAllocator;
+  /** Complete model messages only: what goes in is filtered once, so a request need not check 100k messages again. */
   #history: OmniMessage[] = [];
   #tools: ToolDefinition[];
   #lastUsage: TokenCounts | undefined;
@@ -82,7 +83,7 @@ export class GatewayLLM implements LLMInterface {
     const newMessages = input.newMessages.filter(isCompleteModel);
     // One pass into one array: a resumed history can hold tens of thousands of messages.
     const messages: CompleteModelPayload[] = [];
-    for (const m of this.#history) if (isCompleteModel(m)) messages.push(m.payload);
+    for (const m of this.#history) messages.push(m.payload as CompleteModelPayload);
     for (const m of newMessages) messages.push(m.payload);
     const mapId = this.#ids.forResponse();
     const produced: OmniMessage[] = [];

@@ -2,7 +2,8 @@
 // when it is resumed, then a snapshot is left beside its trace; when it is resumed again from
 // that snapshot, then the next request is exactly the one a resume that folds the whole file
 // sends, and it still passes the testkit's pairing check. A snapshot of another file is
-// ignored. Real agent, real trace files, the model is the testkit.
+// ignored. A resumed session that runs leaves, when disposed, a snapshot of every line it
+// wrote too. Real agent, real trace files, the model is the testkit.
 import { appendFileSync, copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { approvalDecision, assistantText, requestBegin, requestEnd, thinking, tokenUsage, toolCall, toolCallOutput, type OmniMessage } from "@penguin/omnimessage";
@@ -69,6 +70,34 @@ describe("resume from a resume snapshot", () => {
 
     expect(requestOf(1).length).toBeGreaterThan(900);
     expect(requestOf(1)).toEqual(requestOf(2));
+    expect(h.kit.violations).toEqual([]);
+  });
+
+  it("given a long session resumed and run, when it is disposed, then the snapshot beside its trace covers every line, the task's included, and the next resume's request is a whole-file fold's", async () => {
+    h = await startHarness({ script: [{ text: "first done" }, { text: "ran" }, { text: "again" }, { text: "again" }] });
+    const first = await h.agent.createSession({ workspaceDir: h.workspace });
+    await collect(first.run("first task", { approve: allow }));
+    await first.dispose();
+    appendFileSync(first.tracePath, longTail(300));
+    const snapshot = resumeSnapshotFile(first.tracePath);
+    const agent = await createAgent({ root: h.root, env: {} });
+    const resumed = await agent.resumeSession({ sessionId: first.id });
+    await collect(resumed.run("a task after resume", { approve: allow }));
+    await resumed.dispose();
+    const lines = readFileSync(first.tracePath, "utf8").split("\n").length - 1;
+    expect((JSON.parse(readFileSync(snapshot, "utf8")) as { lines: number }).lines).toBe(lines);
+
+    const kept = `${first.tracePath}.kept`;
+    copyFileSync(first.tracePath, kept);
+    const fromSnapshot = await agent.resumeSession({ sessionId: first.id });
+    await collect(fromSnapshot.run("continue", { approve: allow }));
+    await fromSnapshot.dispose();
+    copyFileSync(kept, first.tracePath);
+    rmSync(snapshot);
+    const fromStart = await agent.resumeSession({ sessionId: first.id });
+    await collect(fromStart.run("continue", { approve: allow }));
+    await fromStart.dispose();
+    expect(requestOf(2)).toEqual(requestOf(3));
     expect(h.kit.violations).toEqual([]);
   });
 

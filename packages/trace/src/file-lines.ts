@@ -1,0 +1,100 @@
+/**
+ * What a resume snapshot of the file a session writes needs, kept while the session runs, so
+ * the snapshot can be written when the session ends: the message objects of that file with
+ * their line numbers (a snapshot stores each message of the state as the line it came from,
+ * found by object identity).
+ *
+ * Without it, a long session that ran live and ended normally left no snapshot, and its first
+ * resume folded the whole file (a 100k-line trace: the slow path, every time it is resumed
+ * once). The objects are the ones the session's fold holds already, so keeping them costs two
+ * references per line.
+ *
+ * The record is complete only when it saw every line of the file: a new file this writer
+ * started, or a resumed one read whole by `readForResume` (its content holds every line the
+ * state can refer to). Otherwise (a file resumed another way) nothing is written; a rotation
+ * starts the record again for the new file, which this writer writes from its first line.
+ */
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import type { OmniMessage } from "@penguin/omnimessage";
+import { RESUME_SNAPSHOT_MIN_LINES, writeResumeSnapshot } from "./resume-snapshot.js";
+import type { SessionState } from "./state.js";
+import type { TraceWriter } from "./writer.js";
+
+/** What was read of the file a resumed session goes on with: its index, its messages and their line numbers. */
+export interface ReadFileLines {
+  index: number;
+  messages: readonly OmniMessage[];
+  lines: readonly number[];
+}
+
+export class FileLines {
+  readonly #writer: TraceWriter;
+  /** The file index the record is about; undefined while it is not complete. */
+  #index: number | undefined;
+  #messages: OmniMessage[] = [];
+  #lines: number[] = [];
+  /** The last line this writer wrote to the file (0: none yet). */
+  #lastWritten = 0;
+  readonly #stop: () => void;
+
+  /**
+   * Follow `writer`. `start`: "new-file" when the writer starts its file (a new session);
+   * what resume read of the writer's file; undefined when that is not known (the record is
+   * then complete only from the writer's next file on).
+   */
+  constructor(writer: TraceWriter, start: ReadFileLines | "new-file" | undefined) {
+    this.#writer = writer;
+    if (start === "new-file") this.#index = writer.index;
+    else if (start !== undefined && start.index === writer.index && start.messages.length === start.lines.length) {
+      this.#index = start.index;
+      this.#messages = [...start.messages];
+      this.#lines = [...start.lines];
+    }
+    this.#stop = writer.onWrite((m, position) => {
+      if (position.file !== this.#index) {
+        // Another file: complete only if this writer starts it (a rotation), else unknown.
+        this.#index = position.line === 1 ? position.file : undefined;
+        this.#messages = [];
+        this.#lines = [];
+      }
+      if (this.#index === undefined) return;
+      this.#messages.push(m);
+      this.#lines.push(position.line);
+      this.#lastWritten = position.line;
+    });
+  }
+
+  /**
+   * Write the file's resume snapshot with `state` (the session's fold after its last record)
+   * once the writer is closed: only when the record is complete, this writer wrote the file's
+   * last line, the file ends there (its size and last byte say so) and it is long enough to
+   * be worth one. True when one was written.
+   */
+  writeSnapshot(state: SessionState, minLines = RESUME_SNAPSHOT_MIN_LINES): boolean {
+    this.#stop();
+    const index = this.#index;
+    if (index === undefined || index !== this.#writer.index || this.#lastWritten < minLines) return false;
+    const file = this.#writer.file;
+    const bytes = sizeEndingInNewline(file);
+    if (bytes === undefined) return false;
+    return writeResumeSnapshot(file, { messages: this.#messages, lines: this.#lines, skipped: [], tornTail: false }, { bytes, lines: this.#lastWritten }, state);
+  }
+}
+
+/** The file's size when its last byte is a newline (every line written whole), else undefined. */
+function sizeEndingInNewline(file: string): number | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch {
+    return undefined;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return undefined;
+    const last = Buffer.alloc(1);
+    return readSync(fd, last, 0, 1, size - 1) === 1 && last[0] === 0x0a ? size : undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
