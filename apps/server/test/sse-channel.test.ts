@@ -79,6 +79,8 @@ describe("SseChannel", () => {
 
   it("frames multi-line data and refuses CR/LF in event names and ids", () => {
     expect(formatSse({ event: "x", id: "1", data: "a\nb" })).toBe("event: x\nid: 1\ndata: a\ndata: b\n\n");
+    expect(formatSse({ id: "001:000002", data: '{"type":"model_msg"}' })).toBe('id: 001:000002\ndata: {"type":"model_msg"}\n\n');
+    expect(formatSse({ data: "" })).toBe("data: \n\n");
     expect(() => formatSse({ event: "x\ny", data: "" })).toThrow(/single line/);
     expect(() => formatSse({ id: "1\r", data: "" })).toThrow(/single line/);
   });

@@ -24,10 +24,14 @@ export interface SseFrame {
   data: string;
 }
 
+const LINE_BREAK = /[\r\n]/;
+
 export function formatSse(frame: SseFrame): string {
   let out = "";
   if (frame.event !== undefined) out += `event: ${singleLine("event", frame.event)}\n`;
   if (frame.id !== undefined) out += `id: ${singleLine("id", frame.id)}\n`;
+  // JSON never holds a raw line break: the common frame is one data line, built without a split.
+  if (!LINE_BREAK.test(frame.data)) return `${out}data: ${frame.data}\n\n`;
   for (const line of frame.data.split(/\r\n|\r|\n/)) out += `data: ${line}\n`;
   return `${out}\n`;
 }
