@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { eventually, startHarness, type Harness } from "./helpers/harness.js";
 import { enqueueSmart, lastUserText } from "./helpers/model.js";
 import { newSession, openStream, runsEnded, taskStates, text, untilRunsEnded, untilServerEvent } from "./helpers/session.js";
-import { dataOf, isServerEvent, messagesOf } from "./helpers/sse.js";
+import { dataOf, isServerEvent, messagesOf, seqOf, type SseEvent } from "./helpers/sse.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -255,6 +255,32 @@ describe("compaction", () => {
     const end = messagesOf(sse.events).find((m) => m.payload?.type === "compaction_end");
     expect(end?.payload.status).toBe("completed");
     expect((await c.post(`/api/sessions/${sid}/compact`)).body.error.code).toBe("already_compacted");
+    await sse.close();
+  });
+});
+
+describe("the replay ring after a run", () => {
+  it("drops the finished run's partials when its client stayed connected; a reconnect from inside the run gets every record and server event after its id, in order", async () => {
+    const answer = "partial-".repeat(20);
+    h = await startHarness({ script: [{ text: answer, chunkSize: 8 }] });
+    const c = await h.admin();
+    const sid = await newSession(c, { workspace: h.workspace });
+    const sse = await openStream(c, sid);
+    await c.post(`/api/sessions/${sid}/tasks`, text("stream please"));
+    await untilRunsEnded(sse, 1);
+    const isPartialEvent = (e: SseEvent) => e.event === "message" && String(dataOf(e).payload?.type).startsWith("partial_");
+    const partials = sse.events.filter(isPartialEvent);
+    expect(partials.length).toBeGreaterThanOrEqual(20);
+    const midway = partials[5]!.id!;
+    const back = await openStream(c, sid, midway);
+    const snapshot = await back.until((e) => e.id === undefined && isServerEvent(e, "task_state"));
+    const replayed = back.events.slice(0, back.events.indexOf(snapshot));
+    const durableOrServer = sse.events.filter((e) => e.id !== undefined && seqOf(e.id) > seqOf(midway) && !isPartialEvent(e));
+    expect(replayed.map((e) => e.id)).toEqual(durableOrServer.map((e) => e.id));
+    expect(replayed.map((e) => e.data)).toEqual(durableOrServer.map((e) => e.data));
+    expect(messagesOf(replayed).filter((m) => m.payload?.type === "text" && m.payload.role === "assistant").map((m) => m.payload.text)).toEqual([answer]);
+    expect(taskStates(replayed).at(-1)).toBe("idle");
+    await back.close();
     await sse.close();
   });
 });

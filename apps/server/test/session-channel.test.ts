@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { TraceWriter, type TracePosition } from "@penguin/core";
 import { sessionTitle, userText, type OmniMessage } from "@penguin/omnimessage";
 import type { SseSink } from "../src/http/sse.js";
-import { SessionChannel } from "../src/runtime/session-channel.js";
+import { PARTIALS_KEPT_FOR_LEAVERS_MS, SessionChannel } from "../src/runtime/session-channel.js";
 import { parseStreamId, formatStreamId } from "../src/runtime/stream-ids.js";
 
 const dirs: string[] = [];
@@ -120,6 +120,56 @@ describe("SessionChannel", () => {
     expect(ids(seen.frames).at(-1)).toBe("002:000003");
     reader.catchUp();
     expect(ids(seen.frames)).toHaveLength(3);
+  });
+
+  it("drops a finished run's partials when every client that saw them is still connected; a reconnect still gets every record and server event", () => {
+    const { writer, ch } = world();
+    writer.append(note("before the run"));
+    const live = sink();
+    ch.subscribe(live);
+    const start = ch.volatile('{"type":"task_state","state":"running"}', "server_event");
+    const partials = [1, 2, 3].map((i) => ch.volatile(`"delta ${i}"`, undefined, { streaming: true }));
+    writer.append(note("abc"));
+    const subagent = ch.volatile('"a subagent message"');
+    const end = ch.volatile('{"type":"task_state","state":"idle"}', "server_event");
+    const withPartials = ch.volatileSize;
+    expect(withPartials.events).toBe(6);
+
+    expect(ch.runEnded()).toBe(3);
+    expect(ch.volatileSize.events).toBe(3);
+    expect(ch.volatileSize.bytes).toBeLessThan(withPartials.bytes);
+    // The connected client had everything already; one coming back from before the run (or
+    // from inside it) gets the records and the server events, the partials' text being in the record.
+    for (const from of ["001:000002", partials[1]!]) {
+      const back = sink();
+      ch.subscribe(back, from);
+      const expected = from === "001:000002" ? [start, "001:000003", subagent, end] : ["001:000003", subagent, end];
+      expect(ids(back.frames)).toEqual(expected);
+      expect(JSON.parse(datas(back.frames)[expected.indexOf("001:000003")]!).payload.text).toBe("abc");
+    }
+    expect(ids(live.frames)).toEqual([start, ...partials, "001:000003", subagent, end]);
+  });
+
+  it("keeps a finished run's partials for a client that left during it, until it has had time to come back", () => {
+    let now = 1_000;
+    const ch = new SessionChannel(() => [], "ep5", { maxEvents: 100, maxBytes: 1e6 }, () => now);
+    const stays = sink();
+    ch.subscribe(stays);
+    const leaves = sink();
+    const leave = ch.subscribe(leaves);
+    const first = ch.volatile('"delta 1"', undefined, { streaming: true });
+    leave();
+    const missed = [ch.volatile('"delta 2"', undefined, { streaming: true }), ch.volatile('"idle"', "server_event")];
+    expect(ch.runEnded()).toBe(0);
+    // It comes back with its last id and gets exactly what it missed, the partial included.
+    const back = sink();
+    ch.subscribe(back, first);
+    expect(ids(back.frames)).toEqual(missed);
+    // Later, once a leaver has had PARTIALS_KEPT_FOR_LEAVERS_MS to come back, the next run's end drops them.
+    now += PARTIALS_KEPT_FOR_LEAVERS_MS;
+    ch.volatile('"delta 3"', undefined, { streaming: true });
+    expect(ch.runEnded()).toBe(3);
+    expect(ch.volatileSize.events).toBe(1);
   });
 
   it("bounds the volatile ring and parses only well-formed ids", () => {

@@ -2,7 +2,7 @@
 // the gap left the ring or the epoch differs, ring limits by count and bytes, frame rules,
 // pings on an injected ticker, and slow readers cut off instead of buffered without bound.
 import { describe, expect, it } from "vitest";
-import { formatSse, openSseStream, RETRY_MS, type SseSink } from "../src/http/sse.js";
+import { directSseBody, formatSse, OPENING_FRAME, openSseStream, PING_FRAME, RETRY_MS, type SseSink } from "../src/http/sse.js";
 import { ManualTicker } from "../src/runtime/clock.js";
 import { EventIds, SseChannel } from "../src/runtime/sse-channel.js";
 import { SseReader } from "./helpers/sse.js";
@@ -79,6 +79,8 @@ describe("SseChannel", () => {
 
   it("frames multi-line data and refuses CR/LF in event names and ids", () => {
     expect(formatSse({ event: "x", id: "1", data: "a\nb" })).toBe("event: x\nid: 1\ndata: a\ndata: b\n\n");
+    expect(formatSse({ id: "001:000002", data: '{"type":"model_msg"}' })).toBe('id: 001:000002\ndata: {"type":"model_msg"}\n\n');
+    expect(formatSse({ data: "" })).toBe("data: \n\n");
     expect(() => formatSse({ event: "x\ny", data: "" })).toThrow(/single line/);
     expect(() => formatSse({ id: "1\r", data: "" })).toThrow(/single line/);
   });
@@ -108,6 +110,49 @@ describe("openSseStream", () => {
     await reader.close();
     expect(released).toBe(1);
     expect(ticker.active).toBe(0);
+  });
+
+  it("hands an attached writer the frames as strings, the queued ones first, and ends it when the stream closes", () => {
+    const ticker = new ManualTicker();
+    const ch = new SseChannel(new EventIds("ep6"), { maxEvents: 10_000, maxBytes: 1e9 });
+    let released = 0;
+    const res = openSseStream(
+      (s) => {
+        const unsubscribe = ch.subscribe(s);
+        return () => {
+          released += 1;
+          unsubscribe();
+        };
+      },
+      { ticker, pingMs: 20_000, maxBufferedBytes: 1e6 },
+    );
+    ch.publish("before attach");
+    const direct = directSseBody(res);
+    expect(direct).toBeDefined();
+    expect(directSseBody(new Response("plain"))).toBeUndefined();
+    const written: string[] = [];
+    let ended = 0;
+    direct!.attach({ write: (frame) => (written.push(frame), 0), end: () => void (ended += 1) });
+    ch.publish("after attach");
+    ticker.advance(20_000);
+    expect(written).toEqual([OPENING_FRAME, formatSse({ id: "ep6-1", data: "before attach" }), formatSse({ id: "ep6-2", data: "after attach" }), PING_FRAME]);
+    expect(() => direct!.attach({ write: () => 0, end: () => undefined })).toThrow(/one consumer/);
+    direct!.cancel();
+    expect([ended, released, ch.subscriberCount, ticker.active]).toEqual([1, 1, 0, 0]);
+    ch.publish("gone");
+    expect(written).toHaveLength(4);
+  });
+
+  it("closes an attached stream whose socket buffers more than the limit", () => {
+    const ch = new SseChannel(new EventIds("ep7"), { maxEvents: 10_000, maxBytes: 1e9 });
+    const res = openSseStream((s) => ch.subscribe(s), { ticker: new ManualTicker(), pingMs: 20_000, maxBufferedBytes: 64 * 1024 });
+    let buffered = 0;
+    let ended = false;
+    directSseBody(res)!.attach({ write: (frame) => (buffered += frame.length), end: () => void (ended = true) });
+    for (let i = 0; i < 100 && !ended; i++) ch.publish("z".repeat(1024));
+    expect(ended).toBe(true);
+    expect(buffered).toBeGreaterThan(64 * 1024);
+    expect(ch.subscriberCount).toBe(0);
   });
 
   it("closes a subscriber whose client does not read", async () => {

@@ -12,7 +12,7 @@
 // that tree; the fake model, the clients and the project config are this bench's, so the two
 // servers see exactly the same traffic.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -39,6 +39,14 @@ export interface ServerBenchOptions {
   built?: boolean;
   /** More node flags for the server process (`--max-semi-space-size=4`, `--trace-gc`…), to look into its memory. */
   nodeArgs?: readonly string[];
+  /**
+   * Write a V8 heap snapshot of the server process (into `snapshotDir`, default the working
+   * directory) the first time its RSS reaches this many MB, to see where the memory is at the
+   * peak (heap-report.mjs reads it). Writing it stalls the server and doubles its RSS for a
+   * while, so the figures of such a run are not comparable.
+   */
+  snapshotAtMb?: number;
+  snapshotDir?: string;
 }
 
 export interface ServerBenchResult {
@@ -78,7 +86,9 @@ export async function runServerBench(opts: ServerBenchOptions = {}): Promise<Ser
   const entry = opts.serverDir === undefined ? undefined : serverEntryIn(opts.serverDir, opts.built === true);
   // From sources the server's TypeScript goes through tsx; built, node alone runs the child and the dist/ build.
   const loader = opts.built === true ? [] : ["--conditions=development", "--import", "tsx"];
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...(opts.nodeArgs ?? []), ...loader, CHILD], {
+  if (opts.snapshotDir !== undefined) mkdirSync(opts.snapshotDir, { recursive: true });
+  const snapshotFlags = opts.snapshotAtMb === undefined ? [] : ["--heapsnapshot-signal=SIGUSR2", ...(opts.snapshotDir === undefined ? [] : [`--diagnostic-dir=${opts.snapshotDir}`])];
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...(opts.nodeArgs ?? []), ...snapshotFlags, ...loader, CHILD], {
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
@@ -93,6 +103,7 @@ export async function runServerBench(opts: ServerBenchOptions = {}): Promise<Ser
   let childOutput = "";
   child.stdout?.on("data", (chunk: Buffer) => (childOutput += chunk.toString("utf8")));
   let result: Omit<ServerBenchResult, "heapUsedMb" | "externalMb"> | undefined;
+  const stopWatching = opts.snapshotAtMb === undefined ? () => undefined : snapshotWhenRss(child.pid, opts.snapshotAtMb);
   try {
     const url = await readyUrl(child.stdout);
     const password = readFileSync(join(root, "initial-admin-password"), "utf8").trim();
@@ -127,6 +138,7 @@ export async function runServerBench(opts: ServerBenchOptions = {}): Promise<Ser
       wallMs,
     };
   } finally {
+    stopWatching();
     const exited = new Promise((resolve) => child.once("exit", resolve));
     child.kill("SIGTERM");
     await exited;
@@ -153,6 +165,22 @@ export function serverEntryIn(dir: string, built = false): string {
 function percentile(sorted: number[], q: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;
+}
+
+/** Signals the server to write a heap snapshot once its RSS (VmRSS, sampled every 50 ms) reaches `mb`; returns the stop. */
+function snapshotWhenRss(pid: number | undefined, mb: number): () => void {
+  const timer = setInterval(() => {
+    try {
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+      if (m === null || Number(m[1]) / 1024 < mb) return;
+      clearInterval(timer);
+      process.kill(pid ?? 0, "SIGUSR2");
+      process.stderr.write(`server RSS reached ${mb} MB: heap snapshot requested\n`);
+    } catch {
+      clearInterval(timer);
+    }
+  }, 50);
+  return () => clearInterval(timer);
 }
 
 /** Peak resident memory of the server process (VmHWM), in MB; NaN where /proc is missing. */

@@ -1,14 +1,16 @@
 // CLI wrapper of the server benchmark:
 //
 //   node --conditions=development --import tsx test/bench/server/run.ts [--sessions 200] [--events 200] [--delay-ms 5] [--quick]
-//        [--hono DIR | --hono-commit SHA] [--built] [--node-arg FLAG]...
+//        [--hono DIR | --hono-commit SHA] [--built] [--node-arg FLAG]... [--snapshot-at-mb N [--snapshot-dir DIR]]
 //
 // Prints the figures and the goals (200 sessions, p99 ≤ 20 ms, RSS ≤ 200 MB); the goals are
 // never asserted. `--hono DIR` (a checkout of an older commit, installed) or `--hono-commit SHA`
 // (hono-tree.ts unpacks and installs it; default the last Hono commit) runs the same load
 // against that tree's server right after this one's and prints both side by side. `--built`
 // runs each server from its `dist/` build (run `npx tsc -b` in each tree first) instead of
-// through tsx; `--node-arg` passes a flag to the server processes (repeatable).
+// through tsx; `--node-arg` passes a flag to the server processes (repeatable). `--snapshot-at-mb N`
+// writes a heap snapshot of the server when its RSS first reaches N MB (read it with
+// heap-report.mjs); the figures of that run are not comparable (the snapshot stalls the server).
 import { parseArgs } from "node:util";
 import { LAST_HONO_COMMIT, prepareTree } from "./hono-tree.js";
 import { runServerBench, type ServerBenchOptions, type ServerBenchResult } from "./index.js";
@@ -23,12 +25,16 @@ const { values } = parseArgs({
     "hono-commit": { type: "string" },
     built: { type: "boolean", default: false },
     "node-arg": { type: "string", multiple: true },
+    "snapshot-at-mb": { type: "string" },
+    "snapshot-dir": { type: "string" },
   },
 });
 const opts: ServerBenchOptions = { quick: values.quick, built: values.built, nodeArgs: values["node-arg"] ?? [] };
 if (values.sessions !== undefined) opts.sessions = Number(values.sessions);
 if (values.events !== undefined) opts.events = Number(values.events);
 if (values["delay-ms"] !== undefined) opts.delayMs = Number(values["delay-ms"]);
+if (values["snapshot-at-mb"] !== undefined) opts.snapshotAtMb = Number(values["snapshot-at-mb"]);
+if (values["snapshot-dir"] !== undefined) opts.snapshotDir = values["snapshot-dir"];
 if (values.hono !== undefined && values["hono-commit"] !== undefined) {
   process.stderr.write("give --hono DIR or --hono-commit SHA, not both\n");
   process.exit(2);

@@ -9,11 +9,14 @@
  *   when the client goes away (SSE streams and model probes stop on it);
  * - `sendResponse` writes status and headers (each Set-Cookie separately), then pumps the
  *   body with backpressure: it waits for `drain` instead of buffering a slow reader, and
- *   cancels the body when the socket closes so the producer's cleanup runs.
+ *   cancels the body when the socket closes so the producer's cleanup runs. An SSE stream
+ *   (http/sse.ts) is not pumped: its frames are written to the socket as they come, as
+ *   strings, and the stream closes itself when the socket's buffer passes its limit.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { NextFunction, Request as ExpressRequest, Response as ExpressResponse } from "express";
 import { RequestContext } from "./request-context.js";
+import { directSseBody } from "./sse.js";
 
 const CONTEXT_KEY = "penguinContext";
 
@@ -53,6 +56,25 @@ export async function sendResponse(res: ServerResponse, response: Response, cont
   if (cookies.length > 0) res.setHeader("set-cookie", cookies);
   if (response.body === null) {
     res.end();
+    return;
+  }
+  const sse = directSseBody(response);
+  if (sse !== undefined) {
+    res.flushHeaders();
+    res.once("close", () => sse.cancel());
+    if (res.destroyed) {
+      sse.cancel();
+      return;
+    }
+    sse.attach({
+      write(frame) {
+        if (!res.destroyed) res.write(frame);
+        return res.writableLength;
+      },
+      end() {
+        if (!res.destroyed) res.end();
+      },
+    });
     return;
   }
   const reader = response.body.getReader();

@@ -171,16 +171,22 @@ export class RouteTable {
     const decodeQuery = partDecoder<Q, Params>(spec.query, "query");
     const decodeBody = partDecoder<B, undefined>(spec.body, "body");
     const hasBody = spec.body !== undefined;
+    const answer = async (req: ExpressRequest, c: RequestContext): Promise<Response> => {
+      const rawParams = flatParams(req.params);
+      const grant = resolve(c, rawParams, need, beforePasswordChange);
+      const rawQuery = firstValues(c.url.searchParams);
+      const params = decodeParams(rawParams, rawParams);
+      const query = decodeQuery(rawQuery, rawQuery);
+      const body = decodeBody(hasBody ? await readJsonBody(req, maxBody) : undefined, undefined);
+      return handler({ ...grant, c, params, query, body });
+    };
     this.#app[spec.method](expressPath(spec.path), async (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
       try {
         const c = contextOf(res);
-        const rawParams = flatParams(req.params);
-        const grant = resolve(c, rawParams, need, beforePasswordChange);
-        const rawQuery = firstValues(c.url.searchParams);
-        const params = decodeParams(rawParams, rawParams);
-        const query = decodeQuery(rawQuery, rawQuery);
-        const body = decodeBody(hasBody ? await readJsonBody(req, maxBody) : undefined, undefined);
-        await sendResponse(res, await handler({ ...grant, c, params, query, body }), c);
+        // The answer is made in its own call: a streaming one (SSE) is sent for as long as the
+        // connection lives, and must not keep the grant (its paths), params and body alive with it.
+        const response = await answer(req, c);
+        await sendResponse(res, response, c);
       } catch (error) {
         next(error);
       }

@@ -11,6 +11,16 @@
  * places, so a client of the same process gets exactly every event it missed, as before ids
  * were positions; after a restart the ring is empty and the records alone are replayed.
  *
+ * The partials of a run (`volatile(…, { streaming: true })`) are most of the ring (a 200-delta
+ * answer is ~55 KB of frames) and worth nothing once the run has ended: every one of them is
+ * folded into a record of the trace by then. `runEnded()` drops them unless a client may still
+ * come back for them: one that left (its stream closed) since the last drop, less than
+ * `PARTIALS_KEPT_FOR_LEAVERS_MS` ago, may reconnect with an id inside the run and gets exactly
+ * what it missed, partials included. When every client that saw the run is still connected
+ * (each has been sent every event), nobody can ask for them, and the ring keeps only the
+ * server events and the mirrored subagent messages. A client that comes back later than that
+ * (or holds an id of the previous process) gets the run's records, which carry the same text.
+ *
  * Subscribing with a last id (synchronous, so no event can be sent between the replay and
  * joining the live feed):
  * - no id: live events only;
@@ -45,11 +55,16 @@ export const VOLATILE_TAIL: VolatileLimits = { maxEvents: 10_000, maxBytes: 8 * 
 
 export const RESYNC_EVENT = "server_event";
 
+/** How long after a client left a finished run's partials stay for it (browsers reconnect after RETRY_MS, 2 s). */
+export const PARTIALS_KEPT_FOR_LEAVERS_MS = 60_000;
+
 interface VolatileEntry {
   position: TracePosition;
   k: number;
   frame: string;
   bytes: number;
+  /** A run's partial: dropped by `runEnded()` when no client can ask for it any more. */
+  streaming: boolean;
 }
 
 export class SessionChannel {
@@ -61,12 +76,16 @@ export class SessionChannel {
   #volatileBytes = 0;
   #k = 0;
   readonly #subscribers = new Set<SseSink>();
+  readonly #now: () => number;
+  /** When the last client left since partials were last dropped (undefined: none left). */
+  #leftAt: number | undefined;
 
-  constructor(traceFiles: () => TraceFileRef[], epoch: string, limits: VolatileLimits = VOLATILE_TAIL) {
+  constructor(traceFiles: () => TraceFileRef[], epoch: string, limits: VolatileLimits = VOLATILE_TAIL, now: () => number = Date.now) {
     if (!/^[0-9a-z]+$/.test(epoch)) throw new Error(`a stream epoch must be lowercase letters and digits (got "${epoch}")`);
     this.#traceFiles = traceFiles;
     this.#epoch = epoch;
     this.#limits = limits;
+    this.#now = now;
   }
 
   /** The position of the last trace record sent (or, before any, the trace's end). */
@@ -94,14 +113,15 @@ export class SessionChannel {
     for (const sink of this.#subscribers) sink.send(frame);
   }
 
-  /** Sends an event that is not in the trace; returns its id. */
-  volatile(data: string, event?: string): string {
+  /** Sends an event that is not in the trace; returns its id. `streaming`: a run's partial (see `runEnded`). */
+  volatile(data: string, event?: string, options: { streaming?: boolean } = {}): string {
     const position = this.lastDurable();
     this.#k += 1;
     const id = formatStreamId({ position, volatile: { epoch: this.#epoch, k: this.#k } });
     const frame = formatSse(event === undefined ? { id, data } : { event, id, data });
-    this.#volatile.push({ position, k: this.#k, frame, bytes: Buffer.byteLength(frame) });
-    this.#volatileBytes += Buffer.byteLength(frame);
+    const bytes = Buffer.byteLength(frame);
+    this.#volatile.push({ position, k: this.#k, frame, bytes, streaming: options.streaming === true });
+    this.#volatileBytes += bytes;
     while (this.#volatile.length > 1 && (this.#volatile.length > this.#limits.maxEvents || this.#volatileBytes > this.#limits.maxBytes)) {
       this.#volatileBytes -= this.#volatile.shift()?.bytes ?? 0;
     }
@@ -119,7 +139,29 @@ export class SessionChannel {
   subscribe(sink: SseSink, lastEventId?: string): () => void {
     if (lastEventId !== undefined && lastEventId !== "") this.#replay(sink, lastEventId);
     this.#subscribers.add(sink);
-    return () => void this.#subscribers.delete(sink);
+    return () => {
+      // A client that leaves may come back with Last-Event-ID for the partials it missed.
+      if (this.#subscribers.delete(sink)) this.#leftAt = this.#now();
+    };
+  }
+
+  /**
+   * The session's run has ended: every partial in the ring is folded into a trace record by
+   * now. Drops them, unless a client left less than PARTIALS_KEPT_FOR_LEAVERS_MS ago and may
+   * come back for them (then the next run's end looks again). Returns how many were dropped.
+   */
+  runEnded(): number {
+    if (this.#leftAt !== undefined && this.#now() - this.#leftAt < PARTIALS_KEPT_FOR_LEAVERS_MS) return 0;
+    this.#leftAt = undefined;
+    const before = this.#volatile.length;
+    this.#volatile = this.#volatile.filter((e) => !e.streaming);
+    this.#volatileBytes = this.#volatile.reduce((n, e) => n + e.bytes, 0);
+    return before - this.#volatile.length;
+  }
+
+  /** What the ring holds: events and bytes of frames. */
+  get volatileSize(): { events: number; bytes: number } {
+    return { events: this.#volatile.length, bytes: this.#volatileBytes };
   }
 
   /** Closes every subscriber (server shutdown, session deleted). */

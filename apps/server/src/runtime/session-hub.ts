@@ -16,15 +16,17 @@
  *   host has drained what was queued before them (the next turn of the event loop). A
  *   reader never sees a partial after the record that completes it;
  * - server events (`server_event`, data `{type, …}`) through `serverEvent`, also volatile;
+ *   the partials of a run leave the replay ring when it ends (SessionChannel.runEnded), the
+ *   server events and subagent messages stay;
  *   `taskState()` is also sent, without an id, to each new subscriber after its replay.
  */
 import type { Session } from "@penguin/core";
-import { isTraceable, type OmniMessage } from "@penguin/omnimessage";
+import { isPartial, isTraceable, type OmniMessage } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import { ApprovalRegistry } from "./approvals.js";
 import type { LiveLog } from "./live-log.js";
 import type { EventIds } from "./sse-channel.js";
-import { SessionChannel, type TraceFileRef } from "./session-channel.js";
+import { SessionChannel, VOLATILE_TAIL, type TraceFileRef } from "./session-channel.js";
 import type { TracePosition } from "@penguin/core";
 import type { TaskInputItem } from "./task-input.js";
 
@@ -89,7 +91,7 @@ export class SessionHub {
     this.sessionId = ids.sessionId;
     this.projectId = ids.projectId;
     this.agentId = ids.agentId;
-    this.channel = new SessionChannel(traceFiles, eventIds.epoch);
+    this.channel = new SessionChannel(traceFiles, eventIds.epoch, VOLATILE_TAIL, now);
     this.lastActiveAt = now();
     this.approvals = new ApprovalRegistry(
       {
@@ -130,7 +132,7 @@ export class SessionHub {
     }
     // Traceable but never written (a duplicate tool list, a session_meta the writer skips): not part of the stream.
     if (isTraceable(m)) return;
-    this.channel.volatile(JSON.stringify(m));
+    this.channel.volatile(JSON.stringify(m), undefined, { streaming: isPartial(m) });
   }
 
   /** Sends every held record (the run has ended, or the host has drained its queue). */

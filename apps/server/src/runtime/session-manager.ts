@@ -19,7 +19,7 @@
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import { agentPaths, createAgent, isApprovalMode, isPenguinError, readTraceFile, PROJECT_OR_AGENT_ID, resumeSnapshotFile, sessionScratchpad, sessionTraceFiles, type Agent, type ApprovalMode, type ForkPosition, type SandboxOptions, type Session, type SleepFn } from "@penguin/core";
+import { agentPaths, createAgent, isApprovalMode, isPenguinError, readTraceFile, PROJECT_OR_AGENT_ID, resumeSnapshotFile, sessionScratchpad, sessionTraceFiles, type Agent, type AgentPaths, type ApprovalMode, type ForkPosition, type SandboxOptions, type Session, type SleepFn } from "@penguin/core";
 import { isTraceable, sessionTitle, settingsChanged, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import type { SessionRow } from "../db/sessions-store.js";
@@ -91,6 +91,7 @@ export type TaskAccepted = { status: "started" } | { status: "queued"; followUpI
 export class SessionManager {
   readonly #deps: SessionManagerDeps;
   readonly #hubs = new Map<string, SessionHub>();
+  readonly #agentPaths = new Map<string, AgentPaths>();
   readonly #agents = new Map<string, Promise<Agent>>();
   readonly #runner: TaskRunner;
   readonly #lifetime = new AbortController();
@@ -122,9 +123,16 @@ export class SessionManager {
   hub(row: SessionRow): SessionHub {
     let hub = this.#hubs.get(row.sessionId);
     if (hub === undefined) {
-      const paths = agentPaths(this.#deps.root, row.projectId, row.agentId);
+      // One paths object per agent, not per hub: it is ~10 KB of path strings, and a hub lives as long as its subscribers.
+      const key = `${row.projectId}/${row.agentId}`;
+      let paths = this.#agentPaths.get(key);
+      if (paths === undefined) {
+        paths = agentPaths(this.#deps.root, row.projectId, row.agentId);
+        this.#agentPaths.set(key, paths);
+      }
       const sessionId = row.sessionId;
-      hub = new SessionHub({ sessionId, projectId: row.projectId, agentId: row.agentId }, this.#deps.ids, this.#deps.now, () => sessionTraceFiles(paths, sessionId));
+      const agent = paths;
+      hub = new SessionHub({ sessionId, projectId: row.projectId, agentId: row.agentId }, this.#deps.ids, this.#deps.now, () => sessionTraceFiles(agent, sessionId));
       this.#hubs.set(row.sessionId, hub);
     }
     return hub;

@@ -157,6 +157,8 @@ export class TaskRunner {
     const { now } = this.#deps;
     hub.flushHeld();
     hub.run = undefined;
+    // Every partial of the run is in a record now: the ring drops them unless a client that left may come back for them.
+    hub.channel.runEnded();
     hub.state = "idle";
     hub.dropPendingSteering();
     hub.lastActiveAt = now();

@@ -13,13 +13,15 @@
  *   4. the current state is saved as a snapshot first;
  *   5. the folders are swapped and the current vault is put back (an archive never brings
  *      secrets; one that holds a `.vault.toml` anyway has it dropped).
+ *
+ * `tar` (and the streams it is built on) is imported on first use: few servers ever save or
+ * import a snapshot, and loading it at start-up costs every one of them its memory.
  */
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureAgentState, parseSystemConfig, type AgentPaths } from "@penguin/core";
-import { create, extract, list } from "tar";
 import { ApiError, badRequest, conflict } from "../http/api-error.js";
 
 export const SNAPSHOT_IMPORT_MAX = 50 * 1024 * 1024;
@@ -50,6 +52,7 @@ export async function saveSnapshot(agent: AgentPaths, versionIfUnreadable?: numb
   const file = join(agent.snapshotsDir, snapshotName(version));
   const tmp = `${file}.${randomBytes(4).toString("hex")}.tmp`;
   try {
+    const { create } = await import("tar");
     await create(
       {
         gzip: true,
@@ -99,6 +102,7 @@ export async function importSnapshot(agent: AgentPaths, bytes: Buffer, confirm: 
     const problems: string[] = [];
     let entries = 0;
     let unpacked = 0;
+    const { extract, list } = await import("tar");
     try {
       await list({
         file: archive,
