@@ -17,6 +17,8 @@ import type { OmniMessage } from "@penguin/omnimessage";
 export interface PositionedLine {
   /** 1-based line number in the file. */
   line: number;
+  /** Byte offset where the line starts. */
+  startByte: number;
   /** Byte offset right after the line's newline: where the next line starts. */
   endByte: number;
   message: OmniMessage;
@@ -75,7 +77,7 @@ export function readTraceChunk(file: string, fromByte: number, fromLine: number,
       const parsed = parseTraceText(buf.toString("utf8", 0, complete));
       for (let i = 0; i < parsed.messages.length; i++) {
         const rel = parsed.lines[i]!;
-        lines.push({ line: fromLine + rel, endByte: fromByte + ends[rel - 1]!, message: parsed.messages[i]! });
+        lines.push({ line: fromLine + rel, startByte: rel === 1 ? fromByte : fromByte + ends[rel - 2]!, endByte: fromByte + ends[rel - 1]!, message: parsed.messages[i]! });
       }
       skipped = parsed.skipped.length;
     } else {
@@ -87,7 +89,7 @@ export function readTraceChunk(file: string, fromByte: number, fromLine: number,
           const raw = buf.toString("utf8", start, end);
           const parsed = parseTraceText(`${raw}\n`);
           const message = parsed.messages[0];
-          if (message !== undefined) lines.push({ line: fromLine + i + 1, endByte: fromByte + end + 1, message });
+          if (message !== undefined) lines.push({ line: fromLine + i + 1, startByte: fromByte + start, endByte: fromByte + end + 1, message });
           else if (parsed.skipped.length > 0 || raw.includes("\0")) skipped += 1;
         }
         start = end + 1;

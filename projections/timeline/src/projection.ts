@@ -254,9 +254,10 @@ function insertInOrder(map: Map<string, TimelineRequestRow[]>, key: string, row:
 
 export const timelineProjection: Projection<TimelineTables> = {
   name: "timeline",
-  // 2: the time-travel snapshots and the viewer's statistics. Bump it whenever evolve's rules,
-  // the snapshot format or the statistics' rules change.
-  version: 2,
+  // 2: the time-travel snapshots and the viewer's statistics. 3: snapshot chunks refer to
+  // trace lines instead of copying them (SNAPSHOT_FORMAT 2), timeline_events without rowid.
+  // Bump it whenever evolve's rules, the snapshot format or the statistics' rules change.
+  version: 3,
   handles: [],
   // A parallel rebuild imports it from here in its worker threads.
   source: { module: import.meta.url, exportName: "timelineProjection" },
