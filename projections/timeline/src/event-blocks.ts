@@ -54,9 +54,12 @@ const blockOf = (line: number): number => Math.floor((line - 1) / BLOCK_LINES);
 /**
  * Adds a batch's events to their blocks: a block already stored (from an earlier batch) is
  * read once and extended, one this batch started is extended in memory; each is written once.
+ * A file's events come in line order, so of the blocks a batch touches in a file only the
+ * first can be stored already: only that one is looked up.
  */
 export async function applyEventBlocks(batch: readonly TraceEvent[], db: Kysely<EventBlockTables>, rows: RowWriter): Promise<void> {
   const blocks = new Map<string, TimelineEventBlockRow>();
+  const filesSeen = new Set<string>();
   let i = 0;
   while (i < batch.length) {
     const first = batch[i]!;
@@ -72,7 +75,10 @@ export async function applyEventBlocks(batch: readonly TraceEvent[], db: Kysely<
     const key = `${first.sessionId}\u0000${first.fileIndex}\u0000${block}`;
     let row = blocks.get(key);
     if (row === undefined) {
-      const stored = await db.selectFrom("timeline_event_blocks").select("events").where("session_id", "=", first.sessionId).where("file_index", "=", first.fileIndex).where("block", "=", block).executeTakeFirst();
+      const fileKey = `${first.sessionId}\u0000${first.fileIndex}`;
+      const firstInFile = !filesSeen.has(fileKey);
+      filesSeen.add(fileKey);
+      const stored = firstInFile ? await db.selectFrom("timeline_event_blocks").select("events").where("session_id", "=", first.sessionId).where("file_index", "=", first.fileIndex).where("block", "=", block).executeTakeFirst() : undefined;
       row = { session_id: first.sessionId, file_index: first.fileIndex, block, events: stored?.events ?? "[]" };
       blocks.set(key, row);
     }

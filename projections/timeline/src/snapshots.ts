@@ -125,10 +125,10 @@ export async function migrateSnapshotTables(db: Kysely<SnapshotTables>): Promise
     .execute();
 }
 
-interface TailEvent {
-  message: OmniMessage;
-  line: LineOrigin | undefined;
-}
+/** An event of the tail: as it came in a batch, or as read back from the head row (with its line, when it was a reference). */
+type TailEvent = TraceEvent | { message: OmniMessage; line: TraceLineRef | undefined };
+
+const lineOfTail = (t: TailEvent): TraceLineRef | undefined => ("sessionId" in t ? lineOf(t) : t.line);
 
 /** One session's fold as far as it has gone. */
 interface FoldHead {
@@ -279,7 +279,7 @@ function tailJsonOf(tail: readonly TailEvent[]): string {
   const out = new Array<unknown>(tail.length);
   for (let i = 0; i < tail.length; i++) {
     const t = tail[i]!;
-    const line = t.line === undefined ? undefined : lineOf(t.line);
+    const line = lineOfTail(t);
     out[i] = line === undefined ? t.message : [line.file, line.start, line.length, line.timestamp];
   }
   return JSON.stringify(out);
@@ -344,7 +344,7 @@ async function headOf(db: Kysely<SnapshotTables>, sessionId: string, batchEvents
     }
     for (const t of tail) {
       fold = stepTimeTravel(fold, t.message);
-      noteOutput(outputs, t.message, t.line);
+      noteOutput(outputs, t.message, lineOfTail(t));
     }
     return { ...position, fold, encoder, tail, tailJson: row.tail, outputs };
   } catch (error) {
@@ -374,18 +374,15 @@ export async function applySnapshots(batch: readonly TraceEvent[], db: Kysely<Sn
     let { fold } = head;
     let tail = head.tail.slice();
     let count = head.events;
-    let last = { fileIndex: head.fileIndex, line: head.line, endByte: head.endByte };
     const refOf = lineRefsOf(head.outputs);
     for (const e of events) {
-      const line = e.path === undefined || e.startByte === undefined ? undefined : e;
-      if (line !== undefined && e.message.type === "model_msg") {
-        lineOfMessage.set(e.message, line);
-        noteOutput(head.outputs, e.message, line);
+      if (e.path !== undefined && e.startByte !== undefined && e.message.type === "model_msg") {
+        lineOfMessage.set(e.message, e);
+        noteOutput(head.outputs, e.message, e);
       }
       fold = stepTimeTravel(fold, e.message);
       count += 1;
-      last = { fileIndex: e.fileIndex, line: e.line, endByte: e.endByte };
-      tail.push({ message: e.message, line });
+      tail.push(e);
       if (count % SNAPSHOT_EVERY === 0) {
         const encoded = head.encoder.encode(fold, count, refOf);
         keepStateOutputs(head.outputs, fold);
@@ -398,8 +395,9 @@ export async function applySnapshots(batch: readonly TraceEvent[], db: Kysely<Sn
       }
     }
     const tailJson = tailJsonOf(tail);
+    const last = events[events.length - 1]!;
     headRows.push({ session_id: sessionId, events: count, file_index: last.fileIndex, line: last.line, end_byte: last.endByte, tail: tailJson });
-    remember(sessionId, { events: count, ...last, fold, encoder: head.encoder, tail, tailJson, outputs: head.outputs });
+    remember(sessionId, { events: count, fileIndex: last.fileIndex, line: last.line, endByte: last.endByte, fold, encoder: head.encoder, tail, tailJson, outputs: head.outputs });
   }
   rows.insert("timeline_fold_heads", headRows, { columns: ["session_id"], update: ["events", "file_index", "line", "end_byte", "tail"] });
 }
