@@ -232,7 +232,13 @@ type LineOrigin = TraceEvent | TraceLineRef;
  * (Payloads need no entry of their own: a window's payloads are its messages' payloads, which
  * the encoder pairs by index, and the state's tool outputs are in `FoldHead.outputs`.)
  */
-const lineOfMessage = new WeakMap<object, LineOrigin>();
+const lineOfMessage = new WeakMap<object, MessageLine>();
+/**
+ * A message's line as `lineOfMessage` keeps it: `[file index, start byte, length]` for one
+ * folded here (its timestamp is the message's own), so the entry that lives as long as the
+ * message is three numbers, not the whole event; a resolved reference as it was read.
+ */
+type MessageLine = readonly [file: number, start: number, length: number] | TraceLineRef;
 
 function lineOf(origin: LineOrigin): TraceLineRef | undefined {
   if (!("message" in origin)) return origin;
@@ -252,14 +258,16 @@ function sameFields(a: object, b: object): boolean {
 /** Which items of a session's fold are lines of its trace (`LineRefOf` for the snapshot encoder). */
 function lineRefsOf(outputs: FoldHead["outputs"]): LineRefOf {
   return (item) => {
-    const origin = lineOfMessage.get(item);
-    const asMessage = origin === undefined ? undefined : lineOf(origin);
-    if (asMessage !== undefined) return { line: asMessage, part: "envelope" };
+    const known = lineOfMessage.get(item);
+    if (known !== undefined) {
+      const line = "file" in known ? known : { file: known[0], start: known[1], length: known[2], timestamp: (item as OmniMessage).timestamp };
+      return { line, part: "envelope" };
+    }
     const p = item as Partial<ToolCallOutputPayload>;
     if (p.type === "tool_call_output" && typeof p.tool_call_id === "string") {
       // A tool output the state holds: the payload of the output's line.
-      const known = outputs.get(p.tool_call_id);
-      const line = known?.payload === item ? lineOf(known.line) : undefined;
+      const output = outputs.get(p.tool_call_id);
+      const line = output?.payload === item ? lineOf(output.line) : undefined;
       return line === undefined ? undefined : { line, part: "payload" };
     }
     // The copy of a tool output that opens the next request: `{ timestamp, type, payload }` around the output's fields.
@@ -377,7 +385,7 @@ export async function applySnapshots(batch: readonly TraceEvent[], db: Kysely<Sn
     const refOf = lineRefsOf(head.outputs);
     for (const e of events) {
       if (e.path !== undefined && e.startByte !== undefined && e.message.type === "model_msg") {
-        lineOfMessage.set(e.message, e);
+        lineOfMessage.set(e.message, [e.fileIndex, e.startByte, e.endByte - e.startByte]);
         noteOutput(head.outputs, e.message, e);
       }
       fold = stepTimeTravel(fold, e.message);
