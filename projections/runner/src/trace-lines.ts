@@ -44,6 +44,23 @@ export interface TraceChunk {
 
 const NEWLINE = 0x0a;
 
+/**
+ * The bytes of the last read, reused by the next one: a rebuild reads its traces 8 MiB at a
+ * time, and a fresh buffer each time is memory outside the heap that the GC accounts for and
+ * the kernel zeroes. Safe because a chunk keeps nothing of it (the lines are decoded into
+ * strings before `readTraceChunk` returns, and it never yields in between).
+ */
+let scratch = Buffer.allocUnsafe(0);
+
+/** Kept for reuse up to this size; a read for one longer line gets a buffer of its own. */
+const SCRATCH_MAX = 16 << 20;
+
+function scratchOf(size: number): Buffer {
+  if (size > SCRATCH_MAX) return Buffer.allocUnsafe(size);
+  if (scratch.length < size) scratch = Buffer.allocUnsafe(size);
+  return scratch.subarray(0, size);
+}
+
 /** Reads the complete lines of `file` after byte `fromByte` (line `fromLine`), at most about `maxBytes`. */
 export function readTraceChunk(file: string, fromByte: number, fromLine: number, maxBytes = 8 << 20): TraceChunk {
   const fd = openSync(file, "r");
@@ -55,7 +72,7 @@ export function readTraceChunk(file: string, fromByte: number, fromLine: number,
     let lastNewline = -1;
     // Grow the window until it holds at least one complete line or reaches the end of the file.
     for (;;) {
-      buf = Buffer.allocUnsafe(want);
+      buf = scratchOf(want);
       const got = readFully(fd, buf, fromByte);
       buf = buf.subarray(0, got);
       lastNewline = buf.lastIndexOf(NEWLINE);
