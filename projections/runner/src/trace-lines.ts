@@ -68,7 +68,7 @@ export function readTraceChunk(file: string, fromByte: number, fromLine: number,
     const size = fstatSync(fd).size;
     if (size < fromByte) return { lines: [], bytes: fromByte, seen: size, lineCount: fromLine, skipped: 0, tornTail: false, intact: false, atEnd: true };
     let want = Math.min(maxBytes, size - fromByte);
-    let buf = Buffer.alloc(0);
+    let buf: Buffer = Buffer.alloc(0);
     let lastNewline = -1;
     // Grow the window until it holds at least one complete line or reaches the end of the file.
     for (;;) {
