@@ -316,7 +316,7 @@ export class TraceLineResolver {
     return out;
   }
 
-  /** One read covering the group's lines (sorted by start), each checked and parsed. */
+  /** One read covering the group's lines (sorted by start); each line referred to is checked and parsed on its own (the lines between are not parsed). */
   #readGroup(fd: number, path: string, refs: readonly StoredLineRef[], group: readonly number[], out: unknown[]): void {
     const first = refs[group[0]!]![1];
     let end = 0;
@@ -324,25 +324,25 @@ export class TraceLineResolver {
     // One byte before the first line too, to see that it starts a line.
     const from = first > 0 ? first - 1 : 0;
     const buf = readRange(fd, from, end - from);
-    const lead = first - from;
     if (buf.length < end - from) throw new SnapshotLineMismatch(`a snapshot refers to bytes ${first}–${end} of ${path}, past its end`);
-    if (lead === 1 && buf[0] !== 0x0a) throw new SnapshotLineMismatch(`a snapshot refers to byte ${first} of ${path}, which does not start a line`);
-    // Every line of the read, by the byte it starts at (relative to `from`).
-    const lineAt = new Map<number, number>();
-    let line = 1;
-    lineAt.set(lead, line);
-    for (let i = buf.indexOf(0x0a, lead); i >= 0 && i < buf.length - 1; i = buf.indexOf(0x0a, i + 1)) lineAt.set(i + 1, ++line);
-    const parsed = parseTraceBytes(lead === 0 ? buf : buf.subarray(lead));
-    const messageAt = new Map<number, OmniMessage>();
-    for (let i = 0; i < parsed.messages.length; i++) messageAt.set(parsed.lines[i]!, parsed.messages[i]!);
+    // A line referred to twice (a window's message and its payload) is parsed once: one envelope.
+    const parsedAt = new Map<number, OmniMessage | undefined>();
+    const messageAt = (start: number, length: number): OmniMessage | undefined => {
+      if (parsedAt.has(start)) return parsedAt.get(start);
+      const s = start - from;
+      const e = s + length;
+      // One whole line: it starts after a newline (or at the file's start), and its first newline is its last byte.
+      const whole = (start === 0 || buf[s - 1] === 0x0a) && buf.indexOf(0x0a, s) === e - 1;
+      const parsed = whole ? parseTraceBytes(buf.subarray(s, e)) : undefined;
+      const m = parsed !== undefined && parsed.messages.length === 1 && parsed.skipped.length === 0 ? parsed.messages[0] : undefined;
+      parsedAt.set(start, m);
+      return m;
+    };
     for (const i of group) {
       const r = refs[i]!;
       const [, start, length, timestamp] = r;
-      const at = lineAt.get(start - from);
-      const next = start + length - from;
-      const m = at === undefined ? undefined : messageAt.get(at);
-      // One line: its first newline is its last byte, right where the stored length says.
-      if (at === undefined || next > buf.length || buf.indexOf(0x0a, start - from) !== next - 1 || m === undefined || m.timestamp !== timestamp) {
+      const m = messageAt(start, length);
+      if (m === undefined || m.timestamp !== timestamp) {
         throw new SnapshotLineMismatch(`a snapshot refers to a line at byte ${start} of ${path} that is not there any more`);
       }
       this.#onLine?.(m, { file: r[0], start, length, timestamp });
