@@ -18,7 +18,7 @@
  * An end event pairs with the latest open row of the same session, which is how the engine
  * writes them (one request at a time; tool calls by id). Durations are event-time differences.
  */
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import type { Projection, RowWriter, TraceEvent } from "@penguin/projections-runner";
 import { applyAnalysis, migrateAnalysisTable, type AnalysisTables } from "./analysis.js";
 import { applyEventBlocks, migrateEventBlocks, type EventBlockTables } from "./event-blocks.js";
@@ -245,10 +245,18 @@ function insertInOrder(map: Map<string, TimelineRequestRow[]>, key: string, row:
   list.splice(i, 0, row);
 }
 
+/**
+ * The row tables are keyed by their primary key alone: with a rowid, the table and the key's
+ * index would each hold every row's session id and position, and a rebuild inserts a row
+ * into both (over a hundred thousand requests and as many tool calls on a large root).
+ */
+const withoutRowid = sql`without rowid`;
+
 export const timelineProjection: Projection<TimelineTables> = {
   name: "timeline",
   // 2: the time-travel snapshots and the viewer's statistics. 3: snapshot chunks refer to
-  // trace lines instead of copying them (SNAPSHOT_FORMAT 2); the events in blocks of lines.
+  // trace lines instead of copying them (SNAPSHOT_FORMAT 2); the events in blocks of lines;
+  // the row tables without rowid.
   // Bump it whenever evolve's rules, the snapshot format or the statistics' rules change.
   version: 3,
   handles: [],
@@ -273,6 +281,7 @@ export const timelineProjection: Projection<TimelineTables> = {
       .addColumn("cached_tokens", "integer")
       .addColumn("output_tokens", "integer")
       .addPrimaryKeyConstraint("timeline_requests_pk", ["session_id", "file_index", "line"])
+      .modifyEnd(withoutRowid)
       .execute();
     await positioned("timeline_tool_calls")
       .addColumn("tool_call_id", "text", (c) => c.notNull())
@@ -282,6 +291,7 @@ export const timelineProjection: Projection<TimelineTables> = {
       .addColumn("duration_ms", "integer")
       .addColumn("status", "text")
       .addPrimaryKeyConstraint("timeline_tool_calls_pk", ["session_id", "tool_call_id"])
+      .modifyEnd(withoutRowid)
       .execute();
     await positioned("timeline_compactions")
       .addColumn("begin_ts", "integer", (c) => c.notNull())
@@ -292,11 +302,13 @@ export const timelineProjection: Projection<TimelineTables> = {
       .addColumn("duration_ms", "integer")
       .addColumn("status", "text")
       .addPrimaryKeyConstraint("timeline_compactions_pk", ["session_id", "file_index", "line"])
+      .modifyEnd(withoutRowid)
       .execute();
     await positioned("timeline_subagents")
       .addColumn("ts", "integer", (c) => c.notNull())
       .addColumn("child_session_id", "text", (c) => c.notNull())
       .addPrimaryKeyConstraint("timeline_subagents_pk", ["session_id", "file_index", "line"])
+      .modifyEnd(withoutRowid)
       .execute();
     await migrateSnapshotTables(db);
     await migrateAnalysisTable(db);
