@@ -41,8 +41,14 @@ export interface SnapshotLookup {
 }
 
 export interface SnapshotSource {
-  /** The nearest usable snapshot at or before `target` (the session's end when undefined), or undefined when the source cannot answer for this session. */
-  nearest(sessionId: string, target: StateAtTarget | undefined): Promise<SnapshotLookup | undefined>;
+  /**
+   * The nearest usable snapshot at or before `target` (the session's end when undefined), or
+   * undefined when the source cannot answer for this session. `files` are the session's trace
+   * files: a source whose snapshots refer to trace lines reads them from there (without them,
+   * or when a reference does not resolve, it throws or answers undefined; the caller folds
+   * from the files).
+   */
+  nearest(sessionId: string, target: StateAtTarget | undefined, files?: readonly TraceFileRef[]): Promise<SnapshotLookup | undefined>;
 }
 
 export interface FoldedTo {

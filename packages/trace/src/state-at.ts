@@ -111,9 +111,10 @@ export class SessionFolds {
     const target = at === undefined ? undefined : typeof at === "object" ? at : parseAt(at);
     let lookup;
     try {
-      lookup = await source.nearest(sessionId, target);
+      lookup = await source.nearest(sessionId, target, refs);
     } catch {
-      // A derived database that cannot be read (locked, damaged) is not an answer: the files are.
+      // A derived database that cannot be read (locked, damaged), or a snapshot whose references
+      // into the files no longer resolve (a file replaced or cut), is not an answer: the files are.
       lookup = undefined;
     }
     if (lookup === undefined) return this.stateAtFiles(key, refs, target);

@@ -107,13 +107,20 @@ function pathArgument(call: ToolCallPayload): string | undefined {
 }
 
 function finish(f: InspectFacts, ids: readonly string[]): InspectFacts {
-  const openCalls = new Map(f.openCalls);
-  const decisions = new Map(f.decisions);
+  // The maps are values: copied only when an id is in them (most outputs have no decision).
+  let openCalls = f.openCalls as Map<string, ToolCallPayload>;
+  let decisions = f.decisions as Map<string, string>;
   let finishedIds = f.finishedIds;
   let finished = f.finished;
   for (const id of ids) {
-    openCalls.delete(id);
-    decisions.delete(id);
+    if (openCalls.has(id)) {
+      if (openCalls === f.openCalls) openCalls = new Map(openCalls);
+      openCalls.delete(id);
+    }
+    if (decisions.has(id)) {
+      if (decisions === f.decisions) decisions = new Map(decisions);
+      decisions.delete(id);
+    }
     if (!HashSet.has(finished, id)) {
       finished = HashSet.add(finished, id);
       finishedIds = finishedIds.append(id);

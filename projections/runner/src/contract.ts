@@ -33,6 +33,13 @@ export interface TraceEvent {
   line: number;
   /** Byte offset in the file right after the event's line (where the next line starts). */
   endByte: number;
+  /**
+   * The trace file it was read from, and the byte its line starts at: with them a projection
+   * may store a reference to the line instead of a copy of it (the timeline's snapshots do).
+   * Absent for events that were not read from a file (the given/when specs).
+   */
+  path?: string;
+  startByte?: number;
   /** Event time, ms since the epoch, from the envelope's `timestamp` (0 when unreadable). */
   ts: number;
   kind: string;

@@ -10,11 +10,11 @@
  * the in-memory copy of every changed page), no syncs while it fills, the lock taken once for
  * the whole build (`locking_mode = EXCLUSIVE`), then one sync before it is swapped in.
  *
- * A fresh file is given 8 KiB pages (SQLite's default is 4 KiB): a rebuild writes hundreds of
- * megabytes, most of it the timeline's snapshot chunks (JSON of a few KiB to hundreds of KiB
- * each), and larger pages halve the overflow pages those chains need and the page writes,
- * for about a tenth of a rebuild's CPU time (measured on bench row 10). The page size is only
- * set while the file is empty; a live file keeps whatever it was made with.
+ * A fresh file is given 8 KiB pages (SQLite's default is 4 KiB): a rebuild writes over a
+ * hundred megabytes of rows of a few KiB each (the timeline's event blocks, snapshot states
+ * and chunks), and larger pages halve the overflow pages those chains need and the page
+ * writes (measured on bench row 10 when the chunks still copied every message). The page size
+ * is only set while the file is empty; a live file keeps whatever it was made with.
  */
 import { chmodSync, existsSync } from "node:fs";
 import BetterSqlite3 from "better-sqlite3";

@@ -359,7 +359,7 @@ function advance(prev: Checkpoint, chunk: TraceChunk, events: number): Checkpoin
 }
 
 function toEvents(file: TraceFile, chunk: TraceChunk): TraceEvent[] {
-  return chunk.lines.map(({ line, endByte, message }) => {
+  return chunk.lines.map(({ line, startByte, endByte, message }) => {
     const ts = parseEventTime(message.timestamp);
     return {
       projectId: file.projectId,
@@ -368,6 +368,8 @@ function toEvents(file: TraceFile, chunk: TraceChunk): TraceEvent[] {
       fileIndex: file.fileIndex,
       line,
       endByte,
+      path: file.path,
+      startByte,
       ts: Number.isFinite(ts) ? ts : 0,
       kind: eventKind(message),
       message,

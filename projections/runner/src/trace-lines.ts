@@ -17,6 +17,8 @@ import type { OmniMessage } from "@penguin/omnimessage";
 export interface PositionedLine {
   /** 1-based line number in the file. */
   line: number;
+  /** Byte offset where the line starts. */
+  startByte: number;
   /** Byte offset right after the line's newline: where the next line starts. */
   endByte: number;
   message: OmniMessage;
@@ -42,6 +44,23 @@ export interface TraceChunk {
 
 const NEWLINE = 0x0a;
 
+/**
+ * The bytes of the last read, reused by the next one: a rebuild reads its traces 8 MiB at a
+ * time, and a fresh buffer each time is memory outside the heap that the GC accounts for and
+ * the kernel zeroes. Safe because a chunk keeps nothing of it (the lines are decoded into
+ * strings before `readTraceChunk` returns, and it never yields in between).
+ */
+let scratch = Buffer.allocUnsafe(0);
+
+/** Kept for reuse up to this size; a read for one longer line gets a buffer of its own. */
+const SCRATCH_MAX = 16 << 20;
+
+function scratchOf(size: number): Buffer {
+  if (size > SCRATCH_MAX) return Buffer.allocUnsafe(size);
+  if (scratch.length < size) scratch = Buffer.allocUnsafe(size);
+  return scratch.subarray(0, size);
+}
+
 /** Reads the complete lines of `file` after byte `fromByte` (line `fromLine`), at most about `maxBytes`. */
 export function readTraceChunk(file: string, fromByte: number, fromLine: number, maxBytes = 8 << 20): TraceChunk {
   const fd = openSync(file, "r");
@@ -49,11 +68,11 @@ export function readTraceChunk(file: string, fromByte: number, fromLine: number,
     const size = fstatSync(fd).size;
     if (size < fromByte) return { lines: [], bytes: fromByte, seen: size, lineCount: fromLine, skipped: 0, tornTail: false, intact: false, atEnd: true };
     let want = Math.min(maxBytes, size - fromByte);
-    let buf = Buffer.alloc(0);
+    let buf: Buffer = Buffer.alloc(0);
     let lastNewline = -1;
     // Grow the window until it holds at least one complete line or reaches the end of the file.
     for (;;) {
-      buf = Buffer.allocUnsafe(want);
+      buf = scratchOf(want);
       const got = readFully(fd, buf, fromByte);
       buf = buf.subarray(0, got);
       lastNewline = buf.lastIndexOf(NEWLINE);
@@ -75,7 +94,7 @@ export function readTraceChunk(file: string, fromByte: number, fromLine: number,
       const parsed = parseTraceText(buf.toString("utf8", 0, complete));
       for (let i = 0; i < parsed.messages.length; i++) {
         const rel = parsed.lines[i]!;
-        lines.push({ line: fromLine + rel, endByte: fromByte + ends[rel - 1]!, message: parsed.messages[i]! });
+        lines.push({ line: fromLine + rel, startByte: rel === 1 ? fromByte : fromByte + ends[rel - 2]!, endByte: fromByte + ends[rel - 1]!, message: parsed.messages[i]! });
       }
       skipped = parsed.skipped.length;
     } else {
@@ -87,7 +106,7 @@ export function readTraceChunk(file: string, fromByte: number, fromLine: number,
           const raw = buf.toString("utf8", start, end);
           const parsed = parseTraceText(`${raw}\n`);
           const message = parsed.messages[0];
-          if (message !== undefined) lines.push({ line: fromLine + i + 1, endByte: fromByte + end + 1, message });
+          if (message !== undefined) lines.push({ line: fromLine + i + 1, startByte: fromByte + start, endByte: fromByte + end + 1, message });
           else if (parsed.skipped.length > 0 || raw.includes("\0")) skipped += 1;
         }
         start = end + 1;

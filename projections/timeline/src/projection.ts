@@ -2,7 +2,8 @@
  * The `timeline` projection: what the trace viewer draws for a session, without re-reading
  * its JSONL on every request.
  *
- * - `timeline_events`: the position (file index, line) of every event, with its time and kind.
+ * - `timeline_event_blocks`: the position (file index, line) of every event, with its time and
+ *   kind, in blocks of lines (event-blocks.ts; `sessionEvents` unpacks them).
  * - `timeline_requests`: one row per LLM request, at its `request_begin`: begin and end time,
  *   duration, status, attempt and error, and from the `token_usage` that follows a completed
  *   request the context size (prompt tokens: cached + uncached), cached and output tokens.
@@ -17,18 +18,11 @@
  * An end event pairs with the latest open row of the same session, which is how the engine
  * writes them (one request at a time; tool calls by id). Durations are event-time differences.
  */
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import type { Projection, RowWriter, TraceEvent } from "@penguin/projections-runner";
 import { applyAnalysis, migrateAnalysisTable, type AnalysisTables } from "./analysis.js";
+import { applyEventBlocks, migrateEventBlocks, type EventBlockTables } from "./event-blocks.js";
 import { applySnapshots, migrateSnapshotTables, type SnapshotTables } from "./snapshots.js";
-
-export interface TimelineEventRow {
-  session_id: string;
-  file_index: number;
-  line: number;
-  ts: number;
-  kind: string;
-}
 
 export interface TimelineRequestRow {
   session_id: string;
@@ -78,8 +72,7 @@ export interface TimelineSubagentRow {
   child_session_id: string;
 }
 
-export interface TimelineTables extends SnapshotTables, AnalysisTables {
-  timeline_events: TimelineEventRow;
+export interface TimelineTables extends SnapshotTables, AnalysisTables, EventBlockTables {
   timeline_requests: TimelineRequestRow;
   timeline_tool_calls: TimelineToolCallRow;
   timeline_compactions: TimelineCompactionRow;
@@ -252,11 +245,20 @@ function insertInOrder(map: Map<string, TimelineRequestRow[]>, key: string, row:
   list.splice(i, 0, row);
 }
 
+/**
+ * The row tables are keyed by their primary key alone: with a rowid, the table and the key's
+ * index would each hold every row's session id and position, and a rebuild inserts a row
+ * into both (over a hundred thousand requests and as many tool calls on a large root).
+ */
+const withoutRowid = sql`without rowid`;
+
 export const timelineProjection: Projection<TimelineTables> = {
   name: "timeline",
-  // 2: the time-travel snapshots and the viewer's statistics. Bump it whenever evolve's rules,
-  // the snapshot format or the statistics' rules change.
-  version: 2,
+  // 2: the time-travel snapshots and the viewer's statistics. 3: snapshot chunks refer to
+  // trace lines instead of copying them (SNAPSHOT_FORMAT 2); the events in blocks of lines;
+  // the row tables without rowid.
+  // Bump it whenever evolve's rules, the snapshot format or the statistics' rules change.
+  version: 3,
   handles: [],
   // A parallel rebuild imports it from here in its worker threads.
   source: { module: import.meta.url, exportName: "timelineProjection" },
@@ -267,11 +269,7 @@ export const timelineProjection: Projection<TimelineTables> = {
         .addColumn("session_id", "text", (c) => c.notNull())
         .addColumn("file_index", "integer", (c) => c.notNull())
         .addColumn("line", "integer", (c) => c.notNull());
-    await positioned("timeline_events")
-      .addColumn("ts", "integer", (c) => c.notNull())
-      .addColumn("kind", "text", (c) => c.notNull())
-      .addPrimaryKeyConstraint("timeline_events_pk", ["session_id", "file_index", "line"])
-      .execute();
+    await migrateEventBlocks(db);
     await positioned("timeline_requests")
       .addColumn("begin_ts", "integer", (c) => c.notNull())
       .addColumn("end_ts", "integer")
@@ -283,6 +281,7 @@ export const timelineProjection: Projection<TimelineTables> = {
       .addColumn("cached_tokens", "integer")
       .addColumn("output_tokens", "integer")
       .addPrimaryKeyConstraint("timeline_requests_pk", ["session_id", "file_index", "line"])
+      .modifyEnd(withoutRowid)
       .execute();
     await positioned("timeline_tool_calls")
       .addColumn("tool_call_id", "text", (c) => c.notNull())
@@ -292,6 +291,7 @@ export const timelineProjection: Projection<TimelineTables> = {
       .addColumn("duration_ms", "integer")
       .addColumn("status", "text")
       .addPrimaryKeyConstraint("timeline_tool_calls_pk", ["session_id", "tool_call_id"])
+      .modifyEnd(withoutRowid)
       .execute();
     await positioned("timeline_compactions")
       .addColumn("begin_ts", "integer", (c) => c.notNull())
@@ -302,20 +302,19 @@ export const timelineProjection: Projection<TimelineTables> = {
       .addColumn("duration_ms", "integer")
       .addColumn("status", "text")
       .addPrimaryKeyConstraint("timeline_compactions_pk", ["session_id", "file_index", "line"])
+      .modifyEnd(withoutRowid)
       .execute();
     await positioned("timeline_subagents")
       .addColumn("ts", "integer", (c) => c.notNull())
       .addColumn("child_session_id", "text", (c) => c.notNull())
       .addPrimaryKeyConstraint("timeline_subagents_pk", ["session_id", "file_index", "line"])
+      .modifyEnd(withoutRowid)
       .execute();
     await migrateSnapshotTables(db);
     await migrateAnalysisTable(db);
   },
   async apply(batch, db, rows) {
-    rows.insert(
-      "timeline_events",
-      batch.map((e) => ({ session_id: e.sessionId, file_index: e.fileIndex, line: e.line, ts: e.ts, kind: e.kind })),
-    );
+    await applyEventBlocks(batch, db, rows);
     const folded = await TimelineBatch.load(db, batch);
     for (const e of batch) folded.apply(e);
     await folded.write(db, rows);

@@ -4,7 +4,8 @@
  */
 import type { Kysely } from "kysely";
 import { positionText } from "@penguin/projections-runner";
-import type { TimelineCompactionRow, TimelineEventRow, TimelineRequestRow, TimelineSubagentRow, TimelineTables, TimelineToolCallRow } from "./projection.js";
+import { sessionEvents, type TimelineEventRow } from "./event-blocks.js";
+import type { TimelineCompactionRow, TimelineRequestRow, TimelineSubagentRow, TimelineTables, TimelineToolCallRow } from "./projection.js";
 
 type Positioned<T> = Omit<T, "session_id"> & { position: string };
 
@@ -22,12 +23,13 @@ function positioned<T extends { session_id: string; file_index: number; line: nu
 }
 
 export async function sessionTimeline(db: Kysely<any>, sessionId: string): Promise<SessionTimeline> {
-  // The five tables share (session_id, file_index, line); queried untyped, typed by the caller.
+  // The tables share (session_id, file_index, line); queried untyped, typed by the caller. The
+  // events come unpacked from their blocks.
   const inOrder = <N extends keyof TimelineTables>(table: N) =>
     db.selectFrom(table).selectAll().where("session_id", "=", sessionId).orderBy("file_index").orderBy("line").execute() as Promise<TimelineTables[N][]>;
   return {
     sessionId,
-    events: positioned(await inOrder("timeline_events")),
+    events: positioned(await sessionEvents(db, sessionId)),
     requests: positioned(await inOrder("timeline_requests")),
     toolCalls: positioned(await inOrder("timeline_tool_calls")),
     compactions: positioned(await inOrder("timeline_compactions")),

@@ -4,7 +4,7 @@
 // the state is asked at every event by count and by position, then starting from its
 // snapshots gives what the plain fold from the start gives; a rebuild writes the same rows as
 // the batches did; and snapshots of a stale projection version or another format are never used.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -27,7 +27,7 @@ import {
   type SessionMetaPayload,
 } from "@penguin/omnimessage";
 import { ProjectionStore, rebuildProjections } from "@penguin/projections-runner";
-import { comparableFold, foldTimeTravel, readTraceFile, SessionFolds, SNAPSHOT_FORMAT, stepTimeTravel, traceFilesIn, TraceWriter } from "@penguin/trace";
+import { comparableFold, foldTimeTravel, readTraceFile, SessionFolds, SNAPSHOT_FORMAT, SnapshotLineMismatch, stepTimeTravel, traceFilesIn, TraceWriter, type TraceFileRef } from "@penguin/trace";
 import { SNAPSHOT_EVERY, timelineProjection, timelineSnapshots } from "../src/index.js";
 import { cachedFoldSessions } from "../src/snapshots.js";
 
@@ -92,6 +92,17 @@ async function dump(store: ProjectionStore): Promise<Record<string, string[]>> {
   return out;
 }
 
+/** Rewrites trace files in place with other lines of the same lengths (every timestamp's year changed): the offsets stay, the lines do not. */
+function rewriteInPlace(refs: readonly TraceFileRef[]): void {
+  for (const r of refs) {
+    const text = readFileSync(r.file, "utf8");
+    const rewritten = text.replace(/"timestamp":"\d{4}-/g, '"timestamp":"1999-');
+    expect(rewritten.length).toBe(text.length);
+    expect(rewritten).not.toBe(text);
+    writeFileSync(r.file, rewritten);
+  }
+}
+
 async function followed(turns: number): Promise<ProjectionStore> {
   const store = await ProjectionStore.open({ file: join(root, "projections.db"), root, projections: [timelineProjection] });
   await writeSession(turns, async () => void (await store.catchUp()));
@@ -127,7 +138,7 @@ describe("timeline snapshots", { timeout: 60_000 }, () => {
         expect(byPosition.position).toEqual(at);
         expect(byPosition.events).toBe(n);
         if (n % SNAPSHOT_EVERY === 0 || n % 97 === 0) {
-          const lookup = await source.nearest(SID, { kind: "count", count: n });
+          const lookup = await source.nearest(SID, { kind: "count", count: n }, refs);
           expect(lookup?.snapshot?.events).toBe(Math.floor(n / SNAPSHOT_EVERY) * SNAPSHOT_EVERY || undefined);
           if (lookup?.snapshot !== undefined) expect(comparableFold(lookup.snapshot.fold)).toEqual(comparableFold(foldTimeTravel(all.slice(0, lookup.snapshot.events).map((e) => e.m))));
         }
@@ -153,20 +164,74 @@ describe("timeline snapshots", { timeout: 60_000 }, () => {
       const all = refs.flatMap((r) => readTraceFile(r.file).messages);
       const n = all.length - 3;
       const expected = comparableFold(foldTimeTravel(all.slice(0, n)).session);
-      expect((await timelineSnapshots(store.db, timelineProjection.version).nearest(SID, { kind: "count", count: n }))?.snapshot?.events).toBe(SNAPSHOT_EVERY);
+      expect((await timelineSnapshots(store.db, timelineProjection.version).nearest(SID, { kind: "count", count: n }, refs))?.snapshot?.events).toBe(SNAPSHOT_EVERY);
 
       // Snapshots written by another format: left aside, even when they claim to be the nearest.
       store.sqlite.prepare("update timeline_snapshots set format = ?, state = ? where session_id = ?").run(SNAPSHOT_FORMAT + 1, '{"not":"a snapshot"}', SID);
-      const otherFormat = await timelineSnapshots(store.db, timelineProjection.version).nearest(SID, { kind: "count", count: n });
+      const otherFormat = await timelineSnapshots(store.db, timelineProjection.version).nearest(SID, { kind: "count", count: n }, refs);
       expect(otherFormat?.snapshot).toBeUndefined();
       const folded = await new SessionFolds().stateAtWith(timelineSnapshots(store.db, timelineProjection.version), SID, SID, refs, n);
       expect(comparableFold(folded.state)).toEqual(expected);
 
       // A database built by an older version of the projection: the source does not answer.
       store.sqlite.prepare("update projection_meta set version = ? where name = 'timeline'").run(timelineProjection.version - 1);
-      expect(await timelineSnapshots(store.db, timelineProjection.version).nearest(SID, { kind: "count", count: n })).toBeUndefined();
+      expect(await timelineSnapshots(store.db, timelineProjection.version).nearest(SID, { kind: "count", count: n }, refs)).toBeUndefined();
       const fallback = await new SessionFolds().stateAtWith(timelineSnapshots(store.db, timelineProjection.version), SID, SID, refs, n);
       expect(comparableFold(fallback.state)).toEqual(expected);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("snapshots refer to the trace's lines instead of copying them, and one whose lines are not there any more is never used: the state comes from the files", async () => {
+    const store = await followed(60);
+    try {
+      const refs = traceFilesIn(traces, SID);
+      const count = refs.flatMap((r) => readTraceFile(r.file).messages).length - 3;
+      const target = { kind: "count", count } as const;
+      const chunks = store.sqlite.prepare("select items from timeline_state_chunks where session_id = ? and lineage like '%/history'").all(SID) as { items: string }[];
+      // The history's messages are [file, start, length, timestamp] references (a copied output adds "output" and its own timestamp).
+      expect(chunks.flatMap((c) => JSON.parse(c.items) as unknown[]).every((item) => Array.isArray(item))).toBe(true);
+      expect((await timelineSnapshots(store.db, timelineProjection.version).nearest(SID, target, refs))?.snapshot?.events).toBe(SNAPSHOT_EVERY);
+      // Without the files a snapshot of references cannot be read: refused, not guessed.
+      await expect(timelineSnapshots(store.db, timelineProjection.version).nearest(SID, target)).rejects.toThrow(SnapshotLineMismatch);
+
+      rewriteInPlace(refs);
+      const source = timelineSnapshots(store.db, timelineProjection.version);
+      await expect(source.nearest(SID, target, refs)).rejects.toThrow(SnapshotLineMismatch);
+      const now = refs.flatMap((r) => readTraceFile(r.file).messages);
+      const folded = await new SessionFolds().stateAtWith(source, SID, SID, refs, count);
+      expect(folded.events).toBe(count);
+      expect(comparableFold(folded.state)).toEqual(comparableFold(foldTimeTravel(now.slice(0, count)).session));
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a fold restored from a snapshot whose lines were rewritten under it starts over from the files, and its next snapshots answer as the files do", async () => {
+    const long = "session-2026-12-01-09-00-00-00000004";
+    const small = ["session-2026-12-01-11-00-00-00000005", "session-2026-12-01-11-00-01-00000006"];
+    const write = (sid: string, from: number, turns: number) => {
+      const w = new TraceWriter({ fileFor: (index) => join(traces, "2026-12-01", `${sid}_${String(index).padStart(3, "0")}.jsonl`), index: 1, meta: { ...meta, session_id: sid }, existing: true, fsync: false });
+      w.setTools([]);
+      for (let i = from; i < from + turns; i++) for (const m of turn(i)) w.append(m);
+      w.close();
+    };
+    write(long, 0, 1500);
+    for (const sid of small) write(sid, 0, 10);
+    const store = await ProjectionStore.open({ file: join(root, "projections.db"), root, projections: [timelineProjection] });
+    try {
+      await store.catchUp();
+      // The long session's fold was dropped: the next batch restores it from its snapshot, which refers to lines now rewritten.
+      expect(cachedFoldSessions()).not.toContain(long);
+      const refs = traceFilesIn(traces, long);
+      rewriteInPlace(refs);
+      write(long, 1500, 50);
+      await store.catchUp();
+      const all = refs.flatMap((r) => readTraceFile(r.file).messages);
+      const lookup = await timelineSnapshots(store.db, timelineProjection.version).nearest(long, undefined, refs);
+      expect(lookup?.snapshot?.events).toBe(Math.floor(all.length / SNAPSHOT_EVERY) * SNAPSHOT_EVERY);
+      expect(comparableFold(lookup!.snapshot!.fold)).toEqual(comparableFold(foldTimeTravel(all.slice(0, lookup!.snapshot!.events))));
     } finally {
       await store.close();
     }

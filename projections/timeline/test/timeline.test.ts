@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { assistantText, compactionBegin, compactionEnd, requestBegin, requestEnd, sessionMeta, subagentEvent, tokenUsage, toolCall, toolCallOutput, userText } from "@penguin/omnimessage";
 import { projectionSpec, traceEvents } from "@penguin/projections-runner";
-import { sessionTimeline, timelineProjection } from "../src/index.js";
+import { BLOCK_LINES, sessionEventCount, sessionTimeline, timelineProjection } from "../src/index.js";
 
 const S = "session-2026-01-02-10-00-00-0000000a";
 const at = (ms: number) => new Date(Date.UTC(2026, 0, 2, 10, 0, 0) + ms).toISOString();
@@ -65,6 +65,30 @@ describe("timeline projection", () => {
       .when(traceEvents({ sessionId: S, firstLine: 2 }, [compactionEnd({ reason: "context", mode: "summarize", status: "completed" }, { at: at(250) })]))
       .then((db) => sessionTimeline(db, S));
     expect(timeline.compactions.map((c) => [c.position, c.reason, c.mode, c.context_tokens, c.duration_ms, c.status])).toEqual([["001:000001", "context", "summarize", 900, 250, "completed"]]);
+  });
+
+  it("keeps the events in blocks of lines: batches cut anywhere, across blocks and files, give the same rows and the same list as one batch", async () => {
+    // Lines 1..2.5 blocks of file 1 (every seventh line skipped, as a malformed line is), then file 2.
+    const lines = Array.from({ length: BLOCK_LINES * 2.5 }, (_, i) => i + 1).filter((line) => line % 7 !== 0);
+    const file1 = lines.flatMap((line, i) => traceEvents({ sessionId: S, firstLine: line }, [userText(`m${i}`, { at: at(i) })]));
+    const file2 = traceEvents({ sessionId: S, fileIndex: 2 }, Array.from({ length: 40 }, (_, i) => assistantText(`a${i}`, { at: at(10_000 + i) })));
+    const all = [...file1, ...file2];
+    const blocks = (db: Parameters<Parameters<ReturnType<typeof projectionSpec>["then"]>[0]>[0]) =>
+      Promise.all([db.selectFrom("timeline_event_blocks").selectAll().orderBy("file_index").orderBy("block").execute(), sessionTimeline(db, S), sessionEventCount(db, S)]);
+    const [wholeRows, whole, count] = await projectionSpec(timelineProjection).given(all).then(blocks);
+    expect(wholeRows.map((r) => [r.file_index, r.block])).toEqual([[1, 0], [1, 1], [1, 2], [2, 0]]);
+    expect(count).toBe(all.length);
+    expect(whole.events.map((e) => e.position)).toEqual(all.map((e) => `${String(e.fileIndex).padStart(3, "0")}:${String(e.line).padStart(6, "0")}`));
+    expect(whole.events.map((e) => [e.ts, e.kind])).toEqual(all.map((e) => [e.ts, e.kind]));
+    let spec = projectionSpec(timelineProjection);
+    for (let i = 0; i < all.length; ) {
+      const size = 1 + ((i * 37) % 300);
+      spec = spec.when(all.slice(i, i + size));
+      i += size;
+    }
+    const [cutRows, cut] = await spec.then(blocks);
+    expect(cutRows).toEqual(wholeRows);
+    expect(cut).toEqual(whole);
   });
 
   it("gives the same rows whether a session arrives in one batch or one event per batch", async () => {

@@ -7,7 +7,7 @@
 // - Row 11, live lag: a LiveProjectionRunner follows a data root while a session appends one
 //   line at a time (a burst of a turn's lines every few tens of ms, as a running session
 //   does); the lag is from the append returning to the line's row being visible in
-//   timeline_events through the runner. p50 and p99.
+//   the timeline's events (its event blocks) through the runner. p50 and p99.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,7 +16,7 @@ import { createAgent, newSessionId, sessionDate, traceFilePath, TraceWriter, typ
 import { zeroTokens, type SessionMetaPayload } from "@penguin/omnimessage";
 import { LiveProjectionRunner } from "@penguin/projections-runner";
 import { sessionsProjection } from "@penguin/projections-sessions";
-import { timelineProjection } from "@penguin/projections-timeline";
+import { sessionEventCount, timelineProjection } from "@penguin/projections-timeline";
 import { usageProjection } from "@penguin/projections-usage";
 import { metric, msSince, type Metric, type RowResult } from "../lib/stats.js";
 import { turnRecords } from "../lib/trace-content.js";
@@ -103,7 +103,8 @@ export async function rowLiveLag(samples: number): Promise<RowResult> {
   try {
     writer.setTools([]);
     const store = await runner.store();
-    const visible = async (): Promise<number> => Number((await store.db.selectFrom("timeline_events").select((eb) => eb.fn.countAll().as("n")).where("session_id", "=", sessionId).executeTakeFirstOrThrow()).n);
+    // The timeline keeps its events in blocks of lines: counted through its own query.
+    const visible = (): Promise<number> => sessionEventCount(store.db, sessionId);
     // Every pass the runner makes, look whether the lines waited for are in.
     const waiting: { count: number; resolve: () => void }[] = [];
     runner.onCaughtUp(async () => {

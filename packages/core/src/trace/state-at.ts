@@ -127,9 +127,10 @@ export async function stateAtFromSnapshots(source: SnapshotSource, sessionId: st
   if (at !== undefined && target === undefined) return undefined;
   let lookup;
   try {
-    lookup = await source.nearest(sessionId, target);
+    lookup = await source.nearest(sessionId, target, files);
   } catch {
-    // A derived database that cannot be read (locked, damaged) is not an answer: the trace is.
+    // A derived database that cannot be read (locked, damaged), or a snapshot whose references
+    // into `files` no longer resolve, is not an answer: the trace is.
     return undefined;
   }
   if (lookup === undefined) return undefined;
