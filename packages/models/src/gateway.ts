@@ -95,7 +95,7 @@ async function* streamRequest(req: ModelRequest): AsyncGenerator<ModelPayload, M
     return fail({ kind: "request", detail: `fast mode is not available on ${req.endpoint.clientType} at ${req.endpoint.baseUrl}` });
   }
   const adapter = adapterFor(req.endpoint.clientType);
-  let wire: WireRequest;
+  let wire: WireRequest | undefined;
   try {
     wire = adapter.buildRequest(req, apiKey);
   } catch (err) {
@@ -108,6 +108,8 @@ async function* streamRequest(req: ModelRequest): AsyncGenerator<ModelPayload, M
     timers: req.timers ?? globalTimers,
     signal: req.signal,
   });
+  // Sent: this generator lives as long as the answer streams, and must not keep the body.
+  wire = undefined;
   if (!sent.ok) return fail(sent.failure);
   const res = sent.response;
   const assembler = new ResponseAssembler();

@@ -93,7 +93,7 @@ async function requestOnce(url: URL, method: string, headers: Record<string, str
   if (!hasHeader(headers, "user-agent")) outgoing["user-agent"] = USER_AGENT;
   // Encoded once: its length is the header, and the socket gets the bytes without encoding the
   // string again (a long history's body is tens of MB; counting then encoding it cost twice).
-  const bytes = body === undefined ? undefined : Buffer.from(body, "utf8");
+  let bytes = body === undefined ? undefined : Buffer.from(body, "utf8");
   if (bytes !== undefined) outgoing["content-length"] = bytes.length;
   return new Promise<IncomingMessage>((resolve, reject) => {
     const req = send(url, { method, headers: outgoing });
@@ -110,6 +110,9 @@ async function requestOnce(url: URL, method: string, headers: Record<string, str
       reject(err);
     });
     req.end(bytes);
+    // The listeners above live as long as the response: they must not keep the body (a long
+    // history's is tens of MB, a server holds one per streaming session).
+    bytes = undefined;
   });
 }
 
@@ -161,13 +164,15 @@ export async function openOverNodeHttp(url: string, request: TransportRequest): 
     target = next;
   }
   const response = res;
+  // What the reader below keeps is the signal, not the request (whose body is done with).
+  const signal = request.signal;
   const stream = await decodedBody(response);
   const onAbort = (): void => {
     response.destroy(abortError());
   };
-  request.signal.addEventListener("abort", onAbort, { once: true });
+  signal.addEventListener("abort", onAbort, { once: true });
   // An abort while the decoder was loading (an `await` above) fired before the listener existed.
-  if (request.signal.aborted) onAbort();
+  if (signal.aborted) onAbort();
   const chunks = stream[Symbol.asyncIterator]();
   return {
     status: response.statusCode ?? 0,
@@ -177,7 +182,7 @@ export async function openOverNodeHttp(url: string, request: TransportRequest): 
       return r.done === true ? undefined : r.value;
     },
     cancel() {
-      request.signal.removeEventListener("abort", onAbort);
+      signal.removeEventListener("abort", onAbort);
       response.destroy();
     },
   };

@@ -1,9 +1,13 @@
 // The default transport (node-transport.ts) against real local servers: a request without a
 // proxy never touches the global fetch, and the rules kept from fetch hold: redirects (method,
 // body, and credentials only to the same origin), a compressed body decoded, a redirect loop
-// ending in a network failure.
+// ending in a network failure; the body is not kept while the answer streams.
 import { afterEach, describe, expect, it } from "vitest";
+import { createServer } from "node:http";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { gzipSync } from "node:zlib";
+import { streamModel } from "../src/index.js";
 import { endpointFor, request, run } from "./helpers/replay.js";
 import { chatSse, startServer, type LocalServer } from "./helpers/servers.js";
 
@@ -130,5 +134,50 @@ describe("the node:http transport", () => {
     const { items, outcome } = await run(request(endpointFor("openai-chat", `${model.url}/v1`)));
     expect(outcome.status).toBe("completed");
     expect(textOf(items)).toBe("unzipped");
+  });
+
+  it("keeps neither the body nor its bytes while the answer streams (a resumed history's body is tens of MB)", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    let release: () => void = () => undefined;
+    let received = 0;
+    const model = createServer((req, res) => {
+      req.on("data", (c: Buffer) => (received += c.length));
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: "first" }, finish_reason: null }] })}\n\n`);
+        release = () => res.end(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })}\n\ndata: [DONE]\n\n`);
+      });
+    });
+    await new Promise<void>((r) => model.listen(0, "127.0.0.1", r));
+    const address = model.address();
+    const port = typeof address === "object" && address !== null ? address.port : 0;
+    try {
+      const MB = 1 << 20;
+      gc();
+      const before = process.memoryUsage();
+      // The history itself (48 MB of text) is the caller's, held by the stream; the body built
+      // from it (another 48 MB string, and its 48 MB of bytes) must not be once it is sent.
+      const stream = streamModel(request(endpointFor("openai-chat", `http://127.0.0.1:${port}/v1`), { messages: [{ type: "text", role: "user", text: "x".repeat(48 * MB) }] }));
+      for (;;) {
+        const step = await stream.next();
+        if (step.done === true || step.value.type === "partial_text" || step.value.type === "text") break;
+      }
+      expect(received).toBeGreaterThan(48 * MB);
+      gc();
+      gc();
+      const during = process.memoryUsage();
+      expect((during.arrayBuffers - before.arrayBuffers) / MB).toBeLessThan(16);
+      expect((during.heapUsed - before.heapUsed) / MB).toBeLessThan(48 + 24);
+      release();
+      for (let step = await stream.next(); step.done !== true; step = await stream.next()) {
+        // drain to the end
+      }
+    } finally {
+      await new Promise<void>((r) => {
+        model.closeAllConnections();
+        model.close(() => r());
+      });
+    }
   });
 });
