@@ -14,7 +14,8 @@
  * state can refer to). Otherwise (a file resumed another way) nothing is written; a rotation
  * starts the record again for the new file, which this writer writes from its first line.
  */
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { fstatSync } from "node:fs";
+import { readOpenFile, readRange } from "./file-range.js";
 import type { OmniMessage } from "@penguin/omnimessage";
 import { RESUME_SNAPSHOT_MIN_LINES, writeResumeSnapshot } from "./resume-snapshot.js";
 import type { SessionState } from "./state.js";
@@ -83,18 +84,8 @@ export class FileLines {
 
 /** The file's size when its last byte is a newline (every line written whole), else undefined. */
 function sizeEndingInNewline(file: string): number | undefined {
-  let fd: number;
-  try {
-    fd = openSync(file, "r");
-  } catch {
-    return undefined;
-  }
-  try {
+  return readOpenFile(file, (fd) => {
     const size = fstatSync(fd).size;
-    if (size === 0) return undefined;
-    const last = Buffer.alloc(1);
-    return readSync(fd, last, 0, 1, size - 1) === 1 && last[0] === 0x0a ? size : undefined;
-  } finally {
-    closeSync(fd);
-  }
+    return size > 0 && readRange(fd, size - 1, 1)[0] === 0x0a ? size : undefined;
+  });
 }

@@ -19,11 +19,11 @@
  * output line's payload in a new envelope and is stored as that line plus the envelope.
  */
 import { createHash } from "node:crypto";
-import { closeSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import type { OmniMessage, ToolCallOutputPayload } from "@penguin/omnimessage";
 import * as HashSet from "effect/HashSet";
 import { foldTrace } from "./evolve.js";
-import { readRange } from "./file-range.js";
+import { readOpenFile, readRange } from "./file-range.js";
 import { readTraceFileWithExtent, type CompleteExtent, type TraceContent } from "./reader.js";
 import { Sequence } from "./sequence.js";
 import { initialSessionState, type SessionState } from "./state.js";
@@ -260,22 +260,11 @@ function decodeState(e: EncodedState, index: LineIndex): SessionState {
 
 /** sha256 (hex) of the `KEY_TAIL_BYTES` before `bytes` in `file`, or undefined when they cannot be read. */
 function tailHash(file: string, bytes: number): string | undefined {
-  let fd: number;
-  try {
-    fd = openSync(file, "r");
-  } catch {
-    return undefined;
-  }
-  try {
+  return readOpenFile(file, (fd) => {
     const length = Math.min(KEY_TAIL_BYTES, bytes);
     const buffer = readRange(fd, bytes - length, length);
-    if (buffer.length < length) return undefined;
-    return createHash("sha256").update(buffer).digest("hex");
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+    return buffer.length < length ? undefined : createHash("sha256").update(buffer).digest("hex");
+  });
 }
 
 export interface ResumeSnapshot {

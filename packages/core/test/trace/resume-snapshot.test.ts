@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { approvalDecision, assistantText, requestBegin, requestEnd, thinking, tokenUsage, toolCall, toolCallOutput, type OmniMessage } from "@penguin/omnimessage";
 import { resumeSnapshotFile } from "@penguin/trace";
 import { allow, collect, startHarness, type Harness } from "../helpers/harness.js";
-import { createAgent } from "../../src/agent.js";
+import { createAgent, type Agent } from "../../src/agent.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -40,6 +40,24 @@ function longTail(turns: number): string {
 
 const requestOf = (i: number) => h!.kit.requests[i]!.messages;
 
+/**
+ * With the snapshot beside `tracePath` in place: resume and run "continue"; then the same file
+ * again without the snapshot (folded from its start), resumed and run the same way. The two
+ * requests are the testkit's last two.
+ */
+async function continueFromSnapshotThenFromStart(agent: Agent, sessionId: string, tracePath: string): Promise<void> {
+  const kept = `${tracePath}.kept`;
+  copyFileSync(tracePath, kept);
+  const fromSnapshot = await agent.resumeSession({ sessionId });
+  await collect(fromSnapshot.run("continue", { approve: allow }));
+  await fromSnapshot.dispose();
+  copyFileSync(kept, tracePath);
+  rmSync(resumeSnapshotFile(tracePath));
+  const fromStart = await agent.resumeSession({ sessionId });
+  await collect(fromStart.run("continue", { approve: allow }));
+  await fromStart.dispose();
+}
+
 describe("resume from a resume snapshot", () => {
   it("given a long session resumed once, when it is resumed again from the snapshot left, then the request equals a resume that folds the whole file", async () => {
     h = await startHarness({ script: [{ text: "first done" }, { text: "again" }, { text: "again" }] });
@@ -54,19 +72,7 @@ describe("resume from a resume snapshot", () => {
     const warm = await agent.resumeSession({ sessionId: first.id });
     await warm.dispose();
     expect(existsSync(snapshot)).toBe(true);
-    const kept = `${first.tracePath}.kept`;
-    copyFileSync(first.tracePath, kept);
-
-    const fromSnapshot = await agent.resumeSession({ sessionId: first.id });
-    await collect(fromSnapshot.run("continue", { approve: allow }));
-    await fromSnapshot.dispose();
-
-    // The same file again, folded from its start.
-    copyFileSync(kept, first.tracePath);
-    rmSync(snapshot);
-    const fromStart = await agent.resumeSession({ sessionId: first.id });
-    await collect(fromStart.run("continue", { approve: allow }));
-    await fromStart.dispose();
+    await continueFromSnapshotThenFromStart(agent, first.id, first.tracePath);
 
     expect(requestOf(1).length).toBeGreaterThan(900);
     expect(requestOf(1)).toEqual(requestOf(2));
@@ -87,16 +93,7 @@ describe("resume from a resume snapshot", () => {
     const lines = readFileSync(first.tracePath, "utf8").split("\n").length - 1;
     expect((JSON.parse(readFileSync(snapshot, "utf8")) as { lines: number }).lines).toBe(lines);
 
-    const kept = `${first.tracePath}.kept`;
-    copyFileSync(first.tracePath, kept);
-    const fromSnapshot = await agent.resumeSession({ sessionId: first.id });
-    await collect(fromSnapshot.run("continue", { approve: allow }));
-    await fromSnapshot.dispose();
-    copyFileSync(kept, first.tracePath);
-    rmSync(snapshot);
-    const fromStart = await agent.resumeSession({ sessionId: first.id });
-    await collect(fromStart.run("continue", { approve: allow }));
-    await fromStart.dispose();
+    await continueFromSnapshotThenFromStart(agent, first.id, first.tracePath);
     expect(requestOf(2)).toEqual(requestOf(3));
     expect(h.kit.violations).toEqual([]);
   });
