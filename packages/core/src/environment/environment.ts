@@ -17,6 +17,7 @@
  * end in a `failed` output. `dispose` interrupts running calls, stops every process group
  * and closes the provider; it is idempotent.
  */
+import { setMaxListeners } from "node:events";
 import { resolve } from "node:path";
 import { isEvent, isModel, mcpConnectEnd, modelMessage, toolCallOutput, type OmniMessage, type ToolDefinition } from "@penguin/omnimessage";
 import type { EnvironmentInterface, ExecuteToolInput, SubagentRunner, ToolPermission } from "../interfaces.js";
@@ -102,7 +103,12 @@ export class Environment implements EnvironmentInterface {
   #tools = new Map<string, RegisteredTool>();
   #processes: ProcessTable;
   #subagents: { service: SubagentsShape; scope: Scope.CloseableScope; scopes: CallScopes } | undefined;
-  #disposeCtrl = new AbortController();
+  /**
+   * Aborted when the environment is disposed. Every tool call that is running listens to it
+   * (once, removed when the call ends), and a model may ask for dozens of calls at once: no
+   * listener limit, or Node warns of a leak on stderr past ten concurrent calls.
+   */
+  #disposeCtrl = unlimitedListeners(new AbortController());
   #disposing: Promise<void> | undefined;
   #builtinDefinitions: ToolDefinition[] | undefined;
 
@@ -346,4 +352,9 @@ export class Environment implements EnvironmentInterface {
 
 export function createEnvironment(config: EnvironmentConfig): Environment {
   return new Environment(config);
+}
+
+function unlimitedListeners(controller: AbortController): AbortController {
+  setMaxListeners(0, controller.signal);
+  return controller;
 }

@@ -114,4 +114,23 @@ describe("read_file", () => {
     const early = await call(box.env, "read_file", { file_path: "a.txt" }, { signal: AbortSignal.abort() });
     expect(early.stopReason).toBe("aborted");
   });
+
+  it("given a dozen reads at once, when they run, then Node warns of no listener leak (each listens to the environment's dispose signal while it runs)", async () => {
+    box = sandbox();
+    writeFileSync(join(box.workspace, "a.txt"), "alpha\n");
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => {
+      warnings.push(`${w.name}: ${w.message}`);
+    };
+    process.on("warning", onWarning);
+    try {
+      const results = await Promise.all(Array.from({ length: 12 }, () => call(box!.env, "read_file", { file_path: "a.txt" })));
+      expect(results.map((r) => r.stopReason)).toEqual(Array(12).fill("completed"));
+      // Node emits its warnings on a later tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings.filter((w) => w.startsWith("MaxListenersExceededWarning"))).toEqual([]);
+  });
 });
