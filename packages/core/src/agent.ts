@@ -46,7 +46,7 @@ import { survivorsOfClosedFile, withSurvivors } from "./trace/survivors.js";
 import { forkScratchpad, forkSessionFiles, forkSessionFilesAt, type ForkPosition } from "./trace/fork.js";
 import { stateAt, stateAtFromSnapshots, type SessionView } from "./trace/state-at.js";
 import { loadRecording } from "./replay/recording.js";
-import { FileLines, initialSessionState, readForResume, sessionSettingsOfFiles, parseAt, SessionFolds, TraceWriter, type SessionState, type SnapshotSource, type StateAtResult, type StateAtTarget } from "@penguin/trace";
+import { FileLines, initialSessionState, type ReadFileLines, readForResume, sessionSettingsOfFiles, parseAt, SessionFolds, TraceWriter, type SessionState, type SnapshotSource, type StateAtResult, type StateAtTarget } from "@penguin/trace";
 import { Session } from "./session.js";
 import { createSubagentRunner } from "./subagents/runner.js";
 import type { EnvironmentInterface, LLMInterface, SubagentRunner } from "./interfaces.js";
@@ -239,7 +239,7 @@ export class Agent {
       writerIndex: pick.index,
       existing: true,
       ...(pick.extent === undefined ? {} : { knownExtent: pick.extent }),
-      ...(pick.lines === undefined ? {} : { readLines: { index: pick.index, messages: pick.messages, lines: pick.lines } }),
+      ...(pick.lines === undefined ? {} : { readLines: { index: pick.index, messages: pick.messages, lines: pick.lines, snapshotLines: pick.snapshotLines } }),
       toolsWritten: seed.state.toolsAnnounced,
       ids,
       resumed: true,
@@ -451,7 +451,7 @@ export class Agent {
     /** Resume: what was read of the file the writer goes on with (TraceWriterOptions.knownExtent). */
     knownExtent?: { bytes: number; lines: number };
     /** Resume: the messages read of that file and their lines (FileLines: its snapshot when the session ends). */
-    readLines?: { index: number; messages: readonly OmniMessage[]; lines: readonly number[] };
+    readLines?: ReadFileLines;
     toolsWritten?: boolean;
     ids: ToolCallIdAllocator;
     resumed: boolean;
@@ -586,6 +586,8 @@ function pickResumeFile(files: { file: string; index: number }[], options: { fol
   extent: { bytes: number; lines: number } | undefined;
   /** With `folded`: the line number of each of `messages` (what the session keeps to snapshot the file when it ends). */
   lines: readonly number[] | undefined;
+  /** With `folded`: the lines the file's resume snapshot covers after the read (0: none). */
+  snapshotLines: number;
 } {
   const metaOf = (messages: readonly OmniMessage[]): SessionMetaPayload | undefined => {
     for (const m of messages) if (m.type === "session_meta") return m.payload;
@@ -596,21 +598,22 @@ function pickResumeFile(files: { file: string; index: number }[], options: { fol
   // which the previous file holds, so such a file is folded with them, from its start; any
   // other file is read and folded from its resume snapshot (readForResume). A file with no
   // readable record of its own is passed over (see above), whatever survivors it would get.
-  const candidate = (at: number): { messages: OmniMessage[]; folded: SessionState | undefined; extent: { bytes: number; lines: number } | undefined; lines: readonly number[] | undefined; empty: boolean } => {
+  const candidate = (at: number): { messages: OmniMessage[]; folded: SessionState | undefined; extent: { bytes: number; lines: number } | undefined; lines: readonly number[] | undefined; snapshotLines: number; empty: boolean } => {
     const survivors = options.fold && at > 0 ? survivorsOfClosedFile(files[at - 1]!.file) : [];
     if (!options.fold || survivors.length > 0) {
       const own = readTraceFile(files[at]!.file).messages;
-      return { messages: withSurvivors(own, survivors), folded: undefined, extent: undefined, lines: undefined, empty: own.length === 0 };
+      return { messages: withSurvivors(own, survivors), folded: undefined, extent: undefined, lines: undefined, snapshotLines: 0, empty: own.length === 0 };
     }
     const read = readForResume(files[at]!.file);
-    return { messages: read.content.messages, folded: read.state, extent: read.extent, lines: read.content.lines, empty: read.content.messages.length === 0 };
+    const snapshotLines = read.wroteSnapshot ? read.extent.lines : read.fromSnapshot;
+    return { messages: read.content.messages, folded: read.state, extent: read.extent, lines: read.content.lines, snapshotLines, empty: read.content.messages.length === 0 };
   };
   let at = files.length - 1;
   let picked = candidate(at);
   while (at > 0 && picked.empty) picked = candidate(--at);
   let meta = metaOf(picked.messages);
   for (let i = at - 1; i >= 0 && meta === undefined; i--) meta = metaOf(readTraceFile(files[i]!.file).messages);
-  return { messages: picked.messages, index: files[at]!.index, meta, folded: picked.folded, extent: picked.extent, lines: picked.lines };
+  return { messages: picked.messages, index: files[at]!.index, meta, folded: picked.folded, extent: picked.extent, lines: picked.lines, snapshotLines: picked.snapshotLines };
 }
 
 /** Open (and on first use, initialise) an agent under the data root. */

@@ -186,7 +186,8 @@ export class Session {
    * The trace syncs commit points off the event loop (writer.ts), so the engine may go on
    * before one is durable. The host must not: a commit point it is handed (a `request_end`, a
    * tool output, a compaction event) is on disk, and its listeners have had it, by then; and
-   * the task ends only once everything it recorded is published.
+   * the task ends only once everything it recorded is published. Then the file's resume
+   * snapshot is refreshed if the task took it far enough past the last one.
    */
   async *#afterDurable(messages: AsyncGenerator<OmniMessage, void>): AsyncGenerator<OmniMessage, void> {
     for await (const m of messages) {
@@ -194,6 +195,20 @@ export class Session {
       yield m;
     }
     await this.#writer.published();
+    this.#checkpoint();
+  }
+
+  /**
+   * A task has ended: a session that is killed from here on resumes from this point, not from
+   * the file's start (file-lines.ts). A cache: one that cannot be written is simply not there.
+   */
+  #checkpoint(): void {
+    if (this.#disposed) return;
+    try {
+      this.#fileLines?.checkpoint(this.#engine.fold.state);
+    } catch {
+      // not written
+    }
   }
 
   /**
@@ -207,7 +222,7 @@ export class Session {
     return this.#engine.stream(input, { approve: options.approve, thinkingLevel: options.thinkingLevel ?? this.thinkingLevel }).pipe(
       // As in `run`: a commit point reaches the host once it is durable, and the task ends once all is published.
       Stream.tap((m) => (isCommitPoint(m) && m.origin === undefined ? published : Effect.void)),
-      Stream.concat(Stream.drain(Stream.fromEffect(published))),
+      Stream.concat(Stream.drain(Stream.fromEffect(Effect.andThen(published, Effect.sync(() => this.#checkpoint()))))),
     );
   }
 

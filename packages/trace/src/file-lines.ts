@@ -1,13 +1,22 @@
 /**
  * What a resume snapshot of the file a session writes needs, kept while the session runs, so
- * the snapshot can be written when the session ends: the message objects of that file with
- * their line numbers (a snapshot stores each message of the state as the line it came from,
- * found by object identity).
+ * the snapshot can be written when a task ends and when the session ends: the message objects
+ * of that file with their line numbers (a snapshot stores each message of the state as the
+ * line it came from, found by object identity).
  *
  * Without it, a long session that ran live and ended normally left no snapshot, and its first
  * resume folded the whole file (a 100k-line trace: the slow path, every time it is resumed
  * once). The objects are the ones the session's fold holds already, so keeping them costs two
  * references per line.
+ *
+ * A session that never ends normally (the process is killed, the machine stops) is what
+ * resume is most often for, so the snapshot is also refreshed when a task ends, once the file
+ * has grown `RESUME_SNAPSHOT_REFRESH_LINES` past the last one: a crash then leaves a snapshot
+ * at most one task behind, and resume folds only what came after it. Writes are synchronous
+ * and whole lines (writer.ts), and the fold follows them synchronously, so between two
+ * appends the state is exactly the fold of the lines written: a snapshot taken there needs no
+ * closed writer. It covers bytes that may not be synced yet; should a crash lose them, the
+ * snapshot's key no longer matches the file and it is ignored.
  *
  * The record is complete only when it saw every line of the file: a new file this writer
  * started, or a resumed one read whole by `readForResume` (its content holds every line the
@@ -17,7 +26,7 @@
 import { fstatSync } from "node:fs";
 import { readOpenFile, readRange } from "./file-range.js";
 import type { OmniMessage } from "@penguin/omnimessage";
-import { RESUME_SNAPSHOT_MIN_LINES, writeResumeSnapshot } from "./resume-snapshot.js";
+import { RESUME_SNAPSHOT_MIN_LINES, RESUME_SNAPSHOT_REFRESH_LINES, writeResumeSnapshot } from "./resume-snapshot.js";
 import type { SessionState } from "./state.js";
 import type { TraceWriter } from "./writer.js";
 
@@ -26,6 +35,8 @@ export interface ReadFileLines {
   index: number;
   messages: readonly OmniMessage[];
   lines: readonly number[];
+  /** Lines the file's snapshot covered after the read (0: none); a newer one is written only past it. */
+  snapshotLines?: number;
 }
 
 export class FileLines {
@@ -36,6 +47,8 @@ export class FileLines {
   #lines: number[] = [];
   /** The last line this writer wrote to the file (0: none yet). */
   #lastWritten = 0;
+  /** Lines the file's newest snapshot covers, as far as this record knows (0: none). */
+  #snapshotLines = 0;
   readonly #stop: () => void;
 
   /**
@@ -50,6 +63,7 @@ export class FileLines {
       this.#index = start.index;
       this.#messages = [...start.messages];
       this.#lines = [...start.lines];
+      this.#snapshotLines = start.snapshotLines ?? 0;
     }
     this.#stop = writer.onWrite((m, position) => {
       if (position.file !== this.#index) {
@@ -57,6 +71,7 @@ export class FileLines {
         this.#index = position.line === 1 ? position.file : undefined;
         this.#messages = [];
         this.#lines = [];
+        this.#snapshotLines = 0;
       }
       if (this.#index === undefined) return;
       this.#messages.push(m);
@@ -68,17 +83,32 @@ export class FileLines {
   /**
    * Write the file's resume snapshot with `state` (the session's fold after its last record)
    * once the writer is closed: only when the record is complete, this writer wrote the file's
-   * last line, the file ends there (its size and last byte say so) and it is long enough to
-   * be worth one. True when one was written.
+   * last line, the file ends there (its size and last byte say so), it is long enough to be
+   * worth one and it has lines the newest snapshot does not cover. True when one was written.
    */
   writeSnapshot(state: SessionState, minLines = RESUME_SNAPSHOT_MIN_LINES): boolean {
     this.#stop();
+    return this.#write(state, minLines, 1);
+  }
+
+  /**
+   * While the session goes on (a task has ended): write the snapshot when the file has grown
+   * `refreshLines` past the newest one, with the same checks as `writeSnapshot`. `state` must
+   * be the fold of every line written so far, as the session's live fold is between appends.
+   */
+  checkpoint(state: SessionState, options: { minLines?: number; refreshLines?: number } = {}): boolean {
+    return this.#write(state, options.minLines ?? RESUME_SNAPSHOT_MIN_LINES, options.refreshLines ?? RESUME_SNAPSHOT_REFRESH_LINES);
+  }
+
+  #write(state: SessionState, minLines: number, newLines: number): boolean {
     const index = this.#index;
-    if (index === undefined || index !== this.#writer.index || this.#lastWritten < minLines) return false;
+    if (index === undefined || index !== this.#writer.index || this.#lastWritten < minLines || this.#lastWritten - this.#snapshotLines < newLines) return false;
     const file = this.#writer.file;
     const bytes = sizeEndingInNewline(file);
     if (bytes === undefined) return false;
-    return writeResumeSnapshot(file, { messages: this.#messages, lines: this.#lines, skipped: [], tornTail: false }, { bytes, lines: this.#lastWritten }, state);
+    const written = writeResumeSnapshot(file, { messages: this.#messages, lines: this.#lines, skipped: [], tornTail: false }, { bytes, lines: this.#lastWritten }, state);
+    if (written) this.#snapshotLines = this.#lastWritten;
+    return written;
   }
 }
 

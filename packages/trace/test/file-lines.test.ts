@@ -1,5 +1,5 @@
 // FileLines (file-lines.ts): a session's writer followed so the file's resume snapshot can be
-// written when the session ends. Given a session written through the real TraceWriter (new,
+// written when a task ends (checkpoint, the writer still open) and when the session ends. Given a session written through the real TraceWriter (new,
 // or resumed from what readForResume read), when it ends, then its snapshot covers every line
 // and the next resume folds nothing from the file's start, with the whole file's fold; given a
 // file it did not see whole, or one that no longer ends where the writer left it, then no
@@ -95,5 +95,56 @@ describe("FileLines", () => {
     appendFileSync(file, '{"type":"model_msg","timest');
     expect(torn.writeSnapshot(last.state(), 1)).toBe(false);
     expect(existsSync(resumeSnapshotFile(file))).toBe(false);
+  });
+
+  it("given a session still writing, when a task ends past the refresh distance, then the snapshot covers every line so far and a resume of the file as a crash leaves it folds from there", () => {
+    const file = join(dir, "session_001.jsonl");
+    const records = body(scriptedSession(14, 200));
+    const live = session(file, { existing: false });
+    const lines = new FileLines(live.writer, "new-file");
+    for (const m of records.slice(0, 300)) live.writer.append(m);
+    const first = readFileSync(file, "utf8").split("\n").length - 1;
+    expect(lines.checkpoint(live.state(), { minLines: 1, refreshLines: 200 })).toBe(true);
+    // Never closed: the file and the snapshot are what a killed process leaves.
+    const crashed = readForResume(file, { minLines: 1_000_000 });
+    expect(crashed.fromSnapshot).toBe(first);
+    expect(comparableFold(crashed.state)).toEqual(comparableFold(foldTrace(readTraceFile(file).messages)));
+
+    // Fewer new lines than the refresh distance: the snapshot stays; past it: a newer one.
+    for (const m of records.slice(300, 400)) live.writer.append(m);
+    expect(lines.checkpoint(live.state(), { minLines: 1, refreshLines: 200 })).toBe(false);
+    expect(readForResume(file, { minLines: 1_000_000 }).fromSnapshot).toBe(first);
+    for (const m of records.slice(400)) live.writer.append(m);
+    expect(lines.checkpoint(live.state(), { minLines: 1, refreshLines: 200 })).toBe(true);
+    const total = readFileSync(file, "utf8").split("\n").length - 1;
+    const again = readForResume(file, { minLines: 1_000_000 });
+    expect(again.fromSnapshot).toBe(total);
+    expect(comparableFold(again.state)).toEqual(comparableFold(foldTrace(readTraceFile(file).messages)));
+    // Nothing written since: the session's end leaves that snapshot as it is.
+    live.writer.close();
+    expect(lines.writeSnapshot(live.state(), 1)).toBe(false);
+    expect(readForResume(file, { minLines: 1_000_000 }).fromSnapshot).toBe(total);
+  });
+
+  it("given a resumed session whose read left a snapshot, when its task adds fewer lines than the refresh distance, then no newer one is written until the session ends", () => {
+    const file = join(dir, "session_001.jsonl");
+    const records = body(scriptedSession(15, 200));
+    const first = session(file, { existing: false });
+    for (const m of records.slice(0, 400)) first.writer.append(m);
+    first.writer.close();
+    const read = readForResume(file, { minLines: 1, refreshLines: 1 });
+    expect(read.wroteSnapshot).toBe(true);
+
+    const resumed = session(file, { existing: true, seed: read.state });
+    const lines = new FileLines(resumed.writer, { index: 1, messages: read.content.messages, lines: read.content.lines, snapshotLines: read.extent.lines });
+    for (const m of records.slice(400, 420)) resumed.writer.append(m);
+    expect(lines.checkpoint(resumed.state(), { minLines: 1, refreshLines: 200 })).toBe(false);
+    expect(readForResume(file, { minLines: 1_000_000 }).fromSnapshot).toBe(read.extent.lines);
+    resumed.writer.close();
+    expect(lines.writeSnapshot(resumed.state(), 1)).toBe(true);
+    const total = readFileSync(file, "utf8").split("\n").length - 1;
+    const again = readForResume(file, { minLines: 1_000_000 });
+    expect(again.fromSnapshot).toBe(total);
+    expect(comparableFold(again.state)).toEqual(comparableFold(foldTrace(readTraceFile(file).messages)));
   });
 });

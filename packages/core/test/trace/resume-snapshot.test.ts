@@ -3,11 +3,12 @@
 // that snapshot, then the next request is exactly the one a resume that folds the whole file
 // sends, and it still passes the testkit's pairing check. A snapshot of another file is
 // ignored. A resumed session that runs leaves, when disposed, a snapshot of every line it
-// wrote too. Real agent, real trace files, the model is the testkit.
+// wrote too; a task that writes thousands of lines leaves one when it ends, so a process
+// killed before dispose resumes from there. Real agent, real trace files, the model is the testkit.
 import { appendFileSync, copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { approvalDecision, assistantText, requestBegin, requestEnd, thinking, tokenUsage, toolCall, toolCallOutput, type OmniMessage } from "@penguin/omnimessage";
-import { resumeSnapshotFile } from "@penguin/trace";
+import { readForResume, resumeSnapshotFile } from "@penguin/trace";
 import { allow, collect, startHarness, type Harness } from "../helpers/harness.js";
 import { createAgent, type Agent } from "../../src/agent.js";
 
@@ -117,6 +118,32 @@ describe("resume from a resume snapshot", () => {
     await resumed.dispose();
     const users = requestOf(2).filter((m) => m.role === "user" && m.kind === "text").map((m) => m.text);
     expect(users).toEqual(["task b", "continue"]);
+    expect(h.kit.violations).toEqual([]);
+  });
+
+  it("given a task that wrote thousands of lines, when the process dies before the session is disposed, then the snapshot its end left covers every line and the resume from it sends a whole-file fold's request", async () => {
+    // 700 reads in one answer: a tool call, its approval and its output each, about 2100 lines.
+    const reads = Array.from({ length: 700 }, () => ({ name: "read_file", arguments: { file_path: "notes.txt" } }));
+    h = await startHarness({ script: [{ toolCalls: reads }, { text: "read them all" }, { text: "again" }, { text: "again" }] });
+    writeFileSync(`${h.workspace}/notes.txt`, "a note\n");
+    const live = await h.agent.createSession({ workspaceDir: h.workspace });
+    await collect(live.run("read the notes", { approve: allow }));
+    const snapshot = resumeSnapshotFile(live.tracePath);
+    const lines = readFileSync(live.tracePath, "utf8").split("\n").length - 1;
+    expect(lines).toBeGreaterThan(2000);
+    // Not disposed: what is on disk now is what a killed process leaves.
+    expect(existsSync(snapshot)).toBe(true);
+    expect((JSON.parse(readFileSync(snapshot, "utf8")) as { lines: number }).lines).toBe(lines);
+    expect(readForResume(live.tracePath, { minLines: 1_000_000 }).fromSnapshot).toBe(lines);
+    const atCrash = { trace: readFileSync(live.tracePath), snapshot: readFileSync(snapshot) };
+    await live.dispose();
+    writeFileSync(live.tracePath, atCrash.trace);
+    writeFileSync(snapshot, atCrash.snapshot);
+
+    const agent = await createAgent({ root: h.root, env: {} });
+    await continueFromSnapshotThenFromStart(agent, live.id, live.tracePath);
+    expect(requestOf(2).length).toBeGreaterThan(1400);
+    expect(requestOf(2)).toEqual(requestOf(3));
     expect(h.kit.violations).toEqual([]);
   });
 });
