@@ -139,6 +139,39 @@ export function readTraceFileWithExtent(file: string, options: { skipLine?: (lin
 }
 
 /**
+ * The records of a trace file whose line numbers are in (`after`, `through`] (either end
+ * open when left out), with the line rules and line numbers of `readTraceFile`. Only those
+ * lines are decoded; the others are found by their newline and counted. For a reader that
+ * needs the records after a position (a client that reconnects having missed three records
+ * of a 100k-line file, a stream catching up with what another writer appended): a scan of
+ * the bytes, not a parse of every line before them.
+ */
+export function readTraceFileLines(file: string, range: { after?: number; through?: number }): TraceContent {
+  const after = range.after ?? 0;
+  const through = range.through ?? Number.POSITIVE_INFINITY;
+  return readLines(file, undefined, (line) => line <= after || line > through).content;
+}
+
+/** Lines decoded first, from the end, by `lastRecordLine`; a wider window follows only if none of them is a record. */
+const LAST_RECORD_WINDOW = 64;
+
+/**
+ * The line number of a trace file's last record (undefined when it has none): the file's
+ * lines are counted, then only the last ones are decoded (a torn tail or garbage at the end
+ * is passed over, as `readTraceFile` passes over it), widening the window until one is a
+ * record or the file's start is reached.
+ */
+export function lastRecordLine(file: string): number | undefined {
+  const { extent } = readLines(file, undefined, () => true);
+  for (let window = LAST_RECORD_WINDOW; ; window *= 16) {
+    const from = extent.lines - window;
+    const { lines } = readLines(file, undefined, (line) => line <= from).content;
+    if (lines.length > 0) return lines[lines.length - 1];
+    if (from <= 0) return undefined;
+  }
+}
+
+/**
  * Only the lines of a trace file that hold one of `needles` (plain text, no newline in it),
  * with the line rules and line numbers of `readTraceFile`; the other lines are found by their
  * newline and never decoded. For a question a few record types answer (the session's

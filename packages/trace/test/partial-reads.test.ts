@@ -1,5 +1,6 @@
 // Reading only part of a trace file: the lines that hold a needle (readTraceFileMatching), the
-// lines at its end (readTraceFileTail), and the session's settings folded from the few records
+// lines at its end (readTraceFileTail), a range of lines (readTraceFileLines), the last
+// record's line (lastRecordLine), and the session's settings folded from the few records
 // that change them (sessionSettingsOfFiles). Given real files damaged the ways files get
 // damaged and sessions spread over several files, then each answers what the full read (and
 // the full fold) answers for the part it reads.
@@ -8,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { assistantText, requestBegin, requestEnd, sessionMeta, settingsChanged, toolCallOutput, userText, withOrigin, type OmniMessage } from "@penguin/omnimessage";
-import { foldTrace, readTraceFile, readTraceFileMatching, readTraceFileTail, sessionSettingsOfFiles } from "../src/index.js";
+import { foldTrace, lastRecordLine, readTraceFile, readTraceFileLines, readTraceFileMatching, readTraceFileTail, sessionSettingsOfFiles } from "../src/index.js";
 
 let dir: string;
 beforeEach(() => {
@@ -25,6 +26,41 @@ function turns(from: number, count: number): OmniMessage[] {
   for (let n = from; n < from + count; n++) out.push(requestBegin(), userText(`ask ${n}`), assistantText(`answer ${n} `.repeat(20)), requestEnd("completed"));
   return out;
 }
+
+describe("readTraceFileLines and lastRecordLine", () => {
+  it("given garbage, NUL padding and a torn tail, then a range holds exactly the full read's records in it, and the garbage outside it is not even looked at", () => {
+    const file = join(dir, "t_001.jsonl");
+    const lines = [JSON.stringify(meta()), "not json", ...turns(0, 10).map((m) => JSON.stringify(m)), "\0\0" + JSON.stringify(userText("padded")), "{garbage", ...turns(10, 5).map((m) => JSON.stringify(m))];
+    writeFileSync(file, lines.join("\n") + "\n" + JSON.stringify(userText("torn")).slice(0, -3));
+    const full = readTraceFile(file);
+    const within = (after: number, through: number) => ({
+      lines: full.lines.filter((l) => l > after && l <= through),
+      messages: full.messages.filter((_, i) => full.lines[i]! > after && full.lines[i]! <= through),
+      skipped: full.skipped.filter((x) => x.line > after && x.line <= through),
+    });
+    for (const [after, through] of [[0, 5], [5, 44], [41, 43], [43, 1000], [60, 1000]] as const) {
+      const part = readTraceFileLines(file, { after, through });
+      expect({ lines: part.lines, messages: part.messages, skipped: part.skipped }).toEqual(within(after, through));
+    }
+    const tail = readTraceFileLines(file, { after: 42 });
+    expect(tail.tornTail).toBe(true);
+    expect(tail.skipped.map((x) => x.line)).toEqual([44, 65]);
+    // Line 2 is garbage: a range after it does not report it.
+    expect(readTraceFileLines(file, { after: 2 }).skipped.some((x) => x.line === 2)).toBe(false);
+    expect(lastRecordLine(file)).toBe(full.lines.at(-1));
+  });
+
+  it("given a file ending in more garbage lines than the first window, an empty file and one of garbage only, then the last record's line is the full read's", () => {
+    const file = join(dir, "t_001.jsonl");
+    writeFileSync(file, jsonl([meta(), ...turns(0, 3)]) + "{x\n".repeat(200));
+    expect(lastRecordLine(file)).toBe(13);
+    expect(readTraceFile(file).lines.at(-1)).toBe(13);
+    writeFileSync(file, "");
+    expect(lastRecordLine(file)).toBeUndefined();
+    writeFileSync(file, "{x\n".repeat(2000));
+    expect(lastRecordLine(file)).toBeUndefined();
+  });
+});
 
 describe("readTraceFileMatching", () => {
   it("given NUL padding, CRLF, a malformed line holding the needle, a text quoting it and a torn tail holding it, then it reads exactly the full read's lines that hold the needle", () => {

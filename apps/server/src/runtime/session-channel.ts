@@ -36,7 +36,7 @@
  * writer's listener) or `catchUp` to read records written by someone else (a subagent's own
  * writer, a fact recorded while the session was not loaded).
  */
-import { readTraceFile, type TracePosition } from "@penguin/core";
+import { lastRecordLine, readTraceFileLines, type TracePosition } from "@penguin/core";
 import type { OmniMessage } from "@penguin/omnimessage";
 import { formatSse, type SseSink } from "../http/sse.js";
 import { BEFORE_START, comparePositions, formatStreamId, parseStreamId } from "./stream-ids.js";
@@ -199,26 +199,26 @@ export class SessionChannel {
 export function traceEnd(files: readonly TraceFileRef[]): TracePosition {
   for (let i = files.length - 1; i >= 0; i--) {
     const f = files[i]!;
-    const lines = readLines(f.file);
-    const line = lines[lines.length - 1];
+    const line = safely(() => lastRecordLine(f.file));
     if (line !== undefined) return { file: f.index, line };
   }
   return BEFORE_START;
 }
 
-/** The records after `after` (exclusive) up to `upTo` (inclusive; the end when undefined), in order. */
+/**
+ * The records after `after` (exclusive) up to `upTo` (inclusive; the end when undefined), in
+ * order. Only those lines of the files are decoded: a client that missed a few records of a
+ * long trace, or a stream catching up with a subagent's writer after each of its records,
+ * costs a scan of the bytes, not a parse of the whole file each time.
+ */
 export function readRecords(files: readonly TraceFileRef[], after: TracePosition, upTo: TracePosition | undefined): { position: TracePosition; message: OmniMessage }[] {
   const out: { position: TracePosition; message: OmniMessage }[] = [];
   for (const f of files) {
     if (f.index < after.file || (upTo !== undefined && f.index > upTo.file)) continue;
-    const content = safeRead(f.file);
+    const range = { after: f.index === after.file ? after.line : 0, ...(upTo !== undefined && f.index === upTo.file ? { through: upTo.line } : {}) };
+    const content = safely(() => readTraceFileLines(f.file, range));
     if (content === undefined) continue;
-    content.messages.forEach((message, i) => {
-      const position = { file: f.index, line: content.lines[i]! };
-      if (comparePositions(position, after) <= 0) return;
-      if (upTo !== undefined && comparePositions(position, upTo) > 0) return;
-      out.push({ position, message });
-    });
+    content.messages.forEach((message, i) => out.push({ position: { file: f.index, line: content.lines[i]! }, message }));
   }
   return out;
 }
@@ -228,16 +228,13 @@ function positionExists(files: readonly TraceFileRef[], p: TracePosition, last: 
   if (p.file === 0) return true;
   if (comparePositions(p, last) > 0) return false;
   const file = files.find((f) => f.index === p.file);
-  return file !== undefined && readLines(file.file).includes(p.line);
+  return file !== undefined && (safely(() => readTraceFileLines(file.file, { after: p.line - 1, through: p.line }))?.lines.includes(p.line) ?? false);
 }
 
-function readLines(file: string): number[] {
-  return safeRead(file)?.lines ?? [];
-}
-
-function safeRead(file: string): { messages: OmniMessage[]; lines: number[] } | undefined {
+/** A read of a trace file that may be gone (a session deleted meanwhile): undefined then. */
+function safely<T>(read: () => T): T | undefined {
   try {
-    return readTraceFile(file);
+    return read();
   } catch {
     return undefined;
   }
