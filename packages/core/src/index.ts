@@ -25,7 +25,7 @@ export type { SleepFn } from "./engine/reconnect.js";
 export { INTERRUPTED_BY_EXIT, INTERRUPTED_BY_USER, DENIED_BY_POLICY, DENIED_BY_USER } from "@penguin/trace";
 export { GatewayLLM } from "./llm/gateway-llm.js";
 export { TraceWriter } from "@penguin/trace";
-export { lastRecordLine, parseTraceText, readTraceFile, readTraceFileLines, sessionTraceFiles, listTracedSessions, resumeSnapshotFile } from "./trace/reader.js";
+export { lastRecordLine, lastRecordsOf, parseTraceText, readTraceFile, readTraceFileLines, sessionTraceFiles, listTracedSessions, resumeSnapshotFile } from "./trace/reader.js";
 export { replayTrace } from "./trace/replay.js";
 export type { ReplayResult } from "./trace/replay.js";
 export * from "./state/paths.js";

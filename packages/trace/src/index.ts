@@ -18,7 +18,7 @@ export type { ReplayResult } from "./replay.js";
 export { TraceWriter, isCommitPoint } from "./writer.js";
 export type { TraceWriterOptions, TraceFileNamer, AppendListener, BackgroundSync } from "./writer.js";
 export { PROJECT_OR_AGENT_ID } from "./folder-ids.js";
-export { lastRecordLine, parseTraceText, parseTraceBytes, readTraceFile, readTraceFileLines, readTraceFileMatching, readTraceFileTail, readTraceFileWithExtent, traceFileIndex, traceFilesIn, listTracedSessionsIn } from "./reader.js";
+export { lastRecordLine, lastRecordsOf, parseTraceText, parseTraceBytes, readTraceFile, readTraceFileLines, readTraceFileMatching, readTraceFileTail, readTraceFileWithExtent, traceFileIndex, traceFilesIn, listTracedSessionsIn } from "./reader.js";
 export type { CompleteExtent, SkippedLine, TraceContent, TraceFileRef, SessionTraceSummary } from "./reader.js";
 export { foldForResume, readForResume, readResumeSnapshot, writeResumeSnapshot, resumeSnapshotFile, RESUME_SNAPSHOT_FORMAT, RESUME_SNAPSHOT_MIN_LINES, RESUME_SNAPSHOT_REFRESH_LINES } from "./resume-snapshot.js";
 export type { ResumeSnapshot, ResumeFold, ResumeFoldOptions, ResumeRead } from "./resume-snapshot.js";

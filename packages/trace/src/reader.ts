@@ -152,23 +152,35 @@ export function readTraceFileLines(file: string, range: { after?: number; throug
   return readLines(file, undefined, (line) => line <= after || line > through).content;
 }
 
-/** Lines decoded first, from the end, by `lastRecordLine`; a wider window follows only if none of them is a record. */
-const LAST_RECORD_WINDOW = 64;
+/** Lines decoded past the ones asked for by `lastRecordsOf`; a wider window follows only if too few of them are records. */
+const LAST_RECORDS_SLACK = 64;
 
 /**
- * The line number of a trace file's last record (undefined when it has none): the file's
- * lines are counted, then only the last ones are decoded (a torn tail or garbage at the end
- * is passed over, as `readTraceFile` passes over it), widening the window until one is a
- * record or the file's start is reached.
+ * The last `count` records of a trace file at or before line `through` (the file's end when
+ * left out), oldest first, with their line numbers and the line rules of `readTraceFile`;
+ * `more` tells that a record precedes the first one returned. The file's lines are counted,
+ * then only the last ones are decoded (a torn tail or garbage at the end is passed over as
+ * `readTraceFile` passes over it), widening the window until enough are records or the file's
+ * start is reached: the newest page of a 100k-line session's history costs two scans of its
+ * bytes and the parse of one page, not a parse of every line.
  */
-export function lastRecordLine(file: string): number | undefined {
+export function lastRecordsOf(file: string, count: number, through?: number): { messages: OmniMessage[]; lines: number[]; more: boolean } {
   const { extent } = readLines(file, undefined, () => true);
-  for (let window = LAST_RECORD_WINDOW; ; window *= 16) {
-    const from = extent.lines - window;
-    const { lines } = readLines(file, undefined, (line) => line <= from).content;
-    if (lines.length > 0) return lines[lines.length - 1];
-    if (from <= 0) return undefined;
+  // An unterminated last line (line extent.lines + 1) may hold a record too.
+  const end = Math.min(through ?? Number.POSITIVE_INFINITY, extent.lines + 1);
+  for (let window = count + LAST_RECORDS_SLACK; ; window *= 4) {
+    const from = end - window;
+    const { messages, lines } = readLines(file, undefined, (line) => line <= from || line > end).content;
+    if (messages.length > count || from <= 0) {
+      const start = Math.max(0, messages.length - count);
+      return { messages: messages.slice(start), lines: lines.slice(start), more: start > 0 };
+    }
   }
+}
+
+/** The line number of a trace file's last record (undefined when it has none); see `lastRecordsOf`. */
+export function lastRecordLine(file: string): number | undefined {
+  return lastRecordsOf(file, 1).lines[0];
 }
 
 /**

@@ -31,7 +31,7 @@ import { badRequest } from "../http/api-error.js";
 import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import type { ServerContext } from "../server-context.js";
-import { pageHistory, parsePosition, readTraceEntries } from "../services/history.js";
+import { lastTracePosition, parsePosition, readHistoryPage } from "../services/history.js";
 import { formatStreamId } from "../runtime/stream-ids.js";
 
 const Query = Schema.Struct({
@@ -60,11 +60,10 @@ export function sessionMessageRoutes(table: RouteTable, ctx: ServerContext): voi
       // cursor and the fragments: they describe the same instant.
       const hub = ctx.sessions.peek(id);
       const upTo = hub?.channel.lastDurable();
-      const trace = readTraceEntries(grant.agent, id, upTo);
-      const lastEntry = trace[trace.length - 1]?.position;
+      const page = readHistoryPage(grant.agent, id, upTo, { tailLimit: query.tailLimit, before, limit: query.limit });
+      const lastEntry = hub === undefined ? lastTracePosition(grant.agent, id) : undefined;
       const cursor = hub?.channel.lastId ?? (lastEntry === undefined ? null : formatStreamId({ position: { file: lastEntry.fileIndex, line: lastEntry.line } }));
       const live = hub?.run?.log.snapshot();
-      const page = pageHistory(trace, [], { tailLimit: query.tailLimit, before, limit: query.limit });
       return json({
         ...page,
         state: hub?.state ?? "idle",

@@ -1,15 +1,18 @@
 /**
  * Session history for `GET /api/sessions/:id/messages`, read from the trace files (every
- * index, oldest first) through core's tolerant parser, with positions `<fileIndex>:<line>`
+ * index, oldest first) through core's tolerant reader, with positions `<fileIndex>:<line>`
  * for paging: `tailLimit` returns the newest N, `before=<fileIndex>:<line>&limit=N` the N
  * before a position. The trace is read up to the last record the session's stream has sent
  * (`upTo`), so the page and the stream meet exactly; see routes/session-messages.ts for how a
  * client stitches this to the stream.
+ *
+ * A page is read from the end of the files it needs (lastRecordsOf): only the lines of the
+ * page are decoded, the rest is counted by its newlines. Opening a 100k-line session, or
+ * paging back through it, no longer parses the whole trace for every page (a 50 MB trace
+ * held the server's event loop for every user each time).
  */
-import { readFileSync } from "node:fs";
-import { sessionTraceFiles, type AgentPaths } from "@penguin/core";
+import { lastRecordsOf, sessionTraceFiles, type AgentPaths } from "@penguin/core";
 import type { OmniMessage } from "@penguin/omnimessage";
-import { numberedMessages } from "./trace-files.js";
 
 export interface TracePosition {
   fileIndex: number;
@@ -24,7 +27,7 @@ export interface HistoryQuery {
 
 export interface HistoryPage {
   messages: OmniMessage[];
-  /** The position of the oldest message returned (or just past the trace when only live ones were): pass it as `before`. */
+  /** The position of the oldest message returned (null when the trace has none; `before` itself when nothing precedes it): pass it as `before`. */
   tracePosition: TracePosition | null;
   /** Older messages exist before `tracePosition`. */
   hasMore: boolean;
@@ -32,41 +35,76 @@ export interface HistoryPage {
 
 export const MAX_PAGE = 5000;
 
-export function readTraceEntries(agent: AgentPaths, sessionId: string, upTo?: { file: number; line: number }): { position: TracePosition; message: OmniMessage }[] {
-  const out: { position: TracePosition; message: OmniMessage }[] = [];
-  for (const f of sessionTraceFiles(agent, sessionId)) {
-    if (upTo !== undefined && f.index > upTo.file) continue;
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(f.file);
-    } catch {
-      continue;
-    }
-    for (const { line, message } of numberedMessages(bytes.toString("utf8"))) {
-      if (upTo !== undefined && f.index === upTo.file && line > upTo.line) break;
-      out.push({ position: { fileIndex: f.index, line }, message });
-    }
+/** What a page is read up to: the stream's last record (inclusive) and the client's `before` (exclusive). */
+interface Bounds {
+  upTo?: { file: number; line: number } | undefined;
+  before?: TracePosition | undefined;
+}
+
+/** The last line of `file` a page may hold under `bounds`: undefined for the file's end, 0 for none. */
+function throughIn(fileIndex: number, bounds: Bounds): number | undefined {
+  let through: number | undefined;
+  if (bounds.upTo !== undefined) {
+    if (fileIndex > bounds.upTo.file) return 0;
+    if (fileIndex === bounds.upTo.file) through = bounds.upTo.line;
   }
-  return out;
+  if (bounds.before !== undefined) {
+    if (fileIndex > bounds.before.fileIndex) return 0;
+    if (fileIndex === bounds.before.fileIndex) through = Math.min(through ?? Number.POSITIVE_INFINITY, bounds.before.line - 1);
+  }
+  return through;
+}
+
+/** The newest `count` trace messages within `bounds`, oldest first, and whether older ones exist. */
+function newestWithin(agent: AgentPaths, sessionId: string, count: number, bounds: Bounds): { entries: { position: TracePosition; message: OmniMessage }[]; more: boolean } {
+  const files = sessionTraceFiles(agent, sessionId);
+  const pages: { position: TracePosition; message: OmniMessage }[][] = [];
+  let remaining = count;
+  let more = false;
+  for (let i = files.length - 1; i >= 0 && !more; i--) {
+    const f = files[i]!;
+    const through = throughIn(f.index, bounds);
+    if (through !== undefined && through <= 0) continue;
+    // Once the page is full, only whether an older record exists is left to know.
+    const read = safely(() => lastRecordsOf(f.file, Math.max(remaining, 1), through));
+    if (read === undefined) continue;
+    if (remaining === 0) {
+      more = read.lines.length > 0;
+      break;
+    }
+    pages.unshift(read.messages.map((message, k) => ({ position: { fileIndex: f.index, line: read.lines[k]! }, message })));
+    remaining -= read.messages.length;
+    more = read.more;
+  }
+  return { entries: pages.flat(), more };
 }
 
 /**
- * A page: with `before`, the `limit` trace messages before that position (live messages are
- * never older than the trace, so they are not part of older pages); otherwise the newest
- * `tailLimit` trace messages followed by every live message of the running task.
+ * A page: with `before`, the `limit` trace messages before that position (up to `upTo`);
+ * otherwise the newest `tailLimit` trace messages up to `upTo`.
  */
-export function pageHistory(trace: { position: TracePosition; message: OmniMessage }[], live: OmniMessage[], query: HistoryQuery): HistoryPage {
+export function readHistoryPage(agent: AgentPaths, sessionId: string, upTo: { file: number; line: number } | undefined, query: HistoryQuery): HistoryPage {
   if (query.before !== undefined) {
     const before = query.before;
-    let end = trace.findIndex((e) => compare(e.position, before) >= 0);
-    if (end < 0) end = trace.length;
-    const start = Math.max(0, end - Math.min(query.limit ?? 100, MAX_PAGE));
-    return { messages: trace.slice(start, end).map((e) => e.message), tracePosition: trace[start]?.position ?? before, hasMore: start > 0 };
+    const { entries, more } = newestWithin(agent, sessionId, Math.min(query.limit ?? 100, MAX_PAGE), { upTo, before });
+    return { messages: entries.map((e) => e.message), tracePosition: entries[0]?.position ?? before, hasMore: more };
   }
-  const start = Math.max(0, trace.length - Math.min(query.tailLimit ?? MAX_PAGE, MAX_PAGE));
-  const last = trace[trace.length - 1]?.position;
-  const pastEnd = last === undefined ? null : { fileIndex: last.fileIndex, line: last.line + 1 };
-  return { messages: [...trace.slice(start).map((e) => e.message), ...live], tracePosition: trace[start]?.position ?? pastEnd, hasMore: start > 0 };
+  const { entries, more } = newestWithin(agent, sessionId, Math.min(query.tailLimit ?? MAX_PAGE, MAX_PAGE), { upTo });
+  return { messages: entries.map((e) => e.message), tracePosition: entries[0]?.position ?? null, hasMore: more };
+}
+
+/** The position of the trace's last message up to `upTo` (undefined when it has none). */
+export function lastTracePosition(agent: AgentPaths, sessionId: string, upTo?: { file: number; line: number }): TracePosition | undefined {
+  return newestWithin(agent, sessionId, 1, { upTo }).entries[0]?.position;
+}
+
+/** A read of a trace file that may be gone (a session deleted meanwhile): undefined then. */
+function safely<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
 }
 
 export function parsePosition(text: string): TracePosition | undefined {
