@@ -28,6 +28,16 @@ function session(file: string, options: { existing: boolean; seed?: SessionState
   return { writer, state: () => state };
 }
 
+const lineCount = (file: string): number => readFileSync(file, "utf8").split("\n").length - 1;
+
+/** A resume of `file` now (as a crash leaves it) takes `lines` from its snapshot and folds to the whole file's fold; returns `lines`. */
+function expectResumeFromSnapshotAt(file: string, lines: number): number {
+  const read = readForResume(file, { minLines: 1_000_000 });
+  expect(read.fromSnapshot).toBe(lines);
+  expect(comparableFold(read.state)).toEqual(comparableFold(foldTrace(readTraceFile(file).messages)));
+  return lines;
+}
+
 /** The records after the session_meta line (the writer writes the header itself). */
 function body(records: OmniMessage[]): OmniMessage[] {
   return records.filter((m) => m.type !== "session_meta");
@@ -42,10 +52,7 @@ describe("FileLines", () => {
     live.writer.close();
     expect(lines.writeSnapshot(live.state(), 1)).toBe(true);
 
-    const total = readFileSync(file, "utf8").split("\n").length - 1;
-    const read = readForResume(file, { minLines: 1_000_000 });
-    expect(read.fromSnapshot).toBe(total);
-    expect(comparableFold(read.state)).toEqual(comparableFold(foldTrace(readTraceFile(file).messages)));
+    expectResumeFromSnapshotAt(file, lineCount(file));
     // References to the file's lines, not a copy of the context.
     expect(statSync(resumeSnapshotFile(file)).size).toBeLessThan(statSync(file).size / 3);
   });
@@ -64,10 +71,7 @@ describe("FileLines", () => {
     resumed.writer.close();
     expect(lines.writeSnapshot(resumed.state(), 1)).toBe(true);
 
-    const total = readFileSync(file, "utf8").split("\n").length - 1;
-    const again = readForResume(file, { minLines: 1_000_000 });
-    expect(again.fromSnapshot).toBe(total);
-    expect(comparableFold(again.state)).toEqual(comparableFold(foldTrace(readTraceFile(file).messages)));
+    expectResumeFromSnapshotAt(file, lineCount(file));
   });
 
   it("given a resumed file it did not see whole, a file shorter than the minimum, or a file a torn line was added to, then no snapshot is written", () => {
@@ -103,12 +107,9 @@ describe("FileLines", () => {
     const live = session(file, { existing: false });
     const lines = new FileLines(live.writer, "new-file");
     for (const m of records.slice(0, 300)) live.writer.append(m);
-    const first = readFileSync(file, "utf8").split("\n").length - 1;
     expect(lines.checkpoint(live.state(), { minLines: 1, refreshLines: 200 })).toBe(true);
     // Never closed: the file and the snapshot are what a killed process leaves.
-    const crashed = readForResume(file, { minLines: 1_000_000 });
-    expect(crashed.fromSnapshot).toBe(first);
-    expect(comparableFold(crashed.state)).toEqual(comparableFold(foldTrace(readTraceFile(file).messages)));
+    const first = expectResumeFromSnapshotAt(file, lineCount(file));
 
     // Fewer new lines than the refresh distance: the snapshot stays; past it: a newer one.
     for (const m of records.slice(300, 400)) live.writer.append(m);
@@ -116,10 +117,7 @@ describe("FileLines", () => {
     expect(readForResume(file, { minLines: 1_000_000 }).fromSnapshot).toBe(first);
     for (const m of records.slice(400)) live.writer.append(m);
     expect(lines.checkpoint(live.state(), { minLines: 1, refreshLines: 200 })).toBe(true);
-    const total = readFileSync(file, "utf8").split("\n").length - 1;
-    const again = readForResume(file, { minLines: 1_000_000 });
-    expect(again.fromSnapshot).toBe(total);
-    expect(comparableFold(again.state)).toEqual(comparableFold(foldTrace(readTraceFile(file).messages)));
+    const total = expectResumeFromSnapshotAt(file, lineCount(file));
     // Nothing written since: the session's end leaves that snapshot as it is.
     live.writer.close();
     expect(lines.writeSnapshot(live.state(), 1)).toBe(false);
@@ -142,9 +140,6 @@ describe("FileLines", () => {
     expect(readForResume(file, { minLines: 1_000_000 }).fromSnapshot).toBe(read.extent.lines);
     resumed.writer.close();
     expect(lines.writeSnapshot(resumed.state(), 1)).toBe(true);
-    const total = readFileSync(file, "utf8").split("\n").length - 1;
-    const again = readForResume(file, { minLines: 1_000_000 });
-    expect(again.fromSnapshot).toBe(total);
-    expect(comparableFold(again.state)).toEqual(comparableFold(foldTrace(readTraceFile(file).messages)));
+    expectResumeFromSnapshotAt(file, lineCount(file));
   });
 });
