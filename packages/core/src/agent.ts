@@ -46,7 +46,7 @@ import { survivorsOfClosedFile, withSurvivors } from "./trace/survivors.js";
 import { forkScratchpad, forkSessionFiles, forkSessionFilesAt, type ForkPosition } from "./trace/fork.js";
 import { stateAt, stateAtFromSnapshots, type SessionView } from "./trace/state-at.js";
 import { loadRecording } from "./replay/recording.js";
-import { FileLines, initialSessionState, type ReadFileLines, readForResume, sessionSettingsOfFiles, parseAt, SessionFolds, TraceWriter, type SessionState, type SnapshotSource, type StateAtResult, type StateAtTarget } from "@penguin/trace";
+import { FileLines, initialSessionState, type ReadFileLines, type SnapshotThresholds, readForResume, sessionSettingsOfFiles, parseAt, SessionFolds, TraceWriter, type SessionState, type SnapshotSource, type StateAtResult, type StateAtTarget } from "@penguin/trace";
 import { Session } from "./session.js";
 import { createSubagentRunner } from "./subagents/runner.js";
 import type { EnvironmentInterface, LLMInterface, SubagentRunner } from "./interfaces.js";
@@ -76,6 +76,14 @@ export interface CreateAgentOptions {
   sandbox?: SandboxOptions;
   /** The bwrap executable; default `bwrap` from PATH. */
   bwrapPath?: string;
+  /**
+   * When a session's trace file gets a resume snapshot (a cache beside it that lets the next
+   * resume fold only what came after): files of at least `minLines` lines, refreshed when a
+   * task ends or the session ends once the file has grown `refreshLines` past the last one
+   * (both default 2000). Lower values write more often; the crash suite uses 1, so every kill
+   * meets a recent snapshot.
+   */
+  resumeSnapshot?: SnapshotThresholds;
 }
 
 export interface CreateSessionOptions {
@@ -210,7 +218,7 @@ export class Agent {
     if (last === undefined) {
       throw new PenguinError("session_not_found", `no session ${sessionId} in ${this.paths.projectId}/${this.paths.agentId} (looked in ${this.paths.tracesDir})`);
     }
-    const pick = pickResumeFile(files, { fold: true });
+    const pick = pickResumeFile(files, { fold: true, snapshot: this.#options.resumeSnapshot });
     const resume = Effect.runSync(Effect.provide(Resume, ResumeLive));
     const seed = Effect.runSync(resume.seed(pick.messages, pick.folded === undefined ? {} : { folded: pick.folded }));
     const meta = seed.meta ?? pick.meta;
@@ -514,7 +522,7 @@ export class Agent {
       ...(p.opening === undefined ? {} : { opening: [p.opening] }),
     });
     // What the file's resume snapshot needs when the session ends (registered before anything is written).
-    const fileLines = new FileLines(writer, p.existing ? p.readLines : "new-file");
+    const fileLines = new FileLines(writer, p.existing ? p.readLines : "new-file", this.#options.resumeSnapshot);
     // The session's state: folded from every line the writer writes, from the seed on.
     const fold = new LiveFold(writer, p.seed);
     const onLine = p.replay?.onLine;
@@ -576,7 +584,7 @@ export class Agent {
  * rotates back into it). A newest file whose records lack their session_meta line borrows the
  * meta of an earlier file: a session's meta is the same in all of them.
  */
-function pickResumeFile(files: { file: string; index: number }[], options: { fold: boolean }): {
+function pickResumeFile(files: { file: string; index: number }[], options: { fold: boolean; snapshot?: SnapshotThresholds | undefined }): {
   messages: OmniMessage[];
   index: number;
   meta: SessionMetaPayload | undefined;
@@ -604,7 +612,7 @@ function pickResumeFile(files: { file: string; index: number }[], options: { fol
       const own = readTraceFile(files[at]!.file).messages;
       return { messages: withSurvivors(own, survivors), folded: undefined, extent: undefined, lines: undefined, snapshotLines: 0, empty: own.length === 0 };
     }
-    const read = readForResume(files[at]!.file);
+    const read = readForResume(files[at]!.file, options.snapshot ?? {});
     const snapshotLines = read.wroteSnapshot ? read.extent.lines : read.fromSnapshot;
     return { messages: read.content.messages, folded: read.state, extent: read.extent, lines: read.content.lines, snapshotLines, empty: read.content.messages.length === 0 };
   };

@@ -26,7 +26,7 @@
 import { fstatSync } from "node:fs";
 import { readOpenFile, readRange } from "./file-range.js";
 import type { OmniMessage } from "@penguin/omnimessage";
-import { RESUME_SNAPSHOT_MIN_LINES, RESUME_SNAPSHOT_REFRESH_LINES, writeResumeSnapshot } from "./resume-snapshot.js";
+import { RESUME_SNAPSHOT_MIN_LINES, RESUME_SNAPSHOT_REFRESH_LINES, writeResumeSnapshot, type ResumeFoldOptions } from "./resume-snapshot.js";
 import type { SessionState } from "./state.js";
 import type { TraceWriter } from "./writer.js";
 
@@ -39,6 +39,9 @@ export interface ReadFileLines {
   snapshotLines?: number;
 }
 
+/** When a file's resume snapshot is written: a file of at least `minLines`, `refreshLines` past the last one (resume's own rule). */
+export type SnapshotThresholds = ResumeFoldOptions;
+
 export class FileLines {
   readonly #writer: TraceWriter;
   /** The file index the record is about; undefined while it is not complete. */
@@ -50,14 +53,17 @@ export class FileLines {
   /** Lines the file's newest snapshot covers, as far as this record knows (0: none). */
   #snapshotLines = 0;
   readonly #stop: () => void;
+  readonly #thresholds: Required<SnapshotThresholds>;
 
   /**
    * Follow `writer`. `start`: "new-file" when the writer starts its file (a new session);
    * what resume read of the writer's file; undefined when that is not known (the record is
-   * then complete only from the writer's next file on).
+   * then complete only from the writer's next file on). `thresholds`: when snapshots are
+   * written (defaults `RESUME_SNAPSHOT_MIN_LINES`, `RESUME_SNAPSHOT_REFRESH_LINES`).
    */
-  constructor(writer: TraceWriter, start: ReadFileLines | "new-file" | undefined) {
+  constructor(writer: TraceWriter, start: ReadFileLines | "new-file" | undefined, thresholds: SnapshotThresholds = {}) {
     this.#writer = writer;
+    this.#thresholds = { minLines: thresholds.minLines ?? RESUME_SNAPSHOT_MIN_LINES, refreshLines: thresholds.refreshLines ?? RESUME_SNAPSHOT_REFRESH_LINES };
     if (start === "new-file") this.#index = writer.index;
     else if (start !== undefined && start.index === writer.index && start.messages.length === start.lines.length) {
       this.#index = start.index;
@@ -86,7 +92,7 @@ export class FileLines {
    * last line, the file ends there (its size and last byte say so), it is long enough to be
    * worth one and it has lines the newest snapshot does not cover. True when one was written.
    */
-  writeSnapshot(state: SessionState, minLines = RESUME_SNAPSHOT_MIN_LINES): boolean {
+  writeSnapshot(state: SessionState, minLines = this.#thresholds.minLines): boolean {
     this.#stop();
     return this.#write(state, minLines, 1);
   }
@@ -96,8 +102,8 @@ export class FileLines {
    * `refreshLines` past the newest one, with the same checks as `writeSnapshot`. `state` must
    * be the fold of every line written so far, as the session's live fold is between appends.
    */
-  checkpoint(state: SessionState, options: { minLines?: number; refreshLines?: number } = {}): boolean {
-    return this.#write(state, options.minLines ?? RESUME_SNAPSHOT_MIN_LINES, options.refreshLines ?? RESUME_SNAPSHOT_REFRESH_LINES);
+  checkpoint(state: SessionState, thresholds: SnapshotThresholds = {}): boolean {
+    return this.#write(state, thresholds.minLines ?? this.#thresholds.minLines, thresholds.refreshLines ?? this.#thresholds.refreshLines);
   }
 
   #write(state: SessionState, minLines: number, newLines: number): boolean {

@@ -146,4 +146,19 @@ describe("resume from a resume snapshot", () => {
     expect(requestOf(2)).toEqual(requestOf(3));
     expect(h.kit.violations).toEqual([]);
   });
+
+  it("given an agent whose snapshots start at one line, when a short task ends, then its snapshot is there before dispose and covers the task, and the resume from it sends a whole-file fold's request", async () => {
+    h = await startHarness({ script: [{ toolCalls: [{ name: "read_file", arguments: { file_path: "notes.txt" } }] }, { text: "read" }, { text: "again" }, { text: "again" }] });
+    writeFileSync(`${h.workspace}/notes.txt`, "a note\n");
+    const eager = await createAgent({ root: h.root, env: {}, resumeSnapshot: { minLines: 1, refreshLines: 1 } });
+    const live = await eager.createSession({ workspaceDir: h.workspace });
+    await collect(live.run("read the notes", { approve: allow }));
+    const lines = readFileSync(live.tracePath, "utf8").split("\n").length - 1;
+    expect(lines).toBeLessThan(40);
+    expect((JSON.parse(readFileSync(resumeSnapshotFile(live.tracePath), "utf8")) as { lines: number }).lines).toBe(lines);
+    await live.dispose();
+    await continueFromSnapshotThenFromStart(eager, live.id, live.tracePath);
+    expect(requestOf(2)).toEqual(requestOf(3));
+    expect(h.kit.violations).toEqual([]);
+  });
 });
