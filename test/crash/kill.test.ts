@@ -1,11 +1,14 @@
 // Crash safety by fault injection (the durability rule: a crash loses at most the uncommitted tail of a request): scripted sessions run in child
 // processes and are SIGKILLed at random moments — mid-stream (paced model deltas), mid-tool
 // (a sleeping exec_command), mid-write (turns of many fast tool calls, so the trace is being
-// appended) and mid-compaction (a small window, so every turn compacts). Each killed session
+// appended), mid-compaction (a small window, so every turn compacts) and around resume
+// snapshots (tasks of one tool turn, the child writing the trace file's resume snapshot at
+// every task's end, so a kill can land while one is written or just after). Each killed session
 // is then resumed here, through core, and must: resume without error; keep every turn the
 // trace had committed (`request_end completed`) before the kill, with its recorded tool
 // outputs; send a next request that passes both our strict pairing invariant and the
-// testkit's check; and leave at most one torn line per trace file.
+// testkit's check; and leave at most one torn line per trace file. Where a resume snapshot is
+// beside the trace, the fold resume starts from it must equal the fold of the whole file.
 //
 // Not part of `npm test`: it skips itself unless PENGUIN_CRASH=1 (set by `npm run test:crash`
 // and `npm run soak` through test/crash/crash.vitest.config.ts). PENGUIN_CRASH_KILLS sets the
@@ -19,15 +22,17 @@
 // listed in KNOWN (reported, with a deterministic test) are printed but do not fail the run
 // unless PENGUIN_CRASH_STRICT=1.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it, vi } from "vitest";
 import { seededRandom, startTestkit, WIRE_PROTOCOLS, type RecordedRequest, type ScriptedTurn, type Testkit, type WireProtocol } from "@penguin/testkit";
 import type { OmniMessage } from "@penguin/omnimessage";
 import { createAgent } from "../../packages/core/src/agent.js";
 import { writeProjectConfig } from "../../packages/core/src/state/project-config.js";
-import { parseTraceText, sessionTraceFiles } from "../../packages/core/src/trace/reader.js";
+import { parseTraceText, readTraceFile, resumeSnapshotFile, sessionTraceFiles } from "../../packages/core/src/trace/reader.js";
+import { comparableFold, foldTrace, readForResume } from "@penguin/trace";
 import { pairingProblems } from "../fuzz/core/pairing-invariant.js";
 import { committedTurns, lostTurns } from "../fuzz/core/trace-oracle.js";
 import { childCommand } from "./bundle-child.js";
@@ -69,7 +74,7 @@ const JOBS = Number(process.env.PENGUIN_CRASH_JOBS ?? 3);
 /** The kill lands this long (uniform, ms) after every session of the child has sent its first request. */
 const MAX_DELAY_MS = 1500;
 
-const MODES = ["stream", "tool", "write", "compaction"] as const;
+const MODES = ["stream", "tool", "write", "compaction", "snapshot"] as const;
 type Mode = (typeof MODES)[number];
 
 const CHECK_PROMPT = "crash-check: the harness restarted, say what you see";
@@ -100,7 +105,7 @@ const userTexts = (r: RecordedRequest) => r.messages.filter((m) => m.role === "u
 const isCompactionRequest = (r: RecordedRequest) => userTexts(r).some((t) => t.includes("[summary]") && /summar/i.test(t));
 const isCheckRequest = (r: RecordedRequest) => userTexts(r).at(-1) === CHECK_PROMPT;
 
-/** The model: one answer per request, chosen from what the request is; every turn calls a tool so tasks never end. */
+/** The model: one answer per request, chosen from what the request is; every turn calls a tool so tasks never end, but in the snapshot mode. */
 function modelFor(mode: Mode, tag: string) {
   let n = 0;
   return (r: RecordedRequest): ScriptedTurn => {
@@ -118,6 +123,10 @@ function modelFor(mode: Mode, tag: string) {
         return { text, toolCalls: Array.from({ length: 8 }, () => read), usage: SMALL };
       case "compaction":
         return { text, toolCalls: [read], usage: BIG };
+      case "snapshot":
+        // A task of one tool turn: after the tools' results the answer ends it, and the child's
+        // session writes the file's snapshot then.
+        return r.messages.at(-1)?.kind === "tool_result" ? { text: `${text}: done`, usage: SMALL } : { text, toolCalls: Array.from({ length: 3 }, () => read), usage: SMALL };
     }
   };
 }
@@ -177,7 +186,7 @@ async function prepareSlot(mode: Mode, protocol: WireProtocol, tag: string): Pro
 
 /** Spawn the child, wait for every session's first request, sleep `delayMs`, SIGKILL. */
 async function runAndKill(childArgs: string[], slots: SlotRun[], delayMs: number): Promise<void> {
-  const spec = slots.map((s) => ({ root: s.root, workspace: s.workspace, prompt: `keep working on notes.txt (${s.mode})` }));
+  const spec = slots.map((s) => ({ root: s.root, workspace: s.workspace, prompt: `keep working on notes.txt (${s.mode})`, ...(s.mode === "snapshot" ? { snapshotLines: 1 } : {}) }));
   // The child's commands get a home of their own: a SIGKILL can land while a login shell runs
   // the machine's profile, and killing that half way can leave the user's tools locked (pyenv's
   // rehash lock made every later login shell on this machine wait 60 s).
@@ -221,7 +230,12 @@ async function checkSlot(slot: SlotRun, phases: Map<string, number>): Promise<st
   if (last === undefined) return ["no trace file after the kill"];
   for (const f of files) if (tornLines(f.file) > 1) problems.push(`${f.file} has ${tornLines(f.file)} skipped lines after the kill`);
   const before = parseTraceText(readFileSync(last.file, "utf8")).messages;
-  const phase = `${slot.mode}/${phaseOf(before)}`;
+  // The snapshot a kill left (if any) must describe the file: resume trusts it and folds the rest.
+  const fromSnapshot = existsSync(resumeSnapshotFile(last.file)) ? readForResume(last.file, { minLines: Number.MAX_SAFE_INTEGER }) : undefined;
+  if (fromSnapshot !== undefined && fromSnapshot.fromSnapshot > 0 && !isDeepStrictEqual(comparableFold(fromSnapshot.state), comparableFold(foldTrace(readTraceFile(last.file).messages)))) {
+    problems.push(`the fold from the resume snapshot (${fromSnapshot.fromSnapshot} lines) differs from the whole file's fold`);
+  }
+  const phase = `${slot.mode}/${phaseOf(before)}${fromSnapshot === undefined ? "" : fromSnapshot.fromSnapshot > 0 ? "+snapshot" : "+stale-snapshot"}`;
   phases.set(phase, (phases.get(phase) ?? 0) + 1);
   const committed = committedTurns(before);
 
