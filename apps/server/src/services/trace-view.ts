@@ -8,6 +8,7 @@
  * (409); the file lands as index 001 under the id's own date folder and is indexed at once.
  */
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { open as fsOpen, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 import { isSessionId, parseTraceText, sessionDate, sessionTraceFiles, traceFilePath, type AgentPaths } from "@penguin/core";
 import { sessionMetaOf, type OmniMessage } from "@penguin/omnimessage";
@@ -37,10 +38,62 @@ export function traceLines(agent: AgentPaths, sessionId: string, index: number, 
   return { lines, total: all.length, nextOffset: offset + limit < all.length ? offset + limit : null };
 }
 
+/** Bytes read from a trace file at a time while it is downloaded. */
+const DOWNLOAD_CHUNK = 256 * 1024;
+
+/**
+ * The session's trace files one after the other, as a stream read a chunk at a time as the
+ * client takes it (the HTTP layer waits for the socket to drain): a 50 MB trace is not held
+ * in memory per download, and a file still being written is read to where it ends then.
+ */
+function concatenatedFiles(files: readonly string[]): ReadableStream<Uint8Array> {
+  let next = 0;
+  let open: FileHandle | undefined;
+  const close = async (): Promise<void> => {
+    const handle = open;
+    open = undefined;
+    await handle?.close();
+  };
+  /** The next chunk of bytes, from the open file or the next one; closes the stream after the last. */
+  const pullChunk = async (controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> => {
+    for (;;) {
+      if (open === undefined) {
+        if (next >= files.length) {
+          controller.close();
+          return;
+        }
+        open = await fsOpen(files[next++]!, "r");
+      }
+      const chunk = new Uint8Array(DOWNLOAD_CHUNK);
+      const { bytesRead } = await open.read(chunk, 0, DOWNLOAD_CHUNK, null);
+      if (bytesRead > 0) {
+        controller.enqueue(bytesRead === DOWNLOAD_CHUNK ? chunk : chunk.subarray(0, bytesRead));
+        return;
+      }
+      await close();
+    }
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          await pullChunk(controller);
+        } catch (error) {
+          // A file gone mid-download: the stream fails (the HTTP layer ends the socket), no handle is left open.
+          await close().catch(() => undefined);
+          throw error;
+        }
+      },
+      cancel: close,
+    },
+    { highWaterMark: 0 },
+  );
+}
+
 export function traceDownload(agent: AgentPaths, sessionId: string): Response {
   const files = sessionTraceFiles(agent, sessionId);
   if (files.length === 0) throw notFound(`trace ${sessionId}`);
-  const body = Buffer.concat(files.map((f) => readFileSync(f.file)));
+  const body = concatenatedFiles(files.map((f) => f.file));
   return new Response(body, {
     status: 200,
     headers: { "content-type": "application/x-ndjson", "content-disposition": `attachment; filename="${sessionId}.jsonl"`, "x-content-type-options": "nosniff" },
