@@ -198,7 +198,7 @@ export async function buildClaimedRuns(store: ProjectionStore, runs: readonly (r
  * undefined, having done nothing, when the traces are fewer than `minBytes` or make a single
  * run: the caller catches up in one thread as usual.
  */
-export async function parallelCatchUp(store: ProjectionStore, sources: ProjectionSource[], minBytes: number, onProgress?: (p: CatchUpProgress) => void): Promise<CatchUpResult | undefined> {
+export async function parallelCatchUp(store: ProjectionStore, sources: ProjectionSource[], minBytes: number, onProgress?: (p: CatchUpProgress) => void): Promise<(CatchUpResult & { threads: 1 | 2 }) | undefined> {
   const files = listTraceFiles(store.root);
   const sizes = new Map<string, number>();
   let bytes = 0;
@@ -254,10 +254,10 @@ export async function parallelCatchUp(store: ProjectionStore, sources: Projectio
       // A worker that failed holding runs fails the rebuild; one that never claimed leaves them all here.
       if (backClaimed(claims, runs.length)) throw theirs.error;
       const rest = await buildClaimedRuns(store, runs, claims, "front", (p) => report(0)({ filesDone: own.result.files + p.filesDone, filesTotal: 0, events: own.result.events + p.events }));
-      return combined([own.result, rest.result]);
+      return { ...combined([own.result, rest.result]), threads: 1 };
     }
     if (theirs.claimed > 0) join(store, workerFile);
-    return combined([own.result, theirs.result]);
+    return { ...combined([own.result, theirs.result]), threads: theirs.claimed > 0 ? 2 : 1 };
   } finally {
     await worker.terminate();
     removeDatabase(workerFile);

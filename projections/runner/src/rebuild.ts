@@ -43,6 +43,8 @@ export interface RebuildSummary {
   skipped: number;
   shrunk: string[];
   durationMs: number;
+  /** The threads that built the rows: 2 when the worker built a share, else 1. */
+  threads: 1 | 2;
 }
 
 function removeDatabaseFiles(file: string): void {
@@ -81,7 +83,7 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
     const sources = only === undefined ? sourcesOf(projections) : undefined;
     const twoThreads = sources !== undefined && (options.parallel ?? spareCoreForRebuild(availableParallelism(), loadavg()[0] ?? 0));
     const parallel = twoThreads ? await parallelCatchUp(store, sources, options.parallel === true ? 0 : PARALLEL_MIN_BYTES, options.onProgress) : undefined;
-    result = parallel ?? (await store.catchUp(options.onProgress));
+    result = parallel ?? { ...(await store.catchUp(options.onProgress)), threads: 1 as const };
     store.sqlite.pragma("journal_mode = DELETE");
   } catch (error) {
     await store.close();
@@ -100,5 +102,6 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
     skipped: result.skipped,
     shrunk: result.shrunk,
     durationMs: performance.now() - started,
+    threads: result.threads,
   };
 }
