@@ -26,7 +26,7 @@
 import { existsSync, rmSync, statSync } from "node:fs";
 import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
+import { parentPort, Worker, workerData } from "node:worker_threads";
 import type { Projection, ProjectionSource } from "./contract.js";
 import { listTraceFiles, type TraceFile } from "./trace-folders.js";
 import { ProjectionStore, type CatchUpProgress, type CatchUpResult } from "./store.js";
@@ -126,23 +126,46 @@ export function claimRun(claims: SharedArrayBuffer, end: "front" | "back", keep 
 
 /**
  * Starts the worker thread, or answers undefined when it cannot be started here (the rebuild
- * then runs on the calling thread alone). Compiled, the worker is rebuild-worker.js beside
- * this file. From the TypeScript sources (tests, the bench, a CLI bundled from them) it is
- * rebuild-worker.ts, which a worker thread cannot load by itself: it does not inherit the
- * parent's TypeScript loader, so rebuild-worker-boot.mjs registers one first.
+ * then runs on the calling thread alone). `entry` is a worker script of the caller's own (it
+ * must call `serveRebuildWorker`), used when it exists. Otherwise, compiled, the worker is
+ * rebuild-worker.js beside this file. From the TypeScript sources (tests, the bench, a CLI
+ * bundled from them) it is rebuild-worker.ts, which a worker thread cannot load by itself: it
+ * does not inherit the parent's TypeScript loader, so rebuild-worker-boot.mjs registers one first.
  */
-function startWorker(job: WorkerJob): Worker | undefined {
+function startWorker(job: WorkerJob, entry: URL | undefined): Worker | undefined {
   try {
+    if (entry !== undefined && existsSync(entry)) return new Worker(entry, { workerData: { job } });
     const own = import.meta.url;
     const ext = extname(fileURLToPath(own));
-    const entry = new URL(`./rebuild-worker${ext}`, own);
-    if (!existsSync(entry)) return undefined;
-    if (ext !== ".ts") return new Worker(entry, { workerData: { job } });
+    const defaultEntry = new URL(`./rebuild-worker${ext}`, own);
+    if (!existsSync(defaultEntry)) return undefined;
+    if (ext !== ".ts") return new Worker(defaultEntry, { workerData: { job } });
     const boot = new URL("./rebuild-worker-boot.mjs", own);
     if (!existsSync(boot)) return undefined;
-    return new Worker(boot, { workerData: { job, entry: entry.href } });
+    return new Worker(boot, { workerData: { job, entry: defaultEntry.href } });
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The worker thread's side, for a worker entry script: gets each projection of the job from
+ * `load` (by its `source`), builds the runs of sessions it claims into its own file, and
+ * reports to the calling thread by message (progress, then done or failed), never by throwing
+ * across. rebuild-worker.ts imports the projections; a bundled entry hands over its own.
+ */
+export async function serveRebuildWorker(load: (source: ProjectionSource) => Promise<Projection>): Promise<void> {
+  const port = parentPort;
+  if (port === null) throw new Error("serveRebuildWorker runs in the worker thread of a parallel rebuild, not on its own");
+  const send = (m: WorkerMessage) => port.postMessage(m);
+  const job = (workerData as { job: WorkerJob }).job;
+  try {
+    const projections: Projection[] = [];
+    for (const source of job.projections) projections.push(await load(source));
+    const { result, claimed } = await buildAsWorker(job, projections, (progress) => send({ type: "progress", progress }));
+    send({ type: "done", result, claimed });
+  } catch (error) {
+    send({ type: "failed", message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
   }
 }
 
@@ -198,7 +221,7 @@ export async function buildClaimedRuns(store: ProjectionStore, runs: readonly (r
  * undefined, having done nothing, when the traces are fewer than `minBytes` or make a single
  * run: the caller catches up in one thread as usual.
  */
-export async function parallelCatchUp(store: ProjectionStore, sources: ProjectionSource[], minBytes: number, onProgress?: (p: CatchUpProgress) => void): Promise<(CatchUpResult & { threads: 1 | 2 }) | undefined> {
+export async function parallelCatchUp(store: ProjectionStore, sources: ProjectionSource[], minBytes: number, onProgress?: (p: CatchUpProgress) => void, workerEntry?: URL): Promise<(CatchUpResult & { threads: 1 | 2 }) | undefined> {
   const files = listTraceFiles(store.root);
   const sizes = new Map<string, number>();
   let bytes = 0;
@@ -227,7 +250,7 @@ export async function parallelCatchUp(store: ProjectionStore, sources: Projectio
     onProgress?.({ filesDone: progress[0]!.filesDone + progress[1]!.filesDone, filesTotal: files.length, events: progress[0]!.events + progress[1]!.events });
   };
   const job: WorkerJob = { root: store.root, file: workerFile, runs, projections: sources, claims };
-  const worker = startWorker(job);
+  const worker = startWorker(job, workerEntry);
   if (worker === undefined) return undefined;
   type Outcome = { ok: true; result: CatchUpResult; claimed: number } | { ok: false; error: Error };
   const finished = new Promise<Outcome>((resolve) => {

@@ -3,8 +3,8 @@
 // share, a worker that cannot load its projections leaves the work to the calling thread,
 // and the runs and claims it shares the work by.
 import Database from "better-sqlite3";
-import { existsSync, readdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, readdirSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PROJECT_OR_AGENT_ID } from "@penguin/core";
 import { userText } from "@penguin/omnimessage";
@@ -56,6 +56,23 @@ describe("rebuild on two threads", () => {
     expect(threads.reduce((n, t) => n + t.sessions, 0)).toBe(8);
     // Only the swapped-in file is left: no worker file, no rebuild file.
     expect(readdirSync(dirname(two)).filter((f) => f.includes(".rebuild-") || f.includes(".worker"))).toEqual([]);
+  });
+
+  it("starts the caller's own worker entry when it is given and there, the runner's own when it is not", async () => {
+    const root = aRoot();
+    const projections = [sourcedCounter, threadProjection];
+    const serial = await rebuildProjections({ root, file: `${projectionsFile(root)}.one`, projections, parallel: false });
+    const mark = join(root, "own-worker-entry-ran");
+    const own = await rebuildProjections({ root, file: projectionsFile(root), projections, parallel: true, workerEntry: new URL("./fixtures/own-worker.mjs", import.meta.url) });
+    expect(existsSync(mark)).toBe(true);
+    expect(own.threads).toBe(2);
+    expect(rows(projectionsFile(root), "select * from counter order by session_id")).toEqual(rows(`${projectionsFile(root)}.one`, "select * from counter order by session_id"));
+    expect(own.events).toBe(serial.events);
+    rmSync(mark);
+    const fallback = await rebuildProjections({ root, file: projectionsFile(root), projections, parallel: true, workerEntry: new URL("./fixtures/no-such-worker.mjs", import.meta.url) });
+    expect(existsSync(mark)).toBe(false);
+    expect(fallback.threads).toBe(2);
+    expect(rows(projectionsFile(root), "select thread, count(*) as sessions from thread group by thread").length).toBe(2);
   });
 
   it("builds everything on the calling thread when the worker cannot load the projections", async () => {

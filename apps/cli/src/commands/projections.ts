@@ -34,6 +34,25 @@ function parallelOf(flags: ProjectionsFlags): boolean | undefined {
   return flags.threads === "2";
 }
 
+/**
+ * The worker thread's script of a two-thread rebuild from the CLI's own build
+ * (apps/cli/bundle/rebuild-worker.js, projections included), when this CLI runs compiled and
+ * that file was built from this very build (not older than this file); else undefined and the
+ * runner starts its own worker. From the TypeScript sources there is no build to match.
+ */
+async function bundledRebuildWorker(): Promise<URL | undefined> {
+  const { statSync } = await import("node:fs");
+  const { fileURLToPath } = await import("node:url");
+  const own = fileURLToPath(import.meta.url);
+  if (!own.endsWith(".js")) return undefined;
+  const worker = new URL("../../bundle/rebuild-worker.js", import.meta.url);
+  try {
+    return statSync(worker).mtimeMs >= statSync(own).mtimeMs ? worker : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function rootOf(flags: ProjectionsFlags): Promise<string> {
   const { resolveRoot } = await import("@penguin/core");
   return resolveRoot(flags.root);
@@ -62,6 +81,7 @@ export async function projectionsRebuild(flags: ProjectionsFlags): Promise<ExitC
     projections,
     only: flags.only,
     parallel,
+    workerEntry: flags.only === undefined && parallel !== false ? await bundledRebuildWorker() : undefined,
     onProgress: (p) => {
       const percent = p.filesTotal === 0 ? 100 : Math.floor((p.filesDone / p.filesTotal) * 100);
       if (percent === lastShown || (!tty && percent % 10 !== 0 && p.filesDone !== p.filesTotal)) return;
