@@ -13,9 +13,10 @@
  * thread claims runs from the front, the worker from the back, one at a time through one
  * shared atomic word, until they meet. So neither waits for the other however late the
  * worker starts (importing the projections takes it a good part of a second) or however
- * busy the machine is. The calling thread leaves the last run to the worker; a worker that
- * never starts (or fails before its first claim) leaves it and any other back to the calling
- * thread, and once it holds a run its failure fails the rebuild, as it would in one thread. Each thread's share is contiguous, and the worker's (the later one) is joined
+ * busy the machine is. The calling thread leaves the last run to the worker until the worker
+ * has claimed one; a worker that never starts (or fails before its first claim) leaves it and
+ * any other back to the calling thread, and once it holds a run its failure fails the
+ * rebuild, as it would in one thread. Each thread's share is contiguous, and the worker's (the later one) is joined
  * after the calling thread's with `insert or replace`, by a plain `insert … select` per
  * table, which SQLite does by copying records. A row that sessions of both shares write (a
  * subagent link is keyed by the child) ends up as the later share's, as in one thread;
@@ -200,11 +201,20 @@ function backClaimed(claims: SharedArrayBuffer, runs: number): boolean {
   return Atomics.load(new BigInt64Array(claims), 0) >> 32n !== BigInt(runs);
 }
 
-/** Claims runs from `end` (leaving `keep`) and catches `store` up with each; stops when there is none to take. */
-export async function buildClaimedRuns(store: ProjectionStore, runs: readonly (readonly string[])[], claims: SharedArrayBuffer, end: "front" | "back", onProgress: (p: CatchUpProgress) => void, keep = 0): Promise<{ result: CatchUpResult; claimed: number }> {
+/** How many runs the calling thread leaves unclaimed: the last one, until the worker has claimed a run. */
+export function runsLeftToWorker(claims: SharedArrayBuffer, runs: number): number {
+  return backClaimed(claims, runs) ? 0 : 1;
+}
+
+/**
+ * Claims runs from `end` (leaving `keep` unclaimed, asked again before every claim) and
+ * catches `store` up with each; stops when there is none to take.
+ */
+export async function buildClaimedRuns(store: ProjectionStore, runs: readonly (readonly string[])[], claims: SharedArrayBuffer, end: "front" | "back", onProgress: (p: CatchUpProgress) => void, keep: number | (() => number) = 0): Promise<{ result: CatchUpResult; claimed: number }> {
+  const keepNow = typeof keep === "number" ? () => keep : keep;
   const result: CatchUpResult = { files: 0, events: 0, skipped: 0, shrunk: [] };
   let claimed = 0;
-  for (let run = claimRun(claims, end, keep); run !== undefined; run = claimRun(claims, end, keep)) {
+  for (let run = claimRun(claims, end, keepNow()); run !== undefined; run = claimRun(claims, end, keepNow())) {
     claimed += 1;
     const before = { ...result };
     const r = await store.catchUp((p) => onProgress({ filesDone: before.files + p.filesDone, filesTotal: 0, events: before.events + p.events }), new Set(runs[run]));
@@ -269,9 +279,11 @@ export async function parallelCatchUp(store: ProjectionStore, sources: Projectio
     shrunk: parts.flatMap((r) => r.shrunk),
   });
   try {
-    // The last run is always left to the worker, so a worker that started always takes part
-    // (and the join is always exercised); it costs at most a wait for one run.
-    const own = await buildClaimedRuns(store, runs, claims, "front", report(0), 1);
+    // The last run is left to the worker until it has claimed one, so a worker that started
+    // always takes part (and the join is always exercised). Once it has, the calling thread
+    // takes the last run too: holding it back made this thread wait for the worker's run in
+    // progress and then for that whole last run.
+    const own = await buildClaimedRuns(store, runs, claims, "front", report(0), () => runsLeftToWorker(claims, runs.length));
     const theirs = await finished;
     if (!theirs.ok) {
       // A worker that failed holding runs fails the rebuild; one that never claimed leaves them all here.

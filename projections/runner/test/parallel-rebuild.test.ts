@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { PROJECT_OR_AGENT_ID } from "@penguin/core";
 import { userText } from "@penguin/omnimessage";
 import { listTraceFiles, projectionsFile, rebuildProjections } from "../src/index.js";
-import { claimRun, newClaims, runsOfSessions, spareCoreForRebuild } from "../src/parallel-rebuild.js";
+import { claimRun, newClaims, runsLeftToWorker, runsOfSessions, spareCoreForRebuild } from "../src/parallel-rebuild.js";
 import { aTurn, appendMessages, at, failsInWorker, sourcedCounter, tempRoot, threadProjection, tracePath, unloadableCounter } from "./helpers.js";
 
 const session = (n: number) => `session-2026-01-02-10-00-${String(n).padStart(2, "0")}-${n.toString(16).padStart(8, "0")}`;
@@ -106,6 +106,20 @@ describe("rebuild on two threads", () => {
     // Five runs: the front takes 0, 1, 2 (always leaving one), the back 4 and 3; then nothing is left for either.
     const got = [claimRun(claims, "front"), claimRun(claims, "back"), claimRun(claims, "front", 1), claimRun(claims, "front", 1), claimRun(claims, "front", 1), claimRun(claims, "back"), claimRun(claims, "back"), claimRun(claims, "front")];
     expect(got).toEqual([0, 4, 1, 2, undefined, 3, undefined, undefined]);
+  });
+
+  it("leaves the last run to the worker only until the worker has claimed one", () => {
+    const claims = newClaims(3);
+    expect(runsLeftToWorker(claims, 3)).toBe(1);
+    expect(claimRun(claims, "front", runsLeftToWorker(claims, 3))).toBe(0);
+    expect(claimRun(claims, "front", runsLeftToWorker(claims, 3))).toBe(1);
+    // Only the last run is left and the worker has none yet: the calling thread leaves it.
+    expect(claimRun(claims, "front", runsLeftToWorker(claims, 3))).toBeUndefined();
+    const fresh = newClaims(4);
+    expect(claimRun(fresh, "back")).toBe(3);
+    expect(runsLeftToWorker(fresh, 4)).toBe(0);
+    // The worker holds a run: the calling thread takes every run left, the last one too.
+    expect([0, 1, 2].map(() => claimRun(fresh, "front", runsLeftToWorker(fresh, 4)))).toEqual([0, 1, 2]);
   });
 
   it("left to choose, takes a second thread only with a core to spare", () => {
