@@ -16,9 +16,9 @@
  * busy the machine is. The calling thread leaves the last run to the worker until the worker
  * has claimed one; a worker that never starts (or fails before its first claim) leaves it and
  * any other back to the calling thread, and once it holds a run its failure fails the
- * rebuild, as it would in one thread. Each thread's share is contiguous, and the worker's (the later one) is joined
- * after the calling thread's with `insert or replace`, by a plain `insert … select` per
- * table, which SQLite does by copying records. A row that sessions of both shares write (a
+ * rebuild, as it would in one thread. Each thread's share is contiguous, and the worker's
+ * (the later one) is joined after the calling thread's with `insert or replace`, by a plain
+ * `insert … select` per table. A row that sessions of both shares write (a
  * subagent link is keyed by the child) ends up as the later share's, as in one thread;
  * within the worker's share the runs are built last first, so there such a row keeps the
  * earlier session's. Only a child session named by two parents could tell, and the engine
