@@ -45,7 +45,7 @@ const ROWS: { row: number; run: () => Promise<RowResult> }[] = [
   { row: 7, run: () => rowServer(quick) },
   { row: 8, run: () => rowTimeTravel(quick ? 20 : 100, quick ? 20_000 : 100_000) },
   { row: 9, run: () => rowWeb() },
-  { row: 10, run: () => rowRebuild(quick ? 1 : 2, quick ? 100_000 : 1_000_000) },
+  { row: 10, run: () => rowRebuild(quick ? 1 : 3, quick ? 100_000 : 1_000_000) },
   { row: 11, run: () => rowLiveLag(quick ? 50 : 200) },
   { row: 12, run: () => rowReplay(quick ? 1 : 3, quick ? 300 : 1000) },
   { row: 13, run: () => rowDemo(quick ? 2 : 5) },

@@ -14,6 +14,8 @@
 //   vendor/        big third-party packages the CLI loads by import() only (marked,
 //                  marked-terminal, undici), as ES modules outside cli-script.js, so their
 //                  ~3.5 MB of source is not read into every `penguin run`
+//   rebuild-worker.js  the worker thread of a two-thread `projections rebuild`, with the
+//                  projections in it (src/projections/rebuild-worker.ts), as one ES module
 //   v8-cache/      written at run time by the loader, one file per command; removed by a build
 //
 // @penguin/server (it serves the web build from beside its own files, and is only loaded by
@@ -338,6 +340,21 @@ export async function buildCli({ inherit = false } = {}) {
     });
     await buildVendor(build, join(BUNDLE_DIR, "vendor"));
     const scriptId = await buildScript(build, join(BUNDLE_DIR, "cli-script.js"));
+    // rebuild-worker.js: the worker thread of a two-thread `projections rebuild`, the projections
+    // in one file (src/projections/rebuild-worker.ts), so the thread starts without importing
+    // effect, Kysely and the workspace packages module by module.
+    await build({
+      entryPoints: { "rebuild-worker": join(CLI, "dist", "projections", "rebuild-worker.js") },
+      bundle: true,
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      outdir: BUNDLE_DIR,
+      external: EXTERNAL,
+      plugins: [keepOwnLocation(BUNDLE_DIR, deepEffectImports())],
+      banner: { js: 'import { createRequire as __penguinRequire } from "node:module"; const require = __penguinRequire(import.meta.url);' },
+      logLevel: "error",
+    });
     await build({
       entryPoints: { main: join(CLI, "dist", "launch", "bundle-main.js"), "cached-main": join(CLI, "dist", "launch", "cached-main.js") },
       bundle: true,

@@ -227,6 +227,7 @@ Examples:
     .description("rebuild the read models from every trace line into a fresh file and swap it in (not while a server runs on the root)")
     .option("--root <dir>", "data root (default: PENGUIN_HOME, else ~/.penguin/data)")
     .option("--only <name>", "rebuild one projection: sessions, usage or timeline")
+    .option("--threads <n>", "1 or 2 threads for a full rebuild (default: two when a core is idle and the traces pass 32 MB, else one)")
     .option("--json", "print the summary as one JSON object")
     .action(async (opts) => setExit(await (await import("./commands/projections.js")).projectionsRebuild(opts)));
   projections

@@ -3,6 +3,7 @@
 // projections.db then rebuilding gives the same answers.
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "./helpers/build.js";
 import { collectOutput, exited, runCli, spawnCli } from "./helpers/run-cli.js";
@@ -89,6 +90,47 @@ describe("penguin usage / projections", { timeout: 90_000 }, () => {
     const wrong = await runCli(["projections", "rebuild", "--only", "nope"], { env });
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('--only "nope": no projection named so; choose one of sessions, usage, timeline');
+  });
+
+  it("--threads fixes a full rebuild's thread count; one and two threads give the same rows", async () => {
+    world = await startWorld({
+      script: [
+        { text: "one", usage: { input: 500, cached: 100, output: 20 } },
+        { text: "two", usage: { input: 800, cached: 300, output: 30 } },
+      ],
+    });
+    const env = world.env;
+    for (const m of ["one", "two"]) expect((await runCli(["run", "-m", m, "--workspace", world.workspace], { env })).code).toBe(0);
+    const dbFile = join(world.root, "projections.db");
+    // Every table's rows, sorted, from the swapped-in file (the two builds may insert in different orders).
+    const allRows = () => {
+      const db = new Database(dbFile, { readonly: true });
+      try {
+        const tables = db.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name").pluck().all() as string[];
+        return Object.fromEntries(tables.map((t) => [t, db.prepare(`select * from "${t}"`).all().map((row) => JSON.stringify(row)).sort()]));
+      } finally {
+        db.close();
+      }
+    };
+    const summaryOf = async (threads: string) => {
+      const r = await runCli(["projections", "rebuild", "--threads", threads, "--json"], { env });
+      expect(r.code).toBe(0);
+      return JSON.parse(r.stdout.trim());
+    };
+    // Two sessions make two runs of work, so two threads split them even below the automatic threshold.
+    const two = await summaryOf("2");
+    expect(two).toMatchObject({ files: 2, skipped: 0, threads: 2 });
+    const rowsOfTwo = allRows();
+    const one = await summaryOf("1");
+    expect(one).toMatchObject({ files: 2, skipped: 0, threads: 1, events: two.events });
+    expect(allRows()).toEqual(rowsOfTwo);
+
+    const bad = await runCli(["projections", "rebuild", "--threads", "4"], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--threads "4": give 1 or 2');
+    const withOnly = await runCli(["projections", "rebuild", "--threads", "2", "--only", "usage"], { env });
+    expect(withOnly.code).toBe(2);
+    expect(withOnly.stderr).toContain("--threads 2 applies to a full rebuild");
   });
 
   it("a CLI session (no server running) shows later in the server's usage API and session list with the same totals", async () => {

@@ -12,6 +12,7 @@ export { isBusy, openProjectionDatabase } from "./database.js";
 export { ProjectionStore } from "./store.js";
 export type { CatchUpProgress, CatchUpResult, Checkpoint, ProjectionStatus, OpenStoreOptions } from "./store.js";
 export { rebuildProjections } from "./rebuild.js";
+export { serveRebuildWorker } from "./parallel-rebuild.js";
 export type { RebuildOptions, RebuildSummary } from "./rebuild.js";
 export { LiveProjectionRunner } from "./live-runner.js";
 export type { LiveRunnerOptions } from "./live-runner.js";

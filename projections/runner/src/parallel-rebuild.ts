@@ -13,11 +13,12 @@
  * thread claims runs from the front, the worker from the back, one at a time through one
  * shared atomic word, until they meet. So neither waits for the other however late the
  * worker starts (importing the projections takes it a good part of a second) or however
- * busy the machine is. The calling thread leaves the last run to the worker; a worker that
- * never starts (or fails before its first claim) leaves it and any other back to the calling
- * thread, and once it holds a run its failure fails the rebuild, as it would in one thread. Each thread's share is contiguous, and the worker's (the later one) is joined
- * after the calling thread's with `insert or replace`, by a plain `insert … select` per
- * table, which SQLite does by copying records. A row that sessions of both shares write (a
+ * busy the machine is. The calling thread leaves the last run to the worker until the worker
+ * has claimed one; a worker that never starts (or fails before its first claim) leaves it and
+ * any other back to the calling thread, and once it holds a run its failure fails the
+ * rebuild, as it would in one thread. Each thread's share is contiguous, and the worker's
+ * (the later one) is joined after the calling thread's with `insert or replace`, by a plain
+ * `insert … select` per table. A row that sessions of both shares write (a
  * subagent link is keyed by the child) ends up as the later share's, as in one thread;
  * within the worker's share the runs are built last first, so there such a row keeps the
  * earlier session's. Only a child session named by two parents could tell, and the engine
@@ -26,7 +27,7 @@
 import { existsSync, rmSync, statSync } from "node:fs";
 import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
+import { parentPort, Worker, workerData } from "node:worker_threads";
 import type { Projection, ProjectionSource } from "./contract.js";
 import { listTraceFiles, type TraceFile } from "./trace-folders.js";
 import { ProjectionStore, type CatchUpProgress, type CatchUpResult } from "./store.js";
@@ -126,23 +127,46 @@ export function claimRun(claims: SharedArrayBuffer, end: "front" | "back", keep 
 
 /**
  * Starts the worker thread, or answers undefined when it cannot be started here (the rebuild
- * then runs on the calling thread alone). Compiled, the worker is rebuild-worker.js beside
- * this file. From the TypeScript sources (tests, the bench, a CLI bundled from them) it is
- * rebuild-worker.ts, which a worker thread cannot load by itself: it does not inherit the
- * parent's TypeScript loader, so rebuild-worker-boot.mjs registers one first.
+ * then runs on the calling thread alone). `entry` is a worker script of the caller's own (it
+ * must call `serveRebuildWorker`), used when it exists. Otherwise, compiled, the worker is
+ * rebuild-worker.js beside this file. From the TypeScript sources (tests, the bench, a CLI
+ * bundled from them) it is rebuild-worker.ts, which a worker thread cannot load by itself: it
+ * does not inherit the parent's TypeScript loader, so rebuild-worker-boot.mjs registers one first.
  */
-function startWorker(job: WorkerJob): Worker | undefined {
+function startWorker(job: WorkerJob, entry: URL | undefined): Worker | undefined {
   try {
+    if (entry !== undefined && existsSync(entry)) return new Worker(entry, { workerData: { job } });
     const own = import.meta.url;
     const ext = extname(fileURLToPath(own));
-    const entry = new URL(`./rebuild-worker${ext}`, own);
-    if (!existsSync(entry)) return undefined;
-    if (ext !== ".ts") return new Worker(entry, { workerData: { job } });
+    const defaultEntry = new URL(`./rebuild-worker${ext}`, own);
+    if (!existsSync(defaultEntry)) return undefined;
+    if (ext !== ".ts") return new Worker(defaultEntry, { workerData: { job } });
     const boot = new URL("./rebuild-worker-boot.mjs", own);
     if (!existsSync(boot)) return undefined;
-    return new Worker(boot, { workerData: { job, entry: entry.href } });
+    return new Worker(boot, { workerData: { job, entry: defaultEntry.href } });
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The worker thread's side, for a worker entry script: gets each projection of the job from
+ * `load` (by its `source`), builds the runs of sessions it claims into its own file, and
+ * reports to the calling thread by message (progress, then done or failed), never by throwing
+ * across. rebuild-worker.ts imports the projections; a bundled entry hands over its own.
+ */
+export async function serveRebuildWorker(load: (source: ProjectionSource) => Promise<Projection>): Promise<void> {
+  const port = parentPort;
+  if (port === null) throw new Error("serveRebuildWorker runs in the worker thread of a parallel rebuild, not on its own");
+  const send = (m: WorkerMessage) => port.postMessage(m);
+  const job = (workerData as { job: WorkerJob }).job;
+  try {
+    const projections: Projection[] = [];
+    for (const source of job.projections) projections.push(await load(source));
+    const { result, claimed } = await buildAsWorker(job, projections, (progress) => send({ type: "progress", progress }));
+    send({ type: "done", result, claimed });
+  } catch (error) {
+    send({ type: "failed", message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
   }
 }
 
@@ -177,11 +201,20 @@ function backClaimed(claims: SharedArrayBuffer, runs: number): boolean {
   return Atomics.load(new BigInt64Array(claims), 0) >> 32n !== BigInt(runs);
 }
 
-/** Claims runs from `end` (leaving `keep`) and catches `store` up with each; stops when there is none to take. */
-export async function buildClaimedRuns(store: ProjectionStore, runs: readonly (readonly string[])[], claims: SharedArrayBuffer, end: "front" | "back", onProgress: (p: CatchUpProgress) => void, keep = 0): Promise<{ result: CatchUpResult; claimed: number }> {
+/** How many runs the calling thread leaves unclaimed: the last one, until the worker has claimed a run. */
+export function runsLeftToWorker(claims: SharedArrayBuffer, runs: number): number {
+  return backClaimed(claims, runs) ? 0 : 1;
+}
+
+/**
+ * Claims runs from `end` (leaving `keep` unclaimed, asked again before every claim) and
+ * catches `store` up with each; stops when there is none to take.
+ */
+export async function buildClaimedRuns(store: ProjectionStore, runs: readonly (readonly string[])[], claims: SharedArrayBuffer, end: "front" | "back", onProgress: (p: CatchUpProgress) => void, keep: number | (() => number) = 0): Promise<{ result: CatchUpResult; claimed: number }> {
+  const keepNow = typeof keep === "number" ? () => keep : keep;
   const result: CatchUpResult = { files: 0, events: 0, skipped: 0, shrunk: [] };
   let claimed = 0;
-  for (let run = claimRun(claims, end, keep); run !== undefined; run = claimRun(claims, end, keep)) {
+  for (let run = claimRun(claims, end, keepNow()); run !== undefined; run = claimRun(claims, end, keepNow())) {
     claimed += 1;
     const before = { ...result };
     const r = await store.catchUp((p) => onProgress({ filesDone: before.files + p.filesDone, filesTotal: 0, events: before.events + p.events }), new Set(runs[run]));
@@ -198,7 +231,7 @@ export async function buildClaimedRuns(store: ProjectionStore, runs: readonly (r
  * undefined, having done nothing, when the traces are fewer than `minBytes` or make a single
  * run: the caller catches up in one thread as usual.
  */
-export async function parallelCatchUp(store: ProjectionStore, sources: ProjectionSource[], minBytes: number, onProgress?: (p: CatchUpProgress) => void): Promise<CatchUpResult | undefined> {
+export async function parallelCatchUp(store: ProjectionStore, sources: ProjectionSource[], minBytes: number, onProgress?: (p: CatchUpProgress) => void, workerEntry?: URL): Promise<(CatchUpResult & { threads: 1 | 2 }) | undefined> {
   const files = listTraceFiles(store.root);
   const sizes = new Map<string, number>();
   let bytes = 0;
@@ -227,7 +260,7 @@ export async function parallelCatchUp(store: ProjectionStore, sources: Projectio
     onProgress?.({ filesDone: progress[0]!.filesDone + progress[1]!.filesDone, filesTotal: files.length, events: progress[0]!.events + progress[1]!.events });
   };
   const job: WorkerJob = { root: store.root, file: workerFile, runs, projections: sources, claims };
-  const worker = startWorker(job);
+  const worker = startWorker(job, workerEntry);
   if (worker === undefined) return undefined;
   type Outcome = { ok: true; result: CatchUpResult; claimed: number } | { ok: false; error: Error };
   const finished = new Promise<Outcome>((resolve) => {
@@ -246,18 +279,20 @@ export async function parallelCatchUp(store: ProjectionStore, sources: Projectio
     shrunk: parts.flatMap((r) => r.shrunk),
   });
   try {
-    // The last run is always left to the worker, so a worker that started always takes part
-    // (and the join is always exercised); it costs at most a wait for one run.
-    const own = await buildClaimedRuns(store, runs, claims, "front", report(0), 1);
+    // The last run is left to the worker until it has claimed one, so a worker that started
+    // always takes part (and the join is always exercised). Once it has, the calling thread
+    // takes the last run too: holding it back made this thread wait for the worker's run in
+    // progress and then for that whole last run.
+    const own = await buildClaimedRuns(store, runs, claims, "front", report(0), () => runsLeftToWorker(claims, runs.length));
     const theirs = await finished;
     if (!theirs.ok) {
       // A worker that failed holding runs fails the rebuild; one that never claimed leaves them all here.
       if (backClaimed(claims, runs.length)) throw theirs.error;
       const rest = await buildClaimedRuns(store, runs, claims, "front", (p) => report(0)({ filesDone: own.result.files + p.filesDone, filesTotal: 0, events: own.result.events + p.events }));
-      return combined([own.result, rest.result]);
+      return { ...combined([own.result, rest.result]), threads: 1 };
     }
     if (theirs.claimed > 0) join(store, workerFile);
-    return combined([own.result, theirs.result]);
+    return { ...combined([own.result, theirs.result]), threads: theirs.claimed > 0 ? 2 : 1 };
   } finally {
     await worker.terminate();
     removeDatabase(workerFile);

@@ -3,13 +3,13 @@
 // share, a worker that cannot load its projections leaves the work to the calling thread,
 // and the runs and claims it shares the work by.
 import Database from "better-sqlite3";
-import { existsSync, readdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, readdirSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PROJECT_OR_AGENT_ID } from "@penguin/core";
 import { userText } from "@penguin/omnimessage";
 import { listTraceFiles, projectionsFile, rebuildProjections } from "../src/index.js";
-import { claimRun, newClaims, runsOfSessions, spareCoreForRebuild } from "../src/parallel-rebuild.js";
+import { claimRun, newClaims, runsLeftToWorker, runsOfSessions, spareCoreForRebuild } from "../src/parallel-rebuild.js";
 import { aTurn, appendMessages, at, failsInWorker, sourcedCounter, tempRoot, threadProjection, tracePath, unloadableCounter } from "./helpers.js";
 
 const session = (n: number) => `session-2026-01-02-10-00-${String(n).padStart(2, "0")}-${n.toString(16).padStart(8, "0")}`;
@@ -43,7 +43,9 @@ describe("rebuild on two threads", () => {
     const projections = [sourcedCounter, threadProjection];
     const serial = await rebuildProjections({ root, file: one, projections, parallel: false });
     const parallel = await rebuildProjections({ root, file: two, projections, parallel: true });
-    expect({ ...parallel, durationMs: 0 }).toEqual({ ...serial, durationMs: 0 });
+    // The same summary but for the time and the threads that built it.
+    expect([serial.threads, parallel.threads]).toEqual([1, 2]);
+    expect({ ...parallel, durationMs: 0, threads: 0 }).toEqual({ ...serial, durationMs: 0, threads: 0 });
     expect(parallel).toMatchObject({ files: 12, events: 36, skipped: 0 });
     for (const sql of ["select * from counter order by session_id", "select * from projection_checkpoints order by projection, file", "select * from projection_meta order by name"]) {
       expect(rows(two, sql)).toEqual(rows(one, sql));
@@ -54,6 +56,23 @@ describe("rebuild on two threads", () => {
     expect(threads.reduce((n, t) => n + t.sessions, 0)).toBe(8);
     // Only the swapped-in file is left: no worker file, no rebuild file.
     expect(readdirSync(dirname(two)).filter((f) => f.includes(".rebuild-") || f.includes(".worker"))).toEqual([]);
+  });
+
+  it("starts the caller's own worker entry when it is given and there, the runner's own when it is not", async () => {
+    const root = aRoot();
+    const projections = [sourcedCounter, threadProjection];
+    const serial = await rebuildProjections({ root, file: `${projectionsFile(root)}.one`, projections, parallel: false });
+    const mark = join(root, "own-worker-entry-ran");
+    const own = await rebuildProjections({ root, file: projectionsFile(root), projections, parallel: true, workerEntry: new URL("./fixtures/own-worker.mjs", import.meta.url) });
+    expect(existsSync(mark)).toBe(true);
+    expect(own.threads).toBe(2);
+    expect(rows(projectionsFile(root), "select * from counter order by session_id")).toEqual(rows(`${projectionsFile(root)}.one`, "select * from counter order by session_id"));
+    expect(own.events).toBe(serial.events);
+    rmSync(mark);
+    const fallback = await rebuildProjections({ root, file: projectionsFile(root), projections, parallel: true, workerEntry: new URL("./fixtures/no-such-worker.mjs", import.meta.url) });
+    expect(existsSync(mark)).toBe(false);
+    expect(fallback.threads).toBe(2);
+    expect(rows(projectionsFile(root), "select thread, count(*) as sessions from thread group by thread").length).toBe(2);
   });
 
   it("builds everything on the calling thread when the worker cannot load the projections", async () => {
@@ -87,6 +106,20 @@ describe("rebuild on two threads", () => {
     // Five runs: the front takes 0, 1, 2 (always leaving one), the back 4 and 3; then nothing is left for either.
     const got = [claimRun(claims, "front"), claimRun(claims, "back"), claimRun(claims, "front", 1), claimRun(claims, "front", 1), claimRun(claims, "front", 1), claimRun(claims, "back"), claimRun(claims, "back"), claimRun(claims, "front")];
     expect(got).toEqual([0, 4, 1, 2, undefined, 3, undefined, undefined]);
+  });
+
+  it("leaves the last run to the worker only until the worker has claimed one", () => {
+    const claims = newClaims(3);
+    expect(runsLeftToWorker(claims, 3)).toBe(1);
+    expect(claimRun(claims, "front", runsLeftToWorker(claims, 3))).toBe(0);
+    expect(claimRun(claims, "front", runsLeftToWorker(claims, 3))).toBe(1);
+    // Only the last run is left and the worker has none yet: the calling thread leaves it.
+    expect(claimRun(claims, "front", runsLeftToWorker(claims, 3))).toBeUndefined();
+    const fresh = newClaims(4);
+    expect(claimRun(fresh, "back")).toBe(3);
+    expect(runsLeftToWorker(fresh, 4)).toBe(0);
+    // The worker holds a run: the calling thread takes every run left, the last one too.
+    expect([0, 1, 2].map(() => claimRun(fresh, "front", runsLeftToWorker(fresh, 4)))).toEqual([0, 1, 2]);
   });
 
   it("left to choose, takes a second thread only with a core to spare", () => {

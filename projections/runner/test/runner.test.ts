@@ -71,6 +71,23 @@ describe("catch-up", () => {
     expect(chunk.bytes).toBeLessThan(statSync(file).size);
   });
 
+  it("reads a window of ASCII lines and one with other characters alike: the same texts, byte offsets as written", () => {
+    const root = tempRoot();
+    const ascii = tracePath(root, S1);
+    appendMessages(ascii, [userText("plain text", { at: at(1) }), userText("more of it", { at: at(2) })]);
+    const plain = readTraceChunk(ascii, 0, 0);
+    expect(plain.lines.map((l) => (l.message.payload as { text: string }).text)).toEqual(["plain text", "more of it"]);
+    const other = tracePath(root, "session-2026-01-02-10-00-09-00000009");
+    const texts = ["déjà vu, über — 5 €", "a penguin 🐧 and ÿ", "ascii again"];
+    appendMessages(other, texts.map((t, i) => userText(t, { at: at(i) })));
+    const mixed = readTraceChunk(other, 0, 0);
+    expect(mixed.lines.map((l) => (l.message.payload as { text: string }).text)).toEqual(texts);
+    // Offsets count bytes: the second line starts where the first line's UTF-8 bytes end.
+    const firstLine = `${JSON.stringify(userText(texts[0]!, { at: at(0) }))}\n`;
+    expect(mixed.lines[1]!.startByte).toBe(Buffer.byteLength(firstLine));
+    expect(mixed.bytes).toBe(statSync(other).size);
+  });
+
   it("given two stores on one file (CLI beside a server), then no line is applied twice", async () => {
     const root = tempRoot();
     for (let i = 0; i < 6; i++) appendMessages(tracePath(root, `session-2026-01-02-10-00-0${i}-0000000${i}`), aTurn(`session-2026-01-02-10-00-0${i}-0000000${i}`, i));

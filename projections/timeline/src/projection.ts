@@ -104,8 +104,15 @@ class TimelineBatch {
   static async load(db: Kysely<TimelineTables>, batch: readonly TraceEvent[]): Promise<TimelineBatch> {
     const b = new TimelineBatch();
     const sessions = [...new Set(batch.map((e) => e.sessionId))];
+    // The calls of earlier batches this batch's outputs may end, looked up only in the sessions
+    // that have any: a session new to the database (every session, once, in a rebuild) has
+    // none, and asking for its outputs' ids cost a query of hundreds of keys per batch.
+    const withCalls = new Set<string>();
+    for (const sessionId of sessions) {
+      if ((await db.selectFrom("timeline_tool_calls").select("session_id").where("session_id", "=", sessionId).limit(1).executeTakeFirst()) !== undefined) withCalls.add(sessionId);
+    }
     const callIds = new Set<string>();
-    for (const e of batch) if (e.message.type === "model_msg" && e.message.payload.type === "tool_call_output") callIds.add(e.message.payload.tool_call_id);
+    for (const e of batch) if (e.message.type === "model_msg" && e.message.payload.type === "tool_call_output" && withCalls.has(e.sessionId)) callIds.add(e.message.payload.tool_call_id);
     for (let i = 0; i < sessions.length; i += INSERT_CHUNK) {
       const some = sessions.slice(i, i + INSERT_CHUNK);
       const requests = await db
@@ -122,7 +129,7 @@ class TimelineBatch {
     }
     const ids = [...callIds];
     for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
-      const calls = await db.selectFrom("timeline_tool_calls").selectAll().where("session_id", "in", sessions).where("tool_call_id", "in", ids.slice(i, i + INSERT_CHUNK)).execute();
+      const calls = await db.selectFrom("timeline_tool_calls").selectAll().where("session_id", "in", [...withCalls]).where("tool_call_id", "in", ids.slice(i, i + INSERT_CHUNK)).execute();
       for (const c of calls) b.toolCalls.set(`${c.session_id}\u0000${c.tool_call_id}`, c);
     }
     return b;

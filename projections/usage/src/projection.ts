@@ -11,7 +11,7 @@
  * to comes from the parent's `subagent` event (`usage_links`); queries attribute the child's
  * rows to the parent through it, so the order the two traces are read in does not matter.
  */
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import type { Projection, TraceEvent } from "@penguin/projections-runner";
 
 export interface UsageRequestRow {
@@ -55,7 +55,8 @@ const UNKNOWN = "unknown";
 
 export const usageProjection: Projection<UsageTables> = {
   name: "usage",
-  version: 1,
+  // 2: the request rows are kept by their primary key alone (without rowid).
+  version: 2,
   handles: ["session_meta", "token_usage", "request_end", "subagent"],
   // A parallel rebuild imports it from here in its worker threads.
   source: { module: import.meta.url, exportName: "usageProjection" },
@@ -77,6 +78,11 @@ export const usageProjection: Projection<UsageTables> = {
       .addColumn("total", "integer", (c) => c.notNull())
       .addColumn("error_message", "text")
       .addPrimaryKeyConstraint("usage_requests_pk", ["session_id", "file_index", "line"])
+      // Keyed by the primary key alone: with a rowid, the table and the key's index would each
+      // hold every row's session id and position, and a rebuild writes one row per request
+      // (over a hundred thousand on a large root) into both, and again when a parallel
+      // rebuild joins its worker's file.
+      .modifyEnd(sql`without rowid`)
       .execute();
     await db.schema.createIndex("usage_requests_by_project_ts").on("usage_requests").columns(["project_id", "ts"]).execute();
     await db.schema

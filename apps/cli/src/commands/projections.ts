@@ -1,8 +1,11 @@
 /**
- * `penguin projections rebuild [--only NAME]` and `penguin projections status`.
+ * `penguin projections rebuild [--only NAME] [--threads 1|2]` and `penguin projections status`.
  *
  * rebuild: builds the read models from every trace line into a fresh file and swaps it in
- * (progress on stderr, then a summary: projections, events, files, skipped lines, time).
+ * (progress on stderr, then a summary: projections, events, files, skipped lines, time; the
+ * JSON summary also says how many threads built it). A full rebuild picks one or two threads
+ * by itself (two when the machine has a core to spare and the traces are big enough to pay
+ * for starting a thread); `--threads` fixes the count, for a benchmark or a busy machine.
  * It refuses while a server runs on the data root: the server keeps the file current itself,
  * and `penguin server --reindex` rebuilds through it.
  * status: per projection, its version, the files and events applied, skipped lines, and the
@@ -20,6 +23,34 @@ export interface ProjectionsFlags {
   root?: string;
   only?: string;
   json?: boolean;
+  threads?: string;
+}
+
+/** `--threads`: 1 keeps the rebuild on one thread, 2 asks for the worker thread; unset lets the rebuild choose. */
+function parallelOf(flags: ProjectionsFlags): boolean | undefined {
+  if (flags.threads === undefined) return undefined;
+  if (flags.threads !== "1" && flags.threads !== "2") throw new UsageError(`--threads "${flags.threads}": give 1 or 2 (leave it out to let the rebuild choose)`);
+  if (flags.threads === "2" && flags.only !== undefined) throw new UsageError("--threads 2 applies to a full rebuild: --only rebuilds one projection on one thread; drop one of the two flags");
+  return flags.threads === "2";
+}
+
+/**
+ * The worker thread's script of a two-thread rebuild from the CLI's own build
+ * (apps/cli/bundle/rebuild-worker.js, projections included), when this CLI runs compiled and
+ * that file was built from this very build (not older than this file); else undefined and the
+ * runner starts its own worker. From the TypeScript sources there is no build to match.
+ */
+async function bundledRebuildWorker(): Promise<URL | undefined> {
+  const { statSync } = await import("node:fs");
+  const { fileURLToPath } = await import("node:url");
+  const own = fileURLToPath(import.meta.url);
+  if (!own.endsWith(".js")) return undefined;
+  const worker = new URL("../../bundle/rebuild-worker.js", import.meta.url);
+  try {
+    return statSync(worker).mtimeMs >= statSync(own).mtimeMs ? worker : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function rootOf(flags: ProjectionsFlags): Promise<string> {
@@ -33,6 +64,7 @@ export async function projectionsRebuild(flags: ProjectionsFlags): Promise<ExitC
   if (pid !== undefined) {
     throw new CliFailure(`a server is running on ${root} (pid ${pid}) and keeps projections.db current; stop it first, or restart it with \`penguin server --reindex\` to rebuild`, EXIT.usage);
   }
+  const parallel = parallelOf(flags);
   const projections = await allProjections();
   if (flags.only !== undefined && !projections.some((p) => p.name === flags.only)) {
     throw new UsageError(`--only "${flags.only}": no projection named so; choose one of ${projections.map((p) => p.name).join(", ")}`);
@@ -48,6 +80,8 @@ export async function projectionsRebuild(flags: ProjectionsFlags): Promise<ExitC
     file: projectionsFile(root),
     projections,
     only: flags.only,
+    parallel,
+    workerEntry: flags.only === undefined && parallel !== false ? await bundledRebuildWorker() : undefined,
     onProgress: (p) => {
       const percent = p.filesTotal === 0 ? 100 : Math.floor((p.filesDone / p.filesTotal) * 100);
       if (percent === lastShown || (!tty && percent % 10 !== 0 && p.filesDone !== p.filesTotal)) return;
