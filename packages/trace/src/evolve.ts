@@ -53,7 +53,7 @@ import { initialSessionState, type OpenWindow, type SessionState } from "./state
 const EMPTY_WINDOW: OpenWindow = { inputs: Sequence.empty(), produced: Sequence.empty(), producedMessages: Sequence.empty() };
 
 /** A SessionState whose fields may still be set: what `revise` fills in before it hands the state out. */
-type StateDraft = { -readonly [K in keyof SessionState]: SessionState[K] };
+type StateDraft = { -readonly [K in keyof SessionState]-?: SessionState[K] };
 
 /**
  * A copy of `state` whose fields may be set before it is handed out: what `{ ...state }`

@@ -81,7 +81,7 @@ export const initialInspectFacts: InspectFacts = {
 export const initialTimeTravelState: TimeTravelState = { session: initialSessionState, facts: initialInspectFacts };
 
 /** InspectFacts whose fields may still be set: what `draftFacts` hands a step to fill in. */
-type FactsDraft = { -readonly [K in keyof InspectFacts]: InspectFacts[K] };
+type FactsDraft = { -readonly [K in keyof InspectFacts]-?: InspectFacts[K] };
 
 /**
  * A copy of `f` whose fields may be set before it is handed out: `{ ...f }` at a fraction of
