@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { agentPaths, newSessionId, readTraceFile, sessionDate, sessionTraceFiles, traceFilePath, type AgentPaths } from "@penguin/core";
 import { assistantText, requestBegin, requestEnd, sessionMeta, userText, type OmniMessage } from "@penguin/omnimessage";
-import { lastTracePosition, readHistoryPage, type HistoryPage, type HistoryQuery, type TracePosition } from "../src/services/history.js";
+import { lastTracePosition, readHistory, readHistoryPage, type HistoryPage, type HistoryQuery, type TracePosition } from "../src/services/history.js";
 
 let root: string;
 beforeEach(() => {
@@ -83,6 +83,8 @@ describe("history pages from the end of the trace", () => {
     expect(whole.messages.length).toBeGreaterThan(25);
     const last = readTraceFile(sessionTraceFiles(paths, sessionId).at(-1)!.file).lines.at(-1)!;
     expect(lastTracePosition(paths, sessionId)).toEqual({ fileIndex: 3, line: last });
+    // The route's cursor without a loaded session: from the tail page itself, or read for an older one.
+    for (const query of [{ tailLimit: 1 }, { tailLimit: 40 }, { before: { fileIndex: 2, line: 4 }, limit: 3 }]) expect(readHistory(paths, sessionId, undefined, query).newest()).toEqual({ fileIndex: 3, line: last });
   });
 
   it("given a session without trace files, then the tail is empty with no position and nothing more", () => {

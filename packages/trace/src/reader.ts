@@ -158,23 +158,30 @@ const LAST_RECORDS_SLACK = 64;
 /**
  * The last `count` records of a trace file at or before line `through` (the file's end when
  * left out), oldest first, with their line numbers and the line rules of `readTraceFile`;
- * `more` tells that a record precedes the first one returned. The file's lines are counted,
- * then only the last ones are decoded (a torn tail or garbage at the end is passed over as
- * `readTraceFile` passes over it), widening the window until enough are records or the file's
- * start is reached: the newest page of a 100k-line session's history costs two scans of its
- * bytes and the parse of one page, not a parse of every line.
+ * `more` tells that a record precedes the first one returned. Only the last lines are
+ * decoded (a torn tail or garbage at the end is passed over as `readTraceFile` passes over
+ * it), widening the window until enough are records or the file's start is reached; the
+ * first read also counts the file's lines, where `through` is unknown or past them. The
+ * newest page of a 100k-line session's history costs two scans of its bytes and the parse of
+ * one page, an older page one scan, not a parse of every line.
  */
 export function lastRecordsOf(file: string, count: number, through?: number): { messages: OmniMessage[]; lines: number[]; more: boolean } {
-  const { extent } = readLines(file, undefined, () => true);
-  // An unterminated last line (line extent.lines + 1) may hold a record too.
-  const end = Math.min(through ?? Number.POSITIVE_INFINITY, extent.lines + 1);
-  for (let window = count + LAST_RECORDS_SLACK; ; window *= 4) {
+  let end = through ?? Number.POSITIVE_INFINITY;
+  for (let window = count + LAST_RECORDS_SLACK; ; ) {
     const from = end - window;
-    const { messages, lines } = readLines(file, undefined, (line) => line <= from || line > end).content;
+    const { content, extent } = readLines(file, undefined, (line) => line <= from || line > end);
+    // Past the file's end (no `through`, or one beyond it): end there, and read that window.
+    // An unterminated last line (one past the counted lines) may hold a record too.
+    if (end > extent.lines + 1) {
+      end = extent.lines + 1;
+      continue;
+    }
+    const { messages, lines } = content;
     if (messages.length > count || from <= 0) {
       const start = Math.max(0, messages.length - count);
       return { messages: messages.slice(start), lines: lines.slice(start), more: start > 0 };
     }
+    window *= 4;
   }
 }
 

@@ -31,7 +31,7 @@ import { badRequest } from "../http/api-error.js";
 import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import type { ServerContext } from "../server-context.js";
-import { lastTracePosition, parsePosition, readHistoryPage } from "../services/history.js";
+import { parsePosition, readHistory } from "../services/history.js";
 import { formatStreamId } from "../runtime/stream-ids.js";
 
 const Query = Schema.Struct({
@@ -60,8 +60,8 @@ export function sessionMessageRoutes(table: RouteTable, ctx: ServerContext): voi
       // cursor and the fragments: they describe the same instant.
       const hub = ctx.sessions.peek(id);
       const upTo = hub?.channel.lastDurable();
-      const page = readHistoryPage(grant.agent, id, upTo, { tailLimit: query.tailLimit, before, limit: query.limit });
-      const lastEntry = hub === undefined ? lastTracePosition(grant.agent, id) : undefined;
+      const { page, newest } = readHistory(grant.agent, id, upTo, { tailLimit: query.tailLimit, before, limit: query.limit });
+      const lastEntry = hub === undefined ? newest() : undefined;
       const cursor = hub?.channel.lastId ?? (lastEntry === undefined ? null : formatStreamId({ position: { file: lastEntry.fileIndex, line: lastEntry.line } }));
       const live = hub?.run?.log.snapshot();
       return json({

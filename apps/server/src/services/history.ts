@@ -84,13 +84,22 @@ function newestWithin(agent: AgentPaths, sessionId: string, count: number, bound
  * otherwise the newest `tailLimit` trace messages up to `upTo`.
  */
 export function readHistoryPage(agent: AgentPaths, sessionId: string, upTo: { file: number; line: number } | undefined, query: HistoryQuery): HistoryPage {
+  return readHistory(agent, sessionId, upTo, query).page;
+}
+
+/**
+ * `readHistoryPage`, and the position of the trace's last message up to `upTo` when asked
+ * (`newest()`): a tail page already holds it, so only an older page reads the files again.
+ */
+export function readHistory(agent: AgentPaths, sessionId: string, upTo: { file: number; line: number } | undefined, query: HistoryQuery): { page: HistoryPage; newest: () => TracePosition | undefined } {
   if (query.before !== undefined) {
     const before = query.before;
     const { entries, more } = newestWithin(agent, sessionId, Math.min(query.limit ?? 100, MAX_PAGE), { upTo, before });
-    return { messages: entries.map((e) => e.message), tracePosition: entries[0]?.position ?? before, hasMore: more };
+    return { page: { messages: entries.map((e) => e.message), tracePosition: entries[0]?.position ?? before, hasMore: more }, newest: () => lastTracePosition(agent, sessionId, upTo) };
   }
   const { entries, more } = newestWithin(agent, sessionId, Math.min(query.tailLimit ?? MAX_PAGE, MAX_PAGE), { upTo });
-  return { messages: entries.map((e) => e.message), tracePosition: entries[0]?.position ?? null, hasMore: more };
+  const newest = entries.at(-1)?.position;
+  return { page: { messages: entries.map((e) => e.message), tracePosition: entries[0]?.position ?? null, hasMore: more }, newest: () => newest };
 }
 
 /** The position of the trace's last message up to `upTo` (undefined when it has none). */
