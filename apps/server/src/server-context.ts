@@ -7,6 +7,7 @@
  * asks for them by tag.
  */
 import type { Effect } from "effect";
+import type { TraceRecordIndexes } from "@penguin/core";
 import type { LiveProjectionRunner } from "@penguin/projections-runner";
 import type { AccessPolicy } from "./auth/access.js";
 import type { LoginService } from "./auth/login-service.js";
@@ -40,6 +41,8 @@ export interface ServerContext {
   version: { version: string; buildDate: string | null };
   /** Signs and checks the tokens of the separate preview origin. */
   previews: PreviewTokens;
+  /** Where each record of a paged trace file lies, so the trace browser reads only its page. */
+  traceRecords: TraceRecordIndexes;
   /** Runs `agent_state/schedule/*.toml`. */
   scheduler: Scheduler;
   /** Where workspaces may lie, and the secret file names (services/workspace-roots.ts). */

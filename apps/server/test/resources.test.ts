@@ -1,10 +1,10 @@
 // The file-backed resources: agent config written as given (comments kept) after core's
 // validation, the vault masked, schedules as files, projects with members and personal
-// projects, agents created and deleted, traces imported, and the OpenAPI description.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+// projects, agents created and deleted, traces imported and paged, and the OpenAPI description.
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { agentPaths, readVault } from "@penguin/core";
+import { agentPaths, readTraceFile, readVault, sessionTraceFiles } from "@penguin/core";
 import { sessionMeta, userText } from "@penguin/omnimessage";
 import { startHarness, type Harness } from "./helpers/harness.js";
 
@@ -141,6 +141,38 @@ describe("traces", () => {
     expect(await download.text()).toBe(`${jsonl}\n`);
     expect((await c.get(`/api/sessions/${sid}`)).body).toMatchObject({ id: sid, client: "cli", hasTrace: true });
     expect((await c.get(`/api/sessions/${sid}/messages`)).body.messages.at(-1).payload.text).toBe("imported hello");
+  });
+
+  it("pages a trace file by record offset as a whole read numbers it, on both routes, following what is appended between pages", async () => {
+    h = await startHarness();
+    const c = await h.admin();
+    const sid = "session-2026-07-01-11-00-00-abcdef02";
+    const meta = sessionMeta({ session_id: sid, provider: "testkit", model_id: "scripted-model", model_context_window: 1000, system_prompt: "sp", agent_state: "/x", workspace: h.workspace });
+    const first = [meta, ...Array.from({ length: 30 }, (_, i) => userText(`ask ${i}`))].map((m) => JSON.stringify(m)).join("\n");
+    expect((await c.post(`${A}/traces/import`, { dataBase64: Buffer.from(first).toString("base64") })).status).toBe(201);
+    const file = sessionTraceFiles(agentPaths(h.root, "default_project", "default_agent"), sid)[0]!.file;
+    const pagesOf = async (route: string, limit: number) => {
+      const lines: { line: number }[] = [];
+      let total = -1;
+      for (let offset: number | null = 0; offset !== null; ) {
+        const page: any = (await c.get(`${route}?offset=${offset}&limit=${limit}`)).body;
+        lines.push(...page.lines);
+        total = page.total;
+        offset = page.nextOffset;
+      }
+      return { lines, total };
+    };
+    const wholeRead = () => {
+      const full = readTraceFile(file);
+      return { lines: full.messages.map((message, i) => ({ line: full.lines[i]!, message })), total: full.messages.length };
+    };
+    expect(await pagesOf(`${A}/traces/${sid}/1`, 7)).toEqual(wholeRead());
+    appendFileSync(file, `not json\n${JSON.stringify(userText("after the garbage"))}\n\0\0${JSON.stringify(userText("padded"))}\n${JSON.stringify(userText("torn")).slice(0, 9)}`);
+    expect(await pagesOf(`${A}/traces/${sid}/1`, 5)).toEqual(wholeRead());
+    const viaSession = await pagesOf(`/api/sessions/${sid}/traces/1`, 4);
+    expect(viaSession).toEqual(wholeRead());
+    expect(viaSession.total).toBe(33);
+    expect((await c.get(`${A}/traces/${sid}/2`)).status).toBe(404);
   });
 });
 

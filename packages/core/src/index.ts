@@ -3,6 +3,8 @@ export { createAgent, Agent, isThinkingLevel } from "./agent.js";
 export type { CreateAgentOptions, CreateSessionOptions, ResumeSessionOptions, SessionStateOptions } from "./agent.js";
 export { evolve, stateAt, initialSessionState, formatPosition, parsePosition, parseAt } from "@penguin/trace";
 export type { SessionState, StateAtResult, TracePosition } from "@penguin/trace";
+export { TraceRecordIndexes } from "@penguin/trace";
+export type { RecordPage } from "@penguin/trace";
 export { Session } from "./session.js";
 export type { SessionRunOptions } from "./session.js";
 export { PenguinError, isPenguinError } from "./errors.js";

@@ -20,6 +20,8 @@ export type { TraceWriterOptions, TraceFileNamer, AppendListener, BackgroundSync
 export { PROJECT_OR_AGENT_ID } from "./folder-ids.js";
 export { lastRecordLine, lastRecordsOf, parseTraceText, parseTraceBytes, readTraceFile, readTraceFileLines, readTraceFileMatching, readTraceFileTail, readTraceFileWithExtent, traceFileIndex, traceFilesIn, listTracedSessionsIn } from "./reader.js";
 export type { CompleteExtent, SkippedLine, TraceContent, TraceFileRef, SessionTraceSummary } from "./reader.js";
+export { TraceRecordIndexes } from "./record-index.js";
+export type { RecordIndexOptions, RecordPage } from "./record-index.js";
 export { foldForResume, readForResume, readResumeSnapshot, writeResumeSnapshot, resumeSnapshotFile, RESUME_SNAPSHOT_FORMAT, RESUME_SNAPSHOT_MIN_LINES, RESUME_SNAPSHOT_REFRESH_LINES } from "./resume-snapshot.js";
 export type { ResumeSnapshot, ResumeFold, ResumeFoldOptions, ResumeRead } from "./resume-snapshot.js";
 export { FileLines } from "./file-lines.js";

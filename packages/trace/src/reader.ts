@@ -32,10 +32,11 @@ export interface TraceContent {
 }
 
 /**
- * Collects what a trace holds, one line at a time. Both readers below feed it, so the
- * rules for a line (NUL stripping, trimming, torn tail, upcast, validation) are written once.
+ * Collects what a trace holds, one line at a time. The readers below and the record index
+ * (record-index.ts) feed it, so the rules for a line (NUL stripping, trimming, torn tail,
+ * upcast, validation) are written once.
  */
-class TraceContentBuilder {
+export class TraceContentBuilder {
   readonly messages: OmniMessage[] = [];
   readonly lines: number[] = [];
   readonly skipped: SkippedLine[] = [];

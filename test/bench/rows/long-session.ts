@@ -6,12 +6,18 @@
 // - a stream client reconnecting with a Last-Event-ID three records before the end (the
 //   replay of what it missed), and the trace's end the stream finds when it first opens;
 // - a stream's catch-up with records another writer appended (a subagent's trace, after each
-//   of its records).
+//   of its records);
+// - the trace browser's page of 500 records in the middle of the file (`GET …/traces/:sid/1?
+//   offset=50000&limit=500`) through the server's record index once it is built, and time
+//   travel's load of every record (pages of 5000); beside them, the same page the way it was
+//   read before the index (the whole file decoded, then sliced), and the index's first build:
+//   its wall time and the longest the event loop went without a turn during it (it is built in
+//   slices with a turn between them).
 // The baseline is reading the same file (readFileSync), measured in the same run.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { agentPaths, newSessionId, sessionDate, traceFilePath } from "@penguin/core";
+import { agentPaths, newSessionId, readTraceFile, sessionDate, traceFilePath, TraceRecordIndexes } from "@penguin/core";
 import { readHistoryPage } from "../../../apps/server/src/services/history.js";
 import { SessionChannel } from "../../../apps/server/src/runtime/session-channel.js";
 import { formatStreamId } from "../../../apps/server/src/runtime/stream-ids.js";
@@ -25,6 +31,29 @@ function timed(run: () => void): number {
   return msSince(start);
 }
 
+async function timedAsync(run: () => Promise<unknown>): Promise<number> {
+  const start = process.hrtime.bigint();
+  await run();
+  return msSince(start);
+}
+
+/** The wall time of `run`, and the longest gap between two turns of the event loop while it ran. */
+async function longestHold(run: () => Promise<unknown>): Promise<{ ms: number; longest: number }> {
+  let longest = 0;
+  let last = process.hrtime.bigint();
+  let done = false;
+  const tick = (): void => {
+    const now = process.hrtime.bigint();
+    longest = Math.max(longest, Number(now - last) / 1e6);
+    last = now;
+    if (!done) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const ms = await timedAsync(run);
+  done = true;
+  return { ms, longest };
+}
+
 export async function rowLongSession(runs: number, lines = 100_000): Promise<RowResult> {
   const world = await makeWorld("http://127.0.0.1:9/v1");
   const root = mkdtempSync(join(tmpdir(), "penguin-bench-long-"));
@@ -36,7 +65,8 @@ export async function rowLongSession(runs: number, lines = 100_000): Promise<Row
     mkdirSync(dirname(file), { recursive: true });
     copyFileSync(written.file, file);
     const files = () => [{ file, index: 1 }];
-    const samples = { read: [] as number[], tail: [] as number[], older: [] as number[], end: [] as number[], reconnect: [] as number[], catchUp: [] as number[] };
+    const samples = { read: [] as number[], tail: [] as number[], older: [] as number[], end: [] as number[], reconnect: [] as number[], catchUp: [] as number[], page: [] as number[], wholeDecodePage: [] as number[], allPages: [] as number[], build: [] as number[], buildHeld: [] as number[] };
+    const middle = Math.floor(lines / 2);
     for (let i = 0; i <= runs; i++) {
       const read = timed(() => readFileSync(file, "utf8"));
       let tracePosition: { fileIndex: number; line: number } | null = null;
@@ -56,6 +86,19 @@ export async function rowLongSession(runs: number, lines = 100_000): Promise<Row
       const reconnect = timed(() => channel.subscribe(sink, formatStreamId({ position: { file: 1, line: last.line - 3 } }))());
       if (frames !== 3) throw new Error(`row 14: a reconnect three records before the end got ${frames} frames`);
       const catchUp = timed(() => channel.catchUp());
+      const indexes = new TraceRecordIndexes();
+      const held = await longestHold(() => indexes.page(file, middle, 500));
+      const page = await timedAsync(() => indexes.page(file, middle, 500));
+      let records = 0;
+      const allPages = await timedAsync(async () => {
+        for (let offset: number | null = 0; offset !== null; ) {
+          const next: { records: unknown[]; total: number } = await indexes.page(file, offset, 5000);
+          records += next.records.length;
+          offset = offset + 5000 < next.total ? offset + 5000 : null;
+        }
+      });
+      const whole = timed(() => readTraceFile(file).messages.slice(middle, middle + 500));
+      if (records !== readTraceFile(file).messages.length) throw new Error(`row 14: time travel's pages held ${records} records`);
       if (i === 0) continue; // warm-up
       samples.read.push(read);
       samples.tail.push(tail);
@@ -63,6 +106,11 @@ export async function rowLongSession(runs: number, lines = 100_000): Promise<Row
       samples.end.push(end);
       samples.reconnect.push(reconnect);
       samples.catchUp.push(catchUp);
+      samples.page.push(page);
+      samples.allPages.push(allPages);
+      samples.wholeDecodePage.push(whole);
+      samples.build.push(held.ms);
+      samples.buildHeld.push(held.longest);
     }
     const baseline = { baseline: { name: "readFileSync", samples: samples.read } };
     return {
@@ -74,6 +122,11 @@ export async function rowLongSession(runs: number, lines = 100_000): Promise<Row
         metric("stream: reconnect 3 records before the end (replay)", "ms", "lower", samples.reconnect, baseline),
         metric("stream: the trace's end, when a stream first opens", "ms", "lower", samples.end, baseline),
         metric("stream: catch-up with another writer (nothing new)", "ms", "lower", samples.catchUp, baseline),
+        metric(`trace browser: 500 records at offset ${middle}, record index built`, "ms", "lower", samples.page, baseline),
+        metric(`trace browser: the same page, the whole file decoded (as before the index)`, "ms", "lower", samples.wholeDecodePage, baseline),
+        metric("time travel: every record, pages of 5000, record index built", "ms", "lower", samples.allPages, baseline),
+        metric("record index, first build: wall time (not held: built in slices)", "ms", "lower", samples.build, baseline),
+        metric("record index, first build: longest the event loop went without a turn", "ms", "lower", samples.buildHeld),
       ],
     };
   } finally {

@@ -55,6 +55,6 @@ export function agentTraceRoutes(table: RouteTable, ctx: ServerContext): void {
       query: Paging,
       responses: { 200: { description: "{lines: [{line, message}], total, nextOffset}" } },
     },
-    ({ grant, params, query }) => json({ sessionId: params.sid, index: params.idx, ...traceLines(grant.agent, params.sid, params.idx, query.offset, query.limit) }),
+    async ({ grant, params, query }) => json({ sessionId: params.sid, index: params.idx, ...(await traceLines(ctx.traceRecords, grant.agent, params.sid, params.idx, query.offset, query.limit)) }),
   );
 }

@@ -28,7 +28,7 @@ export function sessionTraceRoutes(table: RouteTable, ctx: ServerContext): void 
 
   table.add(
     { method: "get", path: "/api/sessions/:id/traces/:idx", operationId: "sessionTraces.file", summary: "One trace file as numbered envelopes", tag: "traces", access: "session", params: Schema.Struct({ idx: IntFromText(1) }), query: Paging, responses: { 200: { description: "{lines, total, nextOffset}" } } },
-    ({ grant, params, query }) => json({ index: params.idx, ...traceLines(grant.agent, grant.session.sessionId, params.idx, query.offset, query.limit) }),
+    async ({ grant, params, query }) => json({ index: params.idx, ...(await traceLines(ctx.traceRecords, grant.agent, grant.session.sessionId, params.idx, query.offset, query.limit)) }),
   );
 
   table.add(

@@ -91,24 +91,6 @@ export function readFirstPrompt(file: string): string | undefined {
   return undefined;
 }
 
-export interface NumberedMessage {
-  line: number;
-  message: OmniMessage;
-}
-
-/** Every readable envelope of a trace text with its 1-based line number. */
-export function numberedMessages(text: string): NumberedMessage[] {
-  const out: NumberedMessage[] = [];
-  const lines = text.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i] ?? "";
-    if (raw.trim() === "") continue;
-    const m = parseTraceText(`${raw}\n`).messages[0];
-    if (m !== undefined) out.push({ line: i + 1, message: m });
-  }
-  return out;
-}
-
 /** The agents of a project, as found on disk. */
 export function agentIdsOnDisk(project: ProjectPaths): string[] {
   try {

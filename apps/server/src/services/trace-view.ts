@@ -1,20 +1,20 @@
 /**
  * Trace browsing shared by the agent and session trace routes: a session's files with their
- * sizes, one file as numbered envelopes (paged by line offset), the raw download, and
+ * sizes, one file as numbered envelopes (paged by record offset through the server's record
+ * index, so a page of a 50 MB file decodes only its own lines), the raw download, and
  * importing a JSONL trace as a new session.
  *
  * Import rules (SPEC §7): at most 14 MB; the first line must be a `session_meta` with a
  * valid session id; an id the server already knows, or that already has files, is refused
  * (409); the file lands as index 001 under the id's own date folder and is indexed at once.
  */
-import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { open as fsOpen, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
-import { isSessionId, parseTraceText, sessionDate, sessionTraceFiles, traceFilePath, type AgentPaths } from "@penguin/core";
+import { isSessionId, parseTraceText, sessionDate, sessionTraceFiles, traceFilePath, type AgentPaths, type TraceRecordIndexes } from "@penguin/core";
 import { sessionMetaOf, type OmniMessage } from "@penguin/omnimessage";
 import type { Stores } from "../db/stores.js";
 import { ApiError, badRequest, conflict, notFound } from "../http/api-error.js";
-import { numberedMessages } from "./trace-files.js";
 
 export const TRACE_IMPORT_MAX = 14 * 1024 * 1024;
 
@@ -30,12 +30,12 @@ export function traceFilesOf(agent: AgentPaths, sessionId: string): { index: num
   });
 }
 
-export function traceLines(agent: AgentPaths, sessionId: string, index: number, offset: number, limit: number): { lines: { line: number; message: OmniMessage }[]; total: number; nextOffset: number | null } {
+/** Records `offset` to `offset + limit` of one trace file of a session, numbered by line, read through the server's record index. */
+export async function traceLines(records: TraceRecordIndexes, agent: AgentPaths, sessionId: string, index: number, offset: number, limit: number): Promise<{ lines: { line: number; message: OmniMessage }[]; total: number; nextOffset: number | null }> {
   const file = sessionTraceFiles(agent, sessionId).find((f) => f.index === index);
   if (file === undefined) throw notFound(`trace ${sessionId} #${index}`);
-  const all = numberedMessages(readFileSync(file.file, "utf8"));
-  const lines = all.slice(offset, offset + limit);
-  return { lines, total: all.length, nextOffset: offset + limit < all.length ? offset + limit : null };
+  const page = await records.page(file.file, offset, limit);
+  return { lines: page.records, total: page.total, nextOffset: offset + limit < page.total ? offset + limit : null };
 }
 
 /** Bytes read from a trace file at a time while it is downloaded. */

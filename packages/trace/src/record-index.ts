@@ -1,0 +1,202 @@
+/**
+ * Paging a trace file by record, for the trace browser and time travel: "records 50,000 to
+ * 50,500 of this file, and how many it has". Decoding the whole file for every page made time
+ * travel over a 100k-line (50 MB) session quadratic (twenty pages of 5000, each a full decode),
+ * and held the server's event loop for every user on each page.
+ *
+ * A `TraceRecordIndexes` keeps, per file, where each record's line lies (its line number and
+ * its bytes). The index is built by one scan, in slices with a turn of the event loop between
+ * them, then only extended by what was appended since: a trace is append-only, so its complete
+ * lines never change. It is trusted only while the file is the one indexed (the same inode, at
+ * least as long, the same bytes just before the indexed length); otherwise it is rebuilt. A
+ * page reads and decodes only its own lines, through the reader's own line decoder, so it holds
+ * exactly the records a whole read (`readTraceFile`) gives, numbered alike. The unterminated
+ * last line, if any, is decoded on each call: it may still grow into something else.
+ */
+import { closeSync, fstatSync, openSync } from "node:fs";
+import type { OmniMessage } from "@penguin/omnimessage";
+import { readRange } from "./file-range.js";
+import { TraceContentBuilder } from "./reader.js";
+
+/** One page of a file's records and the file's count of them. */
+export interface RecordPage {
+  records: { line: number; message: OmniMessage }[];
+  /** Records in the file, its unterminated last line counted when that decodes as one. */
+  total: number;
+}
+
+export interface RecordIndexOptions {
+  /** Files whose index is kept (least recently paged dropped first); default 8. */
+  maxFiles?: number;
+  /** Bytes decoded between two turns of the event loop while an index is built; default 2 MiB. */
+  sliceBytes?: number;
+}
+
+const NEWLINE = 0x0a;
+const NUL = 0x00;
+/** Bytes before the indexed length that must be unchanged for the index to be trusted. */
+const KEY_BYTES = 4096;
+
+/** Where the records of one file's complete lines are. */
+class FileIndex {
+  /** Bytes through the last newline indexed. */
+  bytes = 0;
+  /** Lines in those bytes. */
+  lines = 0;
+  /** The last `KEY_BYTES` (or fewer) of those bytes. */
+  key: Buffer = Buffer.alloc(0);
+  count = 0;
+  line = new Int32Array(1024);
+  start = new Float64Array(1024);
+  end = new Float64Array(1024);
+
+  constructor(
+    readonly dev: number,
+    readonly ino: number,
+  ) {}
+
+  add(line: number, start: number, end: number): void {
+    if (this.count === this.line.length) {
+      const grown = this.count * 2;
+      this.line = copyInto(new Int32Array(grown), this.line);
+      this.start = copyInto(new Float64Array(grown), this.start);
+      this.end = copyInto(new Float64Array(grown), this.end);
+    }
+    this.line[this.count] = line;
+    this.start[this.count] = start;
+    this.end[this.count] = end;
+    this.count++;
+  }
+
+  /** Whether `fd` (of size `size`) is still the file indexed, grown or not. */
+  describes(fd: number, dev: number, ino: number, size: number): boolean {
+    if (dev !== this.dev || ino !== this.ino || size < this.bytes) return false;
+    return readRange(fd, this.bytes - this.key.length, this.key.length).equals(this.key);
+  }
+}
+
+function copyInto<T extends Int32Array | Float64Array>(to: T, from: T): T {
+  to.set(from);
+  return to;
+}
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+export class TraceRecordIndexes {
+  readonly #indexes = new Map<string, FileIndex>();
+  /** Per file, the call in progress: calls on one file run one after the other. */
+  readonly #queues = new Map<string, Promise<unknown>>();
+  readonly #maxFiles: number;
+  readonly #sliceBytes: number;
+
+  constructor(options: RecordIndexOptions = {}) {
+    this.#maxFiles = Math.max(1, options.maxFiles ?? 8);
+    this.#sliceBytes = Math.max(1, options.sliceBytes ?? 2 * 1024 * 1024);
+  }
+
+  /** Records `offset` to `offset + limit` (exclusive) of `file`, and how many it has. Throws as opening the file does. */
+  page(file: string, offset: number, limit: number): Promise<RecordPage> {
+    const before = this.#queues.get(file) ?? Promise.resolve();
+    const call = before.then(
+      () => this.#page(file, offset, limit),
+      () => this.#page(file, offset, limit),
+    );
+    this.#queues.set(file, call);
+    const forget = (): void => {
+      if (this.#queues.get(file) === call) this.#queues.delete(file);
+    };
+    call.then(forget, forget);
+    return call;
+  }
+
+  /** Files with an index kept (for tests and the bench). */
+  indexedFiles(): string[] {
+    return [...this.#indexes.keys()];
+  }
+
+  async #page(file: string, offset: number, limit: number): Promise<RecordPage> {
+    const fd = openSync(file, "r");
+    try {
+      const { dev, ino, size } = fstatSync(fd);
+      const kept = this.#indexes.get(file);
+      this.#indexes.delete(file);
+      let index = kept !== undefined && kept.describes(fd, dev, ino, size) ? kept : new FileIndex(dev, ino);
+      await this.#extend(index, fd, size);
+      let records = pageOf(fd, index, offset, limit);
+      if (records === undefined) {
+        // A complete line no longer decodes as it did: the file was changed in place. Index it anew.
+        index = new FileIndex(dev, ino);
+        await this.#extend(index, fd, size);
+        records = pageOf(fd, index, offset, limit);
+        if (records === undefined) throw new Error(`the trace file ${file} changed while it was read; try again`);
+      }
+      this.#indexes.set(file, index);
+      while (this.#indexes.size > this.#maxFiles) this.#indexes.delete(this.#indexes.keys().next().value!);
+      return finishPage(records, index.count, lastLineRecord(fd, index, size), offset, limit);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** Indexes the complete lines of `fd` from where `index` ends up to `size`, a slice per turn of the event loop. */
+  async #extend(index: FileIndex, fd: number, size: number): Promise<void> {
+    let want = this.#sliceBytes;
+    while (index.bytes < size) {
+      const bytes = readRange(fd, index.bytes, Math.min(want, size - index.bytes));
+      const lastNewline = bytes.lastIndexOf(NEWLINE);
+      if (lastNewline < 0) {
+        // The rest is the unterminated last line, or a line longer than a slice: read more of it.
+        if (index.bytes + bytes.length >= size) break;
+        want *= 2;
+        continue;
+      }
+      want = this.#sliceBytes;
+      const mayHoldNul = bytes.indexOf(NUL) >= 0;
+      const decoder = new TraceContentBuilder();
+      let lineNumber = index.lines + 1;
+      let start = 0;
+      for (let end = bytes.indexOf(NEWLINE); end >= 0 && end <= lastNewline; end = bytes.indexOf(NEWLINE, start)) {
+        const before = decoder.messages.length;
+        decoder.line(bytes.toString("utf8", start, end), lineNumber, false, mayHoldNul);
+        if (decoder.messages.length > before) index.add(lineNumber, index.bytes + start, index.bytes + end);
+        lineNumber++;
+        start = end + 1;
+      }
+      index.lines = lineNumber - 1;
+      index.bytes += lastNewline + 1;
+      if (index.bytes < size) await nextTurn();
+    }
+    const keyLength = Math.min(KEY_BYTES, index.bytes);
+    index.key = readRange(fd, index.bytes - keyLength, keyLength);
+  }
+}
+
+/** The record the unterminated last line (from `index.bytes` to `size`) decodes as, if any. */
+function lastLineRecord(fd: number, index: FileIndex, size: number): { line: number; message: OmniMessage } | undefined {
+  if (size <= index.bytes) return undefined;
+  const bytes = readRange(fd, index.bytes, size - index.bytes);
+  const decoder = new TraceContentBuilder();
+  decoder.line(bytes.toString("utf8"), index.lines + 1, true, bytes.indexOf(NUL) >= 0);
+  const message = decoder.messages[0];
+  return message === undefined ? undefined : { line: index.lines + 1, message };
+}
+
+/** The indexed records `offset` to `offset + limit`, decoded from one read of their bytes; undefined if one no longer decodes. */
+function pageOf(fd: number, index: FileIndex, offset: number, limit: number): { line: number; message: OmniMessage }[] | undefined {
+  const first = Math.max(0, offset);
+  const last = Math.min(index.count, first + Math.max(0, limit)) - 1;
+  if (last < first) return [];
+  const base = index.start[first]!;
+  const bytes = readRange(fd, base, index.end[last]! - base);
+  const mayHoldNul = bytes.indexOf(NUL) >= 0;
+  const decoder = new TraceContentBuilder();
+  for (let i = first; i <= last; i++) decoder.line(bytes.toString("utf8", index.start[i]! - base, index.end[i]! - base), index.line[i]!, false, mayHoldNul);
+  if (decoder.messages.length !== last - first + 1 || decoder.lines.some((line, i) => line !== index.line[first + i])) return undefined;
+  return decoder.messages.map((message, i) => ({ line: decoder.lines[i]!, message }));
+}
+
+function finishPage(records: { line: number; message: OmniMessage }[], indexed: number, tail: { line: number; message: OmniMessage } | undefined, offset: number, limit: number): RecordPage {
+  const total = indexed + (tail === undefined ? 0 : 1);
+  if (tail !== undefined && offset <= indexed && indexed < offset + limit) records.push(tail);
+  return { records, total };
+}
