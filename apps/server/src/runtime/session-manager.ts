@@ -19,7 +19,7 @@
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import { agentPaths, createAgent, isApprovalMode, isPenguinError, readTraceFile, PROJECT_OR_AGENT_ID, resumeSnapshotFile, sessionScratchpad, sessionTraceFiles, type Agent, type AgentPaths, type ApprovalMode, type ForkPosition, type SandboxOptions, type Session, type SleepFn } from "@penguin/core";
+import { agentPaths, createAgent, isApprovalMode, isPenguinError, PROJECT_OR_AGENT_ID, resumeSnapshotFile, sessionScratchpad, sessionTraceFiles, type Agent, type AgentPaths, type ApprovalMode, type ForkPosition, type SandboxOptions, type Session, type SleepFn } from "@penguin/core";
 import { isTraceable, sessionTitle, settingsChanged, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import type { SessionRow } from "../db/sessions-store.js";
@@ -33,6 +33,7 @@ import { buildTaskMessages, type AttachmentLimits, type TaskInputItem } from "./
 import type { WorkspaceRoots } from "../services/workspace-roots.js";
 import { TaskRunner } from "./task-runner.js";
 import { JUST_CREATED } from "../services/session-trace-info.js";
+import { readSessionMeta } from "../services/trace-files.js";
 import { sessionView } from "../services/session-view.js";
 import type { UserEventHub } from "./user-events.js";
 
@@ -365,17 +366,18 @@ export class SessionManager {
     const stores = this.#deps.stores;
     const n = stores.sessions.nextForkNumber(row.sessionId);
     const now = this.#deps.now();
-    // The copied trace's meta is the fork's truth (the index row may predate it).
+    // The copied trace's meta is the fork's truth (the index row may predate it). It is the
+    // copy's first line: a fork of a 50 MB session is not decoded whole to find it.
     const first = sessionTraceFiles(agent.paths, forkId)[0];
-    const meta = first === undefined ? undefined : readTraceFile(first.file).messages.find((m) => m.type === "session_meta");
-    if (meta === undefined || meta.type !== "session_meta") throw new Error(`fork ${forkId} has no session_meta`);
+    const meta = first === undefined ? undefined : readSessionMeta(first.file);
+    if (meta === undefined) throw new Error(`fork ${forkId} has no session_meta`);
     stores.sessions.insert({
       sessionId: forkId,
       projectId: row.projectId,
       agentId: row.agentId,
-      provider: meta.payload.provider,
-      modelId: meta.payload.model_id,
-      workspace: meta.payload.workspace,
+      provider: meta.provider,
+      modelId: meta.model_id,
+      workspace: meta.workspace,
       approvalMode: row.approvalMode,
       client: "web",
       createdAt: now,
