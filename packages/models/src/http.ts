@@ -22,7 +22,8 @@ import { openOverNodeHttp, type TransportRequest, type TransportResponse } from 
 export interface WireRequest {
   url: string;
   headers: Record<string, string>;
-  body: string;
+  /** JSON text; bytes when tool outputs' JSON was copied from the trace (wire-body.ts). */
+  body: string | Uint8Array;
 }
 
 export type FetchFn = typeof fetch;

@@ -24,7 +24,7 @@ import type { HeaderReader } from "./errors.js";
 export interface TransportRequest {
   method: "POST" | "GET";
   headers: Record<string, string>;
-  body: string | undefined;
+  body: string | Uint8Array | undefined;
   signal: AbortSignal;
 }
 
@@ -82,7 +82,7 @@ function hasHeader(headers: Record<string, string>, name: string): boolean {
 }
 
 /** One hop: resolves when the response headers are in. */
-async function requestOnce(url: URL, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal): Promise<IncomingMessage> {
+async function requestOnce(url: URL, method: string, headers: Record<string, string>, body: string | Uint8Array | undefined, signal: AbortSignal): Promise<IncomingMessage> {
   if (BAD_PORTS.has(portOf(url))) throw new TypeError("bad port");
   const send = await requestFnFor(url);
   if (signal.aborted) throw abortError();
@@ -93,7 +93,7 @@ async function requestOnce(url: URL, method: string, headers: Record<string, str
   if (!hasHeader(headers, "user-agent")) outgoing["user-agent"] = USER_AGENT;
   // Encoded once: its length is the header, and the socket gets the bytes without encoding the
   // string again (a long history's body is tens of MB; counting then encoding it cost twice).
-  let bytes = body === undefined ? undefined : Buffer.from(body, "utf8");
+  let bytes = body === undefined ? undefined : typeof body === "string" ? Buffer.from(body, "utf8") : body;
   if (bytes !== undefined) outgoing["content-length"] = bytes.length;
   return new Promise<IncomingMessage>((resolve, reject) => {
     const req = send(url, { method, headers: outgoing });

@@ -89,7 +89,7 @@ function toUndiciInit(init: RequestInit | undefined): Parameters<typeof undiciFe
   const out: NonNullable<Parameters<typeof undiciFetch>[1]> = {};
   if (init.method !== undefined) out.method = init.method;
   if (init.signal !== undefined && init.signal !== null) out.signal = init.signal;
-  if (typeof init.body === "string") out.body = init.body;
+  if (typeof init.body === "string" || init.body instanceof Uint8Array) out.body = init.body;
   if (init.headers !== undefined) {
     const h = new Headers(init.headers);
     const record: Record<string, string> = {};

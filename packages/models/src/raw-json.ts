@@ -15,10 +15,11 @@ export class RawJson {
   constructor(readonly text: string) {}
 }
 
-/** `JSON.stringify`, except that `RawJson` values are copied verbatim. Undefined members are dropped. */
+/** `JSON.stringify`, except that `RawJson` values are copied verbatim. Undefined members are dropped; a `toJSON` method is honoured. */
 export function stringifyWithRaw(value: unknown): string {
   if (value instanceof RawJson) return value.text;
   if (value === null || value === undefined) return "null";
+  if (typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function") return stringifyWithRaw((value as { toJSON(): unknown }).toJSON());
   if (Array.isArray(value)) {
     return `[${value.map((v) => (v === undefined || typeof v === "function" ? "null" : stringifyWithRaw(v))).join(",")}]`;
   }

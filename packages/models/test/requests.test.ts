@@ -1,9 +1,11 @@
 // Request building per protocol, on the wire request `streamModel` would send: thinking levels,
 // the output cap, Anthropic cache breakpoints, tool results before steering text, the
-// Responses id rule, Gemini's signature placeholder, auth headers and fast mode.
+// Responses id rule, Gemini's signature placeholder, auth headers and fast mode; and tool
+// outputs whose JSON text was kept from the trace, copied into the body as they are.
 import { describe, expect, it } from "vitest";
-import type { CompleteModelPayload } from "@penguin/omnimessage";
+import { keepRawOutputJson, type CompleteModelPayload, type ToolCallOutputPayload } from "@penguin/omnimessage";
 import { buildWireRequest, outputCap, type ClientType, type ModelEndpoint, type ModelRequest, type ThinkingLevel } from "../src/index.js";
+import { outputForWire } from "../src/wire-body.js";
 
 function endpoint(clientType: ClientType, extra: Partial<ModelEndpoint> = {}): ModelEndpoint {
   return { provider: "p", modelId: "m", clientType, baseUrl: "https://api.example/v1", apiKey: "key-1", ...extra };
@@ -194,5 +196,57 @@ describe("history on the wire", () => {
     const wire = buildWireRequest({ endpoint: endpoint("anthropic-messages", { baseUrl: "https://api.anthropic.com", fastMode: true }), messages: hello, tools: [] });
     expect(JSON.parse(wire.body)).toMatchObject({ speed: "fast" });
     expect(wire.headers["anthropic-beta"]).toBe("fast-mode-2026-02-01");
+  });
+});
+
+describe("tool outputs' JSON text kept from the trace (wire-body.ts)", () => {
+  const longOutput = (n: number) => `line ${n}: "quoted" \\ back\tslash é 😀 \u0001\n`.repeat(40);
+  function history(): CompleteModelPayload[] {
+    return [
+      { type: "text", role: "user", text: "run them" },
+      { type: "tool_call", role: "assistant", name: "ls", arguments: '{"path":"."}', tool_call_id: "call_1" },
+      { type: "tool_call", role: "assistant", name: "cat", arguments: '{"path":"a"}', tool_call_id: "call_2" },
+      { type: "tool_call_output", role: "user", tool_call_id: "call_1", output: longOutput(1), stop_reason: "completed" },
+      { type: "tool_call_output", role: "user", tool_call_id: "call_2", output: longOutput(2), stop_reason: "failed", images: ["data:image/png;base64,AAAA"] },
+      { type: "text", role: "assistant", text: "done" },
+      { type: "text", role: "user", text: "again" },
+    ];
+  }
+  /** The same history with each output's JSON text kept as `spell` writes it. */
+  function keptAs(spell: (output: string) => string): CompleteModelPayload[] {
+    const h = history();
+    for (const p of h) if (p.type === "tool_call_output") keepRawOutputJson(p, Buffer.from(spell(p.output), "utf8"));
+    return h;
+  }
+  const clients: ClientType[] = ["openai-chat", "openai-responses", "anthropic-messages", "gemini"];
+
+  it("given outputs kept as JSON.stringify writes them, then every protocol's body is byte for byte the one without them, output cap included", () => {
+    for (const clientType of clients) {
+      for (const e of [endpoint(clientType), endpoint(clientType, { contextWindow: 10_000, maxTokens: 9500 })]) {
+        const plain = buildWireRequest({ endpoint: e, messages: history(), tools: [] }).body;
+        const kept = buildWireRequest({ endpoint: e, messages: keptAs((o) => JSON.stringify(o)), tools: [] }).body;
+        expect(typeof plain).toBe("string");
+        expect(kept).toBeInstanceOf(Uint8Array);
+        expect([clientType, Buffer.from(kept).toString("utf8")]).toEqual([clientType, plain]);
+      }
+    }
+  });
+
+  it("given outputs kept with other escapes than JSON.stringify's, then the body is other bytes with the same JSON value", () => {
+    const spell = (o: string) => JSON.stringify(o).replace(/a/g, "\\u0061");
+    for (const clientType of clients) {
+      const plain = buildWireRequest({ endpoint: endpoint(clientType), messages: history(), tools: [] }).body as string;
+      const kept = Buffer.from(buildWireRequest({ endpoint: endpoint(clientType), messages: keptAs(spell), tools: [] }).body).toString("utf8");
+      expect(kept).not.toBe(plain);
+      expect(JSON.parse(kept)).toEqual(JSON.parse(plain));
+    }
+  });
+
+  it("outside a body's encoding a kept output is its string, so token estimates and other uses see the text", () => {
+    const [output] = keptAs((o) => JSON.stringify(o)).filter((p) => p.type === "tool_call_output");
+    const wire = outputForWire(output as ToolCallOutputPayload);
+    expect(typeof wire).not.toBe("string");
+    expect(JSON.stringify({ content: wire })).toBe(JSON.stringify({ content: (output as ToolCallOutputPayload).output }));
+    expect(outputForWire(history()[3] as ToolCallOutputPayload)).toBe(longOutput(1));
   });
 });

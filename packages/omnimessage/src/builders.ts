@@ -74,6 +74,17 @@ export function modelMessage(payload: ModelPayload, opts?: BuildOptions): OmniMe
   return wrap("model_msg", definedFields(payload), opts);
 }
 
+/**
+ * `modelMessage`, sharing `payload` instead of copying it when it holds no undefined field (a
+ * payload read from a trace, or built here): a tool output moved into the next request's
+ * context stays the object its trace line was read as, so what is kept beside it (its JSON
+ * text, raw-output.ts) still applies. Payloads are never changed in place, so sharing is safe.
+ */
+export function modelMessageSharing(payload: ModelPayload, opts?: BuildOptions): OmniMessage<"model_msg"> {
+  for (const k of Object.keys(payload)) if ((payload as unknown as Record<string, unknown>)[k] === undefined) return modelMessage(payload, opts);
+  return wrap("model_msg", payload, opts);
+}
+
 export function eventMessage(payload: EventPayload, opts?: BuildOptions): OmniMessage<"event_msg"> {
   return wrap("event_msg", definedFields(payload), opts);
 }

@@ -6,3 +6,4 @@ export * from "./guards.js";
 export * from "./builders.js";
 export * from "./aggregate.js";
 export * from "./markers.js";
+export * from "./raw-output.js";

@@ -33,6 +33,7 @@ import {
   extractMarker,
   isCompleteModel,
   modelMessage,
+  modelMessageSharing,
   startsWithMarker,
   userText,
   wrapMarker,
@@ -329,7 +330,7 @@ export function outputsForCalls(state: SessionState, at: string): OmniMessage[] 
   return state.lastCalls.map((c) => {
     const out = state.outputs.get(c.tool_call_id);
     return out !== undefined
-      ? modelMessage(out, { at })
+      ? modelMessageSharing(out, { at })
       : modelMessage(
           { type: "tool_call_output", role: "user", tool_call_id: c.tool_call_id, output: state.abortedSinceCommit ? INTERRUPTED_BY_USER : INTERRUPTED_BY_EXIT, stop_reason: "aborted" },
           { at },

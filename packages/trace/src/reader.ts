@@ -12,6 +12,7 @@ import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from 
 import { join } from "node:path";
 import { decodeEnvelope, type OmniMessage } from "@penguin/omnimessage";
 import { readRange } from "./file-range.js";
+import { RawOutputCollector } from "./raw-outputs.js";
 import { upcastLine } from "./upcast.js";
 
 export interface SkippedLine {
@@ -41,9 +42,12 @@ export class TraceContentBuilder {
   readonly lines: number[] = [];
   readonly skipped: SkippedLine[] = [];
   tornTail = false;
+  /** The message the last line gave, when it was decoded from its text exactly (nothing stripped or trimmed, no upcast). */
+  lastVerbatim: OmniMessage | undefined;
 
   /** One line's text (without its newline); `isLast` when it is the unterminated last line. */
   line(text: string, lineNumber: number, isLast: boolean, mayHoldNul: boolean): void {
+    this.lastVerbatim = undefined;
     // Most lines are clean: only pay for NUL stripping and trimming when needed.
     let raw = text;
     if (mayHoldNul && raw.includes("\0")) raw = raw.replace(/\0/g, "");
@@ -57,13 +61,15 @@ export class TraceContentBuilder {
       this.skipped.push({ line: lineNumber, reason: isLast ? "torn" : "invalid-json" });
       return;
     }
-    const decoded = decodeEnvelope(upcastLine(value));
+    const upcast = upcastLine(value);
+    const decoded = decodeEnvelope(upcast);
     if (!decoded.ok) {
       this.skipped.push({ line: lineNumber, reason: "not-an-envelope", error: decoded.error });
       return;
     }
     this.messages.push(decoded.message as OmniMessage);
     this.lines.push(lineNumber);
+    if (raw === text && upcast === value) this.lastVerbatim = decoded.message as OmniMessage;
   }
 
   content(): TraceContent {
@@ -135,8 +141,8 @@ export interface CompleteExtent {
  * read; the extent describes exactly the lines read, so a cache keyed by it (the resume
  * snapshot) never claims a line that was not folded.
  */
-export function readTraceFileWithExtent(file: string, options: { skipLine?: (line: number) => boolean } = {}): { content: TraceContent; extent: CompleteExtent } {
-  return readLines(file, undefined, options.skipLine);
+export function readTraceFileWithExtent(file: string, options: { skipLine?: (line: number) => boolean; keepRawOutputs?: boolean } = {}): { content: TraceContent; extent: CompleteExtent } {
+  return readLines(file, undefined, options.skipLine, options.keepRawOutputs === true ? new RawOutputCollector() : undefined);
 }
 
 /**
@@ -210,8 +216,9 @@ export function readTraceFileMatching(file: string, needles: readonly string[]):
  * The one chunked line loop. `patterns`: only lines holding one are decoded; `skipLine`: lines
  * it names are not decoded (a caller that has them already, as a snapshot's fold). Lines not
  * decoded still count for the line numbers, and are neither messages nor skipped lines.
+ * `rawOutputs`: tool outputs' JSON text is kept from the whole lines read (raw-outputs.ts).
  */
-function readLines(file: string, patterns: readonly Buffer[] | undefined, skipLine: ((line: number) => boolean) | undefined): { content: TraceContent; extent: CompleteExtent } {
+function readLines(file: string, patterns: readonly Buffer[] | undefined, skipLine: ((line: number) => boolean) | undefined, rawOutputs?: RawOutputCollector): { content: TraceContent; extent: CompleteExtent } {
   const fd = openSync(file, "r");
   try {
     const out = new TraceContentBuilder();
@@ -248,10 +255,15 @@ function readLines(file: string, patterns: readonly Buffer[] | undefined, skipLi
       if (patterns !== undefined) for (let i = 0; i < patterns.length; i++) next[i] = filled.indexOf(patterns[i]!);
       let start = 0;
       for (let end = filled.indexOf(NEWLINE, kept); end >= 0; end = filled.indexOf(NEWLINE, start)) {
-        if (wanted(filled, start, end)) out.line(filled.toString("utf8", start, end), lineNumber, false, mayHoldNul);
+        if (wanted(filled, start, end)) {
+          const text = filled.toString("utf8", start, end);
+          out.line(text, lineNumber, false, mayHoldNul);
+          if (rawOutputs !== undefined && out.lastVerbatim !== undefined) rawOutputs.consider(out.lastVerbatim, text, start, end);
+        }
         lineNumber++;
         start = end + 1;
       }
+      rawOutputs?.flush(filled);
       kept = filled.length - start;
       consumed += start;
       buffer.copyWithin(0, start, filled.length);

@@ -181,8 +181,9 @@ function decodeMessage(index: LineIndex, ref: MessageRef): OmniMessage {
   if (typeof ref === "object" && ref !== null && "o" in ref) {
     const original = index.at(ref.o);
     if (original === undefined || original.type !== "model_msg" || original.payload.type !== "tool_call_output") throw new SnapshotMismatch(`line ${ref.o} is not a tool output`);
-    // The envelope was stored with `payload: null` in its place, so the key order is kept.
-    return { ...ref.e, payload: { ...original.payload } } as unknown as OmniMessage;
+    // The envelope was stored with `payload: null` in its place, so the key order is kept. The
+    // payload is the line's own object, as in the fold (evolve's outputsForCalls shares it).
+    return { ...ref.e, payload: original.payload } as unknown as OmniMessage;
   }
   if (typeof ref === "object" && ref !== null && "m" in ref) return ref.m;
   throw new SnapshotMismatch("a message reference of an unknown shape");
@@ -408,18 +409,19 @@ export interface ResumeRead extends ResumeFold {
  * approvals) are not decoded at all, only counted; line 1 (the file's session_meta) always is.
  * Should the snapshot then not fit what was read, the file is read and folded from its start.
  * The state equals `foldTrace(readTraceFile(traceFile).messages)`; the content is the read's
- * (callers that need every line read the file themselves).
+ * (callers that need every line read the file themselves). Tool outputs' JSON text is kept
+ * beside their payloads (raw-outputs.ts), for the next request's body to copy.
  */
 export function readForResume(traceFile: string, options: ResumeFoldOptions = {}): ResumeRead {
   const stored = loadMatchingSnapshot(traceFile);
   const referenced = stored === undefined ? undefined : referencedLines(stored.state, stored.lines);
   if (stored !== undefined && referenced !== undefined) {
     const covered = stored.lines;
-    const read = readTraceFileWithExtent(traceFile, { skipLine: (line) => line <= covered && line !== 1 && referenced[line] !== 1 });
+    const read = readTraceFileWithExtent(traceFile, { skipLine: (line) => line <= covered && line !== 1 && referenced[line] !== 1, keepRawOutputs: true });
     const snapshot = restore(stored, read.content, read.extent);
     if (snapshot !== undefined) return { ...read, ...foldOn(traceFile, read.content, read.extent, snapshot, options) };
   }
-  const read = readTraceFileWithExtent(traceFile);
+  const read = readTraceFileWithExtent(traceFile, { keepRawOutputs: true });
   return { ...read, ...foldOn(traceFile, read.content, read.extent, undefined, options) };
 }
 

@@ -18,8 +18,8 @@ afterEach(async () => {
   h = undefined;
 });
 
-/** The records of `turns` completed tool turns, as the engine writes them. */
-function longTail(turns: number): string {
+/** The records of `turns` completed tool turns, as the engine writes them (each output `output(n)`). */
+function longTail(turns: number, output: (n: number) => string = (n) => `${n}\n`): string {
   const out: OmniMessage[] = [];
   let total = 0;
   for (let n = 1; n <= turns; n++) {
@@ -33,7 +33,7 @@ function longTail(turns: number): string {
       approvalDecision("allow", id),
       requestEnd("completed"),
       tokenUsage({ cache_read: 0, cache_write: 0, output: total, total }, { cache_read: 0, cache_write: 0, output: 50, total: 50 }),
-      toolCallOutput({ tool_call_id: id, output: `${n}\n` }),
+      toolCallOutput({ tool_call_id: id, output: output(n), stop_reason: "completed" }),
     );
   }
   return out.map((m) => `${JSON.stringify(m)}\n`).join("");
@@ -96,6 +96,28 @@ describe("resume from a resume snapshot", () => {
 
     await continueFromSnapshotThenFromStart(agent, first.id, first.tracePath);
     expect(requestOf(2)).toEqual(requestOf(3));
+    expect(h.kit.violations).toEqual([]);
+  });
+
+  it("given long tool outputs, when the session is resumed from its snapshot and from the whole file, then each request's body is byte for byte the one JSON.stringify writes, outputs included", async () => {
+    // Outputs long enough for resume to keep their JSON text and copy it into the body.
+    const output = (n: number) => `row ${n}\t"quoted" \\ é 😀 \u0007\n`.repeat(30);
+    h = await startHarness({ script: [{ text: "first done" }, { text: "again" }, { text: "again" }] });
+    const first = await h.agent.createSession({ workspaceDir: h.workspace });
+    await collect(first.run("first task", { approve: allow }));
+    await first.dispose();
+    appendFileSync(first.tracePath, longTail(300, output));
+    const agent = await createAgent({ root: h.root, env: {} });
+    await (await agent.resumeSession({ sessionId: first.id })).dispose();
+    await continueFromSnapshotThenFromStart(agent, first.id, first.tracePath);
+
+    for (const i of [1, 2]) {
+      const raw = h.kit.requests[i]!.rawBody;
+      expect(JSON.stringify(JSON.parse(raw))).toBe(raw);
+      const outputs = requestOf(i).filter((m) => m.kind === "tool_result").map((m) => m.text);
+      expect(outputs.slice(-300)).toEqual(Array.from({ length: 300 }, (_, n) => output(n + 1)));
+    }
+    expect(h.kit.requests[1]!.rawBody).toBe(h.kit.requests[2]!.rawBody);
     expect(h.kit.violations).toEqual([]);
   });
 

@@ -28,6 +28,7 @@ import type { WireRequest } from "../http.js";
 import { isRecord, parseJson, recordAt, stringAt, type JsonRecord } from "../json.js";
 import { estimateTokens, outputCap } from "../output-cap.js";
 import type { SseEvent } from "../sse.js";
+import { encodeBody, outputForWire } from "../wire-body.js";
 import { anthropicBudget } from "../thinking.js";
 import type { FinishKind, ModelRequest } from "../types.js";
 import { joinUrl } from "../url.js";
@@ -61,8 +62,8 @@ function userBlocks(items: UserItem[]): JsonRecord[] {
           tool_use_id: item.tool_call_id,
           content:
             images.length === 0
-              ? item.output
-              : [...(item.output === "" ? [] : [{ type: "text", text: item.output }]), ...images.map(imageBlock)],
+              ? outputForWire(item)
+              : [...(item.output === "" ? [] : [{ type: "text", text: outputForWire(item) }]), ...images.map(imageBlock)],
         };
         if (item.stop_reason === "failed") block.is_error = true;
         out.push(block);
@@ -180,7 +181,7 @@ export function buildAnthropicRequest(req: ModelRequest, apiKey: string | undefi
     Object.assign(headers, fast.headers);
   }
   if (apiKey !== undefined) headers["x-api-key"] = apiKey;
-  return { url: joinUrl(e.baseUrl, "/v1/messages"), headers, body: JSON.stringify(body) };
+  return { url: joinUrl(e.baseUrl, "/v1/messages"), headers, body: encodeBody(body) };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ import { mintCallId } from "../ids.js";
 import { arrayAt, isRecord, parseJson, recordAt, stringAt, type JsonRecord } from "../json.js";
 import { estimateTokens, outputCap } from "../output-cap.js";
 import type { SseEvent } from "../sse.js";
+import { encodeBody, outputForWire } from "../wire-body.js";
 import { geminiThinking } from "../thinking.js";
 import type { FinishKind, ModelRequest } from "../types.js";
 import { joinUrl } from "../url.js";
@@ -53,7 +54,7 @@ function userParts(items: UserItem[], names: Map<string, string>): JsonRecord[] 
   for (const item of items) {
     switch (item.type) {
       case "tool_call_output": {
-        const response = item.stop_reason === "failed" ? { error: item.output } : { output: item.output };
+        const response = item.stop_reason === "failed" ? { error: outputForWire(item) } : { output: outputForWire(item) };
         out.push({ functionResponse: { name: names.get(item.tool_call_id) ?? "unknown", response } });
         for (const url of item.images ?? []) trailing.push(imagePart(url));
         break;
@@ -168,7 +169,7 @@ export function buildGeminiRequest(req: ModelRequest, apiKey: string | undefined
   };
   if (apiKey !== undefined) headers["x-goog-api-key"] = apiKey;
   const url = `${joinUrl(e.baseUrl, `/models/${e.modelId}`)}:streamGenerateContent?alt=sse`;
-  return { url, headers, body: JSON.stringify(body) };
+  return { url, headers, body: encodeBody(body) };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ import { mintCallId } from "../ids.js";
 import { arrayAt, isRecord, numberAt, parseJson, recordAt, stringAt, type JsonRecord } from "../json.js";
 import { estimateTokens, outputCap } from "../output-cap.js";
 import type { SseEvent } from "../sse.js";
+import { encodeBody, outputForWire } from "../wire-body.js";
 import { chatThinking } from "../thinking.js";
 import type { FinishKind, ModelRequest } from "../types.js";
 import { hostOf, joinUrl } from "../url.js";
@@ -69,7 +70,7 @@ function userMessages(items: UserItem[]): JsonRecord[] {
   const parts: ChatPart[] = [];
   for (const item of items) {
     if (item.type === "tool_call_output") {
-      out.push({ role: "tool", tool_call_id: item.tool_call_id, content: item.output });
+      out.push({ role: "tool", tool_call_id: item.tool_call_id, content: outputForWire(item) });
       for (const url of item.images ?? []) {
         if (parseDataUrl(url) !== undefined || url.startsWith("http")) parts.push({ type: "image_url", image_url: { url } });
       }
@@ -166,7 +167,7 @@ export function buildChatRequest(req: ModelRequest, apiKey: string | undefined):
     ...(e.headers ?? {}),
   };
   if (apiKey !== undefined) headers.authorization = `Bearer ${apiKey}`;
-  return { url: joinUrl(e.baseUrl, "/chat/completions"), headers, body: JSON.stringify(body) };
+  return { url: joinUrl(e.baseUrl, "/chat/completions"), headers, body: encodeBody(body) };
 }
 
 // ---------------------------------------------------------------------------------------------

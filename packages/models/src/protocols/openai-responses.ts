@@ -28,6 +28,7 @@ import { arrayAt, isRecord, parseJson, recordAt, stringAt, numberAt, type JsonRe
 import { estimateTokens, outputCap } from "../output-cap.js";
 import { RawJson, rawMember, stringifyWithRaw } from "../raw-json.js";
 import type { SseEvent } from "../sse.js";
+import { encodeBody, outputForWire } from "../wire-body.js";
 import { responsesReasoning } from "../thinking.js";
 import type { FinishKind, ModelRequest } from "../types.js";
 import { joinUrl } from "../url.js";
@@ -47,8 +48,8 @@ function userInput(items: UserItem[]): unknown[] {
         const images = item.images ?? [];
         const output: unknown =
           images.length === 0
-            ? item.output
-            : [{ type: "input_text", text: item.output }, ...images.map((url) => ({ type: "input_image", image_url: url }))];
+            ? outputForWire(item)
+            : [{ type: "input_text", text: outputForWire(item) }, ...images.map((url) => ({ type: "input_image", image_url: url }))];
         out.push({ type: "function_call_output", call_id: item.tool_call_id, output });
         break;
       }
@@ -140,7 +141,7 @@ export function buildResponsesRequest(req: ModelRequest, apiKey: string | undefi
     ...(e.headers ?? {}),
   };
   if (apiKey !== undefined) headers.authorization = `Bearer ${apiKey}`;
-  return { url: joinUrl(e.baseUrl, "/responses"), headers, body: stringifyWithRaw(body) };
+  return { url: joinUrl(e.baseUrl, "/responses"), headers, body: encodeBody(body, stringifyWithRaw) };
 }
 
 // ---------------------------------------------------------------------------------------------
