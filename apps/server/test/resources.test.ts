@@ -5,7 +5,7 @@ import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { agentPaths, readTraceFile, readVault, sessionTraceFiles } from "@penguin/core";
-import { sessionMeta, userText } from "@penguin/omnimessage";
+import { sessionMeta, toolCall, toolCallOutput, userText } from "@penguin/omnimessage";
 import { startHarness, type Harness } from "./helpers/harness.js";
 
 let h: Harness | undefined;
@@ -143,7 +143,7 @@ describe("traces", () => {
     expect((await c.get(`/api/sessions/${sid}/messages`)).body.messages.at(-1).payload.text).toBe("imported hello");
   });
 
-  it("pages a trace file by record offset as a whole read numbers it, on both routes, following what is appended between pages", async () => {
+  it("pages a trace file by record offset as a whole read numbers it, on both routes, following what is appended between pages, whole or as an outline", async () => {
     h = await startHarness();
     const c = await h.admin();
     const sid = "session-2026-07-01-11-00-00-abcdef02";
@@ -173,6 +173,21 @@ describe("traces", () => {
     expect(viaSession).toEqual(wholeRead());
     expect(viaSession.total).toBe(33);
     expect((await c.get(`${A}/traces/${sid}/2`)).status).toBe(404);
+
+    // The outline view: the same lines, each envelope cut to what time travel names an event by.
+    appendFileSync(file, `\n${JSON.stringify(toolCall({ name: "exec_command", arguments: "{}", tool_call_id: "call_o" }))}\n${JSON.stringify(toolCallOutput({ tool_call_id: "call_o", output: "x".repeat(5000) }))}\n`);
+    const full = await pagesOf(`${A}/traces/${sid}/1`, 500);
+    const outline: any = (await c.get(`${A}/traces/${sid}/1?view=outline&limit=500`)).body;
+    expect(outline.total).toBe(full.total);
+    expect(outline.lines).toEqual(
+      full.lines.map(({ line, message }: any) => ({ line, message: message.type === "session_meta" ? { type: "session_meta", payload: {} } : { type: message.type, payload: { type: message.payload.type, ...(message.payload.role === undefined ? {} : { role: message.payload.role }), ...(message.payload.name === undefined ? {} : { name: message.payload.name }) } } })),
+    );
+    expect(outline.lines.find((l: any) => l.message.payload.name === "exec_command")).toBeDefined();
+    expect(JSON.stringify(outline)).not.toContain("xxxxxxxx");
+    expect(JSON.stringify(outline).length * 2).toBeLessThan(JSON.stringify(full.lines).length);
+    const bad = await c.get(`${A}/traces/${sid}/1?view=everything`);
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain("view");
   });
 });
 

@@ -162,7 +162,13 @@ function stubServer(calls: Call[]) {
     const file = /\/traces\/[^/]+\/(\d+)$/.exec(url.pathname);
     if (file !== null) {
       const lines = files[file[1]!] ?? [];
-      return reply({ lines: lines.map((message, i) => ({ line: i + 1, message })), total: lines.length, nextOffset: null });
+      // As the server does with view=outline: each envelope cut to its type and its payload's type, role and name.
+      const outline = (m: OmniMessage) => {
+        const p = m.payload as { type?: string; role?: string; name?: string };
+        return { type: m.type, payload: m.type === "session_meta" ? {} : { type: p.type, ...(p.role === undefined ? {} : { role: p.role }), ...(p.name === undefined ? {} : { name: p.name }) } };
+      };
+      const asked = url.searchParams.get("view") === "outline" ? outline : (m: OmniMessage) => m;
+      return reply({ lines: lines.map((message, i) => ({ line: i + 1, message: asked(message) })), total: lines.length, nextOffset: null });
     }
     if (url.pathname.endsWith("/state")) {
       const at = url.searchParams.get("at") ?? "";
@@ -207,6 +213,8 @@ describe("TimeTravel", () => {
     // Both files are read; the cursor starts on the last event, whose state fails to load.
     await waitFor(() => expect(screen.getByLabelText("Cursor")).toHaveTextContent("Event 8 of 8"));
     expect(calls.filter((c) => /\/traces\/.+\/\d+\?/.test(c.url)).map((c) => c.url.split("?")[0]!.split("/").pop())).toEqual(["1", "2"]);
+    // Time travel lists the events by their outline, not their whole envelopes.
+    expect(calls.filter((c) => /\/traces\/.+\/\d+\?/.test(c.url)).every((c) => new URL(c.url, "http://x").searchParams.get("view") === "outline")).toBe(true);
     await waitFor(() => expect(screen.getByRole("alert")).toHaveTextContent("the fold failed"));
     await user.click(screen.getByRole("button", { name: "Previous tool call" }));
     expect(position()).toBe("001:000004");

@@ -12,13 +12,15 @@
 //   travel's load of every record (pages of 5000); beside them, the same page the way it was
 //   read before the index (the whole file decoded, then sliced), and the index's first build:
 //   its wall time and the longest the event loop went without a turn during it (it is built in
-//   slices with a turn between them).
+//   slices with a turn between them); and, as a note, the JSON bytes time travel loads as the
+//   events' outline (view=outline) beside the whole envelopes it loaded before.
 // The baseline is reading the same file (readFileSync), measured in the same run.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { agentPaths, newSessionId, readTraceFile, sessionDate, traceFilePath, TraceRecordIndexes } from "@penguin/core";
 import { readHistoryPage } from "../../../apps/server/src/services/history.js";
+import { outlineOf } from "../../../apps/server/src/services/trace-view.js";
 import { SessionChannel } from "../../../apps/server/src/runtime/session-channel.js";
 import { formatStreamId } from "../../../apps/server/src/runtime/stream-ids.js";
 import { metric, msSince, type RowResult } from "../lib/stats.js";
@@ -67,6 +69,7 @@ export async function rowLongSession(runs: number, lines = 100_000): Promise<Row
     const files = () => [{ file, index: 1 }];
     const samples = { read: [] as number[], tail: [] as number[], older: [] as number[], end: [] as number[], reconnect: [] as number[], catchUp: [] as number[], page: [] as number[], wholeDecodePage: [] as number[], allPages: [] as number[], build: [] as number[], buildHeld: [] as number[] };
     const middle = Math.floor(lines / 2);
+    const notes: string[] = [];
     for (let i = 0; i <= runs; i++) {
       const read = timed(() => readFileSync(file, "utf8"));
       let tracePosition: { fileIndex: number; line: number } | null = null;
@@ -90,13 +93,20 @@ export async function rowLongSession(runs: number, lines = 100_000): Promise<Row
       const held = await longestHold(() => indexes.page(file, middle, 500));
       const page = await timedAsync(() => indexes.page(file, middle, 500));
       let records = 0;
+      let wholeBytes = 0;
+      let outlineBytes = 0;
       const allPages = await timedAsync(async () => {
         for (let offset: number | null = 0; offset !== null; ) {
-          const next: { records: unknown[]; total: number } = await indexes.page(file, offset, 5000);
+          const next = await indexes.page(file, offset, 5000);
           records += next.records.length;
+          if (i === 0) {
+            wholeBytes += Buffer.byteLength(JSON.stringify(next.records));
+            outlineBytes += Buffer.byteLength(JSON.stringify(next.records.map((r) => ({ line: r.line, message: outlineOf(r.message) }))));
+          }
           offset = offset + 5000 < next.total ? offset + 5000 : null;
         }
       });
+      if (i === 0) notes.push(`time travel loads the session's events as their outline (view=outline): ${(outlineBytes / 1e6).toFixed(1)} MB of JSON where the whole envelopes are ${(wholeBytes / 1e6).toFixed(1)} MB`);
       const whole = timed(() => readTraceFile(file).messages.slice(middle, middle + 500));
       if (records !== readTraceFile(file).messages.length) throw new Error(`row 14: time travel's pages held ${records} records`);
       if (i === 0) continue; // warm-up
@@ -128,6 +138,7 @@ export async function rowLongSession(runs: number, lines = 100_000): Promise<Row
         metric("record index, first build: wall time (not held: built in slices)", "ms", "lower", samples.build, baseline),
         metric("record index, first build: longest the event loop went without a turn", "ms", "lower", samples.buildHeld),
       ],
+      note: notes.join(", "),
     };
   } finally {
     rmSync(root, { recursive: true, force: true });

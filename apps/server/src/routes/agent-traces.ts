@@ -15,6 +15,8 @@ import { importTrace, TRACE_IMPORT_MAX, traceDownload, traceFilesOf, traceLines 
 const SessionIdText = Schema.String.pipe(Schema.filter((s) => isSessionId(s), { message: () => "is not a session id" }));
 const Sid = Schema.Struct({ sid: SessionIdText });
 const Paging = Schema.Struct({ offset: WithDefault(IntFromText(0), 0), limit: WithDefault(IntFromText(1, 5000), 500) });
+/** A trace file page: whole envelopes, or (`view=outline`) what time travel lists each event by. */
+const FilePaging = Schema.Struct({ ...Paging.fields, view: WithDefault(Schema.Literal("full", "outline"), "full") });
 
 export function agentTraceRoutes(table: RouteTable, ctx: ServerContext): void {
   const base = "/api/projects/:p/agents/:a/traces";
@@ -52,9 +54,9 @@ export function agentTraceRoutes(table: RouteTable, ctx: ServerContext): void {
       tag: "traces",
       access: "agent",
       params: Schema.Struct({ sid: SessionIdText, idx: IntFromText(1) }),
-      query: Paging,
-      responses: { 200: { description: "{lines: [{line, message}], total, nextOffset}" } },
+      query: FilePaging,
+      responses: { 200: { description: "{lines: [{line, message}], total, nextOffset}; with view=outline each message is {type, payload: {type, role?, name?}}" } },
     },
-    async ({ grant, params, query }) => json({ sessionId: params.sid, index: params.idx, ...(await traceLines(ctx.traceRecords, grant.agent, params.sid, params.idx, query.offset, query.limit)) }),
+    async ({ grant, params, query }) => json({ sessionId: params.sid, index: params.idx, ...(await traceLines(ctx.traceRecords, grant.agent, params.sid, params.idx, query.offset, query.limit, query.view)) }),
   );
 }

@@ -18,6 +18,8 @@ import { analyzeSessionWithTimeline } from "../services/trace-analysis.js";
 import { traceFilesOf, traceLines } from "../services/trace-view.js";
 
 const Paging = Schema.Struct({ offset: WithDefault(IntFromText(0), 0), limit: WithDefault(IntFromText(1, 5000), 500) });
+/** A trace file page: whole envelopes, or (`view=outline`) what time travel lists each event by. */
+const FilePaging = Schema.Struct({ ...Paging.fields, view: WithDefault(Schema.Literal("full", "outline"), "full") });
 const MAX_SCRATCH = 200 * 1024 * 1024;
 
 export function sessionTraceRoutes(table: RouteTable, ctx: ServerContext): void {
@@ -27,8 +29,8 @@ export function sessionTraceRoutes(table: RouteTable, ctx: ServerContext): void 
   );
 
   table.add(
-    { method: "get", path: "/api/sessions/:id/traces/:idx", operationId: "sessionTraces.file", summary: "One trace file as numbered envelopes", tag: "traces", access: "session", params: Schema.Struct({ idx: IntFromText(1) }), query: Paging, responses: { 200: { description: "{lines, total, nextOffset}" } } },
-    async ({ grant, params, query }) => json({ index: params.idx, ...(await traceLines(ctx.traceRecords, grant.agent, grant.session.sessionId, params.idx, query.offset, query.limit)) }),
+    { method: "get", path: "/api/sessions/:id/traces/:idx", operationId: "sessionTraces.file", summary: "One trace file as numbered envelopes", tag: "traces", access: "session", params: Schema.Struct({ idx: IntFromText(1) }), query: FilePaging, responses: { 200: { description: "{lines, total, nextOffset}; with view=outline each message is {type, payload: {type, role?, name?}}" } } },
+    async ({ grant, params, query }) => json({ index: params.idx, ...(await traceLines(ctx.traceRecords, grant.agent, grant.session.sessionId, params.idx, query.offset, query.limit, query.view)) }),
   );
 
   table.add(

@@ -30,12 +30,36 @@ export function traceFilesOf(agent: AgentPaths, sessionId: string): { index: num
   });
 }
 
-/** Records `offset` to `offset + limit` of one trace file of a session, numbered by line, read through the server's record index. */
-export async function traceLines(records: TraceRecordIndexes, agent: AgentPaths, sessionId: string, index: number, offset: number, limit: number): Promise<{ lines: { line: number; message: OmniMessage }[]; total: number; nextOffset: number | null }> {
+/** What the outline view keeps of an envelope: what a time-travel scrubber names an event by. */
+export interface EventOutline {
+  type: OmniMessage["type"];
+  payload: { type?: string; role?: string; name?: string };
+}
+
+/**
+ * An envelope reduced to its outline: its type, and its payload's type, role and tool name.
+ * Time travel lists every event of a session by these alone; a 100k-line session's outline is
+ * a few MB where its envelopes are 50.
+ */
+export function outlineOf(m: OmniMessage): EventOutline {
+  if (m.type === "session_meta") return { type: m.type, payload: {} };
+  const p = m.payload as { type: string; role?: unknown; name?: unknown };
+  const payload: EventOutline["payload"] = { type: p.type };
+  if (typeof p.role === "string") payload.role = p.role;
+  if (typeof p.name === "string") payload.name = p.name;
+  return { type: m.type, payload };
+}
+
+/**
+ * Records `offset` to `offset + limit` of one trace file of a session, numbered by line, read
+ * through the server's record index; with `view: "outline"`, each reduced to its outline.
+ */
+export async function traceLines(records: TraceRecordIndexes, agent: AgentPaths, sessionId: string, index: number, offset: number, limit: number, view: "full" | "outline" = "full"): Promise<{ lines: { line: number; message: OmniMessage | EventOutline }[]; total: number; nextOffset: number | null }> {
   const file = sessionTraceFiles(agent, sessionId).find((f) => f.index === index);
   if (file === undefined) throw notFound(`trace ${sessionId} #${index}`);
   const page = await records.page(file.file, offset, limit);
-  return { lines: page.records, total: page.total, nextOffset: offset + limit < page.total ? offset + limit : null };
+  const lines = view === "outline" ? page.records.map((r) => ({ line: r.line, message: outlineOf(r.message) })) : page.records;
+  return { lines, total: page.total, nextOffset: offset + limit < page.total ? offset + limit : null };
 }
 
 /** Bytes read from a trace file at a time while it is downloaded. */

@@ -1,6 +1,7 @@
 /**
  * The trace browser (SPEC §9 `A/traces…`): an agent's traced sessions (newest first), one
- * trace file as numbered envelopes (checked with `parseEnvelope`), the server's analysis
+ * trace file as numbered envelopes (checked with `parseEnvelope`) or as the outline time
+ * travel lists its events by (`view=outline`: a few MB for a session of 50), the server's analysis
  * of a session (per-request figures, tasks, totals: computed once, on the server, with
  * core's trace summary), and the download URL.
  */
@@ -8,7 +9,7 @@ import { parseEnvelope } from "@penguin/omnimessage";
 import { get, withQuery } from "./http";
 import { projectPath } from "./projects";
 import { arr, asRecord, num, str } from "./read";
-import type { RequestAnalysis, TraceAnalysis, TraceFilePage, TraceSessionEntry } from "./types";
+import type { EventOutline, RequestAnalysis, TraceAnalysis, TraceFilePage, TraceOutlinePage, TraceSessionEntry } from "./types";
 
 const tracesPath = (p: string, a: string) => `${projectPath(p)}/agents/${encodeURIComponent(a)}/traces`;
 
@@ -37,6 +38,33 @@ export async function getTraceFile(p: string, a: string, sessionId: string, inde
   const lines = arr(o, "lines").flatMap((raw) => {
     const r = asRecord(raw);
     const message = parseEnvelope(r.message);
+    return message === undefined ? [] : [{ line: num(r, "line") ?? 0, message }];
+  });
+  return { lines, total: num(o, "total") ?? lines.length, nextOffset: num(o, "nextOffset") ?? null };
+}
+
+const ENVELOPE_TYPES = new Set(["session_meta", "model_msg", "tool_msg", "event_msg"]);
+
+/** An outline item as the server sends it; undefined for anything else (it is then left out, as a bad envelope is). */
+function outlineOf(raw: unknown): EventOutline | undefined {
+  const r = asRecord(raw);
+  const type = str(r, "type");
+  if (type === undefined || !ENVELOPE_TYPES.has(type)) return undefined;
+  const p = asRecord(r.payload);
+  const payload: EventOutline["payload"] = {};
+  for (const key of ["type", "role", "name"] as const) {
+    const value = str(p, key);
+    if (value !== undefined) payload[key] = value;
+  }
+  return { type: type as EventOutline["type"], payload };
+}
+
+/** One page of a trace file's outline: each event's line, envelope type, and payload type, role and tool name. */
+export async function getTraceOutline(p: string, a: string, sessionId: string, index: number, offset = 0, limit = 5000): Promise<TraceOutlinePage> {
+  const o = asRecord(await get(withQuery(`${tracesPath(p, a)}/${encodeURIComponent(sessionId)}/${index}`, { offset, limit, view: "outline" })));
+  const lines = arr(o, "lines").flatMap((raw) => {
+    const r = asRecord(raw);
+    const message = outlineOf(r.message);
     return message === undefined ? [] : [{ line: num(r, "line") ?? 0, message }];
   });
   return { lines, total: num(o, "total") ?? lines.length, nextOffset: num(o, "nextOffset") ?? null };

@@ -411,6 +411,18 @@ export interface TraceFilePage {
   nextOffset: number | null;
 }
 
+/** What the outline view (`view=outline`) keeps of an envelope: what time travel names an event by. */
+export interface EventOutline {
+  type: OmniMessage["type"];
+  payload: { type?: string; role?: string; name?: string };
+}
+
+export interface TraceOutlinePage {
+  lines: { line: number; message: EventOutline }[];
+  total: number;
+  nextOffset: number | null;
+}
+
 export interface AdminUser {
   userId: string;
   isAdmin: boolean;

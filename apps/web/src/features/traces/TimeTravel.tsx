@@ -12,10 +12,10 @@
  */
 import { createEffect, createMemo, createSignal, on, onCleanup, Show, type JSX } from "solid-js";
 import { useNavigate } from "@solidjs/router";
-import type { OmniMessage } from "@penguin/omnimessage";
+import type { EventOutline } from "../../api/types";
 import { errorText } from "../../api/http";
 import { forkSessionAt, getSessionState, sessionStateOf, type SessionState } from "../../api/time-travel";
-import { getTraceFile } from "../../api/traces";
+import { getTraceOutline } from "../../api/traces";
 import { Button } from "../../components/ui/Button";
 import { Icon } from "../../components/ui/Icon";
 import { Notice } from "../../components/ui/Notice";
@@ -30,14 +30,14 @@ import { StatePanel } from "./StatePanel";
 export const PLAY_STEP_MS = 400;
 const PAGE = 5000;
 
-/** Every line of every file of a session, in order. */
+/** Every event of every file of a session, in order, by its outline (not its whole envelope). */
 async function loadSessionEvents(projectId: string, agentId: string, sessionId: string, fileIndexes: readonly number[]): Promise<ScrubEvent[]> {
   const files = await Promise.all(
     fileIndexes.map(async (fileIndex) => {
-      const lines: { line: number; message: OmniMessage }[] = [];
+      const lines: { line: number; message: EventOutline }[] = [];
       let offset: number | null = 0;
       while (offset !== null) {
-        const page = await getTraceFile(projectId, agentId, sessionId, fileIndex, offset, PAGE);
+        const page = await getTraceOutline(projectId, agentId, sessionId, fileIndex, offset, PAGE);
         lines.push(...page.lines);
         offset = page.nextOffset !== null && page.nextOffset > offset ? page.nextOffset : null;
       }

@@ -28,17 +28,27 @@ export function formatPosition(fileIndex: number, line: number): string {
   return `${String(fileIndex).padStart(3, "0")}:${String(line).padStart(6, "0")}`;
 }
 
-function describe(m: OmniMessage): { kind: ScrubKind; label: string } {
+/**
+ * What an event is named by: a whole envelope, or the outline the server sends of one
+ * (`view=outline`: the payload's `type`, `role` and `name` only, which is all that is read).
+ */
+export interface EventNaming {
+  type: OmniMessage["type"];
+  payload: object;
+}
+
+function describe(m: EventNaming): { kind: ScrubKind; label: string } {
   if (m.type === "session_meta") return { kind: "event", label: "session_meta" };
-  const p = m.payload;
-  if (m.type === "event_msg") return { kind: p.type === "request_begin" ? "request" : "event", label: p.type };
-  if (p.type === "tool_call") return { kind: "tool_call", label: `tool_call ${p.name}` };
-  if (p.type === "text") return { kind: "event", label: `text (${p.role})` };
-  return { kind: "event", label: p.type };
+  const p = m.payload as { type?: string; role?: string; name?: string };
+  const type = p.type ?? "event";
+  if (m.type === "event_msg") return { kind: type === "request_begin" ? "request" : "event", label: type };
+  if (type === "tool_call") return { kind: "tool_call", label: `tool_call ${p.name ?? ""}` };
+  if (type === "text") return { kind: "event", label: `text (${p.role ?? ""})` };
+  return { kind: "event", label: type };
 }
 
 /** The session's events, files in index order and lines in order within each file. */
-export function scrubEventsOf(files: readonly { fileIndex: number; lines: readonly { line: number; message: OmniMessage }[] }[]): ScrubEvent[] {
+export function scrubEventsOf(files: readonly { fileIndex: number; lines: readonly { line: number; message: EventNaming }[] }[]): ScrubEvent[] {
   const events: ScrubEvent[] = [];
   const ordered = [...files].sort((a, b) => a.fileIndex - b.fileIndex);
   for (const f of ordered) {
