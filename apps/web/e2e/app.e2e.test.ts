@@ -488,8 +488,10 @@ describe.skipIf(!haveChromium)("PenguinHarness web app", () => {
               if (data === undefined) continue;
               try {
                 const m = JSON.parse(data.slice(5)) as { payload?: { type?: string; text?: string } };
-                if (m.payload?.type === "partial_text" && typeof m.payload.text === "string" && m.payload.text.length > 0) {
-                  chars += m.payload.text.length;
+                // The x's only: the shown side counts those, and the warm-up's answer has none.
+                const xs = m.payload?.type === "partial_text" && typeof m.payload.text === "string" ? m.payload.text.replace(/[^x]/g, "").length : 0;
+                if (xs > 0) {
+                  chars += xs;
                   w.__arrived.push([chars, at]);
                 }
               } catch {
@@ -517,9 +519,17 @@ describe.skipIf(!haveChromium)("PenguinHarness web app", () => {
     await page.getByLabel("Model", { exact: true }).selectOption({ label: "fake-model (testkit)" });
     await page.getByLabel("Approval mode").selectOption("allow-all");
     const box = page.getByRole("combobox", { name: "Message" });
-    await box.fill("PAINTTEST stream the x's");
+    // A short task first, and the paint test as the next task of the same session: its deltas
+    // then all come over a stream the page already has open. Sent as a session's first task,
+    // the whole answer could stream before the page was listening (it did, on a loaded
+    // machine), and then arrive as one finished record with no delta to time.
+    await box.fill("warm up the stream");
     await box.press("Enter");
     await page.waitForURL(/\/chat\/session-/);
+    await expect.poll(() => page.evaluate(() => [...document.querySelectorAll(".markdown")].some((row) => row.textContent?.trim() === "OK")), { timeout: 30_000 }).toBe(true);
+    await page.getByRole("button", { name: "Send", exact: true }).waitFor();
+    await box.fill("PAINTTEST stream the x's");
+    await box.press("Enter");
     await expect.poll(() => page.evaluate(() => (window as unknown as { __shown: [number, number][] }).__shown.some(([n]) => n >= 10_000)), { timeout: 90_000 }).toBe(true);
     const { arrived, shown } = await page.evaluate(() => {
       const w = window as unknown as { __arrived: [number, number][]; __shown: [number, number][] };
