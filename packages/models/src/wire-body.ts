@@ -18,8 +18,11 @@
 import { randomBytes } from "node:crypto";
 import { rawOutputJsonOf, type ToolCallOutputPayload } from "@penguin/omnimessage";
 
-/** The encoding in progress: the placeholders' token and the outputs met so far, in document order. */
-let encoding: { token: string; outputs: Uint8Array[] } | undefined;
+/** The encoding in progress: the placeholders' token (made at the first output) and the outputs met so far, in document order. */
+let encoding: { token: string | undefined; outputs: Uint8Array[] } | undefined;
+
+/** A fresh random token per body: no text a body can hold contains it by chance. */
+const newToken = (): string => `penguin-raw-output-${randomBytes(12).toString("hex")}-`;
 
 /** A tool output in a wire body whose JSON text the trace reader kept. */
 export class RawOutput {
@@ -31,6 +34,7 @@ export class RawOutput {
   /** Inside `encodeBody`: a placeholder for the bytes; anywhere else: the string itself. */
   toJSON(): string {
     if (encoding === undefined) return this.value;
+    encoding.token ??= newToken();
     encoding.outputs.push(this.json);
     return `${encoding.token}${encoding.outputs.length - 1}`;
   }
@@ -47,8 +51,8 @@ export function outputForWire(item: ToolCallOutputPayload): string | RawOutput {
  * bytes in place of its placeholder. A string when the body holds none, as before.
  */
 export function encodeBody(body: unknown, stringify: (value: unknown) => string = JSON.stringify): string | Buffer {
-  // A fresh random token per body: no text a body can hold contains it by chance.
-  const current = { token: `penguin-raw-output-${randomBytes(12).toString("hex")}-`, outputs: [] as Uint8Array[] };
+  // A body without kept outputs (every live request) makes no token and is the plain string.
+  const current: { token: string | undefined; outputs: Uint8Array[] } = { token: undefined, outputs: [] };
   encoding = current;
   let text: string;
   try {
@@ -56,12 +60,13 @@ export function encodeBody(body: unknown, stringify: (value: unknown) => string 
   } finally {
     encoding = undefined;
   }
-  if (current.outputs.length === 0) return text;
+  const token = current.token;
+  if (token === undefined) return text;
   const skeleton = Buffer.from(text, "utf8");
   const pieces: Uint8Array[] = [];
   let at = 0;
   current.outputs.forEach((json, i) => {
-    const mark = `"${current.token}${i}"`;
+    const mark = `"${token}${i}"`;
     const found = skeleton.indexOf(mark, at, "latin1");
     if (found < 0) throw new Error(`encodeBody: the placeholder of tool output ${i} is missing from the body`);
     pieces.push(skeleton.subarray(at, found), json);
