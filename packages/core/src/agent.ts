@@ -247,7 +247,7 @@ export class Agent {
       writerIndex: pick.index,
       existing: true,
       ...(pick.extent === undefined ? {} : { knownExtent: pick.extent }),
-      ...(pick.lines === undefined ? {} : { readLines: { index: pick.index, messages: pick.messages, lines: pick.lines, snapshotLines: pick.snapshotLines } }),
+      ...(pick.lines === undefined ? {} : { readLines: { index: pick.index, messages: pick.messages, lines: pick.lines, snapshotLines: pick.snapshotLines, lastLine: pick.extent?.lines } }),
       toolsWritten: seed.state.toolsAnnounced,
       ids,
       resumed: true,
@@ -612,8 +612,10 @@ function pickResumeFile(files: { file: string; index: number }[], options: { fol
       const own = readTraceFile(files[at]!.file).messages;
       return { messages: withSurvivors(own, survivors), folded: undefined, extent: undefined, lines: undefined, snapshotLines: 0, empty: own.length === 0 };
     }
-    const read = readForResume(files[at]!.file, options.snapshot ?? {});
-    const snapshotLines = read.wroteSnapshot ? read.extent.lines : read.fromSnapshot;
+    // The newer snapshot this read may call for is written at the session's first commit
+    // point (FileLines.afterCommit), after its first request has gone out, not here.
+    const read = readForResume(files[at]!.file, { ...options.snapshot, writeSnapshot: false });
+    const snapshotLines = read.fromSnapshot;
     return { messages: read.content.messages, folded: read.state, extent: read.extent, lines: read.content.lines, snapshotLines, empty: read.content.messages.length === 0 };
   };
   let at = files.length - 1;

@@ -191,11 +191,24 @@ export class Session {
    */
   async *#afterDurable(messages: AsyncGenerator<OmniMessage, void>): AsyncGenerator<OmniMessage, void> {
     for await (const m of messages) {
-      if (isCommitPoint(m) && m.origin === undefined) await this.#writer.published();
+      if (isCommitPoint(m) && m.origin === undefined) {
+        await this.#writer.published();
+        this.#afterCommit();
+      }
       yield m;
     }
     await this.#writer.published();
     this.#checkpoint();
+  }
+
+  /** A commit point is durable: after a resume, the first one writes the snapshot the resume read left due (file-lines.ts). */
+  #afterCommit(): void {
+    if (this.#disposed) return;
+    try {
+      this.#fileLines?.afterCommit(this.#engine.fold.state);
+    } catch {
+      // not written
+    }
   }
 
   /**
@@ -221,7 +234,7 @@ export class Session {
     const published = Effect.promise(() => this.#writer.published());
     return this.#engine.stream(input, { approve: options.approve, thinkingLevel: options.thinkingLevel ?? this.thinkingLevel }).pipe(
       // As in `run`: a commit point reaches the host once it is durable, and the task ends once all is published.
-      Stream.tap((m) => (isCommitPoint(m) && m.origin === undefined ? published : Effect.void)),
+      Stream.tap((m) => (isCommitPoint(m) && m.origin === undefined ? Effect.andThen(published, Effect.sync(() => this.#afterCommit())) : Effect.void)),
       Stream.concat(Stream.drain(Stream.fromEffect(Effect.andThen(published, Effect.sync(() => this.#checkpoint()))))),
     );
   }

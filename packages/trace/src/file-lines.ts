@@ -12,7 +12,9 @@
  * A session that never ends normally (the process is killed, the machine stops) is what
  * resume is most often for, so the snapshot is also refreshed when a task ends, once the file
  * has grown `RESUME_SNAPSHOT_REFRESH_LINES` past the last one: a crash then leaves a snapshot
- * at most one task behind, and resume folds only what came after it. Writes are synchronous
+ * at most one task behind, and resume folds only what came after it. A resume that folded
+ * that far past the last snapshot leaves the new one to the session's first commit point
+ * (`afterCommit`), so its first request does not wait for it. Writes are synchronous
  * and whole lines (writer.ts), and the fold follows them synchronously, so between two
  * appends the state is exactly the fold of the lines written: a snapshot taken there needs no
  * closed writer. It covers bytes that may not be synced yet; should a crash lose them, the
@@ -37,6 +39,8 @@ export interface ReadFileLines {
   lines: readonly number[];
   /** Lines the file's snapshot covered after the read (0: none); a newer one is written only past it. */
   snapshotLines?: number;
+  /** The whole lines the read found in the file (its extent): the last line before this writer's first. */
+  lastLine?: number;
 }
 
 /** When a file's resume snapshot is written: a file of at least `minLines`, `refreshLines` past the last one (resume's own rule). */
@@ -48,12 +52,14 @@ export class FileLines {
   #index: number | undefined;
   #messages: OmniMessage[] = [];
   #lines: number[] = [];
-  /** The last line this writer wrote to the file (0: none yet). */
+  /** The file's last line this record knows: the last one this writer wrote, or the last one resume read (0: none yet). */
   #lastWritten = 0;
   /** Lines the file's newest snapshot covers, as far as this record knows (0: none). */
   #snapshotLines = 0;
   readonly #stop: () => void;
   readonly #thresholds: Required<SnapshotThresholds>;
+  /** Started from a resume read that left the snapshot it called for to the session's first commit point (see `afterCommit`). */
+  #resumeSnapshotDue = false;
 
   /**
    * Follow `writer`. `start`: "new-file" when the writer starts its file (a new session);
@@ -70,6 +76,8 @@ export class FileLines {
       this.#messages = [...start.messages];
       this.#lines = [...start.lines];
       this.#snapshotLines = start.snapshotLines ?? 0;
+      this.#lastWritten = start.lastLine ?? 0;
+      this.#resumeSnapshotDue = true;
     }
     this.#stop = writer.onWrite((m, position) => {
       if (position.file !== this.#index) {
@@ -104,6 +112,19 @@ export class FileLines {
    */
   checkpoint(state: SessionState, thresholds: SnapshotThresholds = {}): boolean {
     return this.#write(state, thresholds.minLines ?? this.#thresholds.minLines, thresholds.refreshLines ?? this.#thresholds.refreshLines);
+  }
+
+  /**
+   * A commit point of the session is durable. The first one after a resume is where the
+   * snapshot the resume read called for is written (readForResume with `writeSnapshot: false`):
+   * not before the first request, which would wait for it, and not only at the task's end,
+   * which a long first task may never reach before a crash. The same checks and thresholds as
+   * `checkpoint`; later calls do nothing.
+   */
+  afterCommit(state: SessionState): boolean {
+    if (!this.#resumeSnapshotDue) return false;
+    this.#resumeSnapshotDue = false;
+    return this.checkpoint(state);
   }
 
   #write(state: SessionState, minLines: number, newLines: number): boolean {

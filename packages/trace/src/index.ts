@@ -23,7 +23,7 @@ export type { CompleteExtent, SkippedLine, TraceContent, TraceFileRef, SessionTr
 export { TraceRecordIndexes } from "./record-index.js";
 export type { RecordIndexOptions, RecordPage } from "./record-index.js";
 export { foldForResume, readForResume, readResumeSnapshot, writeResumeSnapshot, resumeSnapshotFile, RESUME_SNAPSHOT_FORMAT, RESUME_SNAPSHOT_MIN_LINES, RESUME_SNAPSHOT_REFRESH_LINES } from "./resume-snapshot.js";
-export type { ResumeSnapshot, ResumeFold, ResumeFoldOptions, ResumeRead } from "./resume-snapshot.js";
+export type { ResumeSnapshot, ResumeFold, ResumeFoldOptions, ResumeRead, ResumeReadOptions } from "./resume-snapshot.js";
 export { FileLines } from "./file-lines.js";
 export type { ReadFileLines, SnapshotThresholds } from "./file-lines.js";
 export { sessionSettingsOfFiles, SETTINGS_RECORD_TYPES } from "./session-settings.js";

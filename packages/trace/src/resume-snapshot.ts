@@ -397,6 +397,15 @@ export function foldForResume(traceFile: string, content: TraceContent, extent: 
   return foldOn(traceFile, content, extent, readResumeSnapshot(traceFile, content, extent), options);
 }
 
+export interface ResumeReadOptions extends ResumeFoldOptions {
+  /**
+   * Write the newer snapshot the thresholds call for during the read (default true). False
+   * leaves it to the caller: a resuming session writes it at its first commit point instead,
+   * so the 60 ms a 100k-line state takes to store are not spent before its first request.
+   */
+  writeSnapshot?: boolean;
+}
+
 export interface ResumeRead extends ResumeFold {
   /** What was read: with a snapshot, without the lines before its end that its state does not refer to. */
   content: TraceContent;
@@ -412,7 +421,7 @@ export interface ResumeRead extends ResumeFold {
  * (callers that need every line read the file themselves). Tool outputs' JSON text is kept
  * beside their payloads (raw-outputs.ts), for the next request's body to copy.
  */
-export function readForResume(traceFile: string, options: ResumeFoldOptions = {}): ResumeRead {
+export function readForResume(traceFile: string, options: ResumeReadOptions = {}): ResumeRead {
   const stored = loadMatchingSnapshot(traceFile);
   const referenced = stored === undefined ? undefined : referencedLines(stored.state, stored.lines);
   if (stored !== undefined && referenced !== undefined) {
@@ -425,7 +434,7 @@ export function readForResume(traceFile: string, options: ResumeFoldOptions = {}
   return { ...read, ...foldOn(traceFile, read.content, read.extent, undefined, options) };
 }
 
-function foldOn(traceFile: string, content: TraceContent, extent: CompleteExtent, snapshot: ResumeSnapshot | undefined, options: ResumeFoldOptions): ResumeFold {
+function foldOn(traceFile: string, content: TraceContent, extent: CompleteExtent, snapshot: ResumeSnapshot | undefined, options: ResumeReadOptions): ResumeFold {
   const { messages, lines } = content;
   // Messages after the snapshot, up to the last whole line, then the rest (an unterminated last line).
   let from = 0;
@@ -435,7 +444,9 @@ function foldOn(traceFile: string, content: TraceContent, extent: CompleteExtent
   const atExtent = foldTrace(messages.slice(from, whole), snapshot?.state ?? initialSessionState);
   const covered = snapshot?.lines ?? 0;
   const wroteSnapshot =
-    extent.lines >= (options.minLines ?? RESUME_SNAPSHOT_MIN_LINES) && extent.lines - covered >= (options.refreshLines ?? RESUME_SNAPSHOT_REFRESH_LINES)
+    options.writeSnapshot !== false &&
+    extent.lines >= (options.minLines ?? RESUME_SNAPSHOT_MIN_LINES) &&
+    extent.lines - covered >= (options.refreshLines ?? RESUME_SNAPSHOT_REFRESH_LINES)
       ? writeResumeSnapshot(traceFile, content, extent, atExtent)
       : false;
   return { state: whole < messages.length ? foldTrace(messages.slice(whole), atExtent) : atExtent, fromSnapshot: covered, wroteSnapshot };

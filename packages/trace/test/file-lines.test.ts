@@ -142,4 +142,35 @@ describe("FileLines", () => {
     expect(lines.writeSnapshot(resumed.state(), 1)).toBe(true);
     expectResumeFromSnapshotAt(file, lineCount(file));
   });
+
+  it("given a resume read that left its newer snapshot due, when the resumed session's commit points come, then only the first writes it, with every line written by then, and a session that wrote nothing leaves it when it ends", () => {
+    const file = join(dir, "session_001.jsonl");
+    const records = body(scriptedSession(16, 200));
+    const first = session(file, { existing: false });
+    for (const m of records.slice(0, 400)) first.writer.append(m);
+    first.writer.close();
+    const read = readForResume(file, { minLines: 1, refreshLines: 1, writeSnapshot: false });
+    expect(read.wroteSnapshot).toBe(false);
+    expect(existsSync(resumeSnapshotFile(file))).toBe(false);
+    const start = { index: 1, messages: read.content.messages, lines: read.content.lines, snapshotLines: read.fromSnapshot, lastLine: read.extent.lines };
+
+    const resumed = session(file, { existing: true, seed: read.state });
+    const lines = new FileLines(resumed.writer, start, { minLines: 1, refreshLines: 1 });
+    for (const m of records.slice(400, 410)) resumed.writer.append(m);
+    expect(lines.afterCommit(resumed.state())).toBe(true);
+    const covered = expectResumeFromSnapshotAt(file, lineCount(file));
+    for (const m of records.slice(410, 420)) resumed.writer.append(m);
+    expect(lines.afterCommit(resumed.state())).toBe(false);
+    expect(readForResume(file, { minLines: 1_000_000 }).fromSnapshot).toBe(covered);
+    resumed.writer.close();
+
+    // Resumed again, the same way, and ended without writing a line: the end writes the snapshot due.
+    rmSync(resumeSnapshotFile(file));
+    const again = readForResume(file, { minLines: 1, refreshLines: 1, writeSnapshot: false });
+    const idle = session(file, { existing: true, seed: again.state });
+    const idleLines = new FileLines(idle.writer, { index: 1, messages: again.content.messages, lines: again.content.lines, snapshotLines: again.fromSnapshot, lastLine: again.extent.lines }, { minLines: 1, refreshLines: 1 });
+    idle.writer.close();
+    expect(idleLines.writeSnapshot(idle.state(), 1)).toBe(true);
+    expectResumeFromSnapshotAt(file, lineCount(file));
+  });
 });

@@ -80,6 +80,37 @@ describe("resume from a resume snapshot", () => {
     expect(h.kit.violations).toEqual([]);
   });
 
+  it("given a long session far past its snapshot, when it is resumed, then the newer snapshot is not written before the first request but at its first commit point, mid-task, and the resume from it sends a whole-file fold's request", async () => {
+    h = await startHarness({ script: [{ text: "first done" }, { toolCalls: [{ name: "read_file", arguments: { file_path: "notes.txt" } }] }, { text: "read" }, { text: "again" }, { text: "again" }] });
+    writeFileSync(`${h.workspace}/notes.txt`, "a note\n");
+    const first = await h.agent.createSession({ workspaceDir: h.workspace });
+    await collect(first.run("first task", { approve: allow }));
+    await first.dispose();
+    appendFileSync(first.tracePath, longTail(300));
+    const snapshot = resumeSnapshotFile(first.tracePath);
+    const linesAtResume = readFileSync(first.tracePath, "utf8").split("\n").length - 1;
+    expect(linesAtResume).toBeGreaterThan(2000);
+
+    const agent = await createAgent({ root: h.root, env: {} });
+    const resumed = await agent.resumeSession({ sessionId: first.id });
+    expect(existsSync(snapshot)).toBe(false);
+    let coveredAtFirstCommit: number | undefined;
+    for await (const m of resumed.run("read the notes", { approve: allow })) {
+      if (m.type === "event_msg" && m.payload.type === "request_end" && coveredAtFirstCommit === undefined) {
+        // The first request has been answered (its request_end is durable); the task goes on with the tool call.
+        coveredAtFirstCommit = existsSync(snapshot) ? (JSON.parse(readFileSync(snapshot, "utf8")) as { lines: number }).lines : 0;
+      }
+    }
+    expect(coveredAtFirstCommit).toBeGreaterThan(linesAtResume);
+    // Mid-task: the tool call's approval and output, and the second request, came after it.
+    expect(coveredAtFirstCommit).toBeLessThan(readFileSync(first.tracePath, "utf8").split("\n").length - 1);
+    await resumed.dispose();
+
+    await continueFromSnapshotThenFromStart(agent, first.id, first.tracePath);
+    expect(requestOf(3)).toEqual(requestOf(4));
+    expect(h.kit.violations).toEqual([]);
+  });
+
   it("given a long session resumed and run, when it is disposed, then the snapshot beside its trace covers every line, the task's included, and the next resume's request is a whole-file fold's", async () => {
     h = await startHarness({ script: [{ text: "first done" }, { text: "ran" }, { text: "again" }, { text: "again" }] });
     const first = await h.agent.createSession({ workspaceDir: h.workspace });
