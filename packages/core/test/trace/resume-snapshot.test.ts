@@ -1,5 +1,6 @@
 // Resume through the trace file's resume snapshot: given a long session (thousands of lines),
-// when it is resumed, then a snapshot is left beside its trace; when it is resumed again from
+// when it is resumed, then a snapshot is left beside its trace (at its first commit point, not
+// before its first request, or when it ends); when it is resumed again from
 // that snapshot, then the next request is exactly the one a resume that folds the whole file
 // sends, and it still passes the testkit's pairing check. A snapshot of another file is
 // ignored. A resumed session that runs leaves, when disposed, a snapshot of every line it
