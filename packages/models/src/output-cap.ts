@@ -14,7 +14,12 @@ const SLACK_TOKENS = 1024;
 
 /** About four characters a token. */
 export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
+  return tokensForLength(text.length);
+}
+
+/** `estimateTokens` of a text known only by its length (wire-body.ts `serializedLength`). */
+export function tokensForLength(chars: number): number {
+  return Math.ceil(chars / 4);
 }
 
 export function effectiveWindow(endpoint: ModelEndpoint): number {

@@ -12,14 +12,21 @@
  * trace was written by our writer, which escapes as `JSON.stringify` does, it is byte for
  * byte the same body.
  *
- * Outside `encodeBody` (a token estimate that stringifies the messages) such a value turns
- * into its plain string, so every other use of the body sees what it saw before.
+ * The output-cap's token estimate measures the same body with `serializedLength`: a kept
+ * output counts as the length of its JSON text, read off the kept bytes where they are all
+ * ASCII (so an output decoded on read stays undecoded), else of the string escaped as before;
+ * for our writer's lines that is exactly the length `JSON.stringify` gives. Anywhere else
+ * such a value turns into its plain string, so every other use of the body sees what it saw
+ * before.
  */
 import { randomBytes } from "node:crypto";
-import { rawOutputJsonOf, type ToolCallOutputPayload } from "@penguin/omnimessage";
+import { asciiRawOutputLength, rawOutputJsonOf, type ToolCallOutputPayload } from "@penguin/omnimessage";
 
 /** The encoding in progress: the placeholders' token (made at the first output) and the outputs met so far, in document order. */
 let encoding: { token: string | undefined; outputs: Uint8Array[] } | undefined;
+
+/** A length measure in progress (`serializedLength`): what the kept outputs add beyond the `""` each stands as. */
+let measuring: { extra: number } | undefined;
 
 /** A fresh random token per body: no text a body can hold contains it by chance. */
 const newToken = (): string => `penguin-raw-output-${randomBytes(12).toString("hex")}-`;
@@ -27,13 +34,18 @@ const newToken = (): string => `penguin-raw-output-${randomBytes(12).toString("h
 /** A tool output in a wire body whose JSON text the trace reader kept. */
 export class RawOutput {
   constructor(
-    readonly value: string,
+    /** The payload, not its output: reading that would decode an output kept to be decoded on read. */
+    readonly item: ToolCallOutputPayload,
     readonly json: Uint8Array,
   ) {}
 
-  /** Inside `encodeBody`: a placeholder for the bytes; anywhere else: the string itself. */
+  /** Inside `encodeBody`: a placeholder for the bytes; inside `serializedLength`: `""`, its length counted aside; anywhere else: the string itself. */
   toJSON(): string {
-    if (encoding === undefined) return this.value;
+    if (measuring !== undefined) {
+      measuring.extra += (asciiRawOutputLength(this.item) ?? JSON.stringify(this.item.output).length) - 2;
+      return "";
+    }
+    if (encoding === undefined) return this.item.output;
     encoding.token ??= newToken();
     encoding.outputs.push(this.json);
     return `${encoding.token}${encoding.outputs.length - 1}`;
@@ -43,7 +55,7 @@ export class RawOutput {
 /** The value to put in a body for `item.output`: its kept JSON text where there is one, else the string. */
 export function outputForWire(item: ToolCallOutputPayload): string | RawOutput {
   const json = rawOutputJsonOf(item);
-  return json === undefined ? item.output : new RawOutput(item.output, json);
+  return json === undefined ? item.output : new RawOutput(item, json);
 }
 
 /**
@@ -74,4 +86,18 @@ export function encodeBody(body: unknown, stringify: (value: unknown) => string 
   });
   pieces.push(skeleton.subarray(at));
   return Buffer.concat(pieces);
+}
+
+/**
+ * `stringify(value).length` (JSON.stringify unless a protocol needs its own) without decoding
+ * or escaping kept outputs that are all ASCII: each counts as its kept JSON text's length.
+ */
+export function serializedLength(value: unknown, stringify: (value: unknown) => string = JSON.stringify): number {
+  const current = { extra: 0 };
+  measuring = current;
+  try {
+    return stringify(value).length + current.extra;
+  } finally {
+    measuring = undefined;
+  }
 }

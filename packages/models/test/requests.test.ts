@@ -242,6 +242,24 @@ describe("tool outputs' JSON text kept from the trace (wire-body.ts)", () => {
     }
   });
 
+  it("given outputs kept to be decoded on read (as resume keeps ASCII ones), then every protocol's body is byte for byte the plain one, output cap included, and building it decoded none of them", () => {
+    const ascii = (): CompleteModelPayload[] => history().map((p) => (p.type === "tool_call_output" ? { ...p, output: p.output.replace(/[^\x00-\x7f]/g, "?") } : p));
+    const isAccessor = (p: CompleteModelPayload) => Object.getOwnPropertyDescriptor(p, "output")?.get !== undefined;
+    for (const clientType of clients) {
+      // The second endpoint's window is what binds the cap: the estimate of the history decides it.
+      for (const e of [endpoint(clientType), endpoint(clientType, { contextWindow: 10_000, maxTokens: 9500 })]) {
+        const plain = buildWireRequest({ endpoint: e, messages: ascii(), tools: [] }).body as string;
+        const h = ascii();
+        const outputs = h.filter((p): p is ToolCallOutputPayload => p.type === "tool_call_output");
+        for (const p of outputs) keepRawOutputJson(p, Buffer.from(JSON.stringify(p.output), "utf8"), { decodeOnRead: true });
+        expect(outputs.every(isAccessor)).toBe(true);
+        const kept = buildWireRequest({ endpoint: e, messages: h, tools: [] }).body;
+        expect([clientType, e.maxTokens, outputs.map(isAccessor)]).toEqual([clientType, e.maxTokens, [true, true]]);
+        expect([clientType, e.maxTokens, Buffer.from(kept).toString("utf8")]).toEqual([clientType, e.maxTokens, plain]);
+      }
+    }
+  });
+
   it("outside a body's encoding a kept output is its string, so token estimates and other uses see the text", () => {
     const [output] = keptAs((o) => JSON.stringify(o)).filter((p) => p.type === "tool_call_output");
     const wire = outputForWire(output as ToolCallOutputPayload);

@@ -5,6 +5,7 @@
  * stamps the current time otherwise. Optional payload fields are only set when given, so a
  * serialized message carries no `undefined` keys and Trace lines stay minimal.
  */
+import { rawOutputJsonOf } from "./raw-output.js";
 import type {
   AbortPayload,
   ApprovalDecision,
@@ -81,6 +82,9 @@ export function modelMessage(payload: ModelPayload, opts?: BuildOptions): OmniMe
  * text, raw-output.ts) still applies. Payloads are never changed in place, so sharing is safe.
  */
 export function modelMessageSharing(payload: ModelPayload, opts?: BuildOptions): OmniMessage<"model_msg"> {
+  // A payload with kept JSON text was decoded from a trace line, so none of its fields is
+  // undefined; not reading them leaves an output that is decoded on read as it is (raw-output.ts).
+  if (rawOutputJsonOf(payload) !== undefined) return wrap("model_msg", payload, opts);
   for (const k of Object.keys(payload)) if ((payload as unknown as Record<string, unknown>)[k] === undefined) return modelMessage(payload, opts);
   return wrap("model_msg", payload, opts);
 }

@@ -12,13 +12,72 @@
  * plain protocol value (its schema, its JSON, equality in tests), and a payload rebuilt or
  * copied anywhere simply has no raw text, so it is encoded the ordinary way. The bytes are
  * a JSON string literal, quotes included, that parses to exactly the payload's `output`.
+ *
+ * Kept with `decodeOnRead`, the payload also lets go of its decoded `output` string until
+ * something reads it: the property becomes an accessor, shared by every such payload, that
+ * parses the bytes on the first read and turns back into the plain data property holding
+ * that string. A resumed session's history is mostly tool outputs that its next request sends
+ * as these bytes, so until a reader asks (a compaction, the history served to a browser) the
+ * session holds each output once, as bytes, not twice, and the garbage collector never
+ * copies the strings. Reading, spreading, JSON.stringify and equality see the same value
+ * either way; only `Object.getOwnPropertyDescriptor` tells the difference.
  */
 
 const rawOutputs = new WeakMap<object, Uint8Array>();
+/** Payloads whose kept text was all ASCII when kept with `decodeOnRead`: its length in bytes is its length as a JS string. */
+const asciiOutputs = new WeakSet<object>();
 
-/** Notes `json` (a JSON string literal that parses to `payload.output`) as the payload's output text. */
-export function keepRawOutputJson(payload: object, json: Uint8Array): void {
+/**
+ * Notes `json` (a JSON string literal that parses to `payload.output`) as the payload's output
+ * text. `decodeOnRead`: the payload drops its `output` string and decodes it from `json` when
+ * it is first read; only for bytes that are all ASCII, so any UTF-8 decoder gives the text
+ * the trace reader gave.
+ */
+export function keepRawOutputJson(payload: object, json: Uint8Array, options: { decodeOnRead?: boolean } = {}): void {
   rawOutputs.set(payload, json);
+  if (options.decodeOnRead === true) {
+    asciiOutputs.add(payload);
+    Object.defineProperty(payload, "output", OUTPUT_DECODED_ON_READ);
+  }
+}
+
+/**
+ * The length, in UTF-16 units, of the kept JSON text of `payload.output` where that is its
+ * byte length (kept with `decodeOnRead`, so all ASCII): what a length estimate can use without
+ * decoding the output. Undefined otherwise.
+ */
+export function asciiRawOutputLength(payload: object): number | undefined {
+  return asciiOutputs.has(payload) ? rawOutputs.get(payload)?.length : undefined;
+}
+
+/** The platform's UTF-8 decoder (Node and browsers alike), typed here as this package has no DOM or Node types. */
+const utf8 = new (globalThis as unknown as { TextDecoder: new () => { decode(bytes: Uint8Array): string } }).TextDecoder();
+
+/** The output as the plain data property it was, holding `value`. */
+function settle(payload: object, value: unknown): void {
+  Object.defineProperty(payload, "output", { value, writable: true, enumerable: true, configurable: true });
+}
+
+/** One accessor for every payload (so they keep sharing one shape): decode on the first read, then settle. */
+const OUTPUT_DECODED_ON_READ: PropertyDescriptor = {
+  get(this: object): string {
+    const json = rawOutputs.get(this);
+    if (json === undefined) throw new Error("raw-output: a tool output to decode on read has no kept text");
+    const text = JSON.parse(utf8.decode(json)) as string;
+    settle(this, text);
+    return text;
+  },
+  set(this: object, value: unknown): void {
+    settle(this, value);
+  },
+  enumerable: true,
+  configurable: true,
+};
+
+/** Whether `payload.output` is the empty string, answered from its kept text when there is one (so it is not decoded). */
+export function outputIsEmpty(payload: { output: string }): boolean {
+  const json = rawOutputs.get(payload);
+  return json === undefined ? payload.output === "" : json.length === 2;
 }
 
 /** The JSON string literal of `payload.output` as its trace line held it, when the reader kept it. */

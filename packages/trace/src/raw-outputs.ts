@@ -16,6 +16,8 @@
  * Both hold only where the value literal at that key is the payload's `output` as parsed
  * (a duplicate key would put another literal there, and the tail check would fail). Lines
  * with NUL bytes, surrounding blanks or an upcast are left out by the reader before this.
+ * An all-ASCII line's output is then decoded from the kept bytes when first read instead of
+ * being held twice (raw-output.ts `decodeOnRead`).
  */
 import { keepRawOutputJson, type OmniMessage } from "@penguin/omnimessage";
 
@@ -66,6 +68,8 @@ export function outputLiteralSpan(envelope: OmniMessage, text: string): { from: 
 export class RawOutputCollector {
   #payloads: object[] = [];
   #spans: number[] = [];
+  /** Per payload: its line is all ASCII, so its output can be decoded from the kept bytes on read (raw-output.ts). */
+  #ascii: boolean[] = [];
   #bytes = 0;
 
   /** `message` was decoded from `text`, verbatim, the bytes `[start, end)` of the buffer being read. */
@@ -80,6 +84,9 @@ export class RawOutputCollector {
     const to = end - (ascii ? text.length - span.to : Buffer.byteLength(text.slice(span.to)));
     this.#payloads.push(message.payload);
     this.#spans.push(from, to);
+    // As many bytes as units and no U+FFFD: every byte was ASCII (an invalid byte decodes to
+    // one U+FFFD, a valid sequence to fewer units than bytes).
+    this.#ascii.push(ascii && !text.includes("\uFFFD"));
     this.#bytes += to - from;
   }
 
@@ -92,11 +99,12 @@ export class RawOutputCollector {
       const from = this.#spans[2 * i]!;
       const to = this.#spans[2 * i + 1]!;
       buffer.copy(copy, at, from, to);
-      keepRawOutputJson(this.#payloads[i]!, copy.subarray(at, at + (to - from)));
+      keepRawOutputJson(this.#payloads[i]!, copy.subarray(at, at + (to - from)), { decodeOnRead: this.#ascii[i] });
       at += to - from;
     }
     this.#payloads = [];
     this.#spans = [];
+    this.#ascii = [];
     this.#bytes = 0;
   }
 }

@@ -103,17 +103,32 @@ describe("reading for resume keeps outputs' JSON text", () => {
       ...Array.from({ length: 8 }, (_, i) => ({ line: JSON.stringify(toolCallOutput({ tool_call_id: `big${i}`, output: long(20_000 + i, i % 2 === 0 ? "ü " : "") })), keeps: true })),
     ];
     const file = join(dir, "t_001.jsonl");
-    writeFileSync(file, records.map((r) => r.line).join("\n") + "\n");
+    // One more line, with a byte that is not UTF-8 (0x80) in its output: as many bytes as
+    // characters, as an ASCII line, but its output decodes to U+FFFD there.
+    const invalidUtf8 = Buffer.from(JSON.stringify(toolCallOutput({ tool_call_id: "c8", output: long(8, "#") })));
+    invalidUtf8[invalidUtf8.indexOf("#")] = 0x80;
+    records.push({ line: "", keeps: true });
+    writeFileSync(file, Buffer.concat([Buffer.from(records.slice(0, -1).map((r) => `${r.line}\n`).join("")), invalidUtf8, Buffer.from("\n")]));
     const { content } = readTraceFileWithExtent(file, { keepRawOutputs: true });
-    expect(content.messages).toHaveLength(records.length);
-    content.messages.forEach((m, i) => {
-      const raw = rawOutputJsonOf(m.payload);
-      expect([i, raw !== undefined]).toEqual([i, records[i]!.keeps]);
-      if (raw !== undefined) expect(Buffer.from(raw).toString("utf8")).toBe(JSON.stringify((m.payload as { output: string }).output));
-    });
     // A read that does not ask keeps nothing.
     const plain = readTraceFileWithExtent(file);
     expect(plain.content.messages.some((m) => rawOutputJsonOf(m.payload) !== undefined)).toBe(false);
+    expect(content.messages).toHaveLength(records.length);
+    const ascii = (line: string) => /^[\x00-\x7f]*$/.test(line);
+    content.messages.forEach((m, i) => {
+      const raw = rawOutputJsonOf(m.payload);
+      expect([i, raw !== undefined]).toEqual([i, records[i]!.keeps]);
+      if (raw === undefined) return;
+      // An all-ASCII line's output is decoded from its kept text when first read; any other keeps its string.
+      const accessor = Object.getOwnPropertyDescriptor(m.payload, "output")?.get !== undefined;
+      expect([i, accessor]).toEqual([i, records[i]!.line !== "" && ascii(records[i]!.line)]);
+      expect(Buffer.from(raw).toString("utf8")).toBe(JSON.stringify((m.payload as { output: string }).output));
+      expect(Object.getOwnPropertyDescriptor(m.payload, "output")?.get).toBeUndefined();
+    });
+    // What the two reads decoded is the same, decoded on read or not.
+    expect(content.messages).toEqual(plain.content.messages);
+    expect(content.messages.map((m) => JSON.stringify(m))).toEqual(plain.content.messages.map((m) => JSON.stringify(m)));
+    expect((content.messages.at(-1)!.payload as { output: string }).output).toContain("\uFFFD");
   });
 
   it("given a session of tool turns, when it is read for resume from its start and then from its snapshot, then every tool output in the folded context is the object read, with its JSON text", () => {

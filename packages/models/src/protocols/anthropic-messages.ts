@@ -23,12 +23,13 @@
 import type { ResponseAssembler, Segment } from "../assembler.js";
 import { streamErrorOf, type ErrorClass } from "../errors.js";
 import { fastModeFor } from "../fast-mode.js";
+import { outputIsEmpty } from "@penguin/omnimessage";
 import { fidelityString, parseDataUrl, toRuns, type AssistantItem, type UserItem } from "../history.js";
 import type { WireRequest } from "../http.js";
 import { isRecord, parseJson, recordAt, stringAt, type JsonRecord } from "../json.js";
-import { estimateTokens, outputCap } from "../output-cap.js";
+import { outputCap, tokensForLength } from "../output-cap.js";
 import type { SseEvent } from "../sse.js";
-import { encodeBody, outputForWire } from "../wire-body.js";
+import { encodeBody, outputForWire, serializedLength } from "../wire-body.js";
 import { anthropicBudget } from "../thinking.js";
 import type { FinishKind, ModelRequest } from "../types.js";
 import { joinUrl } from "../url.js";
@@ -63,7 +64,7 @@ function userBlocks(items: UserItem[]): JsonRecord[] {
           content:
             images.length === 0
               ? outputForWire(item)
-              : [...(item.output === "" ? [] : [{ type: "text", text: outputForWire(item) }]), ...images.map(imageBlock)],
+              : [...(outputIsEmpty(item) ? [] : [{ type: "text", text: outputForWire(item) }]), ...images.map(imageBlock)],
         };
         if (item.stop_reason === "failed") block.is_error = true;
         out.push(block);
@@ -157,7 +158,7 @@ export function buildAnthropicRequest(req: ModelRequest, apiKey: string | undefi
     req.systemPrompt !== undefined && req.systemPrompt !== ""
       ? [{ type: "text", text: req.systemPrompt, cache_control: EPHEMERAL }]
       : undefined;
-  const estimate = estimateTokens(JSON.stringify(messages) + JSON.stringify(tools) + (req.systemPrompt ?? ""));
+  const estimate = tokensForLength(serializedLength(messages) + serializedLength(tools) + (req.systemPrompt ?? "").length);
   const maxTokens = outputCap(e, estimate, ANTHROPIC_DEFAULT_MAX_TOKENS) ?? ANTHROPIC_DEFAULT_MAX_TOKENS;
   const body: JsonRecord = { model: e.modelId, max_tokens: maxTokens };
   if (system !== undefined) body.system = system;

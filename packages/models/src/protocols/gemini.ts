@@ -26,9 +26,9 @@ import { fidelityString, parseDataUrl, toolNamesById, toRuns, type AssistantItem
 import type { WireRequest } from "../http.js";
 import { mintCallId } from "../ids.js";
 import { arrayAt, isRecord, parseJson, recordAt, stringAt, type JsonRecord } from "../json.js";
-import { estimateTokens, outputCap } from "../output-cap.js";
+import { outputCap, tokensForLength } from "../output-cap.js";
 import type { SseEvent } from "../sse.js";
-import { encodeBody, outputForWire } from "../wire-body.js";
+import { encodeBody, outputForWire, serializedLength } from "../wire-body.js";
 import { geminiThinking } from "../thinking.js";
 import type { FinishKind, ModelRequest } from "../types.js";
 import { joinUrl } from "../url.js";
@@ -159,7 +159,7 @@ export function buildGeminiRequest(req: ModelRequest, apiKey: string | undefined
     ];
   }
   const generationConfig: JsonRecord = { thinkingConfig: geminiThinking(req.thinkingLevel, e.modelId) };
-  const cap = outputCap(e, () => estimateTokens(JSON.stringify(body)));
+  const cap = outputCap(e, () => tokensForLength(serializedLength(body)));
   if (cap !== undefined) generationConfig.maxOutputTokens = cap;
   body.generationConfig = generationConfig;
   const headers: Record<string, string> = {

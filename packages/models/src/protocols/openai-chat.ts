@@ -28,9 +28,9 @@ import { fidelityString, parseDataUrl, toRuns, type AssistantItem, type UserItem
 import type { WireRequest } from "../http.js";
 import { mintCallId } from "../ids.js";
 import { arrayAt, isRecord, numberAt, parseJson, recordAt, stringAt, type JsonRecord } from "../json.js";
-import { estimateTokens, outputCap } from "../output-cap.js";
+import { outputCap, tokensForLength } from "../output-cap.js";
 import type { SseEvent } from "../sse.js";
-import { encodeBody, outputForWire } from "../wire-body.js";
+import { encodeBody, outputForWire, serializedLength } from "../wire-body.js";
 import { chatThinking } from "../thinking.js";
 import type { FinishKind, ModelRequest } from "../types.js";
 import { hostOf, joinUrl } from "../url.js";
@@ -157,7 +157,7 @@ export function buildChatRequest(req: ModelRequest, apiKey: string | undefined):
   };
   if (tools.length > 0) body.tools = tools;
   Object.assign(body, chatThinking(req.thinkingLevel, e));
-  const cap = outputCap(e, () => estimateTokens(JSON.stringify(messages) + JSON.stringify(tools)));
+  const cap = outputCap(e, () => tokensForLength(serializedLength(messages) + serializedLength(tools)));
   if (cap !== undefined) body[hostOf(e.baseUrl) === "api.openai.com" ? "max_completion_tokens" : "max_tokens"] = cap;
   const fast = e.fastMode === true ? fastModeFor(e) : undefined;
   if (fast?.supported === true) Object.assign(body, fast.body);
