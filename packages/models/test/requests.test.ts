@@ -3,7 +3,7 @@
 // Responses id rule, Gemini's signature placeholder, auth headers and fast mode; and tool
 // outputs whose JSON text was kept from the trace, copied into the body as they are.
 import { describe, expect, it } from "vitest";
-import { keepRawOutputJson, type CompleteModelPayload, type ToolCallOutputPayload } from "@penguin/omnimessage";
+import { keepRawOutputJson, withOutputDecodedOnRead, type CompleteModelPayload, type ToolCallOutputPayload } from "@penguin/omnimessage";
 import { buildWireRequest, outputCap, type ClientType, type ModelEndpoint, type ModelRequest, type ThinkingLevel } from "../src/index.js";
 import { outputForWire } from "../src/wire-body.js";
 
@@ -249,9 +249,8 @@ describe("tool outputs' JSON text kept from the trace (wire-body.ts)", () => {
       // The second endpoint's window is what binds the cap: the estimate of the history decides it.
       for (const e of [endpoint(clientType), endpoint(clientType, { contextWindow: 10_000, maxTokens: 9500 })]) {
         const plain = buildWireRequest({ endpoint: e, messages: ascii(), tools: [] }).body as string;
-        const h = ascii();
+        const h = ascii().map((p) => (p.type === "tool_call_output" ? withOutputDecodedOnRead(p, Buffer.from(JSON.stringify(p.output), "utf8")) : p));
         const outputs = h.filter((p): p is ToolCallOutputPayload => p.type === "tool_call_output");
-        for (const p of outputs) keepRawOutputJson(p, Buffer.from(JSON.stringify(p.output), "utf8"), { decodeOnRead: true });
         expect(outputs.every(isAccessor)).toBe(true);
         const kept = buildWireRequest({ endpoint: e, messages: h, tools: [] }).body;
         expect([clientType, e.maxTokens, outputs.map(isAccessor)]).toEqual([clientType, e.maxTokens, [true, true]]);

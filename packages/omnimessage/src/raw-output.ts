@@ -13,10 +13,10 @@
  * copied anywhere simply has no raw text, so it is encoded the ordinary way. The bytes are
  * a JSON string literal, quotes included, that parses to exactly the payload's `output`.
  *
- * Kept with `decodeOnRead`, the payload also lets go of its decoded `output` string until
- * something reads it: the property becomes an accessor, shared by every such payload, that
- * parses the bytes on the first read and turns back into the plain data property holding
- * that string. A resumed session's history is mostly tool outputs that its next request sends
+ * From an all-ASCII line, the payload also lets go of its decoded `output` string until
+ * something reads it (`withOutputDecodedOnRead`): the property is an accessor, shared by every
+ * such payload, that parses the bytes on the first read and turns back into the plain data
+ * property holding that string. A resumed session's history is mostly tool outputs that its next request sends
  * as these bytes, so until a reader asks (a compaction, the history served to a browser) the
  * session holds each output once, as bytes, not twice, and the garbage collector never
  * copies the strings. Reading, spreading, JSON.stringify and equality see the same value
@@ -24,26 +24,35 @@
  */
 
 const rawOutputs = new WeakMap<object, Uint8Array>();
-/** Payloads whose kept text was all ASCII when kept with `decodeOnRead`: its length in bytes is its length as a JS string. */
+/** Payloads made by `withOutputDecodedOnRead`: their kept text is all ASCII, so its length in bytes is its length as a JS string. */
 const asciiOutputs = new WeakSet<object>();
 
-/**
- * Notes `json` (a JSON string literal that parses to `payload.output`) as the payload's output
- * text. `decodeOnRead`: the payload drops its `output` string and decodes it from `json` when
- * it is first read; only for bytes that are all ASCII, so any UTF-8 decoder gives the text
- * the trace reader gave.
- */
-export function keepRawOutputJson(payload: object, json: Uint8Array, options: { decodeOnRead?: boolean } = {}): void {
+/** Notes `json` (a JSON string literal that parses to `payload.output`) as the payload's output text. */
+export function keepRawOutputJson(payload: object, json: Uint8Array): void {
   rawOutputs.set(payload, json);
-  if (options.decodeOnRead === true) {
-    asciiOutputs.add(payload);
-    Object.defineProperty(payload, "output", OUTPUT_DECODED_ON_READ);
+}
+
+/**
+ * A copy of `payload` without its `output` string, which is decoded from `json` (a JSON
+ * string literal that parses to it, all ASCII, so any UTF-8 decoder gives the text the trace
+ * reader gave) when first read; `json` is kept as its output text. A copy, its keys in the
+ * same order, because turning the existing property into an accessor would put the object in
+ * V8's slow dictionary mode, where a fresh one that gets the shared accessor stays fast.
+ */
+export function withOutputDecodedOnRead<P extends { output: string }>(payload: P, json: Uint8Array): P {
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(payload)) {
+    if (key === "output") Object.defineProperty(copy, "output", OUTPUT_DECODED_ON_READ);
+    else copy[key] = (payload as Record<string, unknown>)[key];
   }
+  rawOutputs.set(copy, json);
+  asciiOutputs.add(copy);
+  return copy as P;
 }
 
 /**
  * The length, in UTF-16 units, of the kept JSON text of `payload.output` where that is its
- * byte length (kept with `decodeOnRead`, so all ASCII): what a length estimate can use without
+ * byte length (made by `withOutputDecodedOnRead`, so all ASCII): what a length estimate can use without
  * decoding the output. Undefined otherwise.
  */
 export function asciiRawOutputLength(payload: object): number | undefined {

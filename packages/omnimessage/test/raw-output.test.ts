@@ -3,15 +3,14 @@
 // is kept, the first read turns it back into a plain data property, assignment still works, and
 // asking whether it is empty does not decode it.
 import { describe, expect, it } from "vitest";
-import { keepRawOutputJson, outputIsEmpty, rawOutputJsonOf, toolCallOutput, type ToolCallOutputPayload } from "../src/index.js";
+import { outputIsEmpty, rawOutputJsonOf, toolCallOutput, withOutputDecodedOnRead, type ToolCallOutputPayload } from "../src/index.js";
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 const isAccessor = (p: object) => Object.getOwnPropertyDescriptor(p, "output")?.get !== undefined;
 
 function decodedOnRead(output: string): { kept: ToolCallOutputPayload; plain: ToolCallOutputPayload } {
   const plain = toolCallOutput({ tool_call_id: "call_1", output, stop_reason: "completed" }).payload as ToolCallOutputPayload;
-  const kept = JSON.parse(JSON.stringify(plain)) as ToolCallOutputPayload;
-  keepRawOutputJson(kept, utf8(JSON.stringify(output)), { decodeOnRead: true });
+  const kept = withOutputDecodedOnRead(JSON.parse(JSON.stringify(plain)) as ToolCallOutputPayload, utf8(JSON.stringify(output)));
   return { kept, plain };
 }
 

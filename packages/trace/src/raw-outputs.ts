@@ -16,10 +16,10 @@
  * Both hold only where the value literal at that key is the payload's `output` as parsed
  * (a duplicate key would put another literal there, and the tail check would fail). Lines
  * with NUL bytes, surrounding blanks or an upcast are left out by the reader before this.
- * An all-ASCII line's output is then decoded from the kept bytes when first read instead of
- * being held twice (raw-output.ts `decodeOnRead`).
+ * An all-ASCII line's payload is then replaced by a copy whose output is decoded from the
+ * kept bytes when first read, instead of being held twice (raw-output.ts `withOutputDecodedOnRead`).
  */
-import { keepRawOutputJson, type OmniMessage } from "@penguin/omnimessage";
+import { keepRawOutputJson, withOutputDecodedOnRead, type OmniMessage, type ToolCallOutputPayload } from "@penguin/omnimessage";
 
 /** Outputs shorter than this are not worth keeping: their escaping costs less than the bookkeeping. */
 export const RAW_OUTPUT_MIN_CHARS = 512;
@@ -66,7 +66,8 @@ export function outputLiteralSpan(envelope: OmniMessage, text: string): { from: 
  * (before the reader reuses the buffer) into one allocation and keeps each beside its payload.
  */
 export class RawOutputCollector {
-  #payloads: object[] = [];
+  /** The tool output messages noted since the last flush (each one's payload is replaced there when decoded on read). */
+  #messages: { payload: ToolCallOutputPayload }[] = [];
   #spans: number[] = [];
   /** Per payload: its line is all ASCII, so its output can be decoded from the kept bytes on read (raw-output.ts). */
   #ascii: boolean[] = [];
@@ -82,7 +83,7 @@ export class RawOutputCollector {
     const ascii = end - start === text.length;
     const from = start + (ascii ? span.from : Buffer.byteLength(text.slice(0, span.from)));
     const to = end - (ascii ? text.length - span.to : Buffer.byteLength(text.slice(span.to)));
-    this.#payloads.push(message.payload);
+    this.#messages.push(message as unknown as { payload: ToolCallOutputPayload });
     this.#spans.push(from, to);
     // As many bytes as units and no U+FFFD: every byte was ASCII (an invalid byte decodes to
     // one U+FFFD, a valid sequence to fewer units than bytes).
@@ -92,17 +93,21 @@ export class RawOutputCollector {
 
   /** Copies the spans noted since the last flush out of `buffer` and keeps them. */
   flush(buffer: Buffer): void {
-    if (this.#payloads.length === 0) return;
+    if (this.#messages.length === 0) return;
     const copy = Buffer.allocUnsafeSlow(this.#bytes);
     let at = 0;
-    for (let i = 0; i < this.#payloads.length; i++) {
+    for (let i = 0; i < this.#messages.length; i++) {
       const from = this.#spans[2 * i]!;
       const to = this.#spans[2 * i + 1]!;
       buffer.copy(copy, at, from, to);
-      keepRawOutputJson(this.#payloads[i]!, copy.subarray(at, at + (to - from)), { decodeOnRead: this.#ascii[i] });
+      const json = copy.subarray(at, at + (to - from));
+      const message = this.#messages[i]!;
+      // The envelope was just parsed from the line, and nothing else holds its payload yet.
+      if (this.#ascii[i]) message.payload = withOutputDecodedOnRead(message.payload, json);
+      else keepRawOutputJson(message.payload, json);
       at += to - from;
     }
-    this.#payloads = [];
+    this.#messages = [];
     this.#spans = [];
     this.#ascii = [];
     this.#bytes = 0;
