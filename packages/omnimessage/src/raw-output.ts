@@ -77,6 +77,9 @@ const OUTPUT_DECODED_ON_READ: PropertyDescriptor = {
     return text;
   },
   set(this: object, value: unknown): void {
+    // Another output: the kept text is no longer its JSON.
+    rawOutputs.delete(this);
+    asciiOutputs.delete(this);
     settle(this, value);
   },
   enumerable: true,

@@ -29,11 +29,14 @@ describe("a tool output decoded on read", () => {
     expect(rawOutputJsonOf(kept)).toBeDefined();
   });
 
-  it("given a kept payload, when its output is assigned before any read, then it holds the new value as a plain property", () => {
+  it("given a kept payload, when its output is assigned before any read, then it holds the new value as a plain property and no longer has kept text", () => {
     const { kept } = decodedOnRead(output);
     (kept as { output: string }).output = "replaced";
     expect(isAccessor(kept)).toBe(false);
     expect(kept.output).toBe("replaced");
+    // The kept text was the old output's: a body must not send it for the new one.
+    expect(rawOutputJsonOf(kept)).toBeUndefined();
+    expect(outputIsEmpty(kept)).toBe(false);
   });
 
   it("given kept payloads, empty or not, then outputIsEmpty answers without decoding; a payload without kept text is asked directly", () => {
