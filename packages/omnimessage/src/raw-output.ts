@@ -16,11 +16,11 @@
  * From an all-ASCII line, the payload also lets go of its decoded `output` string until
  * something reads it (`withOutputDecodedOnRead`): the property is an accessor, shared by every
  * such payload, that parses the bytes on the first read and turns back into the plain data
- * property holding that string. A resumed session's history is mostly tool outputs that its next request sends
- * as these bytes, so until a reader asks (a compaction, the history served to a browser) the
- * session holds each output once, as bytes, not twice, and the garbage collector never
- * copies the strings. Reading, spreading, JSON.stringify and equality see the same value
- * either way; only `Object.getOwnPropertyDescriptor` tells the difference.
+ * property holding that string. A resumed session's history is mostly tool outputs that its
+ * next request sends as these bytes, so until a reader asks (a compaction, the history served
+ * to a browser) the session holds each output once, as bytes, not twice, and the garbage
+ * collector never copies the strings. Reading, spreading, JSON.stringify and equality see the
+ * same value either way; only `Object.getOwnPropertyDescriptor` tells the difference.
  */
 
 const rawOutputs = new WeakMap<object, Uint8Array>();
@@ -52,8 +52,8 @@ export function withOutputDecodedOnRead<P extends { output: string }>(payload: P
 
 /**
  * The length, in UTF-16 units, of the kept JSON text of `payload.output` where that is its
- * byte length (made by `withOutputDecodedOnRead`, so all ASCII): what a length estimate can use without
- * decoding the output. Undefined otherwise.
+ * byte length (made by `withOutputDecodedOnRead`, so all ASCII): what a length estimate can
+ * use without decoding the output. Undefined otherwise.
  */
 export function asciiRawOutputLength(payload: object): number | undefined {
   return asciiOutputs.has(payload) ? rawOutputs.get(payload)?.length : undefined;
