@@ -135,7 +135,7 @@ export async function connectServer(
 
   let open: OpenTransport;
   try {
-    open = createTransport(config, settings.transport);
+    open = createTransport(entry.name, config, settings.transport);
   } catch (error) {
     return { status: "failed", error: describeError(error, command), durationMs: elapsed() };
   }
