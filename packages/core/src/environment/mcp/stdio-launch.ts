@@ -82,13 +82,16 @@ export function planStdioLaunch(server: string, config: McpStdioConfig, options:
   const sandboxed = options.sandbox !== undefined;
   const refusal = options.policy?.({ server, command: config.command, args, resolvedPath: realPathOf(executable), sandboxed });
   if (refusal !== undefined) throw new McpStdioLaunchError(refusal);
+  // An unresolved command is never left to the spawn's own lookup when sandboxed or under a
+  // policy: it would honour relative PATH entries and could run a file nothing was checked against.
+  const notFound = (): McpStdioLaunchError =>
+    new McpStdioLaunchError(`cannot start "${config.command}": command not found (is it installed, executable and on PATH? looked in ${commandPlace(config.command, cwd)})`);
   if (options.sandbox === undefined) {
-    // Unsandboxed as before: the spawn reports a missing command itself (describeError names it).
+    if (executable === undefined && options.policy !== undefined) throw notFound();
+    // Unsandboxed, no policy: as before, the spawn reports a missing command itself (describeError names it).
     return { command: executable ?? config.command, args: [...args], env, cwd: config.cwd !== undefined || options.baseCwd !== undefined ? cwd : undefined, sandboxed };
   }
-  if (executable === undefined) {
-    throw new McpStdioLaunchError(`cannot start "${config.command}": command not found (is it installed, executable and on PATH? looked in ${commandPlace(config.command, cwd)})`);
-  }
+  if (executable === undefined) throw notFound();
   const bwrap = options.sandbox.bwrapPath ?? DEFAULT_BWRAP;
   return { command: bwrap, args: [...bwrapArguments(options.sandbox, cwd, env), "--", executable, ...args], env, cwd, sandboxed };
 }
