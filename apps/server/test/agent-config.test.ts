@@ -160,6 +160,24 @@ describe("MCP connection test", () => {
   });
 });
 
+describe("MCP commands setting", () => {
+  it("defaults to an empty list with unsandboxed stdio off, and refuses entries that are neither a name nor an absolute path", async () => {
+    h = await startHarness();
+    const c = await h.admin();
+    const settings = (await c.get("/api/admin/settings")).body;
+    expect(settings.mcp).toEqual({ stdioCommands: [], allowUnsandboxedStdio: false });
+    for (const bad of ["./my-mcp", "bin/my-mcp", "", " npx", "np\nx"]) {
+      const res = await c.put("/api/admin/settings", { ...settings, mcp: { stdioCommands: ["uvx", bad] } });
+      expect(res.status, JSON.stringify(bad)).toBe(400);
+      expect(res.body.error.field).toBe("mcp.stdioCommands.1");
+    }
+    expect((await c.put("/api/admin/settings", { ...settings, mcp: { stdioCommands: ["npx", "/usr/local/bin/my-mcp"], allowUnsandboxedStdio: true } })).status).toBe(200);
+    expect((await c.get("/api/admin/settings")).body.mcp).toEqual({ stdioCommands: ["npx", "/usr/local/bin/my-mcp"], allowUnsandboxedStdio: true });
+    // Left out, the setting takes its default again (PUT replaces the whole value).
+    expect((await c.put("/api/admin/settings", { workspaceRoots: [] })).body.mcp).toEqual({ stdioCommands: [], allowUnsandboxedStdio: false });
+  });
+});
+
 describe("tools", () => {
   it("lists the builtin tools a session gets and the configured MCP servers without their secrets", async () => {
     h = await startHarness();
