@@ -5,7 +5,8 @@
 // a pid namespace of its own, and reaches a listener on the host's 127.0.0.1 only when the
 // sandbox has the network. Closing the hub leaves no process behind (also for a server that
 // ignores stdin's end and SIGTERM). A missing command and a host policy's refusal fail with
-// their reason and spawn nothing; the policy sees the file that would really run (an
+// their reason and spawn nothing; a command the host has but the sandbox does not show (in
+// /tmp) fails saying so; the policy sees the file that would really run (an
 // `env.PATH` pointing into the workspace cannot pass a planted script off as an allowed one).
 // Where bwrap cannot run, the tests are skipped and their names say why.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
@@ -138,6 +139,22 @@ describe(`a stdio MCP server in the sandbox${skipReason}`, () => {
     const end = await connectEnd(hub);
     expect(end.status).toBe("failed");
     expect(end.results[0]?.error).toMatch(/cannot start "penguin-no-such-mcp-server": command not found/);
+  });
+
+  it.skipIf(!availability.available)("says so when the command exists on the host but not inside the sandbox", async () => {
+    // A copy of the server in the host's /tmp: the sandbox's /tmp is a fresh, empty one.
+    const home = realpathSync(mkdtempSync(join(tmpdir(), "penguin-mcp-hidden-")));
+    try {
+      const hiddenServer = join(home, "fs-server.mjs");
+      writeFileSync(hiddenServer, readFileSync(FS_SERVER), { mode: 0o755 });
+      const hub = hubOf([{ name: "fs", config: { command: hiddenServer } }], { sandbox: sandboxOf() });
+      const end = await connectEnd(hub);
+      expect(end.results[0]?.status).toBe("failed");
+      expect(end.results[0]?.error).toContain("bwrap: execvp");
+      expect(end.results[0]?.error).toContain("not visible inside the session's sandbox");
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
 

@@ -47,12 +47,15 @@ export class StdioProcess implements Transport {
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
 
   readonly exit: Promise<void>;
+  /** Started inside the session's sandbox (bwrap around the command). */
+  readonly sandboxed: boolean;
   private readonly inner: StdioClientTransport;
   private childPid: number | null = null;
   private hasExited = false;
   private tail = "";
 
   constructor(launch: StdioLaunch, options: { stderr: StderrMode }) {
+    this.sandboxed = launch.sandboxed;
     this.inner = new StdioClientTransport({
       command: launch.command,
       args: launch.args,
