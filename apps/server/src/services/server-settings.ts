@@ -23,12 +23,22 @@ const StdioCommand = Schema.String.pipe(
 /** Which stdio MCP servers owners may run on this server (services/mcp-stdio-policy.ts). */
 export const McpSettings = Schema.Struct({
   /** The commands a stdio MCP server may run; empty: none (owners use `url` servers). */
-  stdioCommands: Schema.optionalWith(Schema.mutable(Schema.Array(StdioCommand).pipe(Schema.maxItems(100))), { default: () => [] }),
+  stdioCommands: Schema.optionalWith(
+    Schema.mutable(Schema.Array(StdioCommand).pipe(Schema.maxItems(100))).annotations({
+      description: "The commands stdio MCP servers may run: names on the server's PATH or absolute paths, matched by the file they resolve to. Empty: no stdio MCP servers (url servers only).",
+    }),
+    { default: () => [] },
+  ),
   /**
    * Let stdio MCP servers run where commands are not sandboxed (bwrap missing, or --no-sandbox):
    * they then run as the server's own user and can read every project's keys and traces.
    */
-  allowUnsandboxedStdio: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  allowUnsandboxedStdio: Schema.optionalWith(
+    Schema.Boolean.annotations({
+      description: "Run stdio MCP servers where commands are not sandboxed (bwrap missing, or --no-sandbox). They then run as the server's own user and can read every project's keys, vaults and traces.",
+    }),
+    { default: () => false },
+  ),
 });
 
 const Megabytes = Schema.Number.pipe(Schema.int(), Schema.between(1, 200));
