@@ -131,6 +131,7 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
     report,
     sandbox: sandbox.enabled ? { enabled: true, network: sandbox.network } : undefined,
     ...(options.sandbox?.bwrapPath === undefined ? {} : { bwrapPath: options.sandbox.bwrapPath }),
+    sandboxStatus: sandbox,
   });
   let services: { stores: Stores; projections: LiveProjectionRunner; access: AccessPolicy; workspaces: WorkspaceRoots; userEvents: UserEventHub; sessions: SessionManager; scheduler: Scheduler };
   let initialPassword: string | undefined;

@@ -2,8 +2,8 @@
 // missing keys (with the defaults' comments) and reports them, reset keeps name, description
 // and version, the vault and memory placeholders are added once (409 after), and the
 // thinking level picked in the web draft lands in model.thinking_level with comments intact.
-// The MCP connection test talks to a real MCP server; the tools route lists what a session
-// of the agent gets.
+// The MCP connection test talks to a real MCP server (its command on the admin's list of stdio
+// MCP commands; one off the list is a 403); the tools route lists what a session of the agent gets.
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { afterEach, describe, expect, it } from "vitest";
@@ -133,6 +133,10 @@ describe("MCP connection test", () => {
   it("connects a real stdio server, lists its tools as sessions name them, and reports a server that cannot start", async () => {
     h = await startHarness();
     const c = await h.admin();
+    // Stdio commands come from the admin's list now (issue 27): node and a listed command that
+    // is not installed; unsandboxed servers allowed so the check holds where bwrap cannot run.
+    const listed = await c.put("/api/admin/settings", { mcp: { stdioCommands: [process.execPath, "/nonexistent/mcp-server-binary"], allowUnsandboxedStdio: true } });
+    expect(listed.status).toBe(200);
     const ok = await c.post(`${A}/config/mcp-test`, { name: "everything", config: { command: process.execPath, args: [EVERYTHING, "stdio"] } });
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ ok: true, transport: "stdio" });
@@ -144,11 +148,33 @@ describe("MCP connection test", () => {
     const broken = await c.post(`${A}/config/mcp-test`, { name: "ghost", config: { command: "/nonexistent/mcp-server-binary" } });
     expect(broken.status).toBe(200);
     expect(broken.body).toMatchObject({ ok: false, transport: "stdio", tools: [] });
-    expect(broken.body.error).toEqual(expect.any(String));
+    expect(broken.body.error).toMatch(/cannot start "\/nonexistent\/mcp-server-binary": command not found/);
+
+    const unlisted = await c.post(`${A}/config/mcp-test`, { name: "shell", config: { command: "sh", args: ["-c", "true"] } });
+    expect(unlisted.status).toBe(403);
+    expect(unlisted.body.error.code).toBe("mcp_command_not_allowed");
 
     const invalid = await c.post(`${A}/config/mcp-test`, { name: "typo", config: { comand: "npx" } });
     expect(invalid.status).toBe(400);
     expect(invalid.body.error.code).toBe("invalid_config");
+  });
+});
+
+describe("MCP commands setting", () => {
+  it("defaults to an empty list with unsandboxed stdio off, and refuses entries that are neither a name nor an absolute path", async () => {
+    h = await startHarness();
+    const c = await h.admin();
+    const settings = (await c.get("/api/admin/settings")).body;
+    expect(settings.mcp).toEqual({ stdioCommands: [], allowUnsandboxedStdio: false });
+    for (const bad of ["./my-mcp", "bin/my-mcp", "", " npx", "np\nx"]) {
+      const res = await c.put("/api/admin/settings", { ...settings, mcp: { stdioCommands: ["uvx", bad] } });
+      expect(res.status, JSON.stringify(bad)).toBe(400);
+      expect(res.body.error.field).toBe("mcp.stdioCommands.1");
+    }
+    expect((await c.put("/api/admin/settings", { ...settings, mcp: { stdioCommands: ["npx", "/usr/local/bin/my-mcp"], allowUnsandboxedStdio: true } })).status).toBe(200);
+    expect((await c.get("/api/admin/settings")).body.mcp).toEqual({ stdioCommands: ["npx", "/usr/local/bin/my-mcp"], allowUnsandboxedStdio: true });
+    // Left out, the setting takes its default again (PUT replaces the whole value).
+    expect((await c.put("/api/admin/settings", { workspaceRoots: [] })).body.mcp).toEqual({ stdioCommands: [], allowUnsandboxedStdio: false });
   });
 });
 

@@ -16,7 +16,7 @@
  * none, which caps the depth at 1 (also after resume, since the source is in the trace).
  */
 import { existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
-import { dirname, isAbsolute, resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import { settingsChanged, type OmniMessage, type SessionMetaPayload, type SettingsChangedPayload } from "@penguin/omnimessage";
 import { THINKING_LEVELS, type ModelEndpoint, type ThinkingLevel } from "@penguin/models";
 import { Effect } from "effect";
@@ -27,10 +27,12 @@ import type { SleepFn } from "./engine/reconnect.js";
 import { GatewayLLM } from "./llm/gateway-llm.js";
 import { ToolCallIdAllocator } from "./llm/tool-call-ids.js";
 import { createEnvironment, type EnvironmentConfig } from "./environment/index.js";
-import { defaultPrivateHomes, hostSecretFiles, probeSandbox, type CommandSandbox, type SandboxOptions } from "./environment/commands/sandbox.js";
+import type { CommandSandbox, SandboxOptions } from "./environment/commands/sandbox.js";
+import { sessionCommandSandbox } from "./environment/commands/session-sandbox.js";
 import { visionDescriber } from "./llm/vision-describer.js";
 import { parseMcpServers } from "./environment/mcp/config.js";
 import { loadMcpHub } from "./environment/mcp/load-hub.js";
+import type { McpStdioPolicy } from "./environment/mcp/stdio-launch.js";
 import { createCommandPolicy } from "./approvals/command-policy.js";
 import { PenguinError } from "./errors.js";
 import { ensureAgentState, loadAgentState, type AgentState } from "./state/agent-state.js";
@@ -76,6 +78,11 @@ export interface CreateAgentOptions {
   sandbox?: SandboxOptions;
   /** The bwrap executable; default `bwrap` from PATH. */
   bwrapPath?: string;
+  /**
+   * Which stdio MCP servers may start (a multi-user server's admin list); none: all may. Either
+   * way a session's stdio servers start inside its sandbox when it has one.
+   */
+  mcpStdioPolicy?: McpStdioPolicy;
   /**
    * When a session's trace file gets a resume snapshot (a cache beside it that lets the next
    * resume fold only what came after): files of at least `minLines` lines, refreshed when a
@@ -379,38 +386,9 @@ export class Agent {
     return listTracedSessions(this.paths)[0]?.sessionId;
   }
 
-  /**
-   * The sandbox a session's commands run in, or undefined for none. Visible inside: the
-   * workspace, the session's scratchpad and the agent's shared_env (writable), agent_state
-   * (read-only, so skills' scripts run; its vault masked: vault values reach commands through
-   * their environment only). Hidden: the whole data root (every project's credentials, vaults,
-   * traces and databases) and the workspace's parent folder (the other workspaces). Private:
-   * the host's home folders (empty and throwaway inside; PATH tools in them stay). Masked too:
-   * the host's password hashes and SSH host keys.
-   */
+  /** The sandbox a session's commands and stdio MCP servers run in (environment/commands/session-sandbox.ts). */
   #sandbox(requested: SandboxOptions | undefined, workspace: string, sessionId: string): CommandSandbox | undefined {
-    const options = requested ?? this.#options.sandbox;
-    if (options === undefined || !options.enabled) return undefined;
-    const bwrapPath = this.#options.bwrapPath;
-    const availability = probeSandbox(bwrapPath);
-    if (!availability.available) {
-      throw new PenguinError(
-        "sandbox_unavailable",
-        `commands were asked to run in a sandbox, but ${availability.reason ?? "bwrap cannot run here"}. Install bubblewrap, or turn the sandbox off to run commands unsandboxed.`,
-      );
-    }
-    const paths = this.paths;
-    const parent = dirname(workspace);
-    return {
-      writable: [workspace, sessionScratchpad(paths, sessionId), paths.sharedEnvDir],
-      readOnly: [paths.agentState],
-      hidden: [paths.root, ...(options.hide ?? [])],
-      hiddenUnlessOnPath: parent === workspace ? [] : [parent],
-      masked: [paths.vault, ...hostSecretFiles()],
-      privateHomes: options.privateHomes ?? defaultPrivateHomes(),
-      network: options.network === true,
-      ...(bwrapPath === undefined ? {} : { bwrapPath }),
-    };
+    return sessionCommandSandbox(this.paths, requested ?? this.#options.sandbox, { workspace, scratchpad: sessionScratchpad(this.paths, sessionId) }, this.#options.bwrapPath);
   }
 
   /** describe_image for a model without vision: the project's vision model, when one is set. */
@@ -495,7 +473,7 @@ export class Agent {
       vault: state.vault,
       vision: endpoint.vision ?? false,
       builtinOverride: state.config.tools.builtin,
-      extraTools: mcpServers.length > 0 ? await loadMcpHub(mcpServers, { cwd: meta.workspace }) : undefined,
+      extraTools: mcpServers.length > 0 ? await loadMcpHub(mcpServers, { cwd: meta.workspace, ...(p.sandbox === undefined ? {} : { sandbox: p.sandbox }), ...(this.#options.mcpStdioPolicy === undefined ? {} : { stdioPolicy: this.#options.mcpStdioPolicy }) }) : undefined,
       ...this.#describer(config, endpoint),
       ...this.#options.environment,
       ...(p.sandbox === undefined ? {} : { sandbox: p.sandbox }),

@@ -43,6 +43,9 @@ export { probeSandbox, type CommandSandbox, type SandboxAvailability, type Sandb
 export { parseMcpServers } from "./environment/mcp/config.js";
 export { loadMcpHub } from "./environment/mcp/load-hub.js";
 export type { McpHub } from "./environment/mcp/hub.js";
+export type { McpStdioLaunchRequest, McpStdioPolicy } from "./environment/mcp/stdio-launch.js";
+export { findExecutable, realPathOf } from "./environment/mcp/executable.js";
+export { sessionCommandSandbox, type SessionPlace } from "./environment/commands/session-sandbox.js";
 export * from "./subagents/index.js";
 export { ensureAgentState, loadAgentState } from "./state/agent-state.js";
 export type { AgentState } from "./state/agent-state.js";

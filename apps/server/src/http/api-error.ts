@@ -21,6 +21,7 @@ export type ApiErrorCode =
   | "password_change_required"
   | "owner_only"
   | "forbidden"
+  | "mcp_command_not_allowed"
   // 404
   | "not_found"
   // 409

@@ -8,7 +8,8 @@
  * keeps comments: the kernel update (missing keys filled from the current defaults), the
  * thinking level picked in the web's draft, and `reset` (core's defaults for both files,
  * keeping name, description and version). `mcp-test` connects one MCP server the way a
- * session would and reports what it offers.
+ * session would (in a session's sandbox, under the server's stdio policy) and reports what it
+ * offers; a stdio command the admin's list does not allow is a 403 and never runs.
  */
 import { rmSync } from "node:fs";
 import { ensureAgentState, parseSystemConfig } from "@penguin/core";
@@ -20,12 +21,16 @@ import { readTextOr, saveSystemConfig } from "../services/agent-config-file.js";
 import { defaultsKeepingIdentity, mergeKernelDefaults, setThinkingLevel } from "../services/config-yaml.js";
 import { writeTextAtomic } from "../services/files.js";
 import { probeMcpServer } from "../services/mcp-probe.js";
+import { serverMcpStdioPolicy } from "../services/mcp-stdio-policy.js";
+import { readServerSettings } from "../services/server-settings.js";
+import type { ServerContext } from "../server-context.js";
 
 const ConfigView = Schema.Struct({ systemConfig: Schema.String, agentsMd: Schema.String });
 
 const readOr = (file: string) => readTextOr(file);
 
-export function agentConfigRoutes(table: RouteTable): void {
+export function agentConfigRoutes(table: RouteTable, ctx: ServerContext): void {
+  const stdioPolicy = serverMcpStdioPolicy(() => readServerSettings(ctx.stores.settings), ctx.sandbox);
   table.add(
     { method: "get", path: "/api/projects/:p/agents/:a/config", operationId: "agentConfig.get", summary: "system_config.yaml and AGENTS.md, as text", tag: "agents", access: "agent", responses: { 200: { description: "Config", schema: ConfigView } } },
     async ({ grant }) => json({ systemConfig: await readOr(grant.agent.systemConfig), agentsMd: await readOr(grant.agent.agentsMd) }),
@@ -116,8 +121,17 @@ export function agentConfigRoutes(table: RouteTable): void {
       access: "agent",
       need: "owner",
       body: Schema.Struct({ name: Matching(/^[A-Za-z0-9_-]{1,64}$/, "must use only letters, digits, _ and -"), config: Schema.Record({ key: Schema.String, value: Schema.Unknown }) }),
-      responses: { 200: { description: "{ok, transport, durationMs, tools: [{name, description, permission}], error?}" } },
+      responses: { 200: { description: "{ok, transport, durationMs, tools: [{name, description, permission}], error?}" }, 403: { description: "mcp_command_not_allowed: the stdio command is not on the server's list (or stdio servers are off without a sandbox)" } },
     },
-    async ({ grant, body, c }) => json(await probeMcpServer(body.name, body.config, { cwd: grant.agent.agentDir, signal: c.signal })),
+    async ({ grant, body, c }) =>
+      json(
+        await probeMcpServer(body.name, body.config, {
+          agent: grant.agent,
+          sandbox: ctx.sandbox.enabled ? { enabled: true, network: ctx.sandbox.network } : undefined,
+          ...(ctx.sandbox.bwrapPath === undefined ? {} : { bwrapPath: ctx.sandbox.bwrapPath }),
+          stdioPolicy,
+          signal: c.signal,
+        }),
+      ),
   );
 }

@@ -48,7 +48,7 @@ export function registerRoutes(table: RouteTable, ctx: ServerContext): void {
   dirsRoutes(table, ctx);
   usageRoutes(table, ctx);
   agentRoutes(table, ctx);
-  agentConfigRoutes(table);
+  agentConfigRoutes(table, ctx);
   vaultRoutes(table, ctx);
   memoryRoutes(table);
   scheduleRoutes(table, ctx);

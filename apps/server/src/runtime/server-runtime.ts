@@ -19,6 +19,8 @@ import { openDatabase } from "../db/database.js";
 import type { FactsDb } from "../db/facts-db.js";
 import { createStores, type Stores } from "../db/stores.js";
 import { startProjections } from "../services/projections.js";
+import { serverMcpStdioPolicy } from "../services/mcp-stdio-policy.js";
+import type { SandboxStatus } from "../services/sandbox-status.js";
 import { readServerSettings } from "../services/server-settings.js";
 import { WorkspaceRoots } from "../services/workspace-roots.js";
 import type { Ticker } from "./clock.js";
@@ -63,6 +65,8 @@ export interface ServerRuntimeConfig {
   /** The sandbox every session's commands run in; undefined: none. */
   sandbox: SandboxOptions | undefined;
   bwrapPath?: string;
+  /** What the sandbox probe found: the stdio MCP policy says why servers are off when it is not in use. */
+  sandboxStatus: SandboxStatus;
 }
 
 export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServices, unknown> {
@@ -125,6 +129,7 @@ export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServ
           workspaceRoots: roots,
           report: config.report,
           sandbox: config.sandbox,
+          mcpStdioPolicy: serverMcpStdioPolicy(() => readServerSettings(s.settings), config.sandboxStatus),
           ...(config.bwrapPath === undefined ? {} : { bwrapPath: config.bwrapPath }),
         });
       }),

@@ -19,7 +19,7 @@
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import { agentPaths, createAgent, isApprovalMode, isPenguinError, PROJECT_OR_AGENT_ID, resumeSnapshotFile, sessionScratchpad, sessionTraceFiles, type Agent, type AgentPaths, type ApprovalMode, type ForkPosition, type SandboxOptions, type Session, type SleepFn } from "@penguin/core";
+import { agentPaths, createAgent, isApprovalMode, isPenguinError, PROJECT_OR_AGENT_ID, resumeSnapshotFile, sessionScratchpad, sessionTraceFiles, type Agent, type AgentPaths, type ApprovalMode, type ForkPosition, type McpStdioPolicy, type SandboxOptions, type Session, type SleepFn } from "@penguin/core";
 import { isTraceable, sessionTitle, settingsChanged, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import type { SessionRow } from "../db/sessions-store.js";
@@ -59,6 +59,8 @@ export interface SessionManagerDeps {
   /** The sandbox every session's commands run in (an agent option, so resumes and subagents too); undefined: none. */
   sandbox: SandboxOptions | undefined;
   bwrapPath?: string;
+  /** Which stdio MCP servers sessions may start (services/mcp-stdio-policy.ts); none: all. */
+  mcpStdioPolicy?: McpStdioPolicy;
 }
 
 export interface CreateSessionInput {
@@ -453,6 +455,7 @@ export class SessionManager {
       if (this.#deps.fetch !== undefined) options.fetch = this.#deps.fetch;
       if (this.#deps.sandbox !== undefined) options.sandbox = this.#deps.sandbox;
       if (this.#deps.bwrapPath !== undefined) options.bwrapPath = this.#deps.bwrapPath;
+      if (this.#deps.mcpStdioPolicy !== undefined) options.mcpStdioPolicy = this.#deps.mcpStdioPolicy;
       agent = createAgent(options);
       agent.catch(() => this.#agents.delete(key));
       this.#agents.set(key, agent);

@@ -15,11 +15,14 @@ export interface SandboxStatus {
   network: boolean;
   /** Why the sandbox is not available. */
   reason?: string;
+  /** The bwrap executable probed (default `bwrap` from PATH). */
+  bwrapPath?: string;
 }
 
 export function sandboxStatus(options: { enabled?: boolean; network?: boolean; bwrapPath?: string } | undefined): SandboxStatus {
   const probe = probeSandbox(options?.bwrapPath);
   const status: SandboxStatus = { available: probe.available, enabled: probe.available && options?.enabled !== false, network: options?.network === true };
   if (probe.reason !== undefined) status.reason = probe.reason;
+  if (options?.bwrapPath !== undefined) status.bwrapPath = options.bwrapPath;
   return status;
 }

@@ -2,7 +2,8 @@
  * Tools and MCP servers: the MCP servers configured in system_config.yaml, a form to add
  * one (stdio command or HTTP URL) that writes into the config text (mcp-yaml.ts), and a
  * connection test through the server (`A/config/mcp-test`: it connects the server the way a
- * session would and lists its tools). The new entry is saved with the config, where the
+ * session would, in its sandbox, and lists its tools; a command not on the admin's list is
+ * refused with a message saying so). The new entry is saved with the config, where the
  * server validates the whole file.
  */
 import { createSignal, For, Show } from "solid-js";
@@ -87,7 +88,7 @@ export function McpPanel(props: { projectId: string; agentId: string; yaml: stri
               ]}
             />
             <Show when={form.transport === "stdio"} fallback={<TextField label="URL" type="url" value={form.url} onValue={(v) => setForm("url", v)} class="sm:col-span-2" />}>
-              <TextField label="Command" value={form.command} onValue={(v) => setForm("command", v)} placeholder="npx" />
+              <TextField label="Command" value={form.command} onValue={(v) => setForm("command", v)} placeholder="npx" hint="On a shared server, one of the commands the admin allows (Settings → MCP commands); it runs in the session's sandbox." />
               <TextField label="Arguments (space separated)" value={argsText()} onValue={setArgsText} />
             </Show>
           </div>

@@ -1,12 +1,14 @@
 /**
  * Settings: my password, the theme (light, dark, or follow the system), and for the admin
- * the users of this server (create, reset a password, delete).
+ * the users of this server (create, reset a password, delete) and the MCP commands (which
+ * stdio MCP servers may run here).
  */
 import { For, Show } from "solid-js";
 import { Page } from "../../components/layout/Page";
 import { auth } from "../../state/auth-store";
 import { setTheme, theme, type Theme } from "../../state/theme-store";
 import { PasswordForm } from "../auth/PasswordForm";
+import { McpCommandsAdmin } from "./McpCommandsAdmin";
 import { UsersAdmin } from "./UsersAdmin";
 
 const THEMES: { value: Theme; label: string }[] = [
@@ -50,6 +52,14 @@ export default function SettingsPage() {
               <UsersAdmin self={me().userId} />
             </section>
           )}
+        </Show>
+        <Show when={auth.me?.isAdmin === true}>
+          <section aria-labelledby="set-mcp" class="rounded-lg border border-slate-200 p-4 lg:col-span-2 dark:border-slate-800">
+            <h2 id="set-mcp" class="mb-3 font-semibold">
+              MCP commands
+            </h2>
+            <McpCommandsAdmin />
+          </section>
         </Show>
       </div>
     </Page>

@@ -119,6 +119,15 @@ function makeLink(
   };
 }
 
+/**
+ * Why a sandboxed server's command may exist on the host yet not start: bwrap could not run
+ * it because the sandbox does not show it (a tool in /tmp, or under a home folder and not on PATH).
+ */
+function sandboxHint(sandboxed: boolean, stderrTail: string): string {
+  if (!sandboxed || !stderrTail.includes("bwrap: execvp")) return "";
+  return " (the command is not visible inside the session's sandbox: /tmp is empty there and home folders are private, except the tools on PATH; install it elsewhere or put its folder on PATH)";
+}
+
 /** Connects one server within its budget; see the header for the rules. */
 export async function connectServer(
   entry: McpServerEntry,
@@ -135,7 +144,7 @@ export async function connectServer(
 
   let open: OpenTransport;
   try {
-    open = createTransport(config, settings.transport);
+    open = createTransport(entry.name, config, settings.transport);
   } catch (error) {
     return { status: "failed", error: describeError(error, command), durationMs: elapsed() };
   }
@@ -175,6 +184,6 @@ export async function connectServer(
         ? "connect aborted"
         : describeError(result.error, command);
   const tail = open.kind === "stdio" ? open.child.stderrTail() : "";
-  const error = tail !== "" ? `${reason}; server stderr: ${tail}` : reason;
+  const error = (tail !== "" ? `${reason}; server stderr: ${tail}` : reason) + (open.kind === "stdio" ? sandboxHint(open.child.sandboxed, tail) : "");
   return { status: "failed", error, durationMs: elapsed() };
 }

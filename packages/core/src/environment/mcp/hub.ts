@@ -16,6 +16,8 @@
  *   aborts come back as `isError` results with a message the model can act on. The
  *   caller's signal is the only clock for a call (no SDK request timeout).
  * - `close()` closes every client and stops every stdio child, even mid-connect.
+ * - Stdio servers start inside the `sandbox` when one is given, and only when the host's
+ *   `stdioPolicy` lets them (stdio-launch.ts); a refused one is a failed server, never spawned.
  */
 import {
   mcpConnectBegin,
@@ -30,7 +32,9 @@ import { buildCatalog, type McpToolEntry } from "./catalog.js";
 import { DEFAULT_CONNECT_TIMEOUT_MS, MAX_TIMER_MS, transportOf, type McpServerEntry } from "./config.js";
 import { connectServer, describeError, type ConnectOutcome, type ConnectSettings, type ServerLink } from "./connect.js";
 import { errorResult, mapCallResult, type McpCallResult } from "./result-mapping.js";
+import type { CommandSandbox } from "../commands/sandbox.js";
 import type { StderrMode } from "./stdio.js";
+import type { McpStdioPolicy } from "./stdio-launch.js";
 import { serverToolPrefix } from "./tool-names.js";
 
 /** Sent in the MCP handshake; informational only (servers may log it). */
@@ -50,6 +54,10 @@ export interface McpHubOptions {
   cwd?: string;
   /** Grace a stopping stdio server gets before SIGTERM, and again before SIGKILL. Default 2000. */
   closeGraceMs?: number;
+  /** Start stdio servers inside this sandbox (the session's, as its commands); none: on the host. */
+  sandbox?: CommandSandbox;
+  /** The host's rule for which stdio servers may start; a refused one fails to connect with its reason. */
+  stdioPolicy?: McpStdioPolicy;
 }
 
 export interface McpTool {
@@ -129,7 +137,12 @@ export class McpHub {
       clientVersion: CLIENT_VERSION,
       connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       closeGraceMs: options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS,
-      transport: { stderr: options.stderr ?? "pipe", ...(options.cwd !== undefined ? { baseCwd: options.cwd } : {}) },
+      transport: {
+        stderr: options.stderr ?? "pipe",
+        ...(options.cwd !== undefined ? { baseCwd: options.cwd } : {}),
+        ...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}),
+        ...(options.stdioPolicy !== undefined ? { stdioPolicy: options.stdioPolicy } : {}),
+      },
     };
   }
 

@@ -1,8 +1,8 @@
 /**
  * A stdio MCP server as a child process: how it is started and how it is stopped.
  *
- * Start: the SDK's StdioClientTransport spawns it (through cross-spawn, so `npx` works on
- * Windows too). The child gets a minimal inherited environment (HOME, LOGNAME, PATH,
+ * Start: the SDK's StdioClientTransport spawns what stdio-launch.ts planned (the resolved
+ * command, or bwrap around it; through cross-spawn, so `npx` works on Windows too). The child gets a minimal inherited environment (HOME, LOGNAME, PATH,
  * SHELL, TERM, USER) plus the entry's `env`; the vault and the rest of our environment are
  * never passed (SPEC §4). Its stderr never reaches our stdout or stderr: `ignore` drops it,
  * `pipe` (the default) keeps the last few KB so a failed connect can say why.
@@ -14,11 +14,10 @@
  * signalled: a server started through a wrapper (`sh -c`, `npx`) relies on the wrapper
  * passing the signal on, or on its stdin closing.
  */
-import { resolve } from "node:path";
 import { DEFAULT_INHERITED_ENV_VARS, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
-import type { McpStdioConfig } from "./config.js";
+import type { StdioLaunch } from "./stdio-launch.js";
 
 export type StderrMode = "ignore" | "pipe";
 
@@ -48,19 +47,21 @@ export class StdioProcess implements Transport {
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
 
   readonly exit: Promise<void>;
+  /** Started inside the session's sandbox (bwrap around the command). */
+  readonly sandboxed: boolean;
   private readonly inner: StdioClientTransport;
   private childPid: number | null = null;
   private hasExited = false;
   private tail = "";
 
-  constructor(config: McpStdioConfig, options: { baseCwd?: string; stderr: StderrMode }) {
-    const cwd = config.cwd !== undefined ? resolve(options.baseCwd ?? process.cwd(), config.cwd) : options.baseCwd;
+  constructor(launch: StdioLaunch, options: { stderr: StderrMode }) {
+    this.sandboxed = launch.sandboxed;
     this.inner = new StdioClientTransport({
-      command: config.command,
-      args: config.args ?? [],
-      env: stdioEnvironment(process.env, config.env),
+      command: launch.command,
+      args: launch.args,
+      env: launch.env,
       stderr: options.stderr,
-      ...(cwd !== undefined ? { cwd } : {}),
+      ...(launch.cwd !== undefined ? { cwd: launch.cwd } : {}),
     });
     this.inner.stderr?.on("data", (chunk: Buffer | string) => {
       this.tail = (this.tail + chunk.toString()).slice(-STDERR_TAIL_CHARS);

@@ -1,7 +1,8 @@
 /**
  * One SDK transport per server entry, chosen by its `transport`: a child process for
  * stdio, Streamable HTTP for `http`, and the legacy HTTP+SSE transport only for an entry
- * that says `sse` (SPEC §4). Configured `headers` go on every request, the SSE stream's
+ * that says `sse` (SPEC §4). A stdio server is planned by stdio-launch.ts (the host's policy,
+ * the session's sandbox) before anything is spawned. Configured `headers` go on every request, the SSE stream's
  * GET included. Creating a transport does no I/O; `Client.connect` starts it.
  *
  * `stopTransport` is the matching shutdown: for stdio it escalates to signals (stdio.ts),
@@ -12,12 +13,18 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpServerConfig } from "./config.js";
+import type { CommandSandbox } from "../commands/sandbox.js";
 import { StdioProcess, stopStdioProcess, type StderrMode } from "./stdio.js";
+import { planStdioLaunch, type McpStdioPolicy } from "./stdio-launch.js";
 
 export interface TransportOptions {
   /** Working directory for stdio servers without their own `cwd` (and base for a relative one). */
   baseCwd?: string;
   stderr: StderrMode;
+  /** Stdio servers run inside this sandbox (the session's); none: on the host. */
+  sandbox?: CommandSandbox;
+  /** The host's rule for which stdio servers may start (stdio-launch.ts). */
+  stdioPolicy?: McpStdioPolicy;
 }
 
 /** After SIGTERM, how long a server that failed to connect may take before SIGKILL (at most). */
@@ -28,11 +35,17 @@ export type OpenTransport =
   | { kind: "http"; transport: Transport; http: StreamableHTTPClientTransport }
   | { kind: "sse"; transport: Transport };
 
-export function createTransport(config: McpServerConfig, options: TransportOptions): OpenTransport {
+/** Throws (McpStdioLaunchError) for a stdio server the policy refuses: nothing is spawned then. */
+export function createTransport(server: string, config: McpServerConfig, options: TransportOptions): OpenTransport {
   switch (config.transport) {
     case undefined:
     case "stdio": {
-      const child = new StdioProcess(config, options);
+      const launch = planStdioLaunch(server, config, {
+        ...(options.baseCwd !== undefined ? { baseCwd: options.baseCwd } : {}),
+        ...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}),
+        ...(options.stdioPolicy !== undefined ? { policy: options.stdioPolicy } : {}),
+      });
+      const child = new StdioProcess(launch, { stderr: options.stderr });
       return { kind: "stdio", transport: child, child };
     }
     case "http": {
