@@ -112,7 +112,7 @@ describe("penguin chat with no --approve", { timeout: 60_000 }, () => {
     world = await startWorld({ script: threeWrites });
     const r = await runCli(["chat", "--workspace", world.workspace], { env: world.env, input: "write three files\n" });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain("approvals read-only");
+    expect(r.stdout).toContain("approvals read-only (no terminal: writes and commands denied)");
     expect(r.stdout).not.toContain(QUESTION);
     for (const f of files(world.workspace)) expect(existsSync(f), f).toBe(false);
     expect(howToAllowLines(r.stderr)).toEqual([HOW_TO_ALLOW]);
@@ -132,6 +132,7 @@ describe("penguin chat with no --approve", { timeout: 60_000 }, () => {
     cli = spawnPty(["chat", "--workspace", world.workspace], world.env);
     await cli.waitFor("approvals read-only");
     await cli.waitFor("› ");
+    expect(cli.text()).not.toContain("no terminal");
     cli.mark();
     cli.write("write it\r");
     await cli.waitFor(QUESTION);

@@ -134,7 +134,8 @@ export class Chat {
     const c = out.colors;
     const s = this.#session;
     out.line(`${c.bold("penguin chat")} · ${s.provider}/${s.modelId} · ${s.workspace}`);
-    out.line(c.dim(`session ${s.id}${s.resumed ? " (resumed)" : ""} · approvals ${mode} · /help for commands · Ctrl-C twice to exit`));
+    const unasked = this.#o.unasked === undefined || mode === "allow-all" || mode === "deny-all" ? "" : " (no terminal: writes and commands denied)";
+    out.line(c.dim(`session ${s.id}${s.resumed ? " (resumed)" : ""} · approvals ${mode}${unasked} · /help for commands · Ctrl-C twice to exit`));
     if (s.resumed) printRecap(out, s.paths, s.id);
   }
 
