@@ -14,7 +14,8 @@ import { cliVersion } from "./version.js";
 
 export type ExitSink = (code: ExitCode) => void;
 
-const APPROVE_HELP = "approval mode: allow-all (default), deny-all, read-only (read-only tools run, others are asked), always-ask (asked on a terminal, denied without one)";
+const APPROVE_HELP =
+  "approval mode: read-only (default: read-only tools run, every write and command is asked on a terminal and denied without one), allow-all (everything runs unasked), deny-all, always-ask (every call asked on a terminal, denied without one)";
 const THINKING_HELP = "thinking level: none, low, medium, high, xhigh, max (default: the agent's, else medium)";
 
 const MAIN_HELP_AFTER = `
@@ -50,8 +51,9 @@ function sessionOptions(cmd: Command): Command {
     .option("--workspace <dir>", "directory the agent works in (default: the current directory)")
     .option("--approve <mode>", APPROVE_HELP)
     .option("--thinking <level>", THINKING_HELP)
-    .option("--sandbox", "run commands in a bubblewrap sandbox: system read-only, the workspace writable, the data root and sibling folders hidden, no network (needs bwrap)")
-    .option("--sandbox-network", "with --sandbox: let commands use the network");
+    .option("--sandbox", "require the bubblewrap sandbox for commands (the default where bwrap can run): refuse to start where it cannot")
+    .option("--no-sandbox", "run commands unsandboxed, with your user's full access")
+    .option("--sandbox-network", "let sandboxed commands use the network (default: none)");
   return cmd;
 }
 
@@ -87,19 +89,37 @@ Output:
   failing one is retried after 2, 4, 8, 16 and 30 s, one "[retry] retrying in …" line each.
   With --json, stdout carries one OmniMessage envelope per line and nothing else.
 
+What the model may do (unless told otherwise):
+  Read-only tools (read_file, …) run. Every write (write_file, edit_file) and every command is
+  asked on the terminal first ("? Approve this tool call? [Y/n]"); without a terminal (a pipe,
+  a script, CI) they are denied, and the first denial says so on stderr. --approve allow-all
+  lets them all run unasked. Files are written in the workspace (--workspace, else the current
+  directory). Commands run in a bubblewrap sandbox: the system read-only, the workspace
+  writable, the data root and the workspace's sibling folders hidden, no network. Where bwrap
+  cannot run, one line says so and commands run unsandboxed; --sandbox refuses instead, and
+  --no-sandbox turns the sandbox off. The project's default_chat.approval_mode applies to chat
+  only.
+
 Examples:
   penguin run -m "fix the failing test" --workspace ~/src/app
-  git diff | penguin run -m - --approve read-only
+  git diff | penguin run -m -                                 reads only: writes and commands are denied
+  penguin run -m "run the tests and fix them" --approve allow-all   in CI: everything runs, sandboxed
   penguin run --resume session-2026-01-02-10-11-12-0a1b2c3d -m "and now the docs"`,
     )
     .action(async (opts) => setExit(await (await import("./commands/run.js")).runCommand(opts)));
 
-  sessionOptions(program.command("chat").description("interactive chat: streams answers, asks approvals, steers running tasks"))
+  sessionOptions(program.command("chat").description("interactive chat: streams answers, asks before writes and commands, steers running tasks"))
     .option("--resume [sid]", "continue a session: the latest one, or the given id")
     .option("--verbose", "show tool outputs in full (toggle with /verbose)")
     .addHelpText(
       "after",
       `
+Approvals: --approve, else the mode a resumed session recorded, else the project's
+  default_chat.approval_mode, else read-only: read-only tools run and every write and command
+  is asked ("? Approve this tool call? [Y/n]"). With piped input, a question takes the next
+  input line only when --approve chose the mode; otherwise writes and commands are denied.
+  Commands run sandboxed as with penguin run (--no-sandbox to opt out).
+
 In the chat:
   Type a task and press Enter. Typing while a task runs steers it.
   /compact            compact the context now

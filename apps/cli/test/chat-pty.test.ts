@@ -107,7 +107,7 @@ describe("penguin chat in a terminal", () => {
 
   it("typing while a task runs steers it: the text reaches the model at the next turn, and a command waits for the end", { timeout: 30_000 }, async () => {
     world = await startWorld({ script: [call("call_tty004", "while [ ! -f go ]; do sleep 0.02; done; echo went"), { text: "steered" }] });
-    cli = spawnPty(["chat", "--workspace", world.workspace], world.env);
+    cli = spawnPty(["chat", "--approve", "allow-all", "--workspace", world.workspace], world.env);
     await cli.waitFor(PROMPT);
     cli.mark();
     cli.write("wait for go\r");

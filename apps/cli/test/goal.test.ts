@@ -21,7 +21,7 @@ const complete: ScriptStep = (r) => ({ toolCalls: [{ name: "write_file", argumen
 describe("run --goal", () => {
   it("exits 0 when the goal is completed in the second round", async () => {
     world = await startWorld({ script: [{ text: "planned" }, complete, { text: "done" }] });
-    const r = await runCli(["run", "--goal", "1m", "-m", "ship it", "--json"], { env: world.env, cwd: world.workspace });
+    const r = await runCli(["run", "--approve", "allow-all", "--goal", "1m", "-m", "ship it", "--json"], { env: world.env, cwd: world.workspace });
     expect(r.code).toBe(0);
     const finished = r.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l)).find((m) => m.payload?.type === "goal_finished");
     expect(finished.payload).toMatchObject({ outcome: "complete", rounds: 2 });
@@ -29,7 +29,7 @@ describe("run --goal", () => {
 
   it("exits 1 when the budget runs out", async () => {
     world = await startWorld({ script: [{ text: "a", usage: { input: 900, output: 100 } }, { text: "b", usage: { input: 900, output: 100 } }] });
-    const r = await runCli(["run", "--goal", "500", "-m", "big"], { env: world.env, cwd: world.workspace });
+    const r = await runCli(["run", "--approve", "allow-all", "--goal", "500", "-m", "big"], { env: world.env, cwd: world.workspace });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/goal ended: budget_limited/);
   });
@@ -46,9 +46,9 @@ describe("replay of a goal run", { timeout: 120_000 }, () => {
         { text: "b", usage: { input: 900, output: 100 } },
       ],
     });
-    const done = await runCli(["run", "--goal", "1m", "--approve", "allow-all", "-m", "ship it"], { env: world.env, cwd: world.workspace });
+    const done = await runCli(["run", "--approve", "allow-all", "--goal", "1m", "--approve", "allow-all", "-m", "ship it"], { env: world.env, cwd: world.workspace });
     expect(done.code).toBe(0);
-    const limited = await runCli(["run", "--goal", "500", "-m", "big"], { env: world.env, cwd: world.workspace });
+    const limited = await runCli(["run", "--approve", "allow-all", "--goal", "500", "-m", "big"], { env: world.env, cwd: world.workspace });
     expect(limited.code).toBe(1);
     for (const sid of [sessionIdFrom(done.stderr), sessionIdFrom(limited.stderr)]) {
       for (const tools of ["recorded", "rerun"]) {
@@ -64,12 +64,12 @@ describe("replay of a goal run", { timeout: 120_000 }, () => {
 describe("chat /goal", () => {
   it("runs a goal from the REPL and shows its rounds and outcome", async () => {
     world = await startWorld({ script: [{ text: "planned" }, complete, { text: "done" }] });
-    const r = await runCli(["chat", "--workspace", world.workspace], { env: { ...world.env, NO_COLOR: "1" }, input: "/goal:1m ship it\n/exit\n" });
+    const r = await runCli(["chat", "--approve", "allow-all", "--workspace", world.workspace], { env: { ...world.env, NO_COLOR: "1" }, input: "/goal:1m ship it\n/exit\n" });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/\[goal\] round 1 · used 0 tokens of 1000000 tokens/);
     expect(r.stdout).toMatch(/\[goal\] round 2/);
     expect(r.stdout).toMatch(/\[goal\] complete after 2 rounds · \d+ tokens/);
-    const bad = await runCli(["chat", "--workspace", world.workspace], { env: world.env, input: "/goal:lots x\n/goal\n/exit\n" });
+    const bad = await runCli(["chat", "--approve", "allow-all", "--workspace", world.workspace], { env: world.env, input: "/goal:lots x\n/goal\n/exit\n" });
     expect(bad.stdout).toMatch(/invalid goal budget "lots"/);
     expect(bad.stdout).toMatch(/usage: \/goal/);
   });

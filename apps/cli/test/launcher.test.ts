@@ -249,6 +249,9 @@ describe("the README's scripted-model recipe", { timeout: 120_000 }, () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("This answer comes from the scripted model");
     expect(r.stderr).toContain("exec_command <- $ ls -a");
+    // Run from a script, as the README says: no terminal to ask on, so the command is denied
+    // and stderr says how to allow it.
+    expect(r.stderr).toContain("penguin: denied exec_command (no terminal to ask): pass --approve allow-all");
   });
 });
 

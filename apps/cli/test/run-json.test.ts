@@ -31,7 +31,7 @@ describe("penguin run --json", { timeout: 60_000 }, () => {
     world = await startWorld({
       script: [{ toolCalls: [{ name: "exec_command", id: "call_json01", arguments: { cmd: "echo json-tool", description: "echo" } }] }, { text: "the answer" }],
     });
-    const r = await runCli(["run", "--json", "-m", "go", "--workspace", world.workspace], { env: world.env });
+    const r = await runCli(["run", "--json", "--approve", "allow-all", "-m", "go", "--workspace", world.workspace], { env: world.env });
     expect(r.code).toBe(0);
     const ms = envelopes(r.stdout);
     expect(ms[0]?.type).toBe("session_meta");

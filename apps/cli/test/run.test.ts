@@ -22,7 +22,7 @@ describe("penguin run", { timeout: 60_000 }, () => {
         { text: "The answer, after looking." },
       ],
     });
-    const r = await runCli(["run", "-m", "look, then answer", "--workspace", world.workspace], { env: world.env });
+    const r = await runCli(["run", "--approve", "allow-all", "-m", "look, then answer", "--workspace", world.workspace], { env: world.env });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("The answer, after looking.\n");
     expect(r.stderr).toContain("Let me look first.");
@@ -35,7 +35,7 @@ describe("penguin run", { timeout: 60_000 }, () => {
         { text: "All done: tool-says-hi." },
       ],
     });
-    const r = await runCli(["run", "-m", "say hi", "--workspace", world.workspace], { env: world.env });
+    const r = await runCli(["run", "--approve", "allow-all", "-m", "say hi", "--workspace", world.workspace], { env: world.env });
 
     expect(r.stderr).not.toContain("error");
     expect(r.code).toBe(0);
@@ -119,9 +119,9 @@ describe("penguin run", { timeout: 60_000 }, () => {
   it("collapses long tool outputs to the first and last 4 lines unless --verbose", async () => {
     const call = { name: "exec_command", id: "call_seq020", arguments: { cmd: "seq 1 20", description: "count" } };
     world = await startWorld({ script: [{ toolCalls: [call] }, { text: "a" }, { toolCalls: [call] }, { text: "b" }] });
-    const short = await runCli(["run", "-m", "count", "--workspace", world.workspace], { env: world.env });
+    const short = await runCli(["run", "--approve", "allow-all", "-m", "count", "--workspace", world.workspace], { env: world.env });
     expect(short.stderr).toMatch(/\[tool-020\] -> 1\n\s+2\n\s+3\n\s+4\n\s+… 13 more lines\n\s+18\n\s+19\n\s+20\n/);
-    const full = await runCli(["run", "-m", "count", "--verbose", "--workspace", world.workspace], { env: world.env });
+    const full = await runCli(["run", "--approve", "allow-all", "-m", "count", "--verbose", "--workspace", world.workspace], { env: world.env });
     expect(full.stderr).not.toContain("more lines");
     expect(full.stderr).toMatch(/\s+10\n\s+11\n/);
   });
@@ -131,7 +131,7 @@ describe("penguin run", { timeout: 60_000 }, () => {
       script: [{ thinking: "hm", toolCalls: [{ name: "exec_command", id: "call_col001", arguments: { cmd: "printf '\\033[31mred\\033[0m\\n'", description: "color" } }] }, { text: "plain" }],
     });
     const { NO_COLOR: _drop, ...env } = world.env;
-    const r = await runCli(["run", "-m", "x", "--workspace", world.workspace], { env: { ...env, TERM: "xterm-256color" } });
+    const r = await runCli(["run", "--approve", "allow-all", "-m", "x", "--workspace", world.workspace], { env: { ...env, TERM: "xterm-256color" } });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/\[tool-001\] -> red/);
     expect(r.stdout + r.stderr).not.toContain("\u001b");

@@ -1,12 +1,15 @@
-// `--sandbox` on `run` (and `chat`, which shares the option set): through the built CLI, a
+// The sandbox of `run` (and `chat`, which shares the option set): through the built CLI, a
 // scripted command that reads the project config by its absolute path, writes next to the
-// workspace and opens a socket to a server this test runs. With `--sandbox` all three fail
-// and the API key reaches neither the output nor the trace; without it the same run gets all
+// workspace and opens a socket to a server this test runs (all with `--approve allow-all`:
+// this file is about the sandbox, not approvals). With `--sandbox` all three fail and the API
+// key reaches neither the output nor the trace; with `--no-sandbox` the same run gets all
 // three (so the checks can fail); with `--sandbox --sandbox-network` only the socket opens.
-// `--sandbox-network` alone, and `--sandbox` where bwrap
+// With no sandbox flag at all commands are sandboxed where bwrap can run (the data root is
+// not there) and, where bwrap is missing from PATH, one stderr line says they run
+// unsandboxed and they do. `--sandbox-network --no-sandbox`, and `--sandbox` where bwrap
 // cannot run, are usage errors (exit 2) that say what to do. Where bwrap cannot run here,
-// the sandboxed case is skipped and its name says why.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+// the sandboxed cases are skipped and their names say why.
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -52,7 +55,7 @@ async function attempt(flags: string[]): Promise<{ code: number | null; all: str
     { toolCalls: cmds.map((cmd, i) => ({ name: "exec_command", id: `call_${i}`, arguments: { cmd, description: `attempt ${i}` } })) },
     { text: "tried" },
   );
-  const r = await runCli(["run", "--verbose", "-m", "try", "--workspace", world.workspace, ...flags], { env: world.env });
+  const r = await runCli(["run", "--verbose", "--approve", "allow-all", "-m", "try", "--workspace", world.workspace, ...flags], { env: world.env });
   const trace = JSON.stringify(traceMessages(world.root, sessionIdFrom(r.stderr)));
   const result = { code: r.code, all: r.stdout + r.stderr, trace, escaped: existsSync(escaped) ? readFileSync(escaped, "utf8") : "", connections: server.connections() };
   rmSync(escaped, { force: true });
@@ -77,19 +80,19 @@ describe("penguin run --sandbox", { timeout: 120_000 }, () => {
     expect(r.escaped).toBe("");
   });
 
-  it("without it, the same commands read the key, write outside and connect", async () => {
-    const r = await attempt([]);
+  it("with --no-sandbox, the same commands read the key, write outside and connect", async () => {
+    const r = await attempt(["--no-sandbox"]);
     expect(r.code, r.all).toBe(0);
     expect(r.trace).toContain(KEY);
     expect(r.escaped).toBe("out\n");
     expect(r.connections).toBe(1);
   });
 
-  it("--sandbox-network needs --sandbox", async () => {
+  it("--sandbox-network does not apply with --no-sandbox", async () => {
     world = await startWorld({ script: [{ text: "never" }] });
-    const r = await runCli(["run", "-m", "x", "--workspace", world.workspace, "--sandbox-network"], { env: world.env });
+    const r = await runCli(["run", "-m", "x", "--workspace", world.workspace, "--no-sandbox", "--sandbox-network"], { env: world.env });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("--sandbox-network only applies with --sandbox");
+    expect(r.stderr).toContain("--sandbox-network gives sandboxed commands the network; it does not apply with --no-sandbox");
     expect(world.kit.requests).toHaveLength(0);
   });
 
@@ -104,6 +107,54 @@ describe("penguin run --sandbox", { timeout: 120_000 }, () => {
       expect(world.kit.requests).toHaveLength(0);
     } finally {
       rmSync(emptyPath, { recursive: true, force: true });
+    }
+  });
+});
+
+/** A folder for PATH holding the few tools the commands below need, and no bwrap. */
+function pathWithoutBwrap(): string {
+  const dir = mkdtempSync(join(tmpdir(), "penguin-no-bwrap-"));
+  for (const tool of ["bash", "ls", "id", "cat"]) {
+    const found = ["/usr/bin", "/bin"].map((d) => join(d, tool)).find((p) => existsSync(p));
+    if (found !== undefined) symlinkSync(found, join(dir, tool));
+  }
+  return dir;
+}
+
+/** `ls` of the project folder in the data root by its absolute path (where the API key lives), run by `penguin run` with the given flags; the tool output as the model got it. */
+async function listDataRoot(flags: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stderr: string; output: string }> {
+  world = await startWorld();
+  world.kit.enqueue({ toolCalls: [{ name: "exec_command", id: "call_ls0001", arguments: { cmd: `echo listing; ls -a ${join(world.root, "default_project")}`, description: "list" } }] }, { text: "listed" });
+  const r = await runCli(["run", "--approve", "allow-all", "-m", "look", "--workspace", world.workspace, ...flags], { env: { ...world.env, ...env } });
+  const output = (world.kit.requests[1]?.messages ?? []).filter((m) => m.kind === "tool_result").map((m) => m.text ?? "").join("\n");
+  return { code: r.code, stderr: r.stderr, output };
+}
+
+describe("penguin run: the sandbox by default", { timeout: 120_000 }, () => {
+  it.skipIf(!availability.available)(`with no sandbox flag, a command cannot see the data root; --no-sandbox can${skipReason}`, async () => {
+    const byDefault = await listDataRoot([]);
+    expect(byDefault.code, byDefault.stderr).toBe(0);
+    expect(byDefault.output).toContain("listing");
+    expect(byDefault.output).not.toContain(".project_config.toml");
+    expect(byDefault.stderr).not.toContain("unsandboxed");
+    await world?.cleanup();
+    world = undefined;
+    const opted = await listDataRoot(["--no-sandbox"]);
+    expect(opted.code, opted.stderr).toBe(0);
+    expect(opted.output).toContain(".project_config.toml");
+    expect(opted.stderr).not.toContain("unsandboxed");
+  });
+
+  it("where bwrap is not on PATH, one line says commands run unsandboxed, and they run", async () => {
+    const bin = pathWithoutBwrap();
+    try {
+      const r = await listDataRoot([], { PATH: bin });
+      expect(r.code, r.stderr).toBe(0);
+      const notes = r.stderr.split("\n").filter((l) => l.includes("unsandboxed"));
+      expect(notes).toEqual(["penguin: commands run unsandboxed: bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap) (install bubblewrap to sandbox them; --no-sandbox turns the sandbox off and this line with it)"]);
+      expect(r.output).toContain(".project_config.toml");
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
     }
   });
 });

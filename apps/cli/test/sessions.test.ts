@@ -25,7 +25,7 @@ describe("penguin sessions / trace show", { timeout: 60_000 }, () => {
       ],
     });
     const env = world.env;
-    const done = await runCli(["run", "-m", "the first task, with a rather long prompt that will be cut short in the list", "--workspace", world.workspace], { env });
+    const done = await runCli(["run", "--approve", "allow-all", "-m", "the first task, with a rather long prompt that will be cut short in the list", "--workspace", world.workspace], { env });
     expect(done.code).toBe(0);
     const doneId = sessionIdFrom(done.stderr);
     const failed = await runCli(["run", "-m", "this one fails", "--workspace", world.workspace], { env });

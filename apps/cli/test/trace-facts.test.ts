@@ -31,7 +31,7 @@ describe("session facts from the CLI", { timeout: 60_000 }, () => {
         { text: "second done" },
       ],
     });
-    const first = await runCli(["run", "-m", "go", "--workspace", world.workspace], { env: world.env });
+    const first = await runCli(["run", "--approve", "allow-all", "-m", "go", "--workspace", world.workspace], { env: world.env });
     expect(first.code).toBe(0);
     const sid = sessionIdFrom(first.stderr);
     const types = eventTypes(traceMessages(world.root, sid));

@@ -40,7 +40,7 @@ describe("penguin usage / projections", { timeout: 90_000 }, () => {
       ],
     });
     const env = world.env;
-    const first = await runCli(["run", "-m", "first", "--workspace", world.workspace], { env });
+    const first = await runCli(["run", "--approve", "allow-all", "-m", "first", "--workspace", world.workspace], { env });
     expect(first.code).toBe(0);
     const second = await runCli(["run", "-m", "second", "--workspace", world.workspace], { env });
     expect(second.code).toBe(0);

@@ -2,6 +2,7 @@
  * The chat's approval question, as the `ask` of core's approval modes:
  *
  *   [tool-XYZ] name <- $ cmd
+ *     (what it writes or runs, when the line above does not say: approval-detail.ts)
  *   ? Approve this tool call? [Y/n]
  *
  * The answer is the next line the user gives (line-source.ts): Enter or y approves and
@@ -10,6 +11,7 @@
  * With piped input the answer line is echoed, since no terminal shows it.
  */
 import type { ApproveFn } from "@penguin/core";
+import { approvalDetail } from "../render/approval-detail.js";
 import type { HumanRenderer } from "../render/human-renderer.js";
 import type { Output } from "../render/output.js";
 import type { WaitIndicator } from "../render/spinner.js";
@@ -36,6 +38,8 @@ export function chatApproval(d: ChatApprovalDeps): ApproveFn {
     d.waiting.stop();
     d.renderer.toolCall(call);
     d.asked.add(call.tool_call_id);
+    const detail = approvalDetail(call.name, call.arguments);
+    if (detail !== undefined) d.out.line(c.dim(detail));
     const cancel = new AbortController();
     const onAbort = (): void => cancel.abort();
     ctx.signal?.addEventListener("abort", onAbort, { once: true });

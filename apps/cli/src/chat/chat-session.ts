@@ -18,7 +18,7 @@
 import { printRecap } from "./recap.js";
 import { existsSync } from "node:fs";
 import type { Interface } from "node:readline";
-import type { Agent, Session } from "@penguin/core";
+import type { Agent, ApproveFn, Session } from "@penguin/core";
 import type { OmniMessage } from "@penguin/omnimessage";
 import { describeError } from "../cli-error.js";
 import { HumanRenderer } from "../render/human-renderer.js";
@@ -44,6 +44,8 @@ export interface ChatOptions {
   verbose: boolean;
   /** stdin is a terminal: prompts are shown and typing during a task steers it. */
   interactive: boolean;
+  /** Answers a call the mode would ask about instead of asking (a piped chat without `--approve`). */
+  unasked?: ApproveFn;
   out: Output;
   markdown: RenderMarkdown | undefined;
   rl: Interface;
@@ -132,7 +134,8 @@ export class Chat {
     const c = out.colors;
     const s = this.#session;
     out.line(`${c.bold("penguin chat")} · ${s.provider}/${s.modelId} · ${s.workspace}`);
-    out.line(c.dim(`session ${s.id}${s.resumed ? " (resumed)" : ""} · approvals ${mode} · /help for commands · Ctrl-C twice to exit`));
+    const unasked = this.#o.unasked === undefined || mode === "allow-all" || mode === "deny-all" ? "" : " (no terminal: writes and commands denied)";
+    out.line(c.dim(`session ${s.id}${s.resumed ? " (resumed)" : ""} · approvals ${mode}${unasked} · /help for commands · Ctrl-C twice to exit`));
     if (s.resumed) printRecap(out, s.paths, s.id);
   }
 
@@ -156,7 +159,7 @@ export class Chat {
     const asked = new Set<string>();
     const waiting = createWaitIndicator();
     const renderer = new HumanRenderer({ text: out, side: out, verbose: () => this.#verbose, markdown: this.#o.markdown, waiting, asked });
-    const ask = chatApproval({
+    const ask = this.#o.unasked ?? chatApproval({
       out,
       interactive: this.#o.interactive,
       lines: this.#lines,

@@ -10,7 +10,10 @@
  *   agent regression test in CI.
  * - `demo` replays the shipped demo session with its tools re-run in a temporary workspace,
  *   at a readable pace (`--fast` for none). It needs no model, no key and no network, writes
- *   a real trace into the data root, and ends with what to try next.
+ *   a real trace into the data root, and ends with what to try next. Its tools run as the
+ *   recording decided (every call there was allowed) in that throwaway workspace, with commands
+ *   in the bubblewrap sandbox where bwrap can run (else one line says they run unsandboxed).
+ *   (`replay` runs a recording's commands unsandboxed, as before: it has no sandbox flags yet.)
  */
 import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -107,7 +110,7 @@ export function demoFolder(): string {
 }
 
 export async function demoCommand(flags: DemoFlags): Promise<ExitCode> {
-  const agent = await openAgent(flags);
+  const agent = await openAgent(flags, { sandboxByDefault: true });
   const out = Output.of(process.stdout);
   const c = out.colors;
   out.line(c.dim("PenguinHarness demo: a recorded session replayed through the real engine; the tools run for real in a temporary workspace. No model, no key, no network."));

@@ -13,6 +13,13 @@
  *   and so does the text of a request that went on to call tools (narration, not the answer).
  * - `--goal [budget]` runs the prompt as a goal (rounds until the agent marks GOAL.yaml
  *   complete or blocked, or the token budget runs out); it exits 0 only when complete.
+ * - approvals: `--approve MODE`, else `read-only`: read-only tools run, every write and command
+ *   is asked on the terminal (stdin and stderr TTYs; the question goes to stderr, so the
+ *   answer can still be redirected) or, with no terminal to ask on, denied, the first denial
+ *   saying on stderr how to allow them (no-terminal-denial.ts). The project's
+ *   `default_chat.approval_mode` is the chat's default and does not apply here: a script's
+ *   run says what it allows on its own command line. A resumed session gets the same mode.
+ * - commands run in the bubblewrap sandbox unless `--no-sandbox` (sandbox-default.ts).
  * - Ctrl-C (SIGINT) aborts the task: the engine records `abort` in the trace and the run
  *   exits 130; a second Ctrl-C exits at once.
  *
@@ -34,7 +41,11 @@ import { approvalFor, parseApprovalMode } from "../session/approvals.js";
 import { endpointBaseUrl, openAgent, openSession, type SessionFlags } from "../session/open-session.js";
 import { exitCodeOf, OutcomeTracker } from "../session/outcome.js";
 import { describeOutcome } from "../session/outcome-message.js";
+import { denyWithoutTerminal } from "../session/no-terminal-denial.js";
 import { terminalApproval } from "../session/terminal-approval.js";
+
+/** Without `--approve`: read-only tools run, anything else is asked (denied with no terminal). */
+const DEFAULT_RUN_APPROVAL = "read-only";
 
 export interface RunFlags extends SessionFlags {
   message: string;
@@ -48,11 +59,11 @@ export interface RunFlags extends SessionFlags {
 
 export async function runCommand(flags: RunFlags): Promise<ExitCode> {
   if (flags.partials === true && flags.json !== true) throw new UsageError("--partials adds streaming fragments to the --json output; use it together with --json");
-  const mode = parseApprovalMode(flags.approve ?? "allow-all");
+  const mode = parseApprovalMode(flags.approve ?? DEFAULT_RUN_APPROVAL);
   const prompt = flags.message === "-" ? await readAllStdin() : flags.message;
   if (prompt.trim() === "") throw new UsageError("the prompt is empty: give the task with -m TEXT, or -m - to read it from stdin");
 
-  const agent = await openAgent(flags);
+  const agent = await openAgent(flags, { sandboxByDefault: true });
   const session = await openSession(agent, flags, mode);
   const err = Output.of(process.stderr);
   err.line(err.colors.dim(`session ${session.id} · ${session.provider}/${session.modelId} · ${session.workspace}`));
@@ -100,7 +111,7 @@ export async function runCommand(flags: RunFlags): Promise<ExitCode> {
     const { tag, name, summary } = toolCallLine(call.name, call.arguments, call.tool_call_id);
     err.line(`${err.colors.cyan(tag)} ${name} <- ${summary}`);
   };
-  const ask = onTerminal ? terminalApproval({ err, showCall, asked }) : undefined;
+  const ask = onTerminal ? terminalApproval({ err, showCall, asked }) : denyWithoutTerminal((line) => err.line(err.colors.yellow(line)));
   const approve = approvalFor(mode, session, ask);
 
   if (json !== undefined) {

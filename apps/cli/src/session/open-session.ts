@@ -12,21 +12,24 @@
  *
  * PENGUIN_RETRY_DELAY_SCALE becomes the agent's injected reconnect sleep (retry-sleep.ts).
  *
- * `--sandbox` is an agent option, so every session the command opens (a resume, the chat's
- * `/clear` and `/model`) runs its commands in bwrap; where bwrap cannot run, core refuses
- * with `sandbox_unavailable` (exit 2) instead of running the commands unsandboxed.
+ * The sandbox is an agent option, so every session the command opens (a resume, the chat's
+ * `/clear` and `/model`) runs its commands the same way. It is on by default where bwrap can
+ * run (sandbox-default.ts: `--no-sandbox` turns it off; where bwrap cannot run one line says
+ * so and commands run unsandboxed); with an explicit `--sandbox` core refuses with
+ * `sandbox_unavailable` (exit 2) instead of running the commands unsandboxed.
  */
 import type { Agent, Session } from "@penguin/core";
 import type { ThinkingLevel } from "@penguin/models";
 import { THINKING_LEVELS } from "@penguin/models";
 import { UsageError } from "../cli-error.js";
 import { retrySleepFromEnv } from "../io/retry-sleep.js";
+import { chooseSandbox } from "./sandbox-default.js";
 
 export interface AgentFlags {
   root?: string;
   projectId?: string;
   agentId?: string;
-  /** `run` and `chat`: commands in a bubblewrap sandbox, with or without the network. */
+  /** Commands in a bubblewrap sandbox: true `--sandbox`, false `--no-sandbox`, undefined where bwrap can run. */
   sandbox?: boolean;
   sandboxNetwork?: boolean;
 }
@@ -40,13 +43,17 @@ export interface SessionFlags extends AgentFlags {
   resume?: string | true;
 }
 
-export async function openAgent(flags: AgentFlags): Promise<Agent> {
-  const { createAgent } = await import("@penguin/core");
+/**
+ * `sandboxByDefault`: the command runs the model's commands (`run`, `chat`, `demo`), so without
+ * `--sandbox`/`--no-sandbox` they are sandboxed where bwrap can run. The others (inspect, fork,
+ * replay) sandbox only when asked and never probe bwrap.
+ */
+export async function openAgent(flags: AgentFlags, options: { sandboxByDefault?: boolean } = {}): Promise<Agent> {
+  const { createAgent, probeSandbox } = await import("@penguin/core");
   const sleep = retrySleepFromEnv();
-  if (flags.sandboxNetwork === true && flags.sandbox !== true) {
-    throw new UsageError("--sandbox-network only applies with --sandbox: add --sandbox, or drop --sandbox-network (without the sandbox commands have the network anyway)");
-  }
-  const sandbox = flags.sandbox === true ? { sandbox: { enabled: true, network: flags.sandboxNetwork === true } } : {};
+  const sandboxFlags = options.sandboxByDefault === true ? flags : { ...flags, sandbox: flags.sandbox ?? false };
+  const chosen = chooseSandbox(sandboxFlags, { probe: () => probeSandbox(), warn: (line) => process.stderr.write(`${line}\n`) });
+  const sandbox = chosen === undefined ? {} : { sandbox: chosen };
   return createAgent({ root: flags.root, projectId: flags.projectId, agentId: flags.agentId, sleep, ...sandbox });
 }
 

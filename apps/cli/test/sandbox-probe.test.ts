@@ -1,0 +1,51 @@
+// The sandbox's availability probe costs a bwrap start, so only commands that run a model pay
+// it. A `bwrap` on PATH that records each start (and fails, as a bwrap without user namespaces
+// would) shows that `--help`, `run --help`, `chat --help`, `sessions` and `usage` never start
+// it, while `run` (no tool call at all) does, once, and then says in one line that commands
+// run unsandboxed, quoting the probe's reason.
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt } from "./helpers/build.js";
+import { runCli } from "./helpers/run-cli.js";
+import { startWorld, type World } from "./helpers/world.js";
+
+let world: World | undefined;
+let bin: string | undefined;
+beforeAll(ensureBuilt, 300_000);
+afterEach(async () => {
+  await world?.cleanup();
+  world = undefined;
+  if (bin !== undefined) rmSync(bin, { recursive: true, force: true });
+  bin = undefined;
+});
+
+/** A PATH whose first folder holds a `bwrap` that logs its start and fails like a bwrap without user namespaces. */
+function recordingBwrap(): { path: string; starts: () => number } {
+  bin = mkdtempSync(join(tmpdir(), "penguin-bwrap-log-"));
+  const log = join(bin, "starts.log");
+  writeFileSync(join(bin, "bwrap"), `#!/bin/sh\necho started >> "${log}"\necho "bwrap: No permissions to creating new namespace" >&2\nexit 1\n`);
+  chmodSync(join(bin, "bwrap"), 0o755);
+  return { path: `${bin}${delimiter}${process.env["PATH"] ?? ""}`, starts: () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((l) => l !== "").length : 0) };
+}
+
+describe("the sandbox probe is lazy", { timeout: 60_000 }, () => {
+  it("help and commands that run no model never start bwrap; run starts it once and says commands run unsandboxed", async () => {
+    world = await startWorld({ script: [{ text: "no tools needed" }] });
+    const bwrap = recordingBwrap();
+    const env = { ...world.env, PATH: bwrap.path };
+    for (const args of [["--help"], ["run", "--help"], ["chat", "--help"], ["sessions"], ["usage"]]) {
+      const r = await runCli(args, { env, cwd: world.workspace });
+      expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(0);
+      expect(bwrap.starts(), args.join(" ")).toBe(0);
+    }
+    const run = await runCli(["run", "-m", "hi", "--workspace", world.workspace], { env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe("no tools needed\n");
+    expect(bwrap.starts()).toBeGreaterThanOrEqual(1);
+    const notes = run.stderr.split("\n").filter((l) => l.includes("unsandboxed"));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(/^penguin: commands run unsandboxed: bwrap cannot create a sandbox here \(bwrap: No permissions to creating new namespace\)/);
+  });
+});
