@@ -21,6 +21,7 @@ import type { ThinkingLevel } from "@penguin/models";
 import { THINKING_LEVELS } from "@penguin/models";
 import { UsageError } from "../cli-error.js";
 import { retrySleepFromEnv } from "../io/retry-sleep.js";
+import { ensureWritableRoot } from "./data-root.js";
 
 export interface AgentFlags {
   root?: string;
@@ -41,7 +42,8 @@ export interface SessionFlags extends AgentFlags {
 }
 
 export async function openAgent(flags: AgentFlags): Promise<Agent> {
-  const { createAgent } = await import("@penguin/core");
+  const { createAgent, resolveRoot } = await import("@penguin/core");
+  ensureWritableRoot(resolveRoot(flags.root));
   const sleep = retrySleepFromEnv();
   if (flags.sandboxNetwork === true && flags.sandbox !== true) {
     throw new UsageError("--sandbox-network only applies with --sandbox: add --sandbox, or drop --sandbox-network (without the sandbox commands have the network anyway)");
