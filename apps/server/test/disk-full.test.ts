@@ -80,6 +80,26 @@ describe(`the server on a full disk${suffix}`, { timeout: 60_000 }, () => {
     expect(traceFiles(traces)).toEqual([]);
   });
 
+  it.skipIf(cannotMount !== undefined)("a trace import answers 507 naming the file and leaves neither the file nor its temporary workspace", async () => {
+    h = await startHarness();
+    const traces = mountTraces(h);
+    fill(traces);
+    const c = await h.admin();
+    const sid = "session-2026-07-01-10-00-00-0d15cf00";
+    const meta = { type: "session_meta", timestamp: "2026-07-01T10:00:00.000Z", payload: { session_id: sid, provider: "testkit", model_id: "scripted-model", model_context_window: 1000, system_prompt: "sp", agent_state: "/x", workspace: "/etc" } };
+    const jsonl = [JSON.stringify(meta), ...Array.from({ length: 200 }, (_, i) => JSON.stringify({ type: "model_msg", timestamp: "2026-07-01T10:00:00.000Z", payload: { type: "text", role: "user", text: `line ${i} ${"q".repeat(1000)}` } }))].join("\n");
+    const workspaces = agentPaths(h.root, "default_project", "default_agent").workspacesDir;
+    mkdirSync(workspaces, { recursive: true });
+    const before = readdirSync(workspaces).length;
+    const res = await c.post("/api/projects/default_project/agents/default_agent/traces/import", { dataBase64: Buffer.from(jsonl).toString("base64") });
+    expect(res.status).toBe(507);
+    expect(res.body.error.message).toContain("no space left");
+    expect(res.body.error.message).toContain(sid);
+    expect(traceFiles(traces)).toEqual([]);
+    expect(readdirSync(workspaces).length).toBe(before);
+    expect(h.server.context.stores.sessions.get(sid)).toBeUndefined();
+  });
+
   it.skipIf(cannotMount !== undefined)("a task whose records no longer fit ends with that message, and the records before stay whole", async () => {
     h = await startHarness();
     const traces = mountTraces(h);
