@@ -1,6 +1,7 @@
 // The errors a user will hit, each as one clear `error: …` line on stderr with its exit
 // code: configuration and usage problems exit 2, an unreachable endpoint exits 1 after the
 // engine's retries (instant here through PENGUIN_RETRY_DELAY_SCALE=0).
+import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "./helpers/build.js";
@@ -9,6 +10,17 @@ import { closedPort } from "./helpers/ports.js";
 import { startWorld, type World } from "./helpers/world.js";
 
 let world: World | undefined;
+
+/** Empty when a read-only bind mount can be made here (as root); else why the case is skipped. */
+const readOnlySkip = (() => {
+  if (process.getuid?.() !== 0) return " (skipped: a read-only bind mount needs root)";
+  try {
+    execFileSync("mount", ["--version"], { stdio: "pipe" });
+    return "";
+  } catch {
+    return " (skipped: no mount command here)";
+  }
+})();
 beforeAll(ensureBuilt, 300_000);
 afterEach(async () => {
   await world?.cleanup();
@@ -108,5 +120,22 @@ describe("errors a user will hit", { timeout: 60_000 }, () => {
     const line = oneErrorLine(r.stderr);
     expect(line).toContain(world.configFile);
     expect(line).toContain("model_id");
+  });
+
+  it(`a read-only data root: exit 1 with one line saying read-only and naming it, no model request${readOnlySkip}`, async ({ skip }) => {
+    if (readOnlySkip !== "") skip();
+    world = await startWorld();
+    execFileSync("mount", ["--bind", world.root, world.root]);
+    try {
+      execFileSync("mount", ["-o", "remount,bind,ro", world.root]);
+      const r = await runCli(["run", "-m", "hi", "--workspace", world.workspace], { env: world.env });
+      expect(r.code).toBe(1);
+      const line = oneErrorLine(r.stderr);
+      expect(line).toContain(`the data root ${world.root} is on a read-only file system`);
+      expect(line).not.toContain("internal error");
+      expect(world.kit.requests).toHaveLength(0);
+    } finally {
+      execFileSync("umount", ["-l", world.root]);
+    }
   });
 });

@@ -19,7 +19,7 @@
  * and `/api/me` carries `sandbox: {available: false}` for the web app's notice.
  */
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Effect } from "effect";
 import express, { type Express, type NextFunction, type Request as ExpressRequest, type Response as ExpressResponse } from "express";
@@ -32,6 +32,7 @@ import { LoginService, type LoginLimits } from "./auth/login-service.js";
 import { writeGuard } from "./auth/write-guard.js";
 import type { Stores } from "./db/stores.js";
 import { factsDatabaseFile } from "./db/facts-file.js";
+import { ensureDataRootWritable } from "./process/data-root-check.js";
 import { ApiError } from "./http/api-error.js";
 import { attachContext, contextOf, sendResponse } from "./http/express-adapter.js";
 import { errorResponse } from "./http/error-response.js";
@@ -110,7 +111,7 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
   const root = resolveRoot(options.root, env);
   const now = options.now ?? Date.now;
   const report = options.report ?? (() => undefined);
-  mkdirSync(root, { recursive: true });
+  ensureDataRootWritable(root);
 
   const ids = new EventIds(`${now().toString(36)}${randomBytes(3).toString("hex")}`);
   const ticker = options.ticker ?? realTicker;

@@ -9,13 +9,13 @@
  * then close every remaining connection (an SSE client never closes on its own, and
  * `server.close()` would wait for it forever), close the database, release the lock.
  */
-import { mkdirSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolveRoot, type SleepFn } from "@penguin/core";
 import { createServerApp, type ServerAppOptions } from "./app.js";
 import { initialPasswordPath } from "./auth/initial-password.js";
 import { startupNotice } from "./process/notice.js";
+import { ensureDataRootWritable } from "./process/data-root-check.js";
 import { acquireServerLock, serverUrl } from "./process/server-lock.js";
 
 export const DEFAULT_PORT = 7364;
@@ -52,7 +52,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const env = options.env ?? process.env;
   const root = resolveRoot(options.root, env);
   const host = options.host ?? DEFAULT_HOST;
-  mkdirSync(root, { recursive: true });
+  ensureDataRootWritable(root);
   const lock = await acquireServerLock(root, host, options.now === undefined ? {} : { now: options.now });
   let server: Server | undefined;
   let closeApp: (() => Promise<void>) | undefined;

@@ -2,15 +2,20 @@
 // session cookie (flags, sha256 at rest, sliding expiry, logout), the login rate limits,
 // the write guard (415, 403) and 401 for anonymous API calls.
 import { readFileSync, statSync, existsSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { PASSWORD_ALPHABET } from "../src/auth/initial-password.js";
 import { hashPassword, verifyPassword } from "../src/auth/password.js";
 import { hashToken } from "../src/auth/tokens.js";
+import type { ApiClient } from "./helpers/client.js";
 import { startHarness, type Harness } from "./helpers/harness.js";
+import { listenOnLoopback } from "./helpers/socket.js";
 
 let h: Harness | undefined;
+const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
+  for (const close of cleanups.splice(0)) await close();
   await h?.cleanup();
   h = undefined;
 });
@@ -114,61 +119,112 @@ describe("the session cookie", () => {
 });
 
 describe("login rate limits", () => {
-  it("answers 429 with Retry-After per user, and lets the user in again after the window", async () => {
-    h = await startHarness({ app: { loginLimits: { perIp: { limit: 100, windowMs: 60_000 }, perUser: { limit: 3, windowMs: 60_000 } } } });
+  // Ported for issue 27: the per-user window (10 failures locked the account for 15 min, from
+  // anywhere) let anyone lock any account. Now each (address, user) pair gets 5 free attempts,
+  // then waits 1 s, doubling to 15 min; other addresses are not slowed down.
+  const login = (c: ApiClient, userId: string, password: string) => c.post("/api/auth/login", { userId, password });
+
+  it("after 5 failures an address waits 1 s for that user, then 2 s, doubling up to 15 min; Retry-After says how long", async () => {
+    h = await startHarness();
     const c = h.client();
-    for (let i = 0; i < 3; i++) expect((await c.post("/api/auth/login", { userId: "admin", password: "wrong" })).status).toBe(401);
-    const limited = await c.post("/api/auth/login", { userId: "admin", password: h.adminPassword });
-    expect(limited.status).toBe(429);
-    expect(limited.body.error.code).toBe("rate_limited");
-    expect(Number(limited.headers.get("retry-after"))).toBe(60);
-    h.clock.advance(30_000);
-    expect(Number((await c.post("/api/auth/login", { userId: "admin", password: "x" })).headers.get("retry-after"))).toBe(30);
-    h.clock.advance(30_001);
-    expect((await c.post("/api/auth/login", { userId: "admin", password: h.adminPassword })).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await login(c, "admin", "wrong")).status).toBe(401);
+    const waits: number[] = [];
+    for (let i = 0; i < 14; i++) {
+      const limited = await login(c, "admin", h.adminPassword);
+      expect(limited.status).toBe(429);
+      expect(limited.body.error.code).toBe("rate_limited");
+      const wait = Number(limited.headers.get("retry-after"));
+      waits.push(wait);
+      h.clock.advance(wait * 1000 - 1);
+      expect((await login(c, "admin", "wrong")).status, "one millisecond early").toBe(429);
+      h.clock.advance(1);
+      expect((await login(c, "admin", "wrong")).status).toBe(401);
+    }
+    expect(waits).toEqual([1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 900, 900, 900, 900]);
+    h.clock.advance(900_000);
+    expect((await login(c, "admin", h.adminPassword)).status).toBe(200);
+    // The success reset the pair: 5 free attempts again.
+    for (let i = 0; i < 5; i++) expect((await login(c, "admin", "wrong")).status).toBe(401);
+    expect((await login(c, "admin", "wrong")).status).toBe(429);
   });
 
-  it("answers 429 per client address and user id, without locking out the other users behind that address", async () => {
-    // Was "429 per client address across user ids": issue 15 turns that lockout of everyone
-    // behind one address into a limit per address and account.
-    h = await startHarness({ app: { loginLimits: { perIp: { limit: 2, windowMs: 60_000 }, perUser: { limit: 100, windowMs: 60_000 } } } });
+  it("slows down only the address that fails: another address logs in as that user at once", async () => {
+    h = await startHarness();
+    const [attacker, owner] = await Promise.all([clientFrom(h, "127.0.0.2"), clientFrom(h, "127.0.0.3")]);
+    cleanups.push(attacker.close, owner.close);
+    for (let i = 0; i < 5; i++) expect((await attacker.login("admin", "wrong")).status).toBe(401);
+    for (let i = 0; i < 20; i++) {
+      const limited = await attacker.login("admin", "wrong");
+      expect(limited.status).toBe(429);
+      h.clock.advance(Number(limited.retryAfter) * 1000);
+      expect((await attacker.login("admin", "wrong")).status).toBe(401);
+    }
+    expect((await attacker.login("admin", h.adminPassword)).status).toBe(429);
+    expect((await owner.login("admin", h.adminPassword)).status).toBe(200);
+    expect((await attacker.login("admin", h.adminPassword)).status).toBe(429);
+  });
+
+  it("counts per client address and user id, without slowing down the other users behind that address", async () => {
+    h = await startHarness();
     const c = h.client();
-    for (const userId of ["alice", "bob", "carol", "dave"]) expect((await c.post("/api/auth/login", { userId, password: "x" })).status).toBe(401);
-    expect((await c.post("/api/auth/login", { userId: "alice", password: "x" })).status).toBe(401);
-    const limited = await c.post("/api/auth/login", { userId: "alice", password: "x" });
+    for (const userId of ["alice", "bob", "carol", "dave"]) for (let i = 0; i < 5; i++) expect((await login(c, userId, "x")).status).toBe(401);
+    const limited = await login(c, "alice", "x");
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe("rate_limited");
-    expect((await c.post("/api/auth/login", { userId: "admin", password: h.adminPassword })).status).toBe(200);
+    expect(limited.body.error.message).toContain("alice");
+    expect((await login(c, "admin", h.adminPassword)).status).toBe(200);
   });
 
   it("does not let 20 failures from one address lock out the admin with the right password", async () => {
     h = await startHarness();
     const c = h.client();
-    for (let i = 0; i < 20; i++) expect((await c.post("/api/auth/login", { userId: `user${i}`, password: "wrong" })).status).toBe(401);
-    expect((await c.post("/api/auth/login", { userId: "admin", password: h.adminPassword })).status).toBe(200);
+    for (let i = 0; i < 20; i++) expect((await login(c, `user${i}`, "wrong")).status).toBe(401);
+    expect((await login(c, "admin", h.adminPassword)).status).toBe(200);
   });
 
-  it("cannot be raced: of 40 concurrent wrong logins for one user, only the 10 the limit allows are checked", async () => {
+  it("cannot be raced: of 40 concurrent wrong logins for one user from one address, only the 5 free ones are checked", async () => {
     h = await startHarness();
-    const answers = await Promise.all(Array.from({ length: 40 }, () => h!.client().post("/api/auth/login", { userId: "admin", password: "wrong-guess" })));
+    const answers = await Promise.all(Array.from({ length: 40 }, () => login(h!.client(), "admin", "wrong-guess")));
     const statuses = answers.map((a) => a.status);
-    expect(statuses.filter((s) => s === 401)).toHaveLength(10);
-    expect(statuses.filter((s) => s === 429)).toHaveLength(30);
-    expect((await h.client().post("/api/auth/login", { userId: "admin", password: h.adminPassword })).status).toBe(429);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(35);
+    expect((await login(h.client(), "admin", h.adminPassword)).status).toBe(429);
   });
 
   it("rate limits the old-password check of a password change", async () => {
-    h = await startHarness({ app: { loginLimits: { perIp: { limit: 100, windowMs: 60_000 }, perUser: { limit: 3, windowMs: 60_000 } } } });
+    h = await startHarness();
     const c = h.client();
     await c.login("admin", h.adminPassword);
-    for (let i = 0; i < 3; i++) expect((await c.put("/api/me/password", { oldPassword: `guess-${i}`, newPassword: "a-better-password" })).status).toBe(403);
+    for (let i = 0; i < 5; i++) expect((await c.put("/api/me/password", { oldPassword: `guess-${i}`, newPassword: "a-better-password" })).status).toBe(403);
     const limited = await c.put("/api/me/password", { oldPassword: h.adminPassword, newPassword: "a-better-password" });
     expect(limited.status).toBe(429);
-    expect(Number(limited.headers.get("retry-after"))).toBe(60);
-    h.clock.advance(60_001);
+    expect(Number(limited.headers.get("retry-after"))).toBe(1);
+    h.clock.advance(1000);
     expect((await c.put("/api/me/password", { oldPassword: h.adminPassword, newPassword: "a-better-password" })).status).toBe(204);
   });
 });
+
+/** Logins sent from a chosen loopback address (127.0.0.0/8 is all local), to the harness's app on a second listener. */
+async function clientFrom(harness: Harness, localAddress: string): Promise<{ login(userId: string, password: string): Promise<{ status: number; retryAfter: string | undefined }>; close: () => Promise<void> }> {
+  const listening = await listenOnLoopback(harness.server.app);
+  return {
+    close: () => listening.close(),
+    login: (userId, password) =>
+      new Promise((resolve, reject) => {
+        const body = JSON.stringify({ userId, password });
+        const req = httpRequest(
+          { host: "127.0.0.1", port: listening.port, localAddress, method: "POST", path: "/api/auth/login", headers: { host: "localhost", "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) } },
+          (res) => {
+            res.resume();
+            const retry = res.headers["retry-after"];
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, retryAfter: Array.isArray(retry) ? retry[0] : retry }));
+          },
+        );
+        req.on("error", reject);
+        req.end(body);
+      }),
+  };
+}
 
 describe("the write guard", () => {
   it("refuses a write without content-type application/json (415)", async () => {

@@ -64,11 +64,43 @@ describe("agent configuration", () => {
     expect((await c.get(`${A}/schedules/nightly`)).body.text).toBe(def);
     const listed = await c.get(`${A}/schedules`);
     expect(listed.body).toMatchObject({ running: true, schedules: [{ name: "nightly", enabled: true, period: "24h", valid: true, invalidReason: null, lastFiredAt: null, nextAt: Date.UTC(2026, 6, 19, 2) }] });
-    await c.put(`${A}/schedules/nightly`, { text: "enabled = false\n" });
-    expect(readFileSync(join(agentPaths(h.root, "default_project", "default_agent").scheduleDir, "nightly.toml"), "utf8")).toBe("enabled = false\n");
+    // A replacement must itself be a valid schedule (the route checks it before writing).
+    const paused = def.replace("enabled = true", "enabled = false");
+    expect((await c.put(`${A}/schedules/nightly`, { text: paused })).status).toBe(200);
+    expect(readFileSync(join(agentPaths(h.root, "default_project", "default_agent").scheduleDir, "nightly.toml"), "utf8")).toBe(paused);
     expect((await c.del(`${A}/schedules/nightly`)).status).toBe(204);
     expect((await c.get(`${A}/schedules/nightly`)).status).toBe(404);
     expect((await c.post(`${A}/schedules`, { name: "../escape", text: "" })).body.error.field).toBe("name");
+  });
+
+  it("checks a schedule as TOML and as a schedule before writing it: a bad one is a 400 naming the line or field, the file unchanged", async () => {
+    h = await startHarness();
+    const c = await h.admin();
+    const file = join(agentPaths(h.root, "default_project", "default_agent").scheduleDir, "nightly.toml");
+    const def = 'enabled = true\nperiod = "24h"\nprompt = "tidy up"\nstart_at = 2026-07-19T02:00:00Z\n';
+    expect((await c.post(`${A}/schedules`, { name: "nightly", text: def })).status).toBe(201);
+    const bad: [string, string, RegExp][] = [
+      ['enabled = true\nprompt = "x\nstart_at = 2026-07-19T02:00:00Z\n', "text", /line 2/],
+      ['enabled = true\nstart_at = 2026-07-19T02:00:00Z\n', "text: prompt", /prompt is required/],
+      ['prompt = "x"\nstart_at = "soon"\n', "text: start_at", /start_at must be a date-time/],
+      ['prompt = "x"\nstart_at = 2026-07-19T02:00:00Z\nperiod = "1m"\n', "text: period", /at least 5m/],
+      ['prompt = "x"\nstart_at = 2026-07-19T02:00:00Z\ncolour = "red"\n', "text: colour", /unknown field "colour"/],
+      ['prompt = "x"\nstart_at = 2026-07-19T02:00:00Z\nworkspace = "/etc"\n', "text: workspace", /\/etc .*outside the server's workspace roots/],
+      [`prompt = "x"\nstart_at = 2026-07-19T02:00:00Z\nworkspace = "${h.root}"\n`, "text: workspace", /data root/],
+    ];
+    for (const [text, field, message] of bad) {
+      const put = await c.put(`${A}/schedules/nightly`, { text });
+      expect(put.status, text).toBe(400);
+      expect(put.body.error.field, text).toBe(field);
+      expect(put.body.error.message, text).toMatch(message);
+      expect(readFileSync(file, "utf8"), text).toBe(def);
+      const post = await c.post(`${A}/schedules`, { name: "other", text });
+      expect(post.status, text).toBe(400);
+      expect(existsSync(join(agentPaths(h.root, "default_project", "default_agent").scheduleDir, "other.toml")), text).toBe(false);
+    }
+    const inWorkspace = `prompt = "x"\nstart_at = 2026-07-19T02:00:00Z\nworkspace = "${h.workspace}"\n`;
+    expect((await c.put(`${A}/schedules/nightly`, { text: inWorkspace })).status).toBe(200);
+    expect(readFileSync(file, "utf8")).toBe(inWorkspace);
   });
 });
 
@@ -127,11 +159,14 @@ describe("traces", () => {
     h = await startHarness();
     const c = await h.admin();
     const sid = "session-2026-07-01-10-00-00-abcdef01";
-    const jsonl = [sessionMeta({ session_id: sid, provider: "testkit", model_id: "scripted-model", model_context_window: 1000, system_prompt: "sp", agent_state: "/x", workspace: h.workspace }), userText("imported hello")].map((m) => JSON.stringify(m)).join("\n");
+    // Paths the workspace roots allow (and this agent's own agent_state) are stored byte for byte.
+    const agentState = agentPaths(h.root, "default_project", "default_agent").agentState;
+    const jsonl = [sessionMeta({ session_id: sid, provider: "testkit", model_id: "scripted-model", model_context_window: 1000, system_prompt: "sp", agent_state: agentState, workspace: h.workspace }), userText("imported hello")].map((m) => JSON.stringify(m)).join("\n");
     const dataBase64 = Buffer.from(jsonl).toString("base64");
     const imported = await c.post(`${A}/traces/import`, { dataBase64 });
     expect(imported.status).toBe(201);
     expect(imported.body.sessionId).toBe(sid);
+    expect(imported.body.replaced).toEqual([]);
     expect((await c.post(`${A}/traces/import`, { dataBase64 })).status).toBe(409);
     const list = await c.get(`${A}/traces`);
     expect(list.body.sessions.map((s: any) => s.sessionId)).toEqual([sid]);

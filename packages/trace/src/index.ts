@@ -15,7 +15,7 @@ export { foldFromSnapshot, describeRecord } from "./snapshot-source.js";
 export type { SnapshotSource, SnapshotLookup, StoredSnapshot, FoldedTo } from "./snapshot-source.js";
 export { replayTrace, resumeView } from "./replay.js";
 export type { ReplayResult } from "./replay.js";
-export { TraceWriter, isCommitPoint } from "./writer.js";
+export { TraceWriter, TraceWriteError, isCommitPoint } from "./writer.js";
 export type { TraceWriterOptions, TraceFileNamer, AppendListener, BackgroundSync } from "./writer.js";
 export { PROJECT_OR_AGENT_ID } from "./folder-ids.js";
 export { lastRecordLine, lastRecordsOf, parseTraceText, parseTraceBytes, readTraceFile, readTraceFileLines, readTraceFileMatching, readTraceFileTail, readTraceFileWithExtent, traceFileIndex, traceFilesIn, listTracedSessionsIn } from "./reader.js";

@@ -54,7 +54,7 @@
  *   event loop, but once per file or session, not per turn); a file's descriptor is closed
  *   only after a sync still running on it has returned.
  */
-import { closeSync, fdatasync, fdatasyncSync, fstatSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
+import { closeSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, unlinkSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { readRange } from "./file-range.js";
 import type { TracePosition } from "./position.js";
@@ -319,6 +319,19 @@ export class TraceWriter {
   #ensureHeader(): void {
     if (this.#headerWritten) return;
     this.#headerWritten = true;
+    try {
+      this.#writeHeader();
+    } catch (error) {
+      // No file could be made (or the first record's write was undone): the next try starts it.
+      if (this.#fd === undefined) {
+        this.#headerWritten = false;
+        this.#toolsWritten = false;
+      }
+      throw error;
+    }
+  }
+
+  #writeHeader(): void {
     const meta = buildSessionMeta(this.#meta);
     this.#queue(meta, this.#writeLine(meta), false);
     for (const m of this.#opening.splice(0)) this.#queue(m, this.#writeLine(m), false);
@@ -333,14 +346,20 @@ export class TraceWriter {
   #open(): number {
     if (this.#fd === undefined) {
       const file = this.#fileFor(this.#index);
-      mkdirSync(dirname(file), { recursive: true });
+      let fd: number;
+      try {
+        mkdirSync(dirname(file), { recursive: true });
+        fd = openSync(file, "a", 0o600);
+      } catch (error) {
+        throw new TraceWriteError(file, error);
+      }
       // A file left by a crash may end in a torn line (even a rotated file killed while its
       // header was being written): the next record starts on a fresh line.
       const existing = existingLines(file, this.#knownExtent);
       this.#needsNewline = !existing.endsWithNewline;
       this.#lines = existing.lines;
       this.#lastStampMs = Math.max(this.#lastStampMs, existing.lastStampMs);
-      this.#fd = openSync(file, "a", 0o600);
+      this.#fd = fd;
     }
     return this.#fd;
   }
@@ -350,7 +369,13 @@ export class TraceWriter {
     this.#lastStampMs = Math.max(this.#now(), this.#lastStampMs);
     m.timestamp = new Date(this.#lastStampMs).toISOString();
     const prefix = this.#needsNewline ? "\n" : "";
-    writeFully(fd, Buffer.from(`${prefix}${JSON.stringify(m)}\n`, "utf8"));
+    const buf = Buffer.from(`${prefix}${JSON.stringify(m)}\n`, "utf8");
+    let off = 0;
+    try {
+      while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    } catch (error) {
+      throw this.#undoPartialWrite(fd, off, error);
+    }
     // The newline prefix only ends a torn line; the record is the next line either way.
     this.#lines = (this.#lines ?? 0) + 1;
     this.#needsNewline = false;
@@ -358,6 +383,33 @@ export class TraceWriter {
     const position = { file: this.#index, line: this.#lines };
     for (const listener of this.#writeListeners) listener(m, position);
     return position;
+  }
+
+  /**
+   * A write that failed part way (a full disk) leaves no torn record: the file is cut back to
+   * where the record began, so every record before it stays whole, and a file that held
+   * nothing else is removed (a session created on a full disk leaves no empty trace behind;
+   * its header is written again on the next try). Answers the error to throw: it names the
+   * file, says what happened, and keeps the errno `code` and the `path`.
+   */
+  #undoPartialWrite(fd: number, written: number, error: unknown): TraceWriteError {
+    const file = this.file;
+    try {
+      const size = fstatSync(fd).size - written;
+      ftruncateSync(fd, size);
+      if (size === 0) {
+        this.#fd = undefined;
+        if (this.#syncingFd === fd) this.#closeAfterSync.add(fd);
+        else closeSync(fd);
+        unlinkSync(file);
+        this.#headerWritten = false;
+        this.#toolsWritten = false;
+        this.#lines = undefined;
+      }
+    } catch {
+      // The cut itself failed: the reader skips a torn line, so history still reads.
+    }
+    return new TraceWriteError(file, error);
   }
 
   #queue(m: OmniMessage, position: TracePosition, commit: boolean): void {
@@ -429,10 +481,29 @@ export class TraceWriter {
   }
 }
 
-/** One logical write of the whole buffer (looping only if the OS takes it in parts). */
-function writeFully(fd: number, buf: Buffer): void {
-  let off = 0;
-  while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+/**
+ * A record that could not be appended. The message names the file and, for a full disk or a
+ * read-only file system, says so in words a person acts on; `code` (ENOSPC, EROFS…) and
+ * `path` are kept so a host can answer with the right status.
+ */
+export class TraceWriteError extends Error {
+  readonly code: string | undefined;
+  readonly path: string;
+
+  constructor(file: string, cause: unknown) {
+    const code = typeof (cause as { code?: unknown })?.code === "string" ? (cause as { code: string }).code : undefined;
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    const what =
+      code === "ENOSPC" || code === "EDQUOT"
+        ? `no space left on the device holding the trace file ${file}; the records before this one are kept: free some space, then resume the session`
+        : code === "EROFS"
+          ? `the trace file ${file} is on a read-only file system; nothing more can be recorded until it is writable again`
+          : `could not write the trace file ${file} (${detail}); the records before this one are kept`;
+    super(what, { cause });
+    this.name = "TraceWriteError";
+    this.code = code;
+    this.path = file;
+  }
 }
 
 /** The chunk `existingLines` reads a file in (reused: a 50 MB trace is never held whole). */

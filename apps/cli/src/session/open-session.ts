@@ -23,6 +23,7 @@ import type { ThinkingLevel } from "@penguin/models";
 import { THINKING_LEVELS } from "@penguin/models";
 import { UsageError } from "../cli-error.js";
 import { retrySleepFromEnv } from "../io/retry-sleep.js";
+import { ensureWritableRoot } from "./data-root.js";
 import { chooseSandbox } from "./sandbox-default.js";
 
 export interface AgentFlags {
@@ -49,7 +50,8 @@ export interface SessionFlags extends AgentFlags {
  * replay) sandbox only when asked and never probe bwrap.
  */
 export async function openAgent(flags: AgentFlags, options: { sandboxByDefault?: boolean } = {}): Promise<Agent> {
-  const { createAgent, probeSandbox } = await import("@penguin/core");
+  const { createAgent, probeSandbox, resolveRoot } = await import("@penguin/core");
+  ensureWritableRoot(resolveRoot(flags.root));
   const sleep = retrySleepFromEnv();
   const sandboxFlags = options.sandboxByDefault === true ? flags : { ...flags, sandbox: flags.sandbox ?? false };
   const chosen = chooseSandbox(sandboxFlags, { probe: () => probeSandbox(), warn: (line) => process.stderr.write(`${line}\n`) });

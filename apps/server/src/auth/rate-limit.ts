@@ -1,65 +1,84 @@
 /**
- * A fixed-window counter per key (login attempts per client address and per user id).
+ * Growing delays between login attempts, per key (a client address and user id pair).
  *
- * `check` says whether a key is still under its limit and, when not, how many seconds until
- * the window resets (the Retry-After value); `hit` counts one attempt; `reset` forgets a key
- * (after a successful login for that user). The clock is injected, so tests move time
- * instead of waiting. Expired windows are swept lazily to keep the map small.
+ * The first `freeAttempts` attempts of a key pass at once; after them each further attempt
+ * must wait `firstDelayMs` after the one before it, the wait doubling with every attempt up to
+ * `maxDelayMs` (with the defaults: 5 free, then 1 s, 2 s, 4 s … capped at 15 min). `check`
+ * says whether an attempt may run now and, when not, in how many seconds (the Retry-After
+ * value); `hit` counts one admitted attempt; `reset` forgets a key (after a success). A key
+ * untouched for `forgetAfterMs` is forgotten, and such keys are swept lazily, so the map
+ * stays small. Only admitted attempts count: a refused one neither checks a password nor
+ * lengthens the wait. The clock is injected (runtime/clock.ts `Now`), so tests move time
+ * instead of waiting.
  */
-export interface RateLimiterOptions {
-  limit: number;
-  windowMs: number;
-  now: () => number;
+import type { Now } from "../runtime/clock.js";
+
+export interface BackoffOptions {
+  freeAttempts: number;
+  firstDelayMs: number;
+  maxDelayMs: number;
+  forgetAfterMs: number;
+  now: Now;
 }
 
 export type RateDecision = { allowed: true } | { allowed: false; retryAfterSec: number };
 
-interface Window {
-  start: number;
+interface Attempts {
   count: number;
+  lastAt: number;
 }
 
-export class RateLimiter {
-  readonly #options: RateLimiterOptions;
-  readonly #windows = new Map<string, Window>();
+export class BackoffLimiter {
+  readonly #options: BackoffOptions;
+  readonly #attempts = new Map<string, Attempts>();
   #lastSweep = 0;
 
-  constructor(options: RateLimiterOptions) {
+  constructor(options: BackoffOptions) {
     this.#options = options;
+  }
+
+  /** How long an attempt after `count` admitted ones must wait after the last (0 while free). */
+  delayAfter(count: number): number {
+    const { freeAttempts, firstDelayMs, maxDelayMs } = this.#options;
+    if (count < freeAttempts) return 0;
+    return Math.min(maxDelayMs, firstDelayMs * 2 ** Math.min(count - freeAttempts, 40));
   }
 
   check(key: string): RateDecision {
     const now = this.#options.now();
     this.#sweep(now);
-    const w = this.#current(key, now);
-    if (w === undefined || w.count < this.#options.limit) return { allowed: true };
-    return { allowed: false, retryAfterSec: Math.max(1, Math.ceil((w.start + this.#options.windowMs - now) / 1000)) };
+    const a = this.#current(key, now);
+    if (a === undefined) return { allowed: true };
+    const wait = a.lastAt + this.delayAfter(a.count) - now;
+    return wait <= 0 ? { allowed: true } : { allowed: false, retryAfterSec: Math.max(1, Math.ceil(wait / 1000)) };
   }
 
   hit(key: string): void {
     const now = this.#options.now();
-    const w = this.#current(key, now);
-    if (w === undefined) this.#windows.set(key, { start: now, count: 1 });
-    else w.count += 1;
+    const a = this.#current(key, now);
+    if (a === undefined) this.#attempts.set(key, { count: 1, lastAt: now });
+    else {
+      a.count += 1;
+      a.lastAt = now;
+    }
   }
 
   reset(key: string): void {
-    this.#windows.delete(key);
+    this.#attempts.delete(key);
   }
 
-  #current(key: string, now: number): Window | undefined {
-    const w = this.#windows.get(key);
-    if (w === undefined) return undefined;
-    if (now - w.start >= this.#options.windowMs) {
-      this.#windows.delete(key);
+  #current(key: string, now: number): Attempts | undefined {
+    const a = this.#attempts.get(key);
+    if (a !== undefined && now - a.lastAt >= this.#options.forgetAfterMs) {
+      this.#attempts.delete(key);
       return undefined;
     }
-    return w;
+    return a;
   }
 
   #sweep(now: number): void {
-    if (now - this.#lastSweep < this.#options.windowMs) return;
+    if (now - this.#lastSweep < this.#options.forgetAfterMs) return;
     this.#lastSweep = now;
-    for (const [key, w] of this.#windows) if (now - w.start >= this.#options.windowMs) this.#windows.delete(key);
+    for (const [key, a] of this.#attempts) if (now - a.lastAt >= this.#options.forgetAfterMs) this.#attempts.delete(key);
   }
 }

@@ -4,8 +4,12 @@
  * what a SIGKILL is), foreign keys on, a busy timeout for a CLI tool reading alongside, then
  * the Kysely migrations (db/migrations.ts). Opening is async because Kysely's migrator is;
  * everything after it is synchronous (db/facts-db.ts says why).
+ *
+ * A file that is not a SQLite database (checked by its header before SQLite touches it, so
+ * its write-ahead log is never acted on) or that SQLite finds damaged stops the server with
+ * FactsDatabaseError: the message names the file and what to do, and nothing is changed.
  */
-import { chmodSync, closeSync, existsSync, openSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, openSync, readSync } from "node:fs";
 import BetterSqlite3 from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import { FactsDb } from "./facts-db.js";
@@ -21,10 +25,57 @@ function restrictMode(file: string): void {
   }
 }
 
+/** The first 16 bytes of every SQLite database file. */
+const SQLITE_HEADER = Buffer.from("SQLite format 3\0", "latin1");
+
+/** The facts database cannot be used as it is; the message names the file and what to do. */
+export class FactsDatabaseError extends Error {
+  readonly path: string;
+
+  constructor(file: string, why: string, cause?: unknown) {
+    super(
+      `${file} ${why}, so the server will not start on it. Nothing was changed: its -wal and -shm files (if any) are left in place. ` +
+        `Restore ${file} from a backup (keeping the -wal beside it), or move ${file} and its -wal/-shm aside to start with an empty one ` +
+        "(users, logins, projects and members are then lost; traces and agent state are kept).",
+      cause === undefined ? undefined : { cause },
+    );
+    this.name = "FactsDatabaseError";
+    this.path = file;
+  }
+}
+
+/**
+ * Refuses a file that is not a SQLite database before SQLite opens it: opening and closing
+ * it would act on its write-ahead log, which may hold the last committed rows.
+ */
+function checkHeader(file: string): void {
+  const fd = openSync(file, "r");
+  try {
+    const head = Buffer.alloc(SQLITE_HEADER.length);
+    const n = readSync(fd, head, 0, head.length, 0);
+    if (n === 0) return;
+    if (n < head.length || !head.equals(SQLITE_HEADER)) throw new FactsDatabaseError(file, "is not a SQLite database (its first bytes are not the SQLite header)");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** SQLite's answers for a damaged file. */
+function isCorruption(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return code === "SQLITE_CORRUPT" || code === "SQLITE_NOTADB" || (typeof code === "string" && code.startsWith("SQLITE_CORRUPT"));
+}
+
 export async function openDatabase(file: string): Promise<FactsDb> {
   const memory = file === ":memory:" || file === "";
   if (!memory && !existsSync(file)) closeSync(openSync(file, "a", 0o600));
-  const sqlite = new BetterSqlite3(file);
+  if (!memory) checkHeader(file);
+  let sqlite: BetterSqlite3.Database;
+  try {
+    sqlite = new BetterSqlite3(file);
+  } catch (error) {
+    throw isCorruption(error) ? new FactsDatabaseError(file, `is damaged (${(error as Error).message})`, error) : error;
+  }
   try {
     sqlite.pragma("journal_mode = WAL");
     sqlite.pragma("synchronous = NORMAL");
@@ -36,6 +87,6 @@ export async function openDatabase(file: string): Promise<FactsDb> {
     return new FactsDb(sqlite, query);
   } catch (error) {
     sqlite.close();
-    throw error;
+    throw isCorruption(error) ? new FactsDatabaseError(file, `is damaged (${(error as Error).message})`, error) : error;
   }
 }

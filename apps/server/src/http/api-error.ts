@@ -44,6 +44,8 @@ export type ApiErrorCode =
   | "rate_limited"
   // 5xx
   | "not_implemented"
+  | "no_space"
+  | "read_only"
   | "internal";
 
 export class ApiError extends Error {

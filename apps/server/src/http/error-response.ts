@@ -4,10 +4,13 @@
  * - ApiError keeps its status, code, field and headers.
  * - Core's PenguinError (bad model pair, missing workspace…) and ConfigError (a broken file
  *   a user can fix) are 400s with core's message, which already says what to do.
+ * - A full disk or a read-only file system (storage-failure.ts) is a 507 or a 503
+ *   naming the file, not a bug.
  * - Anything else is a bug: the client gets a bare 500 `internal` (no stack, no paths) and
  *   the full error goes to the injected reporter, so library code itself never prints.
  */
 import { ConfigError, InvalidIdError, isPenguinError } from "@penguin/core";
+import { storageFailure } from "./storage-failure.js";
 import { ApiError, type ApiErrorCode } from "./api-error.js";
 
 export interface ErrorBody {
@@ -21,6 +24,8 @@ export function errorBody(code: ApiErrorCode, message: string, field?: string): 
 /** Converts what a handler threw into the ApiError it stands for. */
 export function toApiError(error: unknown): ApiError | undefined {
   if (error instanceof ApiError) return error;
+  const storage = storageFailure(error);
+  if (storage !== undefined) return storage;
   if (isPenguinError(error)) {
     return new ApiError(error.code === "session_not_found" ? 404 : 400, error.code === "session_not_found" ? "not_found" : "model_error", error.message);
   }

@@ -10,7 +10,8 @@ import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import type { ServerContext } from "../server-context.js";
 import { analyzeSessionWithTimeline } from "../services/trace-analysis.js";
-import { importTrace, TRACE_IMPORT_MAX, traceDownload, traceFilesOf, traceLines } from "../services/trace-view.js";
+import { importTrace, TRACE_IMPORT_MAX } from "../services/trace-import.js";
+import { traceDownload, traceFilesOf, traceLines } from "../services/trace-view.js";
 
 const SessionIdText = Schema.String.pipe(Schema.filter((s) => isSessionId(s), { message: () => "is not a session id" }));
 const Sid = Schema.Struct({ sid: SessionIdText });
@@ -31,8 +32,8 @@ export function agentTraceRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "post", path: `${base}/import`, operationId: "agentTraces.import", summary: "Import a JSONL trace as a new session", tag: "traces", access: "agent", body: Schema.Struct({ dataBase64: Text(1) }), maxBodyBytes: Math.ceil(TRACE_IMPORT_MAX * 1.4) + 1024, responses: { 201: { description: "{sessionId}" }, 409: { description: "The session exists" } } },
-    ({ grant, body }) => json({ sessionId: importTrace(ctx.stores, grant.agent, body.dataBase64, ctx.now()) }, 201),
+    { method: "post", path: `${base}/import`, operationId: "agentTraces.import", summary: "Import a JSONL trace as a new session", tag: "traces", access: "agent", body: Schema.Struct({ dataBase64: Text(1) }), maxBodyBytes: Math.ceil(TRACE_IMPORT_MAX * 1.4) + 1024, responses: { 201: { description: "{sessionId, replaced: [{field, line, path, replacement, reason}]}: each path of the trace that the workspace roots refuse, and the fresh temporary workspace (or this agent's agent_state) stored instead" }, 409: { description: "The session exists" } } },
+    ({ grant, body }) => json(importTrace(ctx.stores, ctx.workspaces, grant.agent, body.dataBase64, ctx.now()), 201),
   );
 
   table.add(

@@ -3,7 +3,9 @@
  * the data; the text is stored as sent, comments included). The listing is the scheduler's
  * view (runtime/scheduler.ts): each file's name, enabled flag and period, whether it is valid
  * (and why not), its last run, next run, missed slots and last error. Members read; the
- * owner writes. The scheduler picks up changes on its next tick.
+ * owner writes, and a file is checked (TOML, the schedule's fields, its workspace against the
+ * workspace roots: services/schedule-check.ts) before it is written, so a bad one is a 400 and
+ * the file on disk stays as it was. The scheduler picks up changes on its next tick.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -14,6 +16,7 @@ import { json, noContent } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import type { ServerContext } from "../server-context.js";
 import { writeTextAtomic } from "../services/files.js";
+import { checkScheduleText } from "../services/schedule-check.js";
 
 const Name = Matching(/^[A-Za-z0-9_-]{1,64}$/, "must be 1–64 letters, digits, _ or -");
 const DefinitionText = Capped(256 * 1024);
@@ -31,6 +34,7 @@ export function scheduleRoutes(table: RouteTable, ctx: ServerContext): void {
     ({ grant, body }) => {
       const file = fileOf(grant.agent.scheduleDir, body.name);
       if (existsSync(file)) throw conflict("already_exists", `schedule ${body.name} already exists`);
+      checkScheduleText(body.text, body.name, grant.agent, ctx.workspaces, "text");
       mkdirSync(grant.agent.scheduleDir, { recursive: true });
       writeTextAtomic(file, body.text);
       return json({ name: body.name, text: body.text }, 201);
@@ -53,6 +57,7 @@ export function scheduleRoutes(table: RouteTable, ctx: ServerContext): void {
     ({ grant, params, body }) => {
       const file = fileOf(grant.agent.scheduleDir, params.name);
       if (!existsSync(file)) throw notFound(`schedule ${params.name}`);
+      checkScheduleText(body.text, params.name, grant.agent, ctx.workspaces, "text");
       writeTextAtomic(file, body.text);
       return json({ name: params.name, text: body.text });
     },

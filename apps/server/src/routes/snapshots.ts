@@ -63,7 +63,7 @@ export function snapshotRoutes(table: RouteTable, ctx: ServerContext): void {
     },
     async ({ grant, body }) => {
       if (ctx.sessions.anyBusy(grant.project.projectId, grant.agent.agentId)) throw conflict("task_in_progress", "a session of this agent is running; wait for it or stop it before importing");
-      const outcome = await importSnapshot(grant.agent, Buffer.from(body.dataBase64, "base64"), body.confirm === true);
+      const outcome = await importSnapshot(grant.agent, ctx.workspaces, Buffer.from(body.dataBase64, "base64"), body.confirm === true);
       ctx.sessions.invalidateProject(grant.project.projectId);
       return json({ version: outcome.version, previousVersion: outcome.previousVersion ?? null, snapshot: outcome.snapshot ?? null });
     },

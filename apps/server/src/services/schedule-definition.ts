@@ -33,7 +33,8 @@ export interface ScheduleDefinition {
   target: ScheduleTarget;
 }
 
-export type ParsedSchedule = { ok: true; def: ScheduleDefinition } | { ok: false; reason: string };
+/** A schedule that is not valid: why, the field at fault, and the line for a TOML syntax error. */
+export type ParsedSchedule = { ok: true; def: ScheduleDefinition } | { ok: false; reason: string; field?: string; line?: number };
 
 const KNOWN = new Set(["prompt", "enabled", "start_at", "period", "end_at", "session_id", "workspace", "provider", "model_id"]);
 
@@ -56,45 +57,46 @@ export function periodMs(text: string): number | undefined {
   return Number(m[1]) * (UNIT_MS[m[2] ?? ""] ?? Number.NaN);
 }
 
-const fail = (reason: string): ParsedSchedule => ({ ok: false, reason });
+const fail = (reason: string, field?: string, line?: number): ParsedSchedule => ({ ok: false, reason, ...(field === undefined ? {} : { field }), ...(line === undefined ? {} : { line }) });
 
 export function parseSchedule(text: string): ParsedSchedule {
   let table: Record<string, unknown>;
   try {
     table = parse(text);
   } catch (e) {
-    return fail(`not valid TOML: ${e instanceof Error ? (e.message.split("\n")[0] ?? e.message) : String(e)}`);
+    const line = typeof (e as { line?: unknown }).line === "number" ? (e as { line: number }).line : undefined;
+    return fail(`not valid TOML: ${e instanceof Error ? (e.message.split("\n")[0] ?? e.message) : String(e)}`, undefined, line);
   }
   const unknown = Object.keys(table).find((k) => !KNOWN.has(k));
-  if (unknown !== undefined) return fail(`unknown field "${unknown}"`);
+  if (unknown !== undefined) return fail(`unknown field "${unknown}"`, unknown);
   const { prompt, enabled, start_at, period, end_at, session_id, workspace, provider, model_id } = table;
-  if (typeof prompt !== "string" || prompt.trim() === "") return fail("prompt is required text");
-  if (enabled !== undefined && typeof enabled !== "boolean") return fail("enabled must be true or false");
+  if (typeof prompt !== "string" || prompt.trim() === "") return fail("prompt is required text", "prompt");
+  if (enabled !== undefined && typeof enabled !== "boolean") return fail("enabled must be true or false", "enabled");
   const startAtMs = timeOf(start_at);
-  if (startAtMs === undefined) return fail(start_at === undefined ? "start_at is required" : "start_at must be a date-time such as 2026-07-18T09:00:00");
+  if (startAtMs === undefined) return fail(start_at === undefined ? "start_at is required" : "start_at must be a date-time such as 2026-07-18T09:00:00", "start_at");
   const def: ScheduleDefinition = { prompt, enabled: enabled === true, startAtMs, target: { kind: "new" } };
   if (period !== undefined) {
     const ms = typeof period === "string" ? periodMs(period) : undefined;
-    if (ms === undefined) return fail('period must look like "30m", "12h" or "7d"');
-    if (ms < MIN_PERIOD_MS) return fail("period must be at least 5m");
+    if (ms === undefined) return fail('period must look like "30m", "12h" or "7d"', "period");
+    if (ms < MIN_PERIOD_MS) return fail("period must be at least 5m", "period");
     def.periodMs = ms;
     def.period = String(period).trim();
   }
   if (end_at !== undefined) {
     const endAtMs = timeOf(end_at);
-    if (endAtMs === undefined) return fail("end_at must be a date-time");
-    if (endAtMs <= startAtMs) return fail("end_at must be after start_at");
+    if (endAtMs === undefined) return fail("end_at must be a date-time", "end_at");
+    if (endAtMs <= startAtMs) return fail("end_at must be after start_at", "end_at");
     def.endAtMs = endAtMs;
   }
   if (session_id !== undefined) {
-    if (typeof session_id !== "string" || !isSessionId(session_id)) return fail("session_id is not a session id");
-    if (workspace !== undefined || provider !== undefined || model_id !== undefined) return fail("session_id runs in an existing session: leave out workspace, provider and model_id");
+    if (typeof session_id !== "string" || !isSessionId(session_id)) return fail("session_id is not a session id", "session_id");
+    if (workspace !== undefined || provider !== undefined || model_id !== undefined) return fail("session_id runs in an existing session: leave out workspace, provider and model_id", "session_id");
     def.target = { kind: "session", sessionId: session_id };
     return { ok: true, def };
   }
-  if (workspace !== undefined && (typeof workspace !== "string" || !isAbsolute(workspace))) return fail("workspace must be an absolute path");
-  if ((provider === undefined) !== (model_id === undefined)) return fail("provider and model_id go together: give both or neither");
-  if (provider !== undefined && (typeof provider !== "string" || typeof model_id !== "string")) return fail("provider and model_id must be text");
+  if (workspace !== undefined && (typeof workspace !== "string" || !isAbsolute(workspace))) return fail(`workspace must be an absolute path (got ${JSON.stringify(workspace)})`, "workspace");
+  if ((provider === undefined) !== (model_id === undefined)) return fail("provider and model_id go together: give both or neither", "provider");
+  if (provider !== undefined && (typeof provider !== "string" || typeof model_id !== "string")) return fail("provider and model_id must be text", "provider");
   const target: ScheduleTarget = { kind: "new" };
   if (typeof workspace === "string") target.workspace = workspace;
   if (typeof provider === "string" && typeof model_id === "string") {

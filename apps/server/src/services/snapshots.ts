@@ -9,6 +9,10 @@
  *      under `agent_state/`, no absolute path and no `..` segment (refused, 400);
  *   2. it is extracted into a staging folder next to the agent (same file system, so the
  *      switch is a rename) and its system_config.yaml must load; its `version` is read;
+ *      Each schedule it brings must pass the check a schedule written through the API passes
+ *      (services/schedule-check.ts: valid, and a workspace the workspace roots allow), or the
+ *      import is a 400 naming the file and field: an import names no path its importer could
+ *      not have chosen by hand;
  *   3. a version ≤ the current one needs `confirm` (409 `confirm_required` otherwise);
  *   4. the current state is saved as a snapshot first;
  *   5. the folders are swapped and the current vault is put back (an archive never brings
@@ -18,11 +22,13 @@
  * import a snapshot, and loading it at start-up costs every one of them its memory.
  */
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureAgentState, parseSystemConfig, type AgentPaths } from "@penguin/core";
 import { ApiError, badRequest, conflict } from "../http/api-error.js";
+import { checkScheduleText } from "./schedule-check.js";
+import type { WorkspaceRoots } from "./workspace-roots.js";
 
 export const SNAPSHOT_IMPORT_MAX = 50 * 1024 * 1024;
 const MAX_ENTRIES = 50_000;
@@ -91,7 +97,7 @@ export interface ImportOutcome {
   snapshot: string | undefined;
 }
 
-export async function importSnapshot(agent: AgentPaths, bytes: Buffer, confirm: boolean): Promise<ImportOutcome> {
+export async function importSnapshot(agent: AgentPaths, roots: WorkspaceRoots, bytes: Buffer, confirm: boolean): Promise<ImportOutcome> {
   if (bytes.length > SNAPSHOT_IMPORT_MAX) throw new ApiError(413, "payload_too_large", "a snapshot may be at most 50 MB");
   const scratch = mkdtempSync(join(tmpdir(), "penguin-snapshot-"));
   const archive = join(scratch, "upload.tar.gz");
@@ -125,6 +131,7 @@ export async function importSnapshot(agent: AgentPaths, bytes: Buffer, confirm: 
     const incomingState = join(staging, STATE_DIR);
     const version = stateVersion(incomingState);
     if (version === undefined) throw badRequest("the snapshot's agent_state/system_config.yaml is missing or does not load", "dataBase64");
+    checkIncomingSchedules(incomingState, agent, roots);
     const previousVersion = stateVersion(agent.agentState);
     if (previousVersion !== undefined && version <= previousVersion && !confirm) {
       throw conflict("confirm_required", `the snapshot is version ${version} and the agent is at version ${previousVersion}; send confirm: true to replace the newer state`);
@@ -145,6 +152,15 @@ export async function importSnapshot(agent: AgentPaths, bytes: Buffer, confirm: 
     rmSync(scratch, { recursive: true, force: true });
     rmSync(staging, { recursive: true, force: true });
     rmSync(replaced, { recursive: true, force: true });
+  }
+}
+
+/** Every schedule file the snapshot brings passes the check a schedule written through the API passes. */
+function checkIncomingSchedules(incomingState: string, agent: AgentPaths, roots: WorkspaceRoots): void {
+  const dir = join(incomingState, "schedule");
+  if (!existsSync(dir)) return;
+  for (const name of readdirSync(dir).filter((n) => n.endsWith(".toml")).sort()) {
+    checkScheduleText(readFileSync(join(dir, name), "utf8"), name.slice(0, -".toml".length), agent, roots, `schedule/${name}`);
   }
 }
 

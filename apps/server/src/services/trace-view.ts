@@ -1,22 +1,14 @@
 /**
  * Trace browsing shared by the agent and session trace routes: a session's files with their
  * sizes, one file as numbered envelopes (paged by record offset through the server's record
- * index, so a page of a 50 MB file decodes only its own lines), the raw download, and
- * importing a JSONL trace as a new session.
- *
- * Import rules (SPEC §7): at most 14 MB; the first line must be a `session_meta` with a
- * valid session id; an id the server already knows, or that already has files, is refused
- * (409); the file lands as index 001 under the id's own date folder and is indexed at once.
+ * index, so a page of a 50 MB file decodes only its own lines) and the raw download.
+ * Importing a trace is services/trace-import.ts.
  */
-import { mkdirSync, statSync, writeFileSync } from "node:fs";
+import { statSync } from "node:fs";
 import { open as fsOpen, type FileHandle } from "node:fs/promises";
-import { dirname } from "node:path";
-import { isSessionId, parseTraceText, sessionDate, sessionTraceFiles, traceFilePath, type AgentPaths, type TraceRecordIndexes } from "@penguin/core";
-import { sessionMetaOf, type OmniMessage } from "@penguin/omnimessage";
-import type { Stores } from "../db/stores.js";
-import { ApiError, badRequest, conflict, notFound } from "../http/api-error.js";
-
-export const TRACE_IMPORT_MAX = 14 * 1024 * 1024;
+import { sessionTraceFiles, type AgentPaths, type TraceRecordIndexes } from "@penguin/core";
+import type { OmniMessage } from "@penguin/omnimessage";
+import { notFound } from "../http/api-error.js";
 
 export function traceFilesOf(agent: AgentPaths, sessionId: string): { index: number; size: number; path: string }[] {
   return sessionTraceFiles(agent, sessionId).map((f) => {
@@ -122,21 +114,4 @@ export function traceDownload(agent: AgentPaths, sessionId: string): Response {
     status: 200,
     headers: { "content-type": "application/x-ndjson", "content-disposition": `attachment; filename="${sessionId}.jsonl"`, "x-content-type-options": "nosniff" },
   });
-}
-
-export function importTrace(stores: Stores, agent: AgentPaths, dataBase64: string, now: number): string {
-  const bytes = Buffer.from(dataBase64, "base64");
-  if (bytes.length > TRACE_IMPORT_MAX) throw new ApiError(413, "payload_too_large", "a trace import may be at most 14 MB");
-  const text = bytes.toString("utf8");
-  const first = parseTraceText(`${text.split("\n", 1)[0] ?? ""}\n`).messages[0];
-  const meta = first === undefined ? undefined : sessionMetaOf(first);
-  if (meta === undefined) throw badRequest("the first line must be a session_meta envelope", "dataBase64");
-  const sessionId = meta.session_id;
-  if (!isSessionId(sessionId)) throw badRequest(`"${sessionId}" is not a session id`, "dataBase64");
-  if (stores.sessions.get(sessionId) !== undefined || sessionTraceFiles(agent, sessionId).length > 0) throw conflict("already_exists", `session ${sessionId} already exists`);
-  const file = traceFilePath(agent, sessionDate(sessionId), sessionId, 1);
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, text.endsWith("\n") ? text : `${text}\n`, { flag: "wx" });
-  stores.sessions.upsertFromTrace({ sessionId, projectId: agent.projectId, agentId: agent.agentId, provider: meta.provider, modelId: meta.model_id, workspace: meta.workspace, createdAt: now });
-  return sessionId;
 }

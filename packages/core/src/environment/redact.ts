@@ -8,22 +8,36 @@
  * be the start of a value split across two chunks, and releases them on the next chunk or at
  * the end. Values shorter than 4 characters are not redacted (they would mangle ordinary
  * text and protect nothing).
+ *
+ * A value of 8 characters or more is also redacted in its common encodings (reversed, hex,
+ * URL-encoded, base64 of every flavour and alignment: secret-encodings.ts), as `[vault:KEY]`
+ * too. Candidates are looked up by their first character, so many forms cost no more per
+ * position than a few.
  */
+import { encodedForms } from "./secret-encodings.js";
 import type { ToolResult } from "./tool.js";
 
 export const MIN_REDACTED_LENGTH = 4;
 
 export class SecretRedactor {
   readonly #secrets: [value: string, key: string][];
+  /** The secrets (values and their encoded forms) by first character, longest first. */
+  readonly #byFirst = new Map<string, [value: string, key: string][]>();
   readonly #hold: number;
   #pending = "";
 
   constructor(vault: Record<string, string>) {
     this.#secrets = Object.entries(vault)
       .filter(([, v]) => v.length >= MIN_REDACTED_LENGTH)
-      .map(([k, v]): [string, string] => [v, k])
+      .flatMap(([k, v]): [string, string][] => [[v, k], ...encodedForms(v).map((form): [string, string] => [form, k])])
       // Longest first, so a value containing another is replaced whole.
       .sort((a, b) => b[0].length - a[0].length);
+    for (const secret of this.#secrets) {
+      const first = secret[0][0] ?? "";
+      const list = this.#byFirst.get(first);
+      if (list === undefined) this.#byFirst.set(first, [secret]);
+      else list.push(secret);
+    }
     this.#hold = Math.max(0, ...this.#secrets.map(([v]) => v.length - 1));
   }
 
@@ -45,7 +59,7 @@ export class SecretRedactor {
     let out = "";
     let i = 0;
     while (i < limit) {
-      const hit = this.#secrets.find(([value]) => text.startsWith(value, i));
+      const hit = this.#byFirst.get(text[i] ?? "")?.find(([value]) => text.startsWith(value, i));
       if (hit !== undefined) {
         out += `[vault:${hit[1]}]`;
         i += hit[0].length;

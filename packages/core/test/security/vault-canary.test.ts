@@ -59,4 +59,42 @@ describe("vault canary", () => {
     // The system prompt names the key, never the value.
     expect(session.systemPrompt).toContain("DEPLOY_TOKEN");
   });
+
+  it("never lands anywhere in its common encodings either: reversed, hex, base64 (also inside a longer stream)", async () => {
+    const encodings = [
+      'printf %s "$DEPLOY_TOKEN" | rev',
+      'printf %s "$DEPLOY_TOKEN" | od -An -tx1 | tr -d " \\n"',
+      'printf %s "$DEPLOY_TOKEN" | xxd -p -u',
+      'printf %s "$DEPLOY_TOKEN" | base64',
+      'printf %s "$DEPLOY_TOKEN" | basenc --base64url',
+      'printf "x%s" "$DEPLOY_TOKEN" | base64',
+      'printf "xy%s and more" "$DEPLOY_TOKEN" | base64 -w0',
+    ];
+    h = await startHarness({
+      script: [{ toolCalls: encodings.map((cmd, i) => ({ name: "exec_command", arguments: { cmd, description: `encoding ${i}` } })) }, { text: "done" }],
+    });
+    await setVaultValue(h.agent.paths.vault, "DEPLOY_TOKEN", CANARY);
+    const agent = await createAgent({ root: h.root, env: {} });
+    const session = await agent.createSession({ workspaceDir: h.workspace });
+    const streamed = JSON.stringify(await collect(session.run("encode the token", { approve: allow })));
+    await session.dispose();
+    const bytes = Buffer.from(CANARY);
+    const forms = [
+      [...CANARY].reverse().join(""),
+      bytes.toString("hex"),
+      bytes.toString("hex").toUpperCase(),
+      bytes.toString("base64"),
+      bytes.toString("base64url"),
+      Buffer.concat([Buffer.from("x"), bytes]).toString("base64").slice(4, 24),
+      Buffer.concat([Buffer.from("xy"), bytes]).toString("base64").slice(4, 24),
+    ];
+    expect(streamed.match(/\[vault:DEPLOY_TOKEN\]/g)?.length ?? 0).toBeGreaterThanOrEqual(7);
+    const modelSaw = h.kit.requests.map((r) => r.rawBody).join("\n");
+    const files = filesUnder(h.root).filter((f) => !f.endsWith(".vault.toml"));
+    for (const form of forms) {
+      expect(streamed, form).not.toContain(form);
+      expect(modelSaw, form).not.toContain(form);
+      for (const f of files) expect(readFileSync(f, "utf8"), `${f}: ${form}`).not.toContain(form);
+    }
+  });
 });
