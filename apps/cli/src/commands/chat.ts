@@ -22,7 +22,7 @@ export interface ChatFlags extends SessionFlags {
 }
 
 export async function chatCommand(flags: ChatFlags): Promise<ExitCode> {
-  const agent = await openAgent(flags);
+  const agent = await openAgent(flags, "penguin chat");
   const configured = () => agent.projectConfig().default_chat?.approval_mode ?? "allow-all";
   // A new session starts with (and records) the flag's mode, else the project's default.
   const startMode = flags.resume === undefined ? parseApprovalMode(flags.approve ?? configured()) : undefined;

@@ -12,6 +12,10 @@
  *
  * PENGUIN_RETRY_DELAY_SCALE becomes the agent's injected reconnect sleep (retry-sleep.ts).
  *
+ * A session is run by one process at a time: `--resume` of a session another process runs
+ * (a chat, a server, an SDK host) is refused by core with `session_busy` (exit 2) before
+ * anything is appended, naming the holder.
+ *
  * `--sandbox` is an agent option, so every session the command opens (a resume, the chat's
  * `/clear` and `/model`) runs its commands in bwrap; where bwrap cannot run, core refuses
  * with `sandbox_unavailable` (exit 2) instead of running the commands unsandboxed.
@@ -21,6 +25,7 @@ import type { ThinkingLevel } from "@penguin/models";
 import { THINKING_LEVELS } from "@penguin/models";
 import { UsageError } from "../cli-error.js";
 import { retrySleepFromEnv } from "../io/retry-sleep.js";
+import { releaseLeasesOnSignals } from "./release-on-signal.js";
 
 export interface AgentFlags {
   root?: string;
@@ -40,14 +45,19 @@ export interface SessionFlags extends AgentFlags {
   resume?: string | true;
 }
 
-export async function openAgent(flags: AgentFlags): Promise<Agent> {
+/**
+ * `holderCommand` is what the leases of the sessions this agent runs name as their holder
+ * (`penguin run`): a second process that tries to run one of them is told who runs it.
+ */
+export async function openAgent(flags: AgentFlags, holderCommand = "penguin"): Promise<Agent> {
   const { createAgent } = await import("@penguin/core");
+  await releaseLeasesOnSignals();
   const sleep = retrySleepFromEnv();
   if (flags.sandboxNetwork === true && flags.sandbox !== true) {
     throw new UsageError("--sandbox-network only applies with --sandbox: add --sandbox, or drop --sandbox-network (without the sandbox commands have the network anyway)");
   }
   const sandbox = flags.sandbox === true ? { sandbox: { enabled: true, network: flags.sandboxNetwork === true } } : {};
-  return createAgent({ root: flags.root, projectId: flags.projectId, agentId: flags.agentId, sleep, ...sandbox });
+  return createAgent({ root: flags.root, projectId: flags.projectId, agentId: flags.agentId, sleep, holderCommand, ...sandbox });
 }
 
 export function parseThinking(value: string | undefined): ThinkingLevel | undefined {
