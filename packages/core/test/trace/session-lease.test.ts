@@ -2,8 +2,9 @@
 // open session holds its lease, so a second resumeSession of it (same process, any Agent) and
 // recordSessionFact are refused with session_busy naming the holder, before anything is
 // appended; dispose lets it go and the resume then works; a failed open lets it go too; readers
-// (sessionState, inspect, fork of the source) need no lease.
-import { existsSync, readFileSync } from "node:fs";
+// (sessionState, inspect, fork of the source) need no lease; a lease of another host is never
+// taken over, and the message says how to remove it.
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { sessionTitle } from "@penguin/omnimessage";
@@ -64,6 +65,20 @@ describe("session lease", () => {
     expect(existsSync(lease)).toBe(false);
     other.recordSessionFact(session.id, sessionTitle("titled"));
     expect(existsSync(lease)).toBe(false);
+  });
+
+  it("never takes over a lease of another host, and says how to remove it", async () => {
+    h = await startHarness({ script: [{ text: "first" }] });
+    const session = await h.agent.createSession({ workspaceDir: h.workspace });
+    await collect(session.run("one", { approve: allow }));
+    await session.dispose();
+    const lease = sessionLeaseFile(h.agent.paths, session.id);
+    writeFileSync(lease, `${JSON.stringify({ pid: 4242, host: "build-box-7", command: "penguin chat", since: "2026-12-03T09:00:00.000Z", token: "ab".repeat(16) })}\n`);
+    const busy = await refusal(h.agent.resumeSession({ sessionId: session.id }));
+    expect(busy.code).toBe("session_busy");
+    expect(busy.message).toContain("held by pid 4242 on host build-box-7 (penguin chat) since 2026-12-03T09:00:00.000Z, on another host");
+    expect(busy.message).toContain(`If that host is gone or no longer runs the session, remove ${lease} and try again.`);
+    expect(readLease(lease)?.holder?.host).toBe("build-box-7");
   });
 
   it("lets the lease go when opening fails after it was taken", async () => {
