@@ -2,11 +2,12 @@
 // process at a time, whoever runs it. A `penguin chat` child holds a session; `penguin run
 // --resume` of it is refused with exit 2 naming the holder, and the trace is byte-identical;
 // once the chat ends the resume works. A lease left by a SIGKILLed chat is taken over (the lease
-// then names the new process). The server: a task posted for a session a CLI process holds
-// answers 409 naming it (trace unchanged, the model never asked), and a session the server has
-// loaded refuses the CLI until the server unloads it. Everything is real (the built CLI as child
-// processes, the server over HTTP on 127.0.0.1, files in temp dirs); only the model is scripted,
-// and every wait is for an output line, an exit or a stream event.
+// then names the new process); a chat stopped with SIGTERM lets its lease go. The server: a
+// task posted for a session a CLI process holds answers 409 naming it (trace unchanged, the
+// model never asked), and a session the server has loaded refuses the CLI until the server
+// unloads it. Everything is real (the built CLI as child processes, the server over HTTP on
+// 127.0.0.1, files in temp dirs); only the model is scripted, and every wait is for an output
+// line, an exit or a stream event.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
@@ -111,6 +112,20 @@ describe("one writer per session (CLI)", { timeout: 120_000 }, () => {
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toContain("after the kill");
     expect(leaseOf(world.root, sid)).toBeUndefined();
+  });
+});
+
+describe("one writer per session (signals)", { timeout: 120_000 }, () => {
+  it("lets the lease go when a chat is stopped with SIGTERM", async () => {
+    world = await startWorld({ script: [{ text: "first answer" }, { text: "after the stop" }] });
+    const sid = await firstSession(world, "first task");
+    const chat = await holdingChat(world.env, sid);
+    expect(leaseOf(world.root, sid)?.pid).toBe(chat.child.pid);
+    chat.child.kill("SIGTERM");
+    // It still dies of the signal, as it would without the handler, but leaves no lease behind.
+    expect((await exited(chat.child)).signal).toBe("SIGTERM");
+    expect(leaseOf(world.root, sid)).toBeUndefined();
+    expect((await runCli(["run", "--resume", sid, "-m", "next"], { env: world.env })).code).toBe(0);
   });
 });
 
