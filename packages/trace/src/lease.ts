@@ -8,8 +8,9 @@
  * - Acquire: the full lease is written to a private temp file, then hard-linked to the lease
  *   name. `link` fails when the name exists, so exactly one of any number of contenders gets a
  *   free lease, and a reader never sees a half-written one.
- * - A lease that exists is refused when its holder runs, or lives on another host (nobody
- *   here can tell whether it runs: the message says how to remove it).
+ * - A lease that exists is refused when its holder runs, or lives on another host or in another
+ *   pid namespace (a container: nobody here can tell whether it runs; the message says how to
+ *   remove it).
  * - A stale lease (its holder gone, or a lease no process could have written) is taken over
  *   through a marker `<lease>.takeover-<its token>`, again created by `link`: only the marker's
  *   holder may replace that lease, and only after reading it again under the marker and finding
@@ -52,7 +53,8 @@ export class LeaseHeldError extends Error {
 
 /** "pid 123 on host h (penguin chat) since 2026-…". */
 export function describeLeaseHolder(h: LeaseHolder): string {
-  return `pid ${h.pid} on host ${h.host} (${h.command}) since ${h.since}`;
+  const elsewhere = h.pidns !== undefined && thisProcess().pidns !== undefined && h.pidns !== thisProcess().pidns ? ` in another pid namespace (${h.pidns})` : "";
+  return `pid ${h.pid} on host ${h.host}${elsewhere} (${h.command}) since ${h.since}`;
 }
 
 const held = new Map<string, SessionLease>();
@@ -120,12 +122,13 @@ function parseHolder(bytes: Buffer): LeaseHolder | undefined {
   }
   if (typeof v !== "object" || v === null) return undefined;
   const o = v as Record<string, unknown>;
-  const { pid, host, command, since, token, pidStart, boot } = o;
+  const { pid, host, command, since, token, pidStart, boot, pidns } = o;
   if (typeof pid !== "number" || !Number.isInteger(pid) || pid <= 0) return undefined;
   if (typeof host !== "string" || typeof command !== "string" || typeof since !== "string" || typeof token !== "string" || !/^[0-9a-f]{8,64}$/.test(token)) return undefined;
   const h: LeaseHolder = { pid, host, command, since, token };
   if (typeof pidStart === "string") h.pidStart = pidStart;
   if (typeof boot === "string") h.boot = boot;
+  if (typeof pidns === "string") h.pidns = pidns;
   return h;
 }
 
@@ -140,7 +143,8 @@ function verdictOf(read: LeaseRead): "held" | "other_host" | "stale" {
   const h = read.holder;
   if (h === undefined) return "stale";
   const me = thisProcess();
-  if (h.host !== me.host) return "other_host";
+  // Another host, or another pid namespace of this one (a container): its pid cannot be checked here.
+  if (h.host !== me.host || (h.pidns !== undefined && me.pidns !== undefined && h.pidns !== me.pidns)) return "other_host";
   // This process knows every lease it holds: one naming its pid that it does not hold was left
   // by an earlier process that had the same pid.
   if (h.pid === process.pid && (h.pidStart === undefined || h.pidStart === me.pidStart)) return held.has(h.token) ? "held" : "stale";

@@ -4,9 +4,11 @@
  * enough: pids are reused, so a lease naming pid 4242 may outlive its holder and then name an
  * unrelated process. Where `/proc` exists (Linux) the start time of the pid (field 22 of
  * `/proc/<pid>/stat`, clock ticks since boot) and the boot id tell the two apart; elsewhere
- * `kill(pid, 0)` is all there is.
+ * `kill(pid, 0)` is all there is. A pid only means something inside its pid namespace (a
+ * container has its own), so the namespace is recorded too: a process in another one cannot
+ * judge whether the holder runs, as for another host.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, readlinkSync } from "node:fs";
 import { hostname } from "node:os";
 
 export interface ProcessIdentity {
@@ -16,6 +18,22 @@ export interface ProcessIdentity {
   pidStart?: string;
   /** `/proc/sys/kernel/random/boot_id`, where it exists. */
   boot?: string;
+  /** The pid namespace (`/proc/self/ns/pid`, e.g. `pid:[4026531836]`), where it can be read. */
+  pidns?: string;
+}
+
+let pidNamespace: string | null | undefined;
+
+/** This process's pid namespace, or undefined where the system does not say. */
+export function currentPidNamespace(): string | undefined {
+  if (pidNamespace === undefined) {
+    try {
+      pidNamespace = readlinkSync("/proc/self/ns/pid") || null;
+    } catch {
+      pidNamespace = null;
+    }
+  }
+  return pidNamespace ?? undefined;
 }
 
 let bootId: string | null | undefined;
@@ -55,6 +73,8 @@ export function thisProcess(): ProcessIdentity {
   if (start !== undefined) me.pidStart = start;
   const boot = currentBootId();
   if (boot !== undefined) me.boot = boot;
+  const pidns = currentPidNamespace();
+  if (pidns !== undefined) me.pidns = pidns;
   return me;
 }
 

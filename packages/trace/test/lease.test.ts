@@ -1,7 +1,7 @@
 // The session lease (src/lease.ts) on real files with real processes: acquire and release, a
 // refusal naming the holder (in this process and in another one), a stale lease of a dead pid
 // taken over, the takeover race among several child processes (exactly one wins), a lease of
-// another host never taken over, pid reuse (a live pid with another start time is not the
+// another host (or another pid namespace of this one) never taken over, pid reuse (a live pid with another start time is not the
 // holder), a taker that died holding its marker, an unreadable lease, and release on exit.
 // Children are a small bundle of the contender fixture; every wait is for a line or an exit.
 import { spawn, type ChildProcess } from "node:child_process";
@@ -178,6 +178,15 @@ describe("session lease", () => {
     const e = refusal(() => acquireLease(file, "penguin run"));
     expect(e.refusal).toBe("other_host");
     expect(e.holder.host).toBe("elsewhere.example");
+    expect(readFileSync(file)).toEqual(before);
+  });
+
+  it.runIf(existsSync("/proc/self/ns/pid"))("never takes over a lease of another pid namespace (a container) of this host", async () => {
+    plant({ pid: await deadPid(), pidns: "pid:[1]" });
+    const before = readFileSync(file);
+    const e = refusal(() => acquireLease(file, "penguin run"));
+    expect(e.refusal).toBe("other_host");
+    expect(e.message).toContain(`on host ${hostname()} in another pid namespace (pid:[1])`);
     expect(readFileSync(file)).toEqual(before);
   });
 

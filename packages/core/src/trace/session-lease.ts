@@ -51,7 +51,7 @@ function sessionBusy(sessionId: string, e: LeaseHeldError): PenguinError {
   if (e.refusal === "other_host") {
     return new PenguinError(
       "session_busy",
-      `session ${sessionId} is held by ${who}, on another host: only one process may run a session at a time, and a lease of another host is never taken over here. If that host is gone or no longer runs the session, remove ${e.file} and try again.`,
+      `session ${sessionId} is held by ${who}, which this process cannot check (another host, or a container of this one): only one process may run a session at a time, and such a lease is never taken over automatically. If that host (or container) is gone or no longer runs the session, remove ${e.file} and try again.`,
     );
   }
   if (e.refusal === "taking_over") {

@@ -76,8 +76,8 @@ describe("session lease", () => {
     writeFileSync(lease, `${JSON.stringify({ pid: 4242, host: "build-box-7", command: "penguin chat", since: "2026-12-03T09:00:00.000Z", token: "ab".repeat(16) })}\n`);
     const busy = await refusal(h.agent.resumeSession({ sessionId: session.id }));
     expect(busy.code).toBe("session_busy");
-    expect(busy.message).toContain("held by pid 4242 on host build-box-7 (penguin chat) since 2026-12-03T09:00:00.000Z, on another host");
-    expect(busy.message).toContain(`If that host is gone or no longer runs the session, remove ${lease} and try again.`);
+    expect(busy.message).toContain("held by pid 4242 on host build-box-7 (penguin chat) since 2026-12-03T09:00:00.000Z, which this process cannot check (another host");
+    expect(busy.message).toContain(`If that host (or container) is gone or no longer runs the session, remove ${lease} and try again.`);
     expect(readLease(lease)?.holder?.host).toBe("build-box-7");
   });
 
