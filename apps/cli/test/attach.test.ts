@@ -3,10 +3,12 @@
 // CLI prints the assistant text the trace records and the task state changes, resumes
 // after the server drops its connection without losing or repeating what ran meanwhile,
 // and Ctrl-C detaches without stopping the task, which is then still running on the server. The SSE
-// parser it uses is checked on its own against the EventSource rules.
+// parser it uses is checked on its own against the EventSource rules. Without a server it
+// follows the local trace of a session a `penguin chat` runs, and ends when the chat lets it go.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -14,7 +16,8 @@ import { createServerApp, ManualTicker, type ServerApp } from "@penguin/server";
 import { SseParser } from "../src/attach/sse-reader.js";
 import { ensureBuilt } from "./helpers/build.js";
 import { CLI_MAIN } from "./helpers/paths.js";
-import { collectOutput, exited, spawnCli } from "./helpers/run-cli.js";
+import { collectOutput, exited, runCli, spawnCli } from "./helpers/run-cli.js";
+import { sessionIdFrom } from "./helpers/trace-files.js";
 import { startWorld, type World } from "./helpers/world.js";
 
 let world: World | undefined;
@@ -201,6 +204,27 @@ describe("penguin attach", { timeout: 60_000 }, () => {
     expect((await exited(noServer)).code).toBe(2);
     expect(b.stderr()).toContain("no server is reachable");
     expect(b.stderr()).toContain("holds no trace of session-2026-01-01-00-00-00-abcdef01");
+  });
+
+  it("follows a session a chat runs from its local trace, naming the chat, and ends when the chat lets it go", async () => {
+    world = await startWorld({ script: [{ text: "first answer" }, { text: "second answer" }] });
+    const first = await runCli(["run", "-m", "first task", "--workspace", world.workspace], { env: world.env });
+    expect(first.code).toBe(0);
+    const sid = sessionIdFrom(first.stderr);
+    const chat = spawn(process.execPath, [CLI_MAIN, "chat", "--resume", sid], { env: world.env, stdio: ["pipe", "pipe", "pipe"] });
+    const chatOut = collectOutput(chat);
+    await until(() => chatOut.stdout().includes(`session ${sid} (resumed)`), "the chat to hold the session");
+
+    const attach = spawnCli(["attach", sid], { env: world.env });
+    const out = collectOutput(attach);
+    await until(() => out.stdout().includes("first answer"), "the recorded answer");
+    expect(out.stdout()).toContain(`run by pid ${chat.pid} on host ${hostname()} (penguin chat) since `);
+    chat.stdin!.write("second task\n");
+    await until(() => out.stdout().includes("second answer"), "the chat's next answer, live");
+    chat.stdin!.end();
+    expect((await exited(chat)).code).toBe(0);
+    expect((await exited(attach)).code).toBe(0);
+    expect(out.stdout()).toContain(`[ended] penguin chat (pid ${chat.pid}) no longer runs ${sid}`);
   });
 });
 

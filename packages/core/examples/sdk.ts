@@ -7,7 +7,7 @@ const session = await agent.createSession({ workspaceDir: process.cwd() });
 for await (const m of session.run(process.argv[2] ?? "List the files here", { approve: async () => "allow" })) {
   if (m.type === "model_msg" && m.payload.type === "text" && m.payload.role === "assistant") console.log(m.payload.text);
 }
+await session.dispose(); // one process runs a session at a time: dispose lets it go
 const again = await agent.resumeSession({ sessionId: session.id }); // from the trace alone
 console.log(`resumed ${again.id} with ${again.history().length} messages of history`);
-await session.dispose();
 await again.dispose();

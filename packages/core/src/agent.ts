@@ -50,6 +50,8 @@ import { stateAt, stateAtFromSnapshots, type SessionView } from "./trace/state-a
 import { loadRecording } from "./replay/recording.js";
 import { FileLines, initialSessionState, type ReadFileLines, type SnapshotThresholds, readForResume, sessionSettingsOfFiles, parseAt, SessionFolds, TraceWriter, type SessionState, type SnapshotSource, type StateAtResult, type StateAtTarget } from "@penguin/trace";
 import { Session } from "./session.js";
+import { defaultHolderCommand, holdSession, whileHolding } from "./trace/session-lease.js";
+import type { SessionLease } from "@penguin/trace";
 import { createSubagentRunner } from "./subagents/runner.js";
 import type { EnvironmentInterface, LLMInterface, SubagentRunner } from "./interfaces.js";
 import { runReplay, type ReplayOptions, type ReplayReport } from "./replay/replay-session.js";
@@ -91,6 +93,12 @@ export interface CreateAgentOptions {
    * meets a recent snapshot.
    */
   resumeSnapshot?: SnapshotThresholds;
+  /**
+   * What the leases of this agent's sessions name as their holder (`penguin chat`, `penguin
+   * server`); default `node <script>`. A session is run by one process at a time: creating or
+   * resuming one takes its lease (trace/session-lease.ts), `dispose` lets it go.
+   */
+  holderCommand?: string;
 }
 
 export interface CreateSessionOptions {
@@ -210,7 +218,8 @@ export class Agent {
     const sandbox = this.#sandbox(options.sandbox, meta.workspace, sessionId);
     // The starting settings are the session's first fact: inspect and resume read them from event 2 on.
     const opening = settingsChanged({ ...(options.approvalMode === undefined ? {} : { approval_mode: options.approvalMode }), thinking_level: thinkingLevel });
-    const session = await this.#build({ meta, state, config, endpoint, thinkingLevel, seed: initialSessionState, writerIndex: 1, existing: false, ids: new ToolCallIdAllocator(), resumed: false, sandbox, opening, approvalMode: options.approvalMode });
+    const lease = this.#hold(sessionId);
+    const session = await whileHolding(lease, () => this.#build({ meta, state, config, endpoint, thinkingLevel, seed: initialSessionState, writerIndex: 1, existing: false, ids: new ToolCallIdAllocator(), resumed: false, sandbox, opening, approvalMode: options.approvalMode, lease }));
     if (options.persist) await session.persist();
     return session;
   }
@@ -220,6 +229,16 @@ export class Agent {
     if (!isSessionId(sessionId)) {
       throw new PenguinError("session_not_found", `"${sessionId}" is not a session id (expected session-YYYY-MM-DD-HH-mm-ss-<8hex>)`);
     }
+    if (sessionTraceFiles(this.paths, sessionId).length === 0) {
+      throw new PenguinError("session_not_found", `no session ${sessionId} in ${this.paths.projectId}/${this.paths.agentId} (looked in ${this.paths.tracesDir})`);
+    }
+    // Held before the trace is read: what is read is then what no other process appends to.
+    const lease = this.#hold(sessionId);
+    return whileHolding(lease, () => this.#resumeHeld(options, lease));
+  }
+
+  async #resumeHeld(options: ResumeSessionOptions, lease: SessionLease): Promise<Session> {
+    const { sessionId } = options;
     const files = sessionTraceFiles(this.paths, sessionId);
     const last = files[files.length - 1];
     if (last === undefined) {
@@ -262,6 +281,7 @@ export class Agent {
       closeDangling: (fold) => Effect.runSync(resume.close(fold)),
       sandbox,
       approvalMode: settings.approvalMode,
+      lease,
     });
     return session;
   }
@@ -314,14 +334,20 @@ export class Agent {
     if (!isSessionId(sessionId)) throw new PenguinError("session_not_found", `"${sessionId}" is not a session id`);
     const files = sessionTraceFiles(this.paths, sessionId);
     if (files.length === 0) throw new PenguinError("session_not_found", `no session ${sessionId} in ${this.paths.projectId}/${this.paths.agentId}`);
-    const pick = pickResumeFile(files, { fold: false });
-    if (pick.meta === undefined) throw new PenguinError("session_unreadable", `session ${sessionId} has no readable session_meta line; nothing was recorded`);
-    const date = sessionDate(sessionId);
-    const writer = new TraceWriter({ fileFor: (index) => traceFilePath(this.paths, date, sessionId, index), index: pick.index, meta: pick.meta, existing: true, toolsWritten: true });
+    // A writer like any other: refused while another process (or an open Session) runs it.
+    const lease = this.#hold(sessionId);
     try {
-      writer.append(fact);
+      const pick = pickResumeFile(sessionTraceFiles(this.paths, sessionId), { fold: false });
+      if (pick.meta === undefined) throw new PenguinError("session_unreadable", `session ${sessionId} has no readable session_meta line; nothing was recorded`);
+      const date = sessionDate(sessionId);
+      const writer = new TraceWriter({ fileFor: (index) => traceFilePath(this.paths, date, sessionId, index), index: pick.index, meta: pick.meta, existing: true, toolsWritten: true });
+      try {
+        writer.append(fact);
+      } finally {
+        writer.close();
+      }
     } finally {
-      writer.close();
+      lease.release();
     }
   }
 
@@ -364,7 +390,8 @@ export class Agent {
     const recordedLevel = parts.thinkingBaseline;
     const thinkingLevel = recordedLevel !== undefined && isThinkingLevel(recordedLevel) ? recordedLevel : (state.config.model.thinking_level ?? config.default_chat?.thinking_level ?? "medium");
     const seed: SessionState = recordedLevel === undefined ? initialSessionState : { ...initialSessionState, settings: { thinkingLevel: recordedLevel } };
-    return this.#build({
+    const lease = this.#hold(meta.session_id);
+    return whileHolding(lease, () => this.#build({
       meta,
       state,
       config,
@@ -378,7 +405,13 @@ export class Agent {
       replay: parts,
       sandbox: this.#sandbox(undefined, meta.workspace, meta.session_id),
       ...(opening === undefined ? {} : { opening: settingsChanged(opening), approvalMode: opening.approval_mode }),
-    });
+      lease,
+    }));
+  }
+
+  /** Takes a session's lease for this process (`session_busy` when another holder runs it). */
+  #hold(sessionId: string): SessionLease {
+    return holdSession(this.paths, sessionId, this.#options.holderCommand ?? defaultHolderCommand());
   }
 
   /** The most recently active session of this agent, if any. */
@@ -449,6 +482,8 @@ export class Agent {
     approvalMode?: string | undefined;
     /** A new session's starting settings, written right after its session_meta. */
     opening?: OmniMessage<"event_msg">;
+    /** The session's lease, held from before its first line; the Session lets it go on dispose. */
+    lease: SessionLease;
   }): Promise<Session> {
     const { meta, state, config, endpoint } = p;
     const sessionId = meta.session_id;
@@ -540,6 +575,7 @@ export class Agent {
       resumed: p.resumed,
       approvalMode: p.approvalMode,
       sleep: p.replay !== undefined ? noWait : this.#options.sleep,
+      lease: p.lease,
     });
     return built;
   }

@@ -13,7 +13,9 @@ export type SdkErrorCode =
   | "session_not_found"
   | "session_unreadable"
   | "invalid_argument"
-  | "sandbox_unavailable";
+  | "sandbox_unavailable"
+  /** Another process (or another open Session) runs the session: one writer per session. */
+  | "session_busy";
 
 export class PenguinError extends Error {
   readonly code: SdkErrorCode;

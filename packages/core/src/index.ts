@@ -28,6 +28,9 @@ export { INTERRUPTED_BY_EXIT, INTERRUPTED_BY_USER, DENIED_BY_POLICY, DENIED_BY_U
 export { GatewayLLM } from "./llm/gateway-llm.js";
 export { TraceWriter } from "@penguin/trace";
 export { lastRecordLine, lastRecordsOf, parseTraceText, readTraceFile, readTraceFileLines, sessionTraceFiles, listTracedSessions, resumeSnapshotFile } from "./trace/reader.js";
+export { sessionLeaseFile } from "./trace/session-lease.js";
+export { describeLeaseHolder, liveLeaseHolder, readLease, releaseHeldLeases } from "@penguin/trace";
+export type { LeaseHolder } from "@penguin/trace";
 export { replayTrace } from "./trace/replay.js";
 export type { ReplayResult } from "./trace/replay.js";
 export * from "./state/paths.js";

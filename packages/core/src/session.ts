@@ -16,7 +16,7 @@ import { clockFromSleep, type SleepFn } from "./engine/reconnect.js";
 import { runGoal } from "./goal/goal-loop.js";
 import { engineGoalSession, goalRequest, Goals, makeGoals, type GoalsShape } from "./goal/goals.js";
 import type { ApproveFn, EnvironmentInterface, LLMInterface, ToolPermission } from "./interfaces.js";
-import { isCommitPoint, type AppendListener, type FileLines, type SessionState, type TraceWriter } from "@penguin/trace";
+import { isCommitPoint, type AppendListener, type FileLines, type SessionLease, type SessionState, type TraceWriter } from "@penguin/trace";
 import type { ProcessInfo } from "./environment/commands/process-table.js";
 import { Environment } from "./environment/environment.js";
 import type { SubagentInfo } from "./subagents/index.js";
@@ -62,6 +62,8 @@ export interface SessionParts {
   approvalMode?: string | undefined;
   /** The reconnect wait the engine was given (the promise facade's goal rounds use it too). */
   sleep?: SleepFn | undefined;
+  /** The session's lease (one writer per session): let go when the session is disposed. */
+  lease?: SessionLease | undefined;
 }
 
 export class Session {
@@ -85,6 +87,7 @@ export class Session {
   readonly #writer: TraceWriter;
   readonly #fileLines: FileLines | undefined;
   readonly #endpoint: ModelEndpoint;
+  readonly #lease: SessionLease | undefined;
   #disposed = false;
   /**
    * What the session holds open: its Environment (child processes, MCP connections, live
@@ -118,6 +121,7 @@ export class Session {
     this.#endpoint = parts.endpoint;
     this.#recordedApprovalMode = parts.approvalMode;
     this.#sleep = parts.sleep;
+    this.#lease = parts.lease;
     this.#goals = makeGoals(engineGoalSession({ scratchpadDir: parts.scratchpadDir, engine: parts.engine, trace: parts.writer, usage: () => this.usage }));
     const env = parts.env;
     const engine = parts.engine;
@@ -372,19 +376,24 @@ export class Session {
 
   /**
    * Abort the running task (if any), stop every process the session started, close its MCP
-   * connections and subagents, and close the trace. Idempotent.
+   * connections and subagents, close the trace, and let the session's lease go (once the last
+   * line is written: another process may run it from then on). Idempotent.
    */
   async dispose(): Promise<void> {
     if (this.#disposed) return;
     this.#disposed = true;
-    await Effect.runPromise(Scope.close(this.#scope, Exit.void));
-    this.#writer.close();
-    // The next resume of a long session then folds nothing it has already seen. A cache: a
-    // snapshot that cannot be written is simply not there (resume folds the file instead).
     try {
-      this.#fileLines?.writeSnapshot(this.#engine.fold.state);
-    } catch {
-      // not written
+      await Effect.runPromise(Scope.close(this.#scope, Exit.void));
+      this.#writer.close();
+      // The next resume of a long session then folds nothing it has already seen. A cache: a
+      // snapshot that cannot be written is simply not there (resume folds the file instead).
+      try {
+        this.#fileLines?.writeSnapshot(this.#engine.fold.state);
+      } catch {
+        // not written
+      }
+    } finally {
+      this.#lease?.release();
     }
   }
 }

@@ -32,3 +32,5 @@ export * from "./context-notes/turn-notes.js";
 export * from "./context-notes/summary.js";
 export * from "./context-notes/activity-digest.js";
 export * from "./context-notes/compaction-rules.js";
+export { acquireLease, describeLeaseHolder, liveLeaseHolder, readLease, releaseHeldLeases, LeaseHeldError, SessionLease } from "./lease.js";
+export type { LeaseHolder, LeaseRead, LeaseRefusal } from "./lease.js";

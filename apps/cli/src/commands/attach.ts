@@ -13,7 +13,10 @@
  *
  * With no server reachable it follows the session's trace files on the data root instead
  * (and says so): the records written so far, then each new line as it is appended (by a CLI
- * or SDK process running the session). Approvals cannot be answered there.
+ * or SDK process running the session). Approvals cannot be answered there. When a process
+ * holds the session's lease (one writer per session) it is named, and the attach ends once
+ * that holder lets the session go or dies (its lease released or stale); with no holder it
+ * follows until Ctrl-C.
  *
  * Ctrl-C detaches either way: the stream is closed, the task keeps running.
  */
@@ -196,7 +199,7 @@ function safeDirs(dir: string): string[] {
 }
 
 async function followLocal(sessionId: string, flags: AttachFlags, env: NodeJS.ProcessEnv, out: Output, err: Output): Promise<ExitCode> {
-  const { resolveRoot, parseTraceText } = await import("@penguin/core");
+  const { resolveRoot, parseTraceText, liveLeaseHolder, describeLeaseHolder } = await import("@penguin/core");
   const root = resolveRoot(flags.root, env);
   const files = await localTraceFiles(root, sessionId);
   if (files().length === 0) {
@@ -204,6 +207,11 @@ async function followLocal(sessionId: string, flags: AttachFlags, env: NodeJS.Pr
     return EXIT.usage;
   }
   out.line(out.colors.dim(`no server is reachable: following the local trace of ${sessionId} under ${root} (Ctrl-C detaches)`));
+  // The holder's lease beside the trace files: the attach lasts as long as that holder.
+  const leaseFile = `${files()[0]!.file.replace(/_\d{3,}\.jsonl$/, "")}.lease`;
+  const holder = liveLeaseHolder(leaseFile);
+  const holderGone = () => holder !== undefined && liveLeaseHolder(leaseFile)?.token !== holder.token;
+  if (holder !== undefined) out.line(out.colors.dim(`run by ${describeLeaseHolder(holder)}; the attach ends when it lets the session go`));
   const renderer = new HumanRenderer({ text: out, side: out, verbose: () => false });
   // Bytes of each file already rendered (only whole lines: a line being written waits).
   const done = new Map<string, number>();
@@ -239,7 +247,14 @@ async function followLocal(sessionId: string, flags: AttachFlags, env: NodeJS.Pr
     }
     while (!detach.signal.aborted) {
       await Promise.race([pause(500, detach.signal), new Promise<void>((resolve) => (wake = resolve))]);
+      // Asked before the last read, so every line the holder wrote is shown before the end.
+      const ended = holderGone();
       readNew();
+      if (ended) {
+        renderer.finish();
+        out.line(out.colors.dim(`[ended] ${holder!.command} (pid ${holder!.pid}) no longer runs ${sessionId}`));
+        return EXIT.done;
+      }
     }
   } finally {
     detach.release();

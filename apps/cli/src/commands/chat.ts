@@ -34,7 +34,7 @@ export interface ChatFlags extends SessionFlags {
 }
 
 export async function chatCommand(flags: ChatFlags): Promise<ExitCode> {
-  const agent = await openAgent(flags, { sandboxByDefault: true });
+  const agent = await openAgent(flags, "penguin chat", { sandboxByDefault: true });
   const configured = () => agent.projectConfig().default_chat?.approval_mode ?? DEFAULT_CHAT_APPROVAL;
   // A new session starts with (and records) the flag's mode, else the project's default.
   const startMode = flags.resume === undefined ? parseApprovalMode(flags.approve ?? configured()) : undefined;

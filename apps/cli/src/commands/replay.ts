@@ -73,7 +73,7 @@ function verdictLine(report: ReplayReport): string {
 
 export async function replayCommand(target: string, flags: ReplayFlags): Promise<ExitCode> {
   const tools = toolsMode(flags.tools);
-  const agent = await openAgent(flags);
+  const agent = await openAgent(flags, "penguin replay");
   const isFolder = existsSync(target) && statSync(target).isDirectory();
   const options: ReplayOptions = { tools, ...(isFolder ? { folder: resolve(target) } : { sessionId: target }), ...(flags.workspace !== undefined ? { workspaceDir: flags.workspace } : {}) };
   if (flags.json === true) {
@@ -110,7 +110,7 @@ export function demoFolder(): string {
 }
 
 export async function demoCommand(flags: DemoFlags): Promise<ExitCode> {
-  const agent = await openAgent(flags, { sandboxByDefault: true });
+  const agent = await openAgent(flags, "penguin replay", { sandboxByDefault: true });
   const out = Output.of(process.stdout);
   const c = out.colors;
   out.line(c.dim("PenguinHarness demo: a recorded session replayed through the real engine; the tools run for real in a temporary workspace. No model, no key, no network."));

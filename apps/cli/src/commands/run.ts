@@ -63,7 +63,7 @@ export async function runCommand(flags: RunFlags): Promise<ExitCode> {
   const prompt = flags.message === "-" ? await readAllStdin() : flags.message;
   if (prompt.trim() === "") throw new UsageError("the prompt is empty: give the task with -m TEXT, or -m - to read it from stdin");
 
-  const agent = await openAgent(flags, { sandboxByDefault: true });
+  const agent = await openAgent(flags, "penguin run", { sandboxByDefault: true });
   const session = await openSession(agent, flags, mode);
   const err = Output.of(process.stderr);
   err.line(err.colors.dim(`session ${session.id} · ${session.provider}/${session.modelId} · ${session.workspace}`));

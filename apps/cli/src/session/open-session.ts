@@ -12,6 +12,10 @@
  *
  * PENGUIN_RETRY_DELAY_SCALE becomes the agent's injected reconnect sleep (retry-sleep.ts).
  *
+ * A session is run by one process at a time: `--resume` of a session another process runs
+ * (a chat, a server, an SDK host) is refused by core with `session_busy` (exit 2) before
+ * anything is appended, naming the holder.
+ *
  * The sandbox is an agent option, so every session the command opens (a resume, the chat's
  * `/clear` and `/model`) runs its commands the same way. It is on by default where bwrap can
  * run (sandbox-default.ts: `--no-sandbox` turns it off; where bwrap cannot run one line says
@@ -25,6 +29,7 @@ import { UsageError } from "../cli-error.js";
 import { retrySleepFromEnv } from "../io/retry-sleep.js";
 import { ensureWritableRoot } from "./data-root.js";
 import { chooseSandbox } from "./sandbox-default.js";
+import { releaseLeasesOnSignals } from "./release-on-signal.js";
 
 export interface AgentFlags {
   root?: string;
@@ -47,16 +52,23 @@ export interface SessionFlags extends AgentFlags {
 /**
  * `sandboxByDefault`: the command runs the model's commands (`run`, `chat`, `demo`), so without
  * `--sandbox`/`--no-sandbox` they are sandboxed where bwrap can run. The others (inspect, fork,
- * replay) sandbox only when asked and never probe bwrap.
+ * replay) sandbox only when asked and never probe bwrap. `holderCommand` is what the leases of
+ * the sessions this agent runs name as their holder (`penguin run`): a second process that
+ * tries to run one of them is told who runs it.
  */
-export async function openAgent(flags: AgentFlags, options: { sandboxByDefault?: boolean } = {}): Promise<Agent> {
+export async function openAgent(
+  flags: AgentFlags,
+  holderCommand = "penguin",
+  options: { sandboxByDefault?: boolean } = {},
+): Promise<Agent> {
   const { createAgent, probeSandbox, resolveRoot } = await import("@penguin/core");
   ensureWritableRoot(resolveRoot(flags.root));
+  await releaseLeasesOnSignals();
   const sleep = retrySleepFromEnv();
   const sandboxFlags = options.sandboxByDefault === true ? flags : { ...flags, sandbox: flags.sandbox ?? false };
   const chosen = chooseSandbox(sandboxFlags, { probe: () => probeSandbox(), warn: (line) => process.stderr.write(`${line}\n`) });
   const sandbox = chosen === undefined ? {} : { sandbox: chosen };
-  return createAgent({ root: flags.root, projectId: flags.projectId, agentId: flags.agentId, sleep, ...sandbox });
+  return createAgent({ root: flags.root, projectId: flags.projectId, agentId: flags.agentId, sleep, holderCommand, ...sandbox });
 }
 
 export function parseThinking(value: string | undefined): ThinkingLevel | undefined {

@@ -38,6 +38,7 @@ export type ApiErrorCode =
   | "confirm_required"
   | "placeholder_present"
   | "cannot_fork"
+  | "session_busy"
   // 413 / 415 / 429
   | "payload_too_large"
   | "unsupported_media_type"

@@ -4,6 +4,8 @@
  * - ApiError keeps its status, code, field and headers.
  * - Core's PenguinError (bad model pair, missing workspace…) and ConfigError (a broken file
  *   a user can fix) are 400s with core's message, which already says what to do.
+ *   `session_busy` (another process runs the session: one writer per session) is a 409 that
+ *   names the holder.
  * - A full disk or a read-only file system (storage-failure.ts) is a 507 or a 503
  *   naming the file, not a bug.
  * - Anything else is a bug: the client gets a bare 500 `internal` (no stack, no paths) and
@@ -27,6 +29,7 @@ export function toApiError(error: unknown): ApiError | undefined {
   const storage = storageFailure(error);
   if (storage !== undefined) return storage;
   if (isPenguinError(error)) {
+    if (error.code === "session_busy") return new ApiError(409, "session_busy", error.message);
     return new ApiError(error.code === "session_not_found" ? 404 : 400, error.code === "session_not_found" ? "not_found" : "model_error", error.message);
   }
   if (error instanceof ConfigError) {

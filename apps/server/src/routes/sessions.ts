@@ -127,6 +127,8 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
         if (body.sandboxNetwork) requireNetworkGrant(grant.role);
         else ctx.access.requireControl(user, grant);
       }
+      // These append to the trace: refused up front while another process runs the session.
+      if (body.title !== undefined || body.archived !== undefined || body.sandboxNetwork !== undefined) await sessions.refuseIfHeldElsewhere(grant.session, "changing it");
       if (body.approvalMode !== undefined) {
         ctx.access.requireControl(user, grant);
         stores.sessions.setApprovalMode(id, body.approvalMode);

@@ -15,11 +15,18 @@
  * eviction (30 minutes by default, on an injected clock and ticker: an idle session's core
  * Session is disposed, and its hub dropped once nobody listens), deletion, and the graceful
  * shutdown (abort runs with their carry-over, dispose sessions so traces are closed).
+ *
+ * One writer per session: core's Session holds the session's lease while it is loaded here
+ * (created, or resumed for a task, a compaction, a fact), and lets it go when it is unloaded
+ * (idle eviction, reload, delete, shutdown). So a CLI cannot append behind the back of a
+ * loaded session's in-memory fold, and a session a CLI (or another server) runs cannot be
+ * loaded: opening it answers 409 `session_busy` naming the holder. Deleting such a session is
+ * refused the same way.
  */
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import { agentPaths, createAgent, isApprovalMode, isPenguinError, PROJECT_OR_AGENT_ID, resumeSnapshotFile, sessionScratchpad, sessionTraceFiles, type Agent, type AgentPaths, type ApprovalMode, type ForkPosition, type McpStdioPolicy, type SandboxOptions, type Session, type SleepFn } from "@penguin/core";
+import { agentPaths, createAgent, describeLeaseHolder, isApprovalMode, liveLeaseHolder, sessionLeaseFile, isPenguinError, PROJECT_OR_AGENT_ID, resumeSnapshotFile, sessionScratchpad, sessionTraceFiles, type Agent, type AgentPaths, type ApprovalMode, type ForkPosition, type McpStdioPolicy, type SandboxOptions, type Session, type SleepFn } from "@penguin/core";
 import { isTraceable, sessionTitle, settingsChanged, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import type { SessionRow } from "../db/sessions-store.js";
@@ -402,6 +409,7 @@ export class SessionManager {
       hub.channel.closeAll();
       this.#hubs.delete(row.sessionId);
     }
+    await this.refuseIfHeldElsewhere(row, "deleting it");
     const agent = await this.agent(row.projectId, row.agentId);
     for (const f of sessionTraceFiles(agent.paths, row.sessionId)) {
       rmSync(f.file, { force: true });
@@ -410,6 +418,18 @@ export class SessionManager {
     }
     rmSync(sessionScratchpad(agent.paths, row.sessionId), { recursive: true, force: true });
     this.#deps.stores.sessions.delete(row.sessionId);
+  }
+
+  /**
+   * 409 `session_busy` when another process (a CLI, another server) holds the session's lease:
+   * asked before a change that would append to its trace, so nothing is half done. A session
+   * loaded here is held by this server.
+   */
+  async refuseIfHeldElsewhere(row: SessionRow, doing: string): Promise<void> {
+    if (this.#hubs.get(row.sessionId)?.core !== undefined) return;
+    const agent = await this.agent(row.projectId, row.agentId);
+    const holder = liveLeaseHolder(sessionLeaseFile(agent.paths, row.sessionId));
+    if (holder !== undefined) throw conflict("session_busy", `session ${row.sessionId} is being run by another process: ${describeLeaseHolder(holder)}. Wait for it to finish (or stop it) before ${doing}; \`penguin attach ${row.sessionId}\` follows it live.`);
   }
 
   /** True when any session of the project (or of one agent) is running. */
@@ -450,7 +470,8 @@ export class SessionManager {
     const key = `${projectId}/${agentId}`;
     let agent = this.#agents.get(key);
     if (agent === undefined) {
-      const options: Parameters<typeof createAgent>[0] = { root: this.#deps.root, projectId, agentId, env: this.#deps.env };
+      // The server holds the lease of every session it has loaded (one writer per session).
+      const options: Parameters<typeof createAgent>[0] = { root: this.#deps.root, projectId, agentId, env: this.#deps.env, holderCommand: "penguin server" };
       if (this.#deps.sleep !== undefined) options.sleep = this.#deps.sleep;
       if (this.#deps.fetch !== undefined) options.fetch = this.#deps.fetch;
       if (this.#deps.sandbox !== undefined) options.sandbox = this.#deps.sandbox;
