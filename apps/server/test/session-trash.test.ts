@@ -181,4 +181,16 @@ describe("deleting a session moves it to the trash", () => {
     expect((await admin.post("/api/admin/trash/purge")).body.purged.map((p: any) => p.id.slice(0, recent.length))).toEqual([recent]);
     expect((await owner.get(`/api/projects/${PROJECT}/trash`)).body.sessions).toEqual([]);
   });
+
+  it("a deleted project takes its trash with it: a project made later under the same id finds none", { timeout: 120_000 }, async () => {
+    h = await startHarness({ script: [{ text: "noted" }] });
+    const { owner, creator, member } = await team(h);
+    const sid = await ranSession(h, creator, "Before the project went");
+    expect((await creator.del(`/api/sessions/${sid}`)).status).toBe(204);
+    expect(existsSync(join(trashRoot(h.root), PROJECT))).toBe(true);
+    expect((await owner.del(`/api/projects/${PROJECT}`)).status).toBe(204);
+    expect(existsSync(join(trashRoot(h.root), PROJECT))).toBe(false);
+    expect((await member.post("/api/projects", { projectId: PROJECT })).status).toBe(201);
+    expect((await member.get(`/api/projects/${PROJECT}/trash`)).body.sessions).toEqual([]);
+  });
 });
