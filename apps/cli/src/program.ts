@@ -257,6 +257,22 @@ Examples:
     .option("--json", "print one JSON object per projection")
     .action(async (opts) => setExit(await (await import("./commands/projections.js")).projectionsStatus(opts)));
 
+  const trash = program.command("trash").description("deleted sessions, kept under <root>/.trash until purged (owners restore them in the web)");
+  trash
+    .command("list")
+    .description("the trashed sessions, most recently deleted first")
+    .option("--root <dir>", "data root (default: PENGUIN_HOME, else ~/.penguin/data)")
+    .option("--project <id>", "only this project's")
+    .option("--json", "one JSON object per session")
+    .action(async (opts) => setExit(await (await import("./commands/trash.js")).trashList(opts)));
+  trash
+    .command("purge")
+    .description("delete trashed sessions for good: all of them, or those deleted more than --older-than days ago")
+    .option("--root <dir>", "data root (default: PENGUIN_HOME, else ~/.penguin/data)")
+    .option("--older-than <days>", "only sessions deleted at least this many days ago")
+    .option("--json", "print the result as one JSON object")
+    .action(async (opts) => setExit(await (await import("./commands/trash.js")).trashPurge(opts)));
+
   const trace = program.command("trace").description("read traces");
   agentOptions(trace.command("show").description("summarize a session's trace: tasks, requests, tools, tokens, retries, compactions, totals").argument("<sid>", "session id"))
     .option("--verbose", "also show each tool call's output, collapsed")

@@ -142,7 +142,7 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
     initialPassword = await ensureAdmin(stores, root, now());
     await ensureProject(root, stores, { projectId: DEFAULT_PROJECT, ownerUserId: ADMIN_USER, name: null }, now());
     indexTraces(root, stores, { full: options.reindex === true, owner: ADMIN_USER, now: now() });
-    followTracedSessions(services.projections, stores, now);
+    followTracedSessions(services.projections, stores, root, now);
     const { access: policy, userEvents: feed } = services;
     await feedProjectionChanges(services.projections, {
       userEvents: feed,

@@ -1,7 +1,8 @@
 // The authorization matrix: every route of the route table, called by an anonymous client,
 // another user, a project member, the project owner and the admin. Denial is always 404
 // (401 only for anonymous callers), and whoever may reach a route is never denied, except
-// that a member who did not create a session may not control it (its approvals: 403). Bodies
+// that a member who did not create a session may not act on it (tasks, approvals, rename,
+// delete…: 403; the per-session matrix with the creator is session-permissions.test.ts). Bodies
 // are empty on purpose: access is decided before validation, so an allowed caller gets a
 // 400 (or a real answer) and a denied one a 404, whatever the body. No route may answer 501.
 import { describe, expect, it } from "vitest";

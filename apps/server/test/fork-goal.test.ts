@@ -21,7 +21,7 @@ describe("fork", () => {
   it("copies a finished session into a new indexed one titled with a fork number", async () => {
     h = await startHarness({ script: [{ text: "first answer" }, { text: "forked answer" }] });
     const c = await h.admin();
-    const sid = await newSession(c, { workspace: h.workspace });
+    const sid = await newSession(c, { workspace: h.workspace, approvalMode: "allow-all" });
     const sse = await openStream(c, sid);
     await c.post(`/api/sessions/${sid}/tasks`, text("hello"));
     await untilRunsEnded(sse, 1);
@@ -51,7 +51,7 @@ describe("goal", () => {
   it("runs a goal to completion with goal events and an indexed state", async () => {
     h = await startHarness({ script: [{ text: "round one" }, complete, { text: "done" }] });
     const c = await h.admin();
-    const sid = await newSession(c, { workspace: h.workspace });
+    const sid = await newSession(c, { workspace: h.workspace, approvalMode: "allow-all" });
     expect((await c.get(`/api/sessions/${sid}/goal`)).status).toBe(404);
     const sse = await openStream(c, sid);
     const bad = await c.post(`/api/sessions/${sid}/tasks`, { ...text("x"), goal: { budget: "lots" } });

@@ -120,7 +120,8 @@ describe("the server process", () => {
     configureProject(root, "default_project", modelEntry(kit));
     const first = start(root);
     const c1 = await signIn(await first.url(), root);
-    const sid = await newSession(c1, { workspace });
+    // Not about approvals: the write runs without asking (web sessions start read-only).
+    const sid = await newSession(c1, { workspace, approvalMode: "allow-all" });
     await c1.post(`/api/sessions/${sid}/tasks`, text("step one"));
     // Wait for the request after the tool output (the one that hangs); a title request may come first.
     for (let n = 2; !kit.requests.some(endsWithToolResult); n++) await kit.waitForRequests(n);

@@ -100,7 +100,8 @@ describe("projections.db", { timeout: 30_000 }, () => {
       ],
     });
     const c = await h.admin();
-    const first = await newSession(c, { workspace: h.workspace });
+    // Not about approvals: the subagent and its write run without asking (web sessions start read-only).
+    const first = await newSession(c, { workspace: h.workspace, approvalMode: "allow-all" });
     const sse = await openStream(c, first);
     await c.post(`/api/sessions/${first}/tasks`, text("delegate it"));
     await untilRunsEnded(sse, 1);

@@ -221,7 +221,7 @@ describe("idle eviction and resume", () => {
 });
 
 describe("deleting a session", () => {
-  it("refuses while it runs, then removes its traces", async () => {
+  it("refuses while it runs, then moves its traces to the trash", async () => {
     h = await startHarness({ script: [{ toolCalls: [writeCall("d.txt")] }, { text: "done" }] });
     const c = await h.admin();
     const sid = await newSession(c, { workspace: h.workspace, approvalMode: "always-ask" });
@@ -235,6 +235,8 @@ describe("deleting a session", () => {
     expect(existsSync(tracePath)).toBe(true);
     expect((await c.del(`/api/sessions/${sid}`)).status).toBe(204);
     expect(existsSync(tracePath)).toBe(false);
+    // Not destroyed: the trace is in the data root's trash (session-trash.test.ts restores it).
+    expect((await c.get("/api/projects/default_project/trash")).body.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual([sid]);
     expect((await c.get(`/api/sessions/${sid}`)).status).toBe(404);
     expect(taskStates(sse.events)).toContain("running");
   });

@@ -101,7 +101,8 @@ describe(`a session's network allowance${skipReason}`, { timeout: 60_000 }, () =
     h = await startHarness();
     const { port, accepted } = await countingListener();
     const c = await h.admin();
-    const sid = await newSession(c, { workspace: h.workspace });
+    // Not about approvals: the command runs without asking (web sessions start read-only).
+    const sid = await newSession(c, { workspace: h.workspace, approvalMode: "allow-all" });
     expect((await c.get(`/api/sessions/${sid}`)).body.sandboxNetwork).toBe(false);
     const output = await connectTask(h, c, sid, port);
     expect(output).toContain("SOCKET-REFUSED");
@@ -114,7 +115,7 @@ describe(`a session's network allowance${skipReason}`, { timeout: 60_000 }, () =
     h = await startHarness();
     const { port, accepted } = await countingListener();
     const c = await h.admin();
-    const sid = await newSession(c, { workspace: h.workspace, sandboxNetwork: true });
+    const sid = await newSession(c, { workspace: h.workspace, sandboxNetwork: true, approvalMode: "allow-all" });
     expect((await c.get(`/api/sessions/${sid}`)).body.sandboxNetwork).toBe(true);
     const output = await connectTask(h, c, sid, port);
     expect(output).toContain("SOCKET-OPENED");
@@ -126,7 +127,7 @@ describe(`a session's network allowance${skipReason}`, { timeout: 60_000 }, () =
     h = await startHarness();
     const { port, accepted } = await countingListener();
     const c = await h.admin();
-    const sid = await newSession(c, { workspace: h.workspace });
+    const sid = await newSession(c, { workspace: h.workspace, approvalMode: "allow-all" });
     expect(await connectTask(h, c, sid, port)).toContain("SOCKET-REFUSED");
     expect((await c.patch(`/api/sessions/${sid}`, { sandboxNetwork: true })).body.sandboxNetwork).toBe(true);
     expect(await connectTask(h, c, sid, port)).toContain("SOCKET-OPENED");

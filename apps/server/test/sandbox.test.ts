@@ -49,7 +49,7 @@ async function readConfigTask(harness: Harness): Promise<string> {
     { text: "read it" },
   );
   const c = await harness.admin();
-  const sid = await newSession(c);
+  const sid = await newSession(c, { approvalMode: "allow-all" });
   const sse = await openStream(c, sid);
   await c.post(`/api/sessions/${sid}/tasks`, text("read the project config"));
   await untilRunsEnded(sse, 1);

@@ -1,7 +1,8 @@
-// Controlling a session is narrower than using it: any project member may run tasks in a
-// session, but only its creator, a project owner or the admin may change its approval
-// mode or answer its approvals (a member could otherwise switch a colleague's session to
-// allow-all, or approve the colleague's pending command). And the Host allowlist: requests
+// Acting on a session is narrower than reading it: any project member reads and forks a
+// colleague's session, but only its creator, a project owner or the admin may run tasks in
+// it, change its approval mode, rename or delete it, or answer its approvals (a member could
+// otherwise switch a colleague's session to allow-all, or approve the colleague's pending
+// command). The full matrix is session-permissions.test.ts. And the Host allowlist: requests
 // naming any other host than the loopback names or a configured one are refused (DNS
 // rebinding), whatever the route.
 import { afterEach, describe, expect, it } from "vitest";
@@ -31,7 +32,7 @@ async function team(harness: Harness): Promise<{ owner: ApiClient; member: ApiCl
 }
 
 describe("who controls a session", () => {
-  it("lets the creator, the owner and the admin change the approval mode and answer approvals, not another member", async () => {
+  it("lets the creator, the owner and the admin change the approval mode, answer approvals, rename, run and delete, not another member", async () => {
     h = await startHarness();
     const { owner, member, admin } = await team(h);
     const ownersSession = await newSession(owner, { workspace: h.workspace }, PROJECT);
@@ -43,8 +44,11 @@ describe("who controls a session", () => {
     expect(refused.body.error.code).toBe("forbidden");
     expect(h.server.context.stores.sessions.get(ownersSession)?.approvalMode).toBe("always-ask");
     expect((await member.post(`/api/sessions/${ownersSession}/approvals/call_x`, { decision: "allow" })).status).toBe(403);
-    // Other changes stay open to members.
-    expect((await member.patch(`/api/sessions/${ownersSession}`, { title: "renamed by a member" })).status).toBe(200);
+    // Every other change is the creator's, an owner's or the admin's too: renaming, running a task, deleting.
+    expect((await member.patch(`/api/sessions/${ownersSession}`, { title: "renamed by a member" })).status).toBe(403);
+    expect(h.server.context.stores.sessions.get(ownersSession)?.title).not.toBe("renamed by a member");
+    expect((await member.post(`/api/sessions/${ownersSession}/tasks`, { input: [{ type: "text", text: "run this" }] })).status).toBe(403);
+    expect((await member.del(`/api/sessions/${ownersSession}`)).status).toBe(403);
 
     expect((await member.patch(`/api/sessions/${membersSession}`, { approvalMode: "read-only" })).status).toBe(200);
     expect((await owner.patch(`/api/sessions/${membersSession}`, { approvalMode: "always-ask" })).status).toBe(200);

@@ -16,7 +16,7 @@ describe("session processes", () => {
     const cmd = "echo 'ready on http://0.0.0.0:4173/'; exec sleep 600";
     h = await startHarness({ script: [{ toolCalls: [{ name: "exec_command", arguments: { cmd, run_in_background: true, description: "Start the dev server" } }] }, { text: "the server runs" }] });
     const c = await h.admin();
-    const sid = await newSession(c, { workspace: h.workspace });
+    const sid = await newSession(c, { workspace: h.workspace, approvalMode: "allow-all" });
     expect((await c.get(`/api/sessions/${sid}/processes`)).body).toEqual({ processes: [] });
     const sse = await openStream(c, sid);
     await c.post(`/api/sessions/${sid}/tasks`, text("start the dev server"));

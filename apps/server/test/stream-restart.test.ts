@@ -71,7 +71,7 @@ describe("a session stream across a server restart", () => {
     const url1 = await first.url();
     const password = readFileSync(join(root, "initial-admin-password"), "utf8").trim();
     const c1 = await signIn(url1, password);
-    const sid = await newSession(c1, { workspace });
+    const sid = await newSession(c1, { workspace, approvalMode: "allow-all" });
     const before = (await c1.get(`/api/sessions/${sid}/messages`)).body.cursor as string;
     expect(before).toMatch(DURABLE_ID);
 

@@ -34,7 +34,7 @@ describe("trace analysis", () => {
       ],
     });
     const c = await h.admin();
-    const sid = await newSession(c, { workspace: h.workspace });
+    const sid = await newSession(c, { workspace: h.workspace, approvalMode: "allow-all" });
     const sse = await openStream(c, sid);
     await c.post(`/api/sessions/${sid}/tasks`, text("write a.txt"));
     await untilRunsEnded(sse, 1);

@@ -26,7 +26,7 @@ describe("session facts from the server", () => {
   it("title, archive and approval-mode changes are appended to the session's trace", async () => {
     h = await startHarness({ script: [{ toolCalls: [{ name: "exec_command", arguments: { cmd: "echo a", description: "a" } }] }, { text: "one" }, { toolCalls: [{ name: "exec_command", arguments: { cmd: "echo b", description: "b" } }] }, { text: "two" }] });
     const c = await h.admin();
-    const sid = await newSession(c, { workspace: h.workspace });
+    const sid = await newSession(c, { workspace: h.workspace, approvalMode: "allow-all" });
     const sse = await openStream(c, sid);
     await c.patch(`/api/sessions/${sid}`, { approvalMode: "allow-all" });
     await c.post(`/api/sessions/${sid}/tasks`, text("first"));

@@ -404,6 +404,18 @@ describe.skipIf(!haveChromium)("PenguinHarness web app", () => {
     await page.getByRole("link", { name: "Settings" }).click();
     await page.getByRole("heading", { name: "Users" }).waitFor();
     await h.shot("settings");
+    // The project's approval mode for new sessions: read-only until the owner picks another, which the new-session form then offers.
+    const newSessionMode = page.getByLabel("Approval mode of new sessions");
+    expect(await newSessionMode.inputValue()).toBe("read-only");
+    await newSessionMode.selectOption("always-ask");
+    await page.getByText("Saved: new sessions of this project start with this mode.").waitFor();
+    await page.getByRole("link", { name: "Chat" }).click();
+    await page.getByRole("heading", { name: "What should the agent do?" }).waitFor();
+    await expect.poll(() => page.getByLabel("Approval mode", { exact: true }).inputValue()).toBe("always-ask");
+    await page.getByRole("link", { name: "Settings" }).click();
+    await expect.poll(() => page.getByLabel("Approval mode of new sessions").inputValue()).toBe("always-ask");
+    await page.getByLabel("Approval mode of new sessions").selectOption("read-only");
+    await page.getByText("Saved: new sessions of this project start with this mode.").waitFor();
     await page.getByLabel("Dark").check();
     await page.goto(sessionUrl);
     await page.getByText("THE END").waitFor();

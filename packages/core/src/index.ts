@@ -37,6 +37,7 @@ export * from "./state/paths.js";
 export { newSessionId, isSessionId, sessionDate, localDate } from "./state/ids.js";
 export { ConfigError } from "./state/config-error.js";
 export * from "./state/project-config.js";
+export { dropProjectTrash, findTrashEntry, listTrash, moveSessionToTrash, purgeTrash, restoreFromTrash, sessionExistsOnDisk, trashRoot, TrashError, TRASH_DIR_NAME, TRASH_ENTRY_ID, type PurgeResult, type TrashEntry, type TrashManifest } from "./state/session-trash.js";
 export { resolveModelEntry, endpointOf, resolveModelEndpoint } from "./state/model-resolution.js";
 export type { ModelRefInput } from "./state/model-resolution.js";
 export * from "./approvals/index.js";

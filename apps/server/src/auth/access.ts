@@ -7,10 +7,15 @@
  * - A project's owner and the admin may do everything in it; a member may read it and run
  *   sessions in it; the owner alone (or the admin) edits its models, vault, schedules,
  *   command policy, members and agents, renames or deletes it.
- * - A session or agent is reachable exactly when its project is.
- * - Controlling a session (its approval mode, answering its approvals: need `control`) is
- *   for its creator, a project owner and the admin. A member who can see the session but
- *   did not create it gets 403 `forbidden`: hiding a session they can read would be a lie.
+ * - A session or agent is reachable exactly when its project is: every member reads a
+ *   colleague's sessions (history, stream, traces, files, state) and may fork them.
+ * - Acting on a session (need `control`: running tasks, steering, follow-ups, aborting,
+ *   answering approvals, compacting, its processes, writing its files, renaming, archiving,
+ *   changing its settings, deleting it) is for its creator, a project owner and the admin.
+ *   A session with no recorded creator (made by the CLI, the SDK or a schedule on the same
+ *   data root) is controlled by owners and the admin only. A member who can see the session
+ *   but may not act on it gets 403 `forbidden`: hiding a session they can read would be a lie.
+ *   The matrix is written out in apps/server/README.md.
  * - Anything the user may not reach answers 404, the same as something that does not exist,
  *   so ids cannot be probed. That includes a member asking for an owner-only operation.
  */
@@ -23,7 +28,7 @@ import { ApiError, notFound } from "../http/api-error.js";
 import type { AuthUser } from "../http/request-context.js";
 import type { SessionCreators } from "../db/session-creators-store.js";
 
-/** `read`: see and use (run sessions); `control`: a session's own safety settings; `owner`: configure and manage. */
+/** `read`: see (and fork, and create sessions); `control`: act on a session (see the rules above); `owner`: configure and manage. */
 export type Need = "read" | "control" | "owner";
 export type ProjectRole = "owner" | "member" | "admin";
 
@@ -65,7 +70,9 @@ export class AccessPolicy {
 
   /** Throws the 403 for a member who may read but not control the session. */
   requireControl(user: AuthUser, grant: SessionGrant): void {
-    if (!this.mayControl(user, grant)) throw new ApiError(403, "forbidden", "only the session's creator or a project owner may change its approval mode or answer its approvals");
+    if (!this.mayControl(user, grant)) {
+      throw new ApiError(403, "forbidden", "only the session's creator, a project owner or the admin may act on this session (run tasks, steer, abort, answer approvals, rename, archive, change settings, delete); you may read and fork it");
+    }
   }
 
   /** The user's role in a project, or undefined when they have none. */

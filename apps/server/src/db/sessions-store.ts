@@ -150,6 +150,26 @@ export class SessionStore {
     this.#facts.run(q);
   }
 
+  /** Puts back the row of a session restored from the trash, every server-owned field as it was. */
+  restore(r: SessionRow): void {
+    const values = {
+      project_id: r.projectId,
+      agent_id: r.agentId,
+      provider: r.provider,
+      model_id: r.modelId,
+      workspace: r.workspace,
+      approval_mode: r.approvalMode,
+      thinking_level: r.thinkingLevel,
+      title: r.title,
+      archived_at: r.archivedAt,
+      client: r.client,
+      fork_count: r.forkCount,
+      created_at: r.createdAt,
+      sandbox_network: r.sandboxNetwork ? 1 : 0,
+    };
+    this.#facts.run(this.#facts.query.insertInto("sessions").values({ session_id: r.sessionId, ...values }).onConflict((oc) => oc.column("session_id").doUpdateSet(values)));
+  }
+
   /** Counts one more fork of this session; the count never goes down, so fork titles never repeat. */
   nextForkNumber(sessionId: string): number {
     const q = this.#facts.query

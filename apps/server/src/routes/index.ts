@@ -32,6 +32,7 @@ import { sessionTraceRoutes } from "./session-traces.js";
 import { sessionRoutes } from "./sessions.js";
 import { skillsRoutes } from "./skills.js";
 import { snapshotRoutes } from "./snapshots.js";
+import { trashRoutes } from "./trash.js";
 import { usageRoutes } from "./usage.js";
 import { vaultRoutes } from "./vault.js";
 
@@ -63,6 +64,7 @@ export function registerRoutes(table: RouteTable, ctx: ServerContext): void {
   sessionTaskRoutes(table, ctx);
   sessionFileRoutes(table, ctx);
   sessionTraceRoutes(table, ctx);
+  trashRoutes(table, ctx);
   processRoutes(table, ctx);
   previewRoutes(table, ctx);
 }

@@ -25,7 +25,7 @@ export function processRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "post", path: "/api/sessions/:id/processes/:pid/kill", operationId: "processes.kill", summary: "Stop a background command (process group)", tag: "processes", access: "session", params: Pid, responses: { 200: { description: "{id, status: killed|exited}" } } },
+    { method: "post", path: "/api/sessions/:id/processes/:pid/kill", operationId: "processes.kill", summary: "Stop a background command (process group)", tag: "processes", access: "session", need: "control", params: Pid, responses: { 200: { description: "{id, status: killed|exited}" } } },
     async ({ grant, params }) => {
       const core = coreOf(grant.session.sessionId);
       const result = core === undefined ? "missing" : await core.killProcess(params.pid);
@@ -35,7 +35,7 @@ export function processRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "delete", path: "/api/sessions/:id/processes/:pid", operationId: "processes.delete", summary: "Forget a finished background command", tag: "processes", access: "session", params: Pid, responses: { 204: { description: "Removed" }, 409: { description: "process_running" } } },
+    { method: "delete", path: "/api/sessions/:id/processes/:pid", operationId: "processes.delete", summary: "Forget a finished background command", tag: "processes", access: "session", need: "control", params: Pid, responses: { 204: { description: "Removed" }, 409: { description: "process_running" } } },
     ({ grant, params }) => {
       const core = coreOf(grant.session.sessionId);
       const result = core === undefined ? "missing" : core.removeProcess(params.pid);

@@ -1,6 +1,7 @@
 /**
  * Project-level settings kept in `.project_config.toml` besides models: `[default_chat]`
- * (what a new chat starts with) and `[command_policy]` (the veto rules core applies before
+ * (what a new chat starts with: agent, workspace, thinking level, and the approval mode of new
+ * web sessions, `read-only` until the owner chooses another; the CLI's `chat` reads it too) and `[command_policy]` (the veto rules core applies before
  * any approval). Everyone in the project reads them; the owner writes them. A policy whose
  * pattern is not a regular expression is refused with core's message.
  */
@@ -10,6 +11,7 @@ import { ApiError } from "../http/api-error.js";
 import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import { AgentId, ApprovalModeSchema, Text, ThinkingLevelSchema } from "../http/schemas.js";
+import { WEB_SESSION_DEFAULT_APPROVAL } from "../runtime/session-manager.js";
 import type { ServerContext } from "../server-context.js";
 
 const ChatDefaults = Schema.Struct({
@@ -33,7 +35,8 @@ export function projectSettingsRoutes(table: RouteTable, ctx: ServerContext): vo
     { method: "get", path: "/api/projects/:p/chat-defaults", operationId: "chatDefaults.get", summary: "Defaults for new chats", tag: "projects", access: "project", responses: { 200: { description: "Defaults", schema: ChatDefaults } } },
     ({ grant }) => {
       const d = readProjectConfig(grant.paths.projectConfig).default_chat ?? {};
-      return json({ agentId: d.agent_id, workspace: d.workspace, approvalMode: d.approval_mode, thinkingLevel: d.thinking_level });
+      // The approval mode a new web session gets when its request names none: the project's, else the server's default.
+      return json({ agentId: d.agent_id, workspace: d.workspace, approvalMode: d.approval_mode ?? WEB_SESSION_DEFAULT_APPROVAL, thinkingLevel: d.thinking_level });
     },
   );
 

@@ -136,6 +136,7 @@ export function sessionFileRoutes(table: RouteTable, ctx: ServerContext): void {
       summary: "Write a workspace file",
       tag: "files",
       access: "session",
+      need: "control",
       body: Schema.Struct({ path: Text(1), dataBase64: Schema.String }),
       maxBodyBytes: Math.ceil(MAX_WRITE * 1.4) + 4096,
       responses: { 200: { description: "{path, size}" } },

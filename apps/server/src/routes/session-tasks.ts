@@ -47,6 +47,7 @@ export function sessionTaskRoutes(table: RouteTable, ctx: ServerContext): void {
       summary: "Start a task (or queue it as a follow-up with queueIfBusy)",
       tag: "sessions",
       access: "session",
+      need: "control",
       body: TaskBody,
       maxBodyBytes: MAX_TASK_BODY,
       responses: { 202: { description: "{status: started} or {status: queued, followUpId}" }, 409: { description: "task_in_progress or compacting" } },
@@ -73,6 +74,7 @@ export function sessionTaskRoutes(table: RouteTable, ctx: ServerContext): void {
       summary: "Recall a queued follow-up; returns what was sent",
       tag: "sessions",
       access: "session",
+      need: "control",
       params: Schema.Struct({ followUpId: Text(1, 64) }),
       responses: { 200: { description: "{input}" } },
     },
@@ -80,7 +82,7 @@ export function sessionTaskRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "post", path: "/api/sessions/:id/steer", operationId: "sessions.steer", summary: "Steer the running task; the id recalls it until delivered", tag: "sessions", access: "session", body: Schema.Struct({ text: Text(1, 100_000) }), responses: { 202: { description: "{id, text}" }, 409: { description: "not_running" } } },
+    { method: "post", path: "/api/sessions/:id/steer", operationId: "sessions.steer", summary: "Steer the running task; the id recalls it until delivered", tag: "sessions", access: "session", need: "control", body: Schema.Struct({ text: Text(1, 100_000) }), responses: { 202: { description: "{id, text}" }, 409: { description: "not_running" } } },
     async ({ grant, body }) => json(await withSessions((sessions) => sessions.steer(grant.session, body.text)), 202),
   );
 
@@ -92,6 +94,7 @@ export function sessionTaskRoutes(table: RouteTable, ctx: ServerContext): void {
       summary: "Recall steering not yet delivered; returns its text",
       tag: "sessions",
       access: "session",
+      need: "control",
       params: Schema.Struct({ steerId: Text(1, 64) }),
       responses: { 200: { description: "{id, text}" }, 409: { description: "already_delivered" } },
     },
@@ -99,7 +102,7 @@ export function sessionTaskRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "post", path: "/api/sessions/:id/abort", operationId: "sessions.abort", summary: "Abort the running task", tag: "sessions", access: "session", responses: { 202: { description: "{aborted: true, recalled}" }, 204: { description: "Nothing was running" } } },
+    { method: "post", path: "/api/sessions/:id/abort", operationId: "sessions.abort", summary: "Abort the running task", tag: "sessions", access: "session", need: "control", responses: { 202: { description: "{aborted: true, recalled}" }, 204: { description: "Nothing was running" } } },
     async ({ grant }) => {
       const result = await withSessions((sessions) => sessions.abort(grant.session));
       return result === undefined ? noContent() : json({ aborted: true, recalled: result.recalled }, 202);
@@ -126,12 +129,12 @@ export function sessionTaskRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "post", path: "/api/sessions/:id/retry-now", operationId: "sessions.retryNow", summary: "End a reconnect wait now", tag: "sessions", access: "session", responses: { 200: { description: "{skipped}" } } },
+    { method: "post", path: "/api/sessions/:id/retry-now", operationId: "sessions.retryNow", summary: "End a reconnect wait now", tag: "sessions", access: "session", need: "control", responses: { 200: { description: "{skipped}" } } },
     async ({ grant }) => json({ skipped: await withSessions((sessions) => sessions.retryNow(grant.session)) }),
   );
 
   table.add(
-    { method: "post", path: "/api/sessions/:id/compact", operationId: "sessions.compact", summary: "Compact the context now", tag: "sessions", access: "session", responses: { 202: { description: "Started" }, 409: { description: "task_in_progress, compacting, nothing_to_compact or already_compacted" } } },
+    { method: "post", path: "/api/sessions/:id/compact", operationId: "sessions.compact", summary: "Compact the context now", tag: "sessions", access: "session", need: "control", responses: { 202: { description: "Started" }, 409: { description: "task_in_progress, compacting, nothing_to_compact or already_compacted" } } },
     async ({ grant }) => {
       await withSessions((sessions) => sessions.compact(grant.session));
       return json({ status: "started" }, 202);

@@ -4,9 +4,13 @@
  * workspace?, approvalMode?, sandboxNetwork?}` → 201; the model pair is both or neither, neither meaning the
  * project's default; no workspace means the project's default chat workspace, else a fresh
  * temporary one); read one (with its trace path and usage); change its approval mode,
- * thinking level, title, archived flag or network allowance; delete it (traces and scratchpad,
- * not while it runs); fork it; read its state at any event. Lists and reads say where a
+ * thinking level, title, archived flag or network allowance; delete it (its traces and scratchpad
+ * move to the trash, routes/trash.ts; not while it runs); fork it; read its state at any event. Lists and reads say where a
  * session came from (`forkedFrom`, `replayOf`, from the sessions projection).
+ *
+ * Who may call what is the matrix of apps/server/README.md: reading and forking are for every
+ * member; changing or deleting a session (`need: "control"`) for its creator, a project owner
+ * or the admin (403 `forbidden` for another member).
  *
  * `sandboxNetwork: true` lets the session's sandboxed commands use the network. Only a project
  * owner or the admin may allow it (a member gets 403): it opens a way out of the machine for
@@ -120,19 +124,14 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "patch", path: "/api/sessions/:id", operationId: "sessions.update", summary: "Change approval mode, thinking level, title, archived flag or network allowance", tag: "sessions", access: "session", body: PatchBody, responses: { 200: { description: "The session" } } },
-    async ({ grant, body, user }) => {
+    { method: "patch", path: "/api/sessions/:id", operationId: "sessions.update", summary: "Change approval mode, thinking level, title, archived flag or network allowance", tag: "sessions", access: "session", need: "control", body: PatchBody, responses: { 200: { description: "The session" } } },
+    async ({ grant, body }) => {
       const id = grant.session.sessionId;
-      if (body.sandboxNetwork !== undefined) {
-        if (body.sandboxNetwork) requireNetworkGrant(grant.role);
-        else ctx.access.requireControl(user, grant);
-      }
+      // The caller controls the session (the route's need); allowing the network also needs an owner.
+      if (body.sandboxNetwork === true) requireNetworkGrant(grant.role);
       // These append to the trace: refused up front while another process runs the session.
       if (body.title !== undefined || body.archived !== undefined || body.sandboxNetwork !== undefined) await sessions.refuseIfHeldElsewhere(grant.session, "changing it");
-      if (body.approvalMode !== undefined) {
-        ctx.access.requireControl(user, grant);
-        stores.sessions.setApprovalMode(id, body.approvalMode);
-      }
+      if (body.approvalMode !== undefined) stores.sessions.setApprovalMode(id, body.approvalMode);
       if (body.sandboxNetwork !== undefined) await sessions.setSandboxNetwork(grant.session, body.sandboxNetwork);
       if (body.thinkingLevel !== undefined) {
         stores.sessions.setThinkingLevel(id, body.thinkingLevel);
@@ -152,9 +151,18 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "delete", path: "/api/sessions/:id", operationId: "sessions.delete", summary: "Delete a session's traces and scratchpad", tag: "sessions", access: "session", responses: { 204: { description: "Deleted" }, 409: { description: "It is running" } } },
-    async ({ grant }) => {
-      await sessions.delete(grant.session);
+    {
+      method: "delete",
+      path: "/api/sessions/:id",
+      operationId: "sessions.delete",
+      summary: "Move a session's traces and scratchpad to the project's trash (an owner restores it, the admin purges it)",
+      tag: "sessions",
+      access: "session",
+      need: "control",
+      responses: { 204: { description: "Moved to the trash" }, 409: { description: "It is running" } },
+    },
+    async ({ grant, user }) => {
+      await sessions.delete(grant.session, user.userId);
       ctx.userEvents.toProject(grant.project.projectId, { type: "session_deleted", sessionId: grant.session.sessionId });
       return noContent();
     },

@@ -24,9 +24,8 @@
  * refused the same way.
  */
 import { randomBytes } from "node:crypto";
-import { rmSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import { agentPaths, createAgent, describeLeaseHolder, isApprovalMode, liveLeaseHolder, sessionLeaseFile, isPenguinError, PROJECT_OR_AGENT_ID, resumeSnapshotFile, sessionScratchpad, sessionTraceFiles, type Agent, type AgentPaths, type ApprovalMode, type ForkPosition, type McpStdioPolicy, type SandboxOptions, type Session, type SleepFn } from "@penguin/core";
+import { agentPaths, createAgent, describeLeaseHolder, isApprovalMode, liveLeaseHolder, moveSessionToTrash, sessionLeaseFile, isPenguinError, PROJECT_OR_AGENT_ID, sessionTraceFiles, type TrashEntry, type Agent, type AgentPaths, type ApprovalMode, type ForkPosition, type McpStdioPolicy, type SandboxOptions, type Session, type SleepFn } from "@penguin/core";
 import { isTraceable, sessionTitle, settingsChanged, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import type { SessionRow } from "../db/sessions-store.js";
@@ -43,6 +42,9 @@ import { JUST_CREATED } from "../services/session-trace-info.js";
 import { readSessionMeta } from "../services/trace-files.js";
 import { sessionView } from "../services/session-view.js";
 import type { UserEventHub } from "./user-events.js";
+
+/** A web session's approval mode when neither the request nor the project names one: ask before writes and commands. */
+export const WEB_SESSION_DEFAULT_APPROVAL: ApprovalMode = "read-only";
 
 export const IDLE_EVICTION_MS = 30 * 60 * 1000;
 const EVICTION_CHECK_MS = 60 * 1000;
@@ -151,7 +153,7 @@ export class SessionManager {
   async create(input: CreateSessionInput): Promise<{ row: SessionRow; hub: SessionHub }> {
     const agent = await this.agent(input.projectId, input.agentId);
     const workspace = input.workspace === undefined ? undefined : this.#deps.workspaceRoots.confine(input.workspace, [agent.paths.workspacesDir]);
-    const mode = input.approvalMode ?? defaultApprovalMode(agent);
+    const mode = input.approvalMode ?? defaultApprovalMode(agent, input.source);
     const sandboxNetwork = input.sandboxNetwork === true;
     const sandbox = this.#sessionSandbox(sandboxNetwork);
     // The starting approval mode is recorded with the session's first lines (its thinking level too).
@@ -400,8 +402,12 @@ export class SessionManager {
     return forked;
   }
 
-  /** Deletes a session: its traces, its scratchpad and its index row. */
-  async delete(row: SessionRow): Promise<void> {
+  /**
+   * Deletes a session: its traces (with their companions) and its scratchpad move to the data
+   * root's trash (core's session-trash: restorable by an owner, purged by the admin), its index
+   * row goes, kept in the trash entry so a restore brings its settings back.
+   */
+  async delete(row: SessionRow, deletedBy: string): Promise<TrashEntry> {
     const hub = this.#hubs.get(row.sessionId);
     if (hub?.busy) throw busyError(hub);
     if (hub !== undefined) {
@@ -411,13 +417,9 @@ export class SessionManager {
     }
     await this.refuseIfHeldElsewhere(row, "deleting it");
     const agent = await this.agent(row.projectId, row.agentId);
-    for (const f of sessionTraceFiles(agent.paths, row.sessionId)) {
-      rmSync(f.file, { force: true });
-      // The trace's resume snapshot (a cache of its fold) goes with it.
-      rmSync(resumeSnapshotFile(f.file), { force: true });
-    }
-    rmSync(sessionScratchpad(agent.paths, row.sessionId), { recursive: true, force: true });
+    const entry = moveSessionToTrash(agent.paths, row.sessionId, { deletedAt: this.#deps.now(), deletedBy, record: row });
     this.#deps.stores.sessions.delete(row.sessionId);
+    return entry;
   }
 
   /**
@@ -589,7 +591,14 @@ function busyError(hub: SessionHub): ApiError {
     : conflict("task_in_progress", "a task is already running on this session; wait, steer it, abort it, or queue this one with queueIfBusy");
 }
 
-function defaultApprovalMode(agent: Agent): ApprovalMode {
+/**
+ * A new session's approval mode when the request names none: the project's
+ * `default_chat.approval_mode` (an owner sets it), else `read-only` for a session a person
+ * opens (read-only tools run, writes and commands ask), or `allow-all` for a schedule's run,
+ * which nobody watches to answer an approval.
+ */
+export function defaultApprovalMode(agent: Agent, source?: "schedule"): ApprovalMode {
   const mode = agent.projectConfig().default_chat?.approval_mode;
-  return isApprovalMode(mode) ? mode : "allow-all";
+  if (isApprovalMode(mode)) return mode;
+  return source === "schedule" ? "allow-all" : WEB_SESSION_DEFAULT_APPROVAL;
 }

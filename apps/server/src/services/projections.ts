@@ -8,6 +8,7 @@ import { LiveProjectionRunner, projectionsFile, rebuildProjections, type Project
 import { sessionsProjection } from "@penguin/projections-sessions";
 import { timelineProjection } from "@penguin/projections-timeline";
 import { usageProjection } from "@penguin/projections-usage";
+import { agentPaths, PROJECT_OR_AGENT_ID, sessionTraceFiles } from "@penguin/core";
 import type { Stores } from "../db/stores.js";
 
 export const SERVER_PROJECTIONS: readonly Projection[] = [sessionsProjection, usageProjection, timelineProjection];
@@ -22,9 +23,10 @@ export async function startProjections(root: string, options: { reindex: boolean
  * Keeps the server's session index (facts.db) aware of sessions it did not create: after
  * each pass of the runner, every session of the projection that changed since the last look
  * and is unknown to the index is added, as the start-up trace scan would add it. Sessions
- * the index knows keep their server-owned fields (title, approval mode, archive) untouched.
+ * the index knows keep their server-owned fields (title, approval mode, archive) untouched, and
+ * one whose trace files are gone (deleted, in the trash) is not brought back.
  */
-export function followTracedSessions(runner: LiveProjectionRunner, stores: Stores, now: () => number): void {
+export function followTracedSessions(runner: LiveProjectionRunner, stores: Stores, root: string, now: () => number): void {
   let watermark = Number.NEGATIVE_INFINITY;
   runner.onCaughtUp(async (store) => {
     const changed = await store.db.selectFrom("sessions").selectAll().where("last_event_at", ">=", watermark).orderBy("last_event_at").execute();
@@ -32,6 +34,9 @@ export function followTracedSessions(runner: LiveProjectionRunner, stores: Store
       watermark = Math.max(watermark, Number(s.last_event_at));
       if (s.provider === null || s.model_id === null || s.workspace === null) continue;
       if (stores.sessions.get(s.session_id) !== undefined || stores.projects.get(s.project_id) === undefined) continue;
+      // The projection keeps the rows of a session whose files went away (deleted: moved to the
+      // trash); indexing it again would bring back a session with no trace.
+      if (!PROJECT_OR_AGENT_ID.test(s.agent_id) || sessionTraceFiles(agentPaths(root, s.project_id, s.agent_id), s.session_id).length === 0) continue;
       if (stores.projects.agent(s.project_id, s.agent_id) === undefined) stores.projects.insertAgent(s.project_id, { agentId: s.agent_id, name: null, description: null, createdAt: now() });
       stores.sessions.upsertFromTrace({ sessionId: s.session_id, projectId: s.project_id, agentId: s.agent_id, provider: s.provider, modelId: s.model_id, workspace: s.workspace, createdAt: Number(s.created_at) });
     }

@@ -8,7 +8,7 @@
  * projects cannot be deleted.
  */
 import { rmSync } from "node:fs";
-import { createAgent, DEFAULT_AGENT, DEFAULT_PROJECT, projectPaths } from "@penguin/core";
+import { createAgent, DEFAULT_AGENT, DEFAULT_PROJECT, dropProjectTrash, projectPaths } from "@penguin/core";
 import type { ProjectRow } from "../db/projects-store.js";
 import type { Stores } from "../db/stores.js";
 import { conflict } from "../http/api-error.js";
@@ -41,4 +41,6 @@ export function deleteProjectFiles(root: string, stores: Stores, project: Projec
   for (const id of stores.sessions.idsInProject(project.projectId)) stores.sessions.delete(id);
   stores.projects.delete(project.projectId);
   rmSync(projectPaths(root, project.projectId).projectDir, { recursive: true, force: true });
+  // Its trashed sessions go with it: a project created later under the same id must not find them.
+  dropProjectTrash(root, project.projectId);
 }

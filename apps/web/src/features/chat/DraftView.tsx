@@ -34,7 +34,9 @@ export function DraftView() {
   const [workspace, setWorkspace] = createSignal("");
   const [model, setModel] = createSignal("");
   const [thinking, setThinking] = createSignal<ThinkingLevel>("medium");
-  const [approval, setApproval] = createSignal<ApprovalMode>("allow-all");
+  // Until the project's default arrives, a new session would ask before writes and commands (the server's default).
+  const [approval, setApproval] = createSignal<ApprovalMode>("read-only");
+  let approvalChosen = false;
   const [draft, setDraft] = createSignal<Draft>(EMPTY_DRAFT);
   const [picking, setPicking] = createSignal(false);
   const [skills, setSkills] = createSignal<InstalledSkill[]>([]);
@@ -53,7 +55,8 @@ export function DraftView() {
             if (!live) return;
             if (d.agentId !== undefined) setAgentId(d.agentId);
             if (d.workspace !== undefined) setWorkspace(d.workspace);
-            if (d.approvalMode !== undefined) setApproval(d.approvalMode);
+            // The project's default never overrides a mode the person already picked.
+            if (d.approvalMode !== undefined && !approvalChosen) setApproval(d.approvalMode);
           },
           () => undefined,
         );
@@ -158,7 +161,15 @@ export function DraftView() {
             <SelectField label="Model" value={model()} onValue={setModel} options={modelOptions()} hint={modelOptions().length === 0 ? "No models yet: add one on the Models page." : undefined} />
           </div>
           <SelectField label="Thinking level" value={thinking()} onValue={pickThinking} options={THINKING_LEVELS.map((l) => ({ value: l, label: l }))} />
-          <SelectField label="Approval mode" value={approval()} onValue={setApproval} options={APPROVAL_MODES.map((m) => ({ value: m, label: m }))} />
+          <SelectField
+            label="Approval mode"
+            value={approval()}
+            onValue={(m) => {
+              approvalChosen = true;
+              setApproval(m);
+            }}
+            options={APPROVAL_MODES.map((m) => ({ value: m, label: m }))}
+          />
           <div class="flex items-end gap-2 sm:col-span-2">
             <TextField class="flex-1" label="Workspace" placeholder="Empty: a temporary folder" value={workspace()} onValue={setWorkspace} />
             <Button onClick={() => setPicking(true)} disabled={project.projectId === undefined}>

@@ -88,7 +88,14 @@ export function SessionView(props: { sessionId: string }) {
   const running = () => state.taskState !== "idle";
   const slash = createMemo(() => slashItems(skills()));
   const pricing = () => findEntry(project.models, info()?.provider, info()?.modelId)?.pricing;
-  const locked = () => (state.authLocked ? "The model rejected its credentials. Update the API key on the Models page to continue." : undefined);
+  // A colleague's session is read-only to a member: the server refuses tasks from anyone but its creator, an owner or the admin.
+  const mayAct = () => info()?.commands?.mayControl !== false;
+  const locked = () =>
+    state.authLocked
+      ? "The model rejected its credentials. Update the API key on the Models page to continue."
+      : mayAct()
+        ? undefined
+        : "Only the session's creator, a project owner or the admin can run tasks here. You can read it, or fork it to continue in your own session.";
 
   const actions: StreamActions = {
     async decide(toolCallId, decision) {

@@ -1,7 +1,8 @@
 /**
- * Settings: my password, the theme (light, dark, or follow the system), and for the admin
- * the users of this server (create, reset a password, delete) and the MCP commands (which
- * stdio MCP servers may run here).
+ * Settings: my password, the theme (light, dark, or follow the system), the current project's
+ * approval mode for new sessions (owners change it), and for the admin the users of this
+ * server (create, reset a password, delete) and the MCP commands (which stdio MCP servers may
+ * run here).
  */
 import { For, Show } from "solid-js";
 import { Page } from "../../components/layout/Page";
@@ -9,6 +10,7 @@ import { auth } from "../../state/auth-store";
 import { setTheme, theme, type Theme } from "../../state/theme-store";
 import { PasswordForm } from "../auth/PasswordForm";
 import { McpCommandsAdmin } from "./McpCommandsAdmin";
+import { ProjectDefaultsSection } from "./ProjectDefaultsSection";
 import { UsersAdmin } from "./UsersAdmin";
 
 const THEMES: { value: Theme; label: string }[] = [
@@ -43,6 +45,7 @@ export default function SettingsPage() {
           <p class="mb-3 text-xs text-slate-500">Signed in as {auth.me?.userId}. Changing the password signs out your other browsers.</p>
           <PasswordForm />
         </section>
+        <ProjectDefaultsSection />
         <Show when={auth.me?.isAdmin === true && auth.me}>
           {(me) => (
             <section aria-labelledby="set-users" class="rounded-lg border border-slate-200 p-4 lg:col-span-2 dark:border-slate-800">
