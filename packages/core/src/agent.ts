@@ -110,6 +110,17 @@ export interface CreateSessionOptions {
   approvalMode?: string;
 }
 
+/** A session's boundary, and the sandbox its commands run in (the same description, or none). */
+interface SessionConfinement {
+  commands: CommandSandbox | undefined;
+  boundary: CommandSandbox | undefined;
+}
+
+/** What a child session is given: the parent's commands sandbox and file boundary, as options. */
+function inheritedSandbox(commands: CommandSandbox | undefined, b: CommandSandbox): SandboxOptions {
+  return { enabled: commands !== undefined, confineFiles: true, network: b.network, hide: b.hidden, privateHomes: b.privateHomes ?? [] };
+}
+
 export interface ResumeSessionOptions {
   sessionId: string;
   /** As for createSession: the sandbox is a runtime choice, not part of the trace. */
@@ -386,19 +397,30 @@ export class Agent {
    * their environment only). Hidden: the whole data root (every project's credentials, vaults,
    * traces and databases) and the workspace's parent folder (the other workspaces). Private:
    * the host's home folders (empty and throwaway inside; PATH tools in them stay). Masked too:
-   * the host's password hashes and SSH host keys.
+   * the host's password hashes and SSH host keys. The file tools keep to the same description
+   * (`boundary`) whenever there is one: with the commands in bwrap, or with `confineFiles`
+   * where they run without it.
    */
-  #sandbox(requested: SandboxOptions | undefined, workspace: string, sessionId: string): CommandSandbox | undefined {
+  #sandbox(requested: SandboxOptions | undefined, workspace: string, sessionId: string): SessionConfinement {
     const options = requested ?? this.#options.sandbox;
-    if (options === undefined || !options.enabled) return undefined;
-    const bwrapPath = this.#options.bwrapPath;
-    const availability = probeSandbox(bwrapPath);
+    const boundary = options !== undefined && (options.enabled || options.confineFiles === true) ? this.#boundary(options, workspace, sessionId) : undefined;
+    if (boundary === undefined || options === undefined || !options.enabled) return { commands: undefined, boundary };
+    const availability = probeSandbox(this.#options.bwrapPath);
     if (!availability.available) {
       throw new PenguinError(
         "sandbox_unavailable",
         `commands were asked to run in a sandbox, but ${availability.reason ?? "bwrap cannot run here"}. Install bubblewrap, or turn the sandbox off to run commands unsandboxed.`,
       );
     }
+    return { commands: boundary, boundary };
+  }
+
+  /**
+   * The session's boundary (the description #sandbox's comment gives): what its commands see
+   * when they run in bwrap, and what its file tools may touch whether they do or not.
+   */
+  #boundary(options: SandboxOptions, workspace: string, sessionId: string): CommandSandbox {
+    const bwrapPath = this.#options.bwrapPath;
     const paths = this.paths;
     const parent = dirname(workspace);
     return {
@@ -466,7 +488,7 @@ export class Agent {
     history?: import("@penguin/omnimessage").OmniMessage[];
     /** Resume: record, through the session's fold, what the crash left dangling. */
     closeDangling?: (fold: LiveFold) => void;
-    sandbox: CommandSandbox | undefined;
+    sandbox: SessionConfinement;
     replay?: ReplayParts;
     approvalMode?: string | undefined;
     /** A new session's starting settings, written right after its session_meta. */
@@ -484,7 +506,7 @@ export class Agent {
           ? p.replay.subagents
           : createSubagentRunner({
             workspaceDir: meta.workspace,
-            ...(p.sandbox === undefined ? {} : { sandbox: { enabled: true, network: p.sandbox.network, hide: p.sandbox.hidden, privateHomes: p.sandbox.privateHomes ?? [] } }),
+            ...(p.sandbox.boundary === undefined ? {} : { sandbox: inheritedSandbox(p.sandbox.commands, p.sandbox.boundary) }),
             agentFor: (agentId) => this.#childAgent(agentId),
             parent: () => ({ provider: meta.provider, modelId: meta.model_id, thinkingLevel: built?.thinkingLevel ?? p.thinkingLevel }),
           });
@@ -498,7 +520,9 @@ export class Agent {
       extraTools: mcpServers.length > 0 ? await loadMcpHub(mcpServers, { cwd: meta.workspace }) : undefined,
       ...this.#describer(config, endpoint),
       ...this.#options.environment,
-      ...(p.sandbox === undefined ? {} : { sandbox: p.sandbox }),
+      ...(p.sandbox.commands === undefined ? {} : { sandbox: p.sandbox.commands }),
+      ...(p.sandbox.boundary === undefined ? {} : { boundary: p.sandbox.boundary }),
+      readOnlyForTools: [this.paths.agentState],
     });
     const env = p.replay?.wrapEnvironment?.(realEnv) ?? realEnv;
     const llm = p.replay?.llm ?? new GatewayLLM({

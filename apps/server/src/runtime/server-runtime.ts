@@ -60,7 +60,7 @@ export interface ServerRuntimeConfig {
   /** The roots given at start-up, used while the admin setting `workspaceRoots` is empty. */
   workspaceRoots: readonly string[];
   report(error: unknown): void;
-  /** The sandbox every session's commands run in; undefined: none. */
+  /** Every session's boundary, and whether its commands run in bwrap (SessionManager's `sandbox`); undefined: none. */
   sandbox: SandboxOptions | undefined;
   bwrapPath?: string;
 }

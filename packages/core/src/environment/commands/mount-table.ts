@@ -163,11 +163,20 @@ export function mountTable(boundary: SessionBoundary, searchPath: string | undef
 }
 
 /**
- * A table for a session without a sandboxed boundary: everything writable as the host user,
- * except the `readOnly` folders (agent_state, which people change and the model's tools never).
+ * The table with the `readOnly` folders made read-only where it grants writing them (agent_state,
+ * which people change and the model's tools never); a folder the table hides stays hidden.
+ */
+export function withReadOnly(table: MountTable, readOnly: readonly string[]): MountTable {
+  const demoted = readOnly.map(real).filter((dir) => accessAt(table, dir) === "write");
+  return { mounts: [...table.mounts, ...demoted.map((path): Mount => ({ kind: "ro-bind", path }))] };
+}
+
+/**
+ * A table for a session without a boundary description: everything writable as the host user
+ * allows, except the `readOnly` folders.
  */
 export function unconfinedTable(readOnly: readonly string[]): MountTable {
-  return { mounts: [{ kind: "bind", path: "/" }, ...readOnly.map((dir): Mount => ({ kind: "ro-bind", path: real(dir) }))] };
+  return withReadOnly({ mounts: [{ kind: "bind", path: "/" }] }, readOnly);
 }
 
 /**

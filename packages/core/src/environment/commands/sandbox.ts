@@ -70,6 +70,12 @@ import { mayHide, mountTable, real, type Mount, type SessionBoundary } from "./m
 /** What a host asks for: sandboxed commands, and whether they may use the network. */
 export interface SandboxOptions {
   enabled: boolean;
+  /**
+   * Keep the file tools to the session's boundary (the mount table) even where `enabled` is
+   * false and commands run without bwrap (a server without bwrap, or with `--no-sandbox`);
+   * with `enabled` they always keep to it. The file tools need no bwrap.
+   */
+  confineFiles?: boolean;
   /** Default false: the sandbox has no network but its own loopback. */
   network?: boolean;
   /**
