@@ -113,13 +113,17 @@ export function fileAttacks(input: { root: string; attacker: string; workspace: 
     check(outputs, trace) {
       expect(outputs.get(control.id), "the control write inside the workspace").toMatch(/^Created inside\.txt/);
       expect(readFileSync(join(ws, "inside.txt"), "utf8")).toBe(`inside ${tag}`);
+      // Every attack is judged, and all that got through are listed at once.
+      const through: string[] = [];
+      const refusal = input.only !== undefined ? /^Read-only file system: / : /^(No such file or directory: .* outside what this session may touch|Read-only file system: |Refusing to access )/;
       for (const a of chosen) {
-        const what = `${a.call.name} ${JSON.stringify(a.call.arguments)}`;
-        const output = outputs.get(a.call.id);
-        expect(output, what).toMatch(input.only !== undefined ? /^Read-only file system: / : /^(No such file or directory: .* outside what this session may touch|Read-only file system: |Refusing to access )/);
-        for (const f of a.unchanged) expect(readFileSync(f, "latin1"), `${what}: ${f} unchanged`).toBe(before.get(f));
-        for (const f of a.notCreated) expect(existsSync(f), `${what}: ${f} not created`).toBe(false);
+        const what = `${a.call.name} ${JSON.stringify(a.call.arguments).slice(0, 160)}`;
+        const output = outputs.get(a.call.id) ?? "(no output)";
+        if (!refusal.test(output)) through.push(`${what} -> ${output.slice(0, 80)}`);
+        for (const f of a.unchanged) if (readFileSync(f, "latin1") !== before.get(f)) through.push(`${what} changed ${f}`);
+        for (const f of a.notCreated) if (existsSync(f)) through.push(`${what} created ${f}`);
       }
+      expect(through, "attacks that got through").toEqual([]);
       if (input.only !== undefined) return;
       for (const what of ["trace", "vault", "config", "agents", "image", "home"]) expect(trace, `the ${what} secret stays out of the trace`).not.toContain(secret(what));
       expect(trace).not.toContain(Buffer.concat([PNG, Buffer.from(secret("image"))]).toString("base64").slice(-24));
