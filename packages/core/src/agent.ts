@@ -394,7 +394,7 @@ export class Agent {
    * The sandbox a session's commands run in, or undefined for none. Visible inside: the
    * workspace, the session's scratchpad and the agent's shared_env (writable), agent_state
    * (read-only, so skills' scripts run; its vault masked: vault values reach commands through
-   * their environment only). Hidden: the whole data root (every project's credentials, vaults,
+   * their environment only) but for its memory/ (writable: the model keeps its memory). Hidden: the whole data root (every project's credentials, vaults,
    * traces and databases) and the workspace's parent folder (the other workspaces). Private:
    * the host's home folders (empty and throwaway inside; PATH tools in them stay). Masked too:
    * the host's password hashes and SSH host keys. The file tools keep to the same description
@@ -424,7 +424,8 @@ export class Agent {
     const paths = this.paths;
     const parent = dirname(workspace);
     return {
-      writable: [workspace, sessionScratchpad(paths, sessionId), paths.sharedEnvDir],
+      // The memory inside agent_state is the model's own to keep (the system prompt says so).
+      writable: [workspace, sessionScratchpad(paths, sessionId), paths.sharedEnvDir, paths.memoryDir],
       readOnly: [paths.agentState],
       hidden: [paths.root, ...(options.hide ?? [])],
       hiddenUnlessOnPath: parent === workspace ? [] : [parent],
@@ -523,6 +524,7 @@ export class Agent {
       ...(p.sandbox.commands === undefined ? {} : { sandbox: p.sandbox.commands }),
       ...(p.sandbox.boundary === undefined ? {} : { boundary: p.sandbox.boundary }),
       readOnlyForTools: [this.paths.agentState],
+      writableForTools: [this.paths.memoryDir],
     });
     const env = p.replay?.wrapEnvironment?.(realEnv) ?? realEnv;
     const llm = p.replay?.llm ?? new GatewayLLM({

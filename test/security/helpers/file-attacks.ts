@@ -107,12 +107,17 @@ export function fileAttacks(input: { root: string; attacker: string; workspace: 
   ];
   const chosen = input.only === undefined ? attacks : attacks.filter((a) => a.unchanged.some((f) => f === ownAgents || f === ownConfig));
   const control: ToolCall = { name: "write_file", id: "control_1", arguments: { file_path: "inside.txt", content: `inside ${tag}` } };
+  // The memory inside agent_state stays the model's to write.
+  const memoryFile = join(own.memoryDir, "user", `note-${tag}.md`);
+  const memory: ToolCall = { name: "write_file", id: "control_2", arguments: { file_path: memoryFile, content: `remember ${tag}` } };
 
   return {
-    calls: [...chosen.map((a) => a.call), control],
+    calls: [...chosen.map((a) => a.call), control, memory],
     check(outputs, trace) {
       expect(outputs.get(control.id), "the control write inside the workspace").toMatch(/^Created inside\.txt/);
       expect(readFileSync(join(ws, "inside.txt"), "utf8")).toBe(`inside ${tag}`);
+      expect(outputs.get(memory.id), "the memory write").toMatch(/^Created /);
+      expect(readFileSync(memoryFile, "utf8")).toBe(`remember ${tag}`);
       // Every attack is judged, and all that got through are listed at once.
       const through: string[] = [];
       const refusal = input.only !== undefined ? /^Read-only file system: / : /^(No such file or directory: .* outside what this session may touch|Read-only file system: |Refusing to access )/;

@@ -93,6 +93,8 @@ export interface EnvironmentConfig {
   boundary?: SessionBoundary;
   /** Folders the file tools never write, whatever the boundary (agent_state: people change it). */
   readOnlyForTools?: readonly string[];
+  /** Folders inside `readOnlyForTools` the tools still write where the boundary lets them (agent_state/memory). */
+  writableForTools?: readonly string[];
 }
 
 /**
@@ -100,9 +102,13 @@ export interface EnvironmentConfig {
  * so a tool folder a command sees is one the tools see), computed per call since the folders it
  * names may appear meanwhile; without a description, everything but the read-only folders.
  */
-function fileBoundary(description: SessionBoundary | undefined, readOnly: readonly string[], searchPath: string | undefined): FileBoundary {
-  if (description === undefined) return () => unconfinedTable(readOnly);
-  return () => withReadOnly(mountTable(description, searchPath), readOnly);
+function fileBoundary(
+  description: SessionBoundary | undefined,
+  tools: { readOnly: readonly string[]; keepWritable: readonly string[] },
+  searchPath: string | undefined,
+): FileBoundary {
+  if (description === undefined) return () => unconfinedTable(tools.readOnly, tools.keepWritable);
+  return () => withReadOnly(mountTable(description, searchPath), tools.readOnly, tools.keepWritable);
 }
 
 /** A builtin with its generics erased behind a closure, as the registry keeps it. */
@@ -147,7 +153,7 @@ export class Environment implements EnvironmentInterface {
     });
     const workspaceDir = this.workspaceDir;
     const operations = config.fileOperations;
-    const boundary = fileBoundary(config.boundary ?? config.sandbox, config.readOnlyForTools ?? [], commandEnv.PATH);
+    const boundary = fileBoundary(config.boundary ?? config.sandbox, { readOnly: config.readOnlyForTools ?? [], keepWritable: config.writableForTools ?? [] }, commandEnv.PATH);
     const files = operations === undefined ? { workspaceDir, boundary } : { workspaceDir, operations, boundary };
     const processes = this.#processes;
     this.#add(createReadFileTool(files));

@@ -107,8 +107,11 @@ describe("accessAt", () => {
     const table = withReadOnly(mountTable(l.boundary, "/usr/bin"), [l.state, l.ws, l.other]);
     expect(accessAt(table, join(l.ws, "a"))).toBe("read");
     expect(accessAt(table, join(l.other, "notes.md"))).toBe("absent");
-    const open = unconfinedTable([l.state]);
+    const open = unconfinedTable([l.state], [join(l.state, "memory")]);
     expect(accessAt(open, join(l.state, "system_config.yaml"))).toBe("read");
+    expect(accessAt(open, join(l.state, "memory", "user", "MEMORY.md"))).toBe("write");
+    // A kept folder is never made writable where the table did not grant it.
+    expect(accessAt(withReadOnly(mountTable(l.boundary, "/usr/bin"), [l.state], [join(l.state, "memory")]), join(l.state, "memory", "x"))).toBe("read");
     expect(accessAt(open, join(l.other, "notes.md"))).toBe("write");
   });
 });

@@ -164,19 +164,22 @@ export function mountTable(boundary: SessionBoundary, searchPath: string | undef
 
 /**
  * The table with the `readOnly` folders made read-only where it grants writing them (agent_state,
- * which people change and the model's tools never); a folder the table hides stays hidden.
+ * which people change and the model's tools never), except the `keepWritable` folders inside
+ * them that it granted too (agent_state/memory: the model keeps its memory); a folder the table
+ * hides stays hidden.
  */
-export function withReadOnly(table: MountTable, readOnly: readonly string[]): MountTable {
+export function withReadOnly(table: MountTable, readOnly: readonly string[], keepWritable: readonly string[] = []): MountTable {
   const demoted = readOnly.map(real).filter((dir) => accessAt(table, dir) === "write");
-  return { mounts: [...table.mounts, ...demoted.map((path): Mount => ({ kind: "ro-bind", path }))] };
+  const kept = keepWritable.map(real).filter((dir) => accessAt(table, dir) === "write" && demoted.some((d) => isInside(d, dir)));
+  return { mounts: [...table.mounts, ...demoted.map((path): Mount => ({ kind: "ro-bind", path })), ...kept.map((path): Mount => ({ kind: "bind", path }))] };
 }
 
 /**
  * A table for a session without a boundary description: everything writable as the host user
  * allows, except the `readOnly` folders.
  */
-export function unconfinedTable(readOnly: readonly string[]): MountTable {
-  return withReadOnly({ mounts: [{ kind: "bind", path: "/" }] }, readOnly);
+export function unconfinedTable(readOnly: readonly string[], keepWritable: readonly string[] = []): MountTable {
+  return withReadOnly({ mounts: [{ kind: "bind", path: "/" }] }, readOnly, keepWritable);
 }
 
 /**
