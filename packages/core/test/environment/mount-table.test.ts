@@ -102,6 +102,16 @@ describe("accessAt", () => {
     expect(accessAt(same, join(ws, "x"))).toBe("absent");
   });
 
+  it("a writable folder not made yet, under a symlinked parent, is granted at the real path the tools resolve", async () => {
+    const base = temp();
+    mkdirSync(join(base, "real-root"));
+    symlinkSync(join(base, "real-root"), join(base, "root-link"));
+    const scratch = join(base, "root-link", "scratchpad", "s1");
+    const table = mountTable({ writable: [scratch], readOnly: [], hidden: [join(base, "root-link")], hiddenUnlessOnPath: [], masked: [] }, "/usr/bin");
+    const t = await locateFile(localFileOperations, scratch, join(scratch, "truncated-tool-output", "o.txt"), { allowMissing: true, write: true, boundary: () => table });
+    expect(t.ok && t.real).toBe(join(base, "real-root", "scratchpad", "s1", "truncated-tool-output", "o.txt"));
+  });
+
   it("withReadOnly demotes a writable folder but never uncovers a hidden one; unconfined keeps agent_state read-only", () => {
     const l = layout();
     const table = withReadOnly(mountTable(l.boundary, "/usr/bin"), [l.state, l.ws, l.other]);

@@ -63,13 +63,18 @@ function depth(path: string): number {
   return path.split(sep).filter((part) => part !== "").length;
 }
 
-/** The real path of an existing path, else the path itself (made absolute). */
+/**
+ * The real path of a path; for one that does not exist (yet), its nearest existing ancestor's
+ * real path plus the rest, so a folder the session creates later compares equal to the real
+ * paths the file tools resolve under it.
+ */
 export function real(path: string): string {
   const abs = resolve(path);
   try {
     return realpathSync(abs);
   } catch {
-    return abs;
+    const parent = dirname(abs);
+    return parent === abs ? abs : resolve(real(parent), basename(abs));
   }
 }
 
