@@ -394,8 +394,9 @@ export class Agent {
    * The sandbox a session's commands run in, or undefined for none. Visible inside: the
    * workspace, the session's scratchpad and the agent's shared_env (writable), agent_state
    * (read-only, so skills' scripts run; its vault masked: vault values reach commands through
-   * their environment only) but for its memory/ (writable: the model keeps its memory). Hidden: the whole data root (every project's credentials, vaults,
-   * traces and databases) and the workspace's parent folder (the other workspaces). Private:
+   * their environment only) but for its memory/ (writable: the model keeps its memory).
+   * Hidden: the whole data root (every project's credentials, vaults, traces and databases)
+   * and the workspace's parent folder (the other workspaces). Private:
    * the host's home folders (empty and throwaway inside; PATH tools in them stay). Masked too:
    * the host's password hashes and SSH host keys. The file tools keep to the same description
    * (`boundary`) whenever there is one: with the commands in bwrap, or with `confineFiles`
