@@ -130,7 +130,9 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
     generateTitles: options.generateTitles ?? true,
     workspaceRoots: options.workspaceRoots ?? [],
     report,
-    sandbox: sandbox.enabled ? { enabled: true, network: sandbox.network } : undefined,
+    // Every session has its boundary: the file tools keep to it with or without bwrap; only
+    // the commands need bwrap to keep to it too.
+    sandbox: { enabled: sandbox.enabled, confineFiles: true, network: sandbox.enabled && sandbox.network },
     ...(options.sandbox?.bwrapPath === undefined ? {} : { bwrapPath: options.sandbox.bwrapPath }),
     sandboxStatus: sandbox,
   });

@@ -28,7 +28,7 @@ import { GatewayLLM } from "./llm/gateway-llm.js";
 import { ToolCallIdAllocator } from "./llm/tool-call-ids.js";
 import { createEnvironment, type EnvironmentConfig } from "./environment/index.js";
 import type { CommandSandbox, SandboxOptions } from "./environment/commands/sandbox.js";
-import { sessionCommandSandbox } from "./environment/commands/session-sandbox.js";
+import { sessionBoundary, sessionCommandSandbox } from "./environment/commands/session-sandbox.js";
 import { visionDescriber } from "./llm/vision-describer.js";
 import { parseMcpServers } from "./environment/mcp/config.js";
 import { loadMcpHub } from "./environment/mcp/load-hub.js";
@@ -123,6 +123,17 @@ export interface CreateSessionOptions {
    * opening `settings_changed`, right after its `session_meta`.
    */
   approvalMode?: string;
+}
+
+/** A session's boundary, and the sandbox its commands run in (the same description, or none). */
+interface SessionConfinement {
+  commands: CommandSandbox | undefined;
+  boundary: CommandSandbox | undefined;
+}
+
+/** What a child session is given: the parent's commands sandbox and file boundary, as options. */
+function inheritedSandbox(commands: CommandSandbox | undefined, b: CommandSandbox): SandboxOptions {
+  return { enabled: commands !== undefined, confineFiles: true, network: b.network, hide: b.hidden, privateHomes: b.privateHomes ?? [] };
 }
 
 export interface ResumeSessionOptions {
@@ -419,9 +430,17 @@ export class Agent {
     return listTracedSessions(this.paths)[0]?.sessionId;
   }
 
-  /** The sandbox a session's commands and stdio MCP servers run in (environment/commands/session-sandbox.ts). */
-  #sandbox(requested: SandboxOptions | undefined, workspace: string, sessionId: string): CommandSandbox | undefined {
-    return sessionCommandSandbox(this.paths, requested ?? this.#options.sandbox, { workspace, scratchpad: sessionScratchpad(this.paths, sessionId) }, this.#options.bwrapPath);
+  /**
+   * What a session may touch (environment/commands/session-sandbox.ts): its commands see it when
+   * they run in bwrap, and its file tools keep to it whenever there is one, with the commands in
+   * bwrap or with `confineFiles` where they run without it.
+   */
+  #sandbox(requested: SandboxOptions | undefined, workspace: string, sessionId: string): SessionConfinement {
+    const options = requested ?? this.#options.sandbox;
+    if (options === undefined || !(options.enabled || options.confineFiles === true)) return { commands: undefined, boundary: undefined };
+    const place = { workspace, scratchpad: sessionScratchpad(this.paths, sessionId) };
+    const commands = sessionCommandSandbox(this.paths, options, place, this.#options.bwrapPath);
+    return { commands, boundary: commands ?? sessionBoundary(this.paths, options, place, this.#options.bwrapPath) };
   }
 
   /** describe_image for a model without vision: the project's vision model, when one is set. */
@@ -477,7 +496,7 @@ export class Agent {
     history?: import("@penguin/omnimessage").OmniMessage[];
     /** Resume: record, through the session's fold, what the crash left dangling. */
     closeDangling?: (fold: LiveFold) => void;
-    sandbox: CommandSandbox | undefined;
+    sandbox: SessionConfinement;
     replay?: ReplayParts;
     approvalMode?: string | undefined;
     /** A new session's starting settings, written right after its session_meta. */
@@ -497,7 +516,7 @@ export class Agent {
           ? p.replay.subagents
           : createSubagentRunner({
             workspaceDir: meta.workspace,
-            ...(p.sandbox === undefined ? {} : { sandbox: { enabled: true, network: p.sandbox.network, hide: p.sandbox.hidden, privateHomes: p.sandbox.privateHomes ?? [] } }),
+            ...(p.sandbox.boundary === undefined ? {} : { sandbox: inheritedSandbox(p.sandbox.commands, p.sandbox.boundary) }),
             agentFor: (agentId) => this.#childAgent(agentId),
             parent: () => ({ provider: meta.provider, modelId: meta.model_id, thinkingLevel: built?.thinkingLevel ?? p.thinkingLevel }),
           });
@@ -508,10 +527,13 @@ export class Agent {
       vault: state.vault,
       vision: endpoint.vision ?? false,
       builtinOverride: state.config.tools.builtin,
-      extraTools: mcpServers.length > 0 ? await loadMcpHub(mcpServers, { cwd: meta.workspace, ...(p.sandbox === undefined ? {} : { sandbox: p.sandbox }), ...(this.#options.mcpStdioPolicy === undefined ? {} : { stdioPolicy: this.#options.mcpStdioPolicy }) }) : undefined,
+      extraTools: mcpServers.length > 0 ? await loadMcpHub(mcpServers, { cwd: meta.workspace, ...(p.sandbox.commands === undefined ? {} : { sandbox: p.sandbox.commands }), ...(this.#options.mcpStdioPolicy === undefined ? {} : { stdioPolicy: this.#options.mcpStdioPolicy }) }) : undefined,
       ...this.#describer(config, endpoint),
       ...this.#options.environment,
-      ...(p.sandbox === undefined ? {} : { sandbox: p.sandbox }),
+      ...(p.sandbox.commands === undefined ? {} : { sandbox: p.sandbox.commands }),
+      ...(p.sandbox.boundary === undefined ? {} : { boundary: p.sandbox.boundary }),
+      readOnlyForTools: [this.paths.agentState],
+      writableForTools: [this.paths.memoryDir],
     });
     const env = p.replay?.wrapEnvironment?.(realEnv) ?? realEnv;
     const llm = p.replay?.llm ?? new GatewayLLM({

@@ -43,12 +43,14 @@ export type { ModelRefInput } from "./state/model-resolution.js";
 export * from "./approvals/index.js";
 export { createEnvironment, Environment } from "./environment/index.js";
 export type { EnvironmentConfig, ProcessInfo, ExtraToolProvider } from "./environment/index.js";
-export { probeSandbox, type CommandSandbox, type SandboxAvailability, type SandboxOptions } from "./environment/index.js";
+export { probeSandbox, bwrapArguments, type CommandSandbox, type SandboxAvailability, type SandboxOptions } from "./environment/index.js";
+// The one boundary (mount table) commands, file tools and MCP servers keep to.
+export { accessAt, mountTable, unconfinedTable, withReadOnly, realPathOf, type Access, type Mount, type MountTable, type SessionBoundary } from "./environment/index.js";
 export { parseMcpServers } from "./environment/mcp/config.js";
 export { loadMcpHub } from "./environment/mcp/load-hub.js";
 export type { McpHub } from "./environment/mcp/hub.js";
 export type { McpStdioLaunchRequest, McpStdioPolicy } from "./environment/mcp/stdio-launch.js";
-export { findExecutable, realPathOf } from "./environment/mcp/executable.js";
+export { findExecutable, existingRealPath } from "./environment/mcp/executable.js";
 export { sessionCommandSandbox, type SessionPlace } from "./environment/commands/session-sandbox.js";
 export * from "./subagents/index.js";
 export { ensureAgentState, loadAgentState } from "./state/agent-state.js";

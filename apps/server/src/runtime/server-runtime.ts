@@ -62,7 +62,7 @@ export interface ServerRuntimeConfig {
   /** The roots given at start-up, used while the admin setting `workspaceRoots` is empty. */
   workspaceRoots: readonly string[];
   report(error: unknown): void;
-  /** The sandbox every session's commands run in; undefined: none. */
+  /** Every session's boundary, and whether its commands run in bwrap (SessionManager's `sandbox`); undefined: none. */
   sandbox: SandboxOptions | undefined;
   bwrapPath?: string;
   /** What the sandbox probe found: the stdio MCP policy says why servers are off when it is not in use. */

@@ -65,7 +65,10 @@ export interface SessionManagerDeps {
   /** Where a requested workspace may lie (services/workspace-roots.ts). */
   workspaceRoots: WorkspaceRoots;
   report(error: unknown): void;
-  /** The sandbox every session's commands run in (an agent option, so resumes and subagents too); undefined: none. */
+  /**
+   * Every session's boundary and whether its commands run in bwrap (an agent option, so resumes
+   * and subagents too); the server always confines the file tools (`confineFiles`). Undefined: none.
+   */
   sandbox: SandboxOptions | undefined;
   bwrapPath?: string;
   /** Which stdio MCP servers sessions may start (services/mcp-stdio-policy.ts); none: all. */
@@ -330,7 +333,7 @@ export class SessionManager {
   #sessionSandbox(sandboxNetwork: boolean): SandboxOptions | undefined {
     const base = this.#deps.sandbox;
     if (base === undefined) return undefined;
-    return { ...base, network: base.network === true || sandboxNetwork };
+    return { ...base, network: base.enabled && (base.network === true || sandboxNetwork) };
   }
 
   setThinkingLevel(sessionId: string, level: ThinkingLevel): void {

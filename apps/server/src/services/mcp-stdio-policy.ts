@@ -16,7 +16,7 @@
  * The refusal names the command and who can change it (the server admin, in Settings → MCP
  * commands), and points at `url` servers, which need no list.
  */
-import { findExecutable, realPathOf, type McpStdioPolicy } from "@penguin/core";
+import { findExecutable, existingRealPath, type McpStdioPolicy } from "@penguin/core";
 import type { ServerSettings } from "./server-settings.js";
 import type { SandboxStatus } from "./sandbox-status.js";
 
@@ -24,7 +24,7 @@ import type { SandboxStatus } from "./sandbox-status.js";
 export function allowedStdioFiles(entries: readonly string[], searchPath: string | undefined = process.env.PATH): Set<string> {
   const files = new Set<string>();
   for (const entry of entries) {
-    const file = realPathOf(findExecutable(entry, "/", searchPath));
+    const file = existingRealPath(findExecutable(entry, "/", searchPath));
     if (file !== undefined) files.add(file);
   }
   return files;

@@ -28,6 +28,8 @@ import { SecretRedactor } from "./redact.js";
 import { childEnvironment } from "./commands/child-env.js";
 import { ProcessTable, type ProcessInfo } from "./commands/process-table.js";
 import type { CommandSandbox } from "./commands/sandbox.js";
+import { mountTable, unconfinedTable, withReadOnly, type SessionBoundary } from "./commands/mount-table.js";
+import type { FileBoundary } from "./tools/file-target.js";
 import { extraToolRun, type ExtraTool, type ExtraToolProvider } from "./extra-tools.js";
 import type { FileOperations } from "./file-operations.js";
 import {
@@ -84,6 +86,29 @@ export interface EnvironmentConfig {
   subagents?: SubagentRunner;
   /** Run every command in this bubblewrap sandbox (commands/sandbox.ts); absent: unsandboxed. */
   sandbox?: CommandSandbox;
+  /**
+   * What the file tools may touch (commands/mount-table.ts): the session's boundary, even when
+   * its commands do not run in bwrap. Default the `sandbox`'s; neither: unconfined.
+   */
+  boundary?: SessionBoundary;
+  /** Folders the file tools never write, whatever the boundary (agent_state: people change it). */
+  readOnlyForTools?: readonly string[];
+  /** Folders inside `readOnlyForTools` the tools still write where the boundary lets them (agent_state/memory). */
+  writableForTools?: readonly string[];
+}
+
+/**
+ * The file tools' view of the session's boundary: its mount table (for commands with this PATH,
+ * so a tool folder a command sees is one the tools see), computed per call since the folders it
+ * names may appear meanwhile; without a description, everything but the read-only folders.
+ */
+function fileBoundary(
+  description: SessionBoundary | undefined,
+  tools: { readOnly: readonly string[]; keepWritable: readonly string[] },
+  searchPath: string | undefined,
+): FileBoundary {
+  if (description === undefined) return () => unconfinedTable(tools.readOnly, tools.keepWritable);
+  return () => withReadOnly(mountTable(description, searchPath), tools.readOnly, tools.keepWritable);
 }
 
 /** A builtin with its generics erased behind a closure, as the registry keeps it. */
@@ -118,16 +143,18 @@ export class Environment implements EnvironmentInterface {
     this.scratchpadDir = resolve(config.scratchpadDir);
     this.limits = resolveLimits(config.limits);
     this.#callDescription = config.callDescription ?? true;
+    const commandEnv = childEnvironment(config.baseEnv ?? process.env, config.vault);
     this.#processes = new ProcessTable({
       maxProcesses: this.limits.maxProcesses,
       unreadBufferBytes: this.limits.unreadBufferBytes,
       killGraceMs: this.limits.killGraceMs,
-      env: childEnvironment(config.baseEnv ?? process.env, config.vault),
+      env: commandEnv,
       ...(config.sandbox === undefined ? {} : { sandbox: config.sandbox }),
     });
     const workspaceDir = this.workspaceDir;
     const operations = config.fileOperations;
-    const files = operations === undefined ? { workspaceDir } : { workspaceDir, operations };
+    const boundary = fileBoundary(config.boundary ?? config.sandbox, { readOnly: config.readOnlyForTools ?? [], keepWritable: config.writableForTools ?? [] }, commandEnv.PATH);
+    const files = operations === undefined ? { workspaceDir, boundary } : { workspaceDir, operations, boundary };
     const processes = this.#processes;
     this.#add(createReadFileTool(files));
     this.#add(createEditFileTool(files));

@@ -6,7 +6,7 @@
  * the local disk via node:fs. Operations may throw; the tools turn every throw into a
  * `failed` result with a readable message (`describeFsError`).
  */
-import { mkdir, open, realpath, stat } from "node:fs/promises";
+import { mkdir, open, readlink, realpath, stat } from "node:fs/promises";
 import { writeFileAtomic } from "./atomic-write.js";
 
 export interface FileInfo {
@@ -19,6 +19,8 @@ export interface FileInfo {
 export interface FileOperations {
   stat(path: string): Promise<FileInfo>;
   realpath(path: string): Promise<string>;
+  /** The target of a symlink (throws when `path` is not one); absent: symlinks are followed by `realpath` only. */
+  readlink?(path: string): Promise<string>;
   /**
    * At most `maxBytes` bytes from the start of a file. `expectedSize`, the size a stat of the
    * file just reported, ends the read at that size (as `fs.readFile` does) instead of one more
@@ -47,6 +49,9 @@ export const localFileOperations: FileOperations = {
   },
   realpath(path) {
     return realpath(path);
+  },
+  readlink(path) {
+    return readlink(path);
   },
   async readBytes(path, maxBytes, signal, expectedSize) {
     const sizeKnown = expectedSize !== undefined && expectedSize > 0;

@@ -1,8 +1,9 @@
 /**
  * Paths as tools take and show them. A relative path resolves against the workspace, `~`
- * against the home directory; absolute paths are taken as given (the scratchpad archives
- * live outside the workspace, and tools are not a sandbox). Paths shown back to the model
- * are workspace-relative when they are inside it, so outputs stay short and portable.
+ * against the home directory, and an absolute path is taken as given; what a path may reach
+ * is decided after, on its real path, by the session's boundary (tools/file-target.ts and
+ * commands/mount-table.ts). Paths shown back to the model are workspace-relative when they
+ * are inside it, so outputs stay short and portable.
  *
  * The secret files are never read, written or shown by the file tools, whichever path leads
  * to them: `.project_config.toml` (model credentials), `.vault.toml` (the vault) and SQLite

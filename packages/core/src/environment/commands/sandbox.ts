@@ -25,6 +25,8 @@
  *     CAP_SYS_ADMIN could unmount the tmpfs that hides the data root, or read the server's
  *     files through `/proc/<pid>/root`).
  *
+ * The mounts themselves are the session's mount table (mount-table.ts), the one description
+ * the file tools check paths against too; this file spells it as bwrap arguments.
  * Mounts are applied in order of path depth, a bind before a hide at the same depth, so a
  * workspace inside the hidden data root is put back after the root is hidden, and a data root
  * inside a workspace (`--root ~/.penguin/data` with the home folder as workspace) is hidden
@@ -61,13 +63,19 @@
  * commands that could signal the server, and the reason says so.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, realpathSync } from "node:fs";
+import { mkdirSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { mayHide, mountTable, real, type Mount, type SessionBoundary } from "./mount-table.js";
 
 /** What a host asks for: sandboxed commands, and whether they may use the network. */
 export interface SandboxOptions {
   enabled: boolean;
+  /**
+   * Keep the file tools to the session's boundary (the mount table) even where `enabled` is
+   * false and commands run without bwrap (a server without bwrap, or with `--no-sandbox`);
+   * with `enabled` they always keep to it. The file tools need no bwrap.
+   */
+  confineFiles?: boolean;
   /** Default false: the sandbox has no network but its own loopback. */
   network?: boolean;
   /**
@@ -82,17 +90,8 @@ export interface SandboxOptions {
   privateHomes?: readonly string[];
 }
 
-/** The mounts of one environment's sandbox, all absolute paths. */
-export interface CommandSandbox {
-  writable: readonly string[];
-  readOnly: readonly string[];
-  /** Hidden (the data root); `writable` and `readOnly` folders inside are put back. */
-  hidden: readonly string[];
-  /** Hidden unless it holds a PATH entry (the workspace's parent). */
-  hiddenUnlessOnPath: readonly string[];
-  masked: readonly string[];
-  /** Replaced by empty, writable tmpfs mounts (absent: none); PATH entries inside come back read-only. */
-  privateHomes?: readonly string[];
+/** The mounts of one environment's sandbox (its boundary, mount-table.ts) and its network. */
+export interface CommandSandbox extends SessionBoundary {
   network: boolean;
   /** The bwrap executable; default `bwrap` from PATH. */
   bwrapPath?: string;
@@ -107,8 +106,6 @@ export interface SandboxAvailability {
 export const DEFAULT_BWRAP = "bwrap";
 
 /** System folders never hidden, nor any folder above them. */
-const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/var", "/run", "/nix", "/snap"];
-
 /** The flags every sandbox uses besides its mounts (the probe uses them too). */
 function isolationFlags(network: boolean): string[] {
   return [...(network ? [] : ["--unshare-net"]), "--unshare-ipc", "--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL"];
@@ -186,42 +183,6 @@ export function probeSandbox(bwrapPath: string = DEFAULT_BWRAP): SandboxAvailabi
   return availability;
 }
 
-function isInside(parent: string, child: string): boolean {
-  const rel = relative(parent, child);
-  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
-}
-
-function depth(path: string): number {
-  return path.split(sep).filter((part) => part !== "").length;
-}
-
-/** The real path of an existing path, else the path itself (made absolute). */
-function real(path: string): string {
-  const abs = resolve(path);
-  try {
-    return realpathSync(abs);
-  } catch {
-    return abs;
-  }
-}
-
-/**
- * `/` and the folders holding system folders are never hidden, nor `/tmp` (already a fresh,
- * writable tmpfs; hiding it again would make it read-only). A workspace's parent inside a
- * system folder (a workspace `/usr/lib/x`) is not hidden either; the data root always is.
- */
-function mayHide(dir: string, options: { insideSystem: boolean }): boolean {
-  if (dir === "/" || dir === "/tmp" || SYSTEM_DIRS.some((system) => isInside(dir, system))) return false;
-  return options.insideSystem || !SYSTEM_DIRS.some((system) => isInside(system, dir));
-}
-
-function holdsPathEntry(dir: string, searchPath: string | undefined): boolean {
-  return (searchPath ?? "")
-    .split(":")
-    .filter((entry) => isAbsolute(entry))
-    .some((entry) => isInside(dir, real(entry)));
-}
-
 /** The home folders made private by default: every user's, root's, and this process's own. */
 export function defaultPrivateHomes(): string[] {
   return [...new Set(["/root", "/home", homedir()])].filter((dir) => dir !== "" && mayHide(real(dir), { insideSystem: false }));
@@ -242,80 +203,39 @@ export function hostSecretFiles(): string[] {
   return files;
 }
 
-/**
- * The folders inside the private homes that the command's PATH needs: each entry, or the
- * install prefix above a `bin` (`~/.nvm/versions/node/v20` for its `bin`, so its `lib` comes
- * along) unless that prefix is a home itself (`~/bin` brings back `~/bin` only).
- */
-function pathEntriesInHomes(searchPath: string | undefined, homes: readonly string[]): string[] {
-  const out: string[] = [];
-  for (const entry of (searchPath ?? "").split(":")) {
-    if (!isAbsolute(entry) || !existsSync(entry)) continue;
-    const path = real(entry);
-    const home = homes.find((h) => isInside(h, path) && h !== path);
-    if (home === undefined) continue;
-    const prefix = dirname(path);
-    out.push(basename(path) === "bin" && prefix !== home ? prefix : path);
+/** How each kind of mount of the table is spelled on bwrap's command line. */
+function mountArguments(m: Mount): string[] {
+  switch (m.kind) {
+    case "system":
+      return ["--ro-bind", "/", "/"];
+    case "dev":
+      return ["--dev", m.path];
+    case "tmp":
+    case "hide":
+    case "private":
+      return ["--tmpfs", m.path];
+    case "proc":
+      return ["--proc", m.path];
+    case "bind":
+      return ["--bind", m.path, m.path];
+    case "ro-bind":
+      return ["--ro-bind", m.path, m.path];
+    case "mask":
+      return ["--ro-bind", "/dev/null", m.path];
   }
-  return out;
-}
-
-interface Mount {
-  kind: "bind" | "ro-bind" | "tmpfs" | "private";
-  path: string;
 }
 
 /**
  * bwrap's arguments up to (not including) the command, for a command started in `cwd` with
- * `env`. Writable directories that do not exist yet are created, so the bind has a source.
+ * `env`: the session's mount table (mount-table.ts) spelled as bwrap flags. Writable
+ * directories that do not exist yet are created first, so the bind has a source.
  */
 export function bwrapArguments(sandbox: CommandSandbox, cwd: string, env: Readonly<Record<string, string>>): string[] {
-  const mounts: Mount[] = [];
-  const seen = new Set<string>();
-  const add = (kind: Mount["kind"], path: string): void => {
-    const key = `${kind}:${path}`;
-    if (seen.has(key)) return;
-    seen.add(key);
-    mounts.push({ kind, path });
-  };
-  // A folder that does not exist has nothing to hide (and bwrap could not mount over it).
-  for (const dir of sandbox.hidden) if (existsSync(dir) && mayHide(real(dir), { insideSystem: true })) add("tmpfs", real(dir));
-  for (const dir of sandbox.hiddenUnlessOnPath) {
-    const path = real(dir);
-    if (existsSync(path) && mayHide(path, { insideSystem: false }) && !holdsPathEntry(path, env.PATH)) add("tmpfs", path);
-  }
-  for (const dir of sandbox.writable) {
-    mkdirSync(dir, { recursive: true });
-    add("bind", real(dir));
-  }
-  for (const dir of sandbox.readOnly) if (existsSync(dir)) add("ro-bind", real(dir));
-  const homes = (sandbox.privateHomes ?? []).filter((dir) => existsSync(dir)).map(real).filter((dir) => mayHide(dir, { insideSystem: true }));
-  if (homes.length > 0) {
-    // Not inside a hidden folder (it stays hidden), nor inside a bound one (already there; a
-    // read-only bind would make part of a writable workspace read-only).
-    const placed = [...mounts];
-    for (const home of homes) add("private", home);
-    for (const tool of pathEntriesInHomes(env.PATH, homes)) if (!placed.some((m) => isInside(m.path, tool))) add("ro-bind", tool);
-  }
-  // At one depth: a private home first (binds inside it come back), then binds, then hides.
-  const order: Record<Mount["kind"], number> = { private: -1, bind: 0, "ro-bind": 0, tmpfs: 1 };
-  mounts.sort((a, b) => depth(a.path) - depth(b.path) || order[a.kind] - order[b.kind]);
-
-  const args = [...BASE_MOUNTS];
-  for (const m of mounts) args.push(...(m.kind === "tmpfs" || m.kind === "private" ? ["--tmpfs", m.path] : [`--${m.kind}`, m.path, m.path]));
-  // A file is visible when the innermost mount covering it is a bind, or no mount covers it
-  // (the read-only system); inside a hidden or private folder it is simply not there.
-  const visibleFile = (path: string): boolean => {
-    let cover: Mount | undefined;
-    for (const m of mounts) if (isInside(m.path, path) && (cover === undefined || depth(m.path) >= depth(cover.path))) cover = m;
-    return cover === undefined ? path !== "/tmp" && !isInside("/tmp", path) : cover.kind === "bind" || cover.kind === "ro-bind";
-  };
-  for (const file of sandbox.masked) {
-    const path = real(file);
-    if (existsSync(path) && visibleFile(path)) args.push("--ro-bind", "/dev/null", path);
-  }
+  for (const dir of sandbox.writable) mkdirSync(dir, { recursive: true });
+  const table = mountTable(sandbox, env.PATH);
+  const args = table.mounts.flatMap(mountArguments);
   // Last, once every mount point inside them exists: a hidden folder is empty and read-only.
-  for (const m of mounts) if (m.kind === "tmpfs") args.push("--remount-ro", m.path);
+  for (const m of table.mounts) if (m.kind === "hide") args.push("--remount-ro", m.path);
   args.push(...isolationFlags(sandbox.network), "--chdir", real(cwd));
   return args;
 }

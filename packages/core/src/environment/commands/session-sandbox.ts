@@ -4,9 +4,13 @@
  * something "as a session would" without a session (the server's MCP connection test) builds
  * exactly the same description from the same paths.
  *
- * Visible inside: the workspace, the session's scratchpad and the agent's shared_env
- * (writable), agent_state (read-only, so skills' scripts run; its vault masked: vault values
- * reach commands through their environment only). Hidden: the whole data root (every
+ * The same description is the session's boundary for its file tools (mount-table.ts), whether
+ * its commands run in bwrap or not: `sessionBoundary` builds it without asking for bwrap.
+ *
+ * Visible inside: the workspace, the session's scratchpad, the agent's shared_env and
+ * agent_state/memory (writable: the model keeps its memory there), agent_state (read-only, so
+ * skills' scripts run; its vault masked: vault values reach commands through their environment
+ * only). Hidden: the whole data root (every
  * project's credentials, vaults, traces and databases) and the workspace's parent folder (the
  * other workspaces). Private: the host's home folders (empty and throwaway inside; PATH tools
  * in them stay). Masked too: the host's password hashes and SSH host keys.
@@ -41,10 +45,15 @@ export function sessionCommandSandbox(
       `commands were asked to run in a sandbox, but ${availability.reason ?? "bwrap cannot run here"}. Install bubblewrap, or turn the sandbox off to run commands unsandboxed.`,
     );
   }
+  return sessionBoundary(paths, options, place, bwrapPath);
+}
+
+/** What a session may touch (the header's description), with no question of whether bwrap runs. */
+export function sessionBoundary(paths: AgentPaths, options: SandboxOptions, place: SessionPlace, bwrapPath?: string): CommandSandbox {
   const workspace = place.workspace;
   const parent = dirname(workspace);
   return {
-    writable: [workspace, ...(place.scratchpad === undefined ? [] : [place.scratchpad]), paths.sharedEnvDir],
+    writable: [workspace, ...(place.scratchpad === undefined ? [] : [place.scratchpad]), paths.sharedEnvDir, paths.memoryDir],
     readOnly: [paths.agentState],
     hidden: [paths.root, ...(options.hide ?? [])],
     hiddenUnlessOnPath: parent === workspace ? [] : [parent],

@@ -34,7 +34,7 @@ export function findExecutable(command: string, cwd: string, searchPath: string 
 }
 
 /** The real path of an existing file (symlinks followed), else undefined. */
-export function realPathOf(path: string | undefined): string | undefined {
+export function existingRealPath(path: string | undefined): string | undefined {
   if (path === undefined) return undefined;
   try {
     return realpathSync(path);

@@ -21,5 +21,5 @@ export { mapCallResult, type McpCallResult } from "./result-mapping.js";
 export { resolvePermission } from "./catalog.js";
 export { exposedToolName, sanitizeNamePart, MCP_TOOL_PREFIX, MAX_TOOL_NAME_LENGTH } from "./tool-names.js";
 export { stdioEnvironment, type StderrMode } from "./stdio.js";
-export { findExecutable, realPathOf } from "./executable.js";
+export { findExecutable, existingRealPath } from "./executable.js";
 export { McpStdioLaunchError, resolveStdioCommand, type McpStdioLaunchRequest, type McpStdioPolicy } from "./stdio-launch.js";

@@ -20,7 +20,7 @@
 import { resolve } from "node:path";
 import { bwrapArguments, DEFAULT_BWRAP, type CommandSandbox } from "../commands/sandbox.js";
 import type { McpStdioConfig } from "./config.js";
-import { findExecutable, realPathOf } from "./executable.js";
+import { findExecutable, existingRealPath } from "./executable.js";
 import { stdioEnvironment } from "./stdio.js";
 
 /** What a host's policy decides on: one stdio server about to start. */
@@ -80,7 +80,7 @@ export function planStdioLaunch(server: string, config: McpStdioConfig, options:
   const { cwd, env, executable } = resolveStdioCommand(config, options.baseCwd);
   const args = config.args ?? [];
   const sandboxed = options.sandbox !== undefined;
-  const refusal = options.policy?.({ server, command: config.command, args, resolvedPath: realPathOf(executable), sandboxed });
+  const refusal = options.policy?.({ server, command: config.command, args, resolvedPath: existingRealPath(executable), sandboxed });
   if (refusal !== undefined) throw new McpStdioLaunchError(refusal);
   // An unresolved command is never left to the spawn's own lookup when sandboxed or under a
   // policy: it would honour relative PATH entries and could run a file nothing was checked against.

@@ -12,6 +12,7 @@ import { NonEmptyString, optional, required } from "../tool-params.js";
 import { failed } from "../tool.js";
 import { localFileOperations, type FileOperations } from "../file-operations.js";
 import { loadImage, type ImageMime } from "./image-source.js";
+import type { FileBoundary } from "./file-target.js";
 
 export const describeImageParams = Schema.Struct({
   source: required(NonEmptyString, "An http(s) URL, or a path to an image file (absolute, or relative to the workspace)."),
@@ -32,6 +33,8 @@ export interface DescribeImageToolOptions {
   workspaceDir: string;
   describeImage?: DescribeImageFn;
   operations?: FileOperations;
+  /** The session's boundary (file-target.ts); absent: unconfined. */
+  boundary?: FileBoundary | undefined;
 }
 
 export const NO_DESCRIBER =
@@ -51,7 +54,7 @@ export function createDescribeImageTool(
     async *execute(params, ctx) {
       const describe = options.describeImage;
       if (describe === undefined) return failed(NO_DESCRIBER);
-      const loaded = await loadImage(params.source, { workspaceDir: options.workspaceDir, operations, signal: ctx.signal });
+      const loaded = await loadImage(params.source, { workspaceDir: options.workspaceDir, operations, signal: ctx.signal, boundary: options.boundary });
       if (!loaded.ok) return ctx.signal.aborted ? {} : failed(loaded.error);
       const { mime, bytes, dataUrl } = loaded.image;
       const input = params.prompt === undefined ? { image: dataUrl, signal: ctx.signal } : { image: dataUrl, prompt: params.prompt, signal: ctx.signal };

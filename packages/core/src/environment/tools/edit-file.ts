@@ -16,7 +16,7 @@ import { NonEmptyString, required, withDefault } from "../tool-params.js";
 import { failed } from "../tool.js";
 import { unifiedDiff } from "../diff.js";
 import { describeFsError, localFileOperations, type FileOperations } from "../file-operations.js";
-import { binaryRefusal, locateFile, looksBinary, SCAN_CAP_BYTES } from "./file-target.js";
+import { binaryRefusal, locateFile, type FileBoundary, looksBinary, SCAN_CAP_BYTES } from "./file-target.js";
 
 export const editFileParams = Schema.Struct({
   file_path: required(NonEmptyString, "The file to edit: absolute, or relative to the workspace."),
@@ -35,6 +35,8 @@ export interface EditFileDetails {
 export interface EditFileToolOptions {
   workspaceDir: string;
   operations?: FileOperations;
+  /** The session's boundary (file-target.ts); absent: unconfined. */
+  boundary?: FileBoundary | undefined;
 }
 
 /** Non-overlapping occurrences of `needle`, scanning left to right. */
@@ -76,7 +78,7 @@ export function createEditFileTool(options: EditFileToolOptions): BuiltinTool<Ed
       if (params.old_string === params.new_string) {
         return failed("old_string and new_string are identical; there is nothing to change.");
       }
-      const target = await locateFile(ops, options.workspaceDir, params.file_path, { allowMissing: false });
+      const target = await locateFile(ops, options.workspaceDir, params.file_path, { allowMissing: false, write: true, boundary: options.boundary });
       if (!target.ok) return failed(target.error);
       const info = target.info;
       if (info === undefined) return failed(`File not found: ${target.shown}`);
@@ -85,7 +87,7 @@ export function createEditFileTool(options: EditFileToolOptions): BuiltinTool<Ed
       }
       let before: string;
       try {
-        const bytes = await ops.readBytes(target.absolute, SCAN_CAP_BYTES, ctx.signal);
+        const bytes = await ops.readBytes(target.real, SCAN_CAP_BYTES, ctx.signal);
         if (looksBinary(bytes)) return failed(binaryRefusal(target.shown, info.size));
         before = bytes.toString("utf8");
       } catch (err) {

@@ -9,7 +9,7 @@
  */
 import type { FileOperations } from "../file-operations.js";
 import { describeFsError } from "../file-operations.js";
-import { locateFile } from "./file-target.js";
+import { locateFile, type FileBoundary } from "./file-target.js";
 
 export const IMAGE_MAX_BYTES = 5 * 1024 * 1024;
 
@@ -101,16 +101,16 @@ function fromDataUrl(source: string): ImageLoad {
 
 export async function loadImage(
   source: string,
-  context: { workspaceDir: string; operations: FileOperations; signal: AbortSignal },
+  context: { workspaceDir: string; operations: FileOperations; signal: AbortSignal; boundary?: FileBoundary | undefined },
 ): Promise<ImageLoad> {
   if (/^https?:\/\//i.test(source)) return fromUrl(source, context.signal);
   if (source.startsWith("data:")) return fromDataUrl(source);
-  const target = await locateFile(context.operations, context.workspaceDir, source, { allowMissing: false });
+  const target = await locateFile(context.operations, context.workspaceDir, source, { allowMissing: false, boundary: context.boundary });
   if (!target.ok) return target;
   const size = target.info?.size ?? 0;
   if (size > IMAGE_MAX_BYTES) return { ok: false, error: tooLarge(size) };
   try {
-    const bytes = await context.operations.readBytes(target.absolute, IMAGE_MAX_BYTES + 1, context.signal);
+    const bytes = await context.operations.readBytes(target.real, IMAGE_MAX_BYTES + 1, context.signal);
     return imageFromBytes(bytes, target.shown);
   } catch (err) {
     return { ok: false, error: describeFsError(err, target.shown) };

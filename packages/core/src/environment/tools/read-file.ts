@@ -12,7 +12,7 @@ import type { BuiltinTool } from "../tool.js";
 import { NonEmptyString, required, wholeNumberFrom, withDefault } from "../tool-params.js";
 import { failed } from "../tool.js";
 import { describeFsError, localFileOperations, type FileOperations } from "../file-operations.js";
-import { binaryRefusal, locateFile, looksBinary, SCAN_CAP_BYTES } from "./file-target.js";
+import { binaryRefusal, locateFile, type FileBoundary, looksBinary, SCAN_CAP_BYTES } from "./file-target.js";
 
 export const READ_FILE_LINE_CAP = 2000;
 const LINES_PER_CHUNK = 500;
@@ -38,6 +38,8 @@ export interface ReadFileDetails {
 export interface ReadFileToolOptions {
   workspaceDir: string;
   operations?: FileOperations;
+  /** The session's boundary (file-target.ts); absent: unconfined. */
+  boundary?: FileBoundary | undefined;
 }
 
 /** `cat -n` formatting of one line, with the line cap applied. */
@@ -67,12 +69,12 @@ export function createReadFileTool(options: ReadFileToolOptions): BuiltinTool<Re
     params: readFileParams,
     takesDescription: false,
     async *execute(params, ctx) {
-      const target = await locateFile(ops, options.workspaceDir, params.file_path, { allowMissing: false });
+      const target = await locateFile(ops, options.workspaceDir, params.file_path, { allowMissing: false, boundary: options.boundary });
       if (!target.ok) return failed(target.error);
       const size = target.info?.size ?? 0;
       let bytes: Buffer;
       try {
-        bytes = await ops.readBytes(target.absolute, SCAN_CAP_BYTES, ctx.signal, size);
+        bytes = await ops.readBytes(target.real, SCAN_CAP_BYTES, ctx.signal, size);
       } catch (err) {
         if (ctx.signal.aborted) return {};
         return failed(describeFsError(err, target.shown));

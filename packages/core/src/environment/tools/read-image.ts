@@ -11,6 +11,7 @@ import { NonEmptyString, required } from "../tool-params.js";
 import { failed } from "../tool.js";
 import { localFileOperations, type FileOperations } from "../file-operations.js";
 import { loadImage, type ImageMime } from "./image-source.js";
+import type { FileBoundary } from "./file-target.js";
 
 export const readImageParams = Schema.Struct({
   source: required(NonEmptyString, "An http(s) URL, or a path to an image file (absolute, or relative to the workspace)."),
@@ -26,6 +27,8 @@ export interface ReadImageDetails {
 export interface ReadImageToolOptions {
   workspaceDir: string;
   operations?: FileOperations;
+  /** The session's boundary (file-target.ts); absent: unconfined. */
+  boundary?: FileBoundary | undefined;
 }
 
 export function createReadImageTool(options: ReadImageToolOptions): BuiltinTool<ReadImageParams, ReadImageDetails> {
@@ -37,7 +40,7 @@ export function createReadImageTool(options: ReadImageToolOptions): BuiltinTool<
     params: readImageParams,
     takesDescription: false,
     async *execute(params, ctx) {
-      const loaded = await loadImage(params.source, { workspaceDir: options.workspaceDir, operations, signal: ctx.signal });
+      const loaded = await loadImage(params.source, { workspaceDir: options.workspaceDir, operations, signal: ctx.signal, boundary: options.boundary });
       if (!loaded.ok) return ctx.signal.aborted ? {} : failed(loaded.error);
       const { mime, bytes, dataUrl } = loaded.image;
       yield `Loaded image ${params.source} (${mime}, ${bytes} bytes)`;

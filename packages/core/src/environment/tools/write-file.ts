@@ -15,7 +15,7 @@ import { NonEmptyString, required } from "../tool-params.js";
 import { failed } from "../tool.js";
 import { unifiedDiff } from "../diff.js";
 import { describeFsError, localFileOperations, type FileOperations } from "../file-operations.js";
-import { locateFile, looksBinary, SCAN_CAP_BYTES } from "./file-target.js";
+import { locateFile, type FileBoundary, looksBinary, SCAN_CAP_BYTES } from "./file-target.js";
 
 export const writeFileParams = Schema.Struct({
   file_path: required(NonEmptyString, "The file to write: absolute, or relative to the workspace."),
@@ -33,6 +33,8 @@ export interface WriteFileDetails {
 export interface WriteFileToolOptions {
   workspaceDir: string;
   operations?: FileOperations;
+  /** The session's boundary (file-target.ts); absent: unconfined. */
+  boundary?: FileBoundary | undefined;
 }
 
 export function createWriteFileTool(options: WriteFileToolOptions): BuiltinTool<WriteFileParams, WriteFileDetails> {
@@ -45,13 +47,13 @@ export function createWriteFileTool(options: WriteFileToolOptions): BuiltinTool<
     params: writeFileParams,
     takesDescription: false,
     async *execute(params, ctx) {
-      const target = await locateFile(ops, options.workspaceDir, params.file_path, { allowMissing: true });
+      const target = await locateFile(ops, options.workspaceDir, params.file_path, { allowMissing: true, write: true, boundary: options.boundary });
       if (!target.ok) return failed(target.error);
       const existing = target.info;
       let before: string | undefined;
       if (existing !== undefined && existing.size <= SCAN_CAP_BYTES) {
         try {
-          const bytes = await ops.readBytes(target.absolute, SCAN_CAP_BYTES, ctx.signal);
+          const bytes = await ops.readBytes(target.real, SCAN_CAP_BYTES, ctx.signal);
           before = looksBinary(bytes) ? undefined : bytes.toString("utf8");
         } catch (err) {
           if (ctx.signal.aborted) return {};
