@@ -130,8 +130,10 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
       // The caller controls the session (the route's need); allowing the network also needs an owner.
       if (body.sandboxNetwork === true) requireNetworkGrant(grant.role);
       // These append to the trace: refused up front while another process runs the session.
-      if (body.title !== undefined || body.archived !== undefined || body.sandboxNetwork !== undefined) await sessions.refuseIfHeldElsewhere(grant.session, "changing it");
-      if (body.approvalMode !== undefined) stores.sessions.setApprovalMode(id, body.approvalMode);
+      if (body.title !== undefined || body.archived !== undefined || body.sandboxNetwork !== undefined || body.approvalMode !== undefined) {
+        await sessions.refuseIfHeldElsewhere(grant.session, "changing it");
+      }
+      if (body.approvalMode !== undefined) await sessions.setApprovalMode(grant.session, body.approvalMode);
       if (body.sandboxNetwork !== undefined) await sessions.setSandboxNetwork(grant.session, body.sandboxNetwork);
       if (body.thinkingLevel !== undefined) {
         stores.sessions.setThinkingLevel(id, body.thinkingLevel);

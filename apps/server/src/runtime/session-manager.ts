@@ -300,6 +300,18 @@ export class SessionManager {
   }
 
   /**
+   * A person changed the session's approval mode: recorded in its trace at once, as
+   * `settings_changed` (through its open core Session, whose fold the approvals read, or
+   * appended to the file), and mirrored in the index row the lists show.
+   */
+  async setApprovalMode(row: SessionRow, mode: ApprovalMode): Promise<void> {
+    const core = this.#hubs.get(row.sessionId)?.core;
+    if (core !== undefined) core.setApprovalMode(mode);
+    else await this.recordFact(row, settingsChanged({ approval_mode: mode }));
+    this.#deps.stores.sessions.setApprovalMode(row.sessionId, mode);
+  }
+
+  /**
    * Record a host-decided fact (title, archive) in the session's trace: through its open core
    * Session when there is one, else appended by core to the trace on disk.
    */

@@ -22,7 +22,7 @@
  *   also handed to `mirrorChild`, which republishes it on the child's own stream.
  * When the run ends the state returns to `idle` and `onIdle` decides what runs next.
  */
-import { approveForMode, fallbackTitle, UNLIMITED, type ApproveFn, type Session } from "@penguin/core";
+import { APPROVAL_MODES, approveForMode, fallbackTitle, UNLIMITED, type ApproveFn, type Session } from "@penguin/core";
 import { isEvent, isModel, startsWithMarker, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import type { Stores } from "../db/stores.js";
@@ -139,12 +139,15 @@ export class TaskRunner {
     return id;
   }
 
+  /**
+   * The approval mode is the one the session's trace records (its fold: the opening settings,
+   * then every `settings_changed`, a PATCH's included), never a column of the server's own: a
+   * session written by the SDK or the CLI with `deny-all` is run here with `deny-all`. A trace
+   * that records no mode (written before modes were recorded) fails closed: every call asks.
+   */
   #approveFn(hub: SessionHub, core: Session): ApproveFn {
-    const { stores } = this.#deps;
     return async function approveByMode(toolCall, ctx) {
-      // Fail closed: a session whose row cannot be read asks, it never allows everything.
-      const mode = stores.sessions.get(hub.sessionId)?.approvalMode ?? "always-ask";
-      core.setApprovalMode(mode);
+      const mode = APPROVAL_MODES.find((m) => m === core.recordedApprovalMode) ?? "always-ask";
       const decide = approveForMode(mode, {
         permissionOf: (name) => core.toolPermission(name),
         ask: (call, askCtx) => hub.approvals.ask(call, askCtx.signal),

@@ -48,7 +48,8 @@ export function sessionView(row: SessionRow, hub: SessionHub | undefined, trace:
     provider: row.provider,
     modelId: row.modelId,
     workspace: row.workspace,
-    approvalMode: row.approvalMode,
+    // A loaded session's mode is its fold's (what its approvals go by); the row mirrors it.
+    approvalMode: hub?.core?.recordedApprovalMode ?? row.approvalMode,
     thinkingLevel: row.thinkingLevel,
     title: row.title,
     archived: row.archivedAt !== null,
