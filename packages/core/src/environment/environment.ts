@@ -25,7 +25,7 @@ import { parseArgumentsObject, parseToolArguments } from "./arguments.js";
 import { builtinDefinitions, type CatalogEntry } from "./catalog.js";
 import { closeOut, type CallPlan, type TimeoutScheduler } from "./close-out.js";
 import { SecretRedactor } from "./redact.js";
-import { childEnvironment } from "./commands/child-env.js";
+import { SessionShell } from "./commands/shell-environment.js";
 import { ProcessTable, type ProcessInfo } from "./commands/process-table.js";
 import type { CommandSandbox } from "./commands/sandbox.js";
 import { extraToolRun, type ExtraTool, type ExtraToolProvider } from "./extra-tools.js";
@@ -84,6 +84,14 @@ export interface EnvironmentConfig {
   subagents?: SubagentRunner;
   /** Run every command in this bubblewrap sandbox (commands/sandbox.ts); absent: unsandboxed. */
   sandbox?: CommandSandbox;
+  /**
+   * true: every command runs in a login shell (`bash -lc`, the profile sourced each time), as
+   * before. Default false: the login shell's environment is captured once, at the first
+   * command, and commands run `bash -c` in it (commands/shell-environment.ts).
+   */
+  loginShell?: boolean;
+  /** How long that capture may take before commands go on without it; default 10 s. */
+  shellCaptureTimeoutMs?: number;
 }
 
 /** A builtin with its generics erased behind a closure, as the registry keeps it. */
@@ -122,8 +130,15 @@ export class Environment implements EnvironmentInterface {
       maxProcesses: this.limits.maxProcesses,
       unreadBufferBytes: this.limits.unreadBufferBytes,
       killGraceMs: this.limits.killGraceMs,
-      env: childEnvironment(config.baseEnv ?? process.env, config.vault),
       ...(config.sandbox === undefined ? {} : { sandbox: config.sandbox }),
+    });
+    const shell = new SessionShell({
+      baseEnv: config.baseEnv ?? process.env,
+      cwd: this.workspaceDir,
+      ...(config.vault === undefined ? {} : { vault: config.vault }),
+      ...(config.sandbox === undefined ? {} : { sandbox: config.sandbox }),
+      ...(config.loginShell === undefined ? {} : { loginShell: config.loginShell }),
+      ...(config.shellCaptureTimeoutMs === undefined ? {} : { captureTimeoutMs: config.shellCaptureTimeoutMs }),
     });
     const workspaceDir = this.workspaceDir;
     const operations = config.fileOperations;
@@ -132,7 +147,7 @@ export class Environment implements EnvironmentInterface {
     this.#add(createReadFileTool(files));
     this.#add(createEditFileTool(files));
     this.#add(createWriteFileTool(files));
-    this.#add(createExecCommandTool({ workspaceDir, processes, timeoutMs: this.timeoutFor("exec_command") }));
+    this.#add(createExecCommandTool({ workspaceDir, processes, shell, timeoutMs: this.timeoutFor("exec_command") }));
     this.#add(createInputCommandTool({ processes, timeoutMs: this.timeoutFor("input_command") }));
     this.#add(createKillCommandTool({ processes }));
     if (config.vision === true) this.#add(createReadImageTool(files));
