@@ -110,6 +110,8 @@ export class Environment implements EnvironmentInterface {
   #callDescription: boolean;
   #tools = new Map<string, RegisteredTool>();
   #processes: ProcessTable;
+  /** Each command's environment: the login shell's, captured at the first command. */
+  #shell: SessionShell;
   #subagents: { service: SubagentsShape; scope: Scope.CloseableScope; scopes: CallScopes } | undefined;
   /**
    * Aborted when the environment is disposed. Every tool call that is running listens to it
@@ -132,14 +134,14 @@ export class Environment implements EnvironmentInterface {
       killGraceMs: this.limits.killGraceMs,
       ...(config.sandbox === undefined ? {} : { sandbox: config.sandbox }),
     });
-    const shell = new SessionShell({
+    const shell = (this.#shell = new SessionShell({
       baseEnv: config.baseEnv ?? process.env,
       cwd: this.workspaceDir,
       ...(config.vault === undefined ? {} : { vault: config.vault }),
       ...(config.sandbox === undefined ? {} : { sandbox: config.sandbox }),
       ...(config.loginShell === undefined ? {} : { loginShell: config.loginShell }),
       ...(config.shellCaptureTimeoutMs === undefined ? {} : { captureTimeoutMs: config.shellCaptureTimeoutMs }),
-    });
+    }));
     const workspaceDir = this.workspaceDir;
     const operations = config.fileOperations;
     const files = operations === undefined ? { workspaceDir } : { workspaceDir, operations };
@@ -299,6 +301,7 @@ export class Environment implements EnvironmentInterface {
   dispose(): Promise<void> {
     if (this.#disposing !== undefined) return this.#disposing;
     this.#disposeCtrl.abort();
+    this.#shell.dispose();
     this.#disposing = (async () => {
       const children = this.#subagents === undefined ? undefined : Effect.runPromise(Scope.close(this.#subagents.scope, Exit.void));
       await Promise.all([this.#processes.dispose(), children]);

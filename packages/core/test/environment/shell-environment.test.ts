@@ -143,6 +143,21 @@ describe("commands in the captured login environment", PROCESS_TESTS, () => {
     await waitUntil(() => leftovers(marker).length === 0, "the hung profile's sleep to be killed");
   });
 
+  it("starts nothing when the call is interrupted during a hung capture, and dispose stops the capture", async () => {
+    const marker = sleepMarker();
+    const h = homeWithProfile(`sleep ${marker}`);
+    const env = open(h, { shellCaptureTimeoutMs: 600_000 });
+    const ctrl = new AbortController();
+    const pending = call(env, "exec_command", { cmd: "touch started.flag", description: "x" }, { signal: ctrl.signal });
+    await waitUntil(() => leftovers(marker).length > 0, "the profile to hang in its sleep");
+    ctrl.abort();
+    const r = await pending;
+    expect(r.stopReason).toBe("aborted");
+    expect(existsSync(join(h.workspace, "started.flag"))).toBe(false);
+    await env.dispose();
+    await waitUntil(() => leftovers(marker).length === 0, "the hung profile to be stopped");
+  });
+
   it("captures a profile that leaves a daemon holding its output open", async () => {
     const marker = sleepMarker();
     const h = homeWithProfile(`export SHELL_TEST_MARKER=with-daemon; (sleep ${marker} &)`);

@@ -60,6 +60,8 @@ export function captureLoginEnvironment(input: {
   cwd: string;
   timeoutMs: number;
   sandbox?: CommandSandbox;
+  /** Stops the capture (the session ends first): its group is killed, the result a failure. */
+  signal?: AbortSignal;
 }): Promise<CaptureResult> {
   return new Promise((resolve) => {
     const shell = ["bash", "-lc", CAPTURE_SCRIPT];
@@ -86,6 +88,7 @@ export function captureLoginEnvironment(input: {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      input.signal?.removeEventListener("abort", onAbort);
       child.stdio[CAPTURE_FD]?.destroy();
       child.stderr?.destroy();
       resolve(result);
@@ -100,10 +103,14 @@ export function captureLoginEnvironment(input: {
       if (exitCode === undefined || !complete()) return;
       finish(exitCode === 0 ? { ok: true, env: parseEnvironment(dump()) } : { ok: false, reason: `the login shell exited with code ${exitCode}${said()}` });
     };
-    const timer = setTimeout(() => {
+    const stop = (reason: string): void => {
       if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL");
-      finish({ ok: false, reason: `the login shell did not finish within ${input.timeoutMs} ms${said()}` });
-    }, input.timeoutMs);
+      finish({ ok: false, reason });
+    };
+    const timer = setTimeout(() => stop(`the login shell did not finish within ${input.timeoutMs} ms${said()}`), input.timeoutMs);
+    const onAbort = (): void => stop("the session ended before the login shell finished");
+    if (input.signal?.aborted === true) onAbort();
+    input.signal?.addEventListener("abort", onAbort, { once: true });
     child.stdio[CAPTURE_FD]?.on("data", (data: Buffer) => {
       chunks.push(data);
       settleIfDone();
@@ -166,10 +173,20 @@ export interface SessionShellOptions {
 export class SessionShell {
   #capture: Promise<CaptureResult> | undefined;
   #noteGiven = false;
+  #stop = new AbortController();
 
   constructor(readonly options: SessionShellOptions) {}
 
-  async prepare(): Promise<CommandShell> {
+  /** Stops a capture still running (the session's end); later commands are refused anyway. */
+  dispose(): void {
+    this.#stop.abort();
+  }
+
+  /**
+   * The shell for the next command; undefined when `signal` fires first (the call was
+   * interrupted while the capture ran: nothing is started, the capture goes on for later).
+   */
+  async prepare(signal?: AbortSignal): Promise<CommandShell | undefined> {
     const { baseEnv, vault, sandbox } = this.options;
     const home = baseEnv.HOME ?? homedir();
     const outside = (env: NodeJS.ProcessEnv, withVault: Readonly<Record<string, string>> | undefined): Record<string, string> =>
@@ -187,9 +204,11 @@ export class SessionShell {
       env: outside(baseEnv, undefined),
       cwd: this.options.cwd,
       timeoutMs: this.options.captureTimeoutMs ?? DEFAULT_SHELL_CAPTURE_TIMEOUT_MS,
+      signal: this.#stop.signal,
       ...(sandbox === undefined ? {} : { sandbox }),
     });
-    const captured = await this.#capture;
+    const captured = await untilAborted(this.#capture, signal);
+    if (captured === undefined) return undefined;
     if (captured.ok) {
       const kept = baseEnv.SHLVL === undefined || sandbox !== undefined ? captured.env : { ...captured.env, SHLVL: baseEnv.SHLVL };
       const env = outside(kept, vault);
@@ -209,4 +228,18 @@ export class SessionShell {
         : {}),
     };
   }
+}
+
+/** `promise`'s value, or undefined as soon as `signal` fires. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T | undefined> {
+  if (signal === undefined) return promise;
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    const onAbort = (): void => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+    void promise.then((value) => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(value);
+    });
+  });
 }

@@ -92,7 +92,9 @@ export function createExecCommandTool(options: ExecCommandToolOptions): BuiltinT
       if (!(await isDirectory(cwd))) {
         return failed(`workdir ${displayPath(options.workspaceDir, cwd)} is not an existing directory.`);
       }
-      const shell = await options.shell.prepare();
+      const shell = await options.shell.prepare(ctx.signal);
+      // Interrupted while the session's login environment was being captured: nothing started.
+      if (shell === undefined) return {};
       const started = options.processes.start({
         command: params.cmd,
         cwd,
