@@ -25,7 +25,7 @@
  * through the sandbox allowlist (child-env.ts `sandboxEnvironment`).
  *
  * A capture that fails (the profile exits, `exec`s away or closes the pipe, or takes longer
- * than the timeout: its whole process group is then killed) is not an error: commands run
+ * than the timeout: its whole process group is then stopped, SIGTERM then SIGKILL) is not an error: commands run
  * with the harness's own (scrubbed) environment, and the first command's result says so once.
  *
  * `loginShell: true` (system_config `tools.exec.loginShell`, or PENGUIN_EXEC_LOGIN_SHELL=1)
@@ -34,11 +34,14 @@
 import { spawn } from "node:child_process";
 import { homedir } from "node:os";
 import { childEnvironment, sandboxEnvironment } from "./child-env.js";
-import { signalGroup } from "./process-group.js";
+import { terminateGroup } from "./process-group.js";
 import { bwrapArguments, DEFAULT_BWRAP, type CommandSandbox } from "./sandbox.js";
 
 /** How long the login shell may take to print its environment before commands go on without it. */
 export const DEFAULT_SHELL_CAPTURE_TIMEOUT_MS = 10_000;
+
+/** How long a stopped capture's shell gets between SIGTERM and SIGKILL. */
+const STOP_GRACE_MS = 2_000;
 
 /** The fd the capturing shell writes its environment on. */
 const CAPTURE_FD = 3;
@@ -103,8 +106,10 @@ export function captureLoginEnvironment(input: {
       if (exitCode === undefined || !complete()) return;
       finish(exitCode === 0 ? { ok: true, env: parseEnvironment(dump()) } : { ok: false, reason: `the login shell exited with code ${exitCode}${said()}` });
     };
+    // SIGTERM first, SIGKILL after a grace: a profile's own traps get to clean up (pyenv's
+    // rehash removes its lock on exit; a SIGKILL mid-rehash would leave it for every shell).
     const stop = (reason: string): void => {
-      if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL");
+      if (child.pid !== undefined) void terminateGroup(child.pid, STOP_GRACE_MS);
       finish({ ok: false, reason });
     };
     const timer = setTimeout(() => stop(`the login shell did not finish within ${input.timeoutMs} ms${said()}`), input.timeoutMs);
