@@ -1,6 +1,6 @@
 /**
- * The command sandbox: how a command's `bash -c` (or `bash -lc`) is wrapped in bubblewrap (`bwrap`), and
- * whether bwrap can run here at all.
+ * The command sandbox: how a command's `bash -c` (or `bash -lc`) is wrapped in bubblewrap
+ * (`bwrap`), and whether bwrap can run here at all.
  *
  * Inside the sandbox:
  *   - the whole system is visible read-only (`--ro-bind / /`), with a fresh `/dev` and a

@@ -1,0 +1,3 @@
+import { runCommandsSandboxed } from "../helpers/sandbox-mode.js";
+runCommandsSandboxed();
+await import("./old-input.tmp.test.js");
