@@ -1,8 +1,8 @@
 /**
  * One running command: `bash -c <cmd>` (in the session's captured shell environment, see
  * shell-environment.ts; `bash -lc` with the login-shell setting) as the leader of its own
- * process group, with its stdout and stderr merged (in arrival order) into an unread buffer, and stdin kept open so
- * input_command can type into it.
+ * process group, with its stdout and stderr merged (in arrival order) into an unread buffer,
+ * and stdin kept open so input_command can type into it.
  *
  * Exit is observed on the child's `exit` event; output still in the pipes is given a short
  * moment to arrive (`close`), but a background grandchild holding the pipe open does not
