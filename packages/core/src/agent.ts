@@ -525,6 +525,7 @@ export class Agent {
       workspaceDir: meta.workspace,
       scratchpadDir,
       vault: state.vault,
+      loginShell: wantsLoginShell(state.config, this.#options.env ?? process.env),
       vision: endpoint.vision ?? false,
       builtinOverride: state.config.tools.builtin,
       extraTools: mcpServers.length > 0 ? await loadMcpHub(mcpServers, { cwd: meta.workspace, ...(p.sandbox.commands === undefined ? {} : { sandbox: p.sandbox.commands }), ...(this.#options.mcpStdioPolicy === undefined ? {} : { stdioPolicy: this.#options.mcpStdioPolicy }) }) : undefined,
@@ -672,4 +673,12 @@ export async function createAgent(options: CreateAgentOptions = {}): Promise<Age
 
 export function isThinkingLevel(v: string): v is ThinkingLevel {
   return (THINKING_LEVELS as readonly string[]).includes(v);
+}
+
+/**
+ * Commands run in a login shell each time (the old way) when system_config says
+ * `tools.exec.loginShell: true` or the harness runs with PENGUIN_EXEC_LOGIN_SHELL=1.
+ */
+function wantsLoginShell(config: AgentState["config"], env: NodeJS.ProcessEnv): boolean {
+  return config.tools.exec?.loginShell === true || env.PENGUIN_EXEC_LOGIN_SHELL === "1";
 }

@@ -21,6 +21,14 @@ export function cliBuilt(): boolean {
   return existsSync(CLI_MAIN);
 }
 
+/** Wall time of `bash <flag> true` in `env`: the cost of one login shell (`-lc`) or one plain shell (`-c`). */
+function timedShell(flag: "-lc" | "-c", env: NodeJS.ProcessEnv): number {
+  const start = process.hrtime.bigint();
+  const r = spawnSync("bash", [flag, "true"], { stdio: "ignore", env });
+  if (r.status !== 0) throw new Error(`bash ${flag} true exited ${r.status}`);
+  return msSince(start);
+}
+
 function timedSpawn(args: string[]): number {
   const start = process.hrtime.bigint();
   const r = spawnSync(process.execPath, args, { stdio: "ignore" });
@@ -80,8 +88,10 @@ async function timedRun(args: string[], env: NodeJS.ProcessEnv, timeFile: string
  * - the text-only turn (one request, the answer is text): what the issue's goal
  *   "`penguin run`, one turn, instant model: ≤ 3.3× `node -e 0`, peak RSS ≤ 80 MiB" is judged on;
  * - the tool turn (the model calls `exec_command` with `true`, then answers): two requests and
- *   one command through `bash -lc`, so it also carries whatever the login profile of the
- *   machine costs (printed, not hidden: it is what a user's first tool call pays).
+ *   one command, which is the session's first: it pays the one login shell that captures the
+ *   session's environment, then `bash -c` (later commands of a session pay `bash -c` only).
+ *   Beside it, from the same iterations, what one `bash -lc true` and one `bash -c true` cost
+ *   on this machine: the login profile's price, paid once per session now, per command before.
  * The overhead of the tool turn is its wall time minus the model's own time (the same recorded
  * requests sent to the same testkit with a plain fetch).
  */
@@ -97,9 +107,12 @@ export async function rowCliRun(runs: number): Promise<RowResult> {
   const bare: number[] = [];
   const text = { wall: [] as number[], rss: [] as number[] };
   const tool = { wall: [] as number[], rss: [] as number[], overhead: [] as number[], model: [] as number[] };
+  const shells = { login: [] as number[], plain: [] as number[] };
   try {
     for (let i = 0; i <= runs; i++) {
       const bareMs = timedSpawn(["-e", "0"]);
+      const loginMs = timedShell("-lc", world.env);
+      const plainMs = timedShell("-c", world.env);
 
       kit.enqueue(...textTurn());
       const textRun = await timedRun(args("say done"), world.env, timeFile);
@@ -118,6 +131,8 @@ export async function rowCliRun(runs: number): Promise<RowResult> {
       }
       if (i === 0) continue; // warm-up
       bare.push(bareMs);
+      shells.login.push(loginMs);
+      shells.plain.push(plainMs);
       text.wall.push(textRun.ms);
       text.rss.push(textRun.rssMiB);
       tool.wall.push(toolRun.ms);
@@ -140,6 +155,8 @@ export async function rowCliRun(runs: number): Promise<RowResult> {
       metric("tool turn (exec_command `true`): wall", "ms", "lower", tool.wall, { baseline }),
       metric("tool turn: overhead (wall − model)", "ms", "lower", tool.overhead, { goal: "≤ 250 ms" }),
       metric("tool turn: model's own time", "ms", "lower", tool.model),
+      metric("beside it: one login shell, `bash -lc true`", "ms", "lower", shells.login),
+      metric("beside it: one plain shell, `bash -c true`", "ms", "lower", shells.plain),
       metric("tool turn: peak RSS", "MiB", "lower", tool.rss),
     ],
     note: existsSync(TIME) ? undefined : "peak RSS from /proc VmHWM polling (no /usr/bin/time)",

@@ -25,7 +25,7 @@ import { parseArgumentsObject, parseToolArguments } from "./arguments.js";
 import { builtinDefinitions, type CatalogEntry } from "./catalog.js";
 import { closeOut, type CallPlan, type TimeoutScheduler } from "./close-out.js";
 import { SecretRedactor } from "./redact.js";
-import { childEnvironment } from "./commands/child-env.js";
+import { SessionShell } from "./commands/shell-environment.js";
 import { ProcessTable, type ProcessInfo } from "./commands/process-table.js";
 import type { CommandSandbox } from "./commands/sandbox.js";
 import { mountTable, unconfinedTable, withReadOnly, type SessionBoundary } from "./commands/mount-table.js";
@@ -87,6 +87,14 @@ export interface EnvironmentConfig {
   /** Run every command in this bubblewrap sandbox (commands/sandbox.ts); absent: unsandboxed. */
   sandbox?: CommandSandbox;
   /**
+   * true: every command runs in a login shell (`bash -lc`, the profile sourced each time), as
+   * before. Default false: the login shell's environment is captured once, at the first
+   * command, and commands run `bash -c` in it (commands/shell-environment.ts).
+   */
+  loginShell?: boolean;
+  /** How long that capture may take before commands go on without it; default 10 s. */
+  shellCaptureTimeoutMs?: number;
+  /**
    * What the file tools may touch (commands/mount-table.ts): the session's boundary, even when
    * its commands do not run in bwrap. Default the `sandbox`'s; neither: unconfined.
    */
@@ -127,6 +135,8 @@ export class Environment implements EnvironmentInterface {
   #callDescription: boolean;
   #tools = new Map<string, RegisteredTool>();
   #processes: ProcessTable;
+  /** Each command's environment: the login shell's, captured at the first command. */
+  #shell: SessionShell;
   #subagents: { service: SubagentsShape; scope: Scope.CloseableScope; scopes: CallScopes } | undefined;
   /**
    * Aborted when the environment is disposed. Every tool call that is running listens to it
@@ -143,23 +153,29 @@ export class Environment implements EnvironmentInterface {
     this.scratchpadDir = resolve(config.scratchpadDir);
     this.limits = resolveLimits(config.limits);
     this.#callDescription = config.callDescription ?? true;
-    const commandEnv = childEnvironment(config.baseEnv ?? process.env, config.vault);
     this.#processes = new ProcessTable({
       maxProcesses: this.limits.maxProcesses,
       unreadBufferBytes: this.limits.unreadBufferBytes,
       killGraceMs: this.limits.killGraceMs,
-      env: commandEnv,
       ...(config.sandbox === undefined ? {} : { sandbox: config.sandbox }),
     });
+    const shell = (this.#shell = new SessionShell({
+      baseEnv: config.baseEnv ?? process.env,
+      cwd: this.workspaceDir,
+      ...(config.vault === undefined ? {} : { vault: config.vault }),
+      ...(config.sandbox === undefined ? {} : { sandbox: config.sandbox }),
+      ...(config.loginShell === undefined ? {} : { loginShell: config.loginShell }),
+      ...(config.shellCaptureTimeoutMs === undefined ? {} : { captureTimeoutMs: config.shellCaptureTimeoutMs }),
+    }));
     const workspaceDir = this.workspaceDir;
     const operations = config.fileOperations;
-    const boundary = fileBoundary(config.boundary ?? config.sandbox, { readOnly: config.readOnlyForTools ?? [], keepWritable: config.writableForTools ?? [] }, commandEnv.PATH);
+    const boundary = fileBoundary(config.boundary ?? config.sandbox, { readOnly: config.readOnlyForTools ?? [], keepWritable: config.writableForTools ?? [] }, (config.baseEnv ?? process.env).PATH);
     const files = operations === undefined ? { workspaceDir, boundary } : { workspaceDir, operations, boundary };
     const processes = this.#processes;
     this.#add(createReadFileTool(files));
     this.#add(createEditFileTool(files));
     this.#add(createWriteFileTool(files));
-    this.#add(createExecCommandTool({ workspaceDir, processes, timeoutMs: this.timeoutFor("exec_command") }));
+    this.#add(createExecCommandTool({ workspaceDir, processes, shell, timeoutMs: this.timeoutFor("exec_command") }));
     this.#add(createInputCommandTool({ processes, timeoutMs: this.timeoutFor("input_command") }));
     this.#add(createKillCommandTool({ processes }));
     if (config.vision === true) this.#add(createReadImageTool(files));
@@ -311,6 +327,7 @@ export class Environment implements EnvironmentInterface {
   dispose(): Promise<void> {
     if (this.#disposing !== undefined) return this.#disposing;
     this.#disposeCtrl.abort();
+    this.#shell.dispose();
     this.#disposing = (async () => {
       const children = this.#subagents === undefined ? undefined : Effect.runPromise(Scope.close(this.#subagents.scope, Exit.void));
       await Promise.all([this.#processes.dispose(), children]);

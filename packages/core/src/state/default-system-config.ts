@@ -100,6 +100,8 @@ const COMMENTS: Record<string, string> = {
     "   mcpServers:",
     "     - name: files",
     "       config: { command: npx, args: [some-mcp-server] }   # stdio; or { url: https://host/mcp }",
+    " exec: { loginShell: true } sources the login profile for every command (bash -lc), as before;",
+    " by default the login shell's environment is captured once per session and commands run bash -c.",
   ].join("\n"),
 };
 

@@ -54,8 +54,12 @@ export interface SystemConfig {
   vault: PromptSectionConfig;
   skills: PromptSectionConfig;
   schedules: PromptSectionConfig;
-  /** `builtin`, when set, replaces the default tool list wholesale. */
-  tools: { builtin?: ToolDefinition[]; mcpServers: McpServerEntry[] };
+  /**
+   * `builtin`, when set, replaces the default tool list wholesale. `exec.loginShell: true`
+   * runs every command in a login shell (`bash -lc`, the profile sourced each time) instead of
+   * `bash -c` in the login environment captured once per session; absent means false.
+   */
+  tools: { builtin?: ToolDefinition[]; mcpServers: McpServerEntry[]; exec?: { loginShell: boolean } };
 }
 
 /** The `message` annotation: what a user reads after the field name when the value is wrong. */
@@ -140,6 +144,7 @@ const SystemConfigSchema = Schema.Struct({
   tools: section({
     builtin: Schema.optional(Schema.mutable(Schema.Array(ToolDefinitionEntry)).annotations(mustBe("must be a list of tool definitions"))),
     mcpServers: orDefault(McpServers, []),
+    exec: Schema.optional(Schema.Struct({ loginShell: orDefault(Flag, false) }).annotations(mustBe("must be a mapping (loginShell: true or false)"))),
   }),
 });
 

@@ -1,6 +1,8 @@
 // The ReAct loop end to end over real HTTP: the testkit model asks for tools, real tools run
 // in a temp workspace, outputs go back in call order, and the trace has the seeds' shape.
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { WIRE_PROTOCOLS } from "@penguin/testkit";
@@ -78,15 +80,23 @@ describe.each(WIRE_PROTOCOLS)("tool loop over %s", (protocol) => {
       script: [
         {
           toolCalls: [
-            { name: "exec_command", arguments: { cmd: "sleep 0.4; echo slow-first", description: "slow" } },
+            // The first call cannot finish before the second one's output reached the stream:
+            // it waits on a FIFO the test writes only then (an event, not a sleep).
+            { name: "exec_command", arguments: { cmd: "cat gate > /dev/null; echo slow-first", description: "slow" } },
             { name: "exec_command", arguments: { cmd: "echo fast-second", description: "fast" } },
           ],
         },
         { text: "both done" },
       ],
     });
+    const gate = join(h.workspace, "gate");
+    execFileSync("mkfifo", [gate]);
     const session = await h.agent.createSession({ workspaceDir: h.workspace });
-    const messages = await collect(session.run("run both", { approve: allow }));
+    const messages: Awaited<ReturnType<typeof collect>> = [];
+    for await (const m of session.run("run both", { approve: allow })) {
+      messages.push(m);
+      if (m.type === "model_msg" && m.payload.type === "tool_call_output" && m.payload.output.includes("fast-second")) void writeFile(gate, "go\n");
+    }
     const completions = messages.flatMap((m) => (m.type === "model_msg" && m.payload.type === "tool_call_output" ? [m.payload.output] : []));
     expect(completions[0]).toMatch(/fast-second/);
     expect(completions[1]).toMatch(/slow-first/);

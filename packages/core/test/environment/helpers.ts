@@ -163,6 +163,24 @@ export async function waitUntil(check: () => boolean, what: string, maxMs = 10_0
   }
 }
 
+/**
+ * Polls a background command with input_command until `text` shows in what was read (`first`,
+ * the answer of the write that caused it, included): each poll returns as soon as there is
+ * new output or the process exits, so this waits for the output itself, never a fixed window
+ * (on a loaded machine an echo or a trap can take longer than any window). Bounded by the
+ * test's own timeout.
+ */
+export async function readUntil(env: Environment, id: string, first: string, text: string): Promise<string> {
+  let seen = first;
+  while (!seen.includes(text)) seen += (await call(env, "input_command", { process_id: id, description: "poll" })).output;
+  return seen;
+}
+
+/** What `readUntil` read, without the "still running" reports each answer ends with. */
+export function withoutRunningNotes(read: string, id: string): string {
+  return read.replaceAll(`[process ${id} is still running]`, "");
+}
+
 /** The process id an exec_command output announced. */
 export function processIdOf(output: string): string {
   const match = /process_id (p\d+)/.exec(output);

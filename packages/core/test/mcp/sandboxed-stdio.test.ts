@@ -114,6 +114,27 @@ describe(`a stdio MCP server in the sandbox${skipReason}`, () => {
     expect(await callText(open, "connect_tcp", { host: "127.0.0.1", port })).toMatchObject({ isError: false });
   });
 
+  it.skipIf(!availability.available)("gets the sandbox's allowlisted environment and its own env, not the host's secrets", async () => {
+    process.env.PENGUIN_MCP_HOST_SECRET = "sk-host-secret-must-stay-out";
+    process.env.OPENAI_API_KEY = "sk-host-openai-key-must-stay-out";
+    try {
+      const hub = hubOf([{ name: "fs", config: { command: FS_SERVER, env: { MCP_OWN_SETTING: "owner-wrote-this" } } }], { sandbox: sandboxOf() });
+      expect((await connectEnd(hub)).status).toBe("completed");
+      // The sandbox's /proc is its own: the server reads its own environment there.
+      const environ = await callText(hub, "read_file", { path: "/proc/self/environ" });
+      expect(environ.isError).toBe(false);
+      const names = environ.text.split("\0").map((entry) => entry.split("=")[0]);
+      expect(environ.text).toContain("MCP_OWN_SETTING=owner-wrote-this");
+      expect(names).toContain("PATH");
+      expect(environ.text).not.toContain("sk-host-secret-must-stay-out");
+      expect(environ.text).not.toContain("sk-host-openai-key-must-stay-out");
+      expect(names).not.toContain("PENGUIN_MCP_HOST_SECRET");
+    } finally {
+      delete process.env.PENGUIN_MCP_HOST_SECRET;
+      delete process.env.OPENAI_API_KEY;
+    }
+  });
+
   it.skipIf(!availability.available)("ends, sandbox and all, when the hub closes; also a server that ignores SIGTERM", async () => {
     const polite = newMarker();
     const stubborn = newMarker();

@@ -97,6 +97,14 @@ describe("parseSystemConfig", () => {
     expect(err.detail).toMatchObject({ line: 3, field: "compaction.max_session_turns" });
   });
 
+  it("reads tools.exec.loginShell (absent: commands use the captured environment), and names a bad value", async () => {
+    expect(parseSystemConfig("system_prompt: x\n", FILE).tools.exec?.loginShell).toBeUndefined();
+    expect(parseSystemConfig("system_prompt: x\ntools:\n  exec:\n    loginShell: true\n", FILE).tools.exec).toEqual({ loginShell: true });
+    const err = await configErrorOf(() => parseSystemConfig("system_prompt: x\ntools:\n  exec:\n    loginShell: sometimes\n", FILE));
+    expect(err.detail).toMatchObject({ line: 4, field: "tools.exec.loginShell" });
+    expect(err.message).toContain("must be true or false");
+  });
+
   it("reports a bad MCP entry by index, and a repeated server name", async () => {
     const missing = await configErrorOf(() => parseSystemConfig("system_prompt: x\ntools:\n  mcpServers:\n    - name: a\n", FILE));
     expect(missing.detail).toMatchObject({ field: "tools.mcpServers[0].config", line: 4 });

@@ -2,7 +2,7 @@
 // and a kill -9 during a tool. In every case the next request passes the testkit's pairing
 // check and holds every committed turn, and the trace keeps growing in the same file.
 import { spawn } from "node:child_process";
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -93,7 +93,7 @@ describe.each(WIRE_PROTOCOLS)("resume over %s", (protocol) => {
   it("after kill -9 during a tool: the call gets an interrupted output and the session goes on", async () => {
     const marker = `penguin-kill-${process.pid}-${Date.now()}`;
     h = await startHarness({ protocol,
-      script: [{ toolCalls: [{ name: "exec_command", arguments: { cmd: `sleep 30 # ${marker}`, description: "long" } }] }, { text: "resumed fine" }],
+      script: [{ toolCalls: [{ name: "exec_command", arguments: { cmd: `touch started.flag; sleep 30 # ${marker}`, description: "long" } }] }, { text: "resumed fine" }],
     });
     const tsx = createRequire(import.meta.url).resolve("tsx");
     const child = spawn(process.execPath, ["--conditions=development", "--import", tsx, join(here, "../fixtures/run-until-tool.ts"), h.root, h.workspace], {
@@ -109,11 +109,11 @@ describe.each(WIRE_PROTOCOLS)("resume over %s", (protocol) => {
       });
       child.on("exit", (code) => reject(new Error(`child exited early (${code}): ${out}\n${err}`)));
     });
-    // Let bash start, then kill the harness process outright.
-    await new Promise((r) => setTimeout(r, 300));
+    // Once the command runs (its flag file exists), kill the harness outright.
+    while (!existsSync(join(h.workspace, "started.flag"))) await new Promise((r) => setTimeout(r, 20));
     child.kill("SIGKILL");
     await new Promise((r) => child.once("exit", r));
-    spawn("pkill", ["-f", marker]);
+    await new Promise((r) => spawn("pkill", ["-f", marker]).once("exit", r));
 
     const sessionId = /SESSION (\S+)/.exec(out)![1]!;
     const agent = await createAgent({ root: h.root, env: {} });

@@ -1,7 +1,8 @@
 /**
- * One running command: `bash -lc <cmd>` as the leader of its own process group, with its
- * stdout and stderr merged (in arrival order) into an unread buffer, and stdin kept open so
- * input_command can type into it.
+ * One running command: `bash -c <cmd>` (in the session's captured shell environment, see
+ * shell-environment.ts; `bash -lc` with the login-shell setting) as the leader of its own
+ * process group, with its stdout and stderr merged (in arrival order) into an unread buffer,
+ * and stdin kept open so input_command can type into it.
  *
  * Exit is observed on the child's `exit` event; output still in the pipes is given a short
  * moment to arrive (`close`), but a background grandchild holding the pipe open does not
@@ -46,6 +47,10 @@ export interface CommandProcessOptions {
   tailChars: number;
   /** Run inside this bubblewrap sandbox; absent: run directly. */
   sandbox?: CommandSandbox;
+  /** true: `bash -lc`, the login profile sourced for this command; default false: `bash -c`. */
+  loginShell?: boolean;
+  /** Sandboxed: the PATH whose folders in private homes are bound back; default `env.PATH`. */
+  mountPath?: string;
 }
 
 /** The fd on which bwrap reports the sandboxed command's pid (`--info-fd`). */
@@ -92,9 +97,11 @@ export class CommandProcess {
       this.#wake();
     };
     const sandbox = options.sandbox;
+    const shellFlag = options.loginShell === true ? "-lc" : "-c";
+    const mountEnv = options.mountPath === undefined ? options.env : { ...options.env, PATH: options.mountPath };
     const child =
       sandbox === undefined
-        ? spawn("bash", ["-lc", options.command], {
+        ? spawn("bash", [shellFlag, options.command], {
             cwd: options.cwd,
             env: options.env,
             detached: true,
@@ -102,7 +109,7 @@ export class CommandProcess {
           })
         : spawn(
             sandbox.bwrapPath ?? DEFAULT_BWRAP,
-            [...bwrapArguments(sandbox, options.cwd, options.env), "--info-fd", String(INFO_FD), "--", ...supervisedCommand(options.command)],
+            [...bwrapArguments(sandbox, options.cwd, mountEnv), "--info-fd", String(INFO_FD), "--", ...supervisedCommand(options.command, shellFlag)],
             { cwd: options.cwd, env: options.env, detached: true, stdio: ["pipe", "pipe", "pipe", "pipe", "pipe"] },
           );
     this.#child = child;

@@ -13,6 +13,7 @@
 import { formatFields, wrapMarker } from "@penguin/omnimessage";
 import { CommandProcess, describeExit, type ExitStatus } from "./command-process.js";
 import type { CommandSandbox } from "./sandbox.js";
+import type { CommandShell } from "./shell-environment.js";
 
 export const NOTICE_LABEL_CHARS = 120;
 /** Finished commands kept for listing; the oldest whose end the model has seen go first. */
@@ -48,7 +49,6 @@ export interface ProcessTableOptions {
   maxProcesses: number;
   unreadBufferBytes: number;
   killGraceMs: number;
-  env: Record<string, string>;
   /** Every command runs in this sandbox; absent: commands run directly. */
   sandbox?: CommandSandbox;
 }
@@ -91,6 +91,8 @@ export class ProcessTable {
     cwd: string;
     label: string;
     notify: boolean;
+    /** The environment and shell it runs with (the session's SessionShell prepared it). */
+    shell: CommandShell;
   }): { ok: true; entry: ProcessEntry } | { ok: false; error: string } {
     if (this.#disposed) return { ok: false, error: "The environment is shutting down; no new commands start." };
     if (this.liveCount >= this.options.maxProcesses) {
@@ -107,7 +109,9 @@ export class ProcessTable {
       process = new CommandProcess({
         command: input.command,
         cwd: input.cwd,
-        env: this.options.env,
+        env: input.shell.env,
+        loginShell: input.shell.loginShell,
+        ...(input.shell.mountPath === undefined ? {} : { mountPath: input.shell.mountPath }),
         unreadBufferBytes: this.options.unreadBufferBytes,
         tailChars: NOTICE_TAIL_CHARS + 1, // one more, to know whether the tail was cut
         ...(this.options.sandbox === undefined ? {} : { sandbox: this.options.sandbox }),

@@ -1,6 +1,6 @@
 /**
- * The command sandbox: how a command's `bash -lc` is wrapped in bubblewrap (`bwrap`), and
- * whether bwrap can run here at all.
+ * The command sandbox: how a command's `bash -c` (or `bash -lc`) is wrapped in bubblewrap
+ * (`bwrap`), and whether bwrap can run here at all.
  *
  * Inside the sandbox:
  *   - the whole system is visible read-only (`--ro-bind / /`), with a fresh `/dev` and a
@@ -41,7 +41,7 @@
  * itself leaves as soon as the first process it started exits, and with `--die-with-parent`
  * its init goes with it (without that flag nothing would end a namespace whose harness died).
  * So the first process is not the
- * command but a supervisor (`SANDBOX_SUPERVISOR`, plain bash): it runs `bash -lc <cmd>` as its
+ * command but a supervisor (`SANDBOX_SUPERVISOR`, plain bash): it runs `bash -c <cmd>` as its
  * child, reports the command's exit status on `SANDBOX_STATUS_FD` the moment the command
  * exits, then stays while anything the command left behind (`server &`) still runs, and exits
  * when the namespace holds only init and itself. A background job therefore outlives the shell
@@ -125,16 +125,23 @@ export const SANDBOX_STATUS_FD = 4;
  * `/proc` (bash built-ins only: a glob, and `read -t` as the pause), ten times a second, and
  * only while something is left; EOF on the status fd means the harness is gone, and the
  * supervisor leaves, taking the namespace with it. SHLVL is put back, so the command's shell
- * sees the level it would see unsandboxed, and the command starts with exactly the fds it
- * would get unsandboxed (0, 1, 2).
+ * sees the level it would see unsandboxed, and the command starts with 0, 1 and 2 only: bwrap
+ * keeps its info fd to itself, the status fd and the saved stderr are closed for the command,
+ * and any other descriptor the harness inherited is closed first thing.
  */
 export const SANDBOX_SUPERVISOR = [
+  // Descriptors the harness itself inherited without close-on-exec (node passes them on, and
+  // so does bwrap) end here: the supervisor keeps 0-2 and the status fd, nothing else.
+  `for fd in /proc/$$/fd/*; do fd=\${fd##*/}; case $fd in 0|1|2|${SANDBOX_STATUS_FD}) ;; *) eval "exec $fd>&-" ;; esac; done`,
   "trap : INT TERM HUP QUIT",
   "SHLVL=$((SHLVL - 1))",
   // The supervisor's own stderr goes nowhere (bash would report "Terminated" for its child),
   // the command's is the real one, kept on fd 5 meanwhile.
   "exec 5>&2 2>/dev/null",
-  `bash -lc "$1" 2>&5 5>&- ${SANDBOX_STATUS_FD}>&-`,
+  // $2 is -c (the session's captured environment) or -lc (the login-shell setting). The
+  // command gets 0-2 only: bwrap's info fd is closed before the supervisor starts, and the
+  // status fd and the stderr copy are closed for the command here.
+  `bash "$2" "$1" 2>&5 5>&- ${SANDBOX_STATUS_FD}>&-`,
   "status=$?",
   `printf 'exit-status %d\\n' "$status" >&${SANDBOX_STATUS_FD}`,
   'others() { local entry; for entry in /proc/[0-9]*; do case ${entry#/proc/} in 1|"$$") ;; *) return 0 ;; esac; done; return 1; }',
@@ -142,9 +149,9 @@ export const SANDBOX_SUPERVISOR = [
   'exit "$status"',
 ].join("\n");
 
-/** What bwrap runs after `--`: the supervisor, with the command as its one argument. */
-export function supervisedCommand(command: string): string[] {
-  return ["bash", "--noprofile", "--norc", "-c", SANDBOX_SUPERVISOR, "penguin-sandbox", command];
+/** What bwrap runs after `--`: the supervisor, with the command and the shell's flag (`-c` or `-lc`). */
+export function supervisedCommand(command: string, shellFlag: "-c" | "-lc" = "-c"): string[] {
+  return ["bash", "--noprofile", "--norc", "-c", SANDBOX_SUPERVISOR, "penguin-sandbox", command, shellFlag];
 }
 
 const probes = new Map<string, SandboxAvailability>();

@@ -18,6 +18,8 @@
  *   started, as soon as bwrap (the process we signal on close) is gone.
  */
 import { resolve } from "node:path";
+import { homedir } from "node:os";
+import { sandboxEnvironment } from "../commands/child-env.js";
 import { bwrapArguments, DEFAULT_BWRAP, type CommandSandbox } from "../commands/sandbox.js";
 import type { McpStdioConfig } from "./config.js";
 import { findExecutable, existingRealPath } from "./executable.js";
@@ -93,7 +95,11 @@ export function planStdioLaunch(server: string, config: McpStdioConfig, options:
   }
   if (executable === undefined) throw notFound();
   const bwrap = options.sandbox.bwrapPath ?? DEFAULT_BWRAP;
-  return { command: bwrap, args: [...bwrapArguments(options.sandbox, cwd, env), "--", executable, ...args], env, cwd, sandboxed };
+  // Inside, the server gets what a sandboxed command gets (the allowlist: PATH, locale, TERM,
+  // the sandbox's HOME, the pinned pagers) plus the entry's own `env`, which its owner wrote for
+  // it; nothing else of the host's environment (keys the server process holds) goes in.
+  const inside = { ...sandboxEnvironment(process.env, undefined, process.env.HOME ?? homedir()), PATH: env.PATH ?? "", ...(config.env ?? {}) };
+  return { command: bwrap, args: [...bwrapArguments(options.sandbox, cwd, env), "--", executable, ...args], env: inside, cwd, sandboxed };
 }
 
 function commandPlace(command: string, cwd: string): string {

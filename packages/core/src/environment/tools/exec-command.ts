@@ -1,8 +1,11 @@
 /**
  * exec_command (rw): run a shell command.
  *
- * The command runs as `bash -lc <cmd>` in its own process group, in `workdir` (default: the
- * workspace), with the scrubbed environment plus the vault. Its output (stdout and stderr
+ * The command runs as `bash -c <cmd>` in its own process group, in `workdir` (default: the
+ * workspace), in the session's shell environment (the login shell's, captured once at the
+ * first command: commands/shell-environment.ts; `bash -lc` per command with the login-shell
+ * setting), scrubbed (allowlisted in the sandbox), plus the vault. A failed capture adds its
+ * note to the first command's result. Its output (stdout and stderr
  * merged) streams while the Environment waits for it, up to `yield_time_ms` (default 60000,
  * clamped to [250, timeout − 1000]):
  *   - it exits within the window: the output and `[exit code: N]`; non-zero is `failed`;
@@ -22,10 +25,14 @@ import { displayPath, resolveToolPath } from "../tool-paths.js";
 import { describeExit, type ExitStatus } from "../commands/command-process.js";
 import { follow } from "../commands/follow.js";
 import type { ProcessTable } from "../commands/process-table.js";
+import type { SessionShell } from "../commands/shell-environment.js";
 
 export const DEFAULT_EXEC_YIELD_MS = 60_000;
 
 export const execCommandParams = Schema.Struct({
+  // The model-facing texts still say `bash -lc`: what the model can rely on (the login
+  // environment, a fresh shell per call) is unchanged, and the recorded sessions under
+  // fixtures/traces replay only against the descriptions they were recorded with.
   cmd: required(NonEmptyString, "The shell command, run with `bash -lc`."),
   workdir: optional(NonEmptyString, "Directory to run in: absolute, or relative to the workspace (default: the workspace)."),
   yield_time_ms: withDefault(
@@ -48,6 +55,8 @@ export interface ExecCommandDetails {
 export interface ExecCommandToolOptions {
   workspaceDir: string;
   processes: ProcessTable;
+  /** Prepares each command's environment (the login shell's, captured once per session). */
+  shell: SessionShell;
   /** The tool's effective timeout: the yield window stays 1 s below it. */
   timeoutMs: number;
 }
@@ -55,6 +64,11 @@ export interface ExecCommandToolOptions {
 /** `[exit code: N]`, or how else the command ended. */
 export function exitNote(status: ExitStatus): string {
   return status.kind === "exited" ? `[exit code: ${status.code}]` : `[${describeExit(status)}]`;
+}
+
+/** The shell's one-time note (a failed capture), before the command's own. */
+function withShellNote(shellNote: string | undefined, note: string): string {
+  return shellNote === undefined ? note : `${shellNote}\n${note}`;
 }
 
 async function isDirectory(path: string): Promise<boolean> {
@@ -78,18 +92,22 @@ export function createExecCommandTool(options: ExecCommandToolOptions): BuiltinT
       if (!(await isDirectory(cwd))) {
         return failed(`workdir ${displayPath(options.workspaceDir, cwd)} is not an existing directory.`);
       }
+      const shell = await options.shell.prepare(ctx.signal);
+      // Interrupted while the session's login environment was being captured: nothing started.
+      if (shell === undefined) return {};
       const started = options.processes.start({
         command: params.cmd,
         cwd,
         label: ctx.description ?? params.cmd,
         notify: params.run_in_background,
+        shell,
       });
-      if (!started.ok) return failed(started.error);
+      if (!started.ok) return failed(withShellNote(shell.note, started.error));
       const entry = started.entry;
       const proc = entry.process;
       if (params.run_in_background) {
         return {
-          note: `[started in the background as process_id ${entry.id}; you will be notified when it exits. Poll it or send input with input_command; stop it with kill_command.]`,
+          note: withShellNote(shell.note, `[started in the background as process_id ${entry.id}; you will be notified when it exits. Poll it or send input with input_command; stop it with kill_command.]`),
           details: { processId: entry.id, background: true },
         };
       }
@@ -102,20 +120,21 @@ export function createExecCommandTool(options: ExecCommandToolOptions): BuiltinT
           options.processes.forget(entry.id);
           const rest = proc.drain();
           if (rest !== "") yield rest;
-          return { details: { processId: entry.id, background: false } };
+          return { ...(shell.note === undefined ? {} : { note: shell.note }), details: { processId: entry.id, background: false } };
         }
         entry.background = true;
         return {
-          note: `[still running after ${windowMs} ms; moved to the background as process_id ${entry.id}. Poll it or send input with input_command; stop it with kill_command.]`,
+          note: withShellNote(shell.note, `[still running after ${windowMs} ms; moved to the background as process_id ${entry.id}. Poll it or send input with input_command; stop it with kill_command.]`),
           details: { processId: entry.id, background: true },
         };
       }
       entry.exitReported = true;
       options.processes.forget(entry.id);
       const details: ExecCommandDetails = { processId: entry.id, exit: status, background: false };
-      if (status.kind === "spawn-failed") return failed(`The command could not start: ${status.error}`, details);
+      if (status.kind === "spawn-failed") return failed(withShellNote(shell.note, `The command could not start: ${status.error}`), details);
       const ok = status.kind === "exited" && status.code === 0;
-      return ok ? { note: exitNote(status), details } : { stopReason: "failed", note: exitNote(status), details };
+      const note = withShellNote(shell.note, exitNote(status));
+      return ok ? { note, details } : { stopReason: "failed", note, details };
     },
   };
 }
