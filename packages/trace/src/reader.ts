@@ -12,6 +12,7 @@ import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from 
 import { join } from "node:path";
 import { decodeEnvelope, type OmniMessage } from "@penguin/omnimessage";
 import { readRange } from "./file-range.js";
+import { cutLongStrings, type LineCutOptions, type RecordCut } from "./cut-line.js";
 import { RawOutputCollector } from "./raw-outputs.js";
 import { upcastLine } from "./upcast.js";
 
@@ -44,6 +45,28 @@ export class TraceContentBuilder {
   tornTail = false;
   /** The message the last line gave, when it was decoded from its text exactly (nothing stripped or trimmed, no upcast). */
   lastVerbatim: OmniMessage | undefined;
+
+  /** With `cut`, `lineBytes` cuts a line's long string literals before decoding it (cut-line.ts): for readers that show records to people. */
+  constructor(readonly cut?: LineCutOptions) {}
+
+  /**
+   * One line as bytes `bytes[start, end)`: decoded as `line` does, except that with `cut` a line
+   * with literals longer than its limit is cut first (only the kept bytes become text) and the
+   * record says so on its payload (`cut`, without `at`: the caller knows the file).
+   */
+  lineBytes(bytes: Buffer, start: number, end: number, lineNumber: number, isLast: boolean, mayHoldNul: boolean): void {
+    const reduced = this.cut === undefined || mayHoldNul ? undefined : cutLongStrings(bytes, start, end, this.cut);
+    if (reduced === undefined) {
+      this.line(bytes.toString("utf8", start, end), lineNumber, isLast, mayHoldNul);
+      return;
+    }
+    const before = this.messages.length;
+    this.line(reduced.text, lineNumber, isLast, false);
+    this.lastVerbatim = undefined;
+    if (this.messages.length === before) return;
+    const cut: RecordCut = { truncated: true, bytes: reduced.cutBytes, recordBytes: end - start, fields: reduced.fields };
+    (this.messages[before]!.payload as { cut?: RecordCut }).cut = cut;
+  }
 
   /** One line's text (without its newline); `isLast` when it is the unterminated last line. */
   line(text: string, lineNumber: number, isLast: boolean, mayHoldNul: boolean): void {
@@ -103,16 +126,16 @@ const NUL = 0x00;
  * move). Splitting before decoding is safe: a newline byte never occurs inside a multi-byte
  * UTF-8 sequence, so each line decodes exactly as it does inside the whole text.
  */
-export function parseTraceBytes(bytes: Buffer): TraceContent {
-  const out = new TraceContentBuilder();
+export function parseTraceBytes(bytes: Buffer, cut?: LineCutOptions): TraceContent {
+  const out = new TraceContentBuilder(cut);
   const mayHoldNul = bytes.indexOf(NUL) >= 0;
   let lineNumber = 1;
   let start = 0;
   for (let end = bytes.indexOf(NEWLINE); end >= 0; end = bytes.indexOf(NEWLINE, start)) {
-    out.line(bytes.toString("utf8", start, end), lineNumber++, false, mayHoldNul);
+    out.lineBytes(bytes, start, end, lineNumber++, false, mayHoldNul);
     start = end + 1;
   }
-  if (start < bytes.length) out.line(bytes.toString("utf8", start), lineNumber, true, mayHoldNul);
+  if (start < bytes.length) out.lineBytes(bytes, start, bytes.length, lineNumber, true, mayHoldNul);
   return out.content();
 }
 
@@ -172,11 +195,11 @@ const LAST_RECORDS_SLACK = 64;
  * newest page of a 100k-line session's history costs two scans of its bytes and the parse of
  * one page, an older page one scan, not a parse of every line.
  */
-export function lastRecordsOf(file: string, count: number, through?: number): { messages: OmniMessage[]; lines: number[]; more: boolean } {
+export function lastRecordsOf(file: string, count: number, through?: number, cut?: LineCutOptions): { messages: OmniMessage[]; lines: number[]; more: boolean } {
   let end = through ?? Number.POSITIVE_INFINITY;
   for (let window = count + LAST_RECORDS_SLACK; ; ) {
     const from = end - window;
-    const { content, extent } = readLines(file, undefined, (line) => line <= from || line > end);
+    const { content, extent } = readLines(file, undefined, (line) => line <= from || line > end, undefined, cut);
     // Past the file's end (no `through`, or one beyond it): end there, and read that window.
     // An unterminated last line (one past the counted lines) may hold a record too.
     if (end > extent.lines + 1) {
@@ -218,10 +241,10 @@ export function readTraceFileMatching(file: string, needles: readonly string[]):
  * decoded still count for the line numbers, and are neither messages nor skipped lines.
  * `rawOutputs`: tool outputs' JSON text is kept from the whole lines read (raw-outputs.ts).
  */
-function readLines(file: string, patterns: readonly Buffer[] | undefined, skipLine: ((line: number) => boolean) | undefined, rawOutputs?: RawOutputCollector): { content: TraceContent; extent: CompleteExtent } {
+function readLines(file: string, patterns: readonly Buffer[] | undefined, skipLine: ((line: number) => boolean) | undefined, rawOutputs?: RawOutputCollector, cut?: LineCutOptions): { content: TraceContent; extent: CompleteExtent } {
   const fd = openSync(file, "r");
   try {
-    const out = new TraceContentBuilder();
+    const out = new TraceContentBuilder(cut);
     let buffer = Buffer.allocUnsafe(READ_CHUNK);
     /** Bytes of an unfinished line kept at the start of `buffer`. */
     let kept = 0;
@@ -256,9 +279,13 @@ function readLines(file: string, patterns: readonly Buffer[] | undefined, skipLi
       let start = 0;
       for (let end = filled.indexOf(NEWLINE, kept); end >= 0; end = filled.indexOf(NEWLINE, start)) {
         if (wanted(filled, start, end)) {
-          const text = filled.toString("utf8", start, end);
-          out.line(text, lineNumber, false, mayHoldNul);
-          if (rawOutputs !== undefined && out.lastVerbatim !== undefined) rawOutputs.consider(out.lastVerbatim, text, start, end);
+          if (cut !== undefined) {
+            out.lineBytes(filled, start, end, lineNumber, false, mayHoldNul);
+          } else {
+            const text = filled.toString("utf8", start, end);
+            out.line(text, lineNumber, false, mayHoldNul);
+            if (rawOutputs !== undefined && out.lastVerbatim !== undefined) rawOutputs.consider(out.lastVerbatim, text, start, end);
+          }
         }
         lineNumber++;
         start = end + 1;
@@ -272,7 +299,7 @@ function readLines(file: string, patterns: readonly Buffer[] | undefined, skipLi
     if (kept > 0) {
       const last = buffer.subarray(0, kept);
       if (patterns !== undefined) for (let i = 0; i < patterns.length; i++) next[i] = last.indexOf(patterns[i]!);
-      if (wanted(last, 0, kept)) out.line(last.toString("utf8"), lineNumber, true, mayHoldNul);
+      if (wanted(last, 0, kept)) out.lineBytes(last, 0, kept, lineNumber, true, mayHoldNul);
     }
     return { content: out.content(), extent };
   } finally {

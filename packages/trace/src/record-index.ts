@@ -15,6 +15,7 @@
  */
 import { closeSync, fstatSync, openSync } from "node:fs";
 import type { OmniMessage } from "@penguin/omnimessage";
+import type { LineCutOptions } from "./cut-line.js";
 import { readRange } from "./file-range.js";
 import { TraceContentBuilder } from "./reader.js";
 
@@ -30,6 +31,12 @@ export interface RecordIndexOptions {
   maxFiles?: number;
   /** Bytes decoded between two turns of the event loop while an index is built; default 2 MiB. */
   sliceBytes?: number;
+  /**
+   * Cut long texts of the records paged (and of the lines indexed) before decoding them
+   * (cut-line.ts): a page shows a 30 MB tool output as its head and a `cut` marker, and neither
+   * indexing nor paging holds the event loop for the whole line. Default: records are whole.
+   */
+  cut?: LineCutOptions;
 }
 
 const NEWLINE = 0x0a;
@@ -68,6 +75,20 @@ class FileIndex {
     this.count++;
   }
 
+  /** The slot of the record on `line` (lines ascend), or -1. */
+  find(line: number): number {
+    let lo = 0;
+    let hi = this.count - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const at = this.line[mid]!;
+      if (at === line) return mid;
+      if (at < line) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
   /** Whether `fd` (of size `size`) is still the file indexed, grown or not. */
   describes(fd: number, dev: number, ino: number, size: number): boolean {
     if (dev !== this.dev || ino !== this.ino || size < this.bytes) return false;
@@ -88,25 +109,56 @@ export class TraceRecordIndexes {
   readonly #queues = new Map<string, Promise<unknown>>();
   readonly #maxFiles: number;
   readonly #sliceBytes: number;
+  readonly #cut: LineCutOptions | undefined;
 
   constructor(options: RecordIndexOptions = {}) {
     this.#maxFiles = Math.max(1, options.maxFiles ?? 8);
     this.#sliceBytes = Math.max(1, options.sliceBytes ?? 2 * 1024 * 1024);
+    this.#cut = options.cut;
   }
 
-  /** Records `offset` to `offset + limit` (exclusive) of `file`, and how many it has. Throws as opening the file does. */
-  page(file: string, offset: number, limit: number): Promise<RecordPage> {
+  /**
+   * Where the record on line `line` of `file` lies (its bytes, without the newline), indexing
+   * the file first as `page` does; undefined when that line holds no record (a skipped line,
+   * past the end, the unterminated last line). For serving one record whole, as its bytes.
+   */
+  recordBytes(file: string, line: number): Promise<{ start: number; end: number } | undefined> {
+    return this.#queued(file, async () => {
+      const fd = openSync(file, "r");
+      try {
+        const { dev, ino, size } = fstatSync(fd);
+        const kept = this.#indexes.get(file);
+        this.#indexes.delete(file);
+        const index = kept !== undefined && kept.describes(fd, dev, ino, size) ? kept : new FileIndex(dev, ino);
+        await this.#extend(index, fd, size);
+        this.#keep(file, index);
+        const at = index.find(line);
+        return at < 0 ? undefined : { start: index.start[at]!, end: index.end[at]! };
+      } finally {
+        closeSync(fd);
+      }
+    });
+  }
+
+  #queued<T>(file: string, run: () => Promise<T>): Promise<T> {
     const before = this.#queues.get(file) ?? Promise.resolve();
-    const call = before.then(
-      () => this.#page(file, offset, limit),
-      () => this.#page(file, offset, limit),
-    );
+    const call = before.then(run, run);
     this.#queues.set(file, call);
     const forget = (): void => {
       if (this.#queues.get(file) === call) this.#queues.delete(file);
     };
     call.then(forget, forget);
     return call;
+  }
+
+  #keep(file: string, index: FileIndex): void {
+    this.#indexes.set(file, index);
+    while (this.#indexes.size > this.#maxFiles) this.#indexes.delete(this.#indexes.keys().next().value!);
+  }
+
+  /** Records `offset` to `offset + limit` (exclusive) of `file`, and how many it has. Throws as opening the file does. */
+  page(file: string, offset: number, limit: number): Promise<RecordPage> {
+    return this.#queued(file, () => this.#page(file, offset, limit));
   }
 
   /** Files with an index kept (for tests and the bench). */
@@ -122,17 +174,16 @@ export class TraceRecordIndexes {
       this.#indexes.delete(file);
       let index = kept !== undefined && kept.describes(fd, dev, ino, size) ? kept : new FileIndex(dev, ino);
       await this.#extend(index, fd, size);
-      let records = pageOf(fd, index, offset, limit);
+      let records = pageOf(fd, index, offset, limit, this.#cut);
       if (records === undefined) {
         // A complete line no longer decodes as it did: the file was changed in place. Index it anew.
         index = new FileIndex(dev, ino);
         await this.#extend(index, fd, size);
-        records = pageOf(fd, index, offset, limit);
+        records = pageOf(fd, index, offset, limit, this.#cut);
         if (records === undefined) throw new Error(`the trace file ${file} changed while it was read; try again`);
       }
-      this.#indexes.set(file, index);
-      while (this.#indexes.size > this.#maxFiles) this.#indexes.delete(this.#indexes.keys().next().value!);
-      return finishPage(records, index.count, lastLineRecord(fd, index, size), offset, limit);
+      this.#keep(file, index);
+      return finishPage(records, index.count, lastLineRecord(fd, index, size, this.#cut), offset, limit);
     } finally {
       closeSync(fd);
     }
@@ -140,24 +191,25 @@ export class TraceRecordIndexes {
 
   /** Indexes the complete lines of `fd` from where `index` ends up to `size`, a slice per turn of the event loop. */
   async #extend(index: FileIndex, fd: number, size: number): Promise<void> {
-    let want = this.#sliceBytes;
     while (index.bytes < size) {
-      const bytes = readRange(fd, index.bytes, Math.min(want, size - index.bytes));
-      const lastNewline = bytes.lastIndexOf(NEWLINE);
+      let bytes = readRange(fd, index.bytes, Math.min(this.#sliceBytes, size - index.bytes));
+      let lastNewline = bytes.lastIndexOf(NEWLINE);
       if (lastNewline < 0) {
-        // The rest is the unterminated last line, or a line longer than a slice: read more of it.
-        if (index.bytes + bytes.length >= size) break;
-        want *= 2;
-        continue;
+        // The rest is the unterminated last line, or a line longer than a slice: find its end a
+        // slice per turn, then read it whole once (reading ever larger windows from its start
+        // would read a 30 MB line several times over in one turn).
+        const end = await this.#lineEnd(fd, index.bytes + bytes.length, size);
+        if (end < 0) break;
+        bytes = readRange(fd, index.bytes, end + 1 - index.bytes);
+        lastNewline = bytes.length - 1;
       }
-      want = this.#sliceBytes;
       const mayHoldNul = bytes.indexOf(NUL) >= 0;
-      const decoder = new TraceContentBuilder();
+      const decoder = new TraceContentBuilder(this.#cut);
       let lineNumber = index.lines + 1;
       let start = 0;
       for (let end = bytes.indexOf(NEWLINE); end >= 0 && end <= lastNewline; end = bytes.indexOf(NEWLINE, start)) {
         const before = decoder.messages.length;
-        decoder.line(bytes.toString("utf8", start, end), lineNumber, false, mayHoldNul);
+        decoder.lineBytes(bytes, start, end, lineNumber, false, mayHoldNul);
         if (decoder.messages.length > before) index.add(lineNumber, index.bytes + start, index.bytes + end);
         lineNumber++;
         start = end + 1;
@@ -169,28 +221,41 @@ export class TraceRecordIndexes {
     const keyLength = Math.min(KEY_BYTES, index.bytes);
     index.key = readRange(fd, index.bytes - keyLength, keyLength);
   }
+
+  /** The offset of the first newline at or after `from` (before `size`), a slice read per turn; -1 when there is none. */
+  async #lineEnd(fd: number, from: number, size: number): Promise<number> {
+    for (let at = from; at < size; ) {
+      const bytes = readRange(fd, at, Math.min(this.#sliceBytes, size - at));
+      const newline = bytes.indexOf(NEWLINE);
+      if (newline >= 0) return at + newline;
+      at += bytes.length;
+      if (bytes.length === 0) break;
+      await nextTurn();
+    }
+    return -1;
+  }
 }
 
 /** The record the unterminated last line (from `index.bytes` to `size`) decodes as, if any. */
-function lastLineRecord(fd: number, index: FileIndex, size: number): { line: number; message: OmniMessage } | undefined {
+function lastLineRecord(fd: number, index: FileIndex, size: number, cut: LineCutOptions | undefined): { line: number; message: OmniMessage } | undefined {
   if (size <= index.bytes) return undefined;
   const bytes = readRange(fd, index.bytes, size - index.bytes);
-  const decoder = new TraceContentBuilder();
-  decoder.line(bytes.toString("utf8"), index.lines + 1, true, bytes.indexOf(NUL) >= 0);
+  const decoder = new TraceContentBuilder(cut);
+  decoder.lineBytes(bytes, 0, bytes.length, index.lines + 1, true, bytes.indexOf(NUL) >= 0);
   const message = decoder.messages[0];
   return message === undefined ? undefined : { line: index.lines + 1, message };
 }
 
 /** The indexed records `offset` to `offset + limit`, decoded from one read of their bytes; undefined if one no longer decodes. */
-function pageOf(fd: number, index: FileIndex, offset: number, limit: number): { line: number; message: OmniMessage }[] | undefined {
+function pageOf(fd: number, index: FileIndex, offset: number, limit: number, cut: LineCutOptions | undefined): { line: number; message: OmniMessage }[] | undefined {
   const first = Math.max(0, offset);
   const last = Math.min(index.count, first + Math.max(0, limit)) - 1;
   if (last < first) return [];
   const base = index.start[first]!;
   const bytes = readRange(fd, base, index.end[last]! - base);
   const mayHoldNul = bytes.indexOf(NUL) >= 0;
-  const decoder = new TraceContentBuilder();
-  for (let i = first; i <= last; i++) decoder.line(bytes.toString("utf8", index.start[i]! - base, index.end[i]! - base), index.line[i]!, false, mayHoldNul);
+  const decoder = new TraceContentBuilder(cut);
+  for (let i = first; i <= last; i++) decoder.lineBytes(bytes, index.start[i]! - base, index.end[i]! - base, index.line[i]!, false, mayHoldNul);
   if (decoder.messages.length !== last - first + 1 || decoder.lines.some((line, i) => line !== index.line[first + i])) return undefined;
   return decoder.messages.map((message, i) => ({ line: decoder.lines[i]!, message }));
 }

@@ -19,7 +19,7 @@
  * from the same rules the PATCH enforces, so the web app offers only what will be accepted.
  */
 import { isAbsolute } from "node:path";
-import { readProjectConfig, type AgentPaths } from "@penguin/core";
+import { DEFAULT_LINE_CUT, readProjectConfig, type AgentPaths } from "@penguin/core";
 import { timelineProjection, timelineSnapshots } from "@penguin/projections-timeline";
 import { Schema } from "effect";
 import { sessionArchived, sessionTitle } from "@penguin/omnimessage";
@@ -203,7 +203,9 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
     async ({ grant, query }) => {
       const agent = await sessions.agent(grant.session.projectId, grant.session.agentId);
       try {
-        return json(await agent.inspectState({ sessionId: grant.session.sessionId, snapshots, ...(query.at === undefined ? {} : { at: query.at }) }));
+        // Long texts of the records read are cut to a head and a marker (cut-line.ts): a 30 MB
+        // tool output is neither decoded nor sent; GET …/records/:at gives it whole.
+        return json(await agent.inspectState({ sessionId: grant.session.sessionId, snapshots, cut: DEFAULT_LINE_CUT, ...(query.at === undefined ? {} : { at: query.at }) }));
       } catch (error) {
         if (error instanceof Error && /^invalid position/.test(error.message)) throw badRequest(error.message, "at");
         throw error;

@@ -9,9 +9,11 @@
  * A page is read from the end of the files it needs (lastRecordsOf): only the lines of the
  * page are decoded, the rest is counted by its newlines. Opening a 100k-line session, or
  * paging back through it, no longer parses the whole trace for every page (a 50 MB trace
- * held the server's event loop for every user each time).
+ * held the server's event loop for every user each time). A text longer than 1 MiB is cut
+ * to its head and the record says so (`payload.cut`, with its position for the whole-record
+ * route), so a 30 MB tool output is neither decoded nor sent with a page.
  */
-import { lastRecordsOf, sessionTraceFiles, type AgentPaths } from "@penguin/core";
+import { DEFAULT_LINE_CUT, formatPosition, lastRecordsOf, placeCutRecord, sessionTraceFiles, type AgentPaths } from "@penguin/core";
 import type { OmniMessage } from "@penguin/omnimessage";
 
 export interface TracePosition {
@@ -66,12 +68,14 @@ function newestWithin(agent: AgentPaths, sessionId: string, count: number, bound
     const through = throughIn(f.index, bounds);
     if (through !== undefined && through <= 0) continue;
     // Once the page is full, only whether an older record exists is left to know.
-    const read = safely(() => lastRecordsOf(f.file, Math.max(remaining, 1), through));
+    // Long texts are cut to a head and a marker naming the record's position (cut-line.ts).
+    const read = safely(() => lastRecordsOf(f.file, Math.max(remaining, 1), through, DEFAULT_LINE_CUT));
     if (read === undefined) continue;
     if (remaining === 0) {
       more = read.lines.length > 0;
       break;
     }
+    for (const [k, message] of read.messages.entries()) placeCutRecord(message, formatPosition({ file: f.index, line: read.lines[k]! }));
     pages.unshift(read.messages.map((message, k) => ({ position: { fileIndex: f.index, line: read.lines[k]! }, message })));
     remaining -= read.messages.length;
     more = read.more;

@@ -11,7 +11,7 @@
 import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { open as fsOpen, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
-import { isSessionId, parseTraceText, sessionDate, sessionTraceFiles, traceFilePath, type AgentPaths, type TraceRecordIndexes } from "@penguin/core";
+import { formatPosition, isSessionId, parseTraceText, placeCutRecord, sessionDate, sessionTraceFiles, traceFilePath, type AgentPaths, type TraceRecordIndexes } from "@penguin/core";
 import { sessionMetaOf, type OmniMessage } from "@penguin/omnimessage";
 import type { Stores } from "../db/stores.js";
 import { ApiError, badRequest, conflict, notFound } from "../http/api-error.js";
@@ -58,12 +58,64 @@ export async function traceLines(records: TraceRecordIndexes, agent: AgentPaths,
   const file = sessionTraceFiles(agent, sessionId).find((f) => f.index === index);
   if (file === undefined) throw notFound(`trace ${sessionId} #${index}`);
   const page = await records.page(file.file, offset, limit);
+  // A record whose long texts the index cut says where it is whole (routes/session-records.ts).
+  for (const r of page.records) placeCutRecord(r.message, formatPosition({ file: index, line: r.line }));
   const lines = view === "outline" ? page.records.map((r) => ({ line: r.line, message: outlineOf(r.message) })) : page.records;
   return { lines, total: page.total, nextOffset: offset + limit < page.total ? offset + limit : null };
 }
 
 /** Bytes read from a trace file at a time while it is downloaded. */
 const DOWNLOAD_CHUNK = 256 * 1024;
+
+/**
+ * One record of a session whole, as the bytes of its line (`NNN:LLLLLL`), streamed a chunk at a
+ * time: what a cut record (cut-line.ts) says is left out. 404 when the line holds no record.
+ */
+export async function wholeRecord(records: TraceRecordIndexes, agent: AgentPaths, sessionId: string, at: { file: number; line: number }): Promise<Response> {
+  const file = sessionTraceFiles(agent, sessionId).find((f) => f.index === at.file);
+  if (file === undefined) throw notFound(`trace ${sessionId} #${at.file}`);
+  const range = await records.recordBytes(file.file, at.line);
+  if (range === undefined) throw notFound(`a record at ${formatPosition(at)} of session ${sessionId}`);
+  return new Response(fileRange(file.file, range.start, range.end), {
+    status: 200,
+    headers: { "content-type": "application/json; charset=utf-8", "content-length": String(range.end - range.start), "x-content-type-options": "nosniff" },
+  });
+}
+
+/** Bytes `start` to `end` of a file, read a chunk at a time as the client takes them. */
+function fileRange(path: string, start: number, end: number): ReadableStream<Uint8Array> {
+  let handle: FileHandle | undefined;
+  let at = start;
+  const close = async (): Promise<void> => {
+    const h = handle;
+    handle = undefined;
+    await h?.close();
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          handle ??= await fsOpen(path, "r");
+          const want = Math.min(DOWNLOAD_CHUNK, end - at);
+          const chunk = new Uint8Array(want);
+          const { bytesRead } = await handle.read(chunk, 0, want, at);
+          if (bytesRead === 0) throw new Error(`the trace file ${path} ended before the record did`);
+          at += bytesRead;
+          controller.enqueue(bytesRead === want ? chunk : chunk.subarray(0, bytesRead));
+          if (at >= end) {
+            await close();
+            controller.close();
+          }
+        } catch (error) {
+          await close().catch(() => undefined);
+          throw error;
+        }
+      },
+      cancel: close,
+    },
+    { highWaterMark: 0 },
+  );
+}
 
 /**
  * The session's trace files one after the other, as a stream read a chunk at a time as the
