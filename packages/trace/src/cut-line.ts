@@ -22,6 +22,20 @@ const COLON = 0x3a;
 export interface LineCutOptions {
   overBytes: number;
   keepBytes: number;
+  /**
+   * A long line already cut, by its file and the byte it starts at (the record index keeps
+   * them, cut a slice per turn): a reader that finds it there skips the line's bytes instead of
+   * scanning them, so a synchronous read never scans a 30 MB line on the event loop.
+   */
+  known?: (file: string, start: number) => CutText | undefined;
+}
+
+/** A line whose long literals were cut: the text left, and what was cut. */
+export interface CutText {
+  text: string;
+  cutBytes: number;
+  fields: string[];
+  recordBytes: number;
 }
 
 /** What a cut record says about itself (on its payload, as `cut`). */
@@ -97,6 +111,127 @@ export function cutLongStrings(bytes: Buffer, start: number, end: number, option
   if (cutBytes === 0) return undefined;
   pieces.push(bytes.toString("utf8", copied, end));
   return { text: pieces.join(""), cutBytes, fields };
+}
+
+/**
+ * `cutLongStrings` for a line too long to hold: its bytes are fed in order, chunk by chunk (no
+ * newline among them), and only what is kept is copied, so a 30 MB line costs a scan of its
+ * quote bytes and never a 30 MB buffer. A literal is kept until it passes `overBytes`, then cut
+ * back to its head; the rest of it is only scanned for its closing quote.
+ */
+export class LineCutter {
+  #out = Buffer.allocUnsafe(64 * 1024);
+  #length = 0;
+  #total = 0;
+  #inString = false;
+  /** Bytes of the current literal so far, and where it starts in `#out`. */
+  #literal = 0;
+  #literalStart = 0;
+  #cutting = false;
+  #head = 0;
+  /** Parity of the backslashes that end the current literal's bytes so far (1: the next byte is escaped). */
+  #escapedNext = 0;
+  #pendingKey: string | undefined;
+  #key = "";
+  #cutBytes = 0;
+  #fields: string[] = [];
+
+  constructor(readonly options: LineCutOptions) {}
+
+  feed(bytes: Buffer, start: number, end: number): void {
+    this.#total += end - start;
+    let pos = start;
+    while (pos < end) {
+      if (!this.#inString) {
+        const q = bytes.indexOf(QUOTE, pos);
+        const stop = q < 0 || q >= end ? end : q;
+        if (this.#pendingKey !== undefined && stop > pos) {
+          if (bytes[pos] === COLON) this.#key = this.#pendingKey;
+          this.#pendingKey = undefined;
+        }
+        this.#copy(bytes, pos, q < 0 || q >= end ? end : q + 1);
+        if (stop === end) return;
+        this.#inString = true;
+        this.#literal = 0;
+        this.#literalStart = this.#length;
+        this.#cutting = false;
+        this.#escapedNext = 0;
+        pos = q + 1;
+        continue;
+      }
+      let close = -1;
+      for (let q = bytes.indexOf(QUOTE, pos); q >= 0 && q < end; q = bytes.indexOf(QUOTE, q + 1)) {
+        let run = 0;
+        let k = q - 1;
+        while (k >= pos && bytes[k] === BACKSLASH) {
+          run++;
+          k--;
+        }
+        if (k < pos) run += this.#escapedNext;
+        if (run % 2 === 0) {
+          close = q;
+          break;
+        }
+      }
+      const stop = close >= 0 ? close : end;
+      this.#literalBytes(bytes, pos, stop);
+      if (close < 0) {
+        let run = 0;
+        for (let k = end - 1; k >= pos && bytes[k] === BACKSLASH; k--) run++;
+        this.#escapedNext = run === end - pos ? (this.#escapedNext + run) % 2 : run % 2;
+        return;
+      }
+      this.#closeLiteral();
+      this.#copy(bytes, close, close + 1);
+      pos = close + 1;
+    }
+  }
+
+  /** The line fed, cut; the cutter is then ready for the next line. */
+  finish(): CutText {
+    const done: CutText = { text: this.#out.toString("utf8", 0, this.#length), cutBytes: this.#cutBytes, fields: this.#fields, recordBytes: this.#total };
+    this.#length = 0;
+    this.#total = 0;
+    this.#inString = false;
+    this.#pendingKey = undefined;
+    this.#key = "";
+    this.#cutBytes = 0;
+    this.#fields = [];
+    return done;
+  }
+
+  #literalBytes(bytes: Buffer, from: number, to: number): void {
+    this.#literal += to - from;
+    if (this.#cutting) return;
+    this.#copy(bytes, from, to);
+    if (this.#literal > this.options.overBytes) {
+      this.#cutting = true;
+      this.#head = safeHead(this.#out, this.#literalStart, this.#length, this.options.keepBytes);
+      this.#length = this.#literalStart + this.#head;
+    }
+  }
+
+  #closeLiteral(): void {
+    this.#inString = false;
+    if (this.#cutting) {
+      this.#cutBytes += this.#literal - this.#head;
+      if (!this.#fields.includes(this.#key)) this.#fields.push(this.#key);
+    } else if (this.#literal < 256) {
+      this.#pendingKey = this.#out.toString("utf8", this.#literalStart, this.#length);
+    }
+  }
+
+  #copy(bytes: Buffer, from: number, to: number): void {
+    const n = to - from;
+    if (n <= 0) return;
+    if (this.#length + n > this.#out.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(this.#out.length * 2, this.#length + n));
+      this.#out.copy(bigger, 0, 0, this.#length);
+      this.#out = bigger;
+    }
+    bytes.copy(this.#out, this.#length, from, to);
+    this.#length += n;
+  }
 }
 
 /** What was cut of a record read through a cutting reader; undefined for a whole one. */

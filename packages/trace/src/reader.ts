@@ -12,7 +12,7 @@ import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from 
 import { join } from "node:path";
 import { decodeEnvelope, type OmniMessage } from "@penguin/omnimessage";
 import { readRange } from "./file-range.js";
-import { cutLongStrings, type LineCutOptions, type RecordCut } from "./cut-line.js";
+import { cutLongStrings, LineCutter, type CutText, type LineCutOptions, type RecordCut } from "./cut-line.js";
 import { RawOutputCollector } from "./raw-outputs.js";
 import { upcastLine } from "./upcast.js";
 
@@ -56,16 +56,18 @@ export class TraceContentBuilder {
    */
   lineBytes(bytes: Buffer, start: number, end: number, lineNumber: number, isLast: boolean, mayHoldNul: boolean): void {
     const reduced = this.cut === undefined || mayHoldNul ? undefined : cutLongStrings(bytes, start, end, this.cut);
-    if (reduced === undefined) {
-      this.line(bytes.toString("utf8", start, end), lineNumber, isLast, mayHoldNul);
-      return;
-    }
+    if (reduced === undefined) this.line(bytes.toString("utf8", start, end), lineNumber, isLast, mayHoldNul);
+    else this.lineCut({ ...reduced, recordBytes: end - start }, lineNumber, isLast);
+  }
+
+  /** A line already cut (cut-line.ts): decoded from what is left, the record marked with what was cut. */
+  lineCut(cut: CutText, lineNumber: number, isLast: boolean): void {
     const before = this.messages.length;
-    this.line(reduced.text, lineNumber, isLast, false);
+    this.line(cut.text, lineNumber, isLast, false);
     this.lastVerbatim = undefined;
-    if (this.messages.length === before) return;
-    const cut: RecordCut = { truncated: true, bytes: reduced.cutBytes, recordBytes: end - start, fields: reduced.fields };
-    (this.messages[before]!.payload as { cut?: RecordCut }).cut = cut;
+    if (this.messages.length === before || cut.cutBytes === 0) return;
+    const marker: RecordCut = { truncated: true, bytes: cut.cutBytes, recordBytes: cut.recordBytes, fields: cut.fields };
+    (this.messages[before]!.payload as { cut?: RecordCut }).cut = marker;
   }
 
   /** One line's text (without its newline); `isLast` when it is the unterminated last line. */
@@ -265,19 +267,64 @@ function readLines(file: string, patterns: readonly Buffer[] | undefined, skipLi
       }
       return hit;
     };
+    /** Where the next scan for a newline starts: the kept bytes hold none, unless a long line's rest was just moved there. */
+    let scanFrom = 0;
+    /** The file offset the next read starts at. */
+    let position = 0;
     for (;;) {
+      if (kept === buffer.length && cut !== undefined && patterns === undefined && !mayHoldNul && kept >= cut.overBytes) {
+        // A line longer than a cut keeps: stream it through a cutter (or past it, when it is not
+        // wanted) with this buffer, instead of growing the buffer to hold all of it.
+        const wantedLine = skipLine === undefined || !skipLine(lineNumber);
+        const known = cut.known?.(file, consumed);
+        if (known !== undefined && readRange(fd, consumed + known.recordBytes, 1)[0] === NEWLINE) {
+          // Cut already (the record index did, a slice per turn): skip its bytes unread.
+          if (wantedLine) out.lineCut(known, lineNumber, false);
+          lineNumber++;
+          consumed += known.recordBytes + 1;
+          position = consumed;
+          kept = 0;
+          continue;
+        }
+        const cutter = wantedLine ? new LineCutter(cut) : undefined;
+        const long = streamLongLine(fd, buffer, kept, cutter, position);
+        position = long.position;
+        if (cutter !== undefined) out.lineCut(cutter.finish(), lineNumber, long.ended === false);
+        if (long.ended === false) {
+          kept = 0;
+          break;
+        }
+        lineNumber++;
+        consumed += long.ended + 1;
+        kept = long.kept;
+        scanFrom = 0;
+        if (kept > 0) {
+          const rest = buffer.subarray(0, kept);
+          let start = 0;
+          for (let end = rest.indexOf(NEWLINE); end >= 0; end = rest.indexOf(NEWLINE, start)) {
+            if (wanted(rest, start, end)) out.lineBytes(rest, start, end, lineNumber, false, mayHoldNul);
+            lineNumber++;
+            start = end + 1;
+          }
+          consumed += start;
+          buffer.copyWithin(0, start, kept);
+          kept -= start;
+        }
+        continue;
+      }
       if (kept === buffer.length) {
         const bigger = Buffer.allocUnsafe(buffer.length * 2);
         buffer.copy(bigger, 0, 0, kept);
         buffer = bigger;
       }
-      const read = readSync(fd, buffer, kept, buffer.length - kept, null);
+      const read = readSync(fd, buffer, kept, buffer.length - kept, position);
       if (read === 0) break;
+      position += read;
       const filled = buffer.subarray(0, kept + read);
       if (!mayHoldNul && filled.indexOf(NUL, kept) >= 0) mayHoldNul = true;
       if (patterns !== undefined) for (let i = 0; i < patterns.length; i++) next[i] = filled.indexOf(patterns[i]!);
       let start = 0;
-      for (let end = filled.indexOf(NEWLINE, kept); end >= 0; end = filled.indexOf(NEWLINE, start)) {
+      for (let end = filled.indexOf(NEWLINE, Math.min(scanFrom, kept)); end >= 0; end = filled.indexOf(NEWLINE, start)) {
         if (wanted(filled, start, end)) {
           if (cut !== undefined) {
             out.lineBytes(filled, start, end, lineNumber, false, mayHoldNul);
@@ -292,6 +339,7 @@ function readLines(file: string, patterns: readonly Buffer[] | undefined, skipLi
       }
       rawOutputs?.flush(filled);
       kept = filled.length - start;
+      scanFrom = kept;
       consumed += start;
       buffer.copyWithin(0, start, filled.length);
     }
@@ -304,6 +352,32 @@ function readLines(file: string, patterns: readonly Buffer[] | undefined, skipLi
     return { content: out.content(), extent };
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * The rest of a line whose first `kept` bytes fill `buffer`, read from `from` through `buffer`
+ * chunk by chunk and fed to `cutter` (or only scanned for its end, without one). `ended` is the line's
+ * length in bytes without its newline (false when the file ends first: an unterminated last
+ * line); the bytes read past its newline are left at `buffer`'s start (`kept` of them).
+ */
+function streamLongLine(fd: number, buffer: Buffer, kept: number, cutter: LineCutter | undefined, from: number): { ended: number | false; kept: number; position: number } {
+  cutter?.feed(buffer, 0, kept);
+  let length = kept;
+  let position = from;
+  for (;;) {
+    const read = readSync(fd, buffer, 0, buffer.length, position);
+    if (read === 0) return { ended: false, kept: 0, position };
+    position += read;
+    const newline = buffer.subarray(0, read).indexOf(NEWLINE);
+    if (newline < 0) {
+      cutter?.feed(buffer, 0, read);
+      length += read;
+      continue;
+    }
+    cutter?.feed(buffer, 0, newline);
+    buffer.copyWithin(0, newline + 1, read);
+    return { ended: length + newline, kept: read - newline - 1, position };
   }
 }
 

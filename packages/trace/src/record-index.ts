@@ -13,9 +13,9 @@
  * exactly the records a whole read (`readTraceFile`) gives, numbered alike. The unterminated
  * last line, if any, is decoded on each call: it may still grow into something else.
  */
-import { closeSync, fstatSync, openSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import type { OmniMessage } from "@penguin/omnimessage";
-import type { LineCutOptions } from "./cut-line.js";
+import { LineCutter, type CutText, type LineCutOptions } from "./cut-line.js";
 import { readRange } from "./file-range.js";
 import { TraceContentBuilder } from "./reader.js";
 
@@ -53,6 +53,8 @@ class FileIndex {
   /** The last `KEY_BYTES` (or fewer) of those bytes. */
   key: Buffer = Buffer.alloc(0);
   count = 0;
+  /** The long lines indexed, cut (with a cutting index only), by their line number. */
+  readonly cuts = new Map<number, CutText>();
   line = new Int32Array(1024);
   start = new Float64Array(1024);
   end = new Float64Array(1024);
@@ -140,6 +142,48 @@ export class TraceRecordIndexes {
     });
   }
 
+  /** Indexes `file` (a slice per turn, long lines cut as they are read) so `readerCut().known` can answer for its long lines. */
+  prepare(file: string): Promise<void> {
+    return this.#queued(file, async () => {
+      const fd = openSync(file, "r");
+      try {
+        const { dev, ino, size } = fstatSync(fd);
+        const kept = this.#indexes.get(file);
+        this.#indexes.delete(file);
+        const index = kept !== undefined && kept.describes(fd, dev, ino, size) ? kept : new FileIndex(dev, ino);
+        await this.#extend(index, fd, size);
+        this.#keep(file, index);
+      } finally {
+        closeSync(fd);
+      }
+    });
+  }
+
+  /**
+   * The cut options of this index with `known` answering from what it has indexed: for the
+   * synchronous readers (history, time travel) after `prepare`. Undefined without a cut.
+   */
+  readerCut(): LineCutOptions | undefined {
+    const cut = this.#cut;
+    if (cut === undefined) return undefined;
+    return { ...cut, known: (file, start) => this.#known(file, start) };
+  }
+
+  #known(file: string, start: number): CutText | undefined {
+    const index = this.#indexes.get(file);
+    if (index === undefined) return undefined;
+    let lo = 0;
+    let hi = index.count - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const at = index.start[mid]!;
+      if (at === start) return index.cuts.get(index.line[mid]!);
+      if (at < start) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return undefined;
+  }
+
   #queued<T>(file: string, run: () => Promise<T>): Promise<T> {
     const before = this.#queues.get(file) ?? Promise.resolve();
     const call = before.then(run, run);
@@ -198,6 +242,23 @@ export class TraceRecordIndexes {
         // The rest is the unterminated last line, or a line longer than a slice: find its end a
         // slice per turn, then read it whole once (reading ever larger windows from its start
         // would read a 30 MB line several times over in one turn).
+        if (this.#cut !== undefined) {
+          // Cut as it is read, a slice per turn: the line is never held, nor decoded, whole.
+          const cutter = new LineCutter(this.#cut);
+          const end = await this.#lineEnd(fd, index.bytes, size, cutter);
+          if (end < 0) break;
+          const decoder = new TraceContentBuilder();
+          const cut = cutter.finish();
+          decoder.lineCut(cut, index.lines + 1, false);
+          if (decoder.messages.length > 0) {
+            index.add(index.lines + 1, index.bytes, end);
+            index.cuts.set(index.lines + 1, cut);
+          }
+          index.lines += 1;
+          index.bytes = end + 1;
+          if (index.bytes < size) await nextTurn();
+          continue;
+        }
         const end = await this.#lineEnd(fd, index.bytes + bytes.length, size);
         if (end < 0) break;
         bytes = readRange(fd, index.bytes, end + 1 - index.bytes);
@@ -222,11 +283,16 @@ export class TraceRecordIndexes {
     index.key = readRange(fd, index.bytes - keyLength, keyLength);
   }
 
-  /** The offset of the first newline at or after `from` (before `size`), a slice read per turn; -1 when there is none. */
-  async #lineEnd(fd: number, from: number, size: number): Promise<number> {
+  /** The offset of the first newline at or after `from` (before `size`), a slice read per turn, the bytes before it fed to `cutter`; -1 when there is none. */
+  async #lineEnd(fd: number, from: number, size: number, cutter?: LineCutter): Promise<number> {
+    // One buffer for every slice: a fresh one per slice would be 30 buffers for a 30 MB line, and
+    // the garbage collection they call for lands on a later turn.
+    const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(this.#sliceBytes, size - from)));
     for (let at = from; at < size; ) {
-      const bytes = readRange(fd, at, Math.min(this.#sliceBytes, size - at));
+      const got = readSync(fd, buffer, 0, Math.min(buffer.length, size - at), at);
+      const bytes = buffer.subarray(0, got);
       const newline = bytes.indexOf(NEWLINE);
+      cutter?.feed(bytes, 0, newline < 0 ? bytes.length : newline);
       if (newline >= 0) return at + newline;
       at += bytes.length;
       if (bytes.length === 0) break;
@@ -239,9 +305,13 @@ export class TraceRecordIndexes {
 /** The record the unterminated last line (from `index.bytes` to `size`) decodes as, if any. */
 function lastLineRecord(fd: number, index: FileIndex, size: number, cut: LineCutOptions | undefined): { line: number; message: OmniMessage } | undefined {
   if (size <= index.bytes) return undefined;
-  const bytes = readRange(fd, index.bytes, size - index.bytes);
   const decoder = new TraceContentBuilder(cut);
-  decoder.lineBytes(bytes, 0, bytes.length, index.lines + 1, true, bytes.indexOf(NUL) >= 0);
+  if (cut !== undefined && size - index.bytes > cut.overBytes) {
+    decoder.lineCut(cutRange(fd, index.bytes, size, cut), index.lines + 1, true);
+  } else {
+    const bytes = readRange(fd, index.bytes, size - index.bytes);
+    decoder.lineBytes(bytes, 0, bytes.length, index.lines + 1, true, bytes.indexOf(NUL) >= 0);
+  }
   const message = decoder.messages[0];
   return message === undefined ? undefined : { line: index.lines + 1, message };
 }
@@ -251,13 +321,42 @@ function pageOf(fd: number, index: FileIndex, offset: number, limit: number, cut
   const first = Math.max(0, offset);
   const last = Math.min(index.count, first + Math.max(0, limit)) - 1;
   if (last < first) return [];
-  const base = index.start[first]!;
-  const bytes = readRange(fd, base, index.end[last]! - base);
-  const mayHoldNul = bytes.indexOf(NUL) >= 0;
   const decoder = new TraceContentBuilder(cut);
-  for (let i = first; i <= last; i++) decoder.lineBytes(bytes, index.start[i]! - base, index.end[i]! - base, index.line[i]!, false, mayHoldNul);
+  const long = (i: number): boolean => cut !== undefined && index.end[i]! - index.start[i]! > cut.overBytes;
+  for (let i = first; i <= last; ) {
+    if (long(i)) {
+      // A long record was cut when it was indexed; else it is cut as it is read, through a small buffer.
+      decoder.lineCut(index.cuts.get(index.line[i]!) ?? cutRange(fd, index.start[i]!, index.end[i]!, cut!), index.line[i]!, false);
+      i++;
+      continue;
+    }
+    // The run of records up to the next long one: one read.
+    let j = i;
+    while (j + 1 <= last && !long(j + 1)) j++;
+    const base = index.start[i]!;
+    const bytes = readRange(fd, base, index.end[j]! - base);
+    const mayHoldNul = bytes.indexOf(NUL) >= 0;
+    for (let k = i; k <= j; k++) decoder.lineBytes(bytes, index.start[k]! - base, index.end[k]! - base, index.line[k]!, false, mayHoldNul);
+    i = j + 1;
+  }
   if (decoder.messages.length !== last - first + 1 || decoder.lines.some((line, i) => line !== index.line[first + i])) return undefined;
   return decoder.messages.map((message, i) => ({ line: decoder.lines[i]!, message }));
+}
+
+/** Bytes read at a time while a long record is cut. */
+const CUT_READ = 1024 * 1024;
+
+/** The line `[start, end)` of `fd` cut as it is read, a chunk at a time. */
+function cutRange(fd: number, start: number, end: number, cut: LineCutOptions): CutText {
+  const cutter = new LineCutter(cut);
+  const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(CUT_READ, end - start)));
+  for (let at = start; at < end; ) {
+    const got = readSync(fd, buffer, 0, Math.min(buffer.length, end - at), at);
+    if (got === 0) break;
+    cutter.feed(buffer, 0, got);
+    at += got;
+  }
+  return cutter.finish();
 }
 
 function finishPage(records: { line: number; message: OmniMessage }[], indexed: number, tail: { line: number; message: OmniMessage } | undefined, offset: number, limit: number): RecordPage {

@@ -19,7 +19,7 @@
  * from the same rules the PATCH enforces, so the web app offers only what will be accepted.
  */
 import { isAbsolute } from "node:path";
-import { DEFAULT_LINE_CUT, readProjectConfig, type AgentPaths } from "@penguin/core";
+import { readProjectConfig, type AgentPaths } from "@penguin/core";
 import { timelineProjection, timelineSnapshots } from "@penguin/projections-timeline";
 import { Schema } from "effect";
 import { sessionArchived, sessionTitle } from "@penguin/omnimessage";
@@ -30,6 +30,7 @@ import { ApprovalModeSchema, Capped, IntFromText, PositiveInt, Text, ThinkingLev
 import type { ServerContext } from "../server-context.js";
 import { listAgentSessions } from "../services/session-list.js";
 import { sessionTraceInfo } from "../services/session-trace-info.js";
+import { prepareTraceCut } from "../services/history.js";
 import { sessionView } from "../services/session-view.js";
 import { traceFilesOf } from "../services/trace-view.js";
 
@@ -202,10 +203,12 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
     },
     async ({ grant, query }) => {
       const agent = await sessions.agent(grant.session.projectId, grant.session.agentId);
+      // Long lines are found and cut first, a slice per turn; the fold's reads then skip them.
+      const cut = await prepareTraceCut(ctx.traceRecords, grant.agent, grant.session.sessionId);
       try {
         // Long texts of the records read are cut to a head and a marker (cut-line.ts): a 30 MB
         // tool output is neither decoded nor sent; GET …/records/:at gives it whole.
-        return json(await agent.inspectState({ sessionId: grant.session.sessionId, snapshots, cut: DEFAULT_LINE_CUT, ...(query.at === undefined ? {} : { at: query.at }) }));
+        return json(await agent.inspectState({ sessionId: grant.session.sessionId, snapshots, cut, ...(query.at === undefined ? {} : { at: query.at }) }));
       } catch (error) {
         if (error instanceof Error && /^invalid position/.test(error.message)) throw badRequest(error.message, "at");
         throw error;
