@@ -2,7 +2,8 @@
 // calls, plays and pauses by button and keyboard, and names the cursor's event; the state
 // panel shows its empty, loading and error states (Retry asks again) and the state's
 // sections with added, removed and changed rows marked for sight and for screen readers,
-// folding a long unchanged start of a section.
+// folding a long unchanged start of a section, and a context message the server cut (a text
+// over 1 MiB) with a link that loads the whole record by its position.
 // The TimeTravel section, against a stubbed fetch, loads every file of the session, asks
 // for states by position, and forks at the cursor into the new session's chat.
 import { createSignal } from "solid-js";
@@ -123,6 +124,20 @@ describe("StatePanel", () => {
     expect(within(panel).getByRole("region", { name: "Pending approvals" })).toHaveTextContent("Nothing waits for approval.");
     expect(within(panel).getByRole("region", { name: "Steering queue" }).querySelector('[data-change="added"]')).toHaveTextContent("hurry");
     expect(within(panel).getByLabelText("Changes since the previous step")).toHaveTextContent("5 changes since the previous step");
+  });
+});
+
+describe("StatePanel with a cut record", () => {
+  it("shows what the server cut of a context message and links to the whole record by its position", () => {
+    const output = toolCallOutput({ tool_call_id: "call_1", output: "line of output " });
+    const raw = { ...output, payload: { ...output.payload, cut: { truncated: true, bytes: 31_457_280, recordBytes: 31_474_000, fields: ["output"], at: "001:000006" } } };
+    const current = state({ nextContext: [userText("print a lot"), raw] });
+    expect(current.contextCuts).toEqual([undefined, { bytes: 31_457_280, at: "001:000006" }]);
+    render(() => <StatePanel state={current} previous={undefined} loading={false} error={undefined} onRetry={() => undefined} />);
+    const context = screen.getByRole("region", { name: "Context (current segment)" });
+    const link = within(context).getByRole("link", { name: "… 31.5 MB cut, load the whole record" });
+    expect(link).toHaveAttribute("href", `/api/sessions/${SID}/records/001:000006`);
+    expect(within(context).getAllByRole("link")).toHaveLength(1);
   });
 });
 
