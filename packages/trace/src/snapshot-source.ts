@@ -183,7 +183,7 @@ function* readLines(file: string, from: number, cut: LineCutOptions | undefined)
       const filled = buffer.subarray(0, kept + got);
       const lastNewline = filled.lastIndexOf(0x0a);
       const until = offset >= size ? filled.length : lastNewline + 1;
-      if (until <= kept && offset < size) {
+      if (lastNewline < 0 && offset < size) {
         kept = filled.length;
         continue;
       }
