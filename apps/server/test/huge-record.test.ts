@@ -16,7 +16,8 @@
 // doing, while a hold on the event loop is CPU this process spends (monitorEventLoopDelay would
 // see both alike). Removing the cut (DEFAULT_LINE_CUT in the server's reads) makes the state
 // pings wait 200 ms to 45 s, on CPU. A bad `at` is refused with 400 naming the field even when
-// the trace file cannot be read at all (it is replaced by a folder), so no read happened first.
+// the trace file cannot be read at all (it is replaced by a folder), so no read happened first;
+// one past the session's end is refused from the record index, with the pings timed too.
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -138,6 +139,14 @@ describe("a 30 MB record", () => {
         expect(output.startsWith(payload!.output!)).toBe(true);
         expect(payload!.output!.length).toBeGreaterThan(1000);
         expect(payload!.cut!.bytes).toBeGreaterThan(BIG - 100_000);
+      }
+
+      // Past the end: refused from the record index, not by a fold that reads the session whole.
+      for (const at of ["99", "001:000099", "002:000001"]) {
+        const refused = await big(`state?at=${at}`, `/api/sessions/${sessionId}/state?at=${at}`);
+        expect(refused.status, `at=${at}`).toBe(400);
+        expect(jsonOf(refused).error.field, `at=${at}`).toBe("at");
+        expect(jsonOf(refused).error.message, `at=${at}`).toMatch(/past the|no trace file/);
       }
 
       const history = await big("history page", `/api/sessions/${sessionId}/messages?tailLimit=50`);

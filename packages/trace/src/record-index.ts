@@ -160,6 +160,21 @@ export class TraceRecordIndexes {
   }
 
   /**
+   * What the index knows of `file` after `prepare` (or a page): its records on complete lines,
+   * and its complete lines; undefined when it has not indexed the file.
+   */
+  indexed(file: string): { records: number; lines: number } | undefined {
+    const index = this.#indexes.get(file);
+    return index === undefined ? undefined : { records: index.count, lines: index.lines };
+  }
+
+  /** Whether line `line` of an indexed `file` holds a record (undefined when the file is not indexed). */
+  holdsRecord(file: string, line: number): boolean | undefined {
+    const index = this.#indexes.get(file);
+    return index === undefined ? undefined : index.find(line) >= 0;
+  }
+
+  /**
    * The cut options of this index with `known` answering from what it has indexed: for the
    * synchronous readers (history, time travel) after `prepare`. Undefined without a cut.
    */

@@ -64,6 +64,31 @@ export async function traceLines(records: TraceRecordIndexes, agent: AgentPaths,
   return { lines, total: page.total, nextOffset: offset + limit < page.total ? offset + limit : null };
 }
 
+/**
+ * Refuses a time-travel `at` that names no record of the session, from the server's record
+ * index once `prepareTraceCut` has indexed the files (a slice per turn), before anything folds
+ * or reads the session whole: a count past the session's records, a file the session does not
+ * have, a line past a file's end or on a line that holds no record. A position on a file's
+ * unterminated last line is left to the fold (it may hold a record still being written).
+ */
+export function refuseMissingRecord(records: TraceRecordIndexes, agent: AgentPaths, sessionId: string, at: number | string | undefined): void {
+  if (at === undefined) return;
+  const files = sessionTraceFiles(agent, sessionId);
+  const known = files.map((f) => ({ index: f.index, file: f.file, indexed: records.indexed(f.file) }));
+  if (known.some((k) => k.indexed === undefined)) return;
+  if (typeof at === "number") {
+    const total = known.reduce((n, k) => n + k.indexed!.records, 0);
+    // The unterminated last line may hold one more record: the fold decides that one.
+    if (at > total + 1) throw badRequest(`at ${at} is past the session's end: it has ${total} records (give 1 to ${total}, or a position NNN:LLLLLL)`, "at");
+    return;
+  }
+  const [fileIndex, line] = at.split(":").map(Number) as [number, number];
+  const hit = known.find((k) => k.index === fileIndex);
+  if (hit === undefined) throw badRequest(`at ${at}: the session has no trace file ${String(fileIndex).padStart(3, "0")} (its files: ${known.map((k) => String(k.index).padStart(3, "0")).join(", ") || "none"})`, "at");
+  if (line > hit.indexed!.lines + 1) throw badRequest(`at ${at} is past the end of trace file ${String(fileIndex).padStart(3, "0")}, which has ${hit.indexed!.lines} lines`, "at");
+  if (line <= hit.indexed!.lines && records.holdsRecord(hit.file, line) === false) throw badRequest(`at ${at}: line ${line} of that file holds no record (a damaged line the reader skips)`, "at");
+}
+
 /** Bytes read from a trace file at a time while it is downloaded. */
 const DOWNLOAD_CHUNK = 256 * 1024;
 
