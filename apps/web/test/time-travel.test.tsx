@@ -14,6 +14,7 @@ import { MemoryRouter, Route, createMemoryHistory } from "@solidjs/router";
 import { assistantText, eventMessage, sessionMeta, toolCall, toolCallOutput, userText, type OmniMessage } from "@penguin/omnimessage";
 import { setFetch } from "../src/api/http";
 import { sessionStateOf } from "../src/api/time-travel";
+import { getTraceFile } from "../src/api/traces";
 import { Scrubber } from "../src/features/traces/Scrubber";
 import { StatePanel } from "../src/features/traces/StatePanel";
 import { TimeTravel } from "../src/features/traces/TimeTravel";
@@ -138,6 +139,15 @@ describe("StatePanel with a cut record", () => {
     const link = within(context).getByRole("link", { name: "… 31.5 MB cut, load the whole record" });
     expect(link).toHaveAttribute("href", `/api/sessions/${SID}/records/001:000006`);
     expect(within(context).getAllByRole("link")).toHaveLength(1);
+  });
+
+  it("keeps a trace page's cut marker on its line, and none on a whole record", async () => {
+    const output = toolCallOutput({ tool_call_id: "call_1", output: "line of output " });
+    const raw = { ...output, payload: { ...output.payload, cut: { truncated: true, bytes: 2_000_000, recordBytes: 2_016_000, fields: ["output"], at: "001:000006" } } };
+    setFetch(async () => new Response(JSON.stringify({ index: 1, lines: [{ line: 5, message: userText("go") }, { line: 6, message: raw }], total: 2, nextOffset: null }), { headers: { "content-type": "application/json" } }));
+    const page = await getTraceFile("default_project", "default_agent", SID, 1);
+    expect(page.lines.map((l) => l.cut)).toEqual([undefined, { bytes: 2_000_000, at: "001:000006" }]);
+    expect(page.lines[1]!.message.payload).toMatchObject({ output: "line of output " });
   });
 });
 

@@ -16,6 +16,7 @@ import { recordUrl, type SessionState } from "../../api/time-travel";
 import { Button } from "../../components/ui/Button";
 import { Notice } from "../../components/ui/Notice";
 import { Spinner } from "../../components/ui/Spinner";
+import { formatBytes } from "../../lib/format";
 import { changeCount, stateSections, type Change, type StateRow } from "../../lib/time-travel/state-diff";
 
 export interface StatePanelProps {
@@ -38,13 +39,6 @@ const MARK: Record<Change, { glyph: string; spoken: string; class: string }> = {
 
 /** Unchanged rows at the start of a section beyond this many are folded behind a button. */
 export const UNCHANGED_SHOWN = 6;
-
-/** A byte count for people: 31.5 MB, 812 KB, 96 bytes. */
-function formatBytes(bytes: number): string {
-  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
-  if (bytes >= 1e3) return `${Math.round(bytes / 1e3)} KB`;
-  return `${bytes} bytes`;
-}
 
 function SectionRows(props: { rows: StateRow[]; sessionId: string }) {
   const [unfolded, setUnfolded] = createSignal(false);
