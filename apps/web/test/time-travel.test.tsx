@@ -3,7 +3,7 @@
 // panel shows its empty, loading and error states (Retry asks again) and the state's
 // sections with added, removed and changed rows marked for sight and for screen readers,
 // folding a long unchanged start of a section, and a context message the server cut (a text
-// over 1 MiB) with a link that loads the whole record by its position.
+// over 4 MiB) with a link that loads the whole record by its position.
 // The TimeTravel section, against a stubbed fetch, loads every file of the session, asks
 // for states by position, and forks at the cursor into the new session's chat.
 import { createSignal } from "solid-js";

@@ -51,8 +51,11 @@ export interface RecordCut {
   at?: string;
 }
 
-/** Defaults for the server's read paths: texts up to 1 MiB are whole; longer ones keep 16 KiB. */
-export const DEFAULT_LINE_CUT: LineCutOptions = { overBytes: 1024 * 1024, keepBytes: 16 * 1024 };
+/**
+ * Defaults for the server's read paths: texts up to 4 MiB are whole (a screenshot's data URL
+ * still shows; decoding 4 MiB takes a few ms), longer ones keep their first 16 KiB.
+ */
+export const DEFAULT_LINE_CUT: LineCutOptions = { overBytes: 4 * 1024 * 1024, keepBytes: 16 * 1024 };
 
 /** Whether the backslashes right before `at` (down to `floor`) are an odd run: the byte at `at` is escaped. */
 function escaped(bytes: Buffer, at: number, floor: number): boolean {

@@ -2,7 +2,7 @@
 // paths. Given any envelope (texts with quotes, backslashes, escapes, text outside ASCII and
 // the BMP), then the line cut in one go and the line fed to a LineCutter in any chunks give the
 // same text, bytes and fields; that text is JSON whose cut strings are prefixes of the whole
-// ones and whose other strings are whole. Given a file with a 3 MiB tool output among short
+// ones and whose other strings are whole. Given a file with a 5 MiB tool output among short
 // records, then the history reader (lastRecordsOf), the time-travel fold (foldFromSnapshot) and
 // the record index's pages, with the cut and with a prepared index's known cuts, give the
 // records of a whole read, the long one cut to its head and marked with its bytes and position.
@@ -62,7 +62,7 @@ describe("cutting a line", () => {
 
 describe("reading a file with a long record", () => {
   const meta = () => sessionMeta({ session_id: "session-2026-12-01-09-00-00-0123abcd", provider: "p", model_id: "m", model_context_window: 1000, system_prompt: "", agent_state: "/a", workspace: "/w" });
-  const big = 'a "quoted" line \\ with ü ✓ 😀\n'.repeat(110_000);
+  const big = 'a "quoted" line \\ with ü ✓ 😀\n'.repeat(160_000);
 
   function bigFile(): { file: string; records: OmniMessage[] } {
     const file = join(dir, "trace_001.jsonl");
@@ -92,7 +92,7 @@ describe("reading a file with a long record", () => {
 
   it("given the cut, then history, the fold and the index's pages give the whole read's records with the long one cut", async () => {
     const { file } = bigFile();
-    expect(Buffer.byteLength(JSON.stringify(big))).toBeGreaterThan(3 * 1024 * 1024);
+    expect(Buffer.byteLength(JSON.stringify(big))).toBeGreaterThan(DEFAULT_LINE_CUT.overBytes);
     const whole = readTraceFile(file);
 
     const history = lastRecordsOf(file, 50, undefined, DEFAULT_LINE_CUT);

@@ -9,7 +9,7 @@
  * A page is read from the end of the files it needs (lastRecordsOf): only the lines of the
  * page are decoded, the rest is counted by its newlines. Opening a 100k-line session, or
  * paging back through it, no longer parses the whole trace for every page (a 50 MB trace
- * held the server's event loop for every user each time). A text longer than 1 MiB is cut
+ * held the server's event loop for every user each time). A text longer than 4 MiB is cut
  * to its head and the record says so (`payload.cut`, with its position for the whole-record
  * route), so a 30 MB tool output is neither decoded nor sent with a page.
  */

@@ -27,7 +27,7 @@ export interface StateToolCall {
 }
 
 /**
- * What the server cut of a record it answered (`payload.cut`: a text over 1 MiB keeps its head):
+ * What the server cut of a record it answered (`payload.cut`: a text over 4 MiB keeps its head):
  * the bytes left out, and the record's position, where `recordUrl` gives it whole.
  */
 export interface RecordCut {

@@ -406,7 +406,7 @@ export interface TraceSessionEntry {
 }
 
 export interface TraceFilePage {
-  /** `cut`: what the server cut of the record (a text over 1 MiB keeps its head) and where it is whole. */
+  /** `cut`: what the server cut of the record (a text over 4 MiB keeps its head) and where it is whole. */
   lines: { line: number; message: OmniMessage; cut?: { bytes: number; at: string } }[];
   total: number;
   nextOffset: number | null;

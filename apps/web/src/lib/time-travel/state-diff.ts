@@ -24,7 +24,7 @@ export interface StateRow {
   change: Change;
   /** For `changed`: the value before. */
   before?: string;
-  /** The server cut this message's text (a context message over 1 MiB): what is left out and where it is whole. */
+  /** The server cut this message's text (a context message over 4 MiB): what is left out and where it is whole. */
   cut?: RecordCut;
 }
 
