@@ -16,6 +16,7 @@ import { parseArgs } from "node:util";
 import { rowAdapters } from "./rows/adapters.js";
 import { rowCliRun, rowColdStart } from "./rows/cli.js";
 import { rowEngine } from "./rows/engine.js";
+import { rowHugeRecord } from "./rows/huge-record.js";
 import { rowLongSession } from "./rows/long-session.js";
 import { rowLiveLag, rowRebuild } from "./rows/projections.js";
 import { rowDemo, rowReplay } from "./rows/replay-demo.js";
@@ -50,6 +51,7 @@ const ROWS: { row: number; run: () => Promise<RowResult> }[] = [
   { row: 12, run: () => rowReplay(quick ? 1 : 3, quick ? 300 : 1000) },
   { row: 13, run: () => rowDemo(quick ? 2 : 5) },
   { row: 14, run: () => rowLongSession(quick ? 2 : 5) },
+  { row: 15, run: () => rowHugeRecord(quick ? 2 : 5) },
 ];
 
 function printTable(rows: RowResult[]): void {

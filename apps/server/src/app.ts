@@ -23,7 +23,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Effect } from "effect";
 import express, { type Express, type NextFunction, type Request as ExpressRequest, type Response as ExpressResponse } from "express";
-import { DEFAULT_PROJECT, projectPaths, readProjectConfig, resolveRoot, TraceRecordIndexes, type ProjectConfig, type SleepFn } from "@penguin/core";
+import { DEFAULT_PROJECT, projectPaths, readProjectConfig, resolveRoot, DEFAULT_LINE_CUT, TraceRecordIndexes, type ProjectConfig, type SleepFn } from "@penguin/core";
 import type { AccessPolicy } from "./auth/access.js";
 import { ADMIN_USER, ensureAdmin } from "./auth/admin-seed.js";
 import { authenticate } from "./auth/authenticate.js";
@@ -176,7 +176,9 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
     fetch: options.fetch,
     version: serverVersion(),
     previews: new PreviewTokens(now),
-    traceRecords: new TraceRecordIndexes(),
+    // Records are shown to people: a 30 MB text is cut to its head (cut-line.ts), whole by its own
+    // route; 1 MiB slices keep each turn of a long line's scan well under 50 ms on a loaded machine.
+    traceRecords: new TraceRecordIndexes({ cut: DEFAULT_LINE_CUT, sliceBytes: 1024 * 1024 }),
     scheduler,
     workspaces,
     report,

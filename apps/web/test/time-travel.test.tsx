@@ -2,7 +2,8 @@
 // calls, plays and pauses by button and keyboard, and names the cursor's event; the state
 // panel shows its empty, loading and error states (Retry asks again) and the state's
 // sections with added, removed and changed rows marked for sight and for screen readers,
-// folding a long unchanged start of a section.
+// folding a long unchanged start of a section, and a context message the server cut (a text
+// over 4 MiB) with a link that loads the whole record by its position.
 // The TimeTravel section, against a stubbed fetch, loads every file of the session, asks
 // for states by position, and forks at the cursor into the new session's chat.
 import { createSignal } from "solid-js";
@@ -13,6 +14,7 @@ import { MemoryRouter, Route, createMemoryHistory } from "@solidjs/router";
 import { assistantText, eventMessage, sessionMeta, toolCall, toolCallOutput, userText, type OmniMessage } from "@penguin/omnimessage";
 import { setFetch } from "../src/api/http";
 import { sessionStateOf } from "../src/api/time-travel";
+import { getTraceFile } from "../src/api/traces";
 import { Scrubber } from "../src/features/traces/Scrubber";
 import { StatePanel } from "../src/features/traces/StatePanel";
 import { TimeTravel } from "../src/features/traces/TimeTravel";
@@ -123,6 +125,29 @@ describe("StatePanel", () => {
     expect(within(panel).getByRole("region", { name: "Pending approvals" })).toHaveTextContent("Nothing waits for approval.");
     expect(within(panel).getByRole("region", { name: "Steering queue" }).querySelector('[data-change="added"]')).toHaveTextContent("hurry");
     expect(within(panel).getByLabelText("Changes since the previous step")).toHaveTextContent("5 changes since the previous step");
+  });
+});
+
+describe("StatePanel with a cut record", () => {
+  it("shows what the server cut of a context message and links to the whole record by its position", () => {
+    const output = toolCallOutput({ tool_call_id: "call_1", output: "line of output " });
+    const raw = { ...output, payload: { ...output.payload, cut: { truncated: true, bytes: 31_457_280, recordBytes: 31_474_000, fields: ["output"], at: "001:000006" } } };
+    const current = state({ nextContext: [userText("print a lot"), raw] });
+    expect(current.contextCuts).toEqual([undefined, { bytes: 31_457_280, at: "001:000006" }]);
+    render(() => <StatePanel state={current} previous={undefined} loading={false} error={undefined} onRetry={() => undefined} />);
+    const context = screen.getByRole("region", { name: "Context (current segment)" });
+    const link = within(context).getByRole("link", { name: "… 31.5 MB cut, load the whole record" });
+    expect(link).toHaveAttribute("href", `/api/sessions/${SID}/records/001:000006`);
+    expect(within(context).getAllByRole("link")).toHaveLength(1);
+  });
+
+  it("keeps a trace page's cut marker on its line, and none on a whole record", async () => {
+    const output = toolCallOutput({ tool_call_id: "call_1", output: "line of output " });
+    const raw = { ...output, payload: { ...output.payload, cut: { truncated: true, bytes: 2_000_000, recordBytes: 2_016_000, fields: ["output"], at: "001:000006" } } };
+    setFetch(async () => new Response(JSON.stringify({ index: 1, lines: [{ line: 5, message: userText("go") }, { line: 6, message: raw }], total: 2, nextOffset: null }), { headers: { "content-type": "application/json" } }));
+    const page = await getTraceFile("default_project", "default_agent", SID, 1);
+    expect(page.lines.map((l) => l.cut)).toEqual([undefined, { bytes: 2_000_000, at: "001:000006" }]);
+    expect(page.lines[1]!.message.payload).toMatchObject({ output: "line of output " });
   });
 });
 

@@ -48,7 +48,7 @@ import { survivorsOfClosedFile, withSurvivors } from "./trace/survivors.js";
 import { forkScratchpad, forkSessionFiles, forkSessionFilesAt, type ForkPosition } from "./trace/fork.js";
 import { stateAt, stateAtFromSnapshots, type SessionView } from "./trace/state-at.js";
 import { loadRecording } from "./replay/recording.js";
-import { FileLines, initialSessionState, type ReadFileLines, type SnapshotThresholds, readForResume, sessionSettingsOfFiles, parseAt, SessionFolds, TraceWriter, type SessionState, type SnapshotSource, type StateAtResult, type StateAtTarget } from "@penguin/trace";
+import { FileLines, initialSessionState, type ReadFileLines, type SnapshotThresholds, readForResume, sessionSettingsOfFiles, parseAt, SessionFolds, TraceWriter, type SessionState, type LineCutOptions, type SnapshotSource, type StateAtResult, type StateAtTarget } from "@penguin/trace";
 import { Session } from "./session.js";
 import { defaultHolderCommand, holdSession, whileHolding } from "./trace/session-lease.js";
 import type { SessionLease } from "@penguin/trace";
@@ -366,11 +366,12 @@ export class Agent {
    * What `penguin inspect` shows of a session after record `at` (a 1-based count across
    * rotated files, or `NNN:LLLLLL`; default: the last record): the next context, open calls,
    * pending approvals, carry-over, files. See trace/state-at.ts. With `snapshots` (as for
-   * `sessionState`) it starts from the nearest stored snapshot instead of the whole recording.
+   * `sessionState`) it starts from the nearest stored snapshot instead of the whole recording;
+   * with `cut` too, the records it reads have their long texts cut (a server's answer).
    */
-  async inspectState(options: { sessionId: string; at?: number | string; snapshots?: SnapshotSource }): Promise<SessionView> {
+  async inspectState(options: { sessionId: string; at?: number | string; snapshots?: SnapshotSource; cut?: LineCutOptions }): Promise<SessionView> {
     if (options.snapshots !== undefined && isSessionId(options.sessionId)) {
-      const view = await stateAtFromSnapshots(options.snapshots, options.sessionId, sessionTraceFiles(this.paths, options.sessionId), options.at);
+      const view = await stateAtFromSnapshots(options.snapshots, options.sessionId, sessionTraceFiles(this.paths, options.sessionId), options.at, options.cut === undefined ? {} : { cut: options.cut });
       if (view !== undefined) return view;
     }
     const recording = loadRecording({ paths: this.paths }, options.sessionId);

@@ -21,6 +21,8 @@ export { PROJECT_OR_AGENT_ID } from "./folder-ids.js";
 export { lastRecordLine, lastRecordsOf, parseTraceText, parseTraceBytes, readTraceFile, readTraceFileLines, readTraceFileMatching, readTraceFileTail, readTraceFileWithExtent, traceFileIndex, traceFilesIn, listTracedSessionsIn } from "./reader.js";
 export type { CompleteExtent, SkippedLine, TraceContent, TraceFileRef, SessionTraceSummary } from "./reader.js";
 export { TraceRecordIndexes } from "./record-index.js";
+export { cutLongStrings, recordCutOf, placeCutRecord, DEFAULT_LINE_CUT } from "./cut-line.js";
+export type { LineCutOptions, RecordCut } from "./cut-line.js";
 export type { RecordIndexOptions, RecordPage } from "./record-index.js";
 export { foldForResume, readForResume, readResumeSnapshot, writeResumeSnapshot, resumeSnapshotFile, RESUME_SNAPSHOT_FORMAT, RESUME_SNAPSHOT_MIN_LINES, RESUME_SNAPSHOT_REFRESH_LINES } from "./resume-snapshot.js";
 export type { ResumeSnapshot, ResumeFold, ResumeFoldOptions, ResumeRead, ResumeReadOptions } from "./resume-snapshot.js";

@@ -12,6 +12,7 @@ import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from 
 import { join } from "node:path";
 import { decodeEnvelope, type OmniMessage } from "@penguin/omnimessage";
 import { readRange } from "./file-range.js";
+import { cutLongStrings, LineCutter, type CutText, type LineCutOptions, type RecordCut } from "./cut-line.js";
 import { RawOutputCollector } from "./raw-outputs.js";
 import { upcastLine } from "./upcast.js";
 
@@ -44,6 +45,30 @@ export class TraceContentBuilder {
   tornTail = false;
   /** The message the last line gave, when it was decoded from its text exactly (nothing stripped or trimmed, no upcast). */
   lastVerbatim: OmniMessage | undefined;
+
+  /** With `cut`, `lineBytes` cuts a line's long string literals before decoding it (cut-line.ts): for readers that show records to people. */
+  constructor(readonly cut?: LineCutOptions) {}
+
+  /**
+   * One line as bytes `bytes[start, end)`: decoded as `line` does, except that with `cut` a line
+   * with literals longer than its limit is cut first (only the kept bytes become text) and the
+   * record says so on its payload (`cut`, without `at`: the caller knows the file).
+   */
+  lineBytes(bytes: Buffer, start: number, end: number, lineNumber: number, isLast: boolean, mayHoldNul: boolean): void {
+    const reduced = this.cut === undefined || mayHoldNul ? undefined : cutLongStrings(bytes, start, end, this.cut);
+    if (reduced === undefined) this.line(bytes.toString("utf8", start, end), lineNumber, isLast, mayHoldNul);
+    else this.lineCut({ ...reduced, recordBytes: end - start }, lineNumber, isLast);
+  }
+
+  /** A line already cut (cut-line.ts): decoded from what is left, the record marked with what was cut. */
+  lineCut(cut: CutText, lineNumber: number, isLast: boolean): void {
+    const before = this.messages.length;
+    this.line(cut.text, lineNumber, isLast, false);
+    this.lastVerbatim = undefined;
+    if (this.messages.length === before || cut.cutBytes === 0) return;
+    const marker: RecordCut = { truncated: true, bytes: cut.cutBytes, recordBytes: cut.recordBytes, fields: cut.fields };
+    (this.messages[before]!.payload as { cut?: RecordCut }).cut = marker;
+  }
 
   /** One line's text (without its newline); `isLast` when it is the unterminated last line. */
   line(text: string, lineNumber: number, isLast: boolean, mayHoldNul: boolean): void {
@@ -103,16 +128,16 @@ const NUL = 0x00;
  * move). Splitting before decoding is safe: a newline byte never occurs inside a multi-byte
  * UTF-8 sequence, so each line decodes exactly as it does inside the whole text.
  */
-export function parseTraceBytes(bytes: Buffer): TraceContent {
-  const out = new TraceContentBuilder();
+export function parseTraceBytes(bytes: Buffer, cut?: LineCutOptions): TraceContent {
+  const out = new TraceContentBuilder(cut);
   const mayHoldNul = bytes.indexOf(NUL) >= 0;
   let lineNumber = 1;
   let start = 0;
   for (let end = bytes.indexOf(NEWLINE); end >= 0; end = bytes.indexOf(NEWLINE, start)) {
-    out.line(bytes.toString("utf8", start, end), lineNumber++, false, mayHoldNul);
+    out.lineBytes(bytes, start, end, lineNumber++, false, mayHoldNul);
     start = end + 1;
   }
-  if (start < bytes.length) out.line(bytes.toString("utf8", start), lineNumber, true, mayHoldNul);
+  if (start < bytes.length) out.lineBytes(bytes, start, bytes.length, lineNumber, true, mayHoldNul);
   return out.content();
 }
 
@@ -172,11 +197,11 @@ const LAST_RECORDS_SLACK = 64;
  * newest page of a 100k-line session's history costs two scans of its bytes and the parse of
  * one page, an older page one scan, not a parse of every line.
  */
-export function lastRecordsOf(file: string, count: number, through?: number): { messages: OmniMessage[]; lines: number[]; more: boolean } {
+export function lastRecordsOf(file: string, count: number, through?: number, cut?: LineCutOptions): { messages: OmniMessage[]; lines: number[]; more: boolean } {
   let end = through ?? Number.POSITIVE_INFINITY;
   for (let window = count + LAST_RECORDS_SLACK; ; ) {
     const from = end - window;
-    const { content, extent } = readLines(file, undefined, (line) => line <= from || line > end);
+    const { content, extent } = readLines(file, undefined, (line) => line <= from || line > end, undefined, cut);
     // Past the file's end (no `through`, or one beyond it): end there, and read that window.
     // An unterminated last line (one past the counted lines) may hold a record too.
     if (end > extent.lines + 1) {
@@ -218,10 +243,10 @@ export function readTraceFileMatching(file: string, needles: readonly string[]):
  * decoded still count for the line numbers, and are neither messages nor skipped lines.
  * `rawOutputs`: tool outputs' JSON text is kept from the whole lines read (raw-outputs.ts).
  */
-function readLines(file: string, patterns: readonly Buffer[] | undefined, skipLine: ((line: number) => boolean) | undefined, rawOutputs?: RawOutputCollector): { content: TraceContent; extent: CompleteExtent } {
+function readLines(file: string, patterns: readonly Buffer[] | undefined, skipLine: ((line: number) => boolean) | undefined, rawOutputs?: RawOutputCollector, cut?: LineCutOptions): { content: TraceContent; extent: CompleteExtent } {
   const fd = openSync(file, "r");
   try {
-    const out = new TraceContentBuilder();
+    const out = new TraceContentBuilder(cut);
     let buffer = Buffer.allocUnsafe(READ_CHUNK);
     /** Bytes of an unfinished line kept at the start of `buffer`. */
     let kept = 0;
@@ -242,29 +267,79 @@ function readLines(file: string, patterns: readonly Buffer[] | undefined, skipLi
       }
       return hit;
     };
+    /** Where the next scan for a newline starts: the kept bytes hold none, unless a long line's rest was just moved there. */
+    let scanFrom = 0;
+    /** The file offset the next read starts at. */
+    let position = 0;
     for (;;) {
+      if (kept === buffer.length && cut !== undefined && patterns === undefined && !mayHoldNul && kept >= cut.overBytes) {
+        // A line longer than a cut keeps: stream it through a cutter (or past it, when it is not
+        // wanted) with this buffer, instead of growing the buffer to hold all of it.
+        const wantedLine = skipLine === undefined || !skipLine(lineNumber);
+        const known = cut.known?.(file, consumed);
+        if (known !== undefined && readRange(fd, consumed + known.recordBytes, 1)[0] === NEWLINE) {
+          // Cut already (the record index did, a slice per turn): skip its bytes unread.
+          if (wantedLine) out.lineCut(known, lineNumber, false);
+          lineNumber++;
+          consumed += known.recordBytes + 1;
+          position = consumed;
+          kept = 0;
+          continue;
+        }
+        const cutter = wantedLine ? new LineCutter(cut) : undefined;
+        const long = streamLongLine(fd, buffer, kept, cutter, position);
+        position = long.position;
+        if (cutter !== undefined) out.lineCut(cutter.finish(), lineNumber, long.ended === false);
+        if (long.ended === false) {
+          kept = 0;
+          break;
+        }
+        lineNumber++;
+        consumed += long.ended + 1;
+        kept = long.kept;
+        scanFrom = 0;
+        if (kept > 0) {
+          const rest = buffer.subarray(0, kept);
+          let start = 0;
+          for (let end = rest.indexOf(NEWLINE); end >= 0; end = rest.indexOf(NEWLINE, start)) {
+            if (wanted(rest, start, end)) out.lineBytes(rest, start, end, lineNumber, false, mayHoldNul);
+            lineNumber++;
+            start = end + 1;
+          }
+          consumed += start;
+          buffer.copyWithin(0, start, kept);
+          kept -= start;
+        }
+        continue;
+      }
       if (kept === buffer.length) {
         const bigger = Buffer.allocUnsafe(buffer.length * 2);
         buffer.copy(bigger, 0, 0, kept);
         buffer = bigger;
       }
-      const read = readSync(fd, buffer, kept, buffer.length - kept, null);
+      const read = readSync(fd, buffer, kept, buffer.length - kept, position);
       if (read === 0) break;
+      position += read;
       const filled = buffer.subarray(0, kept + read);
       if (!mayHoldNul && filled.indexOf(NUL, kept) >= 0) mayHoldNul = true;
       if (patterns !== undefined) for (let i = 0; i < patterns.length; i++) next[i] = filled.indexOf(patterns[i]!);
       let start = 0;
-      for (let end = filled.indexOf(NEWLINE, kept); end >= 0; end = filled.indexOf(NEWLINE, start)) {
+      for (let end = filled.indexOf(NEWLINE, Math.min(scanFrom, kept)); end >= 0; end = filled.indexOf(NEWLINE, start)) {
         if (wanted(filled, start, end)) {
-          const text = filled.toString("utf8", start, end);
-          out.line(text, lineNumber, false, mayHoldNul);
-          if (rawOutputs !== undefined && out.lastVerbatim !== undefined) rawOutputs.consider(out.lastVerbatim, text, start, end);
+          if (cut !== undefined) {
+            out.lineBytes(filled, start, end, lineNumber, false, mayHoldNul);
+          } else {
+            const text = filled.toString("utf8", start, end);
+            out.line(text, lineNumber, false, mayHoldNul);
+            if (rawOutputs !== undefined && out.lastVerbatim !== undefined) rawOutputs.consider(out.lastVerbatim, text, start, end);
+          }
         }
         lineNumber++;
         start = end + 1;
       }
       rawOutputs?.flush(filled);
       kept = filled.length - start;
+      scanFrom = kept;
       consumed += start;
       buffer.copyWithin(0, start, filled.length);
     }
@@ -272,11 +347,37 @@ function readLines(file: string, patterns: readonly Buffer[] | undefined, skipLi
     if (kept > 0) {
       const last = buffer.subarray(0, kept);
       if (patterns !== undefined) for (let i = 0; i < patterns.length; i++) next[i] = last.indexOf(patterns[i]!);
-      if (wanted(last, 0, kept)) out.line(last.toString("utf8"), lineNumber, true, mayHoldNul);
+      if (wanted(last, 0, kept)) out.lineBytes(last, 0, kept, lineNumber, true, mayHoldNul);
     }
     return { content: out.content(), extent };
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * The rest of a line whose first `kept` bytes fill `buffer`, read from `from` through `buffer`
+ * chunk by chunk and fed to `cutter` (or only scanned for its end, without one). `ended` is the line's
+ * length in bytes without its newline (false when the file ends first: an unterminated last
+ * line); the bytes read past its newline are left at `buffer`'s start (`kept` of them).
+ */
+function streamLongLine(fd: number, buffer: Buffer, kept: number, cutter: LineCutter | undefined, from: number): { ended: number | false; kept: number; position: number } {
+  cutter?.feed(buffer, 0, kept);
+  let length = kept;
+  let position = from;
+  for (;;) {
+    const read = readSync(fd, buffer, 0, buffer.length, position);
+    if (read === 0) return { ended: false, kept: 0, position };
+    position += read;
+    const newline = buffer.subarray(0, read).indexOf(NEWLINE);
+    if (newline < 0) {
+      cutter?.feed(buffer, 0, read);
+      length += read;
+      continue;
+    }
+    cutter?.feed(buffer, 0, newline);
+    buffer.copyWithin(0, newline + 1, read);
+    return { ended: length + newline, kept: read - newline - 1, position };
   }
 }
 

@@ -31,7 +31,7 @@ import { badRequest } from "../http/api-error.js";
 import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import type { ServerContext } from "../server-context.js";
-import { parsePosition, readHistory } from "../services/history.js";
+import { parsePosition, prepareTraceCut, readHistory } from "../services/history.js";
 import { formatStreamId } from "../runtime/stream-ids.js";
 
 const Query = Schema.Struct({
@@ -52,15 +52,17 @@ export function sessionMessageRoutes(table: RouteTable, ctx: ServerContext): voi
       query: Query,
       responses: { 200: { description: "{messages, tracePosition, hasMore, state, cursor, pendingApprovals, live?}" } },
     },
-    ({ grant, query }) => {
+    async ({ grant, query }) => {
       const before = query.before === undefined ? undefined : parsePosition(query.before);
       if (query.before !== undefined && before === undefined) throw badRequest("before must be <fileIndex>:<line>", "before");
       const id = grant.session.sessionId;
+      // Long lines are found and cut first, a slice per turn; the read below then skips them.
+      const cut = await prepareTraceCut(ctx.traceRecords, grant.agent, id);
       // Everything below runs synchronously, so no event is sent between the trace read, the
       // cursor and the fragments: they describe the same instant.
       const hub = ctx.sessions.peek(id);
       const upTo = hub?.channel.lastDurable();
-      const { page, newest } = readHistory(grant.agent, id, upTo, { tailLimit: query.tailLimit, before, limit: query.limit });
+      const { page, newest } = readHistory(grant.agent, id, upTo, { tailLimit: query.tailLimit, before, limit: query.limit }, cut);
       const lastEntry = hub === undefined ? newest() : undefined;
       const cursor = hub?.channel.lastId ?? (lastEntry === undefined ? null : formatStreamId({ position: { file: lastEntry.fileIndex, line: lastEntry.line } }));
       const live = hub?.run?.log.snapshot();

@@ -34,8 +34,9 @@ import { ApprovalModeSchema, Capped, IntFromText, PositiveInt, Text, ThinkingLev
 import type { ServerContext } from "../server-context.js";
 import { listAgentSessions } from "../services/session-list.js";
 import { sessionTraceInfo } from "../services/session-trace-info.js";
+import { prepareTraceCut } from "../services/history.js";
 import { sessionView } from "../services/session-view.js";
-import { traceFilesOf } from "../services/trace-view.js";
+import { refuseMissingRecord, traceFilesOf } from "../services/trace-view.js";
 
 const CreateBody = Schema.Struct({
   provider: Schema.optional(Text(1)),
@@ -214,8 +215,14 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
     },
     async ({ grant, query }) => {
       const agent = await sessions.agent(grant.session.projectId, grant.session.agentId);
+      // Long lines are found and cut first, a slice per turn; the fold's reads then skip them.
+      const cut = await prepareTraceCut(ctx.traceRecords, grant.agent, grant.session.sessionId);
+      // A record the session does not have is refused from the index, before a fold that would read the session whole.
+      refuseMissingRecord(ctx.traceRecords, grant.agent, grant.session.sessionId, query.at);
       try {
-        return json(await agent.inspectState({ sessionId: grant.session.sessionId, snapshots, ...(query.at === undefined ? {} : { at: query.at }) }));
+        // Long texts of the records read are cut to a head and a marker (cut-line.ts): a 30 MB
+        // tool output is neither decoded nor sent; GET …/records/:at gives it whole.
+        return json(await agent.inspectState({ sessionId: grant.session.sessionId, snapshots, cut, ...(query.at === undefined ? {} : { at: query.at }) }));
       } catch (error) {
         if (error instanceof Error && /^invalid position/.test(error.message)) throw badRequest(error.message, "at");
         throw error;

@@ -37,6 +37,8 @@ export interface Harness {
   adminPassword: string;
   /** fetch-like access to the listening app by any URL (`http://localhost/...`). */
   request(url: string, init?: RequestInit): Promise<Response>;
+  /** The port the app listens on at 127.0.0.1 (for a client in another process). */
+  port: number;
   /** A client over the socket. */
   client(): ApiClient;
   /** A signed-in admin client over the socket, the initial password changed (to itself). */
@@ -95,6 +97,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     clock,
     adminPassword,
     request: listening.request,
+    port: listening.port,
     client,
     async admin() {
       const c = client();

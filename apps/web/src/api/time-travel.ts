@@ -26,6 +26,28 @@ export interface StateToolCall {
   arguments: string;
 }
 
+/**
+ * What the server cut of a record it answered (`payload.cut`: a text over 4 MiB keeps its head):
+ * the bytes left out, and the record's position, where `recordUrl` gives it whole.
+ */
+export interface RecordCut {
+  bytes: number;
+  at: string;
+}
+
+/** The cut marker of a raw envelope as the server sent it; undefined for a whole record. */
+export function recordCutOf(raw: unknown): RecordCut | undefined {
+  const cut = asRecord(asRecord(asRecord(raw).payload).cut);
+  const bytes = num(cut, "bytes");
+  const at = str(cut, "at");
+  return bool(cut, "truncated") === true && bytes !== undefined && at !== undefined && /^\d{3}:\d{6}$/.test(at) ? { bytes, at } : undefined;
+}
+
+/** Where one record of a session is served whole, as its trace line's JSON. */
+export function recordUrl(sessionId: string, at: string): string {
+  return `/api/sessions/${seg(sessionId)}/records/${at}`;
+}
+
 export interface SessionState {
   sessionId: string;
   at: { n: number; position: string; record: string };
@@ -33,6 +55,8 @@ export interface SessionState {
   settings: Record<string, string | number>;
   forkedFrom: { sessionId: string; at: string } | undefined;
   nextContext: OmniMessage[];
+  /** For each message of `nextContext`, what the server cut of it (undefined: whole). */
+  contextCuts: (RecordCut | undefined)[];
   pendingSummary: string | undefined;
   openToolCalls: StateToolCall[];
   pendingApprovals: StateToolCall[];
@@ -90,13 +114,18 @@ export function sessionStateOf(raw: unknown): SessionState {
   const usage = asRecord(o.usage);
   const compaction = asRecord(o.compaction);
   const strings = (key: string) => arr(o, key).filter((s): s is string => typeof s === "string");
+  const context = arr(o, "nextContext").flatMap((m) => {
+    const message = parseEnvelope(m);
+    return message === undefined ? [] : [{ message, cut: recordCutOf(m) }];
+  });
   return {
     sessionId: str(o, "sessionId") ?? "",
     at: { n: num(at, "n") ?? 0, position: str(at, "position") ?? "", record: str(at, "record") ?? "" },
     records: num(o, "records") ?? 0,
     settings: settingsOf(settings),
     forkedFrom: forkedSession === undefined ? undefined : { sessionId: forkedSession, at: str(forked, "at") ?? "" },
-    nextContext: arr(o, "nextContext").flatMap((m) => parseEnvelope(m) ?? []),
+    nextContext: context.map((c) => c.message),
+    contextCuts: context.map((c) => c.cut),
     pendingSummary: str(o, "pendingSummary"),
     openToolCalls: callsOf(arr(o, "openToolCalls")),
     pendingApprovals: callsOf(arr(o, "pendingApprovals")),

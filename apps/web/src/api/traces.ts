@@ -9,6 +9,7 @@ import { parseEnvelope } from "@penguin/omnimessage";
 import { get, withQuery } from "./http";
 import { projectPath } from "./projects";
 import { arr, asRecord, num, str } from "./read";
+import { recordCutOf } from "./time-travel";
 import type { EventOutline, RequestAnalysis, TraceAnalysis, TraceFilePage, TraceOutlinePage, TraceSessionEntry } from "./types";
 
 const tracesPath = (p: string, a: string) => `${projectPath(p)}/agents/${encodeURIComponent(a)}/traces`;
@@ -38,7 +39,9 @@ export async function getTraceFile(p: string, a: string, sessionId: string, inde
   const lines = arr(o, "lines").flatMap((raw) => {
     const r = asRecord(raw);
     const message = parseEnvelope(r.message);
-    return message === undefined ? [] : [{ line: num(r, "line") ?? 0, message }];
+    if (message === undefined) return [];
+    const cut = recordCutOf(r.message);
+    return [{ line: num(r, "line") ?? 0, message, ...(cut === undefined ? {} : { cut }) }];
   });
   return { lines, total: num(o, "total") ?? lines.length, nextOffset: num(o, "nextOffset") ?? null };
 }

@@ -406,7 +406,8 @@ export interface TraceSessionEntry {
 }
 
 export interface TraceFilePage {
-  lines: { line: number; message: OmniMessage }[];
+  /** `cut`: what the server cut of the record (a text over 4 MiB keeps its head) and where it is whole. */
+  lines: { line: number; message: OmniMessage; cut?: { bytes: number; at: string } }[];
   total: number;
   nextOffset: number | null;
 }

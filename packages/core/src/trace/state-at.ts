@@ -24,6 +24,7 @@ import {
   foldTimeTravel,
   initialTimeTravelState,
   stepTimeTravel,
+  type LineCutOptions,
   type SnapshotSource,
   type StateAtTarget,
   type TimeTravelState,
@@ -118,10 +119,11 @@ export function stateAt(recording: RecordedSession, at: number | string, options
 
 /**
  * The same from a database's nearest snapshot (`SnapshotSource`, e.g. the timeline
- * projection): only the records after it are read from `files`. Undefined when the source
+ * projection): only the records after it are read from `files` (with `cut`, their long texts
+ * cut to a head and a marker, cut-line.ts: for a server that must not hold its event loop). Undefined when the source
  * cannot answer for the session; the caller then loads the recording and uses `stateAt`.
  */
-export async function stateAtFromSnapshots(source: SnapshotSource, sessionId: string, files: readonly TraceFileRef[], at: number | string | undefined): Promise<SessionView | undefined> {
+export async function stateAtFromSnapshots(source: SnapshotSource, sessionId: string, files: readonly TraceFileRef[], at: number | string | undefined, options: { cut?: LineCutOptions } = {}): Promise<SessionView | undefined> {
   if (files.length === 0) return undefined;
   const target = inspectTarget(at);
   if (at !== undefined && target === undefined) return undefined;
@@ -134,7 +136,7 @@ export async function stateAtFromSnapshots(source: SnapshotSource, sessionId: st
     return undefined;
   }
   if (lookup === undefined) return undefined;
-  const folded = foldFromSnapshot(files, lookup.snapshot, target);
+  const folded = foldFromSnapshot(files, lookup.snapshot, target, options);
   const records = folded.atEnd ? folded.events : Math.max(lookup.totalEvents, folded.events);
   // A question that names no record (a position on a skipped line, a count out of range) is
   // answered by the whole-recording path, which says what the valid range is.

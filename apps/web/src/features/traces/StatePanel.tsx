@@ -12,10 +12,11 @@
  * not flash an empty panel.
  */
 import { createMemo, createSignal, For, Index, Match, Show, Switch } from "solid-js";
-import type { SessionState } from "../../api/time-travel";
+import { recordUrl, type SessionState } from "../../api/time-travel";
 import { Button } from "../../components/ui/Button";
 import { Notice } from "../../components/ui/Notice";
 import { Spinner } from "../../components/ui/Spinner";
+import { formatBytes } from "../../lib/format";
 import { changeCount, stateSections, type Change, type StateRow } from "../../lib/time-travel/state-diff";
 
 export interface StatePanelProps {
@@ -39,7 +40,7 @@ const MARK: Record<Change, { glyph: string; spoken: string; class: string }> = {
 /** Unchanged rows at the start of a section beyond this many are folded behind a button. */
 export const UNCHANGED_SHOWN = 6;
 
-function SectionRows(props: { rows: StateRow[] }) {
+function SectionRows(props: { rows: StateRow[]; sessionId: string }) {
   const [unfolded, setUnfolded] = createSignal(false);
   // Rows before the last UNCHANGED_SHOWN of the leading unchanged run are folded (a long
   // context's old messages), so what changed stays in view.
@@ -70,6 +71,16 @@ function SectionRows(props: { rows: StateRow[] }) {
             <span class="min-w-0 break-words">
               {row.label}
               <Show when={row.before}>{(b) => <span class="text-slate-500 no-underline"> (was {b()})</span>}</Show>
+              <Show when={row.cut}>
+                {(cut) => (
+                  <>
+                    {" "}
+                    <a href={recordUrl(props.sessionId, cut().at)} target="_blank" rel="noopener" class="text-blue-700 underline dark:text-blue-300">
+                      … {formatBytes(cut().bytes)} cut, load the whole record
+                    </a>
+                  </>
+                )}
+              </Show>
             </span>
           </li>
         )}
@@ -123,7 +134,7 @@ export function StatePanel(props: StatePanelProps) {
                 <section aria-label={section().title} class="min-w-0">
                   <h4 class="text-xs font-semibold tracking-wide text-slate-500 uppercase">{section().title}</h4>
                   <Show when={section().rows.length > 0} fallback={<p class="text-xs text-slate-500">{section().empty}</p>}>
-                    <SectionRows rows={section().rows} />
+                    <SectionRows rows={section().rows} sessionId={s().sessionId} />
                   </Show>
                 </section>
               )}

@@ -11,6 +11,7 @@
  */
 import { createEffect, createMemo, createSignal, For, on, onCleanup, Show } from "solid-js";
 import { errorText } from "../../api/http";
+import { recordUrl } from "../../api/time-travel";
 import { getTraceAnalysis, getTraceFile, listTraceSessions, traceDownloadUrl } from "../../api/traces";
 import type { TraceAnalysis, TraceFilePage, TraceSessionEntry } from "../../api/types";
 import { Page } from "../../components/layout/Page";
@@ -18,7 +19,7 @@ import { UPlotChart, type ChartSeries } from "../../components/UPlotChart";
 import { SelectField } from "../../components/ui/Field";
 import { Notice } from "../../components/ui/Notice";
 import { Spinner } from "../../components/ui/Spinner";
-import { formatDuration, formatTokens } from "../../lib/format";
+import { formatBytes, formatDuration, formatTokens } from "../../lib/format";
 import { formatPosition, type ScrubEvent } from "../../lib/time-travel/cursor";
 import { timelineRow, type TimelineRow } from "../../lib/trace-analysis";
 import { project } from "../../state/project-store";
@@ -154,7 +155,7 @@ export default function TracesPage() {
   );
 
   const points = createMemo(() => (analysis()?.requests ?? []).filter((r) => String(r.fileIndex) === fileIndex()));
-  const rows = createMemo(() => (file()?.lines ?? []).map((l) => timelineRow(l.line, l.message)));
+  const rows = createMemo(() => (file()?.lines ?? []).map((l) => ({ ...timelineRow(l.line, l.message), cut: l.cut })));
   const t0 = () => rows()[0]?.at ?? 0;
   const chartX = createMemo(() => points().map((p) => p.n));
   const chartSeries = createMemo((): ChartSeries[] => [
@@ -270,7 +271,19 @@ export default function TracesPage() {
                             +{formatDuration(Math.max(0, r.at - t0()))}
                           </button>
                           <span class={`shrink-0 rounded px-1 ${LANE[r.lane]}`}>{r.type}</span>
-                          <span class="min-w-0 break-words text-slate-700 dark:text-slate-300">{r.text}</span>
+                          <span class="min-w-0 break-words text-slate-700 dark:text-slate-300">
+                            {r.text}
+                            <Show when={r.cut}>
+                              {(cut) => (
+                                <>
+                                  {" "}
+                                  <a href={recordUrl(sessionId() ?? "", cut().at)} target="_blank" rel="noopener" class="text-blue-700 underline dark:text-blue-300">
+                                    … {formatBytes(cut().bytes)} cut, load the whole record
+                                  </a>
+                                </>
+                              )}
+                            </Show>
+                          </span>
                         </li>
                       )}
                     </For>

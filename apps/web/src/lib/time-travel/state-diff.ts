@@ -13,7 +13,7 @@
  * With no previous state (not loaded yet) every row is `same`: nothing is claimed to change.
  */
 import type { OmniMessage } from "@penguin/omnimessage";
-import type { SessionState, StateToolCall } from "../../api/time-travel";
+import type { RecordCut, SessionState, StateToolCall } from "../../api/time-travel";
 import { timelineRow } from "../trace-analysis";
 
 export type Change = "added" | "removed" | "changed" | "same";
@@ -24,6 +24,8 @@ export interface StateRow {
   change: Change;
   /** For `changed`: the value before. */
   before?: string;
+  /** The server cut this message's text (a context message over 4 MiB): what is left out and where it is whole. */
+  cut?: RecordCut;
 }
 
 export interface StateSection {
@@ -116,7 +118,7 @@ const settingsFields = (s: SessionState): Record<string, Scalar> => ({
 export function stateSections(state: SessionState, previous: SessionState | undefined): StateSection[] {
   const same = (s: string) => s;
   return [
-    { id: "context", title: "Context (current segment)", rows: diffSequence(previous?.nextContext, state.nextContext, messageKey, contextLabel), empty: "The context is empty." },
+    { id: "context", title: "Context (current segment)", rows: withCuts(diffSequence(previous?.nextContext, state.nextContext, messageKey, contextLabel), state), empty: "The context is empty." },
     { id: "open-calls", title: "Open tool calls", rows: diffKeyed(previous?.openToolCalls, state.openToolCalls, (c) => c.toolCallId, callLabel), empty: "No tool call is running." },
     { id: "approvals", title: "Pending approvals", rows: diffKeyed(previous?.pendingApprovals, state.pendingApprovals, (c) => c.toolCallId, callLabel), empty: "Nothing waits for approval." },
     { id: "steering", title: "Steering queue", rows: diffKeyed(previous?.steeringQueue, state.steeringQueue, (q) => q.id, (q) => q.text), empty: "No steering queued." },
@@ -131,6 +133,14 @@ export function stateSections(state: SessionState, previous: SessionState | unde
 }
 
 /** How many rows differ from the previous step, over all sections. */
+/** Context rows of the current state (keyed by their index) carry the cut of their message, if any. */
+function withCuts(rows: StateRow[], state: SessionState): StateRow[] {
+  return rows.map((row) => {
+    const cut = /^\d+$/.test(row.key) ? state.contextCuts[Number(row.key)] : undefined;
+    return cut === undefined ? row : { ...row, cut };
+  });
+}
+
 export function changeCount(sections: readonly StateSection[]): number {
   return sections.reduce((n, s) => n + s.rows.filter((r) => r.change !== "same").length, 0);
 }
