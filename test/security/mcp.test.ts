@@ -1,4 +1,4 @@
-// Attacks on the MCP paths of a real server (issue 27, "MCP servers run inside the boundary"),
+// Attacks on the MCP paths of a real server ("MCP servers run inside the boundary"),
 // with real bwrap and the testkit's scripted model as the attacker's model:
 //   - a user created a minute ago posts the owner-only MCP connection test for her own
 //     project with `sh -c` that would list the data root and read another project's API key:

@@ -1,4 +1,4 @@
-// One writer per session, across real processes (issue 27): a session is run by at most one
+// One writer per session, across real processes: a session is run by at most one
 // process at a time, whoever runs it. A `penguin chat` child holds a session; `penguin run
 // --resume` of it is refused with exit 2 naming the holder, and the trace is byte-identical;
 // once the chat ends the resume works. A lease left by a SIGKILLed chat is taken over (the lease

@@ -1,4 +1,4 @@
-// Stdio MCP servers in the CLI (issue 27): `penguin run --sandbox` starts the agent's stdio MCP
+// Stdio MCP servers in the CLI: `penguin run --sandbox` starts the agent's stdio MCP
 // server inside the same bwrap sandbox as its commands, so the scripted model's call of the
 // server's read_file on the project config by its absolute path fails and the API key reaches
 // neither the output nor the trace, and its write next to the workspace fails too. Without

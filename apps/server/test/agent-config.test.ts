@@ -133,7 +133,7 @@ describe("MCP connection test", () => {
   it("connects a real stdio server, lists its tools as sessions name them, and reports a server that cannot start", async () => {
     h = await startHarness();
     const c = await h.admin();
-    // Stdio commands come from the admin's list now (issue 27): node and a listed command that
+    // Stdio commands come from the admin's list now: node and a listed command that
     // is not installed; unsandboxed servers allowed so the check holds where bwrap cannot run.
     const listed = await c.put("/api/admin/settings", { mcp: { stdioCommands: [process.execPath, "/nonexistent/mcp-server-binary"], allowUnsandboxedStdio: true } });
     expect(listed.status).toBe(200);

@@ -119,7 +119,7 @@ describe("the session cookie", () => {
 });
 
 describe("login rate limits", () => {
-  // Ported for issue 27: the per-user window (10 failures locked the account for 15 min, from
+  // Ported to the per-pair delays: the per-user window (10 failures locked the account for 15 min, from
   // anywhere) let anyone lock any account. Now each (address, user) pair gets 5 free attempts,
   // then waits 1 s, doubling to 15 min; other addresses are not slowed down.
   const login = (c: ApiClient, userId: string, password: string) => c.post("/api/auth/login", { userId, password });

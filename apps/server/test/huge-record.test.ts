@@ -1,4 +1,4 @@
-// No request holds the server (issue 27): a session whose trace holds one 30 MB record (a tool
+// No request holds the server: a session whose trace holds one 30 MB record (a tool
 // output, written by the real TraceWriter before the server starts, so the server indexes it
 // like any session found on disk). Time-travel state around and at that record, the history
 // page, trace pages, the whole-record route and the download all answer correctly (the cut

@@ -8,7 +8,7 @@
  * that pair (and sweeps expired browser sessions from the database).
  *
  * Nothing is counted per account alone: a counter per user id let anyone lock any account
- * for 15 minutes by failing its password (issue 27), so the owner, from their own address,
+ * for 15 minutes by failing its password, so the owner, from their own address,
  * always gets in with the right password. Counting per address *and* user also means that
  * failures from one address (many people behind one NAT, a local proxy) slow down only the
  * accounts they were aimed at, never everyone behind that address.
