@@ -285,6 +285,8 @@ Examples:
       .argument("<sid>", "session id, or a folder of recorded traces (e.g. fixtures/traces/tools)"),
   )
     .option("--tools <mode>", "rerun (default): run the tools again in a fresh copy of the workspace; recorded: answer them from the recording")
+    .option("--sandbox", "require the bubblewrap sandbox for re-run commands (the default where bwrap can run): refuse to start where it cannot")
+    .option("--no-sandbox", "re-run the recording's commands unsandboxed, with your user's full access")
     .option("--workspace <dir>", "with rerun: copy this folder as the workspace (default: the recording's workspace/ folder, else the session's workspace as it is now)")
     .option("--json", "print one JSON line: the replay's session id and verdict")
     .option("--verbose", "show tool outputs in full")

@@ -158,3 +158,26 @@ describe("penguin run: the sandbox by default", { timeout: 120_000 }, () => {
     }
   });
 });
+
+describe("penguin replay: re-run commands sandboxed by default", { timeout: 120_000 }, () => {
+  it.skipIf(!availability.available)(`a recording's commands re-run in the sandbox; --no-sandbox re-runs them with the user's access${skipReason}`, async () => {
+    world = await startWorld();
+    world.kit.enqueue({ toolCalls: [{ name: "exec_command", id: "call_0", arguments: { cmd: `cat ${world.configFile}`, description: "read the key" } }] }, { text: "tried" });
+    const recorded = await runCli(["run", "--approve", "allow-all", "-m", "try", "--workspace", world.workspace], { env: world.env });
+    expect(recorded.code, recorded.stderr).toBe(0);
+    const sid = sessionIdFrom(recorded.stderr);
+    expect(JSON.stringify(traceMessages(world.root, sid))).not.toContain(KEY);
+
+    // Re-run in the sandbox, the command meets the same wall as when it was recorded.
+    const replayed = await runCli(["replay", sid, "--json"], { env: world.env });
+    expect(replayed.code, replayed.stderr).toBe(0);
+    const verdict = JSON.parse(replayed.stdout.trim().split("\n")[0] ?? "{}") as { identical?: boolean; session_id?: string };
+    expect(verdict.identical).toBe(true);
+    expect(replayed.stdout + replayed.stderr).not.toContain(KEY);
+
+    // Unsandboxed, the same recorded command reads the key: the replay diverges (so the check can fail).
+    const open = await runCli(["replay", sid, "--json", "--no-sandbox"], { env: world.env });
+    expect(open.code).toBe(1);
+    expect(JSON.parse(open.stdout.trim().split("\n")[0] ?? "{}")).toMatchObject({ identical: false });
+  });
+});

@@ -73,7 +73,10 @@ function verdictLine(report: ReplayReport): string {
 
 export async function replayCommand(target: string, flags: ReplayFlags): Promise<ExitCode> {
   const tools = toolsMode(flags.tools);
-  const agent = await openAgent(flags, "penguin replay");
+  // A recording's commands are whatever its model once chose (a trace folder may come from
+  // anywhere): re-run, they are sandboxed by default like run's; answered from the recording, no
+  // command runs, and bwrap is not even probed.
+  const agent = await openAgent(flags, "penguin replay", { sandboxByDefault: tools === "rerun" });
   const isFolder = existsSync(target) && statSync(target).isDirectory();
   const options: ReplayOptions = { tools, ...(isFolder ? { folder: resolve(target) } : { sessionId: target }), ...(flags.workspace !== undefined ? { workspaceDir: flags.workspace } : {}) };
   if (flags.json === true) {
