@@ -33,6 +33,7 @@ const RULES: Record<string, Rule> = {
   "sessions.fork": "read",
   "sessionTraces.list": "read",
   "sessionTraces.file": "read",
+  "sessionTraces.record": "read",
   "sessionTraces.analysis": "read",
   "sessionTraces.scratchpad": "read",
   "agentTraces.list": "read",

@@ -43,7 +43,9 @@ function liveFiles(harness: Harness, sid: string): Record<string, string> {
   const out: Record<string, string> = {};
   const add = (file: string) => (out[relative(agent.agentDir, file)] = createHash("sha256").update(readFileSync(file)).digest("hex"));
   const first = sessionTraceFiles(agent, sid)[0];
-  if (first !== undefined) for (const name of readdirSync(join(first.file, "..")).filter((n) => n.startsWith(sid))) add(join(first.file, "..", name));
+  // The session's files beside its trace, but its lease: a lock held by whoever runs it (the
+  // server, while the session is loaded), not part of its history.
+  if (first !== undefined) for (const name of readdirSync(join(first.file, "..")).filter((n) => n.startsWith(sid) && !n.endsWith(".lease"))) add(join(first.file, "..", name));
   const scratch = sessionScratchpad(agent, sid);
   if (existsSync(scratch)) for (const name of readdirSync(scratch, { recursive: true }) as string[]) if (statSync(join(scratch, name)).isFile()) add(join(scratch, name));
   return out;

@@ -163,7 +163,14 @@ export function acquireLease(file: string, command: string, now: Date = new Date
   const text = `${JSON.stringify(me)}\n`;
   mkdirSync(dirname(file), { recursive: true });
   const tmp = `${file}.${me.token}.tmp`;
-  writeFileSync(tmp, text, { flag: "wx" });
+  try {
+    writeFileSync(tmp, text, { flag: "wx" });
+  } catch (error) {
+    // A full disk or a read-only folder: nothing half-written stays, and the error names the
+    // lease file (Node's write errors carry no path), so the host can say where.
+    rmSync(tmp, { force: true });
+    throw Object.assign(error instanceof Error ? error : new Error(String(error)), { path: (error as { path?: unknown }).path ?? file });
+  }
   try {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       if (tryLink(tmp, file)) return hold(file, me);
@@ -243,7 +250,8 @@ function replaceStale(path: string, stale: LeaseRead, tmp: string, text: string,
 
 /**
  * After a takeover: markers of earlier tokens are moot (the lease never goes back to them), and
- * temp files of dead processes are litter. A live contender's temp file stays.
+ * temp files of dead processes are litter. A live contender's temp file stays, and so does one
+ * that does not name its writer yet.
  */
 function removeLeftovers(file: string, token: string): void {
   const dir = dirname(file);
@@ -260,8 +268,11 @@ function removeLeftovers(file: string, token: string): void {
     const rest = name.slice(prefix.length);
     if (rest.startsWith("takeover-")) rmSync(path, { force: true });
     else if (/^[0-9a-f]+\.(tmp|new)$/.test(rest)) {
+      // Only a temp file that names its writer, and a dead one: a file that does not parse yet
+      // may be a live contender's, between its create and its write (removing it would fail that
+      // contender's link with ENOENT).
       const read = readLease(path);
-      if (read !== undefined && verdictOf(read) === "stale") rmSync(path, { force: true });
+      if (read?.holder !== undefined && verdictOf(read) === "stale") rmSync(path, { force: true });
     }
   }
 }

@@ -217,6 +217,17 @@ describe("session lease", () => {
     lease.release();
   });
 
+  it("leaves a temp file that does not name its writer yet: a live contender between its create and its write", async () => {
+    plant({ pid: await deadPid() });
+    // What another contender's temp file is for a moment: created (O_EXCL), not yet written.
+    const contender = `${file}.${"ab".repeat(16)}.tmp`;
+    writeFileSync(contender, "");
+    const lease = acquireLease(file, "penguin run");
+    expect(readLease(file)?.holder?.token).toBe(lease.holder.token);
+    expect(existsSync(contender)).toBe(true);
+    lease.release();
+  });
+
   it("refuses while a live process takes the stale lease over", async () => {
     const stale = plant({ pid: await deadPid() });
     const taker = liveProcess();

@@ -134,7 +134,6 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
       if (body.title !== undefined || body.archived !== undefined || body.sandboxNetwork !== undefined || body.approvalMode !== undefined) {
         await sessions.refuseIfHeldElsewhere(grant.session, "changing it");
       }
-      if (body.approvalMode !== undefined) await sessions.setApprovalMode(grant.session, body.approvalMode);
       if (body.sandboxNetwork !== undefined) await sessions.setSandboxNetwork(grant.session, body.sandboxNetwork);
       if (body.thinkingLevel !== undefined) {
         stores.sessions.setThinkingLevel(id, body.thinkingLevel);
@@ -147,6 +146,8 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
         if (typeof body.title === "string") await sessions.recordFact(grant.session, sessionTitle(body.title));
         if (body.archived !== undefined && (body.archived === true) !== (grant.session.archivedAt !== null)) await sessions.recordFact(grant.session, sessionArchived(body.archived === true));
       }
+      // Recorded in the trace at once: the session's approvals go by its fold, not by a column.
+      if (body.approvalMode !== undefined) await sessions.setApprovalMode(grant.session, body.approvalMode);
       const view = await viewOf(grant.agent, id);
       ctx.userEvents.toProject(grant.project.projectId, { type: "session_updated", session: view });
       return json(view);
