@@ -1,0 +1,61 @@
+/**
+ * The model table and its tools (presets, connectivity test, protocol detection, model
+ * list, vision probe) as the API answers them. Keys are never sent back: `apiKey` is the mask.
+ */
+import { Schema } from "effect";
+import { ClientType } from "./common.js";
+
+const NullableNumber = Schema.NullOr(Schema.Number);
+
+export const MaskedPricing = Schema.Struct({ cacheRead: NullableNumber, cacheWrite: NullableNumber, output: NullableNumber });
+export const Pricing = Schema.Struct({ cacheRead: Schema.optional(Schema.Number), cacheWrite: Schema.optional(Schema.Number), output: Schema.optional(Schema.Number) });
+
+/** One model entry as the server shows it (services/model-table.ts `maskedModels`). */
+export const MaskedModel = Schema.Struct({
+  provider: Schema.String,
+  modelId: Schema.String,
+  clientType: Schema.NullOr(ClientType),
+  baseUrl: Schema.NullOr(Schema.String),
+  /** The masked key (`••••abcd`), null without one. */
+  apiKey: Schema.NullOr(Schema.String),
+  hasKey: Schema.Boolean,
+  contextWindow: NullableNumber,
+  maxTokens: NullableNumber,
+  displayName: Schema.NullOr(Schema.String),
+  vision: Schema.NullOr(Schema.Boolean),
+  fastMode: Schema.NullOr(Schema.Boolean),
+  pricing: Schema.NullOr(MaskedPricing),
+});
+export const ModelRef = Schema.Struct({ provider: Schema.String, modelId: Schema.String });
+export const ModelTable = Schema.Struct({ models: Schema.Array(MaskedModel), defaultModel: Schema.NullOr(ModelRef), visionModel: Schema.NullOr(ModelRef), updatedAt: NullableNumber });
+
+export const ProviderPreset = Schema.Struct({ provider: Schema.String, displayName: Schema.String, baseUrl: Schema.String, clientType: ClientType });
+export const ModelPreset = Schema.Struct({
+  provider: Schema.String,
+  modelId: Schema.String,
+  displayName: Schema.String,
+  baseUrl: Schema.String,
+  clientType: ClientType,
+  contextWindow: Schema.Number,
+  maxTokens: Schema.Number,
+  vision: Schema.Boolean,
+  pricing: Schema.optional(Pricing),
+});
+export const PresetCatalog = Schema.Struct({ providers: Schema.Array(ProviderPreset), models: Schema.Array(ModelPreset), defaultModel: ModelRef });
+
+/** How a model request ended (the protocol's stop reasons). */
+const StopStatus = Schema.String;
+export const ModelTestResult = Schema.Struct({
+  ok: Schema.Boolean,
+  status: StopStatus,
+  ttftMs: Schema.optional(Schema.Number),
+  tps: Schema.optional(Schema.Number),
+  error: Schema.optional(Schema.String),
+  configuration: Schema.optional(Schema.Boolean),
+});
+export const DetectAnswer = Schema.Struct({ detected: Schema.NullOr(Schema.Struct({ clientType: ClientType, baseUrl: Schema.String, status: Schema.Number })) });
+export const ModelListAnswer = Schema.Union(
+  Schema.Struct({ ok: Schema.Literal(true), models: Schema.Array(Schema.Struct({ id: Schema.String })) }),
+  Schema.Struct({ ok: Schema.Literal(false), status: StopStatus, error: Schema.String, httpStatus: Schema.optional(Schema.Number) }),
+);
+export const VisionProbe = Schema.Struct({ vision: Schema.NullOr(Schema.Boolean), answer: Schema.optional(Schema.String), status: Schema.String, error: Schema.optional(Schema.String) });
