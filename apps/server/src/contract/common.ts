@@ -33,3 +33,13 @@ export const SystemConfigText = Schema.Struct({ systemConfig: Schema.String });
 
 /** A trace file of a session: its index (001, 002, … as a number) and size in bytes. */
 export const TraceFileInfo = Schema.Struct({ index: Schema.Number, size: Schema.Number });
+
+/** The decoded types, for code that reads these answers (the web app imports them as types). */
+export type ApprovalMode = typeof ApprovalMode.Type;
+export type ThinkingLevel = typeof ThinkingLevel.Type;
+export type ClientType = typeof ClientType.Type;
+export type Ok = typeof Ok.Type;
+export type FileContent = typeof FileContent.Type;
+export type FileList = typeof FileList.Type;
+export type SystemConfigText = typeof SystemConfigText.Type;
+export type TraceFileInfo = typeof TraceFileInfo.Type;

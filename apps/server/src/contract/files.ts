@@ -32,3 +32,13 @@ export const TrashPurged = Schema.Struct({
   purged: Schema.Array(Schema.Struct({ id: Schema.String, projectId: Schema.String, agentId: Schema.String, deletedAt: Schema.Number })),
   kept: Schema.Number,
 });
+
+/** The decoded types, for code that reads these answers (the web app imports them as types). */
+export type WorkspaceEntry = typeof WorkspaceEntry.Type;
+export type WorkspaceListing = typeof WorkspaceListing.Type;
+export type PreviewUrl = typeof PreviewUrl.Type;
+export type PathStats = typeof PathStats.Type;
+export type FileWritten = typeof FileWritten.Type;
+export type TrashEntryView = typeof TrashEntryView.Type;
+export type TrashList = typeof TrashList.Type;
+export type TrashPurged = typeof TrashPurged.Type;

@@ -24,3 +24,7 @@ export const ChatDefaultsAnswer = Schema.Struct({
   thinkingLevel: Schema.optional(Schema.String),
 });
 export const OpenApiDocument = Schema.Struct({ openapi: Schema.String, info: Schema.Struct({ title: Schema.String, version: Schema.String }), paths: Schema.Record({ key: Schema.String, value: Schema.Unknown }) });
+
+/** The decoded types, for code that reads these answers (the web app imports them as types). */
+export type ChatDefaultsAnswer = typeof ChatDefaultsAnswer.Type;
+export type OpenApiDocument = typeof OpenApiDocument.Type;

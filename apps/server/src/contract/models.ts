@@ -59,3 +59,17 @@ export const ModelListAnswer = Schema.Union(
   Schema.Struct({ ok: Schema.Literal(false), status: StopStatus, error: Schema.String, httpStatus: Schema.optional(Schema.Number) }),
 );
 export const VisionProbe = Schema.Struct({ vision: Schema.NullOr(Schema.Boolean), answer: Schema.optional(Schema.String), status: Schema.String, error: Schema.optional(Schema.String) });
+
+/** The decoded types, for code that reads these answers (the web app imports them as types). */
+export type MaskedPricing = typeof MaskedPricing.Type;
+export type Pricing = typeof Pricing.Type;
+export type MaskedModel = typeof MaskedModel.Type;
+export type ModelRef = typeof ModelRef.Type;
+export type ModelTable = typeof ModelTable.Type;
+export type ProviderPreset = typeof ProviderPreset.Type;
+export type ModelPreset = typeof ModelPreset.Type;
+export type PresetCatalog = typeof PresetCatalog.Type;
+export type ModelTestResult = typeof ModelTestResult.Type;
+export type DetectAnswer = typeof DetectAnswer.Type;
+export type ModelListAnswer = typeof ModelListAnswer.Type;
+export type VisionProbe = typeof VisionProbe.Type;

@@ -29,3 +29,21 @@ export const AgentList = Schema.Struct({ agents: Schema.Array(AgentView) });
 
 /** The workspace picker: one folder of the server, its sub-folders, and the roots a workspace may live under. */
 export const DirListing = Schema.Struct({ path: Schema.String, parent: Schema.NullOr(Schema.String), dirs: Schema.Array(Schema.String), roots: Schema.Array(Schema.String) });
+
+/** The decoded types, for code that reads these answers (the web app imports them as types). */
+export type UserView = typeof UserView.Type;
+export type LoginAnswer = typeof LoginAnswer.Type;
+export type SandboxAvailability = typeof SandboxAvailability.Type;
+export type MeAnswer = typeof MeAnswer.Type;
+export type Prefs = typeof Prefs.Type;
+export type AdminUserView = typeof AdminUserView.Type;
+export type AdminUserList = typeof AdminUserList.Type;
+export type AdminUserCreated = typeof AdminUserCreated.Type;
+export type ProjectRole = typeof ProjectRole.Type;
+export type ProjectView = typeof ProjectView.Type;
+export type ProjectList = typeof ProjectList.Type;
+export type MemberView = typeof MemberView.Type;
+export type MemberList = typeof MemberList.Type;
+export type AgentView = typeof AgentView.Type;
+export type AgentList = typeof AgentList.Type;
+export type DirListing = typeof DirListing.Type;

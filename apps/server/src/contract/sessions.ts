@@ -4,7 +4,7 @@
  * Protocol data (messages, tool calls) is the protocol's own schema from
  * `@penguin/omnimessage`, so a history answer is checked envelope by envelope.
  */
-import { OmniMessageSchema, ToolCallPayloadSchema } from "@penguin/omnimessage";
+import { OmniMessageSchema, ToolCallPayloadSchema } from "@penguin/omnimessage/schema";
 import { Schema } from "effect";
 import { ApprovalMode, ThinkingLevel, TraceFileInfo } from "./common.js";
 
@@ -112,3 +112,25 @@ export const ProcessKilled = Schema.Struct({ id: Schema.String, status: Schema.L
 
 /** `GET S/state` (time travel): what `penguin inspect --at` prints, as JSON; its parts are core's fold, described by name here. */
 export const SessionStateAnswer = Schema.Record({ key: Schema.String, value: Schema.Unknown });
+
+/** The decoded types, for code that reads these answers (the web app imports them as types). */
+export type TaskState = typeof TaskState.Type;
+export type SessionView = typeof SessionView.Type;
+export type SessionList = typeof SessionList.Type;
+export type PendingApproval = typeof PendingApproval.Type;
+export type SessionDetail = typeof SessionDetail.Type;
+export type TracePosition = typeof TracePosition.Type;
+export type SessionHistory = typeof SessionHistory.Type;
+export type TaskInputItem = typeof TaskInputItem.Type;
+export type TaskAccepted = typeof TaskAccepted.Type;
+export type RecalledFollowUp = typeof RecalledFollowUp.Type;
+export type SteeringNote = typeof SteeringNote.Type;
+export type AbortAnswer = typeof AbortAnswer.Type;
+export type RetryNowAnswer = typeof RetryNowAnswer.Type;
+export type CompactStarted = typeof CompactStarted.Type;
+export type GoalStatus = typeof GoalStatus.Type;
+export type GoalAnswer = typeof GoalAnswer.Type;
+export type ProcessView = typeof ProcessView.Type;
+export type ProcessList = typeof ProcessList.Type;
+export type ProcessKilled = typeof ProcessKilled.Type;
+export type SessionStateAnswer = typeof SessionStateAnswer.Type;

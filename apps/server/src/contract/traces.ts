@@ -2,7 +2,7 @@
  * Traces as the API answers them: file lists, pages of numbered envelopes (whole, or the
  * outline time travel names events by), the per-request analysis and a trace import.
  */
-import { OmniMessageSchema } from "@penguin/omnimessage";
+import { OmniMessageSchema } from "@penguin/omnimessage/schema";
 import { Schema } from "effect";
 import { TraceFileInfo } from "./common.js";
 
@@ -81,3 +81,15 @@ export const TraceAnalysis = Schema.Struct({
     subagents: Schema.Array(Schema.Struct({ position: Schema.String, sessionId: Schema.String })),
   }),
 });
+
+/** The decoded types, for code that reads these answers (the web app imports them as types). */
+export type TraceRecord = typeof TraceRecord.Type;
+export type SessionTraceFiles = typeof SessionTraceFiles.Type;
+export type EventOutline = typeof EventOutline.Type;
+export type TraceLine = typeof TraceLine.Type;
+export type TraceFilePage = typeof TraceFilePage.Type;
+export type AgentTraceSession = typeof AgentTraceSession.Type;
+export type AgentTraceList = typeof AgentTraceList.Type;
+export type TraceImported = typeof TraceImported.Type;
+export type RequestAnalysis = typeof RequestAnalysis.Type;
+export type TraceAnalysis = typeof TraceAnalysis.Type;

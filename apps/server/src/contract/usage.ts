@@ -36,3 +36,9 @@ export const UsageErrorItem = Schema.Struct({
   message: Schema.String,
 });
 export const UsageErrors = Schema.Struct({ items: Schema.Array(UsageErrorItem), total: Schema.Number });
+
+/** The decoded types, for code that reads these answers (the web app imports them as types). */
+export type UsageRow = typeof UsageRow.Type;
+export type UsageReport = typeof UsageReport.Type;
+export type UsageErrorItem = typeof UsageErrorItem.Type;
+export type UsageErrors = typeof UsageErrors.Type;

@@ -25,15 +25,15 @@ import { serverMcpStdioPolicy } from "../services/mcp-stdio-policy.js";
 import { readServerSettings } from "../services/server-settings.js";
 import type { ServerContext } from "../server-context.js";
 import { AgentThinkingLevel, AgentThinkingLevelSaved, KernelUpdate, McpTestResult } from "../contract/index.js";
+import { AgentConfigText } from "../contract/index.js";
 
-const ConfigView = Schema.Struct({ systemConfig: Schema.String, agentsMd: Schema.String });
 
 const readOr = (file: string) => readTextOr(file);
 
 export function agentConfigRoutes(table: RouteTable, ctx: ServerContext): void {
   const stdioPolicy = serverMcpStdioPolicy(() => readServerSettings(ctx.stores.settings), ctx.sandbox);
   table.add(
-    { method: "get", path: "/api/projects/:p/agents/:a/config", operationId: "agentConfig.get", summary: "system_config.yaml and AGENTS.md, as text", tag: "agents", access: "agent", responses: { 200: { description: "Config", schema: ConfigView } } },
+    { method: "get", path: "/api/projects/:p/agents/:a/config", operationId: "agentConfig.get", summary: "system_config.yaml and AGENTS.md, as text", tag: "agents", access: "agent", responses: { 200: { description: "Config", schema: AgentConfigText } } },
     async ({ grant }) => json({ systemConfig: await readOr(grant.agent.systemConfig), agentsMd: await readOr(grant.agent.agentsMd) }),
   );
 
@@ -48,7 +48,7 @@ export function agentConfigRoutes(table: RouteTable, ctx: ServerContext): void {
       need: "owner",
       body: Schema.Struct({ systemConfig: Schema.optional(Capped(2_000_000)), agentsMd: Schema.optional(Capped(2_000_000)) }),
       maxBodyBytes: 5 * 1024 * 1024,
-      responses: { 200: { description: "Saved", schema: ConfigView } },
+      responses: { 200: { description: "Saved", schema: AgentConfigText } },
     },
     async ({ grant, body }) => {
       if (body.systemConfig !== undefined) {
@@ -61,7 +61,7 @@ export function agentConfigRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "post", path: "/api/projects/:p/agents/:a/config/reset", operationId: "agentConfig.reset", summary: "Restore the default system_config.yaml and AGENTS.md (name, description and version kept)", tag: "agents", access: "agent", need: "owner", responses: { 200: { description: "The restored config", schema: ConfigView } } },
+    { method: "post", path: "/api/projects/:p/agents/:a/config/reset", operationId: "agentConfig.reset", summary: "Restore the default system_config.yaml and AGENTS.md (name, description and version kept)", tag: "agents", access: "agent", need: "owner", responses: { 200: { description: "The restored config", schema: AgentConfigText } } },
     async ({ grant }) => {
       const old = await readOr(grant.agent.systemConfig);
       rmSync(grant.agent.agentsMd, { force: true });

@@ -14,8 +14,8 @@ import type { ServerContext } from "../server-context.js";
 import { insertPlaceholder } from "../services/agent-config-file.js";
 import { maskKey } from "../services/model-table.js";
 import { SystemConfigText } from "../contract/index.js";
+import { VaultView } from "../contract/index.js";
 
-const VaultView = Schema.Struct({ entries: Schema.Array(Schema.Struct({ name: Schema.String, value: Schema.NullOr(Schema.String) })) });
 
 export function vaultRoutes(table: RouteTable, ctx: ServerContext): void {
   const view = (values: Record<string, string>) => ({ entries: Object.keys(values).sort().map((name) => ({ name, value: maskKey(values[name]) ?? "" })) });
