@@ -3,8 +3,9 @@
 // The decode test drives a scripted session (testkit model) through the server over
 // 127.0.0.1 and checks every 2xx JSON answer against the schema its route declares, so a
 // handler that drifts from the contract fails here even when no page reads the field.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { agentPaths } from "@penguin/core";
 import { Either, ParseResult, Schema } from "effect";
 import { afterEach, describe, expect, it } from "vitest";
@@ -289,5 +290,18 @@ describe("the HTTP contract", () => {
       .map(({ route, status }) => `${route.operationId} ${status}`)
       .filter((answer) => !c.checked.has(answer));
     expect(notReached.filter((answer) => !NEEDS_MORE_THAN_A_SESSION.has(answer))).toEqual([]);
+  });
+
+  it("imports nothing but effect and the protocol's schemas, so the web can take its types", () => {
+    const dir = fileURLToPath(new URL("../src/contract/", import.meta.url));
+    const files = readdirSync(dir).filter((f) => f.endsWith(".ts"));
+    expect(files.length).toBeGreaterThan(5);
+    const outside = files.flatMap((file) =>
+      [...readFileSync(join(dir, file), "utf8").matchAll(/^(?:import|export)[^;]*?from "([^"]+)"/gms)]
+        .map((m) => m[1]!)
+        .filter((spec) => !/^\.\/[a-z-]+\.js$/.test(spec) && spec !== "effect" && spec !== "@penguin/omnimessage/schema")
+        .map((spec) => `${file}: ${spec}`),
+    );
+    expect(outside).toEqual([]);
   });
 });
