@@ -2,7 +2,8 @@
 // effect/Schema schema, the OpenAPI document carries it, and real answers decode with it.
 // The decode test drives a scripted session (testkit model) through the server over
 // 127.0.0.1 and checks every 2xx JSON answer against the schema its route declares, so a
-// handler that drifts from the contract fails here even when no page reads the field.
+// handler that drifts from the contract fails here even when no page reads the field; a field
+// the schema does not name fails too (onExcessProperty: error), so the OpenAPI document is whole.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -96,7 +97,7 @@ class ContractClient extends ApiClient {
       this.failures.push(`${route.operationId} answered ${answer.status} with JSON, but declares no schema for it`);
       return answer;
     }
-    const decoded = Schema.decodeUnknownEither(spec.schema as Schema.Schema<unknown, unknown>)(answer.body);
+    const decoded = Schema.decodeUnknownEither(spec.schema as Schema.Schema<unknown, unknown>, { onExcessProperty: "error" })(answer.body);
     if (Either.isLeft(decoded)) this.failures.push(`${route.operationId} ${answer.status}: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`);
     else this.checked.add(`${route.operationId} ${answer.status}`);
     return answer;

@@ -23,7 +23,10 @@ export const ChatDefaultsAnswer = Schema.Struct({
   approvalMode: Schema.optional(Schema.String),
   thinkingLevel: Schema.optional(Schema.String),
 });
-export const OpenApiDocument = Schema.Struct({ openapi: Schema.String, info: Schema.Struct({ title: Schema.String, version: Schema.String }), paths: Schema.Record({ key: Schema.String, value: Schema.Unknown }) });
+export const OpenApiDocument = Schema.Struct({
+  openapi: Schema.String, info: Schema.Struct({ title: Schema.String, version: Schema.String }), paths: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  components: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+});
 
 /** The decoded types, for code that reads these answers (the web app imports them as types). */
 export type ChatDefaultsAnswer = typeof ChatDefaultsAnswer.Type;

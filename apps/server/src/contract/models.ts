@@ -8,7 +8,8 @@ import { ClientType } from "./common.js";
 const NullableNumber = Schema.NullOr(Schema.Number);
 
 export const MaskedPricing = Schema.Struct({ cacheRead: NullableNumber, cacheWrite: NullableNumber, output: NullableNumber });
-export const Pricing = Schema.Struct({ cacheRead: Schema.optional(Schema.Number), cacheWrite: Schema.optional(Schema.Number), output: Schema.optional(Schema.Number) });
+/** A preset's prices as the catalog of @penguin/models writes them (USD per million tokens). */
+export const PresetPricing = Schema.Struct({ unit: Schema.Literal("usd_per_mtok"), cache_read: Schema.optional(Schema.Number), cache_write: Schema.optional(Schema.Number), output: Schema.optional(Schema.Number) });
 
 /** One model entry as the server shows it (services/model-table.ts `maskedModels`). */
 export const MaskedModel = Schema.Struct({
@@ -39,7 +40,7 @@ export const ModelPreset = Schema.Struct({
   contextWindow: Schema.Number,
   maxTokens: Schema.Number,
   vision: Schema.Boolean,
-  pricing: Schema.optional(Pricing),
+  pricing: Schema.optional(PresetPricing),
 });
 export const PresetCatalog = Schema.Struct({ providers: Schema.Array(ProviderPreset), models: Schema.Array(ModelPreset), defaultModel: ModelRef });
 
@@ -62,7 +63,7 @@ export const VisionProbe = Schema.Struct({ vision: Schema.NullOr(Schema.Boolean)
 
 /** The decoded types, for code that reads these answers (the web app imports them as types). */
 export type MaskedPricing = typeof MaskedPricing.Type;
-export type Pricing = typeof Pricing.Type;
+export type PresetPricing = typeof PresetPricing.Type;
 export type MaskedModel = typeof MaskedModel.Type;
 export type ModelRef = typeof ModelRef.Type;
 export type ModelTable = typeof ModelTable.Type;

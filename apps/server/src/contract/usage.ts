@@ -11,6 +11,8 @@ const UsageTotals = {
   cost: Schema.Number,
   /** Some tokens had no price: `cost` leaves them out. */
   hasUncosted: Schema.Boolean,
+  /** `cost` as the pages print it. */
+  costText: Schema.String,
 };
 export const USAGE_GROUP_BY_VALUES = ["date", "agent", "model", "session"] as const;
 export const GRANULARITY_VALUES = ["minute", "hour", "day", "week", "month"] as const;

@@ -91,10 +91,9 @@ export type TaskInputItem = C.TaskInputItem;
 export type PendingFollowUp = { id: string; input: TaskInputItem[] };
 export type SteeringNote = Mutable<C.SteeringNote>;
 
-/** USD per million tokens, per bucket (SPEC §5). */
-export type Pricing = { -readonly [K in keyof C.Pricing]: C.Pricing[K] };
-
 type Present<T> = { [K in keyof T]?: Exclude<T[K], null> };
+/** USD per million tokens, per bucket (SPEC §5): the model table's prices, absent where unset. */
+export type Pricing = Mutable<Present<C.MaskedPricing>>;
 /**
  * One model entry as the models editor holds it (`ModelTable.models[n]` with nulls as absent
  * fields and the masked key as `apiKeyMask`: sent back unchanged it keeps the stored key).
@@ -158,7 +157,7 @@ export interface TraceAnalysis {
 
 export type UsageGroupBy = C.UsageReport["groupBy"];
 export type Granularity = C.UsageReport["granularity"];
-export type UsageRow = Mutable<C.UsageRow>;
+export type UsageRow = Mutable<Omit<C.UsageRow, "costText">>;
 export interface UsageReport {
   rows: UsageRow[];
   totals: Omit<UsageRow, "key">;
