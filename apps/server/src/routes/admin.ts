@@ -13,15 +13,15 @@ import { Password, UserId } from "../http/schemas.js";
 import type { ServerContext } from "../server-context.js";
 import { ensureProject, personalProjectId } from "../services/projects.js";
 import { readServerSettings, ServerSettings, writeServerSettings } from "../services/server-settings.js";
+import { AdminUserCreated, AdminUserList } from "../contract/index.js";
 
-const AdminUserView = Schema.Struct({ userId: Schema.String, isAdmin: Schema.Boolean, passwordIsInitial: Schema.Boolean, createdAt: Schema.Number });
 const UserParams = Schema.Struct({ u: UserId });
 
 export function adminRoutes(table: RouteTable, ctx: ServerContext): void {
   const { stores } = ctx;
 
   table.add(
-    { method: "get", path: "/api/admin/users", operationId: "admin.listUsers", summary: "List users", tag: "admin", access: "admin", responses: { 200: { description: "Users", schema: Schema.Struct({ users: Schema.Array(AdminUserView) }) } } },
+    { method: "get", path: "/api/admin/users", operationId: "admin.listUsers", summary: "List users", tag: "admin", access: "admin", responses: { 200: { description: "Users", schema: AdminUserList } } },
     () => json({ users: stores.users.list().map((u) => ({ userId: u.userId, isAdmin: u.isAdmin, passwordIsInitial: u.passwordIsInitial, createdAt: u.createdAt })) }),
   );
 
@@ -34,7 +34,7 @@ export function adminRoutes(table: RouteTable, ctx: ServerContext): void {
       tag: "admin",
       access: "admin",
       body: Schema.Struct({ userId: UserId, password: Password }),
-      responses: { 201: { description: "Created", schema: Schema.Struct({ user: AdminUserView, projectId: Schema.String }) }, 409: { description: "The user exists" } },
+      responses: { 201: { description: "Created", schema: AdminUserCreated }, 409: { description: "The user exists" } },
     },
     async ({ body }) => {
       if (stores.users.get(body.userId) !== undefined) throw conflict("already_exists", `user ${body.userId} already exists`);

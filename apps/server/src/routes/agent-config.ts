@@ -24,15 +24,16 @@ import { probeMcpServer } from "../services/mcp-probe.js";
 import { serverMcpStdioPolicy } from "../services/mcp-stdio-policy.js";
 import { readServerSettings } from "../services/server-settings.js";
 import type { ServerContext } from "../server-context.js";
+import { AgentThinkingLevel, AgentThinkingLevelSaved, KernelUpdate, McpTestResult } from "../contract/index.js";
+import { AgentConfigText } from "../contract/index.js";
 
-const ConfigView = Schema.Struct({ systemConfig: Schema.String, agentsMd: Schema.String });
 
 const readOr = (file: string) => readTextOr(file);
 
 export function agentConfigRoutes(table: RouteTable, ctx: ServerContext): void {
   const stdioPolicy = serverMcpStdioPolicy(() => readServerSettings(ctx.stores.settings), ctx.sandbox);
   table.add(
-    { method: "get", path: "/api/projects/:p/agents/:a/config", operationId: "agentConfig.get", summary: "system_config.yaml and AGENTS.md, as text", tag: "agents", access: "agent", responses: { 200: { description: "Config", schema: ConfigView } } },
+    { method: "get", path: "/api/projects/:p/agents/:a/config", operationId: "agentConfig.get", summary: "system_config.yaml and AGENTS.md, as text", tag: "agents", access: "agent", responses: { 200: { description: "Config", schema: AgentConfigText } } },
     async ({ grant }) => json({ systemConfig: await readOr(grant.agent.systemConfig), agentsMd: await readOr(grant.agent.agentsMd) }),
   );
 
@@ -47,7 +48,7 @@ export function agentConfigRoutes(table: RouteTable, ctx: ServerContext): void {
       need: "owner",
       body: Schema.Struct({ systemConfig: Schema.optional(Capped(2_000_000)), agentsMd: Schema.optional(Capped(2_000_000)) }),
       maxBodyBytes: 5 * 1024 * 1024,
-      responses: { 200: { description: "Saved", schema: ConfigView } },
+      responses: { 200: { description: "Saved", schema: AgentConfigText } },
     },
     async ({ grant, body }) => {
       if (body.systemConfig !== undefined) {
@@ -60,7 +61,7 @@ export function agentConfigRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "post", path: "/api/projects/:p/agents/:a/config/reset", operationId: "agentConfig.reset", summary: "Restore the default system_config.yaml and AGENTS.md (name, description and version kept)", tag: "agents", access: "agent", need: "owner", responses: { 200: { description: "The restored config", schema: ConfigView } } },
+    { method: "post", path: "/api/projects/:p/agents/:a/config/reset", operationId: "agentConfig.reset", summary: "Restore the default system_config.yaml and AGENTS.md (name, description and version kept)", tag: "agents", access: "agent", need: "owner", responses: { 200: { description: "The restored config", schema: AgentConfigText } } },
     async ({ grant }) => {
       const old = await readOr(grant.agent.systemConfig);
       rmSync(grant.agent.agentsMd, { force: true });
@@ -79,7 +80,7 @@ export function agentConfigRoutes(table: RouteTable, ctx: ServerContext): void {
       tag: "agents",
       access: "agent",
       need: "owner",
-      responses: { 200: { description: "{added: [dotted keys], kernelVersion: {from, to}, systemConfig}" } },
+      responses: { 200: { description: "{added: [dotted keys], kernelVersion: {from, to}, systemConfig}", schema: KernelUpdate } },
     },
     async ({ grant }) => {
       const merged = mergeKernelDefaults(await readOr(grant.agent.systemConfig), grant.agent.agentId);
@@ -89,7 +90,7 @@ export function agentConfigRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "get", path: "/api/projects/:p/agents/:a/config/thinking-level", operationId: "agentConfig.getThinkingLevel", summary: "The agent's model.thinking_level (its default for new sessions)", tag: "agents", access: "agent", responses: { 200: { description: "{thinkingLevel}" } } },
+    { method: "get", path: "/api/projects/:p/agents/:a/config/thinking-level", operationId: "agentConfig.getThinkingLevel", summary: "The agent's model.thinking_level (its default for new sessions)", tag: "agents", access: "agent", responses: { 200: { description: "{thinkingLevel}", schema: AgentThinkingLevel } } },
     async ({ grant }) => json({ thinkingLevel: parseSystemConfig(await readOr(grant.agent.systemConfig), grant.agent.systemConfig).model.thinking_level }),
   );
 
@@ -103,7 +104,7 @@ export function agentConfigRoutes(table: RouteTable, ctx: ServerContext): void {
       access: "agent",
       need: "owner",
       body: Schema.Struct({ thinkingLevel: ThinkingLevelSchema }),
-      responses: { 200: { description: "{thinkingLevel, systemConfig}" } },
+      responses: { 200: { description: "{thinkingLevel, systemConfig}", schema: AgentThinkingLevelSaved } },
     },
     async ({ grant, body }) => {
       saveSystemConfig(grant.agent, setThinkingLevel(await readOr(grant.agent.systemConfig), body.thinkingLevel));
@@ -121,7 +122,7 @@ export function agentConfigRoutes(table: RouteTable, ctx: ServerContext): void {
       access: "agent",
       need: "owner",
       body: Schema.Struct({ name: Matching(/^[A-Za-z0-9_-]{1,64}$/, "must use only letters, digits, _ and -"), config: Schema.Record({ key: Schema.String, value: Schema.Unknown }) }),
-      responses: { 200: { description: "{ok, transport, durationMs, tools: [{name, description, permission}], error?}" }, 403: { description: "mcp_command_not_allowed: the stdio command is not on the server's list (or stdio servers are off without a sandbox)" } },
+      responses: { 200: { description: "{ok, transport, durationMs, tools: [{name, description, permission}], error?}", schema: McpTestResult }, 403: { description: "mcp_command_not_allowed: the stdio command is not on the server's list (or stdio servers are off without a sandbox)" } },
     },
     async ({ grant, body, c }) =>
       json(

@@ -17,6 +17,7 @@ import type { RouteTable } from "../http/route-table.js";
 import { resolveInside } from "../services/confined-path.js";
 import { packSkill, SKILL_ARCHIVE_MAX, unpackSkillArchive } from "../services/skill-archive.js";
 import { librarySkill, skillView } from "../services/skill-library.js";
+import { InstalledSkills, SkillArchiveInstalled, SkillsInstalled } from "../contract/index.js";
 
 const SkillNameText = Matching(/^[A-Za-z0-9_-]{1,80}$/, "is not a skill name");
 const SkillName = Schema.Struct({ name: SkillNameText });
@@ -25,7 +26,7 @@ export function agentSkillRoutes(table: RouteTable): void {
   const base = "/api/projects/:p/agents/:a/skills";
 
   table.add(
-    { method: "get", path: base, operationId: "agentSkills.list", summary: "Installed skills", tag: "skills", access: "agent", responses: { 200: { description: "{skills: [{name, description, …}]}" } } },
+    { method: "get", path: base, operationId: "agentSkills.list", summary: "Installed skills", tag: "skills", access: "agent", responses: { 200: { description: "{skills: [{name, description, …}]}", schema: InstalledSkills } } },
     async ({ grant }) => json({ skills: (await listInstalledSkills(grant.agent)).map(skillView) }),
   );
 
@@ -39,7 +40,7 @@ export function agentSkillRoutes(table: RouteTable): void {
       access: "agent",
       need: "owner",
       body: Schema.Struct({ names: Schema.Array(SkillNameText).pipe(Schema.minItems(1), Schema.maxItems(100)) }),
-      responses: { 200: { description: "{installed: [skill]}" } },
+      responses: { 200: { description: "{installed: [skill]}", schema: SkillsInstalled } },
     },
     async ({ grant, body }) => {
       const found = body.names.map((name, i) => {
@@ -64,7 +65,7 @@ export function agentSkillRoutes(table: RouteTable): void {
       need: "owner",
       body: Schema.Struct({ dataBase64: Text(1), overwrite: Schema.optional(Schema.Boolean) }),
       maxBodyBytes: Math.ceil(SKILL_ARCHIVE_MAX * 1.4) + 4096,
-      responses: { 201: { description: "{installed: skill}" }, 409: { description: "A skill of that name is installed (send overwrite: true)" } },
+      responses: { 201: { description: "{installed: skill}", schema: SkillArchiveInstalled }, 409: { description: "A skill of that name is installed (send overwrite: true)" } },
     },
     async ({ grant, body }) => {
       const unpacked = unpackSkillArchive(Buffer.from(body.dataBase64, "base64"));

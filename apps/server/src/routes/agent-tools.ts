@@ -8,10 +8,11 @@ import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import { readTextOr } from "../services/agent-config-file.js";
 import { builtinTools, mcpServers } from "../services/tool-catalog.js";
+import { AgentTools } from "../contract/index.js";
 
 export function agentToolRoutes(table: RouteTable): void {
   table.add(
-    { method: "get", path: "/api/projects/:p/agents/:a/tools", operationId: "agentTools.list", summary: "Builtin tools and MCP servers of the agent", tag: "agents", access: "agent", responses: { 200: { description: "{builtin: [{name, description, permission, timeoutMs, parameters, condition?}], mcp: [{name, transport, permission, command?, args?, url?, envKeys, headerKeys}]}" } } },
+    { method: "get", path: "/api/projects/:p/agents/:a/tools", operationId: "agentTools.list", summary: "Builtin tools and MCP servers of the agent", tag: "agents", access: "agent", responses: { 200: { description: "{builtin: [{name, description, permission, timeoutMs, parameters, condition?}], mcp: [{name, transport, permission, command?, args?, url?, envKeys, headerKeys}]}", schema: AgentTools } } },
     async ({ grant }) => {
       const config = parseSystemConfig(await readTextOr(grant.agent.systemConfig), grant.agent.systemConfig);
       return json({ builtin: builtinTools(grant.agent, config), mcp: mcpServers(config) });

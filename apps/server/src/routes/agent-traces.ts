@@ -12,6 +12,7 @@ import type { ServerContext } from "../server-context.js";
 import { analyzeSessionWithTimeline } from "../services/trace-analysis.js";
 import { importTrace, TRACE_IMPORT_MAX } from "../services/trace-import.js";
 import { traceDownload, traceFilesOf, traceLines } from "../services/trace-view.js";
+import { AgentTraceList, TraceAnalysis, TraceFilePage, TraceImported } from "../contract/index.js";
 
 const SessionIdText = Schema.String.pipe(Schema.filter((s) => isSessionId(s), { message: () => "is not a session id" }));
 const Sid = Schema.Struct({ sid: SessionIdText });
@@ -23,7 +24,7 @@ export function agentTraceRoutes(table: RouteTable, ctx: ServerContext): void {
   const base = "/api/projects/:p/agents/:a/traces";
 
   table.add(
-    { method: "get", path: base, operationId: "agentTraces.list", summary: "Traced sessions of the agent, most recent first", tag: "traces", access: "agent", query: Paging, responses: { 200: { description: "{sessions: [{sessionId, files, mtimeMs}], total}" } } },
+    { method: "get", path: base, operationId: "agentTraces.list", summary: "Traced sessions of the agent, most recent first", tag: "traces", access: "agent", query: Paging, responses: { 200: { description: "{sessions: [{sessionId, files, mtimeMs}], total}", schema: AgentTraceList } } },
     ({ grant, query }) => {
       const all = listTracedSessions(grant.agent);
       const sessions = all.slice(query.offset, query.offset + query.limit).map((s) => ({ sessionId: s.sessionId, mtimeMs: Math.floor(s.mtimeMs), files: traceFilesOf(grant.agent, s.sessionId).map(({ index, size }) => ({ index, size })) }));
@@ -32,12 +33,12 @@ export function agentTraceRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "post", path: `${base}/import`, operationId: "agentTraces.import", summary: "Import a JSONL trace as a new session", tag: "traces", access: "agent", body: Schema.Struct({ dataBase64: Text(1) }), maxBodyBytes: Math.ceil(TRACE_IMPORT_MAX * 1.4) + 1024, responses: { 201: { description: "{sessionId, replaced: [{field, line, path, replacement, reason}]}: each path of the trace that the workspace roots refuse, and the fresh temporary workspace (or this agent's agent_state) stored instead" }, 409: { description: "The session exists" } } },
+    { method: "post", path: `${base}/import`, operationId: "agentTraces.import", summary: "Import a JSONL trace as a new session", tag: "traces", access: "agent", body: Schema.Struct({ dataBase64: Text(1) }), maxBodyBytes: Math.ceil(TRACE_IMPORT_MAX * 1.4) + 1024, responses: { 201: { description: "{sessionId, replaced: [{field, line, path, replacement, reason}]}: each path of the trace that the workspace roots refuse, and the fresh temporary workspace (or this agent's agent_state) stored instead", schema: TraceImported }, 409: { description: "The session exists" } } },
     ({ grant, body }) => json(importTrace(ctx.stores, ctx.workspaces, grant.agent, body.dataBase64, ctx.now()), 201),
   );
 
   table.add(
-    { method: "get", path: `${base}/:sid/analysis`, operationId: "agentTraces.analysis", summary: "Per-request context, cache, output, duration and retries; tasks; compactions", tag: "traces", access: "agent", params: Sid, responses: { 200: { description: "{model, status, totals, tasks, compactions, requests}" } } },
+    { method: "get", path: `${base}/:sid/analysis`, operationId: "agentTraces.analysis", summary: "Per-request context, cache, output, duration and retries; tasks; compactions", tag: "traces", access: "agent", params: Sid, responses: { 200: { description: "{model, status, totals, tasks, compactions, requests}", schema: TraceAnalysis } } },
     async ({ grant, params }) => json(await analyzeSessionWithTimeline(ctx.projections, grant.agent, params.sid)),
   );
 
@@ -56,7 +57,7 @@ export function agentTraceRoutes(table: RouteTable, ctx: ServerContext): void {
       access: "agent",
       params: Schema.Struct({ sid: SessionIdText, idx: IntFromText(1) }),
       query: FilePaging,
-      responses: { 200: { description: "{lines: [{line, message}], total, nextOffset}; with view=outline each message is {type, payload: {type, role?, name?}}" } },
+      responses: { 200: { description: "{lines: [{line, message}], total, nextOffset}; with view=outline each message is {type, payload: {type, role?, name?}}", schema: TraceFilePage } },
     },
     async ({ grant, params, query }) => json({ sessionId: params.sid, index: params.idx, ...(await traceLines(ctx.traceRecords, grant.agent, params.sid, params.idx, query.offset, query.limit, query.view)) }),
   );

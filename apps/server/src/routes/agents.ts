@@ -13,14 +13,14 @@ import type { RouteTable } from "../http/route-table.js";
 import { AgentId, Capped } from "../http/schemas.js";
 import type { ServerContext } from "../server-context.js";
 import { agentIdsOnDisk } from "../services/trace-files.js";
+import { AgentList, AgentView } from "../contract/index.js";
 
-const AgentView = Schema.Struct({ agentId: Schema.String, name: Schema.NullOr(Schema.String), description: Schema.NullOr(Schema.String), createdAt: Schema.NullOr(Schema.Number) });
 
 export function agentRoutes(table: RouteTable, ctx: ServerContext): void {
   const { stores } = ctx;
 
   table.add(
-    { method: "get", path: "/api/projects/:p/agents", operationId: "agents.list", summary: "The project's agents", tag: "agents", access: "project", responses: { 200: { description: "Agents", schema: Schema.Struct({ agents: Schema.Array(AgentView) }) } } },
+    { method: "get", path: "/api/projects/:p/agents", operationId: "agents.list", summary: "The project's agents", tag: "agents", access: "project", responses: { 200: { description: "Agents", schema: AgentList } } },
     ({ grant }) => {
       const rows = new Map(stores.projects.agents(grant.project.projectId).map((a) => [a.agentId, a]));
       const agents = agentIdsOnDisk(grant.paths).map((agentId) => {

@@ -10,10 +10,10 @@ import { json, noContent } from "../http/respond.js";
 import { Text } from "../http/schemas.js";
 import type { RouteTable } from "../http/route-table.js";
 import type { ServerContext } from "../server-context.js";
+import { LoginAnswer } from "../contract/index.js";
 
 const LoginBody = Schema.Struct({ userId: Text(1, 64), password: Text(1, 1024) });
 
-export const UserView = Schema.Struct({ userId: Schema.String, isAdmin: Schema.Boolean, passwordIsInitial: Schema.Boolean });
 
 export function authRoutes(table: RouteTable, ctx: ServerContext): void {
   table.add(
@@ -25,7 +25,7 @@ export function authRoutes(table: RouteTable, ctx: ServerContext): void {
       tag: "auth",
       access: "public",
       body: LoginBody,
-      responses: { 200: { description: "Signed in", schema: Schema.Struct({ user: UserView }) }, 401: { description: "Wrong user id or password" }, 429: { description: "Too many failed attempts (Retry-After)" } },
+      responses: { 200: { description: "Signed in", schema: LoginAnswer }, 401: { description: "Wrong user id or password" }, 429: { description: "Too many failed attempts (Retry-After)" } },
     },
     async ({ c, body }) => {
       const result = await ctx.login.login(body.userId, body.password, clientIp(c));

@@ -15,6 +15,7 @@ import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import type { ServerContext } from "../server-context.js";
 import { isInside } from "../services/confined-path.js";
+import { DirListing } from "../contract/index.js";
 
 export function dirsRoutes(table: RouteTable, ctx: ServerContext): void {
   table.add(
@@ -26,7 +27,7 @@ export function dirsRoutes(table: RouteTable, ctx: ServerContext): void {
       tag: "projects",
       access: "project",
       query: Schema.Struct({ path: Schema.optional(Schema.String) }),
-      responses: { 200: { description: "{path, parent, dirs: [name], roots: [path]}" } },
+      responses: { 200: { description: "{path, parent, dirs: [name], roots: [path]}", schema: DirListing } },
     },
     ({ grant, query }) => {
       const projectId = grant.project.projectId;

@@ -13,7 +13,7 @@ import type { RouteTable } from "../http/route-table.js";
 import { Password, Text } from "../http/schemas.js";
 import type { ServerContext } from "../server-context.js";
 import { readServerSettings } from "../services/server-settings.js";
-import { UserView } from "./auth.js";
+import { MeAnswer, Prefs } from "../contract/index.js";
 
 const PasswordBody = Schema.Struct({ oldPassword: Text(1), newPassword: Password });
 const PrefsBody = Schema.Record({ key: Schema.String, value: Schema.Unknown });
@@ -31,11 +31,7 @@ export function meRoutes(table: RouteTable, ctx: ServerContext): void {
       responses: {
         200: {
           description: "The user",
-          schema: Schema.Struct({
-            user: UserView,
-            uploadLimits: Schema.Struct({ attachmentMaxMb: Schema.Number, attachmentTotalMb: Schema.Number }),
-            sandbox: Schema.Struct({ available: Schema.Boolean, enabled: Schema.Boolean }),
-          }),
+          schema: MeAnswer,
         },
       },
     },
@@ -80,7 +76,7 @@ export function meRoutes(table: RouteTable, ctx: ServerContext): void {
       summary: "My UI preferences",
       tag: "me",
       access: "user",
-      responses: { 200: { description: "The preferences object", schema: PrefsBody } },
+      responses: { 200: { description: "The preferences object", schema: Prefs } },
     },
     ({ user }) => json(ctx.stores.settings.prefs(user.userId)),
   );
@@ -96,7 +92,7 @@ export function meRoutes(table: RouteTable, ctx: ServerContext): void {
       access: "user",
       body: PrefsBody,
       maxBodyBytes: 64 * 1024,
-      responses: { 200: { description: "The merged preferences", schema: PrefsBody } },
+      responses: { 200: { description: "The merged preferences", schema: Prefs } },
     },
     ({ user, body }) => json(ctx.stores.settings.mergePrefs(user.userId, body)),
   );

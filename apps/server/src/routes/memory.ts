@@ -18,6 +18,7 @@ import { insertPlaceholder } from "../services/agent-config-file.js";
 import { realRoot, resolveInside } from "../services/confined-path.js";
 import { listFilesDeep, readFileContent } from "../services/files.js";
 import { exportMemory, importMemory, memoryScopes, MemoryPayload } from "../services/memory-files.js";
+import { FileContent, FileList, MemoryExport, MemoryImportResult, MemoryScopes, SystemConfigText } from "../contract/index.js";
 
 const ScopeParams = Schema.Struct({ key: Matching(/^[A-Za-z0-9_.-]{1,120}$/, "is not a memory scope name") });
 const FileParams = Schema.Struct({ name: Text(1, 1024) });
@@ -27,17 +28,17 @@ export function memoryRoutes(table: RouteTable): void {
   const base = "/api/projects/:p/agents/:a/memory";
 
   table.add(
-    { method: "get", path: base, operationId: "memory.scopes", summary: "Memory scopes", tag: "memory", access: "agent", responses: { 200: { description: "{scopes: [{key, workspace, files}]}" } } },
+    { method: "get", path: base, operationId: "memory.scopes", summary: "Memory scopes", tag: "memory", access: "agent", responses: { 200: { description: "{scopes: [{key, workspace, files}]}", schema: MemoryScopes } } },
     ({ grant }) => json({ scopes: memoryScopes(grant.agent.memoryDir) }),
   );
 
   table.add(
-    { method: "get", path: `${base}/scopes/:key/files`, operationId: "memory.files", summary: "Files of one memory scope", tag: "memory", access: "agent", params: ScopeParams, responses: { 200: { description: "{files: [{path, size}]}" } } },
+    { method: "get", path: `${base}/scopes/:key/files`, operationId: "memory.files", summary: "Files of one memory scope", tag: "memory", access: "agent", params: ScopeParams, responses: { 200: { description: "{files: [{path, size}]}", schema: FileList } } },
     ({ grant, params }) => json({ files: listFilesDeep(resolveInside(grant.agent.memoryDir, params.key)) }),
   );
 
   table.add(
-    { method: "get", path: `${base}/files/:name{.+}`, operationId: "memory.readFile", summary: "One memory file, by its path in the memory folder", tag: "memory", access: "agent", params: FileParams, responses: { 200: { description: "{path, size, encoding, content, truncated}" } } },
+    { method: "get", path: `${base}/files/:name{.+}`, operationId: "memory.readFile", summary: "One memory file, by its path in the memory folder", tag: "memory", access: "agent", params: FileParams, responses: { 200: { description: "{path, size, encoding, content, truncated}", schema: FileContent } } },
     ({ grant, params }) => json({ path: params.name, ...readFileContent(resolveInside(grant.agent.memoryDir, params.name), 2 * 1024 * 1024) }),
   );
 
@@ -52,7 +53,7 @@ export function memoryRoutes(table: RouteTable): void {
   );
 
   table.add(
-    { method: "get", path: `${base}/export`, operationId: "memory.export", summary: "Every memory file, as one JSON document", tag: "memory", access: "agent", responses: { 200: { description: "{format: penguin-memory, version: 1, files: [{path, encoding, content}]}" } } },
+    { method: "get", path: `${base}/export`, operationId: "memory.export", summary: "Every memory file, as one JSON document", tag: "memory", access: "agent", responses: { 200: { description: "{format: penguin-memory, version: 1, files: [{path, encoding, content}]}", schema: MemoryExport } } },
     ({ grant }) => json(exportMemory(grant.agent.memoryDir), 200, { "content-disposition": `attachment; filename="${grant.agent.agentId}-memory.json"` }),
   );
 
@@ -67,7 +68,7 @@ export function memoryRoutes(table: RouteTable): void {
       need: "owner",
       body: ImportBody,
       maxBodyBytes: 30 * 1024 * 1024,
-      responses: { 200: { description: "{written, skipped, removed}" }, 409: { description: "confirm_required (mode replace without confirm)" } },
+      responses: { 200: { description: "{written, skipped, removed}", schema: MemoryImportResult }, 409: { description: "confirm_required (mode replace without confirm)" } },
     },
     ({ grant, body }) => {
       if (body.mode === "replace" && body.confirm !== true) {
@@ -78,7 +79,7 @@ export function memoryRoutes(table: RouteTable): void {
   );
 
   table.add(
-    { method: "post", path: `${base}/template-placeholder`, operationId: "memory.templatePlaceholder", summary: "Append {{MEMORY}} to the system prompt", tag: "memory", access: "agent", need: "owner", responses: { 200: { description: "{systemConfig}" }, 409: { description: "placeholder_present" } } },
+    { method: "post", path: `${base}/template-placeholder`, operationId: "memory.templatePlaceholder", summary: "Append {{MEMORY}} to the system prompt", tag: "memory", access: "agent", need: "owner", responses: { 200: { description: "{systemConfig}", schema: SystemConfigText }, 409: { description: "placeholder_present" } } },
     async ({ grant }) => json({ systemConfig: await insertPlaceholder(grant.agent, "{{MEMORY}}") }),
   );
 }

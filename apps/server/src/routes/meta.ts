@@ -8,6 +8,7 @@ import { json } from "../http/respond.js";
 import { openApiDocument } from "../http/openapi.js";
 import type { RouteTable } from "../http/route-table.js";
 import type { ServerContext } from "../server-context.js";
+import { OpenApiDocument } from "../contract/index.js";
 
 export function metaRoutes(table: RouteTable, ctx: ServerContext): void {
   table.add(
@@ -25,7 +26,7 @@ export function metaRoutes(table: RouteTable, ctx: ServerContext): void {
 
   let doc: unknown;
   table.add(
-    { method: "get", path: "/api/openapi.json", operationId: "meta.openapi", summary: "This API's OpenAPI 3.1 description", tag: "meta", access: "public", responses: { 200: { description: "OpenAPI document" } } },
+    { method: "get", path: "/api/openapi.json", operationId: "meta.openapi", summary: "This API's OpenAPI 3.1 description", tag: "meta", access: "public", responses: { 200: { description: "OpenAPI document", schema: OpenApiDocument } } },
     () => {
       doc ??= openApiDocument(table.routes, { title: "PenguinHarness server API", version: ctx.version.version });
       return json(doc);

@@ -26,6 +26,7 @@ import type { RouteTable } from "../http/route-table.js";
 import type { ServerContext } from "../server-context.js";
 import { maskedModels, ModelEntryInput, ModelRefInput, replaceModels } from "../services/model-table.js";
 import { probeVision } from "../services/vision-probe.js";
+import { DetectAnswer, ModelListAnswer, ModelTable, ModelTestResult, PresetCatalog, VisionProbe } from "../contract/index.js";
 
 const TestBody = Schema.Struct({
   provider: Text(1),
@@ -50,7 +51,7 @@ export function modelRoutes(table: RouteTable, ctx: ServerContext): void {
   };
 
   table.add(
-    { method: "get", path: "/api/projects/:p/models", operationId: "models.list", summary: "The model table (keys masked)", tag: "models", access: "project", responses: { 200: { description: "Models" } } },
+    { method: "get", path: "/api/projects/:p/models", operationId: "models.list", summary: "The model table (keys masked)", tag: "models", access: "project", responses: { 200: { description: "Models", schema: ModelTable } } },
     ({ grant }) => json(tableView(readProjectConfig(grant.paths.projectConfig), grant.paths.projectConfig)),
   );
 
@@ -64,7 +65,7 @@ export function modelRoutes(table: RouteTable, ctx: ServerContext): void {
       access: "project",
       need: "owner",
       body: Schema.Struct({ models: Schema.Array(ModelEntryInput).pipe(Schema.maxItems(500)) }),
-      responses: { 200: { description: "The saved table (keys masked)" } },
+      responses: { 200: { description: "The saved table (keys masked)", schema: ModelTable } },
     },
     ({ grant, body }) => {
       const seen = new Set<string>();
@@ -79,7 +80,7 @@ export function modelRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "put", path: "/api/projects/:p/models/default", operationId: "models.setDefault", summary: "Set the default model", tag: "models", access: "project", need: "owner", body: ModelRefInput, responses: { 200: { description: "The saved table" } } },
+    { method: "put", path: "/api/projects/:p/models/default", operationId: "models.setDefault", summary: "Set the default model", tag: "models", access: "project", need: "owner", body: ModelRefInput, responses: { 200: { description: "The saved table", schema: ModelTable } } },
     ({ grant, body }) => {
       const file = grant.paths.projectConfig;
       const config = readProjectConfig(file);
@@ -89,7 +90,7 @@ export function modelRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "put", path: "/api/projects/:p/models/vision", operationId: "models.setVision", summary: "Set the vision model (describe_image uses it for models without vision)", tag: "models", access: "project", need: "owner", body: ModelRefInput, responses: { 200: { description: "The saved table" } } },
+    { method: "put", path: "/api/projects/:p/models/vision", operationId: "models.setVision", summary: "Set the vision model (describe_image uses it for models without vision)", tag: "models", access: "project", need: "owner", body: ModelRefInput, responses: { 200: { description: "The saved table", schema: ModelTable } } },
     ({ grant, body }) => {
       const file = grant.paths.projectConfig;
       const config = readProjectConfig(file);
@@ -99,12 +100,12 @@ export function modelRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "get", path: "/api/projects/:p/models/presets", operationId: "models.presets", summary: "The preset catalog: providers and models (no keys)", tag: "models", access: "project", responses: { 200: { description: "{providers, models, defaultModel}" } } },
+    { method: "get", path: "/api/projects/:p/models/presets", operationId: "models.presets", summary: "The preset catalog: providers and models (no keys)", tag: "models", access: "project", responses: { 200: { description: "{providers, models, defaultModel}", schema: PresetCatalog } } },
     () => json({ providers: PROVIDER_PRESETS, models: MODEL_PRESETS, defaultModel: DEFAULT_MODEL }),
   );
 
   table.add(
-    { method: "post", path: "/api/projects/:p/models/test", operationId: "models.test", summary: "Connectivity (and speed) test of one entry", tag: "models", access: "project", need: "owner", body: TestBody, responses: { 200: { description: "{ok, status, ttftMs?, tps?, error?}" } } },
+    { method: "post", path: "/api/projects/:p/models/test", operationId: "models.test", summary: "Connectivity (and speed) test of one entry", tag: "models", access: "project", need: "owner", body: TestBody, responses: { 200: { description: "{ok, status, ttftMs?, tps?, error?}", schema: ModelTestResult } } },
     async ({ grant, body }) => {
       const endpoint = probeEndpoint(grant.paths.projectConfig, body);
       const options: Parameters<typeof testModel>[1] = { speed: body.speed === true };
@@ -123,7 +124,7 @@ export function modelRoutes(table: RouteTable, ctx: ServerContext): void {
       access: "project",
       need: "owner",
       body: Schema.Struct({ baseUrl: Url, apiKey: Schema.optional(Schema.String) }),
-      responses: { 200: { description: "{detected: {clientType, baseUrl, status} | null}" } },
+      responses: { 200: { description: "{detected: {clientType, baseUrl, status} | null}", schema: DetectAnswer } },
     },
     async ({ body }) => {
       const options: Parameters<typeof detectProtocol>[1] = {};
@@ -143,7 +144,7 @@ export function modelRoutes(table: RouteTable, ctx: ServerContext): void {
       access: "project",
       need: "owner",
       body: Schema.Struct({ baseUrl: Url, clientType: Schema.Literal(...CLIENT_TYPES), apiKey: Schema.optional(Schema.String) }),
-      responses: { 200: { description: "{ok, models} or {ok:false, status, error}" } },
+      responses: { 200: { description: "{ok, models} or {ok:false, status, error}", schema: ModelListAnswer } },
     },
     async ({ body }) => {
       const endpoint = { provider: "custom", modelId: "", clientType: body.clientType, baseUrl: body.baseUrl, ...(body.apiKey === undefined ? {} : { apiKey: body.apiKey }) };
@@ -161,7 +162,7 @@ export function modelRoutes(table: RouteTable, ctx: ServerContext): void {
       access: "project",
       need: "owner",
       body: TestBody.omit("speed"),
-      responses: { 200: { description: "{vision: true|false|null, answer?, status, error?}" } },
+      responses: { 200: { description: "{vision: true|false|null, answer?, status, error?}", schema: VisionProbe } },
     },
     async ({ grant, body, c }) => json(await probeVision(probeEndpoint(grant.paths.projectConfig, body), { signal: c.signal, ...(ctx.fetch === undefined ? {} : { fetch: ctx.fetch }) })),
   );

@@ -39,7 +39,7 @@ export function previewCsp(appOrigin: string): string {
 
 export function previewRoutes(table: RouteTable, ctx: ServerContext): void {
   table.add(
-    { method: "get", path: "/preview/:token/*", operationId: "preview.serve", summary: "A workspace file on the preview origin (HMAC token, sandbox CSP)", tag: "files", access: "public", responses: { 200: { description: "The file, raw" } } },
+    { method: "get", path: "/preview/:token/*", operationId: "preview.serve", summary: "A workspace file on the preview origin (HMAC token, sandbox CSP)", tag: "files", access: "public", responses: { 200: { description: "The file, raw", contentType: "application/octet-stream" } } },
     ({ c, params }) => {
       const url = c.url;
       const token = params.token ?? "";

@@ -13,6 +13,7 @@ import { json, noContent } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import type { ServerContext } from "../server-context.js";
 import { processViews } from "../services/process-view.js";
+import { ProcessKilled, ProcessList } from "../contract/index.js";
 
 const Pid = Schema.Struct({ pid: Matching(/^[A-Za-z0-9_-]{1,32}$/, "is not a process id") });
 
@@ -20,12 +21,12 @@ export function processRoutes(table: RouteTable, ctx: ServerContext): void {
   const coreOf = (sessionId: string) => ctx.sessions.peek(sessionId)?.core;
 
   table.add(
-    { method: "get", path: "/api/sessions/:id/processes", operationId: "processes.list", summary: "Background commands of the session", tag: "processes", access: "session", responses: { 200: { description: "{processes: [{id, command, label, status, started, exitCode?, serviceUrl?}]}" } } },
+    { method: "get", path: "/api/sessions/:id/processes", operationId: "processes.list", summary: "Background commands of the session", tag: "processes", access: "session", responses: { 200: { description: "{processes: [{id, command, label, status, started, exitCode?, serviceUrl?}]}", schema: ProcessList } } },
     ({ grant }) => json({ processes: processViews(coreOf(grant.session.sessionId)) }),
   );
 
   table.add(
-    { method: "post", path: "/api/sessions/:id/processes/:pid/kill", operationId: "processes.kill", summary: "Stop a background command (process group)", tag: "processes", access: "session", need: "control", params: Pid, responses: { 200: { description: "{id, status: killed|exited}" } } },
+    { method: "post", path: "/api/sessions/:id/processes/:pid/kill", operationId: "processes.kill", summary: "Stop a background command (process group)", tag: "processes", access: "session", need: "control", params: Pid, responses: { 200: { description: "{id, status: killed|exited}", schema: ProcessKilled } } },
     async ({ grant, params }) => {
       const core = coreOf(grant.session.sessionId);
       const result = core === undefined ? "missing" : await core.killProcess(params.pid);

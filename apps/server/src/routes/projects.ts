@@ -11,15 +11,15 @@ import type { RouteTable } from "../http/route-table.js";
 import { Capped, ProjectId, UserId } from "../http/schemas.js";
 import type { ServerContext } from "../server-context.js";
 import { createProject, deleteProjectFiles } from "../services/projects.js";
+import { MemberList, ProjectList, ProjectView } from "../contract/index.js";
 
-const ProjectView = Schema.Struct({ projectId: Schema.String, name: Schema.NullOr(Schema.String), ownerUserId: Schema.String, role: Schema.Literal("owner", "member", "admin"), createdAt: Schema.Number });
 
 export function projectRoutes(table: RouteTable, ctx: ServerContext): void {
   const { stores, access } = ctx;
   const view = (p: ProjectRow, role: "owner" | "member" | "admin") => ({ projectId: p.projectId, name: p.name, ownerUserId: p.ownerUserId, role, createdAt: p.createdAt });
 
   table.add(
-    { method: "get", path: "/api/projects", operationId: "projects.list", summary: "Projects I can see", tag: "projects", access: "user", responses: { 200: { description: "Projects", schema: Schema.Struct({ projects: Schema.Array(ProjectView) }) } } },
+    { method: "get", path: "/api/projects", operationId: "projects.list", summary: "Projects I can see", tag: "projects", access: "user", responses: { 200: { description: "Projects", schema: ProjectList } } },
     ({ user }) => json({ projects: access.visibleProjects(user).flatMap((p) => { const role = access.roleIn(user, p); return role === undefined ? [] : [view(p, role)]; }) }),
   );
 
@@ -68,10 +68,9 @@ export function projectRoutes(table: RouteTable, ctx: ServerContext): void {
     },
   );
 
-  const MemberView = Schema.Struct({ userId: Schema.String, role: Schema.Literal("owner", "member"), createdAt: Schema.Number });
 
   table.add(
-    { method: "get", path: "/api/projects/:p/members", operationId: "members.list", summary: "The owner and members of a project", tag: "members", access: "project", responses: { 200: { description: "Members", schema: Schema.Struct({ members: Schema.Array(MemberView) }) } } },
+    { method: "get", path: "/api/projects/:p/members", operationId: "members.list", summary: "The owner and members of a project", tag: "members", access: "project", responses: { 200: { description: "Members", schema: MemberList } } },
     ({ grant }) => {
       const owner = { userId: grant.project.ownerUserId, role: "owner" as const, createdAt: grant.project.createdAt };
       return json({ members: [owner, ...stores.projects.members(grant.project.projectId).map((m) => ({ userId: m.userId, role: "member" as const, createdAt: m.createdAt }))] });

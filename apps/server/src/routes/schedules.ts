@@ -17,6 +17,7 @@ import type { RouteTable } from "../http/route-table.js";
 import type { ServerContext } from "../server-context.js";
 import { writeTextAtomic } from "../services/files.js";
 import { checkScheduleText } from "../services/schedule-check.js";
+import { ScheduleFile, ScheduleList } from "../contract/index.js";
 
 const Name = Matching(/^[A-Za-z0-9_-]{1,64}$/, "must be 1–64 letters, digits, _ or -");
 const DefinitionText = Capped(256 * 1024);
@@ -25,12 +26,12 @@ export function scheduleRoutes(table: RouteTable, ctx: ServerContext): void {
   const fileOf = (dir: string, name: string) => join(dir, `${name}.toml`);
 
   table.add(
-    { method: "get", path: "/api/projects/:p/agents/:a/schedules", operationId: "schedules.list", summary: "Scheduled tasks (definitions)", tag: "schedules", access: "agent", responses: { 200: { description: "{schedules: [{name, enabled, period, valid, invalidReason, lastFiredAt, nextAt, missed, lastError}], running: true}" } } },
+    { method: "get", path: "/api/projects/:p/agents/:a/schedules", operationId: "schedules.list", summary: "Scheduled tasks (definitions)", tag: "schedules", access: "agent", responses: { 200: { description: "{schedules: [{name, enabled, period, valid, invalidReason, lastFiredAt, nextAt, missed, lastError}], running: true}", schema: ScheduleList } } },
     async ({ grant }) => json({ schedules: await ctx.scheduler.status(grant.project.projectId, grant.agent.agentId), running: true }),
   );
 
   table.add(
-    { method: "post", path: "/api/projects/:p/agents/:a/schedules", operationId: "schedules.create", summary: "Create a schedule file", tag: "schedules", access: "agent", need: "owner", body: Schema.Struct({ name: Name, text: DefinitionText }), responses: { 201: { description: "Created" }, 409: { description: "The name is taken" } } },
+    { method: "post", path: "/api/projects/:p/agents/:a/schedules", operationId: "schedules.create", summary: "Create a schedule file", tag: "schedules", access: "agent", need: "owner", body: Schema.Struct({ name: Name, text: DefinitionText }), responses: { 201: { description: "Created", schema: ScheduleFile }, 409: { description: "The name is taken" } } },
     ({ grant, body }) => {
       const file = fileOf(grant.agent.scheduleDir, body.name);
       if (existsSync(file)) throw conflict("already_exists", `schedule ${body.name} already exists`);
@@ -42,7 +43,7 @@ export function scheduleRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "get", path: "/api/projects/:p/agents/:a/schedules/:name", operationId: "schedules.get", summary: "One schedule file", tag: "schedules", access: "agent", params: Schema.Struct({ name: Name }), responses: { 200: { description: "{name, text}" } } },
+    { method: "get", path: "/api/projects/:p/agents/:a/schedules/:name", operationId: "schedules.get", summary: "One schedule file", tag: "schedules", access: "agent", params: Schema.Struct({ name: Name }), responses: { 200: { description: "{name, text}", schema: ScheduleFile } } },
     ({ grant, params }) => {
       try {
         return json({ name: params.name, text: readFileSync(fileOf(grant.agent.scheduleDir, params.name), "utf8") });
@@ -53,7 +54,7 @@ export function scheduleRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "put", path: "/api/projects/:p/agents/:a/schedules/:name", operationId: "schedules.update", summary: "Replace a schedule file", tag: "schedules", access: "agent", need: "owner", params: Schema.Struct({ name: Name }), body: Schema.Struct({ text: DefinitionText }), responses: { 200: { description: "{name, text}" } } },
+    { method: "put", path: "/api/projects/:p/agents/:a/schedules/:name", operationId: "schedules.update", summary: "Replace a schedule file", tag: "schedules", access: "agent", need: "owner", params: Schema.Struct({ name: Name }), body: Schema.Struct({ text: DefinitionText }), responses: { 200: { description: "{name, text}", schema: ScheduleFile } } },
     ({ grant, params, body }) => {
       const file = fileOf(grant.agent.scheduleDir, params.name);
       if (!existsSync(file)) throw notFound(`schedule ${params.name}`);

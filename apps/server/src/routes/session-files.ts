@@ -28,6 +28,7 @@ import { listDir, readFileBytes, readFileContent } from "../services/files.js";
 import { previewOrigin } from "../services/preview-tokens.js";
 import { rawFileResponse } from "../services/raw-file.js";
 import { isSecretName, refuseSecret } from "../services/workspace-roots.js";
+import { FileContent, FileWritten, PathStats, PreviewUrl, WorkspaceListing } from "../contract/index.js";
 
 const MAX_JSON_READ = 2 * 1024 * 1024;
 const MAX_RAW = 200 * 1024 * 1024;
@@ -49,7 +50,7 @@ export function sessionFileRoutes(table: RouteTable, ctx: ServerContext): void {
   };
 
   table.add(
-    { method: "get", path: "/api/sessions/:id/files", operationId: "files.list", summary: "One folder of the workspace", tag: "files", access: "session", query: Schema.Struct({ path: WithDefault(Schema.String, "") }), responses: { 200: { description: "{path, entries}" } } },
+    { method: "get", path: "/api/sessions/:id/files", operationId: "files.list", summary: "One folder of the workspace", tag: "files", access: "session", query: Schema.Struct({ path: WithDefault(Schema.String, "") }), responses: { 200: { description: "{path, entries}", schema: WorkspaceListing } } },
     ({ grant, query }) => {
       const dir = query.path === "" ? resolveInside(workspaceOf(grant), ".") : existing(grant, query.path);
       if (!lstatSync(dir).isDirectory()) throw new ApiError(400, "invalid_path", "the path is not a folder", { field: "path" });
@@ -66,7 +67,7 @@ export function sessionFileRoutes(table: RouteTable, ctx: ServerContext): void {
       tag: "files",
       access: "session",
       query: Schema.Struct({ path: Text(1), preview: Flag, download: Flag }),
-      responses: { 200: { description: "{path, size, encoding, content, truncated}, or the raw bytes" } },
+      responses: { 200: { description: "{path, size, encoding, content, truncated}, or the raw bytes", schema: FileContent } },
     },
     ({ grant, query }) => {
       const file = existing(grant, query.path);
@@ -88,7 +89,7 @@ export function sessionFileRoutes(table: RouteTable, ctx: ServerContext): void {
       tag: "files",
       access: "session",
       query: Schema.Struct({ path: Text(1), format: Schema.optional(Schema.Literal("json")) }),
-      responses: { 302: { description: "Location: the preview URL" }, 200: { description: "{url} with format=json" } },
+      responses: { 302: { description: "Location: the preview URL" }, 200: { description: "{url} with format=json", schema: PreviewUrl } },
     },
     ({ grant, query, c }) => {
       const file = existing(grant, query.path);
@@ -111,7 +112,7 @@ export function sessionFileRoutes(table: RouteTable, ctx: ServerContext): void {
       tag: "files",
       access: "session",
       body: Schema.Struct({ paths: Schema.Array(Text(1)).pipe(Schema.minItems(1), Schema.maxItems(500)) }),
-      responses: { 200: { description: "{stats: [{path, exists, type?, size?, mtimeMs?, error?}]}" } },
+      responses: { 200: { description: "{stats: [{path, exists, type?, size?, mtimeMs?, error?}]}", schema: PathStats } },
     },
     ({ grant, body }) => {
       workspaceOf(grant);
@@ -139,7 +140,7 @@ export function sessionFileRoutes(table: RouteTable, ctx: ServerContext): void {
       need: "control",
       body: Schema.Struct({ path: Text(1), dataBase64: Schema.String }),
       maxBodyBytes: Math.ceil(MAX_WRITE * 1.4) + 4096,
-      responses: { 200: { description: "{path, size}" } },
+      responses: { 200: { description: "{path, size}", schema: FileWritten } },
     },
     ({ grant, body }) => {
       const data = Buffer.from(body.dataBase64, "base64");

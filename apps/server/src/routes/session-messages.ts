@@ -33,6 +33,7 @@ import type { RouteTable } from "../http/route-table.js";
 import type { ServerContext } from "../server-context.js";
 import { parsePosition, prepareTraceCut, readHistory } from "../services/history.js";
 import { formatStreamId } from "../runtime/stream-ids.js";
+import { SessionHistory } from "../contract/index.js";
 
 const Query = Schema.Struct({
   tailLimit: Schema.optional(IntFromText(1, 5000)),
@@ -50,7 +51,7 @@ export function sessionMessageRoutes(table: RouteTable, ctx: ServerContext): voi
       tag: "sessions",
       access: "session",
       query: Query,
-      responses: { 200: { description: "{messages, tracePosition, hasMore, state, cursor, pendingApprovals, live?}" } },
+      responses: { 200: { description: "{messages, tracePosition, hasMore, state, cursor, pendingApprovals, live?}", schema: SessionHistory } },
     },
     async ({ grant, query }) => {
       const before = query.before === undefined ? undefined : parsePosition(query.before);

@@ -16,6 +16,7 @@ import { TaskInputItemSchema } from "../runtime/task-input.js";
 import { SessionRuntime } from "../runtime/server-runtime.js";
 import type { SessionManager } from "../runtime/session-manager.js";
 import type { ServerContext } from "../server-context.js";
+import { AbortAnswer, CompactStarted, GoalAnswer, RecalledFollowUp, RetryNowAnswer, SteeringNote, TaskAccepted } from "../contract/index.js";
 
 const Budget = Schema.Union(Schema.Number, Schema.String).pipe(
   Schema.filter((b) => parseBudget(b) !== undefined, { message: () => "must be a token count such as 500k, 2m or 120000, or -1 for no limit" }),
@@ -50,7 +51,7 @@ export function sessionTaskRoutes(table: RouteTable, ctx: ServerContext): void {
       need: "control",
       body: TaskBody,
       maxBodyBytes: MAX_TASK_BODY,
-      responses: { 202: { description: "{status: started} or {status: queued, followUpId}" }, 409: { description: "task_in_progress or compacting" } },
+      responses: { 202: { description: "{status: started} or {status: queued, followUpId}", schema: TaskAccepted }, 409: { description: "task_in_progress or compacting" } },
     },
     async ({ grant, body }) => {
       const budget = body.goal === undefined ? undefined : parseBudget(body.goal.budget);
@@ -76,13 +77,13 @@ export function sessionTaskRoutes(table: RouteTable, ctx: ServerContext): void {
       access: "session",
       need: "control",
       params: Schema.Struct({ followUpId: Text(1, 64) }),
-      responses: { 200: { description: "{input}" } },
+      responses: { 200: { description: "{input}", schema: RecalledFollowUp } },
     },
     async ({ grant, params }) => json({ input: await withSessions((sessions) => sessions.recallFollowUp(grant.session, params.followUpId)) }),
   );
 
   table.add(
-    { method: "post", path: "/api/sessions/:id/steer", operationId: "sessions.steer", summary: "Steer the running task; the id recalls it until delivered", tag: "sessions", access: "session", need: "control", body: Schema.Struct({ text: Text(1, 100_000) }), responses: { 202: { description: "{id, text}" }, 409: { description: "not_running" } } },
+    { method: "post", path: "/api/sessions/:id/steer", operationId: "sessions.steer", summary: "Steer the running task; the id recalls it until delivered", tag: "sessions", access: "session", need: "control", body: Schema.Struct({ text: Text(1, 100_000) }), responses: { 202: { description: "{id, text}", schema: SteeringNote }, 409: { description: "not_running" } } },
     async ({ grant, body }) => json(await withSessions((sessions) => sessions.steer(grant.session, body.text)), 202),
   );
 
@@ -96,13 +97,13 @@ export function sessionTaskRoutes(table: RouteTable, ctx: ServerContext): void {
       access: "session",
       need: "control",
       params: Schema.Struct({ steerId: Text(1, 64) }),
-      responses: { 200: { description: "{id, text}" }, 409: { description: "already_delivered" } },
+      responses: { 200: { description: "{id, text}", schema: SteeringNote }, 409: { description: "already_delivered" } },
     },
     async ({ grant, params }) => json(await withSessions((sessions) => sessions.recallSteering(grant.session, params.steerId))),
   );
 
   table.add(
-    { method: "post", path: "/api/sessions/:id/abort", operationId: "sessions.abort", summary: "Abort the running task", tag: "sessions", access: "session", need: "control", responses: { 202: { description: "{aborted: true, recalled}" }, 204: { description: "Nothing was running" } } },
+    { method: "post", path: "/api/sessions/:id/abort", operationId: "sessions.abort", summary: "Abort the running task", tag: "sessions", access: "session", need: "control", responses: { 202: { description: "{aborted: true, recalled}", schema: AbortAnswer }, 204: { description: "Nothing was running" } } },
     async ({ grant }) => {
       const result = await withSessions((sessions) => sessions.abort(grant.session));
       return result === undefined ? noContent() : json({ aborted: true, recalled: result.recalled }, 202);
@@ -129,12 +130,12 @@ export function sessionTaskRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "post", path: "/api/sessions/:id/retry-now", operationId: "sessions.retryNow", summary: "End a reconnect wait now", tag: "sessions", access: "session", need: "control", responses: { 200: { description: "{skipped}" } } },
+    { method: "post", path: "/api/sessions/:id/retry-now", operationId: "sessions.retryNow", summary: "End a reconnect wait now", tag: "sessions", access: "session", need: "control", responses: { 200: { description: "{skipped}", schema: RetryNowAnswer } } },
     async ({ grant }) => json({ skipped: await withSessions((sessions) => sessions.retryNow(grant.session)) }),
   );
 
   table.add(
-    { method: "post", path: "/api/sessions/:id/compact", operationId: "sessions.compact", summary: "Compact the context now", tag: "sessions", access: "session", need: "control", responses: { 202: { description: "Started" }, 409: { description: "task_in_progress, compacting, nothing_to_compact or already_compacted" } } },
+    { method: "post", path: "/api/sessions/:id/compact", operationId: "sessions.compact", summary: "Compact the context now", tag: "sessions", access: "session", need: "control", responses: { 202: { description: "Started", schema: CompactStarted }, 409: { description: "task_in_progress, compacting, nothing_to_compact or already_compacted" } } },
     async ({ grant }) => {
       await withSessions((sessions) => sessions.compact(grant.session));
       return json({ status: "started" }, 202);
@@ -142,7 +143,7 @@ export function sessionTaskRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "get", path: "/api/sessions/:id/goal", operationId: "sessions.goal", summary: "The session's latest goal: objective, status, budget, used, rounds", tag: "sessions", access: "session", responses: { 200: { description: "{goal}" }, 404: { description: "The session never ran a goal" } } },
+    { method: "get", path: "/api/sessions/:id/goal", operationId: "sessions.goal", summary: "The session's latest goal: objective, status, budget, used, rounds", tag: "sessions", access: "session", responses: { 200: { description: "{goal}", schema: GoalAnswer }, 404: { description: "The session never ran a goal" } } },
     ({ grant }) => {
       const goal = ctx.stores.goals.latest(grant.session.sessionId);
       if (goal === undefined) throw notFound("a goal of this session");

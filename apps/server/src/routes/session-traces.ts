@@ -18,6 +18,7 @@ import { rawFileResponse } from "../services/raw-file.js";
 import { refuseSecret } from "../services/workspace-roots.js";
 import { analyzeSessionWithTimeline } from "../services/trace-analysis.js";
 import { traceFilesOf, traceLines, wholeRecord } from "../services/trace-view.js";
+import { SessionTraceFiles, TraceAnalysis, TraceFilePage, TraceRecord } from "../contract/index.js";
 
 const Paging = Schema.Struct({ offset: WithDefault(IntFromText(0), 0), limit: WithDefault(IntFromText(1, 5000), 500) });
 /** A trace file page: whole envelopes, or (`view=outline`) what time travel lists each event by. */
@@ -28,12 +29,12 @@ const RecordPosition = Schema.String.pipe(Schema.pattern(/^\d{3}:\d{6}$/, { mess
 
 export function sessionTraceRoutes(table: RouteTable, ctx: ServerContext): void {
   table.add(
-    { method: "get", path: "/api/sessions/:id/traces", operationId: "sessionTraces.list", summary: "The session's trace files", tag: "traces", access: "session", responses: { 200: { description: "{files: [{index, size}]}" } } },
+    { method: "get", path: "/api/sessions/:id/traces", operationId: "sessionTraces.list", summary: "The session's trace files", tag: "traces", access: "session", responses: { 200: { description: "{files: [{index, size}]}", schema: SessionTraceFiles } } },
     ({ grant }) => json({ files: traceFilesOf(grant.agent, grant.session.sessionId).map(({ index, size }) => ({ index, size })) }),
   );
 
   table.add(
-    { method: "get", path: "/api/sessions/:id/traces/:idx", operationId: "sessionTraces.file", summary: "One trace file as numbered envelopes", tag: "traces", access: "session", params: Schema.Struct({ idx: IntFromText(1) }), query: FilePaging, responses: { 200: { description: "{lines, total, nextOffset}; with view=outline each message is {type, payload: {type, role?, name?}}" } } },
+    { method: "get", path: "/api/sessions/:id/traces/:idx", operationId: "sessionTraces.file", summary: "One trace file as numbered envelopes", tag: "traces", access: "session", params: Schema.Struct({ idx: IntFromText(1) }), query: FilePaging, responses: { 200: { description: "{lines, total, nextOffset}; with view=outline each message is {type, payload: {type, role?, name?}}", schema: TraceFilePage } } },
     async ({ grant, params, query }) => json({ index: params.idx, ...(await traceLines(ctx.traceRecords, grant.agent, grant.session.sessionId, params.idx, query.offset, query.limit, query.view)) }),
   );
 
@@ -46,7 +47,7 @@ export function sessionTraceRoutes(table: RouteTable, ctx: ServerContext): void 
       tag: "traces",
       access: "session",
       params: Schema.Struct({ at: RecordPosition }),
-      responses: { 200: { description: "The envelope's JSON, streamed" }, 404: { description: "No record at that position" } },
+      responses: { 200: { description: "The envelope's JSON, streamed", schema: TraceRecord }, 404: { description: "No record at that position" } },
     },
     async ({ grant, params }) => {
       const [file, line] = params.at.split(":").map(Number) as [number, number];
@@ -56,7 +57,7 @@ export function sessionTraceRoutes(table: RouteTable, ctx: ServerContext): void 
   );
 
   table.add(
-    { method: "get", path: "/api/sessions/:id/analysis", operationId: "sessionTraces.analysis", summary: "Per-request context, cache, output, duration and retries; tasks; compactions", tag: "traces", access: "session", responses: { 200: { description: "{model, status, totals, tasks, compactions, requests}" } } },
+    { method: "get", path: "/api/sessions/:id/analysis", operationId: "sessionTraces.analysis", summary: "Per-request context, cache, output, duration and retries; tasks; compactions", tag: "traces", access: "session", responses: { 200: { description: "{model, status, totals, tasks, compactions, requests}", schema: TraceAnalysis } } },
     async ({ grant }) => json(await analyzeSessionWithTimeline(ctx.projections, grant.agent, grant.session.sessionId)),
   );
 
@@ -70,7 +71,7 @@ export function sessionTraceRoutes(table: RouteTable, ctx: ServerContext): void 
       access: "session",
       params: Schema.Struct({ file: Text(1) }),
       query: Schema.Struct({ download: Schema.optional(Schema.Literal("1", "true", "")) }),
-      responses: { 200: { description: "The bytes" } },
+      responses: { 200: { description: "The bytes", contentType: "application/octet-stream" } },
     },
     ({ grant, params, query }) => {
       refuseSecret(params.file);

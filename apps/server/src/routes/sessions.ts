@@ -37,6 +37,7 @@ import { sessionTraceInfo } from "../services/session-trace-info.js";
 import { prepareTraceCut } from "../services/history.js";
 import { sessionView } from "../services/session-view.js";
 import { refuseMissingRecord, traceFilesOf } from "../services/trace-view.js";
+import { SessionDetail, SessionList, SessionStateAnswer, SessionView } from "../contract/index.js";
 
 const CreateBody = Schema.Struct({
   provider: Schema.optional(Text(1)),
@@ -76,7 +77,7 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
   };
 
   table.add(
-    { method: "get", path: "/api/projects/:p/agents/:a/sessions", operationId: "sessions.list", summary: "Sessions of an agent, most recent first", tag: "sessions", access: "agent", query: ListQuery, responses: { 200: { description: "{sessions}" } } },
+    { method: "get", path: "/api/projects/:p/agents/:a/sessions", operationId: "sessions.list", summary: "Sessions of an agent, most recent first", tag: "sessions", access: "agent", query: ListQuery, responses: { 200: { description: "{sessions}", schema: SessionList } } },
     async ({ grant, query }) => {
       const listed = await listAgentSessions(ctx, grant.agent, query.category, query.limit, query.offset);
       return json({ sessions: listed.map(({ row, info }) => sessionView(row, sessions.peek(row.sessionId), info)) });
@@ -84,7 +85,7 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "post", path: "/api/projects/:p/agents/:a/sessions", operationId: "sessions.create", summary: "Create a session", tag: "sessions", access: "agent", body: CreateBody, responses: { 201: { description: "The session ({id, …})" } } },
+    { method: "post", path: "/api/projects/:p/agents/:a/sessions", operationId: "sessions.create", summary: "Create a session", tag: "sessions", access: "agent", body: CreateBody, responses: { 201: { description: "The session ({id, …})", schema: SessionView } } },
     async ({ grant, body, user }) => {
       if (body.sandboxNetwork === true) requireNetworkGrant(grant.role);
       const workspace = body.workspace ?? readProjectConfig(grant.paths.projectConfig).default_chat?.workspace;
@@ -106,7 +107,7 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "get", path: "/api/sessions/:id", operationId: "sessions.get", summary: "One session", tag: "sessions", access: "session", responses: { 200: { description: "The session, with tracePath, traceFiles, usage, how its commands run (sandbox) and what the caller may change (permissions)" } } },
+    { method: "get", path: "/api/sessions/:id", operationId: "sessions.get", summary: "One session", tag: "sessions", access: "session", responses: { 200: { description: "The session, with tracePath, traceFiles, usage, how its commands run (sandbox) and what the caller may change (permissions)", schema: SessionDetail } } },
     async ({ grant, user }) => {
       const id = grant.session.sessionId;
       const hub = sessions.peek(id);
@@ -125,7 +126,7 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "patch", path: "/api/sessions/:id", operationId: "sessions.update", summary: "Change approval mode, thinking level, title, archived flag or network allowance", tag: "sessions", access: "session", need: "control", body: PatchBody, responses: { 200: { description: "The session" } } },
+    { method: "patch", path: "/api/sessions/:id", operationId: "sessions.update", summary: "Change approval mode, thinking level, title, archived flag or network allowance", tag: "sessions", access: "session", need: "control", body: PatchBody, responses: { 200: { description: "The session", schema: SessionView } } },
     async ({ grant, body }) => {
       const id = grant.session.sessionId;
       // The caller controls the session (the route's need); allowing the network also needs an owner.
@@ -184,7 +185,7 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
         position: Schema.optional(Schema.Struct({ fileIndex: PositiveInt, line: PositiveInt })),
         at: Schema.optional(Schema.Union(PositiveInt, EventPosition)),
       }),
-      responses: { 201: { description: "The new session" }, 400: { description: "both position and at" }, 409: { description: "task_in_progress, compacting or cannot_fork" } },
+      responses: { 201: { description: "The new session", schema: SessionView }, 400: { description: "both position and at" }, 409: { description: "task_in_progress, compacting or cannot_fork" } },
     },
     async ({ grant, body, user }) => {
       if (body.position !== undefined && body.at !== undefined) throw badRequest("give either position (a task's answer) or at (any event), not both", "at");
@@ -212,7 +213,7 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
       tag: "sessions",
       access: "session",
       query: Schema.Struct({ at: Schema.optional(Schema.Union(EventPosition, IntFromText(1))) }),
-      responses: { 200: { description: "What `penguin inspect --at` prints, as JSON" }, 400: { description: "an event the session does not have" } },
+      responses: { 200: { description: "What `penguin inspect --at` prints, as JSON", schema: SessionStateAnswer }, 400: { description: "an event the session does not have" } },
     },
     async ({ grant, query }) => {
       const agent = await sessions.agent(grant.session.projectId, grant.session.agentId);

@@ -16,6 +16,7 @@ import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import type { ServerContext } from "../server-context.js";
 import { importSnapshot, saveSnapshot, SNAPSHOT_IMPORT_MAX, snapshotName, stateVersion } from "../services/snapshots.js";
+import { SnapshotImported, SnapshotList } from "../contract/index.js";
 
 export function snapshotRoutes(table: RouteTable, ctx: ServerContext): void {
   table.add(
@@ -30,7 +31,7 @@ export function snapshotRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "get", path: "/api/projects/:p/agents/:a/snapshots", operationId: "snapshots.list", summary: "Saved snapshots and the current version", tag: "snapshots", access: "agent", responses: { 200: { description: "{version, snapshots: [{name, size, mtimeMs}]}" } } },
+    { method: "get", path: "/api/projects/:p/agents/:a/snapshots", operationId: "snapshots.list", summary: "Saved snapshots and the current version", tag: "snapshots", access: "agent", responses: { 200: { description: "{version, snapshots: [{name, size, mtimeMs}]}", schema: SnapshotList } } },
     ({ grant }) => {
       let names: string[] = [];
       try {
@@ -59,7 +60,7 @@ export function snapshotRoutes(table: RouteTable, ctx: ServerContext): void {
       need: "owner",
       body: Schema.Struct({ dataBase64: Text(1), confirm: Schema.optional(Schema.Boolean) }),
       maxBodyBytes: Math.ceil(SNAPSHOT_IMPORT_MAX * 1.4) + 4096,
-      responses: { 200: { description: "{version, previousVersion, snapshot}" }, 409: { description: "confirm_required, or task_in_progress while a session of the agent runs" } },
+      responses: { 200: { description: "{version, previousVersion, snapshot}", schema: SnapshotImported }, 409: { description: "confirm_required, or task_in_progress while a session of the agent runs" } },
     },
     async ({ grant, body }) => {
       if (ctx.sessions.anyBusy(grant.project.projectId, grant.agent.agentId)) throw conflict("task_in_progress", "a session of this agent is running; wait for it or stop it before importing");

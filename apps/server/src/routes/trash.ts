@@ -17,6 +17,7 @@ import type { ServerContext } from "../server-context.js";
 import { readSessionMeta } from "../services/trace-files.js";
 import { sessionTraceInfo } from "../services/session-trace-info.js";
 import { sessionView } from "../services/session-view.js";
+import { SessionView, TrashList, TrashPurged } from "../contract/index.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -47,7 +48,7 @@ export function trashRoutes(table: RouteTable, ctx: ServerContext): void {
   };
 
   table.add(
-    { method: "get", path: "/api/projects/:p/trash", operationId: "trash.list", summary: "The project's deleted sessions, most recently deleted first", tag: "sessions", access: "project", need: "owner", responses: { 200: { description: "{sessions: [{id, sessionId, agentId, title, deletedAt, deletedBy, traceFiles}]}" } } },
+    { method: "get", path: "/api/projects/:p/trash", operationId: "trash.list", summary: "The project's deleted sessions, most recently deleted first", tag: "sessions", access: "project", need: "owner", responses: { 200: { description: "{sessions: [{id, sessionId, agentId, title, deletedAt, deletedBy, traceFiles}]}", schema: TrashList } } },
     ({ grant }) => json({ sessions: listTrash(ctx.root, grant.project.projectId).map(entryView) }),
   );
 
@@ -61,7 +62,7 @@ export function trashRoutes(table: RouteTable, ctx: ServerContext): void {
       access: "project",
       need: "owner",
       params: Schema.Struct({ entry: Schema.String }),
-      responses: { 200: { description: "The restored session" }, 409: { description: "already_exists: the session exists again; session_unavailable: its agent is gone" } },
+      responses: { 200: { description: "The restored session", schema: SessionView }, 409: { description: "already_exists: the session exists again; session_unavailable: its agent is gone" } },
     },
     async ({ grant, params }) => {
       const entry = findTrashEntry(ctx.root, grant.project.projectId, params.entry);
@@ -97,7 +98,7 @@ export function trashRoutes(table: RouteTable, ctx: ServerContext): void {
       tag: "admin",
       access: "admin",
       query: Schema.Struct({ olderThanDays: Schema.optional(IntFromText(0, 36500)) }),
-      responses: { 200: { description: "{purged: [{id, projectId, agentId, deletedAt}], kept}" } },
+      responses: { 200: { description: "{purged: [{id, projectId, agentId, deletedAt}], kept}", schema: TrashPurged } },
     },
     ({ query }) => json(purgeTrash(ctx.root, { now: ctx.now(), ...(query.olderThanDays === undefined ? {} : { olderThanMs: query.olderThanDays * DAY_MS }) })),
   );

@@ -12,6 +12,7 @@ import type { RouteTable } from "../http/route-table.js";
 import { AgentId, IntFromText, Matching, Text, WithDefault } from "../http/schemas.js";
 import type { ServerContext } from "../server-context.js";
 import { queryUsage } from "../services/usage-query.js";
+import { UsageErrors, UsageReport } from "../contract/index.js";
 
 const DateText = Matching(/^\d{4}-\d{2}-\d{2}$/, "must be YYYY-MM-DD");
 
@@ -46,7 +47,7 @@ export function usageRoutes(table: RouteTable, ctx: ServerContext): void {
   };
 
   table.add(
-    { method: "get", path: "/api/projects/:p/usage", operationId: "usage.get", summary: "Token usage and cost, grouped", tag: "usage", access: "project", query: UsageQuery, responses: { 200: { description: "{groupBy, granularity, rows, totals}" } } },
+    { method: "get", path: "/api/projects/:p/usage", operationId: "usage.get", summary: "Token usage and cost, grouped", tag: "usage", access: "project", query: UsageQuery, responses: { 200: { description: "{groupBy, granularity, rows, totals}", schema: UsageReport } } },
     async ({ grant, query }) => {
       const config = readProjectConfig(grant.paths.projectConfig);
       return json(await queryUsage(ctx.stores.usage, config, filterOf(grant.project.projectId, query), query.groupBy, query.granularity));
@@ -54,7 +55,7 @@ export function usageRoutes(table: RouteTable, ctx: ServerContext): void {
   );
 
   table.add(
-    { method: "get", path: "/api/projects/:p/usage/errors", operationId: "usage.errors", summary: "Failed requests, newest first", tag: "usage", access: "project", query: ErrorsQuery, responses: { 200: { description: "{items, total}" } } },
+    { method: "get", path: "/api/projects/:p/usage/errors", operationId: "usage.errors", summary: "Failed requests, newest first", tag: "usage", access: "project", query: ErrorsQuery, responses: { 200: { description: "{items, total}", schema: UsageErrors } } },
     async ({ grant, query }) => json(await ctx.stores.usage.errors(filterOf(grant.project.projectId, query), query.limit, query.offset)),
   );
 }

@@ -13,8 +13,9 @@ import type { RouteTable } from "../http/route-table.js";
 import type { ServerContext } from "../server-context.js";
 import { insertPlaceholder } from "../services/agent-config-file.js";
 import { maskKey } from "../services/model-table.js";
+import { SystemConfigText } from "../contract/index.js";
+import { VaultView } from "../contract/index.js";
 
-const VaultView = Schema.Struct({ entries: Schema.Array(Schema.Struct({ name: Schema.String, value: Schema.NullOr(Schema.String) })) });
 
 export function vaultRoutes(table: RouteTable, ctx: ServerContext): void {
   const view = (values: Record<string, string>) => ({ entries: Object.keys(values).sort().map((name) => ({ name, value: maskKey(values[name]) ?? "" })) });
@@ -60,7 +61,7 @@ export function vaultRoutes(table: RouteTable, ctx: ServerContext): void {
       tag: "vault",
       access: "agent",
       need: "owner",
-      responses: { 200: { description: "{systemConfig}" }, 409: { description: "placeholder_present" } },
+      responses: { 200: { description: "{systemConfig}", schema: SystemConfigText }, 409: { description: "placeholder_present" } },
     },
     async ({ grant }) => json({ systemConfig: await insertPlaceholder(grant.agent, "{{VAULT}}") }),
   );

@@ -1,0 +1,44 @@
+/** A session's workspace files, its trash and its preview links, as the API answers them. */
+import { Schema } from "effect";
+
+export const WorkspaceEntry = Schema.Struct({ name: Schema.String, type: Schema.Literal("file", "dir", "symlink", "other"), size: Schema.Number, mtimeMs: Schema.Number });
+export const WorkspaceListing = Schema.Struct({ path: Schema.String, entries: Schema.Array(WorkspaceEntry) });
+export const PreviewUrl = Schema.Struct({ url: Schema.String });
+export const PathStats = Schema.Struct({
+  stats: Schema.Array(
+    Schema.Struct({
+      path: Schema.String,
+      exists: Schema.Boolean,
+      type: Schema.optional(Schema.Literal("dir", "file", "other")),
+      size: Schema.optional(Schema.Number),
+      mtimeMs: Schema.optional(Schema.Number),
+      error: Schema.optional(Schema.String),
+    }),
+  ),
+});
+export const FileWritten = Schema.Struct({ path: Schema.String, size: Schema.Number });
+
+export const TrashEntryView = Schema.Struct({
+  id: Schema.String,
+  sessionId: Schema.String,
+  agentId: Schema.String,
+  title: Schema.NullOr(Schema.String),
+  deletedAt: Schema.Number,
+  deletedBy: Schema.NullOr(Schema.String),
+  traceFiles: Schema.Number,
+});
+export const TrashList = Schema.Struct({ sessions: Schema.Array(TrashEntryView) });
+export const TrashPurged = Schema.Struct({
+  purged: Schema.Array(Schema.Struct({ id: Schema.String, projectId: Schema.String, agentId: Schema.String, deletedAt: Schema.Number })),
+  kept: Schema.Number,
+});
+
+/** The decoded types, for code that reads these answers (the web app imports them as types). */
+export type WorkspaceEntry = typeof WorkspaceEntry.Type;
+export type WorkspaceListing = typeof WorkspaceListing.Type;
+export type PreviewUrl = typeof PreviewUrl.Type;
+export type PathStats = typeof PathStats.Type;
+export type FileWritten = typeof FileWritten.Type;
+export type TrashEntryView = typeof TrashEntryView.Type;
+export type TrashList = typeof TrashList.Type;
+export type TrashPurged = typeof TrashPurged.Type;
