@@ -2,7 +2,7 @@
 // server inside the same bwrap sandbox as its commands, so the scripted model's call of the
 // server's read_file on the project config by its absolute path fails and the API key reaches
 // neither the output nor the trace, and its write next to the workspace fails too. Without
-// `--sandbox` the CLI starts the server on the host as before (no admin list in the CLI): the
+// `--no-sandbox` the CLI starts the server on the host as before (no admin list in the CLI): the
 // same calls read the key and write outside, which shows the sandboxed checks can fail. The
 // server is core's dependency-free fixture (packages/core/test/mcp/fixtures/fs-server.mjs).
 // Where bwrap cannot run here, the sandboxed case is skipped and its name says why.
@@ -61,8 +61,8 @@ describe("stdio MCP servers of a CLI session", { timeout: 120_000 }, () => {
     expect(r.escaped).toBe("");
   });
 
-  it("run on the host without it, as before: the same calls read the key and write outside", async () => {
-    const r = await attempt([]);
+  it("with --no-sandbox, run on the host: the same calls read the key and write outside", async () => {
+    const r = await attempt(["--no-sandbox"]);
     expect(r.code, r.all).toBe(0);
     expect(r.trace).toContain(KEY);
     expect(r.escaped).toBe("out");
