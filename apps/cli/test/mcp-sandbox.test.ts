@@ -1,7 +1,7 @@
 // Stdio MCP servers in the CLI: `penguin run --sandbox` starts the agent's stdio MCP
 // server inside the same bwrap sandbox as its commands, so the scripted model's call of the
 // server's read_file on the project config by its absolute path fails and the API key reaches
-// neither the output nor the trace, and its write next to the workspace fails too. Without
+// neither the output nor the trace, and its write next to the workspace fails too. With
 // `--no-sandbox` the CLI starts the server on the host as before (no admin list in the CLI): the
 // same calls read the key and write outside, which shows the sandboxed checks can fail. The
 // server is core's dependency-free fixture (packages/core/test/mcp/fixtures/fs-server.mjs).
