@@ -60,6 +60,13 @@ describe("approvals decider", () => {
     expect(appended(state, [approvalDecision("allow", "c9")]).pendingApprovals).toEqual([]);
   });
 
+  it("the README's example: given an open question, when the host denies, then the decision and the call's output", async () => {
+    const core = await import("../../src/index.js");
+    const state = foldTrace([approvalRequested({ tool_call_id: "c1", name: "write_file" })]);
+    const events = core.decideApproval(state, { type: "answer", toolCallId: "c1", answer: "deny", at: "2026-01-02T03:04:05.000Z" });
+    expect(lines(events)).toEqual([{ event_msg: { type: "approval_decision", decision: "deny", tool_call_id: "c1" } }, output("c1", "Tool call denied by user.")]);
+  });
+
   it("the events carry the command's time, not the clock's", () => {
     const [event] = decideApproval(given(), { type: "propose", call: call("c1"), asker: "host", at: AT });
     expect(event!.timestamp).toBe(AT);
