@@ -21,7 +21,9 @@
  * The compaction reads the session's state (the last request's size, the turns, the usage)
  * from the live fold and changes it only by recording: `compaction_end` completed is what
  * closes the context in the fold (pending summary, turns and last request reset, carry-over
- * consumed). It clears the adapter's history and rotates the trace itself.
+ * consumed). It clears the adapter's history and rotates the trace itself. When it starts, and
+ * how each reply ends it, is the compaction decider's (deciders/compaction.ts): this program
+ * sends the requests, waits, and records what the decider returns.
  *
  * An Effect program (`Compaction` service, `CompactionLive`): the request is awaited through
  * `awaitEdge` (abort = the run fiber's interruption, bridged to the request's AbortSignal)
