@@ -8,6 +8,7 @@ import { abortEvent, approvalDecision, approvalRequested, settingsChanged, type 
 import { DENIED_BY_POLICY, DENIED_BY_USER, foldTrace } from "@penguin/trace";
 import { decideApproval, modeVerdict } from "../../src/deciders/approvals.js";
 import { approveForMode } from "../../src/approvals/modes.js";
+import * as core from "../../src/index.js";
 import { AT, appended, given, lines } from "./given.js";
 
 const call = (id: string, name = "exec_command"): ToolCallPayload => ({ type: "tool_call", role: "assistant", name, arguments: "{}", tool_call_id: id });
@@ -60,8 +61,7 @@ describe("approvals decider", () => {
     expect(appended(state, [approvalDecision("allow", "c9")]).pendingApprovals).toEqual([]);
   });
 
-  it("the README's example: given an open question, when the host denies, then the decision and the call's output", async () => {
-    const core = await import("../../src/index.js");
+  it("the README's example: given an open question, when the host denies, then the decision and the call's output", () => {
     const state = foldTrace([approvalRequested({ tool_call_id: "c1", name: "write_file" })]);
     const events = core.decideApproval(state, { type: "answer", toolCallId: "c1", answer: "deny", at: "2026-01-02T03:04:05.000Z" });
     expect(lines(events)).toEqual([{ event_msg: { type: "approval_decision", decision: "deny", tool_call_id: "c1" } }, output("c1", "Tool call denied by user.")]);
