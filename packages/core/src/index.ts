@@ -83,6 +83,9 @@ export { MAX_GOAL_ROUNDS, GoalFileError } from "./goal/goal-loop.js";
 export type { GoalRequest, GoalSession, RoundOptions } from "./goal/goal-loop.js";
 export { Goals, GoalsLive, makeGoals, engineGoalSession, engineRound, goalRequest } from "./goal/goals.js";
 export type { GoalsShape, RoundEngine } from "./goal/goals.js";
+// The engine's decisions as pure functions, `decide(state, command) → events` (README: "Deciders").
+export { decideApproval, modeVerdict, decideCompaction, decideSteering, decideGoal, wrapUpDue, decideResume } from "./deciders/index.js";
+export type { Decider, ApprovalCommand, CompactionCommand, SteeringCommand, GoalCommand, ResumeCommand, ModeVerdict } from "./deciders/index.js";
 export type { ReplayOptions, ReplayReport, ReplayToolsMode } from "./replay/replay-session.js";
 export { describeVerdict } from "./replay/replay-session.js";
 export type { Verdict } from "./replay/compare.js";

@@ -8,12 +8,13 @@
  *
  * Created by `Agent.createSession` / `Agent.resumeSession` (agent.ts); not constructed by hosts.
  */
-import { sessionArchived, sessionTitle, settingsChanged, userText, type OmniMessage, type SessionMetaPayload, type TokenCounts } from "@penguin/omnimessage";
+import { sessionArchived, sessionTitle, userText, type OmniMessage, type SessionMetaPayload, type TokenCounts } from "@penguin/omnimessage";
 import type { ModelEndpoint, Pricing, ThinkingLevel } from "@penguin/models";
 import { Effect, Exit, Layer, Scope, Stream } from "effect";
 import type { Compactability, ContextEngine } from "./engine/context-engine.js";
 import { clockFromSleep, type SleepFn } from "./engine/reconnect.js";
 import { runGoal } from "./goal/goal-loop.js";
+import { decideApproval } from "./deciders/approvals.js";
 import { engineGoalSession, goalRequest, Goals, makeGoals, type GoalsShape } from "./goal/goals.js";
 import type { ApproveFn, EnvironmentInterface, LLMInterface, ToolPermission } from "./interfaces.js";
 import { isCommitPoint, type AppendListener, type FileLines, type SessionLease, type SessionState, type TraceWriter } from "@penguin/trace";
@@ -143,9 +144,13 @@ export class Session {
    * session run with another mode records the change); the same mode again records nothing.
    */
   setApprovalMode(mode: string): void {
-    if (mode === this.#recordedApprovalMode) return;
+    // The given is the mode last recorded: a new session's opening settings are written (and
+    // folded) only with its first line, so the fold may not hold them yet.
+    const given = { pendingApprovals: [], settings: { approvalMode: this.#recordedApprovalMode } };
+    const events = decideApproval(given, { type: "set_mode", mode, at: new Date().toISOString() });
+    if (events.length === 0) return;
     this.#recordedApprovalMode = mode;
-    this.#writer.append(settingsChanged({ approval_mode: mode }));
+    for (const m of events) this.#writer.append(m);
   }
 
   /** Record a fact the host decided about this session (its title, its archive flag…). */

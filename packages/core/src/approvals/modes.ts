@@ -9,9 +9,11 @@
  *
  * `ask` is the host's interactive prompt (a CLI question, a web dialog). A throwing or
  * rejecting `ask` counts as `deny`, as the ApproveFn contract says. The command policy is
- * not applied here: the engine runs it before any ApproveFn, under every mode.
+ * not applied here: the engine runs it before any ApproveFn, under every mode. Which mode says
+ * what is `modeVerdict` (deciders/approvals.ts); this file only adds the prompt.
  */
 import type { ApprovalResult, ApproveFn, ToolPermission } from "../interfaces.js";
+import { modeVerdict } from "../deciders/approvals.js";
 
 export type ApprovalMode = "allow-all" | "deny-all" | "read-only" | "always-ask";
 
@@ -28,8 +30,11 @@ export interface ApproveForModeOptions {
   ask?: ApproveFn;
 }
 
+/** The mode as an ApproveFn: the mode's verdict (`modeVerdict`, the approvals decider's rule), `ask` when it says ask. */
 export function approveForMode(mode: ApprovalMode, options: ApproveForModeOptions): ApproveFn {
-  const askOrDeny: ApproveFn = async function askOrDeny(toolCall, ctx): Promise<ApprovalResult> {
+  return async function approveByMode(toolCall, ctx): Promise<ApprovalResult> {
+    const verdict = modeVerdict(mode, () => options.permissionOf(toolCall.name));
+    if (verdict !== "ask") return verdict;
     if (options.ask === undefined) return "deny";
     try {
       return await options.ask(toolCall, ctx);
@@ -37,20 +42,4 @@ export function approveForMode(mode: ApprovalMode, options: ApproveForModeOption
       return "deny";
     }
   };
-  switch (mode) {
-    case "allow-all":
-      return async function allowAll() {
-        return "allow";
-      };
-    case "deny-all":
-      return async function denyAll() {
-        return "deny";
-      };
-    case "read-only":
-      return async function readOnly(toolCall, ctx) {
-        return options.permissionOf(toolCall.name) === "r" ? "allow" : askOrDeny(toolCall, ctx);
-      };
-    case "always-ask":
-      return askOrDeny;
-  }
 }

@@ -21,15 +21,15 @@
  * The compaction reads the session's state (the last request's size, the turns, the usage)
  * from the live fold and changes it only by recording: `compaction_end` completed is what
  * closes the context in the fold (pending summary, turns and last request reset, carry-over
- * consumed). It clears the adapter's history and rotates the trace itself.
+ * consumed). It clears the adapter's history and rotates the trace itself. When it starts, and
+ * how each reply ends it, is the compaction decider's (deciders/compaction.ts): this program
+ * sends the requests, waits, and records what the decider returns.
  *
  * An Effect program (`Compaction` service, `CompactionLive`): the request is awaited through
  * `awaitEdge` (abort = the run fiber's interruption, bridged to the request's AbortSignal)
  * and retries follow the reconnect Schedule, waiting on the Clock.
  */
 import {
-  compactionBegin,
-  compactionEnd,
   isCompleteModel,
   requestBegin,
   requestEnd,
@@ -49,44 +49,24 @@ import type { TraceSink } from "./context-engine.js";
 import type { LiveFold } from "./session-fold.js";
 import { awaitEdge, isAborted } from "./abort.js";
 import { retryDecision } from "./reconnect.js";
-import { DISCARDED_NOTE, extractSummary, survivesCompaction } from "@penguin/trace";
+import { DISCARDED_NOTE, survivesCompaction } from "@penguin/trace";
+import {
+  compactionThreshold,
+  compactionTrigger,
+  decideCompaction,
+  DEFAULT_COMPACTION,
+  startedReason,
+  type CompactionCommand,
+  type CompactionSettings,
+  type TriggerFacts,
+} from "../deciders/compaction.js";
 
 // The rules the reducer shares with this module live in @penguin/trace (one copy of each).
 export { DISCARDED_NOTE, survivesCompaction };
 
-export interface CompactionSettings {
-  maxContextLength: number;
-  /** -1 disables the turns trigger. */
-  maxSessionTurns: number;
-  mode: CompactionMode;
-  prompt: string;
-}
-
-export const DEFAULT_COMPACTION: CompactionSettings = {
-  maxContextLength: 256000,
-  maxSessionTurns: -1,
-  mode: "summarize",
-  prompt: "Summarize the conversation so far for a fresh context. Answer inside [summary]…[/summary].",
-};
-
-const UNKNOWN_WINDOW = 128000;
-const WINDOW_MARGIN = 2048;
-const MAX_CONTENT_ATTEMPTS = 3;
-
-export function compactionThreshold(settings: CompactionSettings, window: number | "unknown"): number {
-  const w = window === "unknown" ? UNKNOWN_WINDOW : window;
-  return Math.min(settings.maxContextLength, w - WINDOW_MARGIN);
-}
-
-/** The facts the automatic triggers look at (a SessionState, or the engine's EngineState view). */
-export type TriggerFacts = Pick<SessionState, "lastRequest" | "turns">;
-
-/** The automatic trigger that applies now, if any. */
-export function compactionTrigger(settings: CompactionSettings, state: TriggerFacts, window: number | "unknown"): CompactionReason | undefined {
-  if (state.lastRequest !== undefined && state.lastRequest.total >= compactionThreshold(settings, window)) return "context";
-  if (settings.maxSessionTurns >= 1 && state.turns >= settings.maxSessionTurns) return "turns";
-  return undefined;
-}
+// The rules (triggers, the events a compaction starts and ends with) are the compaction
+// decider's, deciders/compaction.ts: re-exported here for the hosts that import them from the engine.
+export { compactionThreshold, compactionTrigger, DEFAULT_COMPACTION, type CompactionSettings, type TriggerFacts };
 
 export interface CompactionDeps {
   llm: LLMInterface;
@@ -114,23 +94,19 @@ const CORRECTIVE_NOTE =
 export function compact(reason: CompactionReason, consumed: OmniMessage[], deps: CompactionDeps): Effect.Effect<CompactionResult> {
   return Effect.gen(function* () {
   const { llm, fold, settings, emit } = deps;
-  const mode = settings.mode;
-  emit(compactionBegin({ reason, mode, context: fold.state.lastRequest?.total ?? 0, turns: fold.state.turns }));
-  if (mode === "discard") {
-    emit(compactionEnd({ reason, mode, status: "completed" }));
-    closeContext(deps);
-    return { ok: true };
-  }
+  const decide = (command: DistributiveOmit<CompactionCommand, "at">) => decideCompaction(fold.state, { ...command, at: new Date().toISOString() } as CompactionCommand);
+  const started = decide({ type: "start", reason, mode: settings.mode });
+  for (const m of started) emit(m);
+  // Discard mode: the decider completed it at once.
+  if (fold.state.compactionSpan === undefined) return ended(deps, started);
 
   const prompt = userText(settings.prompt, { sender: "harness" });
   let send: OmniMessage[] = [...consumed, prompt];
   let fresh: OmniMessage[] = [prompt];
-  let contentAttempts = 0;
-  let lastError = "";
+  let unusable = 0;
   for (let attempt = 1; ; attempt++) {
     emit(requestBegin(), false);
     for (const m of fresh) emit(m, false);
-    let reply = "";
     let calledTool = false;
     const controller = new AbortController();
     const stream = llm.streamGenerate({ newMessages: send, signal: controller.signal, commit: false });
@@ -149,10 +125,9 @@ export function compact(reason: CompactionReason, consumed: OmniMessage[], deps:
       const m = step.value;
       if (m.type === "model_msg" && m.payload.type === "partial_text") emit(m);
       else if (isCompleteModel(m)) {
-        if (m.payload.type === "text" && m.payload.role === "assistant") {
-          reply += m.payload.text;
-          emit(m);
-        } else {
+        // The reply's text is recorded: the fold's span reads the summary out of it.
+        if (m.payload.type === "text" && m.payload.role === "assistant") emit(m);
+        else {
           if (m.payload.type === "tool_call") calledTool = true;
           emit(m, false);
         }
@@ -163,42 +138,54 @@ export function compact(reason: CompactionReason, consumed: OmniMessage[], deps:
       emit(requestEnd("completed", attempt > 1 ? { attempt } : undefined), false);
       const usage = llm.lastUsage ?? zeroTokens();
       emit(tokenUsage(addTokens(fold.state.sessionUsage, usage), usage));
-      const summary = calledTool ? "" : extractSummary(reply);
-      if (summary !== "") {
-        emit(compactionEnd({ reason, mode, status: "completed", ...(attempt > 1 ? { attempt } : {}) }));
-        closeContext(deps);
-        return { ok: true };
+      const canRetry = Option.isSome(yield* deps.retry(attempt, { status: "failed" }));
+      const end = decide({ type: "summary_reply", calledTool, attempt, unusableBefore: unusable, canRetry });
+      if (end.length > 0) {
+        for (const m of end) emit(m);
+        return ended(deps, end);
       }
-      contentAttempts += 1;
-      lastError = calledTool ? "the summary reply called a tool" : "the summary reply was empty";
-      const retry = yield* deps.retry(attempt, { status: "failed" });
-      if (contentAttempts >= MAX_CONTENT_ATTEMPTS || Option.isNone(retry)) return fail(deps, reason, "failed", lastError, attempt);
+      unusable += 1;
       const note = userText(CORRECTIVE_NOTE, { sender: "harness" });
       send = [...send, note];
       fresh = [note];
       continue;
     }
-    lastError = outcome.errorMessage ?? outcome.status;
+    const error = outcome.errorMessage ?? outcome.status;
     if (outcome.status === "aborted" || (yield* isAborted)) {
       emit(requestEnd("aborted", { attempt }), false);
-      return fail(deps, reason, "aborted", "compaction aborted by user", attempt);
+      return giveUp(deps, decide, "aborted", ABORTED, attempt);
     }
     const retry = yield* deps.retry(attempt, outcome);
     if (Option.isNone(retry)) {
-      emit(requestEnd(outcome.status, { error_message: lastError, attempt }), false);
-      return fail(deps, reason, "failed", lastError, attempt);
+      emit(requestEnd(outcome.status, { error_message: error, attempt }), false);
+      return giveUp(deps, decide, "failed", error, attempt);
     }
-    emit(requestEnd(outcome.status, { error_message: lastError, attempt, retry_in_ms: Duration.toMillis(retry.value) }), false);
+    emit(requestEnd(outcome.status, { error_message: error, attempt, retry_in_ms: Duration.toMillis(retry.value) }), false);
     yield* deps.wait(retry.value);
-    if (yield* isAborted) return fail(deps, reason, "aborted", "compaction aborted by user", attempt);
+    if (yield* isAborted) return giveUp(deps, decide, "aborted", ABORTED, attempt);
     fresh = [];
   }
   });
 }
 
-function fail(deps: CompactionDeps, reason: CompactionReason, status: StopReason, error: string, attempt: number): CompactionResult {
-  deps.emit(compactionEnd({ reason, mode: deps.settings.mode, status, error_message: error, attempt }));
+const ABORTED = "compaction aborted by user";
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+function giveUp(deps: CompactionDeps, decide: (c: DistributiveOmit<CompactionCommand, "at">) => readonly OmniMessage[], status: StopReason, error: string, attempt: number): CompactionResult {
+  for (const m of decide({ type: "give_up", status, error, attempt })) deps.emit(m);
   return { ok: false, status, error };
+}
+
+/** What the recorded `compaction_end` among `events` says: completed (the context closes), or how it failed. */
+function ended(deps: CompactionDeps, events: readonly OmniMessage[]): CompactionResult {
+  const end = events.findLast((m) => m.type === "event_msg" && m.payload.type === "compaction_end");
+  const payload = end?.type === "event_msg" && end.payload.type === "compaction_end" ? end.payload : undefined;
+  if (payload?.status === "completed") {
+    closeContext(deps);
+    return { ok: true };
+  }
+  return { ok: false, status: payload?.status ?? "failed", error: payload?.error_message ?? "the compaction did not end" };
 }
 
 /**
@@ -232,7 +219,9 @@ export interface CompactionConfig {
 export function makeCompaction(config: CompactionConfig): CompactionShape {
   return {
     settings: config.settings,
-    trigger: (state) => compactionTrigger(config.settings, state, config.llm.contextWindow),
+    // The check's decision names the trigger; the events themselves are appended by `compact`,
+    // after the engine has recorded the input that survives the compaction.
+    trigger: (state) => startedReason(decideCompaction(state, { type: "check", settings: config.settings, window: config.llm.contextWindow, at: new Date().toISOString() })),
     compact: (reason, consumed, run) => compact(reason, consumed, { ...config, ...run }),
   };
 }

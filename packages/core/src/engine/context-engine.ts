@@ -249,8 +249,7 @@ export class ContextEngine {
 
   /** Like `steer`, returning an id that `recallSteering` accepts until the text is delivered. */
   queueSteering(text: string): string | undefined {
-    if (!this.#running || !this.#acceptingSteering) return undefined;
-    return Effect.runSync(this.#steering.queue(text));
+    return Option.getOrUndefined(Effect.runSync(this.#steering.offer(text, this.#running && this.#acceptingSteering)));
   }
 
   /** Take back queued steering before it is delivered. Returns its text, or undefined if already sent or unknown. */
@@ -421,7 +420,7 @@ export class ContextEngine {
 
       const compaction = yield* Compaction;
       const steering = yield* Steering;
-      const batches = yield* (yield* ToolRunner).batches(options.approve, emit);
+      const batches = yield* (yield* ToolRunner).batches(options.approve, emit, () => fold.state);
       const maxTurns = self.#config.maxTurns;
       for (let turnsThisRun = 0; ; turnsThisRun++) {
         input.push(...(yield* self.#drainTurnBoundary(steering)));

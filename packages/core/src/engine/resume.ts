@@ -10,19 +10,21 @@
  *   each one the crash cut short, then the pending input) as pending input: what the next
  *   request sends first, fixed at resume (the calls' processes are gone, so no output of
  *   theirs can arrive any more).
- * - `close`: once the fold follows the session's trace, record what the crash left dangling:
- *   a compaction without its end is recorded as failed (the old context is kept), steering the
- *   crashed run never delivered is dropped (as a run that ends drops it), and a context closed
- *   by a completed compaction continues in a new file.
+ * - `close`: once the fold follows the session's trace, record what the crash left dangling,
+ *   as the resume decider (deciders/resume.ts) decides it from the fold: a compaction without
+ *   its end is recorded as failed (the old context is kept), steering the crashed run never
+ *   delivered is dropped (as a run that ends drops it). A context closed by a completed
+ *   compaction then continues in a new file.
  *
  * The settings (approval mode, thinking level) are the session's, not the file's: a rotated
  * file does not repeat them, so the caller passes what the whole trace records, and the level
  * the session runs with when the trace never recorded one (older traces).
  */
-import { compactionEnd, steeringRecalled, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
+import type { OmniMessage, SessionMetaPayload } from "@penguin/omnimessage";
 import { Sequence, type SessionSettings, type SessionState } from "@penguin/trace";
 import { Context, Effect, Layer } from "effect";
 import { replayTrace } from "../trace/replay.js";
+import { CRASHED_DURING_COMPACTION, decideResume } from "../deciders/resume.js";
 import type { LiveFold } from "./session-fold.js";
 
 export interface ResumeSeed {
@@ -54,7 +56,7 @@ export interface ResumeShape {
 
 export class Resume extends Context.Tag("penguin/engine/Resume")<Resume, ResumeShape>() {}
 
-export const CRASHED_DURING_COMPACTION = "the process exited during compaction";
+export { CRASHED_DURING_COMPACTION };
 
 export function makeResume(): ResumeShape {
   return {
@@ -75,9 +77,7 @@ export function makeResume(): ResumeShape {
       };
     }),
     close: Effect.fn("Resume.close")(function* (fold: LiveFold) {
-      const span = fold.state.compactionSpan;
-      if (span !== undefined) fold.record(compactionEnd({ reason: span.reason, mode: span.mode, status: "failed", error_message: CRASHED_DURING_COMPACTION }));
-      for (const s of fold.state.steering) fold.record(steeringRecalled(s.id));
+      for (const m of decideResume(fold.state, { type: "close_dangling", at: new Date().toISOString() })) fold.record(m);
       if (fold.state.contextClosed) fold.sink.rotate();
     }),
   };

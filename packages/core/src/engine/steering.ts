@@ -13,16 +13,22 @@
  * items a delivered text carries).
  *
  * Whether a task is running (so steering can reach it) is the engine's to decide; this
- * service only keeps the queue.
+ * service only keeps the queue. The rules are the steering decider's (deciders/steering.ts):
+ * this service runs it and records the events it returns.
  */
-import { userText, wrapMarker, steeringQueued, steeringRecalled, type OmniMessage } from "@penguin/omnimessage";
+import type { OmniMessage } from "@penguin/omnimessage";
 import type { QueuedSteering } from "@penguin/trace";
 import { Context, Effect, Layer, Option } from "effect";
+import { decideSteering, steeringText } from "../deciders/steering.js";
 import { SessionFold, type LiveFold } from "./session-fold.js";
+
+export { steeringText };
 
 export interface SteeringShape {
   /** Queue `text`: records `steering_queued`; returns the id `recall` takes. */
   queue(text: string): Effect.Effect<string>;
+  /** Queue `text` if a task can still take it (`accepting`); none (nothing recorded) otherwise. */
+  offer(text: string, accepting: boolean): Effect.Effect<Option.Option<string>>;
   /** Take back queued text before it is sent: records `steering_recalled`; its text, or none when unknown or already on its way. */
   recall(id: string): Effect.Effect<Option.Option<string>>;
   /** The queue as the fold holds it, oldest first. */
@@ -38,43 +44,52 @@ export interface SteeringShape {
 
 export class Steering extends Context.Tag("penguin/engine/Steering")<Steering, SteeringShape>() {}
 
-/** The `[user_steering]` text that delivers `items`, as evolve reads it. */
-export function steeringText(items: readonly QueuedSteering[]): string {
-  return wrapMarker("user_steering", items.map((s) => s.text).join("\n\n"));
-}
+const now = () => new Date().toISOString();
 
+/**
+ * Steering over the session's fold: each operation asks `decideSteering` (deciders/steering.ts)
+ * and records what it returns. Whether a task can take steering is the engine's to know (it
+ * passes it to `offer`); `queue` is an offer to a running task.
+ */
 export function makeSteering(fold: LiveFold): SteeringShape {
   let seq = 0;
   /** Ids of the items the last delivery carries, until the next delivery or drop. */
   const none: ReadonlySet<string> = new Set();
   let inFlight = none;
+  const record = (events: readonly OmniMessage[]) => {
+    for (const m of events) fold.record(m);
+    return events.length > 0;
+  };
+  const offer = Effect.fn("Steering.offer")(function* (text: string, accepting: boolean) {
+    for (;;) {
+      const id = `steer-${++seq}`;
+      const events = decideSteering(fold.state, { type: "queue", id, text, accepting, at: now() });
+      // Nothing with a fresh id: the task cannot take it. Nothing with an id already queued: the next id.
+      if (events.length > 0) {
+        record(events);
+        return Option.some(id);
+      }
+      if (!accepting) return Option.none<string>();
+    }
+  });
   return {
-    queue: Effect.fn("Steering.queue")(function* (text: string) {
-      let id: string;
-      do id = `steer-${++seq}`;
-      while (fold.state.steering.some((s) => s.id === id));
-      fold.record(steeringQueued(id, text));
-      return id;
-    }),
+    queue: (text) => Effect.map(offer(text, true), Option.getOrThrow),
+    offer,
     recall: Effect.fn("Steering.recall")(function* (id: string) {
       const item = fold.state.steering.find((s) => s.id === id);
-      if (item === undefined || inFlight.has(id)) return Option.none<string>();
-      fold.record(steeringRecalled(id));
+      if (item === undefined || !record(decideSteering(fold.state, { type: "recall", id, inFlight, at: now() }))) return Option.none<string>();
       return Option.some(item.text);
     }),
     pending: Effect.sync(() => fold.state.steering),
     delivery: Effect.sync(() => {
-      const items = fold.state.steering;
-      if (items.length === 0) {
-        inFlight = none;
-        return Option.none();
-      }
-      inFlight = new Set(items.map((s) => s.id));
-      return Option.some(userText(steeringText(items)));
+      const carried = fold.state.steering;
+      const [text] = decideSteering(fold.state, { type: "deliver", at: now() });
+      inFlight = text === undefined ? none : new Set(carried.map((s) => s.id));
+      return Option.fromNullable(text);
     }),
     dropUndelivered: Effect.sync(() => {
       inFlight = none;
-      for (const s of fold.state.steering) fold.record(steeringRecalled(s.id));
+      record(decideSteering(fold.state, { type: "run_ended", at: now() }));
     }),
   };
 }

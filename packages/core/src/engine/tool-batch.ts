@@ -21,6 +21,7 @@
  */
 import { Context, Deferred, Effect, Exit, FiberId, FiberSet, Layer, type Scope } from "effect";
 import { isEvent, isModel, isPartial, modelMessage, type OmniMessage, type ToolCallOutputPayload, type ToolCallPayload } from "@penguin/omnimessage";
+import type { SessionState } from "@penguin/trace";
 import type { ApproveFn, EnvironmentInterface } from "../interfaces.js";
 import { awaitEdge, isAborted } from "./abort.js";
 import { Approvals, type ApprovalsShape, type DecisionReport } from "./approvals.js";
@@ -49,8 +50,11 @@ export interface ToolBatches {
 }
 
 export interface ToolRunnerShape {
-  /** The batches of one run, their fibers in one FiberSet of the current Scope (the run's). */
-  batches(approve: ApproveFn | undefined, emit: Emit): Effect.Effect<ToolBatches, never, Scope.Scope>;
+  /**
+   * The batches of one run, their fibers in one FiberSet of the current Scope (the run's).
+   * `state` is the session's live state, which the approvals decide on (the engine passes its fold's).
+   */
+  batches(approve: ApproveFn | undefined, emit: Emit, state?: () => SessionState): Effect.Effect<ToolBatches, never, Scope.Scope>;
 }
 
 export class ToolRunner extends Context.Tag("penguin/engine/ToolRunner")<ToolRunner, ToolRunnerShape>() {}
@@ -65,14 +69,14 @@ const failedOutput = (call: ToolCallPayload, output: string): ToolCallOutputPayl
 
 export function makeToolRunner(env: EnvironmentInterface, approvals: ApprovalsShape): ToolRunnerShape {
   return {
-    batches: (approve, emit) =>
+    batches: (approve, emit, state) =>
       Effect.map(FiberSet.make<void>(), (fibers): ToolBatches => {
         let previous: ToolBatch | undefined;
         return {
           // Closing the previous batch is a no-op once it settled; it keeps a forgotten one from emitting into this attempt.
           next: Effect.suspend(() => {
             const closing = previous === undefined ? Effect.void : previous.close;
-            const batch = makeBatch(env, approvals, approve, emit, fibers);
+            const batch = makeBatch(env, approvals, approve, emit, fibers, state);
             previous = batch;
             return Effect.as(closing, batch);
           }),
@@ -82,7 +86,14 @@ export function makeToolRunner(env: EnvironmentInterface, approvals: ApprovalsSh
 }
 
 /** One request attempt's batch over the run's FiberSet. */
-function makeBatch(env: EnvironmentInterface, approvals: ApprovalsShape, approve: ApproveFn | undefined, emit: Emit, fibers: FiberSet.FiberSet<void>): ToolBatch {
+function makeBatch(
+  env: EnvironmentInterface,
+  approvals: ApprovalsShape,
+  approve: ApproveFn | undefined,
+  emit: Emit,
+  fibers: FiberSet.FiberSet<void>,
+  state: (() => SessionState) | undefined,
+): ToolBatch {
   const calls: ToolCallPayload[] = [];
   const outputs = new Map<string, ToolCallOutputPayload>();
   let closed = false;
@@ -97,6 +108,7 @@ function makeBatch(env: EnvironmentInterface, approvals: ApprovalsShape, approve
       outputs.set(out.tool_call_id, out);
       emit(modelMessage(out));
     },
+    ...(state === undefined ? {} : { state }),
   };
 
   // The tool's generator is drained to its end even after an abort (it cleans up then):

@@ -4,8 +4,9 @@
  * subagents included: cached prompt tokens are cheap and would otherwise dominate.
  */
 import type { OmniMessage } from "@penguin/omnimessage";
+import { UNLIMITED } from "../deciders/goals.js";
 
-export const UNLIMITED = -1;
+export { UNLIMITED };
 
 /** Parse a budget; undefined when the text is not one. */
 export function parseBudget(text: string | number | undefined): number | undefined {

@@ -10,7 +10,7 @@
  * the file `active`, a clean point to resume from. When the budget is spent, one last
  * wrap-up round is granted, then the goal ends `budget_limited`. At most 100 rounds. The
  * goal starts with a `goal_started` event (objective, budget) and always ends with a
- * `goal_finished` one, both recorded in the trace where they are decided, here.
+ * `goal_finished` one, both decided by the goals decider (deciders/goals.ts) and recorded here.
  *
  * An Effect program (`goalProgram`), run by the `Goals` service (goals.ts). It is
  * uninterruptible except while a round runs: an abort is the fiber's interruption, which
@@ -24,8 +24,6 @@
  * caller's AbortSignal bridged to the fiber's interruption.
  */
 import {
-  goalFinished,
-  goalStarted,
   userText,
   wrapMarker,
   formatFields,
@@ -38,10 +36,11 @@ import { Cause, Data, Effect, Exit, type Clock } from "effect";
 import type { ApproveFn } from "../interfaces.js";
 import { fiberMessages } from "../engine/fiber-messages.js";
 import { isAborted } from "../engine/abort.js";
-import { formatBudget, spentBy, UNLIMITED } from "./budget.js";
+import { formatBudget, spentBy } from "./budget.js";
+import { decideGoal, MAX_GOAL_ROUNDS, wrapUpDue, type GoalCommand, type GoalFacts } from "../deciders/goals.js";
 import { goalFilePath, readGoalFile, writeGoalFile } from "./goal-file.js";
 
-export const MAX_GOAL_ROUNDS = 100;
+export { MAX_GOAL_ROUNDS };
 
 /** The options every round of a goal runs with. */
 export interface RoundOptions {
@@ -74,6 +73,16 @@ export interface GoalSession {
   record(m: OmniMessage): Effect.Effect<void>;
   /** The session's usage as its trace records it (the last `token_usage`'s session totals). */
   readonly usage: Effect.Effect<TokenCounts>;
+  /** The session's goal as its fold holds it (what `record` appended included). */
+  readonly state: Effect.Effect<GoalFacts>;
+}
+
+const now = () => new Date().toISOString();
+
+/** The outcome the goal's `goal_finished` records (`aborted` when none was recorded). */
+function outcomeOf(events: readonly OmniMessage[]): GoalOutcome {
+  for (const m of events) if (m.type === "event_msg" && m.payload.type === "goal_finished") return m.payload.outcome;
+  return "aborted";
 }
 
 /** GOAL.yaml could not be written: the goal cannot start. */
@@ -113,14 +122,22 @@ export function goalProgram(request: GoalRequest, session: GoalSession, deliver:
     const options = request.round ?? {};
     const file = goalFilePath(session.scratchpadDir);
     const startedAt = spendable(yield* session.usage);
-    yield* session.record(goalStarted(objective, budget));
+    // The goal's facts are the goals decider's (deciders/goals.ts): its events are appended, and
+    // each next decision reads them back from the session's fold.
+    const decide = (command: GoalCommand) =>
+      Effect.gen(function* () {
+        const events = decideGoal(yield* session.state, command);
+        for (const m of events) yield* session.record(m);
+        return events;
+      });
+    yield* decide({ type: "start", objective, budget, at: now() });
     let content = yield* writeGoal(file, objective);
     let byChildren = 0;
     const spent = Effect.map(session.usage, (usage) => Math.max(0, spendable(usage) - startedAt) + byChildren);
     let used = 0;
-    let outcome: GoalOutcome = "aborted";
     let rounds = 0;
     let wrapUp = false;
+    let finished: readonly OmniMessage[] = [];
     for (let round = 1; round <= MAX_GOAL_ROUNDS; round++) {
       // Aborted between rounds: no new round starts.
       if (yield* isAborted) break;
@@ -141,28 +158,16 @@ export function goalProgram(request: GoalRequest, session: GoalSession, deliver:
         ),
       );
       if (Exit.isFailure(ended) && !Exit.isInterrupted(ended)) return yield* Effect.failCause(ended.cause);
-      const state = yield* Effect.promise(() => readGoalFile(file));
-      content = state.text;
+      const goalFile = yield* Effect.promise(() => readGoalFile(file));
+      content = goalFile.text;
       used = yield* spent;
-      if (abortSeen || Exit.isInterrupted(ended)) {
-        outcome = "aborted";
-        break;
-      }
-      if (state.status === "complete" || state.status === "blocked") {
-        outcome = state.status;
-        break;
-      }
-      if (wrapUp) {
-        outcome = "budget_limited";
-        break;
-      }
-      if (budget !== UNLIMITED && used >= budget) wrapUp = true;
-      if (round === MAX_GOAL_ROUNDS) outcome = "budget_limited";
+      finished = yield* decide({ type: "round_ended", round, fileStatus: goalFile.status, aborted: abortSeen || Exit.isInterrupted(ended), wrapUp, used, at: now() });
+      if (finished.length > 0) break;
+      if (wrapUpDue(yield* session.state, used)) wrapUp = true;
     }
-    used = yield* spent;
-    const done = goalFinished({ outcome, rounds, tokens_used: used });
-    yield* session.record(done);
-    deliver(done);
+    if (finished.length === 0) finished = yield* decide({ type: "stopped", rounds, used: yield* spent, at: now() });
+    for (const m of finished) deliver(m);
+    const outcome = outcomeOf(finished);
     return outcome;
   }).pipe(Effect.uninterruptible);
 }

@@ -83,13 +83,19 @@ export function engineRound(engine: RoundEngine): GoalSession["round"] {
     });
 }
 
-/** The GoalSession of an engine: its rounds, its trace, its usage as the trace records it. */
-export function engineGoalSession(parts: { scratchpadDir: string; engine: RoundEngine; trace: Pick<TraceSink, "append">; usage: () => TokenCounts }): GoalSession {
+/** The GoalSession of an engine: its rounds, its trace, its usage as the trace records it, its fold (`trace` must be the one it follows). */
+export function engineGoalSession(parts: {
+  scratchpadDir: string;
+  engine: RoundEngine & Pick<ContextEngine, "fold">;
+  trace: Pick<TraceSink, "append">;
+  usage: () => TokenCounts;
+}): GoalSession {
   return {
     scratchpadDir: parts.scratchpadDir,
     round: engineRound(parts.engine),
     record: (m) => Effect.sync(() => parts.trace.append(m)),
     usage: Effect.sync(parts.usage),
+    state: Effect.sync(() => parts.engine.fold.state),
   };
 }
 
