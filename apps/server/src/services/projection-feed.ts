@@ -8,11 +8,15 @@
  * The position is the number of trace events the sessions projection has applied (the sum of
  * its checkpoints in projections.db): it only grows while traces are appended, and a rebuilt
  * database reaches the same number from the same traces, so it means the same thing to a
- * server after a restart. The feed keeps the rows and totals it last announced, so a client
- * the user ring cannot replay is sent them in one `projection_snapshot`, synchronously.
+ * server after a restart. Every change announced is also written to the read-model log
+ * (read-model-log.ts), so a client that comes back after a restart gets exactly the changes
+ * after its position; at start-up the rows that changed while no server ran (CLI sessions) are
+ * logged at the position the projections stand at. The feed also keeps the rows and totals it
+ * last announced, so a client the log cannot answer is sent them in one `projection_snapshot`.
  */
 import type { LiveProjectionRunner, ProjectionStore } from "@penguin/projections-runner";
 import type { UserEventHub } from "../runtime/user-events.js";
+import { ReadModelLog, type LoggedChange } from "./read-model-log.js";
 
 export type ProjectionDb = ProjectionStore["db"];
 
@@ -43,6 +47,8 @@ export type UsageTotals = Record<string, unknown>;
 
 export interface ProjectionFeedDeps {
   userEvents: UserEventHub;
+  /** The data root: the read-model log lives there. */
+  root: string;
   /** Who can see a project (the AccessPolicy's audience). */
   audience: (projectId: string) => string[];
   /** The project's usage totals in this store, priced as the usage route prices them (never through the runner: this runs inside its pass). */
@@ -85,9 +91,9 @@ export async function feedProjectionChanges(runner: LiveProjectionRunner, deps: 
   const totals = new Map<string, UsageTotals>();
   let position = -1;
 
-  const look = async (store: ProjectionStore, announce: boolean) => {
+  const look = async (store: ProjectionStore, announce: boolean): Promise<LoggedChange[] | undefined> => {
     const now = await projectionPosition(store.db);
-    if (now === position) return;
+    if (now === position) return undefined;
     position = now;
     const changed: SessionRowView[] = [];
     for (const row of await sessionRows(store.db)) {
@@ -99,12 +105,27 @@ export async function feedProjectionChanges(runner: LiveProjectionRunner, deps: 
     const projects = new Set(changed.map((r) => r.projectId));
     for (const projectId of projects) totals.set(projectId, await deps.usageTotals(store.db, projectId));
     deps.userEvents.advance(now);
-    if (!announce) return;
-    for (const row of changed) deps.userEvents.toProject(row.projectId, { type: "session_row", position: now, session: row });
-    for (const projectId of projects) deps.userEvents.toProject(projectId, { type: "usage_totals", position: now, projectId, totals: totals.get(projectId) });
+    const events: LoggedChange[] = [
+      ...changed.map((row) => ({ position: now, projectId: row.projectId, event: { type: "session_row", position: now, session: row } })),
+      ...[...projects].map((projectId) => ({ position: now, projectId, event: { type: "usage_totals", position: now, projectId, totals: totals.get(projectId) } })),
+    ];
+    if (!announce) return events;
+    log?.append(events);
+    for (const c of events) deps.userEvents.toProject(c.projectId, c.event);
+    return events;
   };
 
-  await look(await runner.store(), false);
+  let log: ReadModelLog | undefined;
+  const initial = await look(await runner.store(), false);
+  log = new ReadModelLog(deps.root, position);
+  // What changed while no server followed the traces: the rows that differ from the last ones logged.
+  const logged = new Map<string, string>();
+  for (const c of log.after(-1)) if (c.event.type === "session_row") logged.set(String((c.event.session as SessionRowView).sessionId), JSON.stringify(c.event.session));
+  if (position > log.newest) {
+    const rowsChanged = (initial ?? []).filter((c) => c.event.type !== "session_row" || logged.get((c.event.session as SessionRowView).sessionId) !== JSON.stringify(c.event.session));
+    const projectsChanged = new Set(rowsChanged.filter((c) => c.event.type === "session_row").map((c) => c.projectId));
+    log.append(rowsChanged.filter((c) => c.event.type === "session_row" || projectsChanged.has(c.projectId)));
+  }
   deps.userEvents.setSnapshot((userId) => {
     const visible = (projectId: string) => deps.audience(projectId).includes(userId);
     return {
@@ -113,7 +134,7 @@ export async function feedProjectionChanges(runner: LiveProjectionRunner, deps: 
       sessions: [...rows.values()].map((r) => r.row).filter((r) => visible(r.projectId)),
       usage: [...totals.entries()].filter(([projectId]) => visible(projectId)).map(([projectId, t]) => ({ projectId, totals: t })),
     };
-  });
+  }, log);
   runner.onCaughtUp(async (store) => {
     try {
       await look(store, true);
