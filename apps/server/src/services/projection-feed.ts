@@ -2,7 +2,8 @@
  * The read models on the user feed: after every pass of the projections' live runner that
  * applied trace events, each sessions-projection row that changed goes out as `session_row`
  * and the usage totals of its project as `usage_totals`, to everyone who can see the project
- * (runtime/user-events.ts numbers them with the projection position). Sessions run by the
+ * (runtime/user-events.ts numbers them with the projection position; `added` says what the
+ * totals grew by since the last announcement). Sessions run by the
  * CLI or the SDK beside the server show up the same way as the server's own.
  *
  * The position is the number of trace events the sessions projection has applied (the sum of
@@ -86,6 +87,21 @@ async function sessionRows(db: ProjectionDb): Promise<SessionRowView[]> {
   }));
 }
 
+/**
+ * What a project's totals grew by since the feed last looked (numbers only; all of `next` when
+ * there was no previous): a page showing a filtered range adds it to what it shows, since the
+ * usage just recorded lies at "now".
+ */
+function difference(next: UsageTotals, previous: UsageTotals | undefined): UsageTotals {
+  const out: UsageTotals = {};
+  for (const [key, value] of Object.entries(next)) {
+    if (typeof value !== "number") continue;
+    const before = previous?.[key];
+    out[key] = typeof before === "number" ? value - before : value;
+  }
+  return out;
+}
+
 export async function feedProjectionChanges(runner: LiveProjectionRunner, deps: ProjectionFeedDeps): Promise<void> {
   const rows = new Map<string, { row: SessionRowView; text: string }>();
   const totals = new Map<string, UsageTotals>();
@@ -103,11 +119,16 @@ export async function feedProjectionChanges(runner: LiveProjectionRunner, deps: 
       changed.push(row);
     }
     const projects = new Set(changed.map((r) => r.projectId));
-    for (const projectId of projects) totals.set(projectId, await deps.usageTotals(store.db, projectId));
+    const added = new Map<string, UsageTotals>();
+    for (const projectId of projects) {
+      const next = await deps.usageTotals(store.db, projectId);
+      added.set(projectId, difference(next, totals.get(projectId)));
+      totals.set(projectId, next);
+    }
     deps.userEvents.advance(now);
     const events: LoggedChange[] = [
       ...changed.map((row) => ({ position: now, projectId: row.projectId, event: { type: "session_row", position: now, session: row } })),
-      ...[...projects].map((projectId) => ({ position: now, projectId, event: { type: "usage_totals", position: now, projectId, totals: totals.get(projectId) } })),
+      ...[...projects].map((projectId) => ({ position: now, projectId, event: { type: "usage_totals", position: now, projectId, totals: totals.get(projectId), added: added.get(projectId) } })),
     ];
     if (!announce) return events;
     log?.append(events);
