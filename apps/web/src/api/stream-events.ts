@@ -163,7 +163,8 @@ export function parseServerEvent(data: unknown): ServerEvent | undefined {
       return { type: "credentials_updated" };
     case "session_row": {
       const row = sessionRowOf(data.session);
-      return row === undefined ? undefined : { type: "session_row", position: count(data.position) ?? 0, row };
+      // A row this client cannot read is ignored like an unknown event (the list stays as it is).
+      return row === undefined ? { type: "other", name: "session_row" } : { type: "session_row", position: count(data.position) ?? 0, row };
     }
     case "usage_totals": {
       const projectId = str(data.projectId);
