@@ -43,6 +43,16 @@ describe("penguin demo / replay / inspect / fork", { timeout: 60_000 }, () => {
     const [state] = lines(inspect.stdout);
     expect(state).toMatchObject({ type: "session_state", sessionId: sid, at: { n: 5, position: "001:000005" }, settings: { source: "replay" } });
 
+    // Record 5 is inside a request that then completed: nothing crashed, so what is in flight
+    // there is shown as pending (the running request's input), with no "[turn_aborted]" note.
+    expect(state).toMatchObject({ running: true });
+    expect(JSON.stringify(state)).not.toContain("turn_aborted");
+    const atFive = await runCli(["inspect", sid!, "--at", "5"], { env });
+    expect(atFive.code).toBe(0);
+    expect(atFive.stdout).not.toContain("turn_aborted");
+    expect(atFive.stdout).not.toContain("the harness process exited");
+    expect(atFive.stdout).toContain("Take a look at this little project");
+
     const human = await runCli(["inspect", sid!], { env });
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/files written\s+1\n\s+USAGE\.md/);

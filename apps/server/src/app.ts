@@ -148,6 +148,7 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
     const { access: policy, userEvents: feed } = services;
     await feedProjectionChanges(services.projections, {
       userEvents: feed,
+      root,
       audience: (projectId) => policy.audience(projectId),
       usageTotals: async (db, projectId) => {
         const config = pricingConfigOf(root, projectId);

@@ -1,9 +1,13 @@
 // The read models on `/api/events`: a session run through the SDK beside the server (as the
 // CLI runs one) shows up on the user feed as a `session_row` and its project's `usage_totals`
 // when the projections commit it; the feed resumes with Last-Event-ID inside one process
-// (exactly the events missed), and after a restart an id whose projection position exists is
-// answered with one `projection_snapshot` of the current rows, while ids the projections
-// cannot have reached, and the old `<epoch>-<seq>` form, get `resync_required`.
+// (exactly the events missed), and after a restart exactly the read-model changes missed, read
+// back from the read-model log; only when the log cannot answer (its file gone) is an id whose
+// projection position exists answered with one `projection_snapshot` of the current rows,
+// while ids the projections cannot have reached, and the old `<epoch>-<seq>` form, get
+// `resync_required`.
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAgent } from "@penguin/core";
@@ -66,26 +70,56 @@ describe("the read models on the user feed", () => {
     await live.close();
     await back.close();
 
-    // A restart: the ring is gone, the projection position is not.
+    // A restart: the ring is gone, the projection position and the read-model log are not.
     const { root, adminPassword } = h;
     await h.server.close();
-    const app: ServerApp = await createServerApp({ root, env: {}, ticker: new ManualTicker(), generateTitles: false, sleep: async () => undefined, workspaceRoots: [tmpdir()], projectionsPollMs: 50 });
-    const listening = await listenOnLoopback(app.app);
-    closers.push(async () => {
-      await app.close();
-      await listening.close();
-    });
-    const c = new ApiClient(listening.request);
-    await c.signIn("admin", adminPassword);
+    const restart = async (): Promise<ApiClient> => {
+      const app: ServerApp = await createServerApp({ root, env: {}, ticker: new ManualTicker(), generateTitles: false, sleep: async () => undefined, workspaceRoots: [tmpdir()], projectionsPollMs: 50 });
+      const listening = await listenOnLoopback(app.app);
+      const close = async () => {
+        await app.close();
+        await listening.close();
+      };
+      closers.push(close);
+      const client = new ApiClient(listening.request);
+      await client.signIn("admin", adminPassword);
+      return Object.assign(client, { close });
+    };
+    let c = await restart();
+    // Exactly the changes missed since lastId (the second session's row, the totals after it), from the log.
     const resumed = new SseReader((await c.raw("GET", "/api/events", { headers: { "last-event-id": lastId } })).body!);
-    const snapshot = dataOf(await resumed.until((e) => dataOf(e).type === "projection_snapshot"));
-    expect(snapshot.lastEventId).toBe(lastId);
-    expect(snapshot.sessions.map((s: any) => s.sessionId).sort()).toEqual([first, second].sort());
-    expect(snapshot.usage).toEqual([{ projectId: "default_project", totals: expect.objectContaining({ requests: 2 }) }]);
+    await resumed.until((e) => dataOf(e).type === "usage_totals" && dataOf(e).totals.requests === 2);
+    const replayed = resumed.events.filter((e) => e.id !== undefined);
+    const missedChanges = missed.filter((e) => ["session_row", "usage_totals"].includes(dataOf(e).type));
+    expect(replayed.map((e) => e.data)).toEqual(missedChanges.map((e) => e.data));
+    expect(replayed.every((e) => /^\d+\.log\.\d+$/.test(e.id!))).toBe(true);
+    expect(resumed.events.some((e) => dataOf(e).type === "projection_snapshot" || dataOf(e).type === "resync_required")).toBe(false);
     // And it goes on live from there.
     const third = await sdkTask(root, h.workspace, "third, after the restart");
     await resumed.until(rowOf(third));
+    const afterThird = resumed.events.filter((e) => e.id !== undefined).at(-1)!.id!;
     await resumed.close();
+
+    // A session run while no server runs: a client of the old server gets its row after the next restart.
+    await (c as ApiClient & { close(): Promise<void> }).close();
+    const fourth = await sdkTask(root, h.workspace, "fourth, while the server is down");
+    c = await restart();
+    const back2 = new SseReader((await c.raw("GET", "/api/events", { headers: { "last-event-id": afterThird } })).body!);
+    const fourthRow = dataOf(await back2.until(rowOf(fourth)));
+    expect(fourthRow.session).toMatchObject({ sessionId: fourth, requests: 1 });
+    expect(back2.events.some((e) => dataOf(e).type === "projection_snapshot")).toBe(false);
+    await back2.close();
+
+    // The log gone (it is derived data): the same id is answered with one snapshot of the current rows.
+    await (c as ApiClient & { close(): Promise<void> }).close();
+    rmSync(join(root, "read-model-feed.jsonl"));
+    c = await restart();
+    const fromSnapshot = new SseReader((await c.raw("GET", "/api/events", { headers: { "last-event-id": lastId } })).body!);
+    const snapshot = dataOf(await fromSnapshot.until((e) => dataOf(e).type === "projection_snapshot"));
+    expect(snapshot.lastEventId).toBe(lastId);
+    expect(snapshot.sessions.map((s: any) => s.sessionId).sort()).toEqual([first, second, third, fourth].sort());
+    expect(snapshot.usage).toEqual([{ projectId: "default_project", totals: expect.objectContaining({ requests: 4 }) }]);
+    await fromSnapshot.close();
 
     for (const stale of [`${snapshot.position + 1000}.abc.1`, "mx4abc-12", "garbage"]) {
       const r = new SseReader((await c.raw("GET", "/api/events", { headers: { "last-event-id": stale } })).body!);

@@ -8,9 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { TraceWriter, type TracePosition } from "@penguin/core";
-import { sessionTitle, userText, type OmniMessage } from "@penguin/omnimessage";
+import { requestBegin, requestEnd, sessionTitle, userText, type OmniMessage } from "@penguin/omnimessage";
 import type { SseSink } from "../src/http/sse.js";
-import { PARTIALS_KEPT_FOR_LEAVERS_MS, SessionChannel } from "../src/runtime/session-channel.js";
+import { PARTIALS_KEPT_FOR_LEAVERS_MS, readRecords, SessionChannel, traceEnd } from "../src/runtime/session-channel.js";
 import { parseStreamId, formatStreamId } from "../src/runtime/stream-ids.js";
 
 const dirs: string[] = [];
@@ -170,6 +170,51 @@ describe("SessionChannel", () => {
     ch.volatile('"delta 3"', undefined, { streaming: true });
     expect(ch.runEnded()).toBe(3);
     expect(ch.volatileSize.events).toBe(1);
+  });
+
+  // Issue 28: a stream opened on an idle session lost the first records of the next task when
+  // the channel read the trace's end after the writer had written them and before their sync
+  // published them. The boundary is now each client's own position.
+  it("a record written before its sync publishes it reaches clients whose position is before it, however the trace's end was read meanwhile", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "penguin-channel-"));
+    dirs.push(dir);
+    const file = (index: number) => join(dir, `${SID}_${String(index).padStart(3, "0")}.jsonl`);
+    const meta = { session_id: SID, provider: "p", model_id: "m", workspace: dir, agent_state: dir, system_prompt: "" } as never;
+    const first = new TraceWriter({ fileFor: file, index: 1, meta, existing: false, fsync: false });
+    first.append(note("an earlier task"));
+    first.close();
+    const files = () => [{ index: 1, file: file(1) }].filter((f) => existsSync(f.file));
+    // Where a history read of the idle session leaves a client (read from the files, no hub yet).
+    const cursor = formatStreamId({ position: traceEnd(files()) });
+    // The idle session's hub: its channel, and a client connected without an id.
+    const ch = new SessionChannel(files, "ep1");
+    const fresh = sink();
+    ch.subscribe(fresh);
+    // The next task: the writer (syncing commit points) writes; a commit point's sync is in
+    // flight, so the records after it are on disk but not yet published.
+    const writer = new TraceWriter({ fileFor: file, index: 1, meta, existing: true, fsync: true });
+    writer.onAppend((m, p) => ch.durable(m, p));
+    writer.append(requestEnd("completed"));
+    writer.append(requestBegin());
+    writer.append(note("the next task"));
+    // Meanwhile a server event and a history read ask where the stream stands, and clients connect.
+    ch.volatile(JSON.stringify({ type: "task_state", state: "running" }), "server_event");
+    const midway = ch.lastId;
+    const resumed = sink();
+    ch.subscribe(resumed, cursor);
+    const late = sink();
+    ch.subscribe(late, midway);
+    await writer.published();
+    writer.close();
+    const written = readRecords(files(), parseStreamId(cursor)!.position, undefined).map((r) => formatStreamId({ position: r.position }));
+    expect(written).toHaveLength(3);
+    const records = (frames: string[]) => ids(frames).filter((id) => id !== undefined && !id.includes("."));
+    expect(records(fresh.frames)).toEqual(written);
+    expect(records(resumed.frames)).toEqual(written);
+    expect(records(late.frames)).toEqual(written.filter((id) => id > midway.split(".")[0]!));
+    // A catch-up after the writer published (a fact noticed late) sends nothing twice.
+    ch.catchUp();
+    expect(records(fresh.frames)).toEqual(written);
   });
 
   it("bounds the volatile ring and parses only well-formed ids", () => {

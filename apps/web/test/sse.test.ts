@@ -191,10 +191,13 @@ describe("openSse", () => {
 });
 
 describe("decoding the user feed's frames", () => {
-  it("turns a projection_snapshot (a reconnect the server could not replay) into a list reload, and ignores the read-model rows it does not use", async () => {
+  it("turns a projection_snapshot (a reconnect the server could not replay) into a list reload, and ignores a read-model row it cannot read", async () => {
     const { decodeFrame } = await import("../src/api/stream-events");
     const id = "12.ep2.3";
     expect(decodeFrame({ event: "server_event", id, data: JSON.stringify({ type: "projection_snapshot", position: 12, sessions: [], usage: [] }) })).toEqual({ kind: "server", id, event: { type: "resync_required" } });
     expect(decodeFrame({ event: "server_event", id, data: JSON.stringify({ type: "session_row", position: 12, session: { sessionId: "s" } }) })).toEqual({ kind: "server", id, event: { type: "other", name: "session_row" } });
+    // A whole row is applied now (issue 28: live read models; test/live-read-models.test.ts).
+    const whole = { sessionId: "s", projectId: "p", agentId: "a", createdAt: 1, lastEventAt: 2, status: "done" };
+    expect(decodeFrame({ event: "server_event", id, data: JSON.stringify({ type: "session_row", position: 12, session: whole }) })).toMatchObject({ kind: "server", id, event: { type: "session_row", position: 12, row: { sessionId: "s" } } });
   });
 });

@@ -133,6 +133,25 @@ describe("state diff", () => {
     ]);
   });
 
+  // Issue 28: a step that puts a message before an unchanged one (a tool output arrives ahead of
+  // the pending [turn_aborted] note) showed the unchanged line as removed and added again.
+  it("keeps an unchanged [turn_aborted] line the same when a message arrives before it", () => {
+    const aborted = userText("[turn_aborted]The user interrupted the previous turn before it finished.[/turn_aborted]", { sender: "harness" });
+    const output = toolCallOutput({ tool_call_id: "c1", output: "A" });
+    const rows = diffSequence(["hi", "aborted"], ["hi", "output", "aborted"], (s) => s, (s) => s);
+    expect(rows.map((r) => `${r.change} ${r.label}`)).toEqual(["same hi", "added output", "same aborted"]);
+    const before = state({ nextContext: [userText("hi"), aborted] });
+    const after = state({ nextContext: [userText("hi"), output, aborted] });
+    const context = stateSections(after, before).find((section) => section.id === "context")!.rows;
+    expect(context.map((r) => r.change)).toEqual(["same", "added", "same"]);
+    expect(context.filter((r) => r.label.includes("turn_aborted")).map((r) => r.change)).toEqual(["same"]);
+    // Keys of current rows are their places in the current context (cuts are found by them).
+    expect(context.map((r) => r.key)).toEqual(["0", "1", "2"]);
+    // A repeated message is still told apart by its place, and a replaced context is removed then added.
+    expect(diffSequence(["a", "b", "a"], ["a", "a"], (s) => s, (s) => s).map((r) => `${r.change} ${r.label}`)).toEqual(["same a", "removed b", "same a"]);
+    expect(diffSequence(["x", "y"], ["s", "y"], (s) => s, (s) => s).map((r) => `${r.change} ${r.label}`)).toEqual(["removed x", "added s", "same y"]);
+  });
+
   it("marks what a tool call and its output change in the state panel's sections", () => {
     const call = toolCall({ name: "read_file", arguments: '{"file_path":"notes.txt"}', tool_call_id: "call_1" });
     const before = state({ nextContext: [userText("read it")], openToolCalls: [call.payload], turns: 0, requests: 1, usage: { session: { cache_read: 0, cache_write: 0, output: 5, total: 50 } } });

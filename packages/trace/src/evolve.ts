@@ -389,6 +389,23 @@ export function closeDanglingWindow(state: SessionState, at: string): SessionSta
   return state.window === undefined ? state : abandonWindow(revise(state, { window: undefined }), state.window, "exit", at);
 }
 
+/**
+ * The state as it stands at a record, for time travel: a request still open there is not a
+ * crash, so its input is shown as pending (no `[turn_aborted]` note), and a call still running
+ * has no output yet (none is made up for it; after an abort the engine's own interrupted
+ * outputs are shown, as it sends them). `at` stamps those. What a resumed session would do instead is
+ * `closeDanglingWindow` then `carryOverOf`.
+ */
+export function pendingAsOfRecord(state: SessionState, at: string): { state: SessionState; carryOver: OmniMessage[] } {
+  const open = state.window === undefined ? state : revise(state, { window: undefined, pending: pendingWithInputs(state, state.window) });
+  // After an abort the engine answers the calls it stopped itself: those outputs are real.
+  const outputs = open.abortedSinceCommit ? outputsForCalls(open, at) : open.lastCalls.flatMap((c) => {
+    const out = open.outputs.get(c.tool_call_id);
+    return out === undefined ? [] : [modelMessageSharing(out, { at })];
+  });
+  return { state: open, carryOver: [...outputs, ...open.pending.toArray()] };
+}
+
 /** What the next request must send before any new input: open outputs, then pending input. */
 export function carryOverOf(state: SessionState, at: string): OmniMessage[] {
   return [...outputsForCalls(state, at), ...state.pending.toArray()];

@@ -13,7 +13,7 @@ export { SnapshotEncoder, SnapshotLineMismatch, TraceLineResolver, decodeItems, 
 export type { ItemRef, LineageChunk, LineRefOf, RestoredSnapshot, TraceLineRef } from "./snapshot-codec.js";
 export { foldFromSnapshot, describeRecord } from "./snapshot-source.js";
 export type { SnapshotSource, SnapshotLookup, StoredSnapshot, FoldedTo } from "./snapshot-source.js";
-export { replayTrace, resumeView } from "./replay.js";
+export { recordView, replayTrace, resumeView } from "./replay.js";
 export type { ReplayResult } from "./replay.js";
 export { TraceWriter, TraceWriteError, isCommitPoint } from "./writer.js";
 export type { TraceWriterOptions, TraceFileNamer, AppendListener, BackgroundSync } from "./writer.js";

@@ -7,7 +7,7 @@
  * session builder take (history for `LLMInterface.setHistory`, carry-over, usage…).
  */
 import type { CompactionMode, CompactionReason, OmniMessage, SessionMetaPayload, TokenCounts } from "@penguin/omnimessage";
-import { carryOverOf, closeDanglingWindow, foldTrace } from "./evolve.js";
+import { carryOverOf, closeDanglingWindow, foldTrace, pendingAsOfRecord } from "./evolve.js";
 import type { SessionState } from "./state.js";
 
 export interface ReplayResult {
@@ -46,11 +46,24 @@ export function replayTrace(messages: readonly OmniMessage[], folded?: SessionSt
 /** A folded state as a resumed session starts from it; `at` stamps the notes resume adds. */
 export function resumeView(folded: SessionState, at: string): ReplayResult {
   const state = closeDanglingWindow(folded, at);
+  return viewOfState(state, carryOverOf(state, at));
+}
+
+/**
+ * A folded state as it stands at its last record (time travel): what is in flight there is
+ * shown as pending, not closed as a crash would be (`pendingAsOfRecord`).
+ */
+export function recordView(folded: SessionState, at: string): ReplayResult {
+  const { state, carryOver } = pendingAsOfRecord(folded, at);
+  return viewOfState(state, carryOver);
+}
+
+function viewOfState(state: SessionState, carryOver: OmniMessage[]): ReplayResult {
   const span = state.compactionSpan;
   return {
     meta: state.meta,
     history: [...state.history.toArray()],
-    carryOver: carryOverOf(state, at),
+    carryOver,
     pendingSummary: state.pendingSummary,
     contextClosed: state.contextClosed,
     danglingCompaction: span !== undefined ? { reason: span.reason, mode: span.mode } : undefined,

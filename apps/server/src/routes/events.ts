@@ -4,7 +4,8 @@
  * and the server epoch), `session_created`, `session_state` (a task started or ended),
  * `session_title`, `session_deleted`, and the read models as the projections commit them:
  * `session_row` (a sessions-projection row that changed) and `usage_totals` (its project's
- * totals), or on a reconnect the ring cannot serve, one `projection_snapshot`. Ids are
+ * totals), replayed from the read-model log on a reconnect the ring cannot serve (a
+ * `projection_snapshot` only when the log cannot answer). Ids are
  * `<projection position>.<epoch>.<seq>`; reconnect with Last-Event-ID (runtime/user-events.ts
  * says what each kind of id gets back).
  */

@@ -30,11 +30,19 @@
  * - anything else (a position past the end, an old `<epoch>-<seq>` id, garbage): one
  *   `resync_required` server event, then live. The client then reloads history.
  *
- * `lastDurable()` is known lazily: from the trace files' end the first time it is needed, then
- * from each record sent (so a host starts following a writer with `catchUp()`, which fixes
- * where the trace stands before the first record arrives from the writer). The host calls `durable` for each record in trace order (from the
- * writer's listener) or `catchUp` to read records written by someone else (a subagent's own
- * writer, a fact recorded while the session was not loaded).
+ * Where the stream stands is fixed when the channel is made (the trace's end then: a hub is
+ * made before this process loads the session, so no writer of ours has lines waiting for their
+ * sync), then moved by each record sent. It is never read again from the files: a writer
+ * writes a record before it publishes it (after the sync of a commit point), and a read of
+ * the file's end in between would count records nobody was sent.
+ *
+ * Each subscriber keeps the position it has (`SubscriberCursor`): its `Last-Event-ID`, then
+ * each record it is sent. A record goes to every subscriber that does not have it, so the
+ * boundary between a client's replay and its live feed is the client's own position, not the
+ * channel's: a record published late (after a catch-up read past it, or a read of the end)
+ * still reaches whoever lacks it, and none gets it twice. The host calls `durable` for each
+ * record in trace order (from the writer's listener) or `catchUp` to read records written by
+ * someone else (a subagent's own writer, a fact recorded while the session was not loaded).
  */
 import { lastRecordLine, readTraceFileLines, type TracePosition } from "@penguin/core";
 import type { OmniMessage } from "@penguin/omnimessage";
@@ -58,6 +66,11 @@ export const RESYNC_EVENT = "server_event";
 /** How long after a client left a finished run's partials stay for it (browsers reconnect after RETRY_MS, 2 s). */
 export const PARTIALS_KEPT_FOR_LEAVERS_MS = 60_000;
 
+/** What one subscriber has: the last record it was sent (undefined: it came without an id and has none yet). */
+interface SubscriberCursor {
+  has: TracePosition | undefined;
+}
+
 interface VolatileEntry {
   position: TracePosition;
   k: number;
@@ -71,11 +84,11 @@ export class SessionChannel {
   readonly #traceFiles: () => TraceFileRef[];
   readonly #epoch: string;
   readonly #limits: VolatileLimits;
-  #last: TracePosition | undefined;
+  #last: TracePosition;
   #volatile: VolatileEntry[] = [];
   #volatileBytes = 0;
   #k = 0;
-  readonly #subscribers = new Set<SseSink>();
+  readonly #subscribers = new Map<SseSink, SubscriberCursor>();
   readonly #now: () => number;
   /** When the last client left since partials were last dropped (undefined: none left). */
   #leftAt: number | undefined;
@@ -86,11 +99,11 @@ export class SessionChannel {
     this.#epoch = epoch;
     this.#limits = limits;
     this.#now = now;
+    this.#last = traceEnd(traceFiles());
   }
 
-  /** The position of the last trace record sent (or, before any, the trace's end). */
+  /** The position of the last trace record sent (or, before any, the trace's end when the channel was made). */
   lastDurable(): TracePosition {
-    this.#last ??= traceEnd(this.#traceFiles());
     return this.#last;
   }
 
@@ -106,11 +119,17 @@ export class SessionChannel {
 
   /** Sends one trace record with its position; a position at or before the last one sent is ignored (already sent). */
   durable(message: OmniMessage, position: TracePosition): void {
-    if (comparePositions(position, this.lastDurable()) <= 0) return;
-    this.#last = position;
-    this.#k = 0;
-    const frame = formatSse({ id: formatStreamId({ position }), data: JSON.stringify(message) });
-    for (const sink of this.#subscribers) sink.send(frame);
+    if (comparePositions(position, this.#last) > 0) {
+      this.#last = position;
+      this.#k = 0;
+    }
+    let frame: string | undefined;
+    for (const [sink, cursor] of this.#subscribers) {
+      if (cursor.has !== undefined && comparePositions(position, cursor.has) <= 0) continue;
+      frame ??= formatSse({ id: formatStreamId({ position }), data: JSON.stringify(message) });
+      cursor.has = position;
+      sink.send(frame);
+    }
   }
 
   /** Sends an event that is not in the trace; returns its id. `streaming`: a run's partial (see `runEnded`). */
@@ -125,7 +144,7 @@ export class SessionChannel {
     while (this.#volatile.length > 1 && (this.#volatile.length > this.#limits.maxEvents || this.#volatileBytes > this.#limits.maxBytes)) {
       this.#volatileBytes -= this.#volatile.shift()?.bytes ?? 0;
     }
-    for (const sink of this.#subscribers) sink.send(frame);
+    for (const sink of this.#subscribers.keys()) sink.send(frame);
     return id;
   }
 
@@ -137,8 +156,8 @@ export class SessionChannel {
 
   /** Replays what `lastEventId` missed (or asks for a resync) and joins the live feed. */
   subscribe(sink: SseSink, lastEventId?: string): () => void {
-    if (lastEventId !== undefined && lastEventId !== "") this.#replay(sink, lastEventId);
-    this.#subscribers.add(sink);
+    const has = lastEventId !== undefined && lastEventId !== "" ? this.#replay(sink, lastEventId) : undefined;
+    this.#subscribers.set(sink, { has });
     return () => {
       // A client that leaves may come back with Last-Event-ID for the partials it missed.
       if (this.#subscribers.delete(sink)) this.#leftAt = this.#now();
@@ -166,18 +185,19 @@ export class SessionChannel {
 
   /** Closes every subscriber (server shutdown, session deleted). */
   closeAll(): void {
-    for (const sink of [...this.#subscribers]) sink.close();
+    for (const sink of [...this.#subscribers.keys()]) sink.close();
     this.#subscribers.clear();
   }
 
-  #replay(sink: SseSink, lastEventId: string): void {
+  /** Sends what the client with `lastEventId` missed; answers the position it has then (undefined after a resync). */
+  #replay(sink: SseSink, lastEventId: string): TracePosition | undefined {
     const id = parseStreamId(lastEventId);
-    const last = this.lastDurable();
+    const last = this.#last;
     const files = this.#traceFiles();
     if (id === undefined || !positionExists(files, id.position, last)) {
       const data = JSON.stringify({ type: "resync_required", lastEventId });
       sink.send(formatSse({ event: RESYNC_EVENT, id: this.lastId, data }));
-      return;
+      return undefined;
     }
     // Ring events after the client's id: at a later position, or at its position past its k
     // (all of them when its suffix is another process's, or when it has none).
@@ -192,6 +212,7 @@ export class SessionChannel {
       sink.send(formatSse({ id: formatStreamId({ position: r.position }), data: JSON.stringify(r.message) }));
     }
     while (next < pending.length) sink.send(pending[next++]!.frame);
+    return comparePositions(id.position, last) > 0 ? id.position : last;
   }
 }
 

@@ -13,13 +13,18 @@
  * counts its events. Resuming with Last-Event-ID:
  * - an id of this process still in the user's ring (1,000 events / 1 MB): exactly the events
  *   after it;
- * - any other id whose N the projections have reached (an older process, before a restart;
- *   or a gap that left the ring): one `projection_snapshot` with the current rows and totals
- *   the user can see (a read model's state is what its missed changes add up to), then live;
+ * - any other id whose N the read-model log covers (an older process, before a restart; or a
+ *   gap that left the ring): the `session_row` and `usage_totals` changes after N the user can
+ *   see, read back from the log (services/read-model-log.ts) with ids `<position>.log.<i>`,
+ *   then live (the other events of an older process, task states and the like, are not kept);
+ * - an id whose N the projections have reached but the log does not cover (its file deleted,
+ *   or trimmed past N): one `projection_snapshot` with the current rows and totals the user
+ *   can see (a read model's state is what its missed changes add up to), then live;
  * - anything else (N past the projections, the old `<epoch>-<seq>` ids, garbage):
  *   `resync_required`.
  */
 import { formatSse } from "../http/sse.js";
+import type { ReadModelLog } from "../services/read-model-log.js";
 import { EventIds, SseChannel, type ChannelLimits } from "./sse-channel.js";
 
 export const USER_RING: ChannelLimits = { maxEvents: 1000, maxBytes: 1024 * 1024 };
@@ -66,6 +71,7 @@ export class UserEventHub {
   readonly #audience: (projectId: string) => string[];
   #position = 0;
   #snapshot: ReadModelSnapshot | undefined;
+  #log: ReadModelLog | undefined;
 
   constructor(ids: EventIds, audience: (projectId: string) => string[]) {
     this.#ids = new FeedIds(ids.epoch, () => this.#position);
@@ -87,8 +93,9 @@ export class UserEventHub {
   }
 
   /** How a reconnecting client that the ring cannot serve is brought up to date. */
-  setSnapshot(snapshot: ReadModelSnapshot): void {
+  setSnapshot(snapshot: ReadModelSnapshot, log?: ReadModelLog): void {
     this.#snapshot = snapshot;
+    this.#log = log;
   }
 
   channel(userId: string): SseChannel {
@@ -115,6 +122,10 @@ export class UserEventHub {
   #catchUp(userId: string, lastEventId: string): string | undefined {
     const n = feedPosition(lastEventId);
     if (n === undefined || n > this.#position || this.#snapshot === undefined) return undefined;
+    if (this.#log?.covers(n) === true) {
+      const visible = this.#log.after(n).filter((c) => this.#audience(c.projectId).includes(userId));
+      return visible.map((c, i) => formatSse({ event: "server_event", id: `${c.position}.log.${i}`, data: JSON.stringify(c.event) })).join("");
+    }
     const channel = this.#channels.get(userId);
     // The snapshot stands for everything up to now: its id is the newest of the channel, so a
     // later reconnect from it replays only what comes after.

@@ -26,7 +26,64 @@ export type ServerEvent =
   | { type: "goal_started"; objective: string; budget: number | null }
   | { type: "goal_round"; round: number; used: number }
   | { type: "goal_finished"; outcome: GoalOutcome; rounds: number; tokensUsed: number }
+  | { type: "session_row"; position: number; row: SessionRow }
+  | { type: "usage_totals"; position: number; projectId: string; added: UsageAdded }
   | { type: "other"; name: string };
+
+/** A sessions-projection row as `/api/events` carries it (`session_row`, services/projection-feed.ts). */
+export interface SessionRow {
+  sessionId: string;
+  projectId: string;
+  agentId: string;
+  title: string | null;
+  archived: boolean;
+  forkedFrom: string | null;
+  provider: string | null;
+  modelId: string | null;
+  workspace: string | null;
+  source: string;
+  createdAt: number;
+  lastEventAt: number;
+  status: string;
+}
+
+/** What a project's usage totals grew by (`usage_totals.added`): the numbers the Usage page adds. */
+export type UsageAdded = Partial<Record<"cacheRead" | "cacheWrite" | "output" | "total" | "requests" | "failures" | "cost", number>>;
+
+const USAGE_NUMBERS = ["cacheRead", "cacheWrite", "output", "total", "requests", "failures", "cost"] as const;
+
+function sessionRowOf(v: unknown): SessionRow | undefined {
+  if (!isRecord(v)) return undefined;
+  const { sessionId, projectId, agentId, createdAt, lastEventAt } = v;
+  if (typeof sessionId !== "string" || typeof projectId !== "string" || typeof agentId !== "string") return undefined;
+  if (typeof createdAt !== "number" || typeof lastEventAt !== "number") return undefined;
+  const orNull = (x: unknown) => (typeof x === "string" ? x : null);
+  return {
+    sessionId,
+    projectId,
+    agentId,
+    title: orNull(v.title),
+    archived: v.archived === true,
+    forkedFrom: orNull(v.forkedFrom),
+    provider: orNull(v.provider),
+    modelId: orNull(v.modelId),
+    workspace: orNull(v.workspace),
+    source: typeof v.source === "string" ? v.source : "",
+    createdAt,
+    lastEventAt,
+    status: typeof v.status === "string" ? v.status : "",
+  };
+}
+
+function usageAddedOf(v: unknown): UsageAdded {
+  const out: UsageAdded = {};
+  if (!isRecord(v)) return out;
+  for (const key of USAGE_NUMBERS) {
+    const n = v[key];
+    if (typeof n === "number" && Number.isFinite(n)) out[key] = n;
+  }
+  return out;
+}
 
 export type StreamEvent =
   | { kind: "message"; id: string | undefined; message: OmniMessage }
@@ -104,6 +161,15 @@ export function parseServerEvent(data: unknown): ServerEvent | undefined {
       return { type: "resync_required" };
     case "credentials_updated":
       return { type: "credentials_updated" };
+    case "session_row": {
+      const row = sessionRowOf(data.session);
+      // A row this client cannot read is ignored like an unknown event (the list stays as it is).
+      return row === undefined ? { type: "other", name: "session_row" } : { type: "session_row", position: count(data.position) ?? 0, row };
+    }
+    case "usage_totals": {
+      const projectId = str(data.projectId);
+      return projectId === undefined ? undefined : { type: "usage_totals", position: count(data.position) ?? 0, projectId, added: usageAddedOf(data.added) };
+    }
     case "task_error":
       return { type: "task_error", message: str(data.message) ?? "the task failed" };
     case "session_state": {

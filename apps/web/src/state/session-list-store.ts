@@ -1,7 +1,9 @@
 /**
  * The sidebar's session list for the current project: every agent's sessions, kept live
- * from the user's event stream (`GET /api/events`): `session_created` fetches the new row,
- * `session_state` and `session_title` patch it, `session_deleted` drops it, and a
+ * from the user's event stream (`GET /api/events`): `session_row` (the sessions projection's
+ * row, for sessions run by the server, the CLI or the SDK alike) adds or updates the row
+ * without a request, `session_created` fetches the new row, `session_state` and
+ * `session_title` patch it, `session_deleted` drops it, and a
  * `resync_required` (or a reconnect the server could not replay) reloads the whole list.
  * Grouping (by workspace or by agent) and which sessions to show (the person's own, the
  * subagents' child sessions, or the archived ones) are view choices kept here so they
@@ -15,6 +17,7 @@ import { getSession, listSessions, type SessionCategory } from "../api/sessions"
 import { openSse, type SseConnection } from "../api/sse";
 import { decodeFrame, type ServerEvent } from "../api/stream-events";
 import type { SessionSummary } from "../api/types";
+import { summaryFromRow } from "../lib/live-read-models";
 
 export type Grouping = "workspace" | "agent";
 /** Which sessions the list shows: the person's own, subagents' children, or archived ones. */
@@ -30,6 +33,8 @@ export interface SessionListState {
 }
 
 let lastLoad: { projectId: string; agentIds: string[] } | undefined;
+/** Sessions whose task state the server announces (`session_state`): their rows do not override it. */
+const serverTasks = new Set<string>();
 
 const [sessionList, setSessionList] = createStore<SessionListState>({ sessions: [], loading: false, error: undefined, grouping: "workspace", view: "active" });
 export { sessionList };
@@ -100,6 +105,7 @@ export function applyUserEvent(e: ServerEvent): void {
       );
       return;
     case "session_state":
+      serverTasks.add(e.sessionId);
       patchSession(e.sessionId, { state: e.state, ...(e.state === "running" ? { lastActiveAt: Date.now() } : {}) });
       if (e.state === "idle" && sessionList.view === "subagent") reload();
       return;
@@ -109,6 +115,13 @@ export function applyUserEvent(e: ServerEvent): void {
     case "session_deleted":
       removeSession(e.sessionId);
       return;
+    case "session_row": {
+      if (e.row.projectId !== lastLoad?.projectId || !lastLoad.agentIds.includes(e.row.agentId)) return;
+      const existing = sessionList.sessions.find((s) => s.id === e.row.sessionId);
+      if (existing === undefined) upsertSession(summaryFromRow(e.row, undefined));
+      else patchSession(e.row.sessionId, summaryFromRow(e.row, existing, serverTasks.has(e.row.sessionId)));
+      return;
+    }
     case "resync_required":
       reload();
       return;

@@ -31,7 +31,7 @@ import {
   type TraceFileRef,
 } from "@penguin/trace";
 import { formatPosition, resolvePosition, type RecordedSession } from "../replay/recording.js";
-import { resumeView } from "./replay.js";
+import { recordView } from "./replay.js";
 
 export interface SessionView {
   sessionId: string;
@@ -177,7 +177,8 @@ interface ViewInput {
 }
 
 function viewOf({ sessionId, fold: folded, at, records, segment, fallbackMeta }: ViewInput): SessionView {
-  const fold = resumeView(folded.session, new Date().toISOString());
+  // What is in flight at the record is shown as pending there, not closed as after a crash.
+  const fold = recordView(folded.session, new Date().toISOString());
   const f = folded.facts;
   const calls = [...f.openCalls.values()];
   const openToolCalls = calls.filter((c) => f.decisions.get(c.tool_call_id) === "allow");

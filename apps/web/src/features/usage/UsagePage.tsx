@@ -5,9 +5,15 @@
  * table. Every figure comes from the server (`P/usage`, `P/usage/errors`), which prices
  * tokens at query time; a model without a price is flagged, never counted as free. Until
  * the first answer the cards and charts wait behind a spinner; a failed load says why.
+ * While the page is open the cards follow `/api/events`: each `usage_totals` of the project
+ * adds what the totals grew by (lib/live-read-models.ts), without asking the server again,
+ * when the view is a range ending now without an agent or model filter.
  */
 import { createEffect, createMemo, createSignal, For, on, onCleanup, Show } from "solid-js";
 import { errorText } from "../../api/http";
+import { openSse } from "../../api/sse";
+import { decodeFrame, type UsageAdded } from "../../api/stream-events";
+import { addUsage, liveUsageApplies, sumAdded } from "../../lib/live-read-models";
 import type { UsageErrorItem, UsageReport } from "../../api/types";
 import { getUsage, getUsageErrors, type UsageFilter } from "../../api/usage";
 import { Page } from "../../components/layout/Page";
@@ -81,6 +87,19 @@ export default function UsagePage() {
   });
   const granularity = createMemo(() => granularityFor(span().toTs - span().fromTs));
 
+  // Usage recorded since the report was answered, from the user's event stream.
+  const [added, setAdded] = createSignal<UsageAdded>({});
+  const usageFeed = openSse({
+    url: "/api/events",
+    onFrame(frame) {
+      const e = decodeFrame(frame);
+      if (e?.kind !== "server" || e.event.type !== "usage_totals" || e.event.projectId !== project.projectId) return;
+      const grew = e.event.added;
+      setAdded((sum) => sumAdded(sum, grew));
+    },
+  });
+  onCleanup(() => usageFeed.close());
+
   createEffect(
     on([() => project.projectId, filter, granularity, errorPage], ([projectId, f, g, pageNo]) => {
       if (projectId === undefined) return;
@@ -89,6 +108,7 @@ export default function UsagePage() {
       Promise.all([getUsage(projectId, f, "date", g), getUsageErrors(projectId, f, PAGE_SIZE, pageNo * PAGE_SIZE)]).then(
         ([r, e]) => {
           if (!live) return;
+          setAdded({});
           setReport(r);
           setErrors(e);
         },
@@ -125,7 +145,10 @@ export default function UsagePage() {
     return { requests, tokens, cost };
   });
 
-  const totals = () => report()?.totals;
+  const totals = () => {
+    const t = report()?.totals;
+    return t !== undefined && liveUsageApplies({ range: range(), agentId: agentId(), model: model() }) ? addUsage(t, added()) : t;
+  };
   const input = () => {
     const t = totals();
     return t === undefined ? 0 : t.cacheRead + t.cacheWrite;

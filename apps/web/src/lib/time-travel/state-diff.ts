@@ -5,9 +5,11 @@
  * previous step's state as added, removed, changed (with the value before) or the same.
  *
  * How each part is compared, and why:
- * - the context is compared by common prefix: a context only grows by appending until a
- *   compaction replaces it, so whatever follows the first difference is removed (old) and
- *   added (new), and a message repeated word for word is still told apart by its place;
+ * - the context is compared as a sequence (its longest common subsequence): a context mostly
+ *   grows by appending, but a step can also put a message before others (a tool output goes
+ *   before the pending input), and a message that stays is `same` wherever it moved to; a
+ *   message repeated word for word is still told apart by its place. A compaction replaces
+ *   the context: what is gone is removed, what is new is added;
  * - lists with ids (tool calls, steering) are compared by id; files by path;
  * - scalar parts (settings, usage, counts, goal) are compared field by field.
  * With no previous state (not loaded yet) every row is `same`: nothing is claimed to change.
@@ -51,16 +53,63 @@ export function diffKeyed<T>(previous: readonly T[] | undefined, current: readon
   return rows;
 }
 
-/** A sequence compared by its common prefix (see the file comment). */
+/** Above this many cells the middle of two sequences is not aligned: it is shown removed, then added. */
+const MAX_ALIGNED_CELLS = 1_000_000;
+
+/** A sequence compared by its longest common subsequence (see the file comment); removed rows sit where they were. */
 export function diffSequence<T>(previous: readonly T[] | undefined, current: readonly T[], keyOf: (t: T) => string, labelOf: (t: T) => string): StateRow[] {
   if (previous === undefined) return current.map((t, i) => ({ key: `${i}`, label: labelOf(t), change: "same" }));
-  let common = 0;
-  while (common < previous.length && common < current.length && keyOf(previous[common]!) === keyOf(current[common]!)) common += 1;
-  return [
-    ...current.slice(0, common).map((t, i): StateRow => ({ key: `${i}`, label: labelOf(t), change: "same" })),
-    ...previous.slice(common).map((t, i): StateRow => ({ key: `old-${common + i}`, label: labelOf(t), change: "removed" })),
-    ...current.slice(common).map((t, i): StateRow => ({ key: `${common + i}`, label: labelOf(t), change: "added" })),
-  ];
+  const oldKeys = previous.map(keyOf);
+  const newKeys = current.map(keyOf);
+  const kept = commonSubsequence(oldKeys, newKeys);
+  const rows: StateRow[] = [];
+  let o = 0;
+  let n = 0;
+  for (const [keptOld, keptNew] of [...kept, [previous.length, current.length] as const]) {
+    for (; o < keptOld; o++) rows.push({ key: `old-${o}`, label: labelOf(previous[o]!), change: "removed" });
+    for (; n < keptNew; n++) rows.push({ key: `${n}`, label: labelOf(current[n]!), change: "added" });
+    if (keptNew < current.length) rows.push({ key: `${keptNew}`, label: labelOf(current[keptNew]!), change: "same" });
+    o = keptOld + 1;
+    n = keptNew + 1;
+  }
+  return rows;
+}
+
+/** Index pairs (old, new) of a longest common subsequence of two key lists, in order. */
+function commonSubsequence(a: readonly string[], b: readonly string[]): (readonly [number, number])[] {
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start += 1;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+    endA -= 1;
+    endB -= 1;
+  }
+  const pairs: (readonly [number, number])[] = [];
+  for (let i = 0; i < start; i++) pairs.push([i, i]);
+  const rowsA = endA - start;
+  const colsB = endB - start;
+  if (rowsA > 0 && colsB > 0 && rowsA * colsB <= MAX_ALIGNED_CELLS) {
+    // lengths[i][j]: the longest common subsequence of a[start+i..endA) and b[start+j..endB).
+    const lengths = Array.from({ length: rowsA + 1 }, () => new Uint32Array(colsB + 1));
+    for (let i = rowsA - 1; i >= 0; i--) {
+      for (let j = colsB - 1; j >= 0; j--) {
+        lengths[i]![j] = a[start + i] === b[start + j] ? lengths[i + 1]![j + 1]! + 1 : Math.max(lengths[i + 1]![j]!, lengths[i]![j + 1]!);
+      }
+    }
+    let i = 0;
+    let j = 0;
+    while (i < rowsA && j < colsB) {
+      if (a[start + i] === b[start + j]) {
+        pairs.push([start + i, start + j]);
+        i += 1;
+        j += 1;
+      } else if (lengths[i + 1]![j]! >= lengths[i]![j + 1]!) i += 1;
+      else j += 1;
+    }
+  }
+  for (let k = 0; k < a.length - endA; k++) pairs.push([endA + k, endB + k]);
+  return pairs;
 }
 
 type Scalar = string | number | boolean | undefined;
