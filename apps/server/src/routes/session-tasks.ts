@@ -143,9 +143,12 @@ export function sessionTaskRoutes(table: RouteTable, ctx: ServerContext): void {
 
   table.add(
     { method: "get", path: "/api/sessions/:id/goal", operationId: "sessions.goal", summary: "The session's latest goal: objective, status, budget, used, rounds", tag: "sessions", access: "session", responses: { 200: { description: "{goal}" }, 404: { description: "The session never ran a goal" } } },
-    ({ grant }) => {
-      const goal = ctx.stores.goals.latest(grant.session.sessionId);
-      if (goal === undefined) throw notFound("a goal of this session");
+    async ({ grant }) => {
+      // The goal this server ran last, with its live progress; else the latest the trace records.
+      const id = grant.session.sessionId;
+      const live = ctx.sessions.peek(id)?.goalProgress;
+      const goal = live ?? (await ctx.sessions.traceInfo(grant.session)).goal;
+      if (goal === null) throw notFound("a goal of this session");
       return json({ goal });
     },
   );
