@@ -143,17 +143,17 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
       // Each change is an event appended to the session's trace at once (the only record of it):
       // refused up front while another process runs the session.
       await sessions.refuseIfHeldElsewhere(grant.session, "changing it");
-      if (body.approvalMode !== undefined) await sessions.setApprovalMode(grant.session, body.approvalMode);
-      if (body.sandboxNetwork !== undefined) await sessions.setSandboxNetwork(grant.session, body.sandboxNetwork);
-      if (body.thinkingLevel !== undefined) await sessions.setThinkingLevel(grant.session, body.thinkingLevel);
       if (body.title !== undefined || body.archived !== undefined) {
         await refreshProjections();
         const before = (await traceInfoOf(grant.agent, id)) ?? NO_TRACE_INFO;
         // A cleared title is recorded as an empty one (the view shows none).
         const title = body.title === null ? "" : body.title;
-        if (title !== undefined && title !== (before.title ?? "")) await sessions.recordFact(grant.session, sessionTitle(title));
+        if (title !== undefined && !(before.titleSet && title === (before.title ?? ""))) await sessions.recordFact(grant.session, sessionTitle(title));
         if (body.archived !== undefined && body.archived !== (before.archivedAt !== null)) await sessions.recordFact(grant.session, sessionArchived(body.archived));
       }
+      if (body.approvalMode !== undefined) await sessions.setApprovalMode(grant.session, body.approvalMode);
+      if (body.sandboxNetwork !== undefined) await sessions.setSandboxNetwork(grant.session, body.sandboxNetwork);
+      if (body.thinkingLevel !== undefined) await sessions.setThinkingLevel(grant.session, body.thinkingLevel);
       const view = await viewOf(grant.agent, id);
       ctx.userEvents.toProject(grant.project.projectId, { type: "session_updated", session: view });
       return json(view);

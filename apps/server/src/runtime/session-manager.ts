@@ -405,6 +405,8 @@ export class SessionManager {
     const hub = this.#hubs.get(row.sessionId);
     if (hub?.busy) throw busyError(hub);
     const agent = await this.agent(row.projectId, row.agentId);
+    // The source as its trace says before this fork: its title, archive state and forks so far.
+    const source = await this.#deps.traceInfo(row);
     let forkId: string;
     try {
       forkId = await agent.forkSession({ sessionId: row.sessionId, ...(position === undefined ? {} : "at" in position ? { at: position.at } : { position }) });
@@ -413,7 +415,6 @@ export class SessionManager {
       throw error;
     }
     const stores = this.#deps.stores;
-    const source = await this.#deps.traceInfo(row);
     const now = this.#deps.now();
     // The copied trace's meta is the fork's truth (the index row may predate it). It is the
     // copy's first line: a fork of a 50 MB session is not decoded whole to find it.

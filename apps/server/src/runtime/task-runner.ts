@@ -80,6 +80,13 @@ export class TaskRunner {
   }
 
   async #drive(hub: SessionHub, core: Session, job: RunJob, signal: AbortSignal, log: LiveLog): Promise<void> {
+    const titleRecorded =
+      job.kind !== "task" || core.state.title !== undefined
+        ? Promise.resolve(true)
+        : this.#deps.hasRecordedTitle(hub).catch((error: unknown) => {
+            this.#deps.report(error);
+            return true;
+          });
     const publish = (m: OmniMessage) => {
       hub.publishYielded(m);
       log.record(m);
@@ -88,7 +95,7 @@ export class TaskRunner {
         this.#deps.mirrorChild(m);
         return;
       }
-      if (job.kind === "task" && isEvent(m, "token_usage")) this.#maybeTitle(hub, core, job.prompt);
+      if (job.kind === "task" && isEvent(m, "token_usage")) this.#maybeTitle(hub, core, job.prompt, titleRecorded);
       if (isModel(m, "text") && m.payload.role === "user" && startsWithMarker(m.payload.text, "user_steering") && hub.markDeliveredSteering(core.pendingSteering())) {
         hub.publishTaskState();
       }
@@ -174,18 +181,19 @@ export class TaskRunner {
   }
 
   /**
-   * Titles a session whose trace records no title yet (`session_title`: the fold of the loaded
-   * session, or the projection for a title recorded in a file before a compaction).
+   * Titles a session whose trace records no title yet: `recorded` says whether it does (the
+   * loaded fold, or the projection for a title recorded in a file before a compaction: asked
+   * when the run starts, so it is known by the time the first answer is in). A title recorded
+   * while the title model ran (a person's PATCH goes through the fold) wins.
    */
-  #maybeTitle(hub: SessionHub, core: Session, prompt: string): void {
+  #maybeTitle(hub: SessionHub, core: Session, prompt: string, recorded: Promise<boolean>): void {
     const { generateTitles, lifetime } = this.#deps;
     if (hub.titling || core.state.title !== undefined) return;
     hub.titling = true;
-    const titled = async () => core.state.title !== undefined || (await this.#deps.hasRecordedTitle(hub));
     const chooseAndRecord = async () => {
-      if (await titled()) return;
+      if (await recorded) return;
       const title = generateTitles ? await core.generateTitle(lifetime).catch(() => undefined) : undefined;
-      if (lifetime.aborted || (await titled())) return;
+      if (lifetime.aborted || core.state.title !== undefined) return;
       const chosen = title ?? fallbackTitle(prompt);
       if (chosen === "") return;
       core.recordTitle(chosen);

@@ -148,6 +148,16 @@ function goalOf(r: ProjectedRow): GoalView | null {
   return { objective: r.goal_objective, status: r.goal_status ?? "active", budget, used: Number(r.goal_tokens_used ?? 0), rounds: Number(r.goal_rounds ?? 0), createdAt, updatedAt: Number(r.goal_updated_at ?? createdAt) };
 }
 
+/**
+ * The title shown: a recorded one (`session_title`; empty is a cleared one), else the first
+ * prompt of a run a person started; a subagent's or a schedule's run stays untitled (the list
+ * names those apart).
+ */
+function titleOf(r: ProjectedRow): string | null {
+  if (Number(r.title_set) === 1) return r.title === "" ? null : r.title;
+  return r.source === "user" || r.source === "replay" ? r.title : null;
+}
+
 /** The session's facts as the projection folded them. */
 function fromProjection(r: ProjectedRow, forkCount: number, replayOf: string | null): SessionTraceInfo {
   return {
@@ -158,8 +168,7 @@ function fromProjection(r: ProjectedRow, forkCount: number, replayOf: string | n
     replayOf,
     approvalMode: r.approval_mode,
     thinkingLevel: r.thinking_level,
-    // An empty recorded title is a cleared one.
-    title: r.title === "" ? null : r.title,
+    title: titleOf(r),
     titleSet: Number(r.title_set) === 1,
     archivedAt: Number(r.archived) === 1 ? Number(r.archived_at ?? r.last_event_at) : null,
     sandboxNetwork: Number(r.sandbox_network) === 1,
