@@ -4,7 +4,7 @@
  * running task (409 `not_running` when idle) and recall steering not yet delivered (409
  * `already_delivered` after), abort (202, handing queued follow-ups back; 204 when idle),
  * answer an approval, skip a reconnect wait, compact now. A task may run as a goal (core's
- * goal mode); its progress is indexed in goal_state and announced as `goal_*` server events.
+ * goal mode); core records its start and end in the trace (`goal_started`, `goal_finished`), the run counts its progress on the hub and announces it as `goal_*` server events.
  */
 import { Effect, Schema } from "effect";
 import { parseBudget } from "@penguin/core";
