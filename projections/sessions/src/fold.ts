@@ -18,7 +18,8 @@
  *   `settings_changed` naming them: the opening one a session is created with, then every
  *   change), whether its sandboxed commands may use the network (`settings_changed
  *   {sandbox_network}`), archived and since when (`session_archived`, its event time), the
- *   fork origin (`forked_from`), and its latest goal (`goal_started`, then `goal_finished`).
+ *   fork origin (`forked_from`), its latest goal (`goal_started`, then `goal_finished`), and
+ *   how many follow-up tasks wait in its host's queue (`followup_queued` less `followup_dequeued`).
  *   The server shows these from here for sessions it has not loaded; a rebuild from the
  *   traces gives every one of them back.
  * The parent of a subagent session is recorded by its parent's `subagent` event, in a table
@@ -56,6 +57,8 @@ export interface SessionRow {
   goal_rounds: number | null;
   goal_tokens_used: number | null;
   goal_updated_at: number | null;
+  /** Follow-up tasks queued and not yet started, recalled or handed back. */
+  followups_pending: number;
   /** The session this one was forked from, and where (`forked_from`: `<session>@NNN:LLLLLL`). */
   forked_from: string | null;
   provider: string | null;
@@ -93,6 +96,7 @@ export function emptySession(e: TraceEvent): SessionRow {
     goal_rounds: null,
     goal_tokens_used: null,
     goal_updated_at: null,
+    followups_pending: 0,
     forked_from: null,
     provider: null,
     model_id: null,
@@ -188,6 +192,12 @@ export function foldSessionInto(next: SessionRow, e: TraceEvent): void {
       next.goal_rounds = 0;
       next.goal_tokens_used = 0;
       next.goal_updated_at = e.ts;
+      return;
+    case "followup_queued":
+      next.followups_pending += 1;
+      return;
+    case "followup_dequeued":
+      next.followups_pending = Math.max(0, next.followups_pending - 1);
       return;
     case "goal_finished":
       if (next.goal_objective === null) return;

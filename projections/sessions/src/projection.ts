@@ -20,9 +20,9 @@ const INSERT_CHUNK = 200;
 
 export const sessionsProjection: Projection<SessionsTables> = {
   name: "sessions",
-  // 3: session facts (settings, archive time, network, goal) joined the row.
+  // 3: session facts (settings, archive time, network, goal, queued follow-ups) joined the row.
   version: 3,
-  handles: ["session_meta", "text", "tool_call", "request_begin", "request_end", "abort", "token_usage", "subagent", "session_title", "session_archived", "forked_from", "settings_changed", "goal_started", "goal_finished"],
+  handles: ["session_meta", "text", "tool_call", "request_begin", "request_end", "abort", "token_usage", "subagent", "session_title", "session_archived", "forked_from", "settings_changed", "goal_started", "goal_finished", "followup_queued", "followup_dequeued"],
   // A parallel rebuild imports it from here in its worker threads.
   source: { module: import.meta.url, exportName: "sessionsProjection" },
   async migrate(db) {
@@ -45,6 +45,7 @@ export const sessionsProjection: Projection<SessionsTables> = {
       .addColumn("goal_rounds", "integer")
       .addColumn("goal_tokens_used", "integer")
       .addColumn("goal_updated_at", "integer")
+      .addColumn("followups_pending", "integer", (c) => c.notNull())
       .addColumn("forked_from", "text")
       .addColumn("provider", "text")
       .addColumn("model_id", "text")
@@ -103,6 +104,7 @@ export const sessionsProjection: Projection<SessionsTables> = {
             goal_rounds: eb.ref("excluded.goal_rounds"),
             goal_tokens_used: eb.ref("excluded.goal_tokens_used"),
             goal_updated_at: eb.ref("excluded.goal_updated_at"),
+            followups_pending: eb.ref("excluded.followups_pending"),
             forked_from: eb.ref("excluded.forked_from"),
             provider: eb.ref("excluded.provider"),
             model_id: eb.ref("excluded.model_id"),

@@ -116,7 +116,7 @@ export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServ
         const roots = yield* Workspaces;
         const projections = yield* Projections;
         const traceFacts = traceFactsReader(config.root, projections, config.report);
-        return new SessionManager({
+        const manager = new SessionManager({
           root: config.root,
           stores: s,
           ids: config.ids,
@@ -135,8 +135,12 @@ export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServ
           mcpStdioPolicy: serverMcpStdioPolicy(() => readServerSettings(s.settings), config.sandboxStatus),
           traceInfo: traceFacts.ofSession,
           agentTraceInfo: traceFacts.ofAgent,
+          queuedSessionIds: traceFacts.queuedSessionIds,
           ...(config.bwrapPath === undefined ? {} : { bwrapPath: config.bwrapPath }),
         });
+        // Follow-ups a stopped server left queued (its sessions' traces record them) run again, in order.
+        void manager.restoreQueues().catch((error: unknown) => config.report(error));
+        return manager;
       }),
       (manager) => Effect.promise(() => manager.shutdown()),
     ),

@@ -27,7 +27,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { agentPaths, createAgent, isThinkingLevel, parseSystemConfig, describeLeaseHolder, isApprovalMode, liveLeaseHolder, moveSessionToTrash, sessionLeaseFile, isPenguinError, PROJECT_OR_AGENT_ID, sessionTraceFiles, type TrashEntry, type Agent, type AgentPaths, type ApprovalMode, type ForkPosition, type McpStdioPolicy, type SandboxOptions, type Session, type SleepFn } from "@penguin/core";
-import { isTraceable, sessionArchived, sessionTitle, settingsChanged, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
+import { followupDequeued, followupQueued, isTraceable, sessionArchived, sessionTitle, settingsChanged, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import type { SessionRow } from "../db/sessions-store.js";
 import type { Stores } from "../db/stores.js";
@@ -39,6 +39,7 @@ import type { EventIds } from "./sse-channel.js";
 import { buildTaskMessages, type AttachmentLimits, type TaskInputItem } from "./task-input.js";
 import type { WorkspaceRoots } from "../services/workspace-roots.js";
 import { TaskRunner } from "./task-runner.js";
+import { pendingFollowUps } from "./follow-up-queue.js";
 import { JUST_CREATED, type SessionTraceInfo } from "../services/session-trace-info.js";
 import { readSessionMeta } from "../services/trace-files.js";
 import { sessionView } from "../services/session-view.js";
@@ -79,6 +80,8 @@ export interface SessionManagerDeps {
    * allowance when it is loaded, its title and thinking level when it is forked.
    */
   traceInfo(row: SessionRow): Promise<SessionTraceInfo>;
+  /** The sessions whose traces record follow-ups still queued (a server stopped with a queue). */
+  queuedSessionIds(): Promise<string[]>;
   /** The same for every session of one agent, in one read. */
   agentTraceInfo(projectId: string, agentId: string): Promise<ReadonlyMap<string, SessionTraceInfo>>;
 }
@@ -232,6 +235,15 @@ export class SessionManager {
     if (hub.busy || hub.followUps.length > 0) {
       if (!request.queueIfBusy) throw busyError(hub);
       const followUp: FollowUp = { id: `fu_${randomBytes(6).toString("hex")}`, input: request.input, messages: built.messages, prompt: built.prompt, thinkingLevel: request.thinkingLevel, goal: request.goal, queuedAt: now };
+      // Queued in the trace first: the queue is the trace's, and survives this server.
+      core.recordFact(
+        followupQueued({
+          followup_id: followUp.id,
+          input: request.input,
+          ...(request.thinkingLevel === undefined ? {} : { thinking_level: request.thinkingLevel }),
+          ...(request.goal === undefined ? {} : { goal_budget: request.goal.budget }),
+        }),
+      );
       hub.followUps.push(followUp);
       hub.publishTaskState();
       if (!hub.busy) this.#onIdle(hub);
@@ -246,14 +258,44 @@ export class SessionManager {
     return this.#hubs.get(sessionId)?.followUps.some((f) => f.id === followUpId) ?? false;
   }
 
-  /** Removes a queued follow-up and returns what the client sent. */
-  recallFollowUp(row: SessionRow, followUpId: string): TaskInputItem[] {
+  /** Removes a queued follow-up (recorded in the trace) and returns what the client sent. */
+  async recallFollowUp(row: SessionRow, followUpId: string): Promise<TaskInputItem[]> {
     const hub = this.#hubs.get(row.sessionId);
     const at = hub?.followUps.findIndex((f) => f.id === followUpId) ?? -1;
     if (hub === undefined || at < 0) throw notFound(`follow-up ${followUpId}`);
     const [removed] = hub.followUps.splice(at, 1);
+    await this.recordFact(row, followupDequeued(followUpId, "recalled"));
     hub.publishTaskState();
     return removed?.input ?? [];
+  }
+
+  /**
+   * At start: the follow-ups a stopped server left queued (the traces record them) go back to
+   * their sessions' queues, in order, and the first runs once its session is idle.
+   */
+  async restoreQueues(): Promise<number> {
+    let restored = 0;
+    for (const sessionId of await this.#deps.queuedSessionIds()) {
+      const row = this.#deps.stores.sessions.get(sessionId);
+      if (row === undefined) continue;
+      try {
+        const { hub, core } = await this.open(row);
+        const queued = pendingFollowUps(sessionTraceFiles(agentPaths(this.#deps.root, row.projectId, row.agentId), sessionId));
+        for (const q of queued) {
+          if (hub.followUps.some((f) => f.id === q.followupId)) continue;
+          const input = q.input as TaskInputItem[];
+          const built = await buildTaskMessages(input, core.scratchpadDir, this.#deps.attachmentLimits(), this.#deps.now());
+          const thinkingLevel = q.thinkingLevel !== undefined && isThinkingLevel(q.thinkingLevel) ? q.thinkingLevel : undefined;
+          hub.followUps.push({ id: q.followupId, input, messages: built.messages, prompt: built.prompt, thinkingLevel, goal: q.goalBudget === undefined ? undefined : { budget: q.goalBudget }, queuedAt: this.#deps.now() });
+          restored += 1;
+        }
+        hub.publishTaskState();
+        if (!hub.busy) this.#onIdle(hub);
+      } catch (error) {
+        this.#deps.report(error);
+      }
+    }
+    return restored;
   }
 
   steer(row: SessionRow, text: string): { id: string; text: string } {
@@ -289,6 +331,8 @@ export class SessionManager {
     const hub = this.#hubs.get(row.sessionId);
     if (hub?.run === undefined) return undefined;
     const recalled = hub.followUps.splice(0).map((f) => ({ id: f.id, input: f.input }));
+    // Handed back to the client: out of the trace's queue too.
+    for (const { id } of recalled) void this.recordFact(row, followupDequeued(id, "aborted")).catch((error: unknown) => this.#deps.report(error));
     hub.run.controller.abort();
     hub.approvals.denyAll();
     hub.publishTaskState();
@@ -583,8 +627,12 @@ export class SessionManager {
     if (row === undefined) return;
     this.open(row).then(
       ({ core }) => {
-        if (hub.busy) hub.followUps.unshift(next);
-        else this.#runner.start(hub, core, { kind: "task", messages: next.messages, prompt: next.prompt, thinkingLevel: next.thinkingLevel, goal: next.goal });
+        if (hub.busy) {
+          hub.followUps.unshift(next);
+          return;
+        }
+        core.recordFact(followupDequeued(next.id, "started"));
+        this.#runner.start(hub, core, { kind: "task", messages: next.messages, prompt: next.prompt, thinkingLevel: next.thinkingLevel, goal: next.goal });
       },
       (error: unknown) => {
         hub.serverEvent({ type: "task_error", message: error instanceof Error ? error.message : String(error) });

@@ -262,6 +262,11 @@ export function traceFactsReader(root: string, projections: LiveProjectionRunner
       const infos = await sessionTraceInfo(projections, agentPaths(root, row.projectId, row.agentId), [row.sessionId], report, { withReplayOrigin: false });
       return infos.get(row.sessionId) ?? NO_TRACE_INFO;
     },
+    async queuedSessionIds(): Promise<string[]> {
+      await caughtUp();
+      const rows = await projections.read((db) => db.selectFrom("sessions").select("session_id").where("followups_pending", ">", 0).execute() as Promise<{ session_id: string }[]>);
+      return rows.map((r) => r.session_id);
+    },
     async ofAgent(projectId: string, agentId: string): Promise<ReadonlyMap<string, SessionTraceInfo>> {
       await caughtUp();
       const agent = agentPaths(root, projectId, agentId);
