@@ -653,7 +653,7 @@ export class SessionManager {
     stores.sessions.upsertFromTrace({ sessionId: meta.session_id, projectId: parent.projectId, agentId, provider: meta.provider, modelId: meta.model_id, workspace: meta.workspace, createdAt: now });
     const row = stores.sessions.get(meta.session_id);
     // The child's own header (meta) says it is a subagent's run: the event names that source.
-    if (row !== undefined) this.#deps.userEvents.toProject(parent.projectId, { type: "session_created", session: { ...sessionView(row, undefined, { ...JUST_CREATED, source: "subagent" }), parentSessionId: parent.sessionId } });
+    if (row !== undefined) this.#deps.userEvents.toProject(parent.projectId, { type: "session_created", session: { ...sessionView(row, undefined, { ...JUST_CREATED, source: "subagent" }, false), parentSessionId: parent.sessionId } });
   }
 
   /** A child's message, as its own stream shows it: the outermost origin hop removed. */
