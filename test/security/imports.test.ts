@@ -129,7 +129,8 @@ describe("trace import: every session_meta path is checked against the workspace
     expect(res.status).toBe(201);
     h.kit.enqueue({ toolCalls: [{ name: "exec_command", arguments: { cmd: "pwd; cat secret.txt; ls -a", description: "look around" } }] }, { text: "done" });
     const c = await h.admin();
-    // The imported trace records no approval mode, so its calls would ask: the owner lets them run.
+    // The imported trace records no approval mode, so the server would ask for the command
+    // (fail closed); the mode is set in the trace so the command runs and meets the boundary.
     expect((await c.patch(`/api/sessions/${sid}`, { approvalMode: "allow-all" })).status).toBe(200);
     const sse = await openStream(c, sid);
     expect((await c.post(`/api/sessions/${sid}/tasks`, text("read the secret"))).status).toBe(202);

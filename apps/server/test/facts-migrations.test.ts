@@ -47,7 +47,7 @@ describe("facts.db migrations", () => {
     const db = new Kysely<any>({ dialect: new SqliteDialect({ database: sqlite }) });
     const failing: Record<string, Migration> = {
       ...FACTS_MIGRATIONS,
-      "0006_adds_a_table": { up: async (k: Kysely<any>) => void (await k.schema.createTable("half_done").addColumn("x", "integer").execute()) },
+      "0007_adds_a_table": { up: async (k: Kysely<any>) => void (await k.schema.createTable("half_done").addColumn("x", "integer").execute()) },
       "0007_fails": {
         up: async () => {
           throw new Error("step failed on purpose");
@@ -71,7 +71,7 @@ describe("facts.db migrations", () => {
     sqlite.prepare("INSERT INTO users (user_id, password_hash, created_at) VALUES (?, ?, ?)").run("dave", "hash", 1);
     sqlite.pragma("user_version = 1");
     const db = new Kysely<any>({ dialect: new SqliteDialect({ database: sqlite }) });
-    expect(await migrateFacts(db)).toEqual(["0002_usage_moves_to_projections", "0003_session_creators", "0004_session_sandbox_network", "0005_trace_derived_data_moves_to_projections"]);
+    expect(await migrateFacts(db)).toEqual(["0002_usage_moves_to_projections", "0003_session_creators", "0004_session_sandbox_network", "0005_trace_derived_data_moves_to_projections", "0006_session_facts_move_to_the_trace"]);
     expect(tableNames(sqlite)).not.toContain("usage_records");
     expect((sqlite.prepare("select user_id from users").all() as { user_id: string }[]).map((r) => r.user_id)).toEqual(["dave"]);
     sqlite.close();
@@ -91,13 +91,33 @@ describe("facts.db migrations", () => {
     sqlite.prepare("INSERT INTO trace_files (path, session_id, file_index, size, mtime_ms) VALUES ('/x/001.jsonl', ?, 1, 10, 900)").run("20250101-000000-abcdef");
     const sessionBefore = sqlite.prepare("select * from sessions").get() as Record<string, unknown>;
 
-    expect(await migrateFacts(db)).toEqual(["0005_trace_derived_data_moves_to_projections"]);
+    const upToFive = Object.fromEntries(Object.entries(FACTS_MIGRATIONS).filter(([name]) => name < "0006"));
+    expect(await migrateFacts(db, upToFive)).toEqual(["0005_trace_derived_data_moves_to_projections"]);
     expect(tableNames(sqlite)).not.toContain("trace_sessions");
     expect(tableNames(sqlite)).not.toContain("trace_files");
     const { last_active_at: _lastActive, has_trace: _hasTrace, ...facts } = sessionBefore;
     expect(Object.keys(facts)).toEqual(expect.arrayContaining(["session_id", "project_id", "agent_id", "provider", "model_id", "workspace", "approval_mode", "thinking_level", "title", "archived_at", "client", "fork_count", "created_at", "sandbox_network"]));
     expect(sqlite.prepare("select * from sessions").all()).toEqual([facts]);
     expect((sqlite.prepare("select name from sqlite_master where type = 'index' and tbl_name = 'sessions' and name = 'sessions_by_agent'").all() as unknown[]).length).toBe(1);
+    sqlite.close();
+  });
+
+  it("drop the session facts the trace records (settings, title, archive, network, fork count, client, goals) from a version-5 file, keeping every session row's place", async () => {
+    const file = tempFile();
+    const sqlite = new BetterSqlite3(file);
+    const db = new Kysely<any>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const upToFive = Object.fromEntries(Object.entries(FACTS_MIGRATIONS).filter(([name]) => name < "0006"));
+    await migrateFacts(db, upToFive);
+    sqlite
+      .prepare("INSERT INTO sessions (session_id, project_id, agent_id, provider, model_id, workspace, approval_mode, thinking_level, title, archived_at, client, fork_count, created_at, sandbox_network) VALUES (?, 'p', 'a', 'prov', 'model', '/w', 'deny-all', 'high', 'A title', 7, 'cli', 2, 100, 1)")
+      .run("20250101-000000-abcdef");
+    sqlite.prepare("INSERT INTO goal_state (session_id, project_id, agent_id, objective, status, budget, created_at, updated_at) VALUES (?, 'p', 'a', 'ship', 'active', 10, 1, 1)").run("20250101-000000-abcdef");
+
+    expect(await migrateFacts(db)).toEqual(["0006_session_facts_move_to_the_trace"]);
+    expect(tableNames(sqlite)).not.toContain("goal_state");
+    expect(sqlite.prepare("select * from sessions").all()).toEqual([
+      { session_id: "20250101-000000-abcdef", project_id: "p", agent_id: "a", provider: "prov", model_id: "model", workspace: "/w", created_at: 100 },
+    ]);
     sqlite.close();
   });
 

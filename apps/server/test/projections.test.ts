@@ -55,8 +55,10 @@ function rewriteAsHandWrittenV2(root: string, cached: { sessionId: string; sourc
   old.prepare("ATTACH DATABASE ? AS made").run(file);
   const tables = (old.prepare("select name from made.sqlite_master where type = 'table' and name <> 'sqlite_sequence' and name not like 'kysely%'").all() as { name: string }[]).map((r) => r.name);
   for (const table of tables) {
-    const columns = (old.prepare(`select name from pragma_table_info('${table}')`).all() as { name: string }[]).map((r) => r.name);
+    // The columns both layouts have (a later step dropped the session facts: the old ones take their defaults).
+    const madeColumns = new Set((old.prepare(`select name from pragma_table_info('${table}', 'made')`).all() as { name: string }[]).map((r) => r.name));
     const putBack: Record<string, string> = { last_active_at: "created_at", has_trace: "1" };
+    const columns = (old.prepare(`select name from pragma_table_info('${table}')`).all() as { name: string }[]).map((r) => r.name).filter((c) => madeColumns.has(c) || (table === "sessions" && c in putBack));
     const values = columns.map((c) => (table === "sessions" ? (putBack[c] ?? c) : c));
     old.exec(`INSERT INTO main.${table} (${columns.join(", ")}) SELECT ${values.join(", ")} FROM made.${table}`);
   }
@@ -216,11 +218,16 @@ describe("facts.db", { timeout: 30_000 }, () => {
     await h.server.close();
 
     // Make the root look like one from before: web.db at schema version 1, usage tables and all,
-    // without what later steps added (Kysely's bookkeeping, the sandbox_network column).
+    // without what later steps added (Kysely's bookkeeping) and with what they dropped (the
+    // session facts and the goal table).
     const root = h.root;
     const facts = join(root, "facts.db");
     const legacy = new BetterSqlite3(facts);
-    legacy.exec("DROP TABLE kysely_migration; DROP TABLE kysely_migration_lock; ALTER TABLE sessions DROP COLUMN sandbox_network;");
+    legacy.exec("DROP TABLE kysely_migration; DROP TABLE kysely_migration_lock;");
+    legacy.exec(
+      "ALTER TABLE sessions ADD COLUMN approval_mode TEXT NOT NULL DEFAULT 'allow-all'; ALTER TABLE sessions ADD COLUMN thinking_level TEXT; ALTER TABLE sessions ADD COLUMN title TEXT; ALTER TABLE sessions ADD COLUMN archived_at INTEGER; ALTER TABLE sessions ADD COLUMN client TEXT NOT NULL DEFAULT 'web'; ALTER TABLE sessions ADD COLUMN fork_count INTEGER NOT NULL DEFAULT 0;",
+    );
+    legacy.exec("CREATE TABLE goal_state (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, project_id TEXT NOT NULL, agent_id TEXT NOT NULL, objective TEXT NOT NULL, status TEXT NOT NULL, budget INTEGER, used INTEGER NOT NULL DEFAULT 0, rounds INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);");
     // …and with what a server of then derived from the traces: the scan cache and each session's last activity.
     legacy.exec("ALTER TABLE sessions ADD COLUMN last_active_at INTEGER NOT NULL DEFAULT 0; ALTER TABLE sessions ADD COLUMN has_trace INTEGER NOT NULL DEFAULT 0; UPDATE sessions SET last_active_at = created_at, has_trace = 1;");
     legacy.exec("CREATE TABLE trace_sessions (session_id TEXT PRIMARY KEY, project_id TEXT NOT NULL, agent_id TEXT NOT NULL, source TEXT, file_count INTEGER NOT NULL, mtime_ms INTEGER NOT NULL);");
@@ -297,7 +304,10 @@ describe("facts.db", { timeout: 30_000 }, () => {
     expect((await adminAgain.get("/api/admin/users")).body).toEqual(usersBefore);
     // The session list reads what the traces derive from the sessions projection: the same answer
     // (the approval mode is the one set again above).
-    expect(await listed(again)).toEqual(listBefore.map((s: unknown[]) => [s[0], s[1], "allow-all", s[3], s[4]]));
+    // The PATCH is an event of the session's trace, so its last activity is that event's time.
+    const listAfter = await listed(again);
+    expect(listAfter.map((s: unknown[]) => s.slice(0, 4))).toEqual(listBefore.map((s: unknown[]) => [s[0], s[1], "allow-all", s[3]]));
+    expect(listAfter[0][4]).toBeGreaterThanOrEqual(listBefore[0][4]);
 
     const after = new BetterSqlite3(join(h.root, "facts.db"), { readonly: true });
     const applied = (after.prepare("select name from kysely_migration order by name").all() as { name: string }[]).map((r) => r.name);
@@ -305,8 +315,10 @@ describe("facts.db", { timeout: 30_000 }, () => {
     const tables = (after.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]).map((r) => r.name);
     const version = after.pragma("user_version", { simple: true });
     after.close();
-    expect(applied).toEqual(["0001_initial_schema", "0002_usage_moves_to_projections", "0003_session_creators", "0004_session_sandbox_network", "0005_trace_derived_data_moves_to_projections"]);
-    expect(sessionColumns).toContain("sandbox_network");
+    expect(applied).toEqual(["0001_initial_schema", "0002_usage_moves_to_projections", "0003_session_creators", "0004_session_sandbox_network", "0005_trace_derived_data_moves_to_projections", "0006_session_facts_move_to_the_trace"]);
+    // The session facts are the trace's (read from the fold or the sessions projection), not columns here.
+    expect(sessionColumns).toEqual(["session_id", "project_id", "agent_id", "provider", "model_id", "workspace", "created_at"]);
+    expect(tables).not.toContain("goal_state");
     expect(sessionColumns).not.toContain("last_active_at");
     expect(sessionColumns).not.toContain("has_trace");
     expect(tables).not.toContain("trace_sessions");

@@ -50,35 +50,37 @@ describe("the start-up trace scan", () => {
 
     const stores = await storesWithAdmin(root);
     stores.projects.insert({ projectId: "gone", ownerUserId: "admin", name: null, createdAt: 1 });
-    const row = { provider: "p", modelId: "m", workspace: "/w", approvalMode: "allow-all" as const, client: "web" as const, createdAt: 5 };
+    const row = { provider: "p", modelId: "m", workspace: "/w", createdAt: 5 };
     stores.sessions.insert({ ...row, sessionId: elsewhere, projectId: "gone", agentId: "default_agent" });
 
     const first = indexTraces(root, stores, { full: false, owner: "admin", now: 10 });
     expect(first).toEqual({ scanned: 1, indexed: 1, dropped: 0 });
-    expect(stores.sessions.get(traced)).toMatchObject({ projectId: "on_disk", client: "cli", workspace: "/w", title: "tidy the docs folder" });
+    // The row says where the session is; its title (the first prompt here) is the trace's, read
+    // from the sessions projection, never written into the index.
+    expect(stores.sessions.get(traced)).toEqual({ sessionId: traced, projectId: "on_disk", agentId: "default_agent", provider: "p", modelId: "m", workspace: "/w", createdAt: expect.any(Number) });
 
-    // The server's own decision for it stays, and a known session is not read again.
-    stores.sessions.setTitle(traced, "Docs cleanup");
+    // A known session is not read again.
     stores.sessions.insert({ ...row, sessionId: neverTraced, projectId: "on_disk", agentId: "default_agent" });
     expect(indexTraces(root, stores, { full: false, owner: "admin", now: 20 })).toEqual({ scanned: 1, indexed: 0, dropped: 1 });
-    expect(stores.sessions.get(traced)?.title).toBe("Docs cleanup");
+    expect(stores.sessions.get(traced)?.projectId).toBe("on_disk");
     expect(stores.sessions.get(neverTraced)).toBeUndefined();
     expect(stores.sessions.get(elsewhere)).toBeDefined();
 
     expect(indexTraces(root, stores, { full: true, owner: "admin", now: 30 })).toEqual({ scanned: 1, indexed: 1, dropped: 1 });
     expect(stores.sessions.get(elsewhere)).toBeUndefined();
-    expect(stores.sessions.get(traced)?.title).toBe("Docs cleanup");
+    expect(stores.sessions.get(traced)?.projectId).toBe("on_disk");
   });
 
-  it("given a session the trace follower indexed from its header first, when the server records the session it created, then the server's settings win (a web session asked to always-ask never runs allow-all)", async () => {
+  it("given a session the trace follower indexed from its header first, when the server records the session it created, then its row is updated, not duplicated, and holds no approval mode to fail open with", async () => {
     const root = mkdtempSync(join(tmpdir(), "penguin-index-race-"));
     dirs.push(root);
     const stores = await storesWithAdmin(root);
     stores.projects.insert({ projectId: "p1", ownerUserId: "admin", name: null, createdAt: 1 });
     stores.sessions.upsertFromTrace({ sessionId: traced, projectId: "p1", agentId: "default_agent", provider: "p", modelId: "m", workspace: "/w", createdAt: 5 });
-    expect(stores.sessions.get(traced)).toMatchObject({ approvalMode: "allow-all", client: "cli" });
+    expect(stores.sessions.get(traced)).toMatchObject({ createdAt: 5 });
 
-    stores.sessions.insert({ sessionId: traced, projectId: "p1", agentId: "default_agent", provider: "p", modelId: "m", workspace: "/w", approvalMode: "always-ask", client: "web", createdAt: 6, sandboxNetwork: true });
-    expect(stores.sessions.get(traced)).toMatchObject({ approvalMode: "always-ask", client: "web", sandboxNetwork: true, createdAt: 6 });
+    stores.sessions.insert({ sessionId: traced, projectId: "p1", agentId: "default_agent", provider: "p2", modelId: "m2", workspace: "/w2", createdAt: 6 });
+    // The approval mode (and every other session fact) is the trace's: the row has no column for one.
+    expect(stores.sessions.get(traced)).toEqual({ sessionId: traced, projectId: "p1", agentId: "default_agent", provider: "p2", modelId: "m2", workspace: "/w2", createdAt: 6 });
   });
 });

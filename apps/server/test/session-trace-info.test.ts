@@ -56,15 +56,15 @@ describe("a session's trace info", () => {
     // A projection of another (empty) root knows none of them: the headers answer.
     const empty = await startRunner(tempRoot());
     const fromHeaders = await sessionTraceInfo(empty, agent, ids, (e) => reported.push(e));
-    expect(fromHeaders.get(scheduled)).toEqual({ hasTrace: true, source: "schedule", lastEventAt: null, forkedFrom: null, replayOf: null });
-    expect(fromHeaders.get(replay)).toEqual({ hasTrace: true, source: "replay", lastEventAt: null, forkedFrom: null, replayOf: recorded });
+    expect(fromHeaders.get(scheduled)).toEqual({ ...NO_TRACE_INFO, hasTrace: true, source: "schedule", lastEventAt: null, forkedFrom: null, replayOf: null });
+    expect(fromHeaders.get(replay)).toEqual({ ...NO_TRACE_INFO, hasTrace: true, source: "replay", lastEventAt: null, forkedFrom: null, replayOf: recorded });
     expect(fromHeaders.get(traceless)).toEqual(NO_TRACE_INFO);
 
     // The projection of this root has folded both traces: their latest events are known.
     const live = await startRunner(root);
     const projected = await sessionTraceInfo(live, agent, ids, (e) => reported.push(e), { byAgent: true });
-    expect(projected.get(scheduled)).toEqual({ hasTrace: true, source: "schedule", lastEventAt: Date.parse(LATER), forkedFrom: null, replayOf: null });
-    expect(projected.get(replay)).toEqual({ hasTrace: true, source: "replay", lastEventAt: Date.parse(AT), forkedFrom: null, replayOf: recorded });
+    expect(projected.get(scheduled)).toEqual({ ...NO_TRACE_INFO, hasTrace: true, source: "schedule", lastEventAt: Date.parse(LATER), forkedFrom: null, replayOf: null });
+    expect(projected.get(replay)).toEqual({ ...NO_TRACE_INFO, hasTrace: true, source: "replay", lastEventAt: Date.parse(AT), forkedFrom: null, replayOf: recorded });
     expect(projected.get(traceless)).toEqual(NO_TRACE_INFO);
     expect(reported).toEqual([]);
   });
@@ -78,6 +78,6 @@ describe("a session's trace info", () => {
     const reported: unknown[] = [];
     const infos = await sessionTraceInfo(runner, agent, [scheduled], (e) => reported.push(e));
     expect(reported).toHaveLength(1);
-    expect(infos.get(scheduled)).toEqual({ hasTrace: true, source: "schedule", lastEventAt: null, forkedFrom: null, replayOf: null });
+    expect(infos.get(scheduled)).toEqual({ ...NO_TRACE_INFO, hasTrace: true, source: "schedule", lastEventAt: null, forkedFrom: null, replayOf: null });
   });
 });

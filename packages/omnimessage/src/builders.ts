@@ -259,6 +259,18 @@ export function forkedFrom(sessionId: string, at: string, opts?: BuildOptions): 
   return eventMessage({ type: "forked_from", session_id: sessionId, at }, opts);
 }
 
+/** A follow-up task queued by the host; `input` is what the person sent, as the host received it. */
+export function followupQueued(
+  fields: { followup_id: string; input: unknown[]; thinking_level?: string; goal_budget?: number },
+  opts?: BuildOptions,
+): OmniMessage<"event_msg"> {
+  return eventMessage({ type: "followup_queued", ...fields }, opts);
+}
+
+export function followupDequeued(followupId: string, reason: "started" | "recalled" | "aborted", opts?: BuildOptions): OmniMessage<"event_msg"> {
+  return eventMessage({ type: "followup_dequeued", followup_id: followupId, reason }, opts);
+}
+
 // --- origin -----------------------------------------------------------------------------------
 
 /**

@@ -2753,6 +2753,114 @@ export const OMNI_MESSAGE_SHAPE: Shape = {
          }
         ],
         "records": []
+       },
+       {
+        "kind": "struct",
+        "expected": "FollowupQueuedPayload",
+        "fields": [
+         {
+          "name": "type",
+          "optional": false,
+          "shape": {
+           "kind": "literal",
+           "value": "followup_queued",
+           "expected": "\"followup_queued\""
+          }
+         },
+         {
+          "name": "followup_id",
+          "optional": false,
+          "shape": {
+           "kind": "string",
+           "expected": "string"
+          }
+         },
+         {
+          "name": "input",
+          "optional": false,
+          "shape": {
+           "kind": "array",
+           "expected": "ReadonlyArray<unknown>",
+           "item": {
+            "kind": "unknown",
+            "expected": "unknown"
+           }
+          }
+         },
+         {
+          "name": "thinking_level",
+          "optional": true,
+          "shape": {
+           "kind": "string",
+           "expected": "string"
+          }
+         },
+         {
+          "name": "goal_budget",
+          "optional": true,
+          "shape": {
+           "kind": "number",
+           "expected": "number"
+          }
+         }
+        ],
+        "records": []
+       },
+       {
+        "kind": "struct",
+        "expected": "FollowupDequeuedPayload",
+        "fields": [
+         {
+          "name": "type",
+          "optional": false,
+          "shape": {
+           "kind": "literal",
+           "value": "followup_dequeued",
+           "expected": "\"followup_dequeued\""
+          }
+         },
+         {
+          "name": "followup_id",
+          "optional": false,
+          "shape": {
+           "kind": "string",
+           "expected": "string"
+          }
+         },
+         {
+          "name": "reason",
+          "optional": false,
+          "shape": {
+           "kind": "union",
+           "expected": "\"started\" | \"recalled\" | \"aborted\"",
+           "members": [
+            {
+             "kind": "literal",
+             "value": "started",
+             "expected": "\"started\""
+            },
+            {
+             "kind": "literal",
+             "value": "recalled",
+             "expected": "\"recalled\""
+            },
+            {
+             "kind": "literal",
+             "value": "aborted",
+             "expected": "\"aborted\""
+            }
+           ],
+           "tagged": [],
+           "otherwise": [
+            0,
+            1,
+            2
+           ],
+           "expectedObject": "never"
+          }
+         }
+        ],
+        "records": []
        }
       ],
       "tagged": [
@@ -2818,9 +2926,15 @@ export const OMNI_MESSAGE_SHAPE: Shape = {
          ],
          "forked_from": [
           19
+         ],
+         "followup_queued": [
+          20
+         ],
+         "followup_dequeued": [
+          21
          ]
         },
-        "expected": "\"request_begin\" | \"request_end\" | \"token_usage\" | \"approval_decision\" | \"abort\" | \"compaction_begin\" | \"compaction_end\" | \"subagent\" | \"tool_list_ready\" | \"mcp_connect_begin\" | \"mcp_connect_end\" | \"goal_finished\" | \"approval_requested\" | \"steering_queued\" | \"steering_recalled\" | \"settings_changed\" | \"session_title\" | \"session_archived\" | \"goal_started\" | \"forked_from\""
+        "expected": "\"request_begin\" | \"request_end\" | \"token_usage\" | \"approval_decision\" | \"abort\" | \"compaction_begin\" | \"compaction_end\" | \"subagent\" | \"tool_list_ready\" | \"mcp_connect_begin\" | \"mcp_connect_end\" | \"goal_finished\" | \"approval_requested\" | \"steering_queued\" | \"steering_recalled\" | \"settings_changed\" | \"session_title\" | \"session_archived\" | \"goal_started\" | \"forked_from\" | \"followup_queued\" | \"followup_dequeued\""
        }
       ],
       "otherwise": [],

@@ -375,6 +375,26 @@ export const ForkedFromPayloadSchema = Schema.mutable(
   Schema.Struct({ type: Schema.Literal("forked_from"), session_id: Schema.String, at: Schema.String }),
 ).annotations({ identifier: "ForkedFromPayload" });
 
+/**
+ * A task queued behind the running one (a host's follow-up queue): what the person sent, as the
+ * host received it, so the queue survives the host's restart. It runs when the session is idle.
+ */
+export const FollowupQueuedPayloadSchema = Schema.mutable(
+  Schema.Struct({
+    type: Schema.Literal("followup_queued"),
+    followup_id: Schema.String,
+    input: mutableArray(Schema.Unknown),
+    thinking_level: optional(Schema.String),
+    /** Run as a goal with this token budget (-1 = unlimited). */
+    goal_budget: optional(Schema.Number),
+  }),
+).annotations({ identifier: "FollowupQueuedPayload" });
+
+/** A queued follow-up left the queue: it `started`, was `recalled` by a person, or an abort handed it back. */
+export const FollowupDequeuedPayloadSchema = Schema.mutable(
+  Schema.Struct({ type: Schema.Literal("followup_dequeued"), followup_id: Schema.String, reason: Schema.Literal("started", "recalled", "aborted") }),
+).annotations({ identifier: "FollowupDequeuedPayload" });
+
 export const EventPayloadSchema = Schema.Union(
   RequestBeginPayloadSchema,
   RequestEndPayloadSchema,
@@ -396,6 +416,8 @@ export const EventPayloadSchema = Schema.Union(
   SessionArchivedPayloadSchema,
   GoalStartedPayloadSchema,
   ForkedFromPayloadSchema,
+  FollowupQueuedPayloadSchema,
+  FollowupDequeuedPayloadSchema,
 ).annotations({ identifier: "EventPayload" });
 
 // ---------------------------------------------------------------------------------------------

@@ -14,6 +14,14 @@
  *   keeps it `running`; `empty` until the first request;
  * - counts: tasks (user-typed texts), requests (`request_begin`), tool calls, and the
  *   tokens of every `token_usage`.
+ * - session facts, as the trace records them: approval mode and thinking level (the last
+ *   `settings_changed` naming them: the opening one a session is created with, then every
+ *   change), whether its sandboxed commands may use the network (`settings_changed
+ *   {sandbox_network}`), archived and since when (`session_archived`, its event time), the
+ *   fork origin (`forked_from`), its latest goal (`goal_started`, then `goal_finished`), and
+ *   how many follow-up tasks wait in its host's queue (`followup_queued` less `followup_dequeued`).
+ *   The server shows these from here for sessions it has not loaded; a rebuild from the
+ *   traces gives every one of them back.
  * The parent of a subagent session is recorded by its parent's `subagent` event, in a table
  * of its own (`sessions_links`), so the order the two traces are read in does not matter.
  */
@@ -32,6 +40,25 @@ export interface SessionRow {
   title_set: number;
   /** 1 while archived (`session_archived`). */
   archived: number;
+  /** Event time of the `session_archived` that archived it; null while not archived. */
+  archived_at: number | null;
+  /** The last recorded approval mode (`settings_changed`), null when the trace records none. */
+  approval_mode: string | null;
+  /** The last recorded thinking level (`settings_changed`). */
+  thinking_level: string | null;
+  /** 1 when the session's sandboxed commands may use the network (`settings_changed`). */
+  sandbox_network: number;
+  /** The latest goal (`goal_started`): objective, budget (-1 = none), start time. */
+  goal_objective: string | null;
+  goal_budget: number | null;
+  goal_started_at: number | null;
+  /** `active` from `goal_started` until its `goal_finished` names the outcome. */
+  goal_status: string | null;
+  goal_rounds: number | null;
+  goal_tokens_used: number | null;
+  goal_updated_at: number | null;
+  /** Follow-up tasks queued and not yet started, recalled or handed back. */
+  followups_pending: number;
   /** The session this one was forked from, and where (`forked_from`: `<session>@NNN:LLLLLL`). */
   forked_from: string | null;
   provider: string | null;
@@ -58,6 +85,18 @@ export function emptySession(e: TraceEvent): SessionRow {
     title: null,
     title_set: 0,
     archived: 0,
+    archived_at: null,
+    approval_mode: null,
+    thinking_level: null,
+    sandbox_network: 0,
+    goal_objective: null,
+    goal_budget: null,
+    goal_started_at: null,
+    goal_status: null,
+    goal_rounds: null,
+    goal_tokens_used: null,
+    goal_updated_at: null,
+    followups_pending: 0,
     forked_from: null,
     provider: null,
     model_id: null,
@@ -136,7 +175,36 @@ export function foldSessionInto(next: SessionRow, e: TraceEvent): void {
       next.title_set = 1;
       return;
     case "session_archived":
+      if (p.archived && next.archived === 0) next.archived_at = e.ts;
+      if (!p.archived) next.archived_at = null;
       next.archived = p.archived ? 1 : 0;
+      return;
+    case "settings_changed":
+      if (p.approval_mode !== undefined) next.approval_mode = p.approval_mode;
+      if (p.thinking_level !== undefined) next.thinking_level = p.thinking_level;
+      if (p.sandbox_network !== undefined) next.sandbox_network = p.sandbox_network ? 1 : 0;
+      return;
+    case "goal_started":
+      next.goal_objective = p.objective;
+      next.goal_budget = p.budget;
+      next.goal_started_at = e.ts;
+      next.goal_status = "active";
+      next.goal_rounds = 0;
+      next.goal_tokens_used = 0;
+      next.goal_updated_at = e.ts;
+      return;
+    case "followup_queued":
+      next.followups_pending += 1;
+      return;
+    case "followup_dequeued":
+      next.followups_pending = Math.max(0, next.followups_pending - 1);
+      return;
+    case "goal_finished":
+      if (next.goal_objective === null) return;
+      next.goal_status = p.outcome;
+      next.goal_rounds = p.rounds;
+      next.goal_tokens_used = p.tokens_used;
+      next.goal_updated_at = e.ts;
       return;
     case "forked_from":
       next.forked_from = `${p.session_id}@${p.at}`;

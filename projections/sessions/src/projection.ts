@@ -20,8 +20,9 @@ const INSERT_CHUNK = 200;
 
 export const sessionsProjection: Projection<SessionsTables> = {
   name: "sessions",
-  version: 2,
-  handles: ["session_meta", "text", "tool_call", "request_begin", "request_end", "abort", "token_usage", "subagent", "session_title", "session_archived", "forked_from"],
+  // 3: session facts (settings, archive time, network, goal, queued follow-ups) joined the row.
+  version: 3,
+  handles: ["session_meta", "text", "tool_call", "request_begin", "request_end", "abort", "token_usage", "subagent", "session_title", "session_archived", "forked_from", "settings_changed", "goal_started", "goal_finished", "followup_queued", "followup_dequeued"],
   // A parallel rebuild imports it from here in its worker threads.
   source: { module: import.meta.url, exportName: "sessionsProjection" },
   async migrate(db) {
@@ -33,6 +34,18 @@ export const sessionsProjection: Projection<SessionsTables> = {
       .addColumn("title", "text")
       .addColumn("title_set", "integer", (c) => c.notNull())
       .addColumn("archived", "integer", (c) => c.notNull())
+      .addColumn("archived_at", "integer")
+      .addColumn("approval_mode", "text")
+      .addColumn("thinking_level", "text")
+      .addColumn("sandbox_network", "integer", (c) => c.notNull())
+      .addColumn("goal_objective", "text")
+      .addColumn("goal_budget", "integer")
+      .addColumn("goal_started_at", "integer")
+      .addColumn("goal_status", "text")
+      .addColumn("goal_rounds", "integer")
+      .addColumn("goal_tokens_used", "integer")
+      .addColumn("goal_updated_at", "integer")
+      .addColumn("followups_pending", "integer", (c) => c.notNull())
       .addColumn("forked_from", "text")
       .addColumn("provider", "text")
       .addColumn("model_id", "text")
@@ -80,6 +93,18 @@ export const sessionsProjection: Projection<SessionsTables> = {
             title: eb.ref("excluded.title"),
             title_set: eb.ref("excluded.title_set"),
             archived: eb.ref("excluded.archived"),
+            archived_at: eb.ref("excluded.archived_at"),
+            approval_mode: eb.ref("excluded.approval_mode"),
+            thinking_level: eb.ref("excluded.thinking_level"),
+            sandbox_network: eb.ref("excluded.sandbox_network"),
+            goal_objective: eb.ref("excluded.goal_objective"),
+            goal_budget: eb.ref("excluded.goal_budget"),
+            goal_started_at: eb.ref("excluded.goal_started_at"),
+            goal_status: eb.ref("excluded.goal_status"),
+            goal_rounds: eb.ref("excluded.goal_rounds"),
+            goal_tokens_used: eb.ref("excluded.goal_tokens_used"),
+            goal_updated_at: eb.ref("excluded.goal_updated_at"),
+            followups_pending: eb.ref("excluded.followups_pending"),
             forked_from: eb.ref("excluded.forked_from"),
             provider: eb.ref("excluded.provider"),
             model_id: eb.ref("excluded.model_id"),

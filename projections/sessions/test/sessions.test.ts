@@ -1,6 +1,6 @@
 // Given/when/then for the sessions projection on :memory:.
 import { describe, expect, it } from "vitest";
-import { abortEvent, assistantText, forkedFrom, requestBegin, requestEnd, sessionArchived, sessionMeta, sessionTitle, subagentEvent, tokenUsage, toolCall, userText } from "@penguin/omnimessage";
+import { abortEvent, assistantText, followupDequeued, followupQueued, forkedFrom, goalFinished, goalStarted, settingsChanged, requestBegin, requestEnd, sessionArchived, sessionMeta, sessionTitle, subagentEvent, tokenUsage, toolCall, userText } from "@penguin/omnimessage";
 import { projectionSpec, traceEvents } from "@penguin/projections-runner";
 import { foldSession, getSession, listSessions, sessionsProjection } from "../src/index.js";
 
@@ -34,6 +34,19 @@ describe("sessions projection", () => {
       title: "fix the build",
       title_set: 0,
       archived: 0,
+      // No session fact recorded in these events: every one at its empty value.
+      archived_at: null,
+      approval_mode: null,
+      thinking_level: null,
+      sandbox_network: 0,
+      goal_objective: null,
+      goal_budget: null,
+      goal_started_at: null,
+      goal_status: null,
+      goal_rounds: null,
+      goal_tokens_used: null,
+      goal_updated_at: null,
+      followups_pending: 0,
       forked_from: null,
       provider: "openai",
       model_id: "gpt-x",
@@ -48,6 +61,39 @@ describe("sessions projection", () => {
       tokens: 25,
       files: 1,
       parent_session_id: null,
+    });
+  });
+
+  it("given a session's opening settings, when its settings, archive, goal and follow-up queue change, then the row carries each fact as the trace last records it", async () => {
+    const row = await projectionSpec(sessionsProjection)
+      .given(traceEvents({ sessionId: P }, [meta(P), settingsChanged({ approval_mode: "deny-all", thinking_level: "medium" }, { at: at(1) })]))
+      .when(
+        traceEvents({ sessionId: P, firstLine: 3 }, [
+          settingsChanged({ thinking_level: "high" }, { at: at(2) }),
+          settingsChanged({ sandbox_network: true }, { at: at(3) }),
+          sessionArchived(true, { at: at(4) }),
+          goalStarted("ship it", 500, { at: at(5) }),
+          goalFinished({ outcome: "complete", rounds: 2, tokens_used: 120 }, { at: at(6) }),
+          followupQueued({ followup_id: "fu_1", input: [{ type: "text", text: "next" }] }, { at: at(7) }),
+          followupQueued({ followup_id: "fu_2", input: [{ type: "text", text: "after" }] }, { at: at(8) }),
+          followupDequeued("fu_1", "started", { at: at(9) }),
+        ]),
+      )
+      .then((db) => getSession(db, P));
+    expect(row).toMatchObject({
+      approval_mode: "deny-all",
+      thinking_level: "high",
+      sandbox_network: 1,
+      archived: 1,
+      archived_at: Date.parse(at(4)),
+      goal_objective: "ship it",
+      goal_budget: 500,
+      goal_started_at: Date.parse(at(5)),
+      goal_status: "complete",
+      goal_rounds: 2,
+      goal_tokens_used: 120,
+      goal_updated_at: Date.parse(at(6)),
+      followups_pending: 1,
     });
   });
 

@@ -63,6 +63,11 @@ export class AccessPolicy {
     this.#creators.record(sessionId, userId);
   }
 
+  /** Whether the server made this session for a person (the create and fork routes record a creator). */
+  createdHere(sessionId: string): boolean {
+    return this.#creators.creatorOf(sessionId) !== undefined;
+  }
+
   /** Whether the user may control the session (see the rules above); `grant` is their read grant of it. */
   mayControl(user: AuthUser, grant: SessionGrant): boolean {
     return grant.role !== "member" || this.#creators.creatorOf(grant.session.sessionId) === user.userId;

@@ -53,15 +53,7 @@ export interface SessionsTable {
   provider: string | null;
   model_id: string | null;
   workspace: string | null;
-  approval_mode: Generated<string>;
-  thinking_level: string | null;
-  title: string | null;
-  archived_at: number | null;
-  client: Generated<string>;
-  fork_count: Generated<number>;
   created_at: number;
-  /** 1: the session's sandboxed commands may use the network (a project owner or the admin allowed it). */
-  sandbox_network: Generated<number>;
 }
 
 export interface ScheduleStateTable {
@@ -76,20 +68,6 @@ export interface ScheduleStateTable {
   fired_once: Generated<number>;
   missed: Generated<number>;
   invalid_reason: string | null;
-}
-
-export interface GoalStateTable {
-  id: Generated<number>;
-  session_id: string;
-  project_id: string;
-  agent_id: string;
-  objective: string;
-  status: string;
-  budget: number | null;
-  used: Generated<number>;
-  rounds: Generated<number>;
-  created_at: number;
-  updated_at: number;
 }
 
 export interface UiPrefsTable {
@@ -115,7 +93,6 @@ export interface FactsSchema {
   agents: AgentsTable;
   sessions: SessionsTable;
   schedule_state: ScheduleStateTable;
-  goal_state: GoalStateTable;
   ui_prefs: UiPrefsTable;
   server_settings: ServerSettingsTable;
   session_creators: SessionCreatorsTable;

@@ -18,11 +18,12 @@
  *     server from before Kysely that opens a newer file finds nothing of its own to run.
  *
  * What lives here (`facts.db`): users and their browser sessions, projects and members, the
- * agents and sessions indexes (with the session settings the server decides), UI prefs and
- * server settings, who created each session, and the scheduler and goal state. Usage, session
- * lists and the trace timeline are projections of the traces, in `projections.db` (step 2
- * dropped the usage and error tables that used to live here; step 5 the trace scan cache and
- * the sessions' last activity and trace flag).
+ * agents and sessions indexes (which project and agent each session is in), UI prefs and
+ * server settings, who created each session, and the scheduler's bookkeeping. Usage, session
+ * lists, session facts and the trace timeline are projections of the traces, in
+ * `projections.db` (step 2 dropped the usage and error tables that used to live here; step 5
+ * the trace scan cache and the sessions' last activity and trace flag; step 6 the session
+ * facts and the goal table).
  */
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
 
@@ -243,6 +244,20 @@ export const FACTS_MIGRATIONS: Readonly<Record<string, Migration>> = {
         if (await columnExists(db, "sessions", column)) await db.schema.alterTable("sessions").dropColumn(column).execute();
       }
       await db.schema.createIndex("sessions_by_agent").on("sessions").columns(["project_id", "agent_id", "created_at desc"]).execute();
+    },
+  },
+  "0006_session_facts_move_to_the_trace": {
+    // A session's approval mode, thinking level, title, archive state, network allowance, fork
+    // count and client, and its goals, are facts its trace records (`settings_changed`,
+    // `session_title`, `session_archived`, `forked_from`, `goal_started`, `goal_finished`); the
+    // server reads them from the loaded session's fold or the sessions projection. The copies
+    // go: a column kept here could only disagree with the trace (an SDK session's `deny-all`
+    // read back as this table's default `allow-all` was one such disagreement).
+    async up(db: Kysely<any>) {
+      await db.schema.dropTable("goal_state").ifExists().execute();
+      for (const column of ["approval_mode", "thinking_level", "title", "archived_at", "client", "fork_count", "sandbox_network"]) {
+        if (await columnExists(db, "sessions", column)) await db.schema.alterTable("sessions").dropColumn(column).execute();
+      }
     },
   },
 };

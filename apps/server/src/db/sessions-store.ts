@@ -1,15 +1,14 @@
 /**
  * The sessions index: one row per session the server knows, from the web or found in the
- * traces (CLI sessions), holding what the server decided for it: its project and agent, the
- * model pair and workspace chosen when it was created (or read from the first meta of a
- * session found in the traces), approval mode, thinking level, title, archive state, the fork
- * counter, when it was indexed, and whether its sandboxed commands may use the network.
+ * traces (CLI sessions), holding what access needs: the project and agent the session is in
+ * (its grants follow from them) and when the server indexed it; and the model pair and
+ * workspace of its first header, which the routes use to reach its files before anything
+ * else is read. Who created it is in its own table (session-creators-store.ts).
  *
- * What the trace says about a session (its run source, its latest event, its fork origin) is
- * not copied here: it is read from the sessions projection (services/session-trace-info.ts).
+ * The session's facts are not here. Its approval mode, thinking level, title, archive state,
+ * network allowance, fork origin and goals are what its trace records; the server reads them
+ * from the loaded session's fold or from the sessions projection (services/session-trace-info.ts).
  */
-import { isApprovalMode, isThinkingLevel, type ApprovalMode } from "@penguin/core";
-import type { ThinkingLevel } from "@penguin/models";
 import type { FactsDb } from "./facts-db.js";
 
 export type SessionCategory = "active" | "subagent" | "schedule" | "archived";
@@ -22,15 +21,7 @@ export interface SessionRow {
   provider: string | null;
   modelId: string | null;
   workspace: string | null;
-  approvalMode: ApprovalMode;
-  thinkingLevel: ThinkingLevel | null;
-  title: string | null;
-  archivedAt: number | null;
-  client: "web" | "cli";
-  forkCount: number;
   createdAt: number;
-  /** The session's sandboxed commands may use the network (allowed by a project owner or the admin). */
-  sandboxNetwork: boolean;
 }
 
 interface RawSession {
@@ -40,14 +31,7 @@ interface RawSession {
   provider: string | null;
   model_id: string | null;
   workspace: string | null;
-  approval_mode: string;
-  thinking_level: string | null;
-  title: string | null;
-  archived_at: number | null;
-  client: string;
-  fork_count: number;
   created_at: number;
-  sandbox_network: number;
 }
 
 function toRow(r: RawSession): SessionRow {
@@ -58,14 +42,7 @@ function toRow(r: RawSession): SessionRow {
     provider: r.provider,
     modelId: r.model_id,
     workspace: r.workspace,
-    approvalMode: isApprovalMode(r.approval_mode) ? r.approval_mode : "allow-all",
-    thinkingLevel: r.thinking_level !== null && isThinkingLevel(r.thinking_level) ? r.thinking_level : null,
-    title: r.title,
-    archivedAt: r.archived_at,
-    client: r.client === "cli" ? "cli" : "web",
-    forkCount: r.fork_count,
     createdAt: r.created_at,
-    sandboxNetwork: r.sandbox_network === 1,
   };
 }
 
@@ -76,11 +53,7 @@ export interface NewSession {
   provider: string;
   modelId: string;
   workspace: string;
-  approvalMode: ApprovalMode;
-  client: "web" | "cli";
   createdAt: number;
-  /** Default false: no network for the session's sandboxed commands. */
-  sandboxNetwork?: boolean;
 }
 
 export class SessionStore {
@@ -103,21 +76,15 @@ export class SessionStore {
   }
 
   /**
-   * Record a session the server created. Its settings are the server's decision and win over
-   * a row already there: the trace follower (services/projections.ts) may have indexed the
-   * session from its header, with the defaults a CLI session gets (approval mode `allow-all`),
-   * in the moment between the header being written and this insert. Ignoring the conflict
-   * left a web session asked to `always-ask` running `allow-all`.
+   * Record a session the server created (a row the trace follower may have made from its
+   * header a moment before is updated, not duplicated).
    */
   insert(s: NewSession): void {
     const values = {
       provider: s.provider,
       model_id: s.modelId,
       workspace: s.workspace,
-      approval_mode: s.approvalMode,
-      client: s.client,
       created_at: s.createdAt,
-      sandbox_network: s.sandboxNetwork === true ? 1 : 0,
     };
     const q = this.#facts.query
       .insertInto("sessions")
@@ -137,7 +104,6 @@ export class SessionStore {
         provider: s.provider,
         model_id: s.modelId,
         workspace: s.workspace,
-        client: "cli",
         created_at: s.createdAt,
       })
       .onConflict((oc) =>
@@ -150,7 +116,7 @@ export class SessionStore {
     this.#facts.run(q);
   }
 
-  /** Puts back the row of a session restored from the trash, every server-owned field as it was. */
+  /** Puts back the row of a session restored from the trash, as it was (its facts are in its trace, restored with it). */
   restore(r: SessionRow): void {
     const values = {
       project_id: r.projectId,
@@ -158,46 +124,9 @@ export class SessionStore {
       provider: r.provider,
       model_id: r.modelId,
       workspace: r.workspace,
-      approval_mode: r.approvalMode,
-      thinking_level: r.thinkingLevel,
-      title: r.title,
-      archived_at: r.archivedAt,
-      client: r.client,
-      fork_count: r.forkCount,
       created_at: r.createdAt,
-      sandbox_network: r.sandboxNetwork ? 1 : 0,
     };
     this.#facts.run(this.#facts.query.insertInto("sessions").values({ session_id: r.sessionId, ...values }).onConflict((oc) => oc.column("session_id").doUpdateSet(values)));
-  }
-
-  /** Counts one more fork of this session; the count never goes down, so fork titles never repeat. */
-  nextForkNumber(sessionId: string): number {
-    const q = this.#facts.query
-      .updateTable("sessions")
-      .set((eb) => ({ fork_count: eb("fork_count", "+", 1) }))
-      .where("session_id", "=", sessionId)
-      .returning("fork_count");
-    return this.#facts.first(q)?.fork_count ?? 1;
-  }
-
-  setApprovalMode(sessionId: string, mode: ApprovalMode): void {
-    this.#facts.run(this.#facts.query.updateTable("sessions").set({ approval_mode: mode }).where("session_id", "=", sessionId));
-  }
-
-  setThinkingLevel(sessionId: string, level: ThinkingLevel | null): void {
-    this.#facts.run(this.#facts.query.updateTable("sessions").set({ thinking_level: level }).where("session_id", "=", sessionId));
-  }
-
-  setTitle(sessionId: string, title: string | null): void {
-    this.#facts.run(this.#facts.query.updateTable("sessions").set({ title }).where("session_id", "=", sessionId));
-  }
-
-  setArchived(sessionId: string, at: number | null): void {
-    this.#facts.run(this.#facts.query.updateTable("sessions").set({ archived_at: at }).where("session_id", "=", sessionId));
-  }
-
-  setSandboxNetwork(sessionId: string, allowed: boolean): void {
-    this.#facts.run(this.#facts.query.updateTable("sessions").set({ sandbox_network: allowed ? 1 : 0 }).where("session_id", "=", sessionId));
   }
 
   delete(sessionId: string): void {
@@ -208,15 +137,13 @@ export class SessionStore {
     return this.#facts.all(this.#facts.query.selectFrom("sessions").select("session_id").where("project_id", "=", projectId)).map((r) => r.session_id);
   }
 
-
   /**
-   * Every session of one agent, archived or not, newest first by creation. The list's
-   * categories and its order by last activity need the trace side (run source, latest event),
-   * so services/session-list.ts filters and orders these rows with it.
+   * Every session of one agent, newest first by creation. The list's categories and its order
+   * by last activity need the trace side (run source, archive state, latest event), so
+   * services/session-list.ts filters and orders these rows with it.
    */
-  ofAgent(projectId: string, agentId: string, archived: boolean | undefined): SessionRow[] {
-    let q = this.#select().where("s.project_id", "=", projectId).where("s.agent_id", "=", agentId);
-    if (archived !== undefined) q = q.where("s.archived_at", archived ? "is not" : "is", null);
+  ofAgent(projectId: string, agentId: string): SessionRow[] {
+    const q = this.#select().where("s.project_id", "=", projectId).where("s.agent_id", "=", agentId);
     return this.#facts.all(q.orderBy("s.created_at", "desc").orderBy("s.session_id", "desc")).map(toRow);
   }
 }

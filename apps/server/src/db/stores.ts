@@ -7,7 +7,6 @@ import type { Database } from "better-sqlite3";
 import type { LiveProjectionRunner } from "@penguin/projections-runner";
 import { AuthSessionStore } from "./auth-sessions-store.js";
 import type { FactsDb } from "./facts-db.js";
-import { GoalStore } from "./goal-store.js";
 import { ProjectStore } from "./projects-store.js";
 import { ScheduleStore } from "./schedule-store.js";
 import { SessionStore } from "./sessions-store.js";
@@ -27,7 +26,6 @@ export interface Stores {
   usage: UsageStore;
   settings: SettingsStore;
   schedules: ScheduleStore;
-  goals: GoalStore;
 }
 
 export function createStores(facts: FactsDb, projections: LiveProjectionRunner): Stores {
@@ -41,6 +39,5 @@ export function createStores(facts: FactsDb, projections: LiveProjectionRunner):
     usage: new UsageStore(projections),
     settings: new SettingsStore(facts),
     schedules: new ScheduleStore(facts),
-    goals: new GoalStore(facts),
   };
 }

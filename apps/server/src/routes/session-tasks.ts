@@ -4,7 +4,7 @@
  * running task (409 `not_running` when idle) and recall steering not yet delivered (409
  * `already_delivered` after), abort (202, handing queued follow-ups back; 204 when idle),
  * answer an approval, skip a reconnect wait, compact now. A task may run as a goal (core's
- * goal mode); its progress is indexed in goal_state and announced as `goal_*` server events.
+ * goal mode); core records its start and end in the trace (`goal_started`, `goal_finished`), the run counts its progress on the hub and announces it as `goal_*` server events.
  */
 import { Effect, Schema } from "effect";
 import { parseBudget } from "@penguin/core";
@@ -144,9 +144,12 @@ export function sessionTaskRoutes(table: RouteTable, ctx: ServerContext): void {
 
   table.add(
     { method: "get", path: "/api/sessions/:id/goal", operationId: "sessions.goal", summary: "The session's latest goal: objective, status, budget, used, rounds", tag: "sessions", access: "session", responses: { 200: { description: "{goal}", schema: GoalAnswer }, 404: { description: "The session never ran a goal" } } },
-    ({ grant }) => {
-      const goal = ctx.stores.goals.latest(grant.session.sessionId);
-      if (goal === undefined) throw notFound("a goal of this session");
+    async ({ grant }) => {
+      // The goal this server ran last, with its live progress; else the latest the trace records.
+      const id = grant.session.sessionId;
+      const live = ctx.sessions.peek(id)?.goalProgress;
+      const goal = live ?? (await ctx.sessions.traceInfo(grant.session)).goal;
+      if (goal === null) throw notFound("a goal of this session");
       return json({ goal });
     },
   );

@@ -33,7 +33,7 @@ import type { RouteTable } from "../http/route-table.js";
 import { ApprovalModeSchema, Capped, IntFromText, PositiveInt, Text, ThinkingLevelSchema, WithDefault } from "../http/schemas.js";
 import type { ServerContext } from "../server-context.js";
 import { listAgentSessions } from "../services/session-list.js";
-import { sessionTraceInfo } from "../services/session-trace-info.js";
+import { JUST_CREATED, NO_TRACE_INFO, sessionTraceInfo } from "../services/session-trace-info.js";
 import { prepareTraceCut } from "../services/history.js";
 import { sessionView } from "../services/session-view.js";
 import { refuseMissingRecord, traceFilesOf } from "../services/trace-view.js";
@@ -70,17 +70,26 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
   const { stores, sessions } = ctx;
   /** What the trace says about one session of the agent (run source, last event, origin). */
   const traceInfoOf = async (agent: AgentPaths, id: string) => (await sessionTraceInfo(ctx.projections, agent, [id], ctx.report)).get(id);
+  /** The session as its trace says now: the projection first takes in what the traces gained (a PATCH's events). */
   const viewOf = async (agent: AgentPaths, id: string) => {
     const row = stores.sessions.get(id);
     if (row === undefined) throw notFound(`session ${id}`);
-    return sessionView(row, sessions.peek(id), await traceInfoOf(agent, id));
+    await refreshProjections();
+    return sessionView(row, sessions.peek(id), await traceInfoOf(agent, id), ctx.access.createdHere(id));
+  };
+  const refreshProjections = async () => {
+    try {
+      await ctx.projections.refresh();
+    } catch (error) {
+      ctx.report(error);
+    }
   };
 
   table.add(
     { method: "get", path: "/api/projects/:p/agents/:a/sessions", operationId: "sessions.list", summary: "Sessions of an agent, most recent first", tag: "sessions", access: "agent", query: ListQuery, responses: { 200: { description: "{sessions}", schema: SessionList } } },
     async ({ grant, query }) => {
       const listed = await listAgentSessions(ctx, grant.agent, query.category, query.limit, query.offset);
-      return json({ sessions: listed.map(({ row, info }) => sessionView(row, sessions.peek(row.sessionId), info)) });
+      return json({ sessions: listed.map(({ row, info }) => sessionView(row, sessions.peek(row.sessionId), info, ctx.access.createdHere(row.sessionId))) });
     },
   );
 
@@ -99,8 +108,9 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
         sandboxNetwork: body.sandboxNetwork,
       });
       ctx.access.recordCreator(row.sessionId, user.userId);
-      // Created by this request for a person: no run source, no event after its creation yet.
-      const view = sessionView(row, hub);
+      // Created by this request for a person: no run source, no event after its creation yet;
+      // its network allowance is the one just recorded in its trace.
+      const view = sessionView(row, hub, { ...JUST_CREATED, sandboxNetwork: body.sandboxNetwork === true });
       ctx.userEvents.toProject(row.projectId, { type: "session_created", session: view });
       return json(view, 201);
     },
@@ -114,7 +124,7 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
       const files = traceFilesOf(grant.agent, id);
       const usage = await stores.usage.sessionTotals(id);
       return json({
-        ...sessionView(grant.session, hub, await traceInfoOf(grant.agent, id)),
+        ...(await viewOf(grant.agent, id)),
         tracePath: hub?.core?.tracePath ?? files[files.length - 1]?.path ?? null,
         traceFiles: files.map(({ index, size }) => ({ index, size })),
         usage,
@@ -131,24 +141,19 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
       const id = grant.session.sessionId;
       // The caller controls the session (the route's need); allowing the network also needs an owner.
       if (body.sandboxNetwork === true) requireNetworkGrant(grant.role);
-      // These append to the trace: refused up front while another process runs the session.
-      if (body.title !== undefined || body.archived !== undefined || body.sandboxNetwork !== undefined || body.approvalMode !== undefined) {
-        await sessions.refuseIfHeldElsewhere(grant.session, "changing it");
+      // Each change is an event appended to the session's trace at once (the only record of it):
+      // refused up front while another process runs the session.
+      await sessions.refuseIfHeldElsewhere(grant.session, "changing it");
+      if (body.title !== undefined || body.archived !== undefined) {
+        await refreshProjections();
+        const before = (await traceInfoOf(grant.agent, id)) ?? NO_TRACE_INFO;
+        // A cleared title is recorded as an empty one (the view shows none).
+        const title = body.title === null ? "" : body.title;
+        if (title !== undefined && !(before.titleSet && title === (before.title ?? ""))) await sessions.recordFact(grant.session, sessionTitle(title));
+        if (body.archived !== undefined && body.archived !== (before.archivedAt !== null)) await sessions.recordFact(grant.session, sessionArchived(body.archived));
       }
       if (body.sandboxNetwork !== undefined) await sessions.setSandboxNetwork(grant.session, body.sandboxNetwork);
-      if (body.thinkingLevel !== undefined) {
-        stores.sessions.setThinkingLevel(id, body.thinkingLevel);
-        if (body.thinkingLevel !== null) sessions.setThinkingLevel(id, body.thinkingLevel);
-      }
-      if (body.title !== undefined) stores.sessions.setTitle(id, body.title);
-      if (body.archived !== undefined) stores.sessions.setArchived(id, body.archived ? (grant.session.archivedAt ?? ctx.now()) : null);
-      // The same facts go to the trace (a session without a trace yet has nothing to append to).
-      if (traceFilesOf(grant.agent, id).length > 0) {
-        if (typeof body.title === "string") await sessions.recordFact(grant.session, sessionTitle(body.title));
-        if (body.archived !== undefined && (body.archived === true) !== (grant.session.archivedAt !== null)) await sessions.recordFact(grant.session, sessionArchived(body.archived === true));
-      }
-      // Recorded in the trace at once: the session's approvals go by its fold, not by a column.
-      if (body.approvalMode !== undefined) await sessions.setApprovalMode(grant.session, body.approvalMode);
+      if (body.thinkingLevel !== undefined) await sessions.setThinkingLevel(grant.session, body.thinkingLevel);
       const view = await viewOf(grant.agent, id);
       ctx.userEvents.toProject(grant.project.projectId, { type: "session_updated", session: view });
       return json(view);
@@ -192,8 +197,7 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
       const row = await sessions.fork(grant.session, body.at !== undefined ? { at: body.at } : body.position);
       ctx.access.recordCreator(row.sessionId, user.userId);
       // The projection folds the fork's `forked_from` event: one pass, so the answer names the origin.
-      await ctx.projections.refresh();
-      const view = sessionView(row, undefined, await traceInfoOf(grant.agent, row.sessionId));
+      const view = await viewOf(grant.agent, row.sessionId);
       ctx.userEvents.toProject(row.projectId, { type: "session_created", session: view });
       return json(view, 201);
     },

@@ -23,8 +23,9 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 function entryView(e: TrashEntry) {
   const m = e.manifest;
-  const record = recordOf(e);
-  return { id: e.id, sessionId: m.sessionId, agentId: m.agentId, title: record?.title ?? null, deletedAt: m.deletedAt, deletedBy: m.deletedBy, traceFiles: m.traceFiles.filter((n) => n.endsWith(".jsonl")).length };
+  // The title the session had when it was deleted (kept beside its index row in the entry).
+  const title = (recordOf(e) as { title?: unknown } | undefined)?.title;
+  return { id: e.id, sessionId: m.sessionId, agentId: m.agentId, title: typeof title === "string" ? title : null, deletedAt: m.deletedAt, deletedBy: m.deletedBy, traceFiles: m.traceFiles.filter((n) => n.endsWith(".jsonl")).length };
 }
 
 /** The index row kept in the entry, when it is one of this session's. */
@@ -83,7 +84,7 @@ export function trashRoutes(table: RouteTable, ctx: ServerContext): void {
       if (row === undefined) throw new Error(`restored session ${sessionId} was not indexed`);
       // The projections follow the files back (the same bytes at the same path: nothing to re-apply).
       await ctx.projections.refresh();
-      const view = sessionView(row, undefined, (await sessionTraceInfo(ctx.projections, agent, [sessionId], ctx.report)).get(sessionId));
+      const view = sessionView(row, undefined, (await sessionTraceInfo(ctx.projections, agent, [sessionId], ctx.report)).get(sessionId), ctx.access.createdHere(sessionId));
       ctx.userEvents.toProject(row.projectId, { type: "session_created", session: view });
       return json(view);
     },

@@ -19,6 +19,7 @@ import { openDatabase } from "../db/database.js";
 import type { FactsDb } from "../db/facts-db.js";
 import { createStores, type Stores } from "../db/stores.js";
 import { startProjections } from "../services/projections.js";
+import { traceFactsReader } from "../services/session-trace-info.js";
 import { serverMcpStdioPolicy } from "../services/mcp-stdio-policy.js";
 import type { SandboxStatus } from "../services/sandbox-status.js";
 import { readServerSettings } from "../services/server-settings.js";
@@ -113,7 +114,9 @@ export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServ
         const s = yield* ServerStores;
         const events = yield* UserEvents;
         const roots = yield* Workspaces;
-        return new SessionManager({
+        const projections = yield* Projections;
+        const traceFacts = traceFactsReader(config.root, projections, config.report);
+        const manager = new SessionManager({
           root: config.root,
           stores: s,
           ids: config.ids,
@@ -130,8 +133,14 @@ export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServ
           report: config.report,
           sandbox: config.sandbox,
           mcpStdioPolicy: serverMcpStdioPolicy(() => readServerSettings(s.settings), config.sandboxStatus),
+          traceInfo: traceFacts.ofSession,
+          agentTraceInfo: traceFacts.ofAgent,
+          queuedSessionIds: traceFacts.queuedSessionIds,
           ...(config.bwrapPath === undefined ? {} : { bwrapPath: config.bwrapPath }),
         });
+        // Follow-ups a stopped server left queued (its sessions' traces record them) run again, in order.
+        void manager.restoreQueues().catch((error: unknown) => config.report(error));
+        return manager;
       }),
       (manager) => Effect.promise(() => manager.shutdown()),
     ),

@@ -29,6 +29,7 @@ import type { EventIds } from "./sse-channel.js";
 import { SessionChannel, VOLATILE_TAIL, type TraceFileRef } from "./session-channel.js";
 import type { TracePosition } from "@penguin/core";
 import type { TaskInputItem } from "./task-input.js";
+import type { GoalView } from "../services/session-trace-info.js";
 
 export type TaskState = "idle" | "running" | "compacting";
 
@@ -86,6 +87,12 @@ export class SessionHub {
   /** The project's models changed: reload the core Session once the current run ends. */
   stale = false;
   titling = false;
+  /**
+   * The progress of the goal this hub ran last, as the run counts it (tokens and rounds so far):
+   * the trace records a goal's start and end (`goal_started`, `goal_finished`), the rounds in
+   * between are live only. Read by the goal route before the trace's record.
+   */
+  goalProgress: GoalView | undefined;
 
   constructor(ids: { sessionId: string; projectId: string; agentId: string }, eventIds: EventIds, now: () => number, traceFiles: () => TraceFileRef[]) {
     this.sessionId = ids.sessionId;

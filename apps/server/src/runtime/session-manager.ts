@@ -24,9 +24,10 @@
  * refused the same way.
  */
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import { agentPaths, createAgent, describeLeaseHolder, isApprovalMode, liveLeaseHolder, moveSessionToTrash, sessionLeaseFile, isPenguinError, PROJECT_OR_AGENT_ID, sessionTraceFiles, type TrashEntry, type Agent, type AgentPaths, type ApprovalMode, type ForkPosition, type McpStdioPolicy, type SandboxOptions, type Session, type SleepFn } from "@penguin/core";
-import { isTraceable, sessionTitle, settingsChanged, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
+import { agentPaths, createAgent, isThinkingLevel, parseSystemConfig, describeLeaseHolder, isApprovalMode, liveLeaseHolder, moveSessionToTrash, sessionLeaseFile, isPenguinError, PROJECT_OR_AGENT_ID, sessionTraceFiles, type TrashEntry, type Agent, type AgentPaths, type ApprovalMode, type ForkPosition, type McpStdioPolicy, type SandboxOptions, type Session, type SleepFn } from "@penguin/core";
+import { followupDequeued, followupQueued, isTraceable, sessionArchived, sessionTitle, settingsChanged, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import type { SessionRow } from "../db/sessions-store.js";
 import type { Stores } from "../db/stores.js";
@@ -38,7 +39,8 @@ import type { EventIds } from "./sse-channel.js";
 import { buildTaskMessages, type AttachmentLimits, type TaskInputItem } from "./task-input.js";
 import type { WorkspaceRoots } from "../services/workspace-roots.js";
 import { TaskRunner } from "./task-runner.js";
-import { JUST_CREATED } from "../services/session-trace-info.js";
+import { pendingFollowUps } from "./follow-up-queue.js";
+import { JUST_CREATED, type SessionTraceInfo } from "../services/session-trace-info.js";
 import { readSessionMeta } from "../services/trace-files.js";
 import { sessionView } from "../services/session-view.js";
 import type { UserEventHub } from "./user-events.js";
@@ -73,6 +75,15 @@ export interface SessionManagerDeps {
   bwrapPath?: string;
   /** Which stdio MCP servers sessions may start (services/mcp-stdio-policy.ts); none: all. */
   mcpStdioPolicy?: McpStdioPolicy;
+  /**
+   * What the session's trace says now (the sessions projection, caught up first): its network
+   * allowance when it is loaded, its title and thinking level when it is forked.
+   */
+  traceInfo(row: SessionRow): Promise<SessionTraceInfo>;
+  /** The sessions whose traces record follow-ups still queued (a server stopped with a queue). */
+  queuedSessionIds(): Promise<string[]>;
+  /** The same for every session of one agent, in one read. */
+  agentTraceInfo(projectId: string, agentId: string): Promise<ReadonlyMap<string, SessionTraceInfo>>;
 }
 
 export interface CreateSessionInput {
@@ -125,6 +136,10 @@ export class SessionManager {
       onIdle: (hub) => this.#onIdle(hub),
       onChildSession: (parent, meta) => this.#indexChild(parent, meta),
       mirrorChild: (m) => this.#mirrorChild(m),
+      hasRecordedTitle: async (hub) => {
+        const row = deps.stores.sessions.get(hub.sessionId);
+        return row !== undefined && (await deps.traceInfo(row)).titleSet;
+      },
     });
     this.#stopEviction = deps.ticker.every(EVICTION_CHECK_MS, () => void this.evictIdle());
   }
@@ -132,6 +147,11 @@ export class SessionManager {
   /** The hub of a session if it is in memory (loaded, or followed by a subscriber). */
   peek(sessionId: string): SessionHub | undefined {
     return this.#hubs.get(sessionId);
+  }
+
+  /** What the session's trace says now (its facts, from the sessions projection caught up). */
+  traceInfo(row: SessionRow): Promise<SessionTraceInfo> {
+    return this.#deps.traceInfo(row);
   }
 
   /** The hub of a session, created (not loaded) if needed: for subscribing to its stream. */
@@ -178,10 +198,7 @@ export class SessionManager {
       provider: core.provider,
       modelId: core.modelId,
       workspace: core.workspace,
-      approvalMode: mode,
-      client: "web",
       createdAt: now,
-      sandboxNetwork,
     });
     // The run source (input.source) is not copied into facts.db: createSession wrote it into
     // the trace header above, which is where the session list reads it until the sessions
@@ -218,6 +235,15 @@ export class SessionManager {
     if (hub.busy || hub.followUps.length > 0) {
       if (!request.queueIfBusy) throw busyError(hub);
       const followUp: FollowUp = { id: `fu_${randomBytes(6).toString("hex")}`, input: request.input, messages: built.messages, prompt: built.prompt, thinkingLevel: request.thinkingLevel, goal: request.goal, queuedAt: now };
+      // Queued in the trace first: the queue is the trace's, and survives this server.
+      core.recordFact(
+        followupQueued({
+          followup_id: followUp.id,
+          input: request.input,
+          ...(request.thinkingLevel === undefined ? {} : { thinking_level: request.thinkingLevel }),
+          ...(request.goal === undefined ? {} : { goal_budget: request.goal.budget }),
+        }),
+      );
       hub.followUps.push(followUp);
       hub.publishTaskState();
       if (!hub.busy) this.#onIdle(hub);
@@ -232,14 +258,44 @@ export class SessionManager {
     return this.#hubs.get(sessionId)?.followUps.some((f) => f.id === followUpId) ?? false;
   }
 
-  /** Removes a queued follow-up and returns what the client sent. */
-  recallFollowUp(row: SessionRow, followUpId: string): TaskInputItem[] {
+  /** Removes a queued follow-up (recorded in the trace) and returns what the client sent. */
+  async recallFollowUp(row: SessionRow, followUpId: string): Promise<TaskInputItem[]> {
     const hub = this.#hubs.get(row.sessionId);
     const at = hub?.followUps.findIndex((f) => f.id === followUpId) ?? -1;
     if (hub === undefined || at < 0) throw notFound(`follow-up ${followUpId}`);
     const [removed] = hub.followUps.splice(at, 1);
+    await this.recordFact(row, followupDequeued(followUpId, "recalled"));
     hub.publishTaskState();
     return removed?.input ?? [];
+  }
+
+  /**
+   * At start: the follow-ups a stopped server left queued (the traces record them) go back to
+   * their sessions' queues, in order, and the first runs once its session is idle.
+   */
+  async restoreQueues(): Promise<number> {
+    let restored = 0;
+    for (const sessionId of await this.#deps.queuedSessionIds()) {
+      const row = this.#deps.stores.sessions.get(sessionId);
+      if (row === undefined) continue;
+      try {
+        const { hub, core } = await this.open(row);
+        const queued = pendingFollowUps(sessionTraceFiles(agentPaths(this.#deps.root, row.projectId, row.agentId), sessionId));
+        for (const q of queued) {
+          if (hub.followUps.some((f) => f.id === q.followupId)) continue;
+          const input = q.input as TaskInputItem[];
+          const built = await buildTaskMessages(input, core.scratchpadDir, this.#deps.attachmentLimits(), this.#deps.now());
+          const thinkingLevel = q.thinkingLevel !== undefined && isThinkingLevel(q.thinkingLevel) ? q.thinkingLevel : undefined;
+          hub.followUps.push({ id: q.followupId, input, messages: built.messages, prompt: built.prompt, thinkingLevel, goal: q.goalBudget === undefined ? undefined : { budget: q.goalBudget }, queuedAt: this.#deps.now() });
+          restored += 1;
+        }
+        hub.publishTaskState();
+        if (!hub.busy) this.#onIdle(hub);
+      } catch (error) {
+        this.#deps.report(error);
+      }
+    }
+    return restored;
   }
 
   steer(row: SessionRow, text: string): { id: string; text: string } {
@@ -275,6 +331,8 @@ export class SessionManager {
     const hub = this.#hubs.get(row.sessionId);
     if (hub?.run === undefined) return undefined;
     const recalled = hub.followUps.splice(0).map((f) => ({ id: f.id, input: f.input }));
+    // Handed back to the client: out of the trace's queue too.
+    for (const { id } of recalled) void this.recordFact(row, followupDequeued(id, "aborted")).catch((error: unknown) => this.#deps.report(error));
     hub.run.controller.abort();
     hub.approvals.denyAll();
     hub.publishTaskState();
@@ -302,13 +360,25 @@ export class SessionManager {
   /**
    * A person changed the session's approval mode: recorded in its trace at once, as
    * `settings_changed` (through its open core Session, whose fold the approvals read, or
-   * appended to the file), and mirrored in the index row the lists show.
+   * appended to the file, which the next resume and the sessions projection fold).
    */
   async setApprovalMode(row: SessionRow, mode: ApprovalMode): Promise<void> {
     const core = this.#hubs.get(row.sessionId)?.core;
     if (core !== undefined) core.setApprovalMode(mode);
     else await this.recordFact(row, settingsChanged({ approval_mode: mode }));
-    this.#deps.stores.sessions.setApprovalMode(row.sessionId, mode);
+  }
+
+  /**
+   * A person changed the session's thinking level: recorded at once as `settings_changed`
+   * (the open core Session takes it for its next request). `null` goes back to the agent's
+   * default, which is recorded as the level it is now, so the trace alone says what runs.
+   */
+  async setThinkingLevel(row: SessionRow, level: ThinkingLevel | null): Promise<void> {
+    const agent = await this.agent(row.projectId, row.agentId);
+    const chosen = level ?? agentDefaultThinkingLevel(agent);
+    const core = this.#hubs.get(row.sessionId)?.core;
+    if (core !== undefined) core.thinkingLevel = chosen;
+    await this.recordFact(row, settingsChanged({ thinking_level: chosen }));
   }
 
   /**
@@ -329,9 +399,8 @@ export class SessionManager {
    * once when idle, after its run when busy (the running task keeps the sandbox it started with).
    */
   async setSandboxNetwork(row: SessionRow, allowed: boolean): Promise<void> {
-    if (row.sandboxNetwork === allowed) return;
-    this.#deps.stores.sessions.setSandboxNetwork(row.sessionId, allowed);
-    if (sessionTraceFiles(agentPaths(this.#deps.root, row.projectId, row.agentId), row.sessionId).length > 0) await this.recordFact(row, settingsChanged({ sandbox_network: allowed }));
+    if ((await this.#deps.traceInfo(row)).sandboxNetwork === allowed) return;
+    await this.recordFact(row, settingsChanged({ sandbox_network: allowed }));
     const hub = this.#hubs.get(row.sessionId);
     if (hub === undefined || hub.core === undefined) return;
     if (hub.busy) hub.stale = true;
@@ -346,11 +415,6 @@ export class SessionManager {
     const base = this.#deps.sandbox;
     if (base === undefined) return undefined;
     return { ...base, network: base.enabled && (base.network === true || sandboxNetwork) };
-  }
-
-  setThinkingLevel(sessionId: string, level: ThinkingLevel): void {
-    const core = this.#hubs.get(sessionId)?.core;
-    if (core !== undefined) core.thinkingLevel = level;
   }
 
   /** An agent's state was replaced (snapshot import): reload its idle sessions, the others after their run. */
@@ -374,14 +438,19 @@ export class SessionManager {
 
   /**
    * Forks an idle session after a completed task (the last one, or the answer at `position`):
-   * core copies the trace and scratchpad under a new id; the index gets a plain web session
-   * with the source's model, workspace and approval mode, titled `<source title> (n)` where n
-   * comes from the source's monotonic fork count.
+   * core copies the trace and scratchpad under a new id (its settings, approval mode and
+   * thinking level included, and a `forked_from` naming the source); the index gets a plain
+   * web session with the copy's model and workspace, titled `<source title> (n)` where n is one
+   * more than the forks the source has (counted by their `forked_from`), or than the highest
+   * number a fork of it is titled with, so a title does not repeat when a fork was deleted.
+   * A fork of an archived session is not archived.
    */
   async fork(row: SessionRow, position: ForkPosition | { at: number | string } | undefined): Promise<SessionRow> {
     const hub = this.#hubs.get(row.sessionId);
     if (hub?.busy) throw busyError(hub);
     const agent = await this.agent(row.projectId, row.agentId);
+    // The source as its trace says before this fork: its title, archive state and forks so far.
+    const source = await this.#deps.traceInfo(row);
     let forkId: string;
     try {
       forkId = await agent.forkSession({ sessionId: row.sessionId, ...(position === undefined ? {} : "at" in position ? { at: position.at } : { position }) });
@@ -390,7 +459,6 @@ export class SessionManager {
       throw error;
     }
     const stores = this.#deps.stores;
-    const n = stores.sessions.nextForkNumber(row.sessionId);
     const now = this.#deps.now();
     // The copied trace's meta is the fork's truth (the index row may predate it). It is the
     // copy's first line: a fork of a 50 MB session is not decoded whole to find it.
@@ -404,17 +472,27 @@ export class SessionManager {
       provider: meta.provider,
       modelId: meta.model_id,
       workspace: meta.workspace,
-      approvalMode: row.approvalMode,
-      client: "web",
       createdAt: now,
     });
-    const forkTitle = `${row.title ?? "Session"} (${n})`;
-    stores.sessions.setTitle(forkId, forkTitle);
-    agent.recordSessionFact(forkId, sessionTitle(forkTitle));
-    if (row.thinkingLevel !== null) stores.sessions.setThinkingLevel(forkId, row.thinkingLevel);
+    const base = source.title ?? "Session";
+    const n = Math.max(source.forkCount, await this.#highestForkNumber(row, base)) + 1;
+    agent.recordSessionFact(forkId, sessionTitle(`${base} (${n})`));
+    if (source.archivedAt !== null) agent.recordSessionFact(forkId, sessionArchived(false));
     const forked = stores.sessions.get(forkId);
     if (forked === undefined) throw new Error(`fork ${forkId} was not indexed`);
     return forked;
+  }
+
+  /** The highest `n` of the source's forks titled `<base> (n)` (0 when none is). */
+  async #highestForkNumber(row: SessionRow, base: string): Promise<number> {
+    let highest = 0;
+    const prefix = `${base} (`;
+    for (const info of (await this.#deps.agentTraceInfo(row.projectId, row.agentId)).values()) {
+      if (info.forkedFrom?.sessionId !== row.sessionId || info.title === null || !info.title.startsWith(prefix) || !info.title.endsWith(")")) continue;
+      const k = Number(info.title.slice(prefix.length, -1));
+      if (Number.isInteger(k) && k > highest) highest = k;
+    }
+    return highest;
   }
 
   /**
@@ -432,7 +510,9 @@ export class SessionManager {
     }
     await this.refuseIfHeldElsewhere(row, "deleting it");
     const agent = await this.agent(row.projectId, row.agentId);
-    const entry = moveSessionToTrash(agent.paths, row.sessionId, { deletedAt: this.#deps.now(), deletedBy, record: row });
+    // The entry keeps the index row and, for the trash list, the title the trace gave it.
+    const { title } = await this.#deps.traceInfo(row);
+    const entry = moveSessionToTrash(agent.paths, row.sessionId, { deletedAt: this.#deps.now(), deletedBy, record: { ...row, title } });
     this.#deps.stores.sessions.delete(row.sessionId);
     return entry;
   }
@@ -547,8 +627,12 @@ export class SessionManager {
     if (row === undefined) return;
     this.open(row).then(
       ({ core }) => {
-        if (hub.busy) hub.followUps.unshift(next);
-        else this.#runner.start(hub, core, { kind: "task", messages: next.messages, prompt: next.prompt, thinkingLevel: next.thinkingLevel, goal: next.goal });
+        if (hub.busy) {
+          hub.followUps.unshift(next);
+          return;
+        }
+        core.recordFact(followupDequeued(next.id, "started"));
+        this.#runner.start(hub, core, { kind: "task", messages: next.messages, prompt: next.prompt, thinkingLevel: next.thinkingLevel, goal: next.goal });
       },
       (error: unknown) => {
         hub.serverEvent({ type: "task_error", message: error instanceof Error ? error.message : String(error) });
@@ -569,7 +653,7 @@ export class SessionManager {
     stores.sessions.upsertFromTrace({ sessionId: meta.session_id, projectId: parent.projectId, agentId, provider: meta.provider, modelId: meta.model_id, workspace: meta.workspace, createdAt: now });
     const row = stores.sessions.get(meta.session_id);
     // The child's own header (meta) says it is a subagent's run: the event names that source.
-    if (row !== undefined) this.#deps.userEvents.toProject(parent.projectId, { type: "session_created", session: { ...sessionView(row, undefined, { ...JUST_CREATED, source: "subagent" }), parentSessionId: parent.sessionId } });
+    if (row !== undefined) this.#deps.userEvents.toProject(parent.projectId, { type: "session_created", session: { ...sessionView(row, undefined, { ...JUST_CREATED, source: "subagent" }, false), parentSessionId: parent.sessionId } });
   }
 
   /** A child's message, as its own stream shows it: the outermost origin hop removed. */
@@ -587,10 +671,10 @@ export class SessionManager {
 
   async #resume(row: SessionRow): Promise<Session> {
     const agent = await this.agent(row.projectId, row.agentId);
-    const sandbox = this.#sessionSandbox(row.sandboxNetwork);
-    const core = await agent.resumeSession({ sessionId: row.sessionId, ...(sandbox === undefined ? {} : { sandbox }) });
-    if (row.thinkingLevel !== null) core.thinkingLevel = row.thinkingLevel;
-    return core;
+    // The network allowance is the trace's (`settings_changed`); core takes the thinking level
+    // and the approval mode from the trace itself.
+    const sandbox = this.#sessionSandbox((await this.#deps.traceInfo(row)).sandboxNetwork);
+    return agent.resumeSession({ sessionId: row.sessionId, ...(sandbox === undefined ? {} : { sandbox }) });
   }
 
   async #unload(hub: SessionHub): Promise<void> {
@@ -604,6 +688,18 @@ function busyError(hub: SessionHub): ApiError {
   return hub.state === "compacting"
     ? conflict("compacting", "the session is compacting its context; try again when it is done, or queue the task")
     : conflict("task_in_progress", "a task is already running on this session; wait, steer it, abort it, or queue this one with queueIfBusy");
+}
+
+/** The thinking level the agent gives a new session (its system config, then the project's default chat). */
+function agentDefaultThinkingLevel(agent: Agent): ThinkingLevel {
+  let level: string | undefined;
+  try {
+    level = parseSystemConfig(readFileSync(agent.paths.systemConfig, "utf8"), agent.paths.systemConfig).model.thinking_level;
+  } catch {
+    level = undefined;
+  }
+  level ??= agent.projectConfig().default_chat?.thinking_level;
+  return level !== undefined && isThinkingLevel(level) ? level : "medium";
 }
 
 /**

@@ -26,6 +26,7 @@ import { APPROVAL_MODES, approveForMode, fallbackTitle, UNLIMITED, type ApproveF
 import { isEvent, isModel, startsWithMarker, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import type { Stores } from "../db/stores.js";
+import type { GoalView } from "../services/session-trace-info.js";
 import { LiveLog } from "./live-log.js";
 import type { ActiveRun, SessionHub } from "./session-hub.js";
 import type { UserEventHub } from "./user-events.js";
@@ -49,6 +50,8 @@ export interface TaskRunnerDeps {
   onIdle(hub: SessionHub): void;
   /** Errors that are bugs, not task outcomes. */
   report(error: unknown): void;
+  /** Whether the session's trace records a title (`session_title`), read when a loaded fold lacks one. */
+  hasRecordedTitle(hub: SessionHub): Promise<boolean>;
 }
 
 export class TaskRunner {
@@ -77,6 +80,13 @@ export class TaskRunner {
   }
 
   async #drive(hub: SessionHub, core: Session, job: RunJob, signal: AbortSignal, log: LiveLog): Promise<void> {
+    const titleRecorded =
+      job.kind !== "task" || core.state.title !== undefined
+        ? Promise.resolve(true)
+        : this.#deps.hasRecordedTitle(hub).catch((error: unknown) => {
+            this.#deps.report(error);
+            return true;
+          });
     const publish = (m: OmniMessage) => {
       hub.publishYielded(m);
       log.record(m);
@@ -85,7 +95,7 @@ export class TaskRunner {
         this.#deps.mirrorChild(m);
         return;
       }
-      if (job.kind === "task" && isEvent(m, "token_usage")) this.#maybeTitle(hub, core, job.prompt);
+      if (job.kind === "task" && isEvent(m, "token_usage")) this.#maybeTitle(hub, core, job.prompt, titleRecorded);
       if (isModel(m, "text") && m.payload.role === "user" && startsWithMarker(m.payload.text, "user_steering") && hub.markDeliveredSteering(core.pendingSteering())) {
         hub.publishTaskState();
       }
@@ -94,49 +104,45 @@ export class TaskRunner {
       for await (const m of core.compact({ signal })) publish(m);
       return;
     }
-    const goalId = job.goal === undefined ? undefined : this.#startGoal(hub, job.prompt, job.goal.budget);
+    const goal = job.goal === undefined ? undefined : this.#startGoal(hub, job.prompt, job.goal.budget);
     const run = core.run(job.messages, {
       approve: this.#approveFn(hub, core),
       signal,
       thinkingLevel: job.thinkingLevel ?? core.thinkingLevel,
       ...(job.goal === undefined ? {} : { goal: { budget: job.goal.budget } }),
     });
-    let rounds = 0;
-    let used = 0;
     for await (const m of run) {
       publish(m);
-      if (goalId === undefined) continue;
+      if (goal === undefined) continue;
+      const at = this.#deps.now();
       // Goal spending, as core counts it: Σ(request.total − cache_read), subagents included.
       if (isEvent(m, "token_usage")) {
-        used += Math.max(0, m.payload.request.total - m.payload.request.cache_read);
-        this.#deps.stores.goals.progress(goalId, "active", used, rounds, this.#deps.now());
+        goal.used += Math.max(0, m.payload.request.total - m.payload.request.cache_read);
+        goal.updatedAt = at;
       }
       if (m.origin !== undefined) continue;
       if (isModel(m, "text") && m.payload.sender === "harness" && startsWithMarker(m.payload.text, "goal")) {
-        rounds += 1;
-        this.#deps.stores.goals.progress(goalId, "active", used, rounds, this.#deps.now());
-        hub.serverEvent({ type: "goal_round", round: rounds, used });
+        goal.rounds += 1;
+        goal.updatedAt = at;
+        hub.serverEvent({ type: "goal_round", round: goal.rounds, used: goal.used });
       }
       if (isEvent(m, "goal_finished")) {
-        used = m.payload.tokens_used;
-        this.#deps.stores.goals.progress(goalId, m.payload.outcome, used, m.payload.rounds, this.#deps.now());
-        hub.serverEvent({ type: "goal_finished", outcome: m.payload.outcome, rounds: m.payload.rounds, tokensUsed: used });
+        Object.assign(goal, { status: m.payload.outcome, used: m.payload.tokens_used, rounds: m.payload.rounds, updatedAt: at });
+        hub.serverEvent({ type: "goal_finished", outcome: m.payload.outcome, rounds: m.payload.rounds, tokensUsed: goal.used });
       }
     }
   }
 
-  /** Index a goal in goal_state and announce it; the trace's goal_finished remains the record. */
-  #startGoal(hub: SessionHub, objective: string, budget: number): number {
-    const id = this.#deps.stores.goals.start({
-      sessionId: hub.sessionId,
-      projectId: hub.projectId,
-      agentId: hub.agentId,
-      objective,
-      budget: budget === UNLIMITED ? null : budget,
-      now: this.#deps.now(),
-    });
-    hub.serverEvent({ type: "goal_started", objective, budget: budget === UNLIMITED ? null : budget });
-    return id;
+  /**
+   * Announce a goal and count its progress on the hub; core records the goal's start and end in
+   * the trace (`goal_started`, `goal_finished`), which the goal route reads once the hub is gone.
+   */
+  #startGoal(hub: SessionHub, objective: string, budget: number): GoalView {
+    const now = this.#deps.now();
+    const goal: GoalView = { objective, status: "active", budget: budget === UNLIMITED ? null : budget, used: 0, rounds: 0, createdAt: now, updatedAt: now };
+    hub.goalProgress = goal;
+    hub.serverEvent({ type: "goal_started", objective, budget: goal.budget });
+    return goal;
   }
 
   /**
@@ -174,20 +180,30 @@ export class TaskRunner {
     this.#deps.userEvents.toProject(hub.projectId, { type: "session_state", sessionId: hub.sessionId, state: hub.state });
   }
 
-  #maybeTitle(hub: SessionHub, core: Session, prompt: string): void {
-    const { stores, generateTitles, lifetime } = this.#deps;
-    if (hub.titling || stores.sessions.get(hub.sessionId)?.title !== null) return;
+  /**
+   * Titles a session whose trace records no title yet: `recorded` says whether it does (the
+   * loaded fold, or the projection for a title recorded in a file before a compaction: asked
+   * when the run starts, so it is known by the time the first answer is in). A title recorded
+   * while the title model ran (a person's PATCH goes through the fold) wins.
+   */
+  #maybeTitle(hub: SessionHub, core: Session, prompt: string, recorded: Promise<boolean>): void {
+    const { generateTitles, lifetime } = this.#deps;
+    if (hub.titling || core.state.title !== undefined) return;
     hub.titling = true;
-    const generated = generateTitles ? core.generateTitle(lifetime).catch(() => undefined) : Promise.resolve(undefined);
-    void generated.then((title) => {
-      hub.titling = false;
-      if (lifetime.aborted || stores.sessions.get(hub.sessionId)?.title !== null) return;
+    const chooseAndRecord = async () => {
+      if (await recorded) return;
+      const title = generateTitles ? await core.generateTitle(lifetime).catch(() => undefined) : undefined;
+      if (lifetime.aborted || core.state.title !== undefined) return;
       const chosen = title ?? fallbackTitle(prompt);
       if (chosen === "") return;
-      stores.sessions.setTitle(hub.sessionId, chosen);
       core.recordTitle(chosen);
       hub.serverEvent({ type: "session_title", sessionId: hub.sessionId, title: chosen });
       this.#deps.userEvents.toProject(hub.projectId, { type: "session_title", sessionId: hub.sessionId, title: chosen });
-    });
+    };
+    void chooseAndRecord()
+      .catch((error: unknown) => this.#deps.report(error))
+      .finally(() => {
+        hub.titling = false;
+      });
   }
 }

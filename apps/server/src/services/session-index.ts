@@ -10,10 +10,9 @@
  * later lines change (its last activity, run source, counts) is the sessions projection's,
  * which follows the traces itself. Nothing of the scan is cached in facts.db.
  *
- * A session found this way that has no title yet (the CLI never names its sessions) and
- * that a person started (not a subagent's or a schedule's run, which the list names apart)
- * is titled from its first prompt, as the server does for its own sessions when no model
- * title comes, so it does not show as "Untitled session" in the web.
+ * A session found this way is shown with the title its trace gives it: a recorded
+ * `session_title`, else its first prompt (the sessions projection folds both); nothing of it
+ * is written here.
  *
  * Sessions the index knows but that have no trace in their project's folder are dropped
  * (the server creates sessions persisted, so this only concerns rows whose files were removed
@@ -24,9 +23,9 @@
  */
 import { readdirSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
-import { agentPaths, fallbackTitle, listTracedSessions, PROJECT_OR_AGENT_ID, projectPaths, SESSION_ID } from "@penguin/core";
+import { agentPaths, listTracedSessions, PROJECT_OR_AGENT_ID, projectPaths, SESSION_ID } from "@penguin/core";
 import type { Stores } from "../db/stores.js";
-import { agentIdsOnDisk, readFirstPrompt, readSessionMeta } from "./trace-files.js";
+import { agentIdsOnDisk, readSessionMeta } from "./trace-files.js";
 
 export interface IndexResult {
   scanned: number;
@@ -61,11 +60,6 @@ export function indexTraces(root: string, stores: Stores, options: { full: boole
           workspace: meta.workspace,
           createdAt: startOf(s.sessionId) ?? Math.floor(s.mtimeMs),
         });
-        if ((meta.source ?? null) === null && stores.sessions.get(s.sessionId)?.title === null) {
-          const prompt = readFirstPrompt(first?.file ?? "");
-          const title = prompt === undefined ? "" : fallbackTitle(prompt);
-          if (title !== "") stores.sessions.setTitle(s.sessionId, title);
-        }
         indexed += 1;
       }
     }

@@ -1,8 +1,8 @@
 /**
  * An agent's session list by category, most recently active first. The rows are the server's
- * (facts.db: what it decided for each session); the category and the order come from the
- * traces (the run source and the latest event, services/session-trace-info.ts), which facts.db
- * does not copy. So the agent's rows are read whole, joined in memory with the sessions
+ * (facts.db: which sessions the agent has); the category and the order come from the traces
+ * (the run source, the archive state and the latest event, services/session-trace-info.ts),
+ * which facts.db does not copy. So the agent's rows are read whole, joined in memory with the sessions
  * projection (one query by agent), filtered, ordered and cut to the page; only the page gets
  * its replay origins read.
  *
@@ -35,19 +35,18 @@ export interface SessionListDeps {
 function inCategory(category: SessionCategory, row: SessionRow, info: SessionTraceInfo): boolean {
   switch (category) {
     case "active":
-      return row.archivedAt === null && (info.source === null || info.source === "replay");
+      return info.archivedAt === null && (info.source === null || info.source === "replay");
     case "subagent":
       return info.source === "subagent";
     case "schedule":
       return info.source === "schedule";
     case "archived":
-      return row.archivedAt !== null;
+      return info.archivedAt !== null;
   }
 }
 
 export async function listAgentSessions(deps: SessionListDeps, agent: AgentPaths, category: SessionCategory, limit: number, offset: number): Promise<ListedSession[]> {
-  const archived = category === "archived" ? true : category === "active" ? false : undefined;
-  const rows = deps.stores.sessions.ofAgent(agent.projectId, agent.agentId, archived);
+  const rows = deps.stores.sessions.ofAgent(agent.projectId, agent.agentId);
   try {
     await deps.projections.refresh();
   } catch (error) {

@@ -1,8 +1,13 @@
 /**
- * How a session looks in the API: its index row (what the server decided), what its trace
- * says (run source, last activity, a fork's origin, a replay's recording: from the sessions
- * projection, services/session-trace-info.ts) and what the runtime knows right now (run
- * state, pending approvals). One function, so lists, details and events agree.
+ * How a session looks in the API: its index row (where it is: project, agent), what its trace
+ * says (run source, last activity, a fork's origin, a replay's recording, and its facts:
+ * approval mode, thinking level, title, archive, network; from the sessions projection,
+ * services/session-trace-info.ts) and what the runtime knows right now (run state, pending
+ * approvals, and a loaded session's fold, which is where its approvals and its next request
+ * read the mode and the thinking level). One function, so lists, details and events agree.
+ *
+ * `client` is `web` for a session the server made for a person (its creator is recorded) or a
+ * schedule, `cli` for one found in the traces.
  */
 import type { SessionRow } from "../db/sessions-store.js";
 import type { SessionHub } from "../runtime/session-hub.js";
@@ -40,7 +45,8 @@ export interface SessionView {
  * `trace` defaults to what is known of a session a person just created, without reading it
  * back (services/session-trace-info.ts, JUST_CREATED).
  */
-export function sessionView(row: SessionRow, hub: SessionHub | undefined, trace: SessionTraceInfo = JUST_CREATED): SessionView {
+export function sessionView(row: SessionRow, hub: SessionHub | undefined, trace: SessionTraceInfo = JUST_CREATED, createdByServer = true): SessionView {
+  const core = hub?.core;
   return {
     id: row.sessionId,
     projectId: row.projectId,
@@ -48,16 +54,17 @@ export function sessionView(row: SessionRow, hub: SessionHub | undefined, trace:
     provider: row.provider,
     modelId: row.modelId,
     workspace: row.workspace,
-    // A loaded session's mode is its fold's (what its approvals go by); the row mirrors it.
-    approvalMode: hub?.core?.recordedApprovalMode ?? row.approvalMode,
-    thinkingLevel: row.thinkingLevel,
-    title: row.title,
-    archived: row.archivedAt !== null,
-    archivedAt: row.archivedAt,
-    client: row.client,
+    // A loaded session's mode is its fold's (what its approvals go by); a trace that records
+    // none is run asking for every call (runtime/task-runner.ts), and shown so.
+    approvalMode: core?.recordedApprovalMode ?? trace.approvalMode ?? "always-ask",
+    thinkingLevel: core?.thinkingLevel ?? trace.thinkingLevel,
+    title: trace.title,
+    archived: trace.archivedAt !== null,
+    archivedAt: trace.archivedAt,
+    client: createdByServer || trace.source === "schedule" ? "web" : "cli",
     source: trace.source === "replay" ? null : trace.source,
     hasTrace: trace.hasTrace,
-    sandboxNetwork: row.sandboxNetwork,
+    sandboxNetwork: trace.sandboxNetwork,
     createdAt: row.createdAt,
     lastActiveAt: lastActiveAt(row, trace),
     state: hub?.state ?? "idle",

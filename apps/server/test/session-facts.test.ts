@@ -1,0 +1,143 @@
+// Session facts are the trace's: the server keeps no copy of its own. Given an idle session,
+// when a person PATCHes its approval mode, thinking level, title and archive flag, then each
+// change is one event appended to its trace at once, and the API, the fold (`/state`) and the
+// sessions projection agree on every fact; deleting projections.db and restarting gives every
+// fact back the same. Given sessions written by the SDK into the same data root (`deny-all`,
+// `read-only`), when the server runs a task in them, then it approves exactly as their traces
+// say: the deny-all write is denied without a question, the read-only write asks.
+import { existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { agentPaths, createAgent, readTraceFile, sessionTraceFiles } from "@penguin/core";
+import type { OmniMessage } from "@penguin/omnimessage";
+import { eventually, startHarness, type Harness } from "./helpers/harness.js";
+import type { ApiClient } from "./helpers/client.js";
+import { newSession, openStream, text, untilRunsEnded, untilServerEvent } from "./helpers/session.js";
+import { dataOf, messagesOf } from "./helpers/sse.js";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.cleanup();
+  h = undefined;
+});
+
+const LIST = "/api/projects/default_project/agents/default_agent/sessions";
+
+function traceRecords(root: string, sid: string): OmniMessage[] {
+  return sessionTraceFiles(agentPaths(root, "default_project", "default_agent"), sid).flatMap((f) => readTraceFile(f.file).messages);
+}
+
+/** The session's row in projections.db, as the sessions projection folded it. */
+function projectedRow(root: string, sid: string): Record<string, unknown> | undefined {
+  const db = new BetterSqlite3(join(root, "projections.db"), { readonly: true });
+  try {
+    return db.prepare("select approval_mode, thinking_level, title, title_set, archived, sandbox_network from sessions where session_id = ?").get(sid) as Record<string, unknown> | undefined;
+  } finally {
+    db.close();
+  }
+}
+
+/** Every fact the server shows of the session, from its API, its fold and the projection. */
+async function factsOf(c: ApiClient, root: string, sid: string) {
+  const view = (await c.get(`/api/sessions/${sid}`)).body;
+  const state = (await c.get(`/api/sessions/${sid}/state`)).body;
+  const archivedList = ((await c.get(`${LIST}?category=archived`)).body.sessions as { id: string }[]).map((s) => s.id);
+  return {
+    api: { approvalMode: view.approvalMode, thinkingLevel: view.thinkingLevel, title: view.title, archived: view.archived, listedAsArchived: archivedList.includes(sid) },
+    fold: { approvalMode: state.settings.approvalMode, thinkingLevel: state.settings.thinkingLevel },
+    projection: projectedRow(root, sid),
+  };
+}
+
+describe("session facts are trace events", { timeout: 120_000 }, () => {
+  it("PATCH appends each fact at once; the API, the fold and the projection agree; a rebuilt projections.db gives every fact back", async () => {
+    h = await startHarness({ script: [{ text: "noted" }] });
+    const c = await h.admin();
+    const sid = await newSession(c, { workspace: h.workspace, approvalMode: "read-only" });
+    const sse = await openStream(c, sid);
+    await c.post(`/api/sessions/${sid}/tasks`, text("remember the tide tables"));
+    await untilRunsEnded(sse, 1);
+    await sse.close();
+
+    const changes: [Record<string, unknown>, Record<string, unknown>][] = [
+      [{ approvalMode: "deny-all" }, { type: "settings_changed", approval_mode: "deny-all" }],
+      [{ thinkingLevel: "high" }, { type: "settings_changed", thinking_level: "high" }],
+      [{ title: "Tide tables" }, { type: "session_title", title: "Tide tables" }],
+      [{ archived: true }, { type: "session_archived", archived: true }],
+    ];
+    for (const [body, event] of changes) {
+      const before = traceRecords(h.root, sid).length;
+      const answer = await c.patch(`/api/sessions/${sid}`, body);
+      expect(answer.status).toBe(200);
+      // On disk when the PATCH answers: exactly one record more, the change itself.
+      const after = traceRecords(h.root, sid);
+      expect(after.length).toBe(before + 1);
+      expect(after.at(-1)?.payload).toEqual(event);
+    }
+
+    const expected = {
+      api: { approvalMode: "deny-all", thinkingLevel: "high", title: "Tide tables", archived: true, listedAsArchived: true },
+      fold: { approvalMode: "deny-all", thinkingLevel: "high" },
+      projection: { approval_mode: "deny-all", thinking_level: "high", title: "Tide tables", title_set: 1, archived: 1, sandbox_network: 0 },
+    };
+    expect(await factsOf(c, h.root, sid)).toEqual(expected);
+
+    // Nothing of it is in facts.db: its sessions table has no column for any of these facts.
+    const facts = new BetterSqlite3(join(h.root, "facts.db"), { readonly: true });
+    const columns = (facts.prepare("select name from pragma_table_info('sessions')").all() as { name: string }[]).map((r) => r.name);
+    facts.close();
+    expect(columns).toEqual(["session_id", "project_id", "agent_id", "provider", "model_id", "workspace", "created_at"]);
+
+    // projections.db deleted while the server is down: the restarted server rebuilds it from the traces.
+    await h.server.close();
+    for (const f of ["projections.db", "projections.db-wal", "projections.db-shm"]) rmSync(join(h.root, f), { force: true });
+    const kit = h.kit;
+    h = await startHarness({ root: h.root, adminPassword: h.adminPassword });
+    await kit.close();
+    const again = await h.admin();
+    expect(await factsOf(again, h.root, sid)).toEqual(expected);
+  });
+
+  it("runs an SDK session opened by the server with the approval mode its trace records: deny-all denies, read-only asks", async () => {
+    const writeCall = (file: string) => ({ name: "write_file", id: `call_${file.replace(/\W/g, "")}`, arguments: { file_path: file, content: "written" } });
+    h = await startHarness({ script: [{ toolCalls: [writeCall("denied.txt")] }, { text: "could not" }, { toolCalls: [writeCall("asked.txt")] }, { text: "stopped" }] });
+    const root = h.root;
+    const workspace = h.workspace;
+    const agent = await createAgent({ root, env: {} });
+    const created: Record<string, string> = {};
+    for (const mode of ["deny-all", "read-only"]) {
+      const session = await agent.createSession({ persist: true, approvalMode: mode, workspaceDir: workspace });
+      created[mode] = session.id;
+      await session.dispose();
+    }
+    const c = await h.admin();
+    const denyAll = created["deny-all"] as string;
+    const readOnly = created["read-only"] as string;
+    await eventually(async () => (await c.get(`/api/sessions/${denyAll}`)).status === 200 && (await c.get(`/api/sessions/${readOnly}`)).status === 200, "the SDK sessions to be indexed");
+    expect((await c.get(`/api/sessions/${denyAll}`)).body.approvalMode).toBe("deny-all");
+    expect((await c.get(`/api/sessions/${readOnly}`)).body.approvalMode).toBe("read-only");
+
+    // deny-all: denied by the mode, nobody asked, nothing written.
+    const sse = await openStream(c, denyAll);
+    expect((await c.post(`/api/sessions/${denyAll}/tasks`, text("write it"))).status).toBe(202);
+    await untilRunsEnded(sse, 1);
+    await sse.close();
+    expect(sse.events.filter((e) => e.event === "server_event" && dataOf(e).type === "approval_request")).toEqual([]);
+    expect(messagesOf(sse.events).filter((m) => m.payload?.type === "approval_decision").map((m) => m.payload.decision)).toEqual(["deny"]);
+    expect(existsSync(join(workspace, "denied.txt"))).toBe(false);
+    const decided = traceRecords(root, denyAll).filter((m) => m.type === "event_msg" && m.payload.type === "approval_decision");
+    expect(decided.map((m) => (m.payload as { decision: string }).decision)).toEqual(["deny"]);
+
+    // read-only: the write asks a person.
+    const asking = await openStream(c, readOnly);
+    expect((await c.post(`/api/sessions/${readOnly}/tasks`, text("write that"))).status).toBe(202);
+    const asked = dataOf(await untilServerEvent(asking, "approval_request"));
+    expect(asked.toolCall.name).toBe("write_file");
+    expect(existsSync(join(workspace, "asked.txt"))).toBe(false);
+    expect((await c.post(`/api/sessions/${readOnly}/approvals/${asked.toolCallId}`, { decision: "deny" })).status).toBe(204);
+    await untilRunsEnded(asking, 1);
+    await asking.close();
+    expect(existsSync(join(workspace, "asked.txt"))).toBe(false);
+  });
+});
