@@ -288,7 +288,6 @@ export class Agent {
       toolsWritten: seed.state.toolsAnnounced,
       ids,
       resumed: true,
-      history: [...seed.history],
       closeDangling: (fold) => Effect.runSync(resume.close(fold)),
       sandbox,
       approvalMode: settings.approvalMode,
@@ -494,7 +493,6 @@ export class Agent {
     toolsWritten?: boolean;
     ids: ToolCallIdAllocator;
     resumed: boolean;
-    history?: import("@penguin/omnimessage").OmniMessage[];
     /** Resume: record, through the session's fold, what the crash left dangling. */
     closeDangling?: (fold: LiveFold) => void;
     sandbox: SessionConfinement;
@@ -547,7 +545,6 @@ export class Agent {
       ids: p.ids,
       fetch: this.#options.fetch,
     });
-    if (p.history !== undefined) llm.setHistory(p.history);
     const date = sessionDate(sessionId);
     const writer = new TraceWriter({
       fileFor: (index) => traceFilePath(this.paths, date, sessionId, index),
