@@ -59,6 +59,11 @@ describe("session facts from the CLI", { timeout: 60_000 }, () => {
     const inspect = await runCli(["inspect", sid, "--at", "2", "--json"], { env: world.env });
     expect(inspect.code).toBe(0);
     expect(jsonLines(inspect.stdout)[0]).toMatchObject({ at: { n: 2 }, settings: { approvalMode: "read-only", thinkingLevel: "low" } });
+    // Its `state` is the SDK's agent.sessionState() at the same record, as plain JSON (one shape for inspect, /state and the SDK).
+    const { createAgent } = await import("@penguin/core");
+    const sdk = await (await createAgent({ root: world.root, env: {} })).sessionState({ sessionId: sid, at: 2 });
+    expect(jsonLines(inspect.stdout)[0]!.state).toEqual(JSON.parse(JSON.stringify(sdk.state)));
+    expect(sdk.state.settings).toEqual({ approvalMode: "read-only", thinkingLevel: "low" });
   });
 
   it("penguin chat: the starting mode opens the trace, and chat --resume keeps it without recording it again", async () => {

@@ -48,7 +48,7 @@ import { survivorsOfClosedFile, withSurvivors } from "./trace/survivors.js";
 import { forkScratchpad, forkSessionFiles, forkSessionFilesAt, type ForkPosition } from "./trace/fork.js";
 import { stateAt, stateAtFromSnapshots, type SessionView } from "./trace/state-at.js";
 import { loadRecording } from "./replay/recording.js";
-import { FileLines, initialSessionState, type ReadFileLines, type SnapshotThresholds, readForResume, sessionSettingsOfFiles, parseAt, SessionFolds, TraceWriter, type SessionState, type LineCutOptions, type SnapshotSource, type StateAtResult, type StateAtTarget } from "@penguin/trace";
+import { FileLines, initialSessionState, type ReadFileLines, type SnapshotThresholds, readForResume, sessionSettingsOfFiles, parseAt, plainSessionState, SessionFolds, type PlainSessionState, TraceWriter, type SessionState, type LineCutOptions, type SnapshotSource, type StateAtResult, type StateAtTarget } from "@penguin/trace";
 import { Session } from "./session.js";
 import { defaultHolderCommand, holdSession, whileHolding } from "./trace/session-lease.js";
 import type { SessionLease } from "@penguin/trace";
@@ -156,6 +156,9 @@ export interface ReplayParts {
 
 /** A replay re-enacts recorded waits without sleeping: the waits are in the recording. */
 const noWait = async (): Promise<void> => undefined;
+
+/** `agent.sessionState()`'s answer: the fold at a record as plain JSON, and where that record is. */
+export type SessionStateAt = Omit<StateAtResult, "state"> & { state: PlainSessionState };
 
 export interface SessionStateOptions {
   sessionId: string;
@@ -317,7 +320,7 @@ export class Agent {
    * count or a `NNN:LLLLLL` position). Works for any session on disk, running or not; the
    * answer is what the trace holds, so a running task shows up to its last durable record.
    */
-  async sessionState(options: SessionStateOptions): Promise<StateAtResult> {
+  async sessionState(options: SessionStateOptions): Promise<SessionStateAt> {
     const { sessionId } = options;
     if (!isSessionId(sessionId)) {
       throw new PenguinError("session_not_found", `"${sessionId}" is not a session id (expected session-YYYY-MM-DD-HH-mm-ss-<8hex>)`);
@@ -332,8 +335,9 @@ export class Agent {
     } catch (error) {
       throw new PenguinError("invalid_argument", error instanceof Error ? error.message : String(error));
     }
-    if (options.snapshots !== undefined) return this.#folds.stateAtWith(options.snapshots, sessionId, sessionId, files, target);
-    return this.#folds.stateAtFiles(sessionId, files, target);
+    const folded = options.snapshots !== undefined ? await this.#folds.stateAtWith(options.snapshots, sessionId, sessionId, files, target) : this.#folds.stateAtFiles(sessionId, files, target);
+    // Plain objects and arrays (the fold's Sequences stay inside it): the shape inspect and /state carry as `state`.
+    return { ...folded, state: plainSessionState(folded.state) };
   }
 
   /**

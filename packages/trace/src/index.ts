@@ -4,6 +4,8 @@
 export * from "./position.js";
 export * from "./state.js";
 export { Sequence } from "./sequence.js";
+export { plainSessionState } from "./plain-state.js";
+export type { PlainSessionState } from "./plain-state.js";
 export { evolve, foldTrace, carryOverOf, closeDanglingWindow, outputsForCalls } from "./evolve.js";
 export { SessionFolds, stateAt, DEFAULT_SNAPSHOT_EVERY } from "./state-at.js";
 export type { StateAtResult } from "./state-at.js";

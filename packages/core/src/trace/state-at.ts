@@ -22,6 +22,8 @@ import {
   describeRecord,
   foldFromSnapshot,
   foldTimeTravel,
+  plainSessionState,
+  type PlainSessionState,
   initialTimeTravelState,
   stepTimeTravel,
   type LineCutOptions,
@@ -71,6 +73,8 @@ export interface SessionView {
   goal: { objective?: string; budget?: number; rounds?: number; outcome?: string } | undefined;
   filesRead: string[];
   filesWritten: string[];
+  /** The fold at the record as plain JSON: what `agent.sessionState()` answers for it (@penguin/trace plain-state.ts). */
+  state: PlainSessionState;
 }
 
 
@@ -225,5 +229,6 @@ function viewOf({ sessionId, fold: folded, at, records, segment, fallbackMeta }:
     goal,
     filesRead: [...f.filesRead],
     filesWritten: [...f.filesWritten],
+    state: plainSessionState(folded.session),
   };
 }
