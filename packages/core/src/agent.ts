@@ -181,7 +181,7 @@ interface Assembled {
 export class Agent {
   readonly paths: AgentPaths;
   readonly #options: CreateAgentOptions;
-  /** Parsed traces and state snapshots for `sessionState`, per session (see @penguin/trace state-at.ts). */
+  /** The fold cache (@penguin/trace state-at.ts): parsed traces and snapshots for `sessionState`, recordings' snapshots for `inspectState`. */
   readonly #folds = new SessionFolds();
   /** One copy of the agent state for every session while its files do not change (state/shared-by-content.ts). */
   readonly #sharedState = new SharedByContent<AgentState>();
@@ -378,7 +378,7 @@ export class Agent {
       if (view !== undefined) return view;
     }
     const recording = loadRecording({ paths: this.paths }, options.sessionId);
-    return stateAt(recording, options.at ?? recording.events.length);
+    return stateAt(recording, options.at ?? recording.events.length, { folds: this.#folds });
   }
 
   /**
