@@ -1,6 +1,6 @@
 // @penguin/trace: the write model. The durable append-only trace (writer, tolerant reader,
 // positions, upcasting), `evolve` (the one reducer of session state) and `stateAt` (a fold to
-// any position, served from snapshots), plus the TraceStore Effect service over them.
+// any position, served from snapshots by SessionFolds, the one fold cache).
 export * from "./position.js";
 export * from "./state.js";
 export { Sequence } from "./sequence.js";
