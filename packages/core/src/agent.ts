@@ -158,7 +158,7 @@ export interface ReplayParts {
 const noWait = async (): Promise<void> => undefined;
 
 /** `agent.sessionState()`'s answer: the fold at a record as plain JSON, and where that record is. */
-export type SessionStateAt = Omit<StateAtResult, "state"> & { state: PlainSessionState };
+export type SessionStateAt = Omit<StateAtResult, "state" | "fold"> & { state: PlainSessionState };
 
 export interface SessionStateOptions {
   sessionId: string;
@@ -337,7 +337,7 @@ export class Agent {
     }
     const folded = options.snapshots !== undefined ? await this.#folds.stateAtWith(options.snapshots, sessionId, sessionId, files, target) : this.#folds.stateAtFiles(sessionId, files, target);
     // Plain objects and arrays (the fold's Sequences stay inside it): the shape inspect and /state carry as `state`.
-    return { ...folded, state: plainSessionState(folded.state) };
+    return { state: plainSessionState(folded.state), events: folded.events, totalEvents: folded.totalEvents, position: folded.position };
   }
 
   /**
