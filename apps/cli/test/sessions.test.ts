@@ -40,7 +40,7 @@ describe("penguin sessions / trace show", { timeout: 60_000 }, () => {
     const list = await runCli(["sessions"], { env });
     expect(list.code).toBe(0);
     const lines = list.stdout.trim().split("\n");
-    expect(lines[0]).toMatch(/^ID\s+STARTED\s+MODEL\s+STATUS\s+COST\s+WORKSPACE\s+FIRST PROMPT$/);
+    expect(lines[0]).toMatch(/^ID\s+STARTED\s+MODEL\s+STATUS\s+COST\s+WORKSPACE\s+TITLE$/);
     expect(lines).toHaveLength(4);
     expect(lines[1]).toContain(abortedId);
     expect(lines[1]).toMatch(/testkit\/scripted-model\s+aborted\s+/);
@@ -48,7 +48,8 @@ describe("penguin sessions / trace show", { timeout: 60_000 }, () => {
     expect(lines[3]).toContain(doneId);
     // 600 uncached + 400 cached + 100 out, then 1000 + 1000 + 50: (1600×1 + 1400×0.1 + 150×2) / 1e6
     expect(lines[3]).toMatch(/\sdone\s+\$0\.0020\s/);
-    expect(lines[3]).toContain("the first task, with a rather long prompt that…");
+    // The title the CLI recorded from the first prompt (fallbackTitle: 30 characters), as the server lists it.
+    expect(lines[3]).toContain("the first task, with a rather…");
 
     const limited = await runCli(["sessions", "--limit", "1"], { env });
     expect(limited.stdout.trim().split("\n")).toHaveLength(3);

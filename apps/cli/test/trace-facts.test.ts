@@ -3,6 +3,9 @@
 // when the session is resumed with another --approve mode, then settings_changed records it.
 // Given `penguin run` or `penguin chat`, the trace opens with the starting approval mode and
 // thinking level, which `penguin inspect` shows from record 2 and `chat --resume` keeps.
+// Given `penguin run` or `penguin chat`, the session's first prompt becomes its title
+// (`session_title`, core's fallbackTitle, as the server records one), once: a resumed session
+// keeps it, and a replay of the session records it at the same record.
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { OmniMessage } from "@penguin/omnimessage";
 import { ensureBuilt } from "./helpers/build.js";
@@ -56,6 +59,11 @@ describe("session facts from the CLI", { timeout: 60_000 }, () => {
     const inspect = await runCli(["inspect", sid, "--at", "2", "--json"], { env: world.env });
     expect(inspect.code).toBe(0);
     expect(jsonLines(inspect.stdout)[0]).toMatchObject({ at: { n: 2 }, settings: { approvalMode: "read-only", thinkingLevel: "low" } });
+    // Its `state` is the SDK's agent.sessionState() at the same record, as plain JSON (one shape for inspect, /state and the SDK).
+    const { createAgent } = await import("@penguin/core");
+    const sdk = await (await createAgent({ root: world.root, env: {} })).sessionState({ sessionId: sid, at: 2 });
+    expect(jsonLines(inspect.stdout)[0]!.state).toEqual(JSON.parse(JSON.stringify(sdk.state)));
+    expect(sdk.state.settings).toEqual({ approvalMode: "read-only", thinkingLevel: "low" });
   });
 
   it("penguin chat: the starting mode opens the trace, and chat --resume keeps it without recording it again", async () => {
@@ -69,5 +77,26 @@ describe("session facts from the CLI", { timeout: 60_000 }, () => {
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toContain("approvals deny-all");
     expect(settingsOf(traceMessages(world.root, sid!))).toEqual([{ type: "settings_changed", approval_mode: "deny-all", thinking_level: "medium" }]);
+  });
+
+  it("penguin run and chat record the first prompt's title once, and a replay records it at the same record", async () => {
+    world = await startWorld({ script: [{ text: "looked" }, { text: "again" }, { text: "chatted" }] });
+    const titlesOf = (sid: string) => traceMessages(world!.root, sid).flatMap((m) => (m.type === "event_msg" && m.payload.type === "session_title" ? [m.payload.title] : []));
+    const first = await runCli(["run", "-m", "Look  at the\nfailing build, please", "--workspace", world.workspace], { env: world.env });
+    expect(first.code).toBe(0);
+    const sid = sessionIdFrom(first.stderr);
+    expect(titlesOf(sid)).toEqual(["Look at the failing build, pl…"]);
+    const resumed = await runCli(["run", "--resume", sid, "-m", "and now the tests"], { env: world.env });
+    expect(resumed.code).toBe(0);
+    expect(titlesOf(sid)).toEqual(["Look at the failing build, pl…"]);
+
+    const replay = await runCli(["replay", sid, "--tools", "recorded", "--json"], { env: world.env });
+    expect(replay.code).toBe(0);
+    expect(jsonLines(replay.stdout)[0]).toMatchObject({ type: "replay_result", replay_of: sid, identical: true });
+
+    const chat = await runCli(["chat", "--workspace", world.workspace], { env: world.env, input: "hello there\n" });
+    expect(chat.code).toBe(0);
+    const chatId = /penguin chat --resume (session-[\w-]+)\n$/.exec(chat.stdout)?.[1];
+    expect(titlesOf(chatId!)).toEqual(["hello there"]);
   });
 });

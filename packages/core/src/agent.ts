@@ -48,7 +48,7 @@ import { survivorsOfClosedFile, withSurvivors } from "./trace/survivors.js";
 import { forkScratchpad, forkSessionFiles, forkSessionFilesAt, type ForkPosition } from "./trace/fork.js";
 import { stateAt, stateAtFromSnapshots, type SessionView } from "./trace/state-at.js";
 import { loadRecording } from "./replay/recording.js";
-import { FileLines, initialSessionState, type ReadFileLines, type SnapshotThresholds, readForResume, sessionSettingsOfFiles, parseAt, SessionFolds, TraceWriter, type SessionState, type LineCutOptions, type SnapshotSource, type StateAtResult, type StateAtTarget } from "@penguin/trace";
+import { FileLines, initialSessionState, type ReadFileLines, type SnapshotThresholds, readForResume, sessionSettingsOfFiles, parseAt, plainSessionState, SessionFolds, type PlainSessionState, TraceWriter, type SessionState, type LineCutOptions, type SnapshotSource, type StateAtResult, type StateAtTarget } from "@penguin/trace";
 import { Session } from "./session.js";
 import { defaultHolderCommand, holdSession, whileHolding } from "./trace/session-lease.js";
 import type { SessionLease } from "@penguin/trace";
@@ -157,6 +157,9 @@ export interface ReplayParts {
 /** A replay re-enacts recorded waits without sleeping: the waits are in the recording. */
 const noWait = async (): Promise<void> => undefined;
 
+/** `agent.sessionState()`'s answer: the fold at a record as plain JSON, and where that record is. */
+export type SessionStateAt = Omit<StateAtResult, "state" | "fold"> & { state: PlainSessionState };
+
 export interface SessionStateOptions {
   sessionId: string;
   /** An event count from the session start (`120`) or a position (`"001:000042"`); the end when absent. */
@@ -178,7 +181,7 @@ interface Assembled {
 export class Agent {
   readonly paths: AgentPaths;
   readonly #options: CreateAgentOptions;
-  /** Parsed traces and state snapshots for `sessionState`, per session (see @penguin/trace state-at.ts). */
+  /** The fold cache (@penguin/trace state-at.ts): parsed traces and snapshots for `sessionState`, recordings' snapshots for `inspectState`. */
   readonly #folds = new SessionFolds();
   /** One copy of the agent state for every session while its files do not change (state/shared-by-content.ts). */
   readonly #sharedState = new SharedByContent<AgentState>();
@@ -288,7 +291,6 @@ export class Agent {
       toolsWritten: seed.state.toolsAnnounced,
       ids,
       resumed: true,
-      history: [...seed.history],
       closeDangling: (fold) => Effect.runSync(resume.close(fold)),
       sandbox,
       approvalMode: settings.approvalMode,
@@ -318,7 +320,7 @@ export class Agent {
    * count or a `NNN:LLLLLL` position). Works for any session on disk, running or not; the
    * answer is what the trace holds, so a running task shows up to its last durable record.
    */
-  async sessionState(options: SessionStateOptions): Promise<StateAtResult> {
+  async sessionState(options: SessionStateOptions): Promise<SessionStateAt> {
     const { sessionId } = options;
     if (!isSessionId(sessionId)) {
       throw new PenguinError("session_not_found", `"${sessionId}" is not a session id (expected session-YYYY-MM-DD-HH-mm-ss-<8hex>)`);
@@ -333,8 +335,9 @@ export class Agent {
     } catch (error) {
       throw new PenguinError("invalid_argument", error instanceof Error ? error.message : String(error));
     }
-    if (options.snapshots !== undefined) return this.#folds.stateAtWith(options.snapshots, sessionId, sessionId, files, target);
-    return this.#folds.stateAtFiles(sessionId, files, target);
+    const folded = options.snapshots !== undefined ? await this.#folds.stateAtWith(options.snapshots, sessionId, sessionId, files, target) : this.#folds.stateAtFiles(sessionId, files, target);
+    // Plain objects and arrays (the fold's Sequences stay inside it): the shape inspect and /state carry as `state`.
+    return { state: plainSessionState(folded.state), events: folded.events, totalEvents: folded.totalEvents, position: folded.position };
   }
 
   /**
@@ -375,7 +378,7 @@ export class Agent {
       if (view !== undefined) return view;
     }
     const recording = loadRecording({ paths: this.paths }, options.sessionId);
-    return stateAt(recording, options.at ?? recording.events.length);
+    return stateAt(recording, options.at ?? recording.events.length, { folds: this.#folds });
   }
 
   /**
@@ -494,7 +497,6 @@ export class Agent {
     toolsWritten?: boolean;
     ids: ToolCallIdAllocator;
     resumed: boolean;
-    history?: import("@penguin/omnimessage").OmniMessage[];
     /** Resume: record, through the session's fold, what the crash left dangling. */
     closeDangling?: (fold: LiveFold) => void;
     sandbox: SessionConfinement;
@@ -547,7 +549,6 @@ export class Agent {
       ids: p.ids,
       fetch: this.#options.fetch,
     });
-    if (p.history !== undefined) llm.setHistory(p.history);
     const date = sessionDate(sessionId);
     const writer = new TraceWriter({
       fileFor: (index) => traceFilePath(this.paths, date, sessionId, index),

@@ -1,8 +1,8 @@
 // @penguin/core: the PenguinHarness SDK. createAgent → agent.createSession → session.run.
 export { createAgent, Agent, isThinkingLevel } from "./agent.js";
-export type { CreateAgentOptions, CreateSessionOptions, ResumeSessionOptions, SessionStateOptions } from "./agent.js";
+export type { CreateAgentOptions, CreateSessionOptions, ResumeSessionOptions, SessionStateAt, SessionStateOptions } from "./agent.js";
 export { evolve, stateAt, initialSessionState, formatPosition, parsePosition, parseAt } from "@penguin/trace";
-export type { SessionState, StateAtResult, TracePosition } from "@penguin/trace";
+export type { PlainSessionState, SessionState, StateAtResult, TracePosition } from "@penguin/trace";
 export { TraceRecordIndexes, recordCutOf, placeCutRecord, DEFAULT_LINE_CUT } from "@penguin/trace";
 export type { LineCutOptions, RecordCut } from "@penguin/trace";
 export type { RecordPage } from "@penguin/trace";

@@ -3,7 +3,8 @@
  *
  * - Human: not an interface but `session.run(messages, {approve, signal})`; its approval
  *   callback is `ApproveFn` below.
- * - LLM: `LLMInterface`, stateful, fed only the new messages of each request.
+ * - LLM: `LLMInterface`, stateless: each request gets the committed context from the session's
+ *   live fold (`history`) and the new messages on top of it.
  * - Environment: `EnvironmentInterface`, runs approved tool calls and streams their output.
  *
  * Both LLM and Environment turn every failure into a value (a stop reason, a `failed` tool
@@ -17,6 +18,7 @@ import type {
   ToolDefinition,
 } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
+import type { Sequence } from "@penguin/trace";
 import type { ProcessInfo } from "./environment/commands/process-table.js";
 import type { SubagentInfo } from "./subagents/subagents.js";
 
@@ -67,34 +69,38 @@ export interface LLMOutcome {
 }
 
 export interface StreamGenerateInput {
-  /** Only what is new since the last committed request: the adapter keeps the history. */
+  /**
+   * The committed context the request continues, oldest first: the session fold's history
+   * (`SessionState.history`), shared, never copied by the engine. Only complete model
+   * messages. Read it with `mapToArray` (no cache is left on the fold's nodes).
+   */
+  history: Sequence<OmniMessage>;
+  /** What the request sends on top of `history`: carry-over, the new input, tool outputs. */
   newMessages: OmniMessage[];
   signal?: AbortSignal;
   thinkingLevel?: ThinkingLevel;
   /**
-   * Default true. False sends the request on top of the history without committing it, even
+   * Default true. False marks a request whose input and answer never join the context, even
    * when it completes (compaction asks for a summary this way, reusing the cached prefix).
    */
   commit?: boolean;
 }
 
 /**
- * A stateful model context.
+ * A model, without a context of its own.
  *
- * - `streamGenerate` yields the response as OmniMessages (partials, then each complete
- *   message right after its stop) and returns the outcome. It never throws.
- * - On `completed`, the new messages and the complete output are appended to the history.
- *   On any other outcome the history is unchanged: the engine resends the input.
+ * - `streamGenerate` sends `history` + `newMessages`, yields the response as OmniMessages
+ *   (partials, then each complete message right after its stop) and returns the outcome. It
+ *   never throws.
+ * - It keeps no history: what a completed request commits becomes context only by being
+ *   recorded (the fold's `request_end` rule), so resume, compaction, forks and time travel
+ *   have one copy of the context to agree with.
  * - Token usage of a completed request is read from `lastUsage` after the generator returns.
- * - `setHistory` replaces the history (resume, compaction).
  */
 export interface LLMInterface {
   streamGenerate(input: StreamGenerateInput): AsyncGenerator<OmniMessage, LLMOutcome>;
-  setHistory(messages: OmniMessage[]): void;
   /** The tool list is known only after discovery (MCP); the engine sets it before the first request. */
   setTools?(tools: ToolDefinition[]): void;
-  /** The committed history, oldest first. */
-  history(): readonly OmniMessage[];
   /** Usage of the last completed request, if the provider reported one. */
   readonly lastUsage: TokenCounts | undefined;
   /** The model's context window in tokens, or "unknown". */

@@ -174,7 +174,7 @@ export class Session {
    * the call failed.
    */
   generateTitle(signal?: AbortSignal): Promise<string | undefined> {
-    return generateTitle(this.#endpoint, this.#llm.history(), signal);
+    return generateTitle(this.#endpoint, this.history(), signal);
   }
 
   /**
@@ -334,9 +334,12 @@ export class Session {
     return this.#writer.file;
   }
 
-  /** The history the model will see on the next request (committed messages). */
+  /**
+   * The history the model will see on the next request (committed messages): the session
+   * fold's context, the one copy there is (the model adapter keeps none). A new array each call.
+   */
   history(): readonly OmniMessage[] {
-    return this.#llm.history();
+    return this.#engine.fold.state.history.mapToArray((m) => m);
   }
 
   /** Input waiting for the next request (tool outputs, interrupted turns). */

@@ -1,9 +1,11 @@
 // @penguin/trace: the write model. The durable append-only trace (writer, tolerant reader,
 // positions, upcasting), `evolve` (the one reducer of session state) and `stateAt` (a fold to
-// any position, served from snapshots), plus the TraceStore Effect service over them.
+// any position, served from snapshots by SessionFolds, the one fold cache).
 export * from "./position.js";
 export * from "./state.js";
 export { Sequence } from "./sequence.js";
+export { plainSessionState } from "./plain-state.js";
+export type { PlainSessionState } from "./plain-state.js";
 export { evolve, foldTrace, carryOverOf, closeDanglingWindow, outputsForCalls } from "./evolve.js";
 export { SessionFolds, stateAt, DEFAULT_SNAPSHOT_EVERY } from "./state-at.js";
 export type { StateAtResult } from "./state-at.js";

@@ -4,7 +4,7 @@
  * There are no rules here: the state comes from `evolve` (evolve.ts), the one reducer. This
  * module only closes what a crash left dangling (an open request window becomes pending
  * input with a `[turn_aborted]` note) and reports it in the shape the engine and the
- * session builder take (history for `LLMInterface.setHistory`, carry-over, usage…).
+ * session builder take (history, carry-over, usage…).
  */
 import type { CompactionMode, CompactionReason, OmniMessage, SessionMetaPayload, TokenCounts } from "@penguin/omnimessage";
 import { carryOverOf, closeDanglingWindow, foldTrace, pendingAsOfRecord } from "./evolve.js";
@@ -12,7 +12,7 @@ import type { SessionState } from "./state.js";
 
 export interface ReplayResult {
   meta: SessionMetaPayload | undefined;
-  /** Committed messages, oldest first, for `LLMInterface.setHistory`. */
+  /** Committed messages, oldest first (the context the next request continues). */
   history: OmniMessage[];
   /** What the next request must send before any new input. */
   carryOver: OmniMessage[];

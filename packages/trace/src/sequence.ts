@@ -64,6 +64,27 @@ export class Sequence<A> {
     return node === prefix || prefix.size === 0 ? out : undefined;
   }
 
+  /**
+   * `f` of each item, oldest first, in a new array, without caching anything on the nodes
+   * (unlike `toArray`): what a model request builds from the live context on every turn. A
+   * cache there would stay on each turn's node while later nodes point back to it, holding a
+   * copy of the whole context per turn. A cached ancestor (a resumed context) is copied from.
+   */
+  mapToArray<B>(f: (item: A) => B): B[] {
+    const out = new Array<B>(this.size);
+    let node: Sequence<A> | undefined = this;
+    for (let i = this.size - 1; i >= 0 && node !== undefined; i--) {
+      if (node.#array !== undefined) {
+        const cached = node.#array;
+        for (let j = 0; j <= i; j++) out[j] = f(cached[j]!);
+        break;
+      }
+      out[i] = f(node.#last as A);
+      node = node.#before;
+    }
+    return out;
+  }
+
   /** The items, oldest first. The same array is returned on every call: do not change it. */
   toArray(): readonly A[] {
     if (this.#array !== undefined) return this.#array;

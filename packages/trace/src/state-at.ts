@@ -11,6 +11,11 @@
  *   then folds at most `snapshotEvery` events from the nearest snapshot before it.
  * States are immutable and share structure, so snapshots cost little memory.
  *
+ * The snapshots are of the time-travel fold (time-travel.ts: `evolve`'s state plus the facts
+ * `penguin inspect` shows), so one cache answers both the SDK's `sessionState` and inspect's
+ * view. `foldRecordingAt` serves a recording already in memory (core's `loadRecording`) from
+ * the same kind of snapshots, kept per recording object.
+ *
  * Lines the reader skipped (torn, malformed) are not events: they have positions but no
  * state change, so a position on a skipped line answers the state after the event before it.
  *
@@ -20,14 +25,16 @@
  */
 import { statSync } from "node:fs";
 import type { OmniMessage } from "@penguin/omnimessage";
-import { evolve } from "./evolve.js";
+import { initialTimeTravelState, stepTimeTravel, type TimeTravelState } from "./time-travel.js";
 import { comparePositions, parseAt, type StateAtTarget, type TracePosition } from "./position.js";
 import { readTraceFile, traceFilesIn, type TraceFileRef } from "./reader.js";
 import { foldFromSnapshot, type SnapshotSource } from "./snapshot-source.js";
-import { initialSessionState, type SessionState } from "./state.js";
+import type { SessionState } from "./state.js";
 
 export interface StateAtResult {
   state: SessionState;
+  /** The time-travel fold whose `session` is `state` (the facts inspect shows beside it). */
+  fold: TimeTravelState;
   /** Events folded (from the session start). */
   events: number;
   /** Events the session has in all. */
@@ -45,7 +52,7 @@ interface ParsedFile {
 
 interface Snapshot {
   events: number;
-  state: SessionState;
+  state: TimeTravelState;
 }
 
 interface SessionCache {
@@ -59,6 +66,8 @@ export const DEFAULT_SNAPSHOT_EVERY = 1000;
 export class SessionFolds {
   readonly #snapshotEvery: number;
   readonly #sessions = new Map<string, SessionCache>();
+  /** Snapshots of recordings held in memory, per recording object (gone with it). */
+  readonly #recordings = new WeakMap<object, TimeTravelState[]>();
 
   constructor(options: { snapshotEvery?: number } = {}) {
     this.#snapshotEvery = Math.max(1, options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY);
@@ -93,14 +102,36 @@ export class SessionFolds {
         offset = 0;
         continue;
       }
-      state = evolve(state, f.messages[offset]!);
+      state = stepTimeTravel(state, f.messages[offset]!);
       position = { file: f.index, line: f.lines[offset]! };
       offset += 1;
       events += 1;
       const last = cache.snapshots[cache.snapshots.length - 1]!;
       if (events % this.#snapshotEvery === 0 && events > last.events) cache.snapshots.push({ events, state });
     }
-    return { state, events, totalEvents, position };
+    return { state: state.session, fold: state, events, totalEvents, position };
+  }
+
+  /**
+   * The time-travel fold of the first `n` of `messages`, a recording held in memory under
+   * `recording` (the same object while its files are unchanged): a snapshot every
+   * `snapshotEvery` events, laid on the first question up to the one asked, so a later
+   * question folds at most that many events.
+   */
+  foldRecordingAt(recording: object, messages: (index: number) => OmniMessage, n: number): TimeTravelState {
+    const every = this.#snapshotEvery;
+    const snapshots = this.#recordings.get(recording) ?? [initialTimeTravelState];
+    this.#recordings.set(recording, snapshots);
+    while (snapshots.length * every <= n) {
+      const from = (snapshots.length - 1) * every;
+      let fold = snapshots[snapshots.length - 1]!;
+      for (let i = from; i < from + every; i++) fold = stepTimeTravel(fold, messages(i));
+      snapshots.push(fold);
+    }
+    const base = Math.floor(n / every);
+    let fold = snapshots[base]!;
+    for (let i = base * every; i < n; i++) fold = stepTimeTravel(fold, messages(i));
+    return fold;
   }
 
   /**
@@ -121,7 +152,7 @@ export class SessionFolds {
     const folded = foldFromSnapshot(refs, lookup.snapshot, target);
     // The source may lag behind the files by the last few appends; the files have the last word.
     const totalEvents = folded.atEnd ? folded.events : Math.max(lookup.totalEvents, folded.events);
-    return { state: folded.fold.session, events: folded.events, totalEvents, position: folded.position };
+    return { state: folded.fold.session, fold: folded.fold, events: folded.events, totalEvents, position: folded.position };
   }
 
   /**
@@ -143,7 +174,7 @@ export class SessionFolds {
         offset = 0;
         continue;
       }
-      state = evolve(state, f.messages[offset]!);
+      state = stepTimeTravel(state, f.messages[offset]!);
       offset += 1;
       events += 1;
       if (events % this.#snapshotEvery === 0) {
@@ -163,7 +194,7 @@ export class SessionFolds {
   #refresh(key: string, refs: readonly TraceFileRef[]): SessionCache {
     let cache = this.#sessions.get(key);
     if (cache === undefined) {
-      cache = { files: [], snapshots: [{ events: 0, state: initialSessionState }] };
+      cache = { files: [], snapshots: [{ events: 0, state: initialTimeTravelState }] };
       this.#sessions.set(key, cache);
     }
     const files: ParsedFile[] = [];

@@ -18,7 +18,7 @@ import {
   type OmniMessage,
   type SessionMetaPayload,
 } from "@penguin/omnimessage";
-import { foldTrace, formatPosition, parseAt, parsePosition, readTraceFile, SessionFolds, traceFilesIn, TraceWriter, type TracePosition } from "../src/index.js";
+import { comparableFold, foldTimeTravel, foldTrace, formatPosition, parseAt, parsePosition, readTraceFile, SessionFolds, traceFilesIn, TraceWriter, type TracePosition } from "../src/index.js";
 
 const SID = "session-2026-12-01-09-00-00-0123abcd";
 let dir: string;
@@ -128,6 +128,23 @@ describe("stateAt", () => {
     const upTo = records.slice(0, records.indexOf(target) + 1).map((x) => x.m);
     expect(r.events).toBe(upTo.length);
     expect(r.state.turns).toBe(foldTrace(upTo).turns);
+  });
+
+  it("given a recording in memory, when its time-travel fold is asked at every event in shuffled order, then the snapshots answer what a plain fold does, and the file path agrees", () => {
+    const { writer } = writeSession(9);
+    writer.close();
+    const all = traceFilesIn(dir, SID).flatMap((r) => readTraceFile(r.file).messages);
+    const folds = new SessionFolds({ snapshotEvery: 3 });
+    const recording = { messages: all };
+    const order = all.map((_, i) => i + 1).sort((a, b) => ((a * 7919) % 101) - ((b * 7919) % 101));
+    for (const n of order) {
+      const fold = folds.foldRecordingAt(recording, (i) => recording.messages[i]!, n);
+      expect(comparableFold(fold), `recording at ${n}`).toEqual(comparableFold(foldTimeTravel(all.slice(0, n))));
+      // The same cache over the files answers the same fold (its session is sessionState's state).
+      const fromFiles = folds.stateAt(dir, SID, n);
+      expect(comparableFold(fromFiles.fold), `files at ${n}`).toEqual(comparableFold(fold));
+      expect(fromFiles.state).toBe(fromFiles.fold.session);
+    }
   });
 
   it("given a session that keeps growing, when asked again, then the answer includes the new records", () => {

@@ -22,18 +22,11 @@ const READ = { name: "read_file", arguments: { file_path: "notes.txt" } };
 
 /** A model that answers at once: a tool call per request until `turns`, then a text. */
 class InstantModel implements LLMInterface {
-  #history: OmniMessage[] = [];
   #n = 0;
   readonly contextWindow = 1_000_000;
   lastUsage: TokenCounts | undefined;
   constructor(readonly turns: number) {}
-  setHistory(messages: OmniMessage[]): void {
-    this.#history = [...messages];
-  }
   setTools(_tools: ToolDefinition[]): void {}
-  history(): readonly OmniMessage[] {
-    return this.#history;
-  }
   async *streamGenerate(input: StreamGenerateInput): AsyncGenerator<OmniMessage, LLMOutcome> {
     this.#n += 1;
     const id = `call_${this.#n}`;
@@ -46,8 +39,10 @@ class InstantModel implements LLMInterface {
             modelMessage({ type: "tool_call", role: "assistant", name: "read_file", arguments: JSON.stringify(READ.arguments), tool_call_id: id, stop_reason: "completed" }),
           ]
         : [modelMessage({ type: "text", role: "assistant", text: "done", stop_reason: "completed" })];
+    // The context a real adapter would send (the fold's history + the new input), built as it builds it.
+    const sent = input.history.mapToArray((m) => m.payload);
+    for (const m of input.newMessages) sent.push(m.payload as never);
     for (const m of out) yield m;
-    if (input.commit !== false) this.#history.push(...input.newMessages, ...out.filter((m) => !m.payload.type.startsWith("partial_")));
     this.lastUsage = { cache_read: 0, cache_write: 500, output: 10, total: 510 };
     return { status: "completed" };
   }

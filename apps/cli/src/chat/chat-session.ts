@@ -27,6 +27,7 @@ import type { RenderMarkdown } from "../render/markdown-blocks.js";
 import type { Output } from "../render/output.js";
 import { createWaitIndicator } from "../render/spinner.js";
 import { taskStatsLine, TaskStats } from "../render/stats.js";
+import { recordTitleOnce } from "../session/session-title.js";
 import { approvalFor, type ApprovalMode } from "../session/approvals.js";
 import { endpointBaseUrl } from "../session/open-session.js";
 import { OutcomeTracker } from "../session/outcome.js";
@@ -178,6 +179,7 @@ export class Chat {
     const started = performance.now();
     try {
       const options = { approve, signal: controller.signal, ...(goal === undefined ? {} : { goal: goal.budget === undefined ? {} : { budget: goal.budget } }) };
+      await recordTitleOnce(session, text);
       await this.#drain(session.run(text, options), renderer, [outcome, stats]);
       renderer.finish();
     } catch (error) {

@@ -74,7 +74,8 @@ export function stateDiff(from: SessionView, to: SessionView): Record<string, { 
   const b = timeless(to);
   const out: Record<string, { from: unknown; to: unknown }> = {};
   for (const key of Object.keys(b)) {
-    if (key === "at") continue;
+    // `state` is the whole fold behind the other fields: their changes are the diff.
+    if (key === "at" || key === "state") continue;
     if (JSON.stringify(a[key]) !== JSON.stringify(b[key])) out[key] = { from: a[key], to: b[key] };
   }
   return out;

@@ -37,6 +37,7 @@ import { Output } from "../render/output.js";
 import { createWaitIndicator } from "../render/spinner.js";
 import { taskStatsLine, TaskStats } from "../render/stats.js";
 import { toolCallLine } from "../render/tool-line.js";
+import { recordTitleOnce } from "../session/session-title.js";
 import { approvalFor, parseApprovalMode } from "../session/approvals.js";
 import { endpointBaseUrl, openAgent, openSession, type SessionFlags } from "../session/open-session.js";
 import { exitCodeOf, OutcomeTracker } from "../session/outcome.js";
@@ -124,6 +125,7 @@ export async function runCommand(flags: RunFlags): Promise<ExitCode> {
   const stats = new TaskStats();
   const started = performance.now();
   try {
+    await recordTitleOnce(session, prompt);
     for await (const m of session.run(prompt, { approve, signal: controller.signal, ...(goal ? { goal } : {}) })) {
       if (m.type === "event_msg" && m.payload.type === "goal_finished") goalOutcome = m.payload.outcome;
       outcome.observe(m);

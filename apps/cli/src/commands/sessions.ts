@@ -2,7 +2,8 @@
  * `penguin sessions`: the agent's sessions, most recently active first (20 unless `--all`),
  * one row each: id, start time, model, status (done / aborted / failed / running?), cost
  * (its requests, subagents' included, × the model's prices now; n/a when unpriced), workspace
- * and the first prompt cut short. Read from the sessions and usage projections, caught up
+ * and the title (the one its trace records: since the CLI records one at the first task, the
+ * first prompt's fallback title; older sessions show their first prompt). Read from the sessions and usage projections, caught up
  * with the traces first, so the list is what the traces say and nothing else.
  */
 import { homedir } from "node:os";
@@ -50,7 +51,7 @@ export async function sessionsCommand(flags: SessionsFlags): Promise<ExitCode> {
     s.workspace !== null ? tildePath(s.workspace) : "?",
     s.title !== null ? shorten(s.title, 48) : "",
   ]);
-  const header = ["ID", "STARTED", "MODEL", "STATUS", "COST", "WORKSPACE", "FIRST PROMPT"];
+  const header = ["ID", "STARTED", "MODEL", "STATUS", "COST", "WORKSPACE", "TITLE"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const format = (cells: string[], paint: (i: number, padded: string) => string): string =>
     cells

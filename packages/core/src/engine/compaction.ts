@@ -20,10 +20,10 @@
  *
  * The compaction reads the session's state (the last request's size, the turns, the usage)
  * from the live fold and changes it only by recording: `compaction_end` completed is what
- * closes the context in the fold (pending summary, turns and last request reset, carry-over
- * consumed). It clears the adapter's history and rotates the trace itself. When it starts, and
- * how each reply ends it, is the compaction decider's (deciders/compaction.ts): this program
- * sends the requests, waits, and records what the decider returns.
+ * closes the context in the fold (history emptied, pending summary kept, turns and last request
+ * reset, carry-over consumed), which the next request reads. It rotates the trace itself. When it
+ * starts, and how each reply ends it, is the compaction decider's (deciders/compaction.ts): this
+ * program sends the requests, waits, and records what the decider returns.
  *
  * An Effect program (`Compaction` service, `CompactionLive`): the request is awaited through
  * `awaitEdge` (abort = the run fiber's interruption, bridged to the request's AbortSignal)
@@ -109,7 +109,8 @@ export function compact(reason: CompactionReason, consumed: OmniMessage[], deps:
     for (const m of fresh) emit(m, false);
     let calledTool = false;
     const controller = new AbortController();
-    const stream = llm.streamGenerate({ newMessages: send, signal: controller.signal, commit: false });
+    // On top of the context being compacted (the fold keeps its history until compaction_end).
+    const stream = llm.streamGenerate({ history: fold.state.history, newMessages: send, signal: controller.signal, commit: false });
     let outcome: LLMOutcome;
     for (;;) {
       const next = yield* Effect.either(awaitEdge(stream.next(), controller));
@@ -189,11 +190,10 @@ function ended(deps: CompactionDeps, events: readonly OmniMessage[]): Compaction
 }
 
 /**
- * A fresh context: empty history, the trace on its next file. The recorded `compaction_end`
- * already closed the context in the fold (its summary waiting there for the next input).
+ * The trace on its next file. The recorded `compaction_end` already closed the context in the
+ * fold (history emptied, its summary waiting there for the next input).
  */
 function closeContext(deps: CompactionDeps): void {
-  deps.llm.setHistory([]);
   deps.trace.rotate();
 }
 

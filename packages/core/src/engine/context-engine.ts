@@ -13,9 +13,9 @@
  * compaction request. Yielded but not traced: partials and child messages (`origin`), which
  * the trace writer filters out.
  *
- * The engine keeps no session state of its own: turns, usage, the last request's size, the
- * tool announcement, the thinking level, the pending summary, the carry-over and the steering
- * queue are read from the session's live fold (session-fold.ts), the trace folded with
+ * The engine keeps no session state of its own: the model context each request continues,
+ * turns, usage, the last request's size, the tool announcement, the thinking level, the
+ * pending summary, the carry-over and the steering queue are read from the session's live fold (session-fold.ts), the trace folded with
  * `evolve` record by record. What the engine decides becomes state only by being recorded,
  * so the running session and a fold of its trace agree by construction. What a run holds in
  * hand (the input it is assembling for the next request) is the run's, not the session's.
@@ -281,8 +281,8 @@ export class ContextEngine {
 
   compactability(): Compactability {
     const state = this.#fold.state;
-    if (state.pendingSummary !== undefined && this.#config.llm.history().length === 0) return "just_compacted";
-    if (this.#config.llm.history().length === 0 && state.lastCalls.length === 0 && state.pending.size === 0) return "empty";
+    if (state.pendingSummary !== undefined && state.history.size === 0) return "just_compacted";
+    if (state.history.size === 0 && state.lastCalls.length === 0 && state.pending.size === 0) return "empty";
     return "ok";
   }
 
@@ -611,7 +611,9 @@ export class ContextEngine {
     const self = this;
     return Effect.gen(function* () {
       const controller = new AbortController();
-      const stream = self.#config.llm.streamGenerate({ newMessages: send, signal: controller.signal, thinkingLevel });
+      // The committed context is the fold's (request_begin and this turn's input are in its
+      // open window, not in its history): the adapter keeps none of its own.
+      const stream = self.#config.llm.streamGenerate({ history: self.#fold.state.history, newMessages: send, signal: controller.signal, thinkingLevel });
       for (;;) {
         const next = yield* Effect.either(awaitEdge(stream.next(), controller));
         if (next._tag === "Left") {

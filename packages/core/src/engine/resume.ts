@@ -4,8 +4,9 @@
  *
  * - `seed`: fold the records of the file the session continues (`replayTrace`: `evolve`, the
  *   one reducer) and close the request window a crash left open (its input and a
- *   `[turn_aborted]` note become pending input). The result seeds the session's `LiveFold`,
- *   and gives the adapter its history and the id allocator the ids already used. The seed
+ *   `[turn_aborted]` note become pending input). The result seeds the session's `LiveFold`
+ *   (whose history is the context the next request continues: the model adapter keeps
+ *   none) and gives the id allocator the ids already used. The seed
  *   holds the carry-over as resume hands it over (the open calls' outputs, a placeholder for
  *   each one the crash cut short, then the pending input) as pending input: what the next
  *   request sends first, fixed at resume (the calls' processes are gone, so no output of
@@ -31,8 +32,6 @@ export interface ResumeSeed {
   /** What the session's live fold starts from. */
   readonly state: SessionState;
   readonly meta: SessionMetaPayload | undefined;
-  /** Committed messages of the open context, for `LLMInterface.setHistory` (empty once a compaction closed it). */
-  readonly history: readonly OmniMessage[];
   /** Every tool_call id the file mentions, for the session's id allocator. */
   readonly toolCallIds: readonly string[];
 }
@@ -72,7 +71,6 @@ export function makeResume(): ResumeShape {
       return {
         state,
         meta: replayed.meta,
-        history: replayed.contextClosed ? [] : replayed.history,
         toolCallIds: replayed.toolCallIds,
       };
     }),

@@ -1,11 +1,15 @@
 /**
- * GatewayLLM: the stateful LLMInterface over the stateless model gateway (@penguin/models).
+ * GatewayLLM: the LLMInterface over the model gateway (@penguin/models).
  *
- * It owns the model context of one session: the committed history, the system prompt and the
- * tool list. Each `streamGenerate` sends history + the new messages, streams the gateway's
- * payloads back as envelopes, and appends new messages and output to the history only when
- * the request completed; any other outcome leaves the history as it was, so the engine can
- * send the same input again.
+ * It holds what a session's requests share and no context: the endpoint, the system prompt
+ * and the tool list. Each `streamGenerate` sends the history it is given (the session fold's
+ * committed context) + the new messages and streams the gateway's payloads back as envelopes.
+ * What a completed request commits becomes context by being recorded and folded, never here,
+ * so there is one copy of the model context: the fold's.
+ *
+ * The request's message list is built in one pass over the fold's Sequence, reading each
+ * envelope's payload only: a tool output a resume keeps as JSON text stays undecoded
+ * (omnimessage raw-output.ts), and the wire encoders splice its kept bytes.
  *
  * Tool-call ids are made session-unique here (see tool-call-ids.ts) before anything else
  * sees them. It never throws: a failure inside the gateway, or a bug in this adapter, comes
@@ -42,8 +46,6 @@ function withSessionIds(p: ModelPayload, mapId: (id: string) => string): ModelPa
 export class GatewayLLM implements LLMInterface {
   readonly #options: GatewayLLMOptions;
   readonly #ids: ToolCallIdAllocator;
-  /** Complete model messages only: what goes in is filtered once, so a request need not check 100k messages again. */
-  #history: OmniMessage[] = [];
   #tools: ToolDefinition[];
   #lastUsage: TokenCounts | undefined;
 
@@ -70,23 +72,13 @@ export class GatewayLLM implements LLMInterface {
     this.#tools = tools;
   }
 
-  setHistory(messages: OmniMessage[]): void {
-    this.#history = messages.filter(isCompleteModel);
-  }
-
-  history(): readonly OmniMessage[] {
-    return this.#history;
-  }
-
   async *streamGenerate(input: StreamGenerateInput): AsyncGenerator<OmniMessage, LLMOutcome> {
     this.#lastUsage = undefined;
-    const newMessages = input.newMessages.filter(isCompleteModel);
-    // One pass into one array: a resumed history can hold tens of thousands of messages.
-    const messages: CompleteModelPayload[] = [];
-    for (const m of this.#history) messages.push(m.payload as CompleteModelPayload);
-    for (const m of newMessages) messages.push(m.payload);
+    // One pass into one array: a resumed history can hold tens of thousands of messages. The
+    // fold's history holds complete model messages only (evolve commits nothing else).
+    const messages = input.history.mapToArray((m) => m.payload as CompleteModelPayload);
+    for (const m of input.newMessages) if (isCompleteModel(m)) messages.push(m.payload);
     const mapId = this.#ids.forResponse();
-    const produced: OmniMessage[] = [];
     let outcome: ModelOutcome;
     try {
       const stream = streamModel({
@@ -105,17 +97,12 @@ export class GatewayLLM implements LLMInterface {
           outcome = step.value;
           break;
         }
-        const m = modelMessage(withSessionIds(step.value, mapId));
-        if (isCompleteModel(m)) produced.push(m);
-        yield m;
+        yield modelMessage(withSessionIds(step.value, mapId));
       }
     } catch (error) {
       outcome = { status: input.signal?.aborted ? "aborted" : "failed", errorMessage: `model adapter error: ${String(error)}` };
     }
-    if (outcome.status === "completed") {
-      if (input.commit !== false) this.#history.push(...newMessages, ...produced);
-      this.#lastUsage = outcome.usage;
-    }
+    if (outcome.status === "completed") this.#lastUsage = outcome.usage;
     const result: LLMOutcome = { status: outcome.status };
     if (outcome.errorMessage !== undefined) result.errorMessage = outcome.errorMessage;
     if (outcome.permanent) result.permanent = true;

@@ -75,6 +75,12 @@ export interface ApprovalModeChange {
   mode: string;
 }
 
+/** A title the host recorded (`session_title`), at its record: the replay records it there too. */
+export interface RecordedTitle {
+  at: number;
+  title: string;
+}
+
 /** Steering the Human queued or took back, at the record where it happened. */
 export type SteeringAction = { at: number; kind: "queue"; text: string } | { at: number; kind: "recall"; id: string };
 
@@ -106,6 +112,7 @@ export interface ReplayPlan {
    */
   thinkingBaseline: string | undefined;
   approvalModeChanges: ApprovalModeChange[];
+  titles: RecordedTitle[];
 }
 
 const topLevel = (e: RecordedEvent) => e.message.origin === undefined || e.message.origin.length === 0;
@@ -142,6 +149,7 @@ export function buildPlan(recording: RecordedSession): ReplayPlan {
   const startingSettings = openingSettings(events);
   const thinkingChanges: { at: number; level: string }[] = [];
   const approvalModeChanges: ApprovalModeChange[] = [];
+  const titles: RecordedTitle[] = [];
   // The first record of the current run that shows a user abort (an interrupted tool, an
   // aborted request); the run's `abort` event confirms it.
   let firstAbortSign: number | undefined;
@@ -234,6 +242,9 @@ export function buildPlan(recording: RecordedSession): ReplayPlan {
         if (ev.reason === "aborted by user") abortPoints.push(firstAbortSign ?? e.n);
         firstAbortSign = undefined;
         break;
+      case "session_title":
+        titles.push({ at: e.n, title: ev.title });
+        break;
       case "goal_started":
         goal = { kind: "goal", input: [], at: e.n, objective: ev.objective, budget: ev.budget, rounds: [] };
         tasks.push(goal);
@@ -267,6 +278,7 @@ export function buildPlan(recording: RecordedSession): ReplayPlan {
     startingSettings: startingSettings?.payload,
     thinkingBaseline,
     approvalModeChanges,
+    titles,
   };
 }
 

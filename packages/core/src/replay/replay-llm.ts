@@ -66,7 +66,6 @@ function wait(ms: number, signal?: AbortSignal): Promise<void> {
 export class ReplayLLM implements LLMInterface {
   readonly #options: ReplayLLMOptions;
   #next = 0;
-  #history: OmniMessage[] = [];
   #lastUsage: TokenCounts | undefined;
   /** The first request whose context or kind differed from the recording. */
   contextMismatch: { request: number; what: string } | undefined;
@@ -94,14 +93,6 @@ export class ReplayLLM implements LLMInterface {
     // The recorded answers do not depend on the tool list; the trace comparison checks it.
   }
 
-  setHistory(messages: OmniMessage[]): void {
-    this.#history = messages.filter(isCompleteModel);
-  }
-
-  history(): readonly OmniMessage[] {
-    return this.#history;
-  }
-
   #mismatch(request: number, what: string): void {
     this.contextMismatch ??= { request, what };
   }
@@ -127,8 +118,8 @@ export class ReplayLLM implements LLMInterface {
       return { status: "failed", permanent: true, errorMessage: `replay: the recording has no request ${this.#next + 1}` };
     }
     this.#next += 1;
-    const newMessages = input.newMessages.filter(isCompleteModel);
-    this.#check(recorded, input, [...this.#history, ...newMessages]);
+    // The context the replayed session's fold hands over, as the live adapter sends it.
+    this.#check(recorded, input, [...input.history.mapToArray((m) => m), ...input.newMessages.filter(isCompleteModel)]);
     const upcoming = this.#options.requests[this.#next];
     if (upcoming !== undefined && !upcoming.compaction) for (const text of upcoming.steering) this.steer?.(text);
 
@@ -159,7 +150,6 @@ export class ReplayLLM implements LLMInterface {
     if (recorded.endAt !== undefined) await this.#options.sequencer?.waitFor(recorded.endAt - 1, input.signal);
     if (end === undefined) return { status: "aborted" };
     if (end.status === "completed") {
-      if (input.commit !== false) this.#history.push(...newMessages, ...recorded.produced);
       this.#lastUsage = recorded.usage;
       return { status: "completed" };
     }

@@ -159,12 +159,28 @@ class SessionReplay {
 
   #nextSteering = 0;
   #nextApprovalMode = 0;
+  #nextTitle = 0;
 
   /** Set the host's approval mode once the replay has written every record before the change. */
   #settingsOnTime(): void {
     const changes = this.plan.approvalModeChanges;
     while (this.#nextApprovalMode < changes.length && changes[this.#nextApprovalMode]!.at - 1 <= this.sequencer.written) {
       this.session?.setApprovalMode(changes[this.#nextApprovalMode++]!.mode);
+    }
+    // A title the host recorded mid-task (the server's, after the first answer) comes at its record too.
+    this.titlesBefore(this.sequencer.written + 2);
+  }
+
+  /**
+   * Record the host's titles that the recording has before record `at`, in order. Before a
+   * task starts this places a title the host recorded ahead of the task (the CLI's, at the
+   * first prompt), which no record of the replay's own would trigger: the file's header is
+   * written only with its first record.
+   */
+  titlesBefore(at: number): void {
+    const titles = this.plan.titles;
+    while (this.#nextTitle < titles.length && titles[this.#nextTitle]!.at < at) {
+      this.session?.recordTitle(titles[this.#nextTitle++]!.title);
     }
   }
 
@@ -310,6 +326,7 @@ export async function runReplay(host: ReplayHost, options: ReplayOptions): Promi
     for (const [index, task] of root.plan.tasks.entries()) {
       const next = root.plan.tasks[index + 1];
       const controller = new AbortController();
+      root.titlesBefore(task.at);
       root.armAbort(controller, next === undefined ? Number.POSITIVE_INFINITY : next.at - 1);
       options.onTask?.(task, index, session);
       const level = task.kind === "compact" ? undefined : task.thinkingLevel;

@@ -9,9 +9,10 @@
  * is kept by the same fold (the trace package's time-travel fold: `evolve` plus those facts).
  *
  * Two ways to the fold at N, which give the same state:
- * - `stateAt(recording, N)`: in process. The first question about a recording folds it once,
- *   keeping a snapshot every INSPECT_SNAPSHOT_EVERY records; a later one folds at most that
- *   many records from the nearest snapshot before N.
+ * - `stateAt(recording, N)`: in process, from the trace package's `SessionFolds` (the one fold
+ *   cache; the agent's own answers its `sessionState` too). The first question about a
+ *   recording folds it once, keeping a snapshot every INSPECT_SNAPSHOT_EVERY records; a later
+ *   one folds at most that many records from the nearest snapshot before N.
  * - `stateAtFromSnapshots(source, …)`: from a database's snapshots (the timeline projection),
  *   reading only the records after the nearest one from the files, so a fresh process does
  *   not parse the whole session.
@@ -22,8 +23,9 @@ import {
   describeRecord,
   foldFromSnapshot,
   foldTimeTravel,
-  initialTimeTravelState,
-  stepTimeTravel,
+  plainSessionState,
+  SessionFolds,
+  type PlainSessionState,
   type LineCutOptions,
   type SnapshotSource,
   type StateAtTarget,
@@ -71,6 +73,8 @@ export interface SessionView {
   goal: { objective?: string; budget?: number; rounds?: number; outcome?: string } | undefined;
   filesRead: string[];
   filesWritten: string[];
+  /** The fold at the record as plain JSON: what `agent.sessionState()` answers for it (@penguin/trace plain-state.ts). */
+  state: PlainSessionState;
 }
 
 
@@ -78,35 +82,33 @@ export interface SessionView {
 export const INSPECT_SNAPSHOT_EVERY = 1000;
 
 /**
- * Snapshots of the time-travel fold per recording, made on the first question and kept while
- * the recording is (loadRecording hands out the same object while the files are unchanged):
- * for an interval `every`, `snapshots[i]` is the fold of the first `i * every` records.
+ * The in-memory fold caches of recordings, one per snapshot interval: the trace package's
+ * `SessionFolds`, the one fold cache (an agent passes its own, which also answers its
+ * `sessionState`). Snapshots are kept per recording object, which loadRecording hands out
+ * unchanged while the files are.
  */
-const snapshotsOf = new WeakMap<RecordedSession, Map<number, TimeTravelState[]>>();
+const sharedFolds = new Map<number, SessionFolds>();
 
-function foldRecording(recording: RecordedSession, n: number, every: number): TimeTravelState {
-  const byInterval = snapshotsOf.get(recording) ?? new Map<number, TimeTravelState[]>();
-  snapshotsOf.set(recording, byInterval);
-  const snapshots = byInterval.get(every) ?? [initialTimeTravelState];
-  byInterval.set(every, snapshots);
-  // Lay snapshots up to the one at or before n (the first question lays them as far as it goes).
-  while (snapshots.length * every <= n) {
-    const from = (snapshots.length - 1) * every;
-    let fold = snapshots[snapshots.length - 1]!;
-    for (let i = from; i < from + every; i++) fold = stepTimeTravel(fold, recording.events[i]!.message);
-    snapshots.push(fold);
+function foldsEvery(every: number): SessionFolds {
+  let folds = sharedFolds.get(every);
+  if (folds === undefined) {
+    folds = new SessionFolds({ snapshotEvery: every });
+    sharedFolds.set(every, folds);
   }
-  const base = Math.floor(n / every);
-  let fold = snapshots[base]!;
-  for (let i = base * every; i < n; i++) fold = stepTimeTravel(fold, recording.events[i]!.message);
-  return fold;
+  return folds;
 }
 
-/** The state after record `at` (a 1-based count or `NNN:LLLLLL`); `snapshotEvery` sets the interval of the in-memory snapshots. */
-export function stateAt(recording: RecordedSession, at: number | string, options: { snapshotEvery?: number } = {}): SessionView {
+/**
+ * The state after record `at` (a 1-based count or `NNN:LLLLLL`), from the snapshots of `folds`
+ * (an agent's cache), or of a shared cache whose interval is `snapshotEvery`.
+ */
+export function stateAt(recording: RecordedSession, at: number | string, options: { snapshotEvery?: number; folds?: SessionFolds } = {}): SessionView {
   const target = resolvePosition(recording.events, at);
   const every = Math.max(1, Math.floor(options.snapshotEvery ?? INSPECT_SNAPSHOT_EVERY));
-  const fold = every >= Number.MAX_SAFE_INTEGER ? foldTimeTravel(recording.events.slice(0, target.n).map((e) => e.message)) : foldRecording(recording, target.n, every);
+  const fold =
+    options.folds === undefined && every >= Number.MAX_SAFE_INTEGER
+      ? foldTimeTravel(recording.events.slice(0, target.n).map((e) => e.message))
+      : (options.folds ?? foldsEvery(every)).foldRecordingAt(recording, (i) => recording.events[i]!.message, target.n);
   return viewOf({
     sessionId: recording.sessionId,
     fold,
@@ -226,5 +228,6 @@ function viewOf({ sessionId, fold: folded, at, records, segment, fallbackMeta }:
     goal,
     filesRead: [...f.filesRead],
     filesWritten: [...f.filesWritten],
+    state: plainSessionState(folded.session),
   };
 }

@@ -235,7 +235,8 @@ describe("Resume", () => {
         assistantText("half an ans"),
       ]);
       const texts = (ms: readonly OmniMessage[]) => ms.map((m) => (m.type === "model_msg" ? (m.payload.type === "text" ? m.payload.text : m.payload.type === "tool_call_output" ? m.payload.output : m.payload.type) : m.type));
-      expect(texts(seed.history)).toEqual(["read it", "tool_call"]);
+      // The context the first request continues is the seeded fold's history (the adapter keeps none).
+      expect(texts(seed.state.history.toArray())).toEqual(["read it", "tool_call"]);
       expect(seed.state.window).toBeUndefined();
       const pending = texts(seed.state.pending.toArray());
       expect(pending.slice(0, 2)).toEqual(["contents", "and then?"]);
@@ -272,7 +273,7 @@ describe("Resume", () => {
       });
     }));
 
-  it.effect("given a trace that ends in a completed compaction, when closed, then the adapter starts empty and the next record opens the next file with its header", () =>
+  it.effect("given a trace that ends in a completed compaction, when closed, then the context starts empty and the next record opens the next file with its header", () =>
     Effect.gen(function* () {
       const t = traceDir();
       const first = newWriter(t);
@@ -291,7 +292,7 @@ describe("Resume", () => {
 
       const r = yield* resume;
       const seed = yield* r.seed(readTraceFile(t.fileFor(1)).messages, { settings: { thinkingLevel: "low" } });
-      expect(seed.history).toEqual([]);
+      expect(seed.state.history.size).toBe(0);
       expect(seed.state.pendingSummary).toMatch(/said hello/);
       expect(seed.state.settings).toEqual({ thinkingLevel: "low" });
       const writer = newWriter(t, { existing: true });

@@ -7,14 +7,17 @@
 // whenever the host is asked for an approval), then what the running session reports (turns,
 // usage, last request, queued steering, the pending approval) equals `stateAt` folded with
 // `evolve` from the trace files on disk at that moment; whenever a task ends, the model
-// context the session will send next (history and carry-over) equals the fold's; and after
-// every committed request, the adapter's history (`LLMInterface.history`, which the adapter
-// keeps for itself) equals the history of the session's live fold and of the fold on disk.
+// context the session will send next (history and carry-over) equals the fold's; after every
+// committed request, the history of the session's live fold equals the fold's on disk; and the
+// model request right after a committed one (the next turn, or the compaction request) starts
+// with exactly what the committed request sent, followed by its answer, as the model server
+// received both.
 //
 // The engine reads its state from the session's live fold (every record folded with evolve as
 // it is written), so the live and on-disk folds agree by construction unless the writer and
-// the fold disagree on the records; the adapter's history is the one copy kept apart, and the
-// per-commit check is what keeps it from drifting. Because the engine reads the fold, a rule
+// the fold disagree on the records. The model adapter keeps no history: each request sends
+// the fold's history plus its input, so the prefix check on the wire is what keeps the fold's
+// commit rule equal to what the model was really sent and answered. Because the engine reads the fold, a rule
 // missing from evolve would be missing from the live state as well, so the rules are also
 // checked against oracles that do not fold: the accounting (below), the steering as the host
 // itself knows it (`HostSteering`: a run that ends without an abort has delivered every text
@@ -31,7 +34,7 @@ import { writeFileSync } from "node:fs";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { addTokens, extractMarker, startsWithMarker, zeroTokens, type OmniMessage, type TokenCounts } from "@penguin/omnimessage";
-import type { ScriptStep, ScriptedTurn } from "@penguin/testkit";
+import type { NormalizedMessage, RecordedRequest, ScriptStep, ScriptedTurn } from "@penguin/testkit";
 import { carryOverOf, INTERRUPTED_BY_EXIT, SessionFolds, type SessionState } from "@penguin/trace";
 import { startHarness, type Harness } from "../helpers/harness.js";
 import { sessionTraceFiles } from "../../src/trace/reader.js";
@@ -116,8 +119,29 @@ const content = (ms: readonly OmniMessage[]) => ms.map((m) => (m.type === "model
 let h: Harness;
 let plan: Step[] = [];
 let served = 0;
+/** The session under test, and its previous request with the size of the fold's history when it was sent. */
+let current: Session | undefined;
+let previous: { request: RecordedRequest; historySize: number } | undefined;
+/** Requests that did not continue the context of the committed request before them. */
+let prefixMismatches: unknown[] = [];
+let prefixChecks = 0;
+/** The committed request's messages, then its answer (the first message after them is the assistant's). */
+function continues(previous: RecordedRequest, next: RecordedRequest): boolean {
+  const n = previous.messages.length;
+  const same = (a: NormalizedMessage, b: NormalizedMessage) => JSON.stringify(a) === JSON.stringify(b);
+  return next.messages.length > n && previous.messages.every((m, i) => same(m, next.messages[i]!)) && next.messages[n]!.role === "assistant";
+}
 // Every model request pulls the next planned step; when the plan is spent the model answers plainly.
-const puller: ScriptStep = () => {
+// Only a commit grows the fold's history, and only the request before this one can have
+// committed since that one was sent: a history grown since then means it did.
+const puller: ScriptStep = (request) => {
+  const history = current?.state.history.size;
+  if (previous !== undefined && history !== undefined && history > previous.historySize) {
+    prefixChecks += 1;
+    const before = previous.request;
+    if (!continues(before, request)) prefixMismatches.push({ committed: before.index, next: request.index, sent: before.messages, then: request.messages });
+  }
+  previous = history === undefined ? undefined : { request, historySize: history };
   served += 1;
   const step = plan.shift();
   return step === undefined ? { text: "done", usage: SMALL } : turnOf(step, served);
@@ -243,6 +267,9 @@ describe("live state = stateAt(trace on disk)", () => {
         h.kit.enqueue(...Array.from({ length: 40 }, () => puller));
         const session = await h.agent.createSession({ workspaceDir: h.workspace });
         told = new StreamAccounting();
+        current = session;
+        previous = undefined;
+        prefixMismatches = [];
         const host = new HostSteering();
         const stopWatchingSteering = session.onTraceAppend((m) => host.recorded(m));
         try {
@@ -263,12 +290,9 @@ describe("live state = stateAt(trace on disk)", () => {
               commits += 1;
               checks += 1;
               historyChecks += 1;
-              const adapter = content(session.history());
-              const live = content(session.state.history.toArray());
-              const onDisk = content(folded(session).history.toArray());
-              if (JSON.stringify(adapter) !== JSON.stringify(live) || JSON.stringify(live) !== JSON.stringify(onDisk)) {
-                historyMismatches.push({ run: r, commit: commits, adapter, live, onDisk });
-              }
+              const live = content(session.state.history.mapToArray((m) => m));
+              const onDisk = content(folded(session).history.mapToArray((m) => m));
+              if (JSON.stringify(live) !== JSON.stringify(onDisk)) historyMismatches.push({ run: r, commit: commits, live, onDisk });
             });
             const approve = async (call: { tool_call_id: string; name: string }) => {
               checks += 1;
@@ -301,6 +325,7 @@ describe("live state = stateAt(trace on disk)", () => {
             stopListening();
             expect(approvalMismatches).toEqual([]);
             expect(historyMismatches).toEqual([]);
+            expect(prefixMismatches).toEqual([]);
             const aborted = last?.type === "event_msg" && last.payload.type === "abort";
             expect(host.problems(r, aborted)).toEqual([]);
             expect({ run: r, pendingApprovals: folded(session).pendingApprovals }).toEqual({ run: r, pendingApprovals: [] });
@@ -333,5 +358,7 @@ describe("live state = stateAt(trace on disk)", () => {
     expect(checks).toBeGreaterThan(RUNS * 5);
     // Most sessions commit several requests (a few abort or fail before their first).
     expect(historyChecks).toBeGreaterThan(RUNS);
+    // Most commits are followed by another request of the same context.
+    expect(prefixChecks).toBeGreaterThan(RUNS / 2);
   }, 900_000);
 });

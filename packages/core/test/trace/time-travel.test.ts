@@ -27,6 +27,7 @@ import {
   type LineageChunk,
   type SnapshotSource,
   type TracePosition,
+  plainSessionState,
 } from "@penguin/trace";
 
 /** The content of messages, without the envelope's timestamp (a carried-over output is re-stamped). */
@@ -252,7 +253,9 @@ describe("time travel from snapshots", () => {
       const stored = await source.nearest(sessionId, { kind: "count", count: e.n });
       if (stored?.snapshot?.events === e.n) expect(comparableFold(stored.snapshot.fold), `decoded snapshot at ${e.n}`).toEqual(comparableFold(plain));
       const state = await h.agent.sessionState({ sessionId, at: e.n, snapshots: source });
-      expect(comparableFold(state.state), `sessionState at ${e.n}`).toEqual(comparableFold(plain.session));
+      // sessionState answers plain JSON: the plain form of the fold from the start, and a JSON round trip of itself.
+      expect(state.state, `sessionState at ${e.n}`).toEqual(plainSessionState(plain.session));
+      expect(JSON.parse(JSON.stringify(state.state)), `sessionState as JSON at ${e.n}`).toEqual(state.state);
       expect(state.position).toEqual({ file: e.fileIndex, line: e.line });
     }
     const end = await h.agent.inspectState({ sessionId, snapshots: source });
