@@ -152,6 +152,7 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
         if (title !== undefined && !(before.titleSet && title === (before.title ?? ""))) await sessions.recordFact(grant.session, sessionTitle(title));
         if (body.archived !== undefined && body.archived !== (before.archivedAt !== null)) await sessions.recordFact(grant.session, sessionArchived(body.archived));
       }
+      if (body.approvalMode !== undefined) await sessions.setApprovalMode(grant.session, body.approvalMode);
       if (body.sandboxNetwork !== undefined) await sessions.setSandboxNetwork(grant.session, body.sandboxNetwork);
       if (body.thinkingLevel !== undefined) await sessions.setThinkingLevel(grant.session, body.thinkingLevel);
       const view = await viewOf(grant.agent, id);
