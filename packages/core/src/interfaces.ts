@@ -20,7 +20,7 @@ import type {
 import type { ThinkingLevel } from "@penguin/models";
 import type { Sequence } from "@penguin/trace";
 import type { ProcessInfo } from "./environment/commands/process-table.js";
-import type { SubagentInfo } from "./subagents/subagents.js";
+import type { SubagentInfo } from "./subagents/subagent-info.js";
 
 // ---------------------------------------------------------------------------------------------
 // Human side: approvals

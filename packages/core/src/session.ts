@@ -20,7 +20,7 @@ import type { ApproveFn, EnvironmentInterface, LLMInterface, ToolPermission } fr
 import { isCommitPoint, type AppendListener, type FileLines, type SessionLease, type SessionState, type TraceWriter } from "@penguin/trace";
 import type { ProcessInfo } from "./environment/commands/process-table.js";
 import { Environment } from "./environment/environment.js";
-import type { SubagentInfo } from "./subagents/index.js";
+import type { SubagentInfo } from "./subagents/subagent-info.js";
 import type { AgentPaths } from "./state/paths.js";
 import { generateTitle } from "./session-title.js";
 

@@ -22,97 +22,38 @@
  * loaded session's in-memory fold, and a session a CLI (or another server) runs cannot be
  * loaded: opening it answers 409 `session_busy` naming the holder. Deleting such a session is
  * refused the same way.
+ *
+ * This file keeps the registry of hubs and agents, creating, opening and unloading
+ * sessions, and the shutdown; the other concerns are modules named for their job, over
+ * `ManagerParts` (session-manager-parts.ts): task-queue.ts (tasks, follow-ups, compaction),
+ * run-control.ts (steering, abort, approvals, retry), session-settings.ts (settings as trace
+ * facts, a new session's defaults), session-unloading.ts (idle eviction, reloads),
+ * fork-and-delete.ts, child-sessions.ts (subagents).
  */
-import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { basename, dirname } from "node:path";
-import { agentPaths, createAgent, isThinkingLevel, parseSystemConfig, describeLeaseHolder, isApprovalMode, liveLeaseHolder, moveSessionToTrash, sessionLeaseFile, isPenguinError, PROJECT_OR_AGENT_ID, sessionTraceFiles, type TrashEntry, type Agent, type AgentPaths, type ApprovalMode, type ForkPosition, type McpStdioPolicy, type SandboxOptions, type Session, type SleepFn } from "@penguin/core";
-import { followupDequeued, followupQueued, isTraceable, sessionArchived, sessionTitle, settingsChanged, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
+import type { Agent, AgentPaths, ApprovalMode, ForkPosition, Session, TrashEntry } from "@penguin/core";
+import { agentPaths, createAgent, sessionTraceFiles } from "@penguin/core";
+import { settingsChanged, type OmniMessage } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import type { SessionRow } from "../db/sessions-store.js";
-import type { Stores } from "../db/stores.js";
-import { ApiError, conflict, notFound } from "../http/api-error.js";
-import type { Ticker } from "./clock.js";
+import { ApiError } from "../http/api-error.js";
+import type { SessionTraceInfo } from "../services/session-trace-info.js";
 import type { HumanDecision } from "./approvals.js";
-import { SessionHub, type FollowUp } from "./session-hub.js";
-import type { EventIds } from "./sse-channel.js";
-import { buildTaskMessages, type AttachmentLimits, type TaskInputItem } from "./task-input.js";
-import type { WorkspaceRoots } from "../services/workspace-roots.js";
+import { indexChild, mirrorChild } from "./child-sessions.js";
+import { deleteSession, forkSession, refuseIfHeldElsewhere } from "./fork-and-delete.js";
+import { abort, decide, recallSteering, retryNow, steer } from "./run-control.js";
+import { SessionHub } from "./session-hub.js";
+import type { CreateSessionInput, ManagerParts, SessionManagerDeps, TaskAccepted, TaskRequest } from "./session-manager-parts.js";
+import { defaultApprovalMode, recordFact, sessionSandbox, setApprovalMode, setSandboxNetwork, setThinkingLevel } from "./session-settings.js";
+import { evictIdle, invalidateProject, reloadAgent } from "./session-unloading.js";
+import type { TaskInputItem } from "./task-input.js";
+import { compact, isQueued, onIdle, recallFollowUp, restoreQueues, startTask } from "./task-queue.js";
 import { TaskRunner } from "./task-runner.js";
-import { pendingFollowUps } from "./follow-up-queue.js";
-import { JUST_CREATED, type SessionTraceInfo } from "../services/session-trace-info.js";
-import { readSessionMeta } from "../services/trace-files.js";
-import { sessionView } from "../services/session-view.js";
-import type { UserEventHub } from "./user-events.js";
 
-/** A web session's approval mode when neither the request nor the project names one: ask before writes and commands. */
-export const WEB_SESSION_DEFAULT_APPROVAL: ApprovalMode = "read-only";
+export type { CreateSessionInput, SessionManagerDeps, TaskAccepted, TaskRequest } from "./session-manager-parts.js";
+export { defaultApprovalMode, WEB_SESSION_DEFAULT_APPROVAL } from "./session-settings.js";
 
 export const IDLE_EVICTION_MS = 30 * 60 * 1000;
 const EVICTION_CHECK_MS = 60 * 1000;
-
-export interface SessionManagerDeps {
-  root: string;
-  stores: Stores;
-  ids: EventIds;
-  userEvents: UserEventHub;
-  env: NodeJS.ProcessEnv;
-  sleep: SleepFn | undefined;
-  fetch: typeof fetch | undefined;
-  now: () => number;
-  ticker: Ticker;
-  idleMs: number;
-  generateTitles: boolean;
-  attachmentLimits: () => AttachmentLimits;
-  /** Where a requested workspace may lie (services/workspace-roots.ts). */
-  workspaceRoots: WorkspaceRoots;
-  report(error: unknown): void;
-  /**
-   * Every session's boundary and whether its commands run in bwrap (an agent option, so resumes
-   * and subagents too); the server always confines the file tools (`confineFiles`). Undefined: none.
-   */
-  sandbox: SandboxOptions | undefined;
-  bwrapPath?: string;
-  /** Which stdio MCP servers sessions may start (services/mcp-stdio-policy.ts); none: all. */
-  mcpStdioPolicy?: McpStdioPolicy;
-  /**
-   * What the session's trace says now (the sessions projection, caught up first): its network
-   * allowance when it is loaded, its title and thinking level when it is forked.
-   */
-  traceInfo(row: SessionRow): Promise<SessionTraceInfo>;
-  /** The sessions whose traces record follow-ups still queued (a server stopped with a queue). */
-  queuedSessionIds(): Promise<string[]>;
-  /** The same for every session of one agent, in one read. */
-  agentTraceInfo(projectId: string, agentId: string): Promise<ReadonlyMap<string, SessionTraceInfo>>;
-}
-
-export interface CreateSessionInput {
-  projectId: string;
-  agentId: string;
-  provider?: string | undefined;
-  modelId?: string | undefined;
-  workspace?: string | undefined;
-  approvalMode?: ApprovalMode | undefined;
-  /** `schedule` for sessions a schedule starts (recorded in the trace's session_meta). */
-  source?: "schedule" | undefined;
-  /**
-   * Let this session's sandboxed commands use the network (the route checks that the user may
-   * allow it). Recorded in the trace as `settings_changed {sandbox_network: true}`.
-   */
-  sandboxNetwork?: boolean | undefined;
-}
-
-export interface TaskRequest {
-  input: TaskInputItem[];
-  queueIfBusy: boolean;
-  thinkingLevel: ThinkingLevel | undefined;
-  /** Set for tasks the server posts itself (schedules). */
-  sender?: "server" | undefined;
-  /** Run the task as a goal with this token budget (-1 = unlimited). */
-  goal?: { budget: number } | undefined;
-}
-
-export type TaskAccepted = { status: "started" } | { status: "queued"; followUpId: string };
 
 export class SessionManager {
   readonly #deps: SessionManagerDeps;
@@ -122,6 +63,8 @@ export class SessionManager {
   readonly #runner: TaskRunner;
   readonly #lifetime = new AbortController();
   readonly #stopEviction: () => void;
+  /** What the modules split from this class need of it (session-manager-parts.ts). */
+  readonly #parts: ManagerParts;
   #closing = false;
 
   constructor(deps: SessionManagerDeps) {
@@ -133,14 +76,23 @@ export class SessionManager {
       generateTitles: deps.generateTitles,
       lifetime: this.#lifetime.signal,
       report: deps.report,
-      onIdle: (hub) => this.#onIdle(hub),
-      onChildSession: (parent, meta) => this.#indexChild(parent, meta),
-      mirrorChild: (m) => this.#mirrorChild(m),
+      onIdle: (hub) => onIdle(this.#parts, hub),
+      onChildSession: (parent, meta) => indexChild(this.#parts, parent, meta),
+      mirrorChild: (m) => mirrorChild(this.#parts, m),
       hasRecordedTitle: async (hub) => {
         const row = deps.stores.sessions.get(hub.sessionId);
         return row !== undefined && (await deps.traceInfo(row)).titleSet;
       },
     });
+    this.#parts = {
+      deps,
+      hubs: this.#hubs,
+      runner: this.#runner,
+      closing: () => this.#closing,
+      open: (row) => this.open(row),
+      agent: (projectId, agentId) => this.agent(projectId, agentId),
+      unload: (hub) => this.#unload(hub),
+    };
     this.#stopEviction = deps.ticker.every(EVICTION_CHECK_MS, () => void this.evictIdle());
   }
 
@@ -178,7 +130,7 @@ export class SessionManager {
     const workspace = input.workspace === undefined ? undefined : this.#deps.workspaceRoots.confine(input.workspace, [agent.paths.workspacesDir]);
     const mode = input.approvalMode ?? defaultApprovalMode(agent, input.source);
     const sandboxNetwork = input.sandboxNetwork === true;
-    const sandbox = this.#sessionSandbox(sandboxNetwork);
+    const sandbox = sessionSandbox(this.#deps.sandbox, sandboxNetwork);
     // The starting approval mode is recorded with the session's first lines (its thinking level too).
     const core = await agent.createSession({
       workspaceDir: workspace,
@@ -224,49 +176,17 @@ export class SessionManager {
   }
 
   async startTask(row: SessionRow, request: TaskRequest): Promise<TaskAccepted> {
-    const { hub, core: opened } = await this.open(row);
-    if (hub.busy && !request.queueIfBusy) throw busyError(hub);
-    const now = this.#deps.now();
-    const built = await buildTaskMessages(request.input, opened.scratchpadDir, this.#deps.attachmentLimits(), now, request.sender);
-    // The session may have been unloaded (eviction, new models) while files were written:
-    // open it again; from here on everything is synchronous, so the busy check holds.
-    const { core } = await this.open(row);
-    hub.lastActiveAt = now;
-    if (hub.busy || hub.followUps.length > 0) {
-      if (!request.queueIfBusy) throw busyError(hub);
-      const followUp: FollowUp = { id: `fu_${randomBytes(6).toString("hex")}`, input: request.input, messages: built.messages, prompt: built.prompt, thinkingLevel: request.thinkingLevel, goal: request.goal, queuedAt: now };
-      // Queued in the trace first: the queue is the trace's, and survives this server.
-      core.recordFact(
-        followupQueued({
-          followup_id: followUp.id,
-          input: request.input,
-          ...(request.thinkingLevel === undefined ? {} : { thinking_level: request.thinkingLevel }),
-          ...(request.goal === undefined ? {} : { goal_budget: request.goal.budget }),
-        }),
-      );
-      hub.followUps.push(followUp);
-      hub.publishTaskState();
-      if (!hub.busy) this.#onIdle(hub);
-      return { status: "queued", followUpId: followUp.id };
-    }
-    this.#runner.start(hub, core, { kind: "task", messages: built.messages, prompt: built.prompt, thinkingLevel: request.thinkingLevel, goal: request.goal });
-    return { status: "started" };
+    return startTask(this.#parts, row, request);
   }
 
   /** True while a follow-up waits in the session's queue. */
   isQueued(sessionId: string, followUpId: string): boolean {
-    return this.#hubs.get(sessionId)?.followUps.some((f) => f.id === followUpId) ?? false;
+    return isQueued(this.#parts, sessionId, followUpId);
   }
 
   /** Removes a queued follow-up (recorded in the trace) and returns what the client sent. */
   async recallFollowUp(row: SessionRow, followUpId: string): Promise<TaskInputItem[]> {
-    const hub = this.#hubs.get(row.sessionId);
-    const at = hub?.followUps.findIndex((f) => f.id === followUpId) ?? -1;
-    if (hub === undefined || at < 0) throw notFound(`follow-up ${followUpId}`);
-    const [removed] = hub.followUps.splice(at, 1);
-    await this.recordFact(row, followupDequeued(followUpId, "recalled"));
-    hub.publishTaskState();
-    return removed?.input ?? [];
+    return recallFollowUp(this.#parts, row, followUpId);
   }
 
   /**
@@ -274,38 +194,11 @@ export class SessionManager {
    * their sessions' queues, in order, and the first runs once its session is idle.
    */
   async restoreQueues(): Promise<number> {
-    let restored = 0;
-    for (const sessionId of await this.#deps.queuedSessionIds()) {
-      const row = this.#deps.stores.sessions.get(sessionId);
-      if (row === undefined) continue;
-      try {
-        const { hub, core } = await this.open(row);
-        const queued = pendingFollowUps(sessionTraceFiles(agentPaths(this.#deps.root, row.projectId, row.agentId), sessionId));
-        for (const q of queued) {
-          if (hub.followUps.some((f) => f.id === q.followupId)) continue;
-          const input = q.input as TaskInputItem[];
-          const built = await buildTaskMessages(input, core.scratchpadDir, this.#deps.attachmentLimits(), this.#deps.now());
-          const thinkingLevel = q.thinkingLevel !== undefined && isThinkingLevel(q.thinkingLevel) ? q.thinkingLevel : undefined;
-          hub.followUps.push({ id: q.followupId, input, messages: built.messages, prompt: built.prompt, thinkingLevel, goal: q.goalBudget === undefined ? undefined : { budget: q.goalBudget }, queuedAt: this.#deps.now() });
-          restored += 1;
-        }
-        hub.publishTaskState();
-        if (!hub.busy) this.#onIdle(hub);
-      } catch (error) {
-        this.#deps.report(error);
-      }
-    }
-    return restored;
+    return restoreQueues(this.#parts);
   }
 
   steer(row: SessionRow, text: string): { id: string; text: string } {
-    const hub = this.#hubs.get(row.sessionId);
-    const coreId = hub?.core !== undefined && hub.state === "running" ? hub.core.queueSteering(text) : undefined;
-    if (hub === undefined || coreId === undefined) throw conflict("not_running", "no task is running on this session; post a task instead");
-    const id = `st_${randomBytes(6).toString("hex")}`;
-    hub.steering.set(id, { id, coreId, text, status: "pending" });
-    hub.publishTaskState();
-    return { id, text };
+    return steer(this.#parts, row, text);
   }
 
   /**
@@ -313,48 +206,24 @@ export class SessionManager {
    * run ended without delivering it. 409 `already_delivered` once the model has it.
    */
   recallSteering(row: SessionRow, id: string): { id: string; text: string } {
-    const hub = this.#hubs.get(row.sessionId);
-    const note = hub?.steering.get(id);
-    if (hub === undefined || note === undefined) throw notFound(`steering ${id}`);
-    if (note.status === "pending") {
-      const text = hub.core?.recallSteering(note.coreId);
-      if (text === undefined) note.status = "delivered";
-    }
-    if (note.status === "delivered") throw conflict("already_delivered", "this steering has already reached the agent and cannot be taken back");
-    hub.steering.delete(id);
-    hub.publishTaskState();
-    return { id, text: note.text };
+    return recallSteering(this.#parts, row, id);
   }
 
   /** Aborts the running task; queued follow-ups are handed back. Undefined when idle. */
   abort(row: SessionRow): { recalled: { id: string; input: TaskInputItem[] }[] } | undefined {
-    const hub = this.#hubs.get(row.sessionId);
-    if (hub?.run === undefined) return undefined;
-    const recalled = hub.followUps.splice(0).map((f) => ({ id: f.id, input: f.input }));
-    // Handed back to the client: out of the trace's queue too.
-    for (const { id } of recalled) void this.recordFact(row, followupDequeued(id, "aborted")).catch((error: unknown) => this.#deps.report(error));
-    hub.run.controller.abort();
-    hub.approvals.denyAll();
-    hub.publishTaskState();
-    return { recalled };
+    return abort(this.#parts, row);
   }
 
   decide(row: SessionRow, toolCallId: string, decision: HumanDecision): void {
-    const hub = this.#hubs.get(row.sessionId);
-    if (hub === undefined || !hub.approvals.decide(toolCallId, decision)) throw notFound(`pending approval ${toolCallId}`);
+    decide(this.#parts, row, toolCallId, decision);
   }
 
   retryNow(row: SessionRow): boolean {
-    return this.#hubs.get(row.sessionId)?.core?.skipReconnectWait() ?? false;
+    return retryNow(this.#parts, row);
   }
 
   async compact(row: SessionRow): Promise<void> {
-    const { hub, core } = await this.open(row);
-    if (hub.busy) throw busyError(hub);
-    const why = core.compactability();
-    if (why === "empty") throw conflict("nothing_to_compact", "the context is empty: there is nothing to compact");
-    if (why === "just_compacted") throw conflict("already_compacted", "the context was just compacted");
-    this.#runner.start(hub, core, { kind: "compact" });
+    return compact(this.#parts, row);
   }
 
   /**
@@ -363,9 +232,7 @@ export class SessionManager {
    * appended to the file, which the next resume and the sessions projection fold).
    */
   async setApprovalMode(row: SessionRow, mode: ApprovalMode): Promise<void> {
-    const core = this.#hubs.get(row.sessionId)?.core;
-    if (core !== undefined) core.setApprovalMode(mode);
-    else await this.recordFact(row, settingsChanged({ approval_mode: mode }));
+    return setApprovalMode(this.#parts, row, mode);
   }
 
   /**
@@ -374,11 +241,7 @@ export class SessionManager {
    * default, which is recorded as the level it is now, so the trace alone says what runs.
    */
   async setThinkingLevel(row: SessionRow, level: ThinkingLevel | null): Promise<void> {
-    const agent = await this.agent(row.projectId, row.agentId);
-    const chosen = level ?? agentDefaultThinkingLevel(agent);
-    const core = this.#hubs.get(row.sessionId)?.core;
-    if (core !== undefined) core.thinkingLevel = chosen;
-    await this.recordFact(row, settingsChanged({ thinking_level: chosen }));
+    return setThinkingLevel(this.#parts, row, level);
   }
 
   /**
@@ -386,11 +249,7 @@ export class SessionManager {
    * Session when there is one, else appended by core to the trace on disk.
    */
   async recordFact(row: SessionRow, fact: OmniMessage<"event_msg">): Promise<void> {
-    const core = this.#hubs.get(row.sessionId)?.core;
-    if (core !== undefined) return core.recordFact(fact);
-    (await this.agent(row.projectId, row.agentId)).recordSessionFact(row.sessionId, fact);
-    // Written without the session loaded: whoever follows its stream gets it from the file.
-    this.#hubs.get(row.sessionId)?.channel.catchUp();
+    return recordFact(this.#parts, row, fact);
   }
 
   /**
@@ -399,41 +258,17 @@ export class SessionManager {
    * once when idle, after its run when busy (the running task keeps the sandbox it started with).
    */
   async setSandboxNetwork(row: SessionRow, allowed: boolean): Promise<void> {
-    if ((await this.#deps.traceInfo(row)).sandboxNetwork === allowed) return;
-    await this.recordFact(row, settingsChanged({ sandbox_network: allowed }));
-    const hub = this.#hubs.get(row.sessionId);
-    if (hub === undefined || hub.core === undefined) return;
-    if (hub.busy) hub.stale = true;
-    else await this.#unload(hub);
-  }
-
-  /**
-   * The sandbox of one session: the server's (undefined when commands run unsandboxed), with
-   * the network when the server allows it to every session or this session is allowed it.
-   */
-  #sessionSandbox(sandboxNetwork: boolean): SandboxOptions | undefined {
-    const base = this.#deps.sandbox;
-    if (base === undefined) return undefined;
-    return { ...base, network: base.enabled && (base.network === true || sandboxNetwork) };
+    return setSandboxNetwork(this.#parts, row, allowed);
   }
 
   /** An agent's state was replaced (snapshot import): reload its idle sessions, the others after their run. */
   reloadAgent(projectId: string, agentId: string): void {
-    for (const hub of this.#hubs.values()) {
-      if (hub.projectId !== projectId || hub.agentId !== agentId) continue;
-      if (hub.busy) hub.stale = true;
-      else void this.#unload(hub);
-    }
+    reloadAgent(this.#parts, projectId, agentId);
   }
 
   /** The project's models changed: tell every open session, and reload their core Sessions. */
   invalidateProject(projectId: string): void {
-    for (const hub of this.#hubs.values()) {
-      if (hub.projectId !== projectId) continue;
-      hub.serverEvent({ type: "credentials_updated", projectId });
-      if (hub.busy) hub.stale = true;
-      else void this.#unload(hub);
-    }
+    invalidateProject(this.#parts, projectId);
   }
 
   /**
@@ -446,53 +281,7 @@ export class SessionManager {
    * A fork of an archived session is not archived.
    */
   async fork(row: SessionRow, position: ForkPosition | { at: number | string } | undefined): Promise<SessionRow> {
-    const hub = this.#hubs.get(row.sessionId);
-    if (hub?.busy) throw busyError(hub);
-    const agent = await this.agent(row.projectId, row.agentId);
-    // The source as its trace says before this fork: its title, archive state and forks so far.
-    const source = await this.#deps.traceInfo(row);
-    let forkId: string;
-    try {
-      forkId = await agent.forkSession({ sessionId: row.sessionId, ...(position === undefined ? {} : "at" in position ? { at: position.at } : { position }) });
-    } catch (error) {
-      if (isPenguinError(error) && error.code === "invalid_argument") throw conflict("cannot_fork", error.message);
-      throw error;
-    }
-    const stores = this.#deps.stores;
-    const now = this.#deps.now();
-    // The copied trace's meta is the fork's truth (the index row may predate it). It is the
-    // copy's first line: a fork of a 50 MB session is not decoded whole to find it.
-    const first = sessionTraceFiles(agent.paths, forkId)[0];
-    const meta = first === undefined ? undefined : readSessionMeta(first.file);
-    if (meta === undefined) throw new Error(`fork ${forkId} has no session_meta`);
-    stores.sessions.insert({
-      sessionId: forkId,
-      projectId: row.projectId,
-      agentId: row.agentId,
-      provider: meta.provider,
-      modelId: meta.model_id,
-      workspace: meta.workspace,
-      createdAt: now,
-    });
-    const base = source.title ?? "Session";
-    const n = Math.max(source.forkCount, await this.#highestForkNumber(row, base)) + 1;
-    agent.recordSessionFact(forkId, sessionTitle(`${base} (${n})`));
-    if (source.archivedAt !== null) agent.recordSessionFact(forkId, sessionArchived(false));
-    const forked = stores.sessions.get(forkId);
-    if (forked === undefined) throw new Error(`fork ${forkId} was not indexed`);
-    return forked;
-  }
-
-  /** The highest `n` of the source's forks titled `<base> (n)` (0 when none is). */
-  async #highestForkNumber(row: SessionRow, base: string): Promise<number> {
-    let highest = 0;
-    const prefix = `${base} (`;
-    for (const info of (await this.#deps.agentTraceInfo(row.projectId, row.agentId)).values()) {
-      if (info.forkedFrom?.sessionId !== row.sessionId || info.title === null || !info.title.startsWith(prefix) || !info.title.endsWith(")")) continue;
-      const k = Number(info.title.slice(prefix.length, -1));
-      if (Number.isInteger(k) && k > highest) highest = k;
-    }
-    return highest;
+    return forkSession(this.#parts, row, position);
   }
 
   /**
@@ -501,20 +290,7 @@ export class SessionManager {
    * row goes, kept in the trash entry so a restore brings its settings back.
    */
   async delete(row: SessionRow, deletedBy: string): Promise<TrashEntry> {
-    const hub = this.#hubs.get(row.sessionId);
-    if (hub?.busy) throw busyError(hub);
-    if (hub !== undefined) {
-      await this.#unload(hub);
-      hub.channel.closeAll();
-      this.#hubs.delete(row.sessionId);
-    }
-    await this.refuseIfHeldElsewhere(row, "deleting it");
-    const agent = await this.agent(row.projectId, row.agentId);
-    // The entry keeps the index row and, for the trash list, the title the trace gave it.
-    const { title } = await this.#deps.traceInfo(row);
-    const entry = moveSessionToTrash(agent.paths, row.sessionId, { deletedAt: this.#deps.now(), deletedBy, record: { ...row, title } });
-    this.#deps.stores.sessions.delete(row.sessionId);
-    return entry;
+    return deleteSession(this.#parts, row, deletedBy);
   }
 
   /**
@@ -523,10 +299,7 @@ export class SessionManager {
    * loaded here is held by this server.
    */
   async refuseIfHeldElsewhere(row: SessionRow, doing: string): Promise<void> {
-    if (this.#hubs.get(row.sessionId)?.core !== undefined) return;
-    const agent = await this.agent(row.projectId, row.agentId);
-    const holder = liveLeaseHolder(sessionLeaseFile(agent.paths, row.sessionId));
-    if (holder !== undefined) throw conflict("session_busy", `session ${row.sessionId} is being run by another process: ${describeLeaseHolder(holder)}. Wait for it to finish (or stop it) before ${doing}; \`penguin attach ${row.sessionId}\` follows it live.`);
+    return refuseIfHeldElsewhere(this.#parts, row, doing);
   }
 
   /** True when any session of the project (or of one agent) is running. */
@@ -550,17 +323,7 @@ export class SessionManager {
 
   /** Disposes sessions idle for longer than `idleMs`; drops hubs nobody follows. */
   async evictIdle(): Promise<number> {
-    const now = this.#deps.now();
-    let evicted = 0;
-    for (const hub of [...this.#hubs.values()]) {
-      if (hub.busy || hub.followUps.length > 0 || hub.loading !== undefined || now - hub.lastActiveAt < this.#deps.idleMs) continue;
-      if (hub.core !== undefined) {
-        await this.#unload(hub);
-        evicted += 1;
-      }
-      if (hub.channel.subscriberCount === 0 && hub.core === undefined) this.#hubs.delete(hub.sessionId);
-    }
-    return evicted;
+    return evictIdle(this.#parts);
   }
 
   async agent(projectId: string, agentId: string): Promise<Agent> {
@@ -610,70 +373,11 @@ export class SessionManager {
     this.#hubs.clear();
   }
 
-  #onIdle(hub: SessionHub): void {
-    if (hub.stale) {
-      hub.stale = false;
-      void this.#unload(hub).then(() => this.#startNext(hub));
-      return;
-    }
-    this.#startNext(hub);
-  }
-
-  #startNext(hub: SessionHub): void {
-    if (this.#closing || hub.busy) return;
-    const next = hub.followUps.shift();
-    if (next === undefined) return;
-    const row = this.#deps.stores.sessions.get(hub.sessionId);
-    if (row === undefined) return;
-    this.open(row).then(
-      ({ core }) => {
-        if (hub.busy) {
-          hub.followUps.unshift(next);
-          return;
-        }
-        core.recordFact(followupDequeued(next.id, "started"));
-        this.#runner.start(hub, core, { kind: "task", messages: next.messages, prompt: next.prompt, thinkingLevel: next.thinkingLevel, goal: next.goal });
-      },
-      (error: unknown) => {
-        hub.serverEvent({ type: "task_error", message: error instanceof Error ? error.message : String(error) });
-        hub.publishTaskState();
-      },
-    );
-  }
-
-  /**
-   * A run started a subagent: index the child (its trace is in the agent named by its
-   * agent_state path, in the parent's project) so its own page and stream resolve.
-   */
-  #indexChild(parent: SessionHub, meta: SessionMetaPayload): void {
-    const { stores } = this.#deps;
-    const agentId = basename(dirname(meta.agent_state));
-    if (!PROJECT_OR_AGENT_ID.test(agentId) || stores.sessions.get(meta.session_id) !== undefined) return;
-    const now = this.#deps.now();
-    stores.sessions.upsertFromTrace({ sessionId: meta.session_id, projectId: parent.projectId, agentId, provider: meta.provider, modelId: meta.model_id, workspace: meta.workspace, createdAt: now });
-    const row = stores.sessions.get(meta.session_id);
-    // The child's own header (meta) says it is a subagent's run: the event names that source.
-    if (row !== undefined) this.#deps.userEvents.toProject(parent.projectId, { type: "session_created", session: { ...sessionView(row, undefined, { ...JUST_CREATED, source: "subagent" }, false), parentSessionId: parent.sessionId } });
-  }
-
-  /** A child's message, as its own stream shows it: the outermost origin hop removed. */
-  #mirrorChild(m: OmniMessage): void {
-    const [child, ...rest] = m.origin ?? [];
-    const hub = child === undefined ? undefined : this.#hubs.get(child);
-    if (hub === undefined) return;
-    const { origin: _origin, ...plain } = m;
-    const mirrored = (rest.length === 0 ? plain : { ...plain, origin: rest }) as OmniMessage;
-    // The child's records are in its own trace (its writer put them there before the parent
-    // saw them): they are sent from there, with their positions; the rest is volatile.
-    if (isTraceable(mirrored)) hub.channel.catchUp();
-    else hub.channel.volatile(JSON.stringify(mirrored));
-  }
-
   async #resume(row: SessionRow): Promise<Session> {
     const agent = await this.agent(row.projectId, row.agentId);
     // The network allowance is the trace's (`settings_changed`); core takes the thinking level
     // and the approval mode from the trace itself.
-    const sandbox = this.#sessionSandbox((await this.#deps.traceInfo(row)).sandboxNetwork);
+    const sandbox = sessionSandbox(this.#deps.sandbox, (await this.#deps.traceInfo(row)).sandboxNetwork);
     return agent.resumeSession({ sessionId: row.sessionId, ...(sandbox === undefined ? {} : { sandbox }) });
   }
 
@@ -682,34 +386,4 @@ export class SessionManager {
     hub.core = undefined;
     if (core !== undefined) await core.dispose();
   }
-}
-
-function busyError(hub: SessionHub): ApiError {
-  return hub.state === "compacting"
-    ? conflict("compacting", "the session is compacting its context; try again when it is done, or queue the task")
-    : conflict("task_in_progress", "a task is already running on this session; wait, steer it, abort it, or queue this one with queueIfBusy");
-}
-
-/** The thinking level the agent gives a new session (its system config, then the project's default chat). */
-function agentDefaultThinkingLevel(agent: Agent): ThinkingLevel {
-  let level: string | undefined;
-  try {
-    level = parseSystemConfig(readFileSync(agent.paths.systemConfig, "utf8"), agent.paths.systemConfig).model.thinking_level;
-  } catch {
-    level = undefined;
-  }
-  level ??= agent.projectConfig().default_chat?.thinking_level;
-  return level !== undefined && isThinkingLevel(level) ? level : "medium";
-}
-
-/**
- * A new session's approval mode when the request names none: the project's
- * `default_chat.approval_mode` (an owner sets it), else `read-only` for a session a person
- * opens (read-only tools run, writes and commands ask), or `allow-all` for a schedule's run,
- * which nobody watches to answer an approval.
- */
-export function defaultApprovalMode(agent: Agent, source?: "schedule"): ApprovalMode {
-  const mode = agent.projectConfig().default_chat?.approval_mode;
-  if (isApprovalMode(mode)) return mode;
-  return source === "schedule" ? "allow-all" : WEB_SESSION_DEFAULT_APPROVAL;
 }

@@ -45,7 +45,7 @@ import {
 import { Context, Duration, Effect, Layer, Option } from "effect";
 import type { LLMInterface, LLMOutcome } from "../interfaces.js";
 import type { SessionState } from "@penguin/trace";
-import type { TraceSink } from "./context-engine.js";
+import type { TraceSink } from "./trace-sink.js";
 import type { LiveFold } from "./session-fold.js";
 import { awaitEdge, isAborted } from "./abort.js";
 import { retryDecision } from "./reconnect.js";

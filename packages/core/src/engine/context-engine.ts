@@ -70,26 +70,10 @@ import { awaitEdge, isAborted } from "./abort.js";
 import { Approvals, makeApprovals } from "./approvals.js";
 import { Compaction, makeCompaction } from "./compaction.js";
 import { clockFromSleep, MAX_RETRIES, reconnectSchedule, reconnectWait, retryDecision, type SleepFn } from "./reconnect.js";
+import type { TraceSink } from "./trace-sink.js";
 import { makeToolRunner, ToolRunner, type Emit, type ToolBatch, type ToolBatches } from "./tool-batch.js";
 
-/** Where the engine records messages. The trace writer is the production sink. */
-export interface TraceSink {
-  append(m: OmniMessage): void;
-  setTools(tools: ToolDefinition[]): void;
-  /** Continue in a new file (after a completed compaction). */
-  rotate(): void;
-  /**
-   * Set by sinks that write records themselves, headers included (the TraceWriter): each
-   * record once written. The session's live fold follows such a sink through it.
-   */
-  onAppend?(listener: (m: OmniMessage) => void): () => void;
-  /**
-   * Like `onAppend`, but each record the moment it is written, before it is durable (the
-   * TraceWriter syncs commit points off the event loop and publishes them after). The live
-   * fold prefers it: the engine reads what it just recorded.
-   */
-  onWrite?(listener: (m: OmniMessage) => void): () => void;
-}
+export type { TraceSink } from "./trace-sink.js";
 
 export interface EngineConfig {
   llm: LLMInterface;

@@ -20,7 +20,7 @@
 import { isTraceable, type OmniMessage } from "@penguin/omnimessage";
 import { evolve, initialSessionState, type SessionState } from "@penguin/trace";
 import { Context, Layer } from "effect";
-import type { TraceSink } from "./context-engine.js";
+import type { TraceSink } from "./trace-sink.js";
 
 export class LiveFold {
   #state: SessionState;

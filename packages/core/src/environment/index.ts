@@ -3,7 +3,7 @@
 export { createEnvironment, Environment, type EnvironmentConfig } from "./environment.js";
 export type { ExtraTool, ExtraToolCallResult, ExtraToolProvider } from "./extra-tools.js";
 export type { ProcessInfo } from "./commands/process-table.js";
-export type { SubagentInfo } from "../subagents/subagents.js";
+export type { SubagentInfo } from "../subagents/subagent-info.js";
 export { DEFAULT_LIMITS, TOOL_TIMEOUTS_MS, TOOL_OUTPUT_CHARS, type EnvironmentLimits } from "./limits.js";
 export { localFileOperations, type FileInfo, type FileOperations } from "./file-operations.js";
 export type { BuiltinTool, ToolContext, ToolResult } from "./tool.js";

@@ -19,7 +19,8 @@
  */
 import { userText, type GoalOutcome, type OmniMessage, type TokenCounts } from "@penguin/omnimessage";
 import { Cause, Context, Effect, Exit, Fiber, Layer, Stream } from "effect";
-import type { ContextEngine, TraceSink } from "../engine/context-engine.js";
+import type { ContextEngine } from "../engine/context-engine.js";
+import type { TraceSink } from "../engine/trace-sink.js";
 import { parseBudget } from "./budget.js";
 import { goalProgram, type Deliver, type GoalFileError, type GoalRequest, type GoalSession, type RoundOptions } from "./goal-loop.js";
 

@@ -44,7 +44,7 @@ import { RecordedEnvironment } from "./recorded-environment.js";
 import { ReplayLLM } from "./replay-llm.js";
 import { RecordSequencer } from "./sequencer.js";
 import { applyStartingFiles, startingFiles } from "./reconstruct.js";
-import type { ReplayParts } from "../agent.js";
+import type { ReplayParts } from "../agent-options.js";
 import { THINKING_LEVELS, type ThinkingLevel } from "@penguin/models";
 import { goalFilePath } from "../goal/goal-file.js";
 

@@ -10,7 +10,7 @@
  */
 import { Document, isMap, isScalar } from "yaml";
 import { DEFAULT_AGENT } from "./paths.js";
-import type { SystemConfig } from "./system-config.js";
+import type { SystemConfig } from "./system-config-shape.js";
 import { DEFAULT_SYSTEM_PROMPT } from "./default-system-prompt.js";
 import {
   DEFAULT_COMPACTION_PROMPT,

@@ -15,7 +15,7 @@
  * tool output.
  */
 import type { ThinkingLevel } from "@penguin/models";
-import type { CreateSessionOptions } from "../agent.js";
+import type { CreateSessionOptions } from "../agent-options.js";
 import type { SandboxOptions } from "../environment/commands/sandbox.js";
 import type { SubagentHandle, SubagentRunner, SubagentSpawnOptions } from "../interfaces.js";
 import type { Session } from "../session.js";

@@ -32,22 +32,9 @@ import { Child, type WaitOutcome } from "./child.js";
 import { MAX_LIVE_SUBAGENTS } from "./limits.js";
 import { subagentNotice } from "./notice.js";
 import type { TaskReport } from "./task-report.js";
+import type { SubagentInfo } from "./subagent-info.js";
 
-export interface SubagentInfo {
-  /** The child session id (also its `subagent_id`). */
-  id: string;
-  /** The child's model, for pricing its usage. */
-  provider: string | undefined;
-  modelId: string | undefined;
-  status: "running" | "idle";
-  /** What its latest task is for. */
-  label: string | undefined;
-  /** ISO time the child was spawned. */
-  started: string;
-  /** Model requests and tokens over all its tasks so far. */
-  turns: number;
-  tokens: number;
-}
+export type { SubagentInfo } from "./subagent-info.js";
 
 /** Why a subagent operation did not happen, worded for the parent's model. */
 export class SubagentRefused extends Data.TaggedError("SubagentRefused")<{ readonly message: string }> {}

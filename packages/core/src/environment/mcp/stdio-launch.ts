@@ -24,6 +24,9 @@ import { bwrapArguments, DEFAULT_BWRAP, type CommandSandbox } from "../commands/
 import type { McpStdioConfig } from "./config.js";
 import { findExecutable, existingRealPath } from "./executable.js";
 import { stdioEnvironment } from "./stdio.js";
+import type { StdioLaunch } from "./stdio-process.js";
+
+export type { StdioLaunch } from "./stdio-process.js";
 
 /** What a host's policy decides on: one stdio server about to start. */
 export interface McpStdioLaunchRequest {
@@ -47,15 +50,6 @@ export class McpStdioLaunchError extends Error {
     super(message);
     this.name = "McpStdioLaunchError";
   }
-}
-
-/** The process to spawn for one stdio server. */
-export interface StdioLaunch {
-  command: string;
-  args: string[];
-  env: Record<string, string>;
-  cwd: string | undefined;
-  sandboxed: boolean;
 }
 
 export interface StdioLaunchOptions {

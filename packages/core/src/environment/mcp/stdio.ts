@@ -17,7 +17,7 @@
 import { DEFAULT_INHERITED_ENV_VARS, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
-import type { StdioLaunch } from "./stdio-launch.js";
+import type { StdioLaunch } from "./stdio-process.js";
 
 export type StderrMode = "ignore" | "pipe";
 
