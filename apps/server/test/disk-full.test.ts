@@ -13,22 +13,10 @@ import { agentPaths, parseTraceText } from "@penguin/core";
 import { startHarness, type Harness } from "./helpers/harness.js";
 import { newSession, openStream, text, untilRunsEnded } from "./helpers/session.js";
 import { dataOf } from "./helpers/sse.js";
+import { skippedForTmpfs, tmpfsMountRefusal } from "./helpers/tmpfs.js";
 
-function mountProbe(): string | undefined {
-  const at = mkdtempSync(join(tmpdir(), "penguin-tmpfs-probe-"));
-  try {
-    execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", at], { stdio: "pipe" });
-    execFileSync("umount", [at], { stdio: "pipe" });
-    return undefined;
-  } catch (error) {
-    return error instanceof Error ? (error.message.split("\n")[0] ?? error.message) : String(error);
-  } finally {
-    rmSync(at, { recursive: true, force: true });
-  }
-}
-
-const cannotMount = mountProbe();
-const suffix = cannotMount === undefined ? "" : ` (skipped: mounting a tmpfs is not permitted here: ${cannotMount})`;
+const cannotMount = tmpfsMountRefusal();
+const suffix = skippedForTmpfs(cannotMount);
 
 let h: Harness | undefined;
 let mounted: string | undefined;

@@ -11,21 +11,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createServerApp } from "../src/app.js";
 import { spawnServer, type ServerChild } from "./helpers/child.js";
+import { skippedForTmpfs, tmpfsMountRefusal } from "./helpers/tmpfs.js";
 
-function mountProbe(): string | undefined {
-  const at = mkdtempSync(join(tmpdir(), "penguin-tmpfs-probe-"));
-  try {
-    execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", at], { stdio: "pipe" });
-    execFileSync("umount", [at], { stdio: "pipe" });
-    return undefined;
-  } catch (error) {
-    return error instanceof Error ? (error.message.split("\n")[0] ?? error.message) : String(error);
-  } finally {
-    rmSync(at, { recursive: true, force: true });
-  }
-}
-const cannotMount = mountProbe();
-const suffix = cannotMount === undefined ? "" : ` (skipped: mounting a tmpfs is not permitted here: ${cannotMount})`;
+const cannotMount = tmpfsMountRefusal();
+const suffix = skippedForTmpfs(cannotMount);
 
 const dirs: string[] = [];
 const mounts: string[] = [];
