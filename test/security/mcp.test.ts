@@ -19,23 +19,17 @@
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { agentPaths, probeSandbox } from "@penguin/core";
-import { defaultPrivateHomes } from "../../packages/core/src/environment/commands/sandbox.js";
 import { configureProject, modelEntry, startHarness, type Harness } from "../../apps/server/test/helpers/harness.js";
 import type { ApiClient } from "../../apps/server/test/helpers/client.js";
 import { newSession, openStream, text, untilRunsEnded } from "../../apps/server/test/helpers/session.js";
+import { visibleFsServer } from "../../packages/core/test/mcp/fixtures/sandbox-visible.js";
 
 const availability = probeSandbox();
-const FS_SERVER = fileURLToPath(new URL("../../packages/core/test/mcp/fixtures/fs-server.mjs", import.meta.url));
-// The sandbox makes the host's home folders private: a checkout inside one hides the fixture.
-const fixtureHidden = defaultPrivateHomes().some((home) => FS_SERVER.startsWith(`${home}/`));
-const sandboxSkip = !availability.available
-  ? ` (skipped: ${availability.reason ?? "bwrap cannot run here"})`
-  : fixtureHidden
-    ? ` (skipped: the checkout ${FS_SERVER} lies in a home folder the sandbox makes private)`
-    : "";
+// A copy the sandbox can see wherever the checkout lies (fixtures/sandbox-visible.ts).
+const FS_SERVER = visibleFsServer();
+const sandboxSkip = !availability.available ? ` (skipped: ${availability.reason ?? "bwrap cannot run here"})` : "";
 const VICTIM_KEY = "sk-test-0123456789abcdef"; // default_project's key (the harness's model entry)
 const MALLORY = "mallory";
 const PROJECT = `${MALLORY}_default_project`;

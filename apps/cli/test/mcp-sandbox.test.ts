@@ -8,17 +8,18 @@
 // Where bwrap cannot run here, the sandboxed case is skipped and its name says why.
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { agentPaths, ensureAgentState, probeSandbox } from "@penguin/core";
 import { ensureBuilt } from "./helpers/build.js";
 import { runCli } from "./helpers/run-cli.js";
 import { sessionIdFrom, traceMessages } from "./helpers/trace-files.js";
 import { KEY, startWorld, type World } from "./helpers/world.js";
+import { visibleFsServer } from "../../../packages/core/test/mcp/fixtures/sandbox-visible.js";
 
 const availability = probeSandbox();
 const skipReason = availability.available ? "" : ` (skipped: ${availability.reason ?? "bwrap cannot run here"})`;
-const FS_SERVER = fileURLToPath(new URL("../../../packages/core/test/mcp/fixtures/fs-server.mjs", import.meta.url));
+// A copy the sandbox can see wherever the checkout lies (fixtures/sandbox-visible.ts).
+const FS_SERVER = visibleFsServer();
 
 let world: World | undefined;
 beforeAll(ensureBuilt, 300_000);

@@ -131,10 +131,11 @@ describe("thinking level write-back", () => {
 
 describe("MCP connection test", () => {
   it("connects a real stdio server, lists its tools as sessions name them, and reports a server that cannot start", async () => {
-    h = await startHarness();
+    // The sandbox turned off by the operator, so the checkout's node_modules (the server's code)
+    // is there wherever the checkout lies; stdio commands come from the admin's list: node and a
+    // listed command that is not installed, with unsandboxed servers allowed.
+    h = await startHarness({ app: { sandbox: { enabled: false } } });
     const c = await h.admin();
-    // Stdio commands come from the admin's list now: node and a listed command that
-    // is not installed; unsandboxed servers allowed so the check holds where bwrap cannot run.
     const listed = await c.put("/api/admin/settings", { mcp: { stdioCommands: [process.execPath, "/nonexistent/mcp-server-binary"], allowUnsandboxedStdio: true } });
     expect(listed.status).toBe(200);
     const ok = await c.post(`${A}/config/mcp-test`, { name: "everything", config: { command: process.execPath, args: [EVERYTHING, "stdio"] } });

@@ -21,10 +21,14 @@ import { probeSandbox, type CommandSandbox } from "../../src/environment/command
 import { sessionCommandSandbox } from "../../src/environment/commands/session-sandbox.js";
 import { agentPaths } from "../../src/state/paths.js";
 import { newMarker, processesWith, STUBBORN_SERVER } from "./fixtures/processes.js";
+import { checkoutHiddenBy, visibleFsServer } from "./fixtures/sandbox-visible.js";
 
 const availability = probeSandbox();
 const skipReason = availability.available ? "" : ` (skipped: ${availability.reason ?? "bwrap cannot run here"})`;
-const FS_SERVER = fileURLToPath(new URL("./fixtures/fs-server.mjs", import.meta.url));
+const FS_SERVER = visibleFsServer();
+// The stubborn server needs the checkout's node_modules: where the sandbox hides the checkout, it is skipped.
+const hiddenCheckout = checkoutHiddenBy();
+const stubbornSkip = hiddenCheckout === undefined ? "" : ` (skipped: the checkout lies under ${hiddenCheckout}, which the sandbox hides)`;
 
 let root = "";
 let workspace = "";
@@ -135,7 +139,7 @@ describe(`a stdio MCP server in the sandbox${skipReason}`, () => {
     }
   });
 
-  it.skipIf(!availability.available)("ends, sandbox and all, when the hub closes; also a server that ignores SIGTERM", async () => {
+  it.skipIf(!availability.available || hiddenCheckout !== undefined)(`ends, sandbox and all, when the hub closes; also a server that ignores SIGTERM${stubbornSkip}`, async () => {
     const polite = newMarker();
     const stubborn = newMarker();
     const hub = hubOf(
