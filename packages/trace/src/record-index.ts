@@ -125,39 +125,17 @@ export class TraceRecordIndexes {
    * past the end, the unterminated last line). For serving one record whole, as its bytes.
    */
   recordBytes(file: string, line: number): Promise<{ start: number; end: number } | undefined> {
-    return this.#queued(file, async () => {
-      const fd = openSync(file, "r");
-      try {
-        const { dev, ino, size } = fstatSync(fd);
-        const kept = this.#indexes.get(file);
-        this.#indexes.delete(file);
-        const index = kept !== undefined && kept.describes(fd, dev, ino, size) ? kept : new FileIndex(dev, ino);
-        await this.#extend(index, fd, size);
-        this.#keep(file, index);
-        const at = index.find(line);
-        return at < 0 ? undefined : { start: index.start[at]!, end: index.end[at]! };
-      } finally {
-        closeSync(fd);
-      }
+    return this.#withIndex(file, (index) => {
+      const at = index.find(line);
+      return at < 0 ? undefined : { start: index.start[at]!, end: index.end[at]! };
     });
   }
 
   /** Indexes `file` (a slice per turn, long lines cut as they are read) so `readerCut().known` can answer for its long lines. */
   prepare(file: string): Promise<void> {
-    return this.#queued(file, async () => {
-      const fd = openSync(file, "r");
-      try {
-        const { dev, ino, size } = fstatSync(fd);
-        const kept = this.#indexes.get(file);
-        this.#indexes.delete(file);
-        const index = kept !== undefined && kept.describes(fd, dev, ino, size) ? kept : new FileIndex(dev, ino);
-        await this.#extend(index, fd, size);
-        this.#keep(file, index);
-      } finally {
-        closeSync(fd);
-      }
-    });
+    return this.#withIndex(file, () => undefined);
   }
+
 
   /**
    * What the index knows of `file` after `prepare` (or a page): its records on complete lines,
@@ -228,11 +206,9 @@ export class TraceRecordIndexes {
   async #page(file: string, offset: number, limit: number): Promise<RecordPage> {
     const fd = openSync(file, "r");
     try {
-      const { dev, ino, size } = fstatSync(fd);
-      const kept = this.#indexes.get(file);
-      this.#indexes.delete(file);
-      let index = kept !== undefined && kept.describes(fd, dev, ino, size) ? kept : new FileIndex(dev, ino);
-      await this.#extend(index, fd, size);
+      const current = await this.#current(file, fd);
+      const { dev, ino, size } = current;
+      let index = current.index;
       let records = pageOf(fd, index, offset, limit, this.#cut);
       if (records === undefined) {
         // A complete line no longer decodes as it did: the file was changed in place. Index it anew.
@@ -246,6 +222,30 @@ export class TraceRecordIndexes {
     } finally {
       closeSync(fd);
     }
+  }
+
+  /** Opens `file`, brings its index up to the file's end, keeps it, and answers `use(index)` (queued per file). */
+  #withIndex<T>(file: string, use: (index: FileIndex) => T): Promise<T> {
+    return this.#queued(file, async () => {
+      const fd = openSync(file, "r");
+      try {
+        const { index } = await this.#current(file, fd);
+        this.#keep(file, index);
+        return use(index);
+      } finally {
+        closeSync(fd);
+      }
+    });
+  }
+
+  /** The kept index of `file` while it still describes the open `fd` (else a new one), extended to the file's end. */
+  async #current(file: string, fd: number): Promise<{ index: FileIndex; dev: number; ino: number; size: number }> {
+    const { dev, ino, size } = fstatSync(fd);
+    const kept = this.#indexes.get(file);
+    this.#indexes.delete(file);
+    const index = kept !== undefined && kept.describes(fd, dev, ino, size) ? kept : new FileIndex(dev, ino);
+    await this.#extend(index, fd, size);
+    return { index, dev, ino, size };
   }
 
   /** Indexes the complete lines of `fd` from where `index` ends up to `size`, a slice per turn of the event loop. */

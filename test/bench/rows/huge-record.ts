@@ -17,26 +17,11 @@ import { agentPaths, createAgent, DEFAULT_LINE_CUT, newSessionId, sessionDate, t
 import { assistantText, requestBegin, requestEnd, toolCall, toolCallOutput, userText } from "@penguin/omnimessage";
 import { prepareTraceCut, readHistory } from "../../../apps/server/src/services/history.js";
 import { traceLines } from "../../../apps/server/src/services/trace-view.js";
+import { longestHold } from "../lib/event-loop.js";
 import { metric, msSince, type RowResult } from "../lib/stats.js";
 
-/** The wall time of `run`, and the longest gap between two turns of the event loop while it ran. */
-async function longestHold(run: () => Promise<unknown>): Promise<number> {
-  let longest = 0;
-  let last = process.hrtime.bigint();
-  let done = false;
-  const tick = (): void => {
-    const now = process.hrtime.bigint();
-    longest = Math.max(longest, Number(now - last) / 1e6);
-    last = now;
-    if (!done) setImmediate(tick);
-  };
-  setImmediate(tick);
-  await run();
-  const now = process.hrtime.bigint();
-  longest = Math.max(longest, Number(now - last) / 1e6);
-  done = true;
-  return longest;
-}
+/** The longest event-loop hold of `run`, in ms. */
+const holdOf = async (run: () => Promise<unknown>): Promise<number> => (await longestHold(run)).longest;
 
 /** A snapshot source with no snapshot for the session: the fold starts at the trace's start, as the timeline's does for a short session. */
 const noSnapshot: SnapshotSource = { nearest: async () => ({ totalEvents: 0, snapshot: undefined }) };
@@ -73,15 +58,15 @@ export async function rowHugeRecord(runs: number, bytes = 30 * 1024 * 1024): Pro
         const view = await agent.inspectState({ sessionId, snapshots: noSnapshot, cut, ...(at === undefined ? {} : { at }) });
         return JSON.stringify(view);
       };
-      const end = await longestHold(state(undefined));
-      const at = await longestHold(state(6));
-      const before = await longestHold(state(5));
-      const history = await longestHold(async () => {
+      const end = await holdOf(state(undefined));
+      const at = await holdOf(state(6));
+      const before = await holdOf(state(5));
+      const history = await holdOf(async () => {
         const cut = await prepareTraceCut(records, paths, sessionId);
         return JSON.stringify(readHistory(paths, sessionId, undefined, { tailLimit: 200 }, cut).page.messages);
       });
-      const page = await longestHold(async () => JSON.stringify(await traceLines(records, paths, sessionId, 1, 0, 500)));
-      const whole = await longestHold(async () => JSON.stringify(await agent.inspectState({ sessionId, snapshots: noSnapshot })));
+      const page = await holdOf(async () => JSON.stringify(await traceLines(records, paths, sessionId, 1, 0, 500)));
+      const whole = await holdOf(async () => JSON.stringify(await agent.inspectState({ sessionId, snapshots: noSnapshot })));
       if (i === 0) continue; // warm-up
       samples.read.push(read);
       samples.end.push(end);

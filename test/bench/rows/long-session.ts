@@ -23,6 +23,7 @@ import { readHistoryPage } from "../../../apps/server/src/services/history.js";
 import { outlineOf } from "../../../apps/server/src/services/trace-view.js";
 import { SessionChannel } from "../../../apps/server/src/runtime/session-channel.js";
 import { formatStreamId } from "../../../apps/server/src/runtime/stream-ids.js";
+import { longestHold } from "../lib/event-loop.js";
 import { metric, msSince, type RowResult } from "../lib/stats.js";
 import { makeWorld } from "../lib/world.js";
 import { writeTrace } from "./trace.js";
@@ -37,23 +38,6 @@ async function timedAsync(run: () => Promise<unknown>): Promise<number> {
   const start = process.hrtime.bigint();
   await run();
   return msSince(start);
-}
-
-/** The wall time of `run`, and the longest gap between two turns of the event loop while it ran. */
-async function longestHold(run: () => Promise<unknown>): Promise<{ ms: number; longest: number }> {
-  let longest = 0;
-  let last = process.hrtime.bigint();
-  let done = false;
-  const tick = (): void => {
-    const now = process.hrtime.bigint();
-    longest = Math.max(longest, Number(now - last) / 1e6);
-    last = now;
-    if (!done) setImmediate(tick);
-  };
-  setImmediate(tick);
-  const ms = await timedAsync(run);
-  done = true;
-  return { ms, longest };
 }
 
 export async function rowLongSession(runs: number, lines = 100_000): Promise<RowResult> {
