@@ -39,6 +39,7 @@ export * from "./state/paths.js";
 export { newSessionId, isSessionId, sessionDate, localDate } from "./state/ids.js";
 export { ConfigError } from "./state/config-error.js";
 export * from "./state/project-config.js";
+export { ProjectConfigSchema } from "./state/project-config-schema.js";
 export { dropProjectTrash, findTrashEntry, listTrash, moveSessionToTrash, purgeTrash, restoreFromTrash, sessionExistsOnDisk, trashRoot, TrashError, TRASH_DIR_NAME, TRASH_ENTRY_ID, type PurgeResult, type TrashEntry, type TrashManifest } from "./state/session-trash.js";
 export { resolveModelEntry, endpointOf, resolveModelEndpoint } from "./state/model-resolution.js";
 export type { ModelRefInput } from "./state/model-resolution.js";
@@ -57,7 +58,7 @@ export { sessionCommandSandbox, type SessionPlace } from "./environment/commands
 export * from "./subagents/index.js";
 export { ensureAgentState, loadAgentState } from "./state/agent-state.js";
 export type { AgentState } from "./state/agent-state.js";
-export { parseSystemConfig } from "./state/system-config.js";
+export { parseSystemConfig, SystemConfigSchema } from "./state/system-config.js";
 export type { SystemConfig } from "./state/system-config.js";
 export { defaultSystemConfig, defaultSystemConfigYaml, KERNEL_VERSION } from "./state/default-system-config.js";
 export { VAULT_KEY, readVault, parseVault, writeVault, setVaultValue, removeVaultValue } from "./state/vault.js";

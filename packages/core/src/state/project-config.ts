@@ -23,6 +23,7 @@ import { dirname } from "node:path";
 import { parse as parseToml, stringify as stringifyToml, TomlError } from "smol-toml";
 import { CLIENT_TYPES, THINKING_LEVELS, type ClientType, type Pricing, type ThinkingLevel } from "@penguin/models";
 import { ConfigError } from "./config-error.js";
+import { APPROVAL_MODES, checkParsedProjectConfig } from "./project-config-schema.js";
 
 export interface ModelRef {
   provider: string;
@@ -223,7 +224,7 @@ export function parseProjectConfig(text: string, file: string): ProjectConfig {
     const dc: DefaultChat = {};
     const agent = c.string("agent_id");
     const ws = c.string("workspace");
-    const mode = c.oneOf("approval_mode", ["allow-all", "deny-all", "read-only", "always-ask"] as const);
+    const mode = c.oneOf("approval_mode", APPROVAL_MODES);
     const level = c.oneOf("thinking_level", THINKING_LEVELS);
     if (agent !== undefined) dc.agent_id = agent;
     if (ws !== undefined) dc.workspace = ws;
@@ -256,6 +257,8 @@ export function parseProjectConfig(text: string, file: string): ProjectConfig {
     }
     seen.add(key);
   }
+  // The documented shape (project-config-schema.ts) must hold every field read above.
+  checkParsedProjectConfig(config);
   return config;
 }
 

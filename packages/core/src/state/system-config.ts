@@ -43,24 +43,33 @@ function orDefault<S extends Schema.Schema.AnyNoContext>(schema: S, value: Schem
 }
 
 /** A mapping whose keys all have defaults: left out, it is every default. */
-function section<Fields extends Schema.Struct.Fields>(fields: Fields) {
-  const struct = Schema.Struct(fields).annotations(mustBe("must be a mapping"));
+function section<Fields extends Schema.Struct.Fields>(fields: Fields, description: string) {
+  const struct = Schema.Struct(fields).annotations({ ...mustBe("must be a mapping"), description });
   // Every field here is context-free; the generic Fields cannot say so, hence the cast.
   const defaults = Schema.decodeUnknownSync(struct as unknown as Schema.Schema<Schema.Struct.Type<Fields>>)({});
   return Schema.optionalWith(struct, { default: () => defaults });
 }
 
-const promptSection = (prompt: string) => section({ enabled: orDefault(Flag, true), prompt: orDefault(Text, prompt) });
+const promptSection = (prompt: string, description: string) =>
+  section(
+    {
+      enabled: orDefault(Flag.annotations({ description: "Include this section in the system prompt." }), true),
+      prompt: orDefault(Text.annotations({ description: "The section's text in the system prompt." }), prompt),
+    },
+    description,
+  );
 
 const ToolDefinitionEntry = Schema.Struct({
-  name: Text.pipe(Schema.minLength(1, mustBe("must not be empty"))),
-  description: Text,
-  parameters: Schema.optional(mapping("must be a mapping (a JSON schema)")),
+  name: Text.pipe(Schema.minLength(1, mustBe("must not be empty"))).annotations({ description: "The tool's name as the model calls it." }),
+  description: Text.annotations({ description: "What the tool does, as the model reads it." }),
+  parameters: Schema.optional(mapping("must be a mapping (a JSON schema)").annotations({ description: "The JSON schema of the tool's arguments." })),
 }).annotations(mustBe("must be a mapping with name, description and parameters"));
 
 const McpServerConfigEntry = Schema.Struct({
-  name: Text.pipe(Schema.pattern(/^[A-Za-z0-9_-]+$/, mustBe("must use only letters, digits, _ and -"))),
-  config: mapping("must be a mapping of transport settings"),
+  name: Text.pipe(Schema.pattern(/^[A-Za-z0-9_-]+$/, mustBe("must use only letters, digits, _ and -"))).annotations({
+    description: "The server's name: its tools are called mcp__<name>__<tool>.",
+  }),
+  config: mapping("must be a mapping of transport settings").annotations({ description: "Transport settings: command, args, env, cwd (stdio) or url, headers (http, sse); transport, connectTimeoutMs (default 10000), permission (auto, r, rw)." }),
 }).annotations(mustBe("must be a mapping with name and config"));
 
 /** The second entry with a name already used is the one reported, at its `name`. */
@@ -79,37 +88,72 @@ const McpServers = Schema.mutable(Schema.Array(McpServerConfigEntry))
 
 const D = CONFIG_DEFAULTS;
 
-const SystemConfigSchema = Schema.Struct({
-  name: orDefault(Text, ""),
-  description: orDefault(Text, ""),
-  version: orDefault(Positive, D.version),
-  kernel_version: orDefault(WholeNumber.pipe(Schema.greaterThanOrEqualTo(0, mustBe("must be 0 or more"))), 0),
-  system_prompt: Text,
-  max_turns: orDefault(Limit, D.max_turns),
-  model: section({
-    max_tokens: orDefault(Positive, D.model.max_tokens),
-    thinking_level: orDefault(Schema.Literal(...THINKING_LEVELS).annotations(mustBe(`must be one of ${THINKING_LEVELS.join(", ")}`)), D.model.thinking_level),
-    timeoutMs: orDefault(Positive, D.model.timeoutMs),
-  }),
-  compaction: section({
-    max_context_length: orDefault(Positive, D.compaction.max_context_length),
-    max_session_turns: orDefault(Limit, D.compaction.max_session_turns),
-    mode: orDefault(Schema.Literal("summarize", "discard").annotations(mustBe("must be summarize or discard")), D.compaction.mode),
-    prompt: orDefault(Text, D.compaction.prompt),
-  }),
-  memory: section({
-    enabled: orDefault(Flag, D.memory.enabled),
-    prompt: orDefault(Text, D.memory.prompt),
-    workspace_prompt: orDefault(Text, D.memory.workspace_prompt),
-  }),
-  vault: promptSection(D.vault.prompt),
-  skills: promptSection(D.skills.prompt),
-  schedules: promptSection(D.schedules.prompt),
-  tools: section({
-    builtin: Schema.optional(Schema.mutable(Schema.Array(ToolDefinitionEntry)).annotations(mustBe("must be a list of tool definitions"))),
-    mcpServers: orDefault(McpServers, []),
-    exec: Schema.optional(Schema.Struct({ loginShell: orDefault(Flag, false) }).annotations(mustBe("must be a mapping (loginShell: true or false)"))),
-  }),
+/** The `description` annotation: what a field is for, shown by the generated configuration reference. */
+const about = (description: string) => ({ description });
+
+/**
+ * The schema of system_config.yaml. Exported for the documentation generator (apps/docs), which
+ * walks its AST: every field carries a `description`, and the defaults are what decoding fills in.
+ */
+export const SystemConfigSchema = Schema.Struct({
+  name: orDefault(Text.annotations(about("Display name of the agent.")), ""),
+  description: orDefault(Text.annotations(about("One line saying what this agent is for.")), ""),
+  version: orDefault(Positive.annotations(about("Revision of this agent's state; raised by snapshots and the optimizer.")), D.version),
+  kernel_version: orDefault(
+    WholeNumber.pipe(Schema.greaterThanOrEqualTo(0, mustBe("must be 0 or more"))).annotations(about("Generation of the harness defaults the file was written from (0 = unknown).")),
+    0,
+  ),
+  system_prompt: Text.annotations(about("The system prompt; {{PLACEHOLDERS}} such as {{AGENTS_MD}}, {{CWD}} and {{MODEL_ID}} are filled per session. The one required key.")),
+  max_turns: orDefault(Limit.annotations(about("Maximum model requests per task; -1 = no limit.")), D.max_turns),
+  model: section(
+    {
+      max_tokens: orDefault(Positive.annotations(about("Output token cap per request (also capped by the model's context window).")), D.model.max_tokens),
+      thinking_level: orDefault(
+        Schema.Literal(...THINKING_LEVELS).annotations({ ...mustBe(`must be one of ${THINKING_LEVELS.join(", ")}`), ...about("How much the model thinks before answering.") }),
+        D.model.thinking_level,
+      ),
+      timeoutMs: orDefault(Positive.annotations(about("A request with no progress for this many milliseconds is retried.")), D.model.timeoutMs),
+    },
+    "Model request settings.",
+  ),
+  compaction: section(
+    {
+      max_context_length: orDefault(Positive.annotations(about("Compact when the context grows past this many tokens.")), D.compaction.max_context_length),
+      max_session_turns: orDefault(Limit.annotations(about("Compact after this many requests in one context; -1 = only by size.")), D.compaction.max_session_turns),
+      mode: orDefault(
+        Schema.Literal("summarize", "discard").annotations({ ...mustBe("must be summarize or discard"), ...about("summarize replaces the history by a summary; discard starts from an empty context.") }),
+        D.compaction.mode,
+      ),
+      prompt: orDefault(Text.annotations(about("Sent to the model to write the summary (summarize mode).")), D.compaction.prompt),
+    },
+    "Context compaction: when and how the history is shortened.",
+  ),
+  memory: section(
+    {
+      enabled: orDefault(Flag.annotations(about("Include the memory section in the system prompt.")), D.memory.enabled),
+      prompt: orDefault(Text.annotations(about("The user-wide memory section ({{MEMORY_DIR}}, {{MEMORY_INDEX}}).")), D.memory.prompt),
+      workspace_prompt: orDefault(Text.annotations(about("The memory section of the current workspace (same placeholders).")), D.memory.workspace_prompt),
+    },
+    "Persistent memory in agent_state/memory/.",
+  ),
+  vault: promptSection(D.vault.prompt, "Secrets in .vault.toml reach commands as environment variables; the prompt lists names only ({{VAULT_KEYS}})."),
+  skills: promptSection(D.skills.prompt, "Installed skills in agent_state/skills/; the prompt lists one line per skill ({{SKILL_METADATA}})."),
+  schedules: promptSection(D.schedules.prompt, "Scheduled tasks in agent_state/schedule/*.toml, run by the server ({{SCHEDULE_LIST}})."),
+  tools: section(
+    {
+      builtin: Schema.optional(
+        Schema.mutable(Schema.Array(ToolDefinitionEntry)).annotations({ ...mustBe("must be a list of tool definitions"), ...about("A full list of tool definitions that replaces the default tools; leave it out to keep them.") }),
+      ),
+      mcpServers: orDefault(McpServers.annotations(about("MCP servers whose tools appear as mcp__<name>__<tool>; config is { command, args } (stdio) or { url }.")), []),
+      exec: Schema.optional(
+        Schema.Struct({ loginShell: orDefault(Flag.annotations(about("Source the login profile for every command (bash -lc) instead of capturing its environment once.")), false) }).annotations({
+          ...mustBe("must be a mapping (loginShell: true or false)"),
+          ...about("How commands are started."),
+        }),
+      ),
+    },
+    "The tools the model gets.",
+  ),
 });
 
 /** Built once: decoding stops at the first problem, unknown keys are dropped. */
