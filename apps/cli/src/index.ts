@@ -3,3 +3,4 @@
 export { EXIT, type ExitCode } from "./exit-codes.js";
 export { HumanRenderer, type HumanRendererOptions } from "./render/human-renderer.js";
 export { Output } from "./render/output.js";
+export { buildProgram } from "./program.js";
