@@ -323,5 +323,14 @@ Examples:
     .option("--no-open", "do not open the browser")
     .action(async (opts) => setExit(await (await import("./commands/server.js")).serverCommand(opts, true)));
 
+  program
+    .command("docs")
+    .description("serve the built documentation site on this machine and open it in the browser (build it with npm run build)")
+    .option("--port <port>", "port (default: 0, a free one)")
+    .option("--host <host>", "address to listen on (default: 127.0.0.1)")
+    .option("--dir <folder>", "the built site to serve (default: apps/docs/site/.vitepress/dist of this checkout)")
+    .option("--no-open", "do not open the browser")
+    .action(async (opts) => setExit(await (await import("./commands/docs.js")).docsCommand(opts)));
+
   return program;
 }

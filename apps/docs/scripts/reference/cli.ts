@@ -112,11 +112,11 @@ function commandSection(path: string, command: Command, lang: Lang): string {
   return blocks([
     `## penguin ${path}`,
     text(command.description()),
-    "```text\n" + usage + "\n```",
+    "<!-- not-run: the usage line commander prints -->\n```text\n" + usage + "\n```",
     children.length > 0 ? `${w.subcommands} ${children.join(", ")}` : "",
     args.length > 0 ? `**${w.args}**\n\n${table([w.name, w.description, ""], args)}` : "",
     `**${w.options}**\n\n${table([w.option, w.description, w.default], optionRows(command, lang))}`,
-    after === "" ? "" : `${w.more}\n\n\`\`\`text\n${after}\n\`\`\``,
+    after === "" ? "" : `${w.more}\n\n<!-- not-run: help text of the command, as --help prints it -->\n\`\`\`text\n${after}\n\`\`\``,
   ]).trimEnd();
 }
 
