@@ -70,6 +70,7 @@ describe("penguin --help / --version", { timeout: 60_000 }, () => {
       [["server"], ["--root", "--port", "--host", "--reindex", "--no-sandbox", "--sandbox-network", "--workspace-root", "--allowed-host"]],
       [["web"], ["--root", "--port", "--host", "--no-open", "--no-sandbox", "--sandbox-network", "--workspace-root", "--allowed-host"]],
       [["attach"], ["<sid>", "--server", "--user", "--root", "PENGUIN_PASSWORD", "Ctrl-C"]],
+      [["docs"], ["--port", "--host", "--dir", "--no-open"]],
     ];
     for (const [command, flags] of expected) {
       const r = await runCli([...command, "--help"], { env });

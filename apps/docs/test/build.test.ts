@@ -9,7 +9,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-// @ts-expect-error: the CLI's build helper for tests is plain TypeScript outside this package.
 import { ensureBuilt } from "../../cli/test/helpers/build.js";
 import { REPO, SITE, sitePages } from "./site-files.js";
 

@@ -11,9 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeEnvelope } from "@penguin/omnimessage";
-// @ts-expect-error: the CLI's build helper for tests is plain TypeScript outside this package.
 import { ensureBuilt } from "../../cli/test/helpers/build.js";
-// @ts-expect-error: as above.
 import { closedPort } from "../../cli/test/helpers/ports.js";
 import { fencedBlocks, REPO, sitePages, type FencedBlock } from "./site-files.js";
 

@@ -88,7 +88,8 @@ describe("the generated reference pages", () => {
     for (const line of stale) expect(line).toContain("run `npm run generate --prefix apps/docs` and commit the result");
     console.log(stale.join("\n"));
     // Leave the shared program as it was for the other tests.
-    run!.options.splice(run!.options.findIndex((o) => o.long === "--fixture-flag"), 1);
+    const options = run!.options as CommanderOption[];
+    options.splice(options.findIndex((o) => o.long === "--fixture-flag"), 1);
   });
 
   it("cover every command, option, exit code, config field, event type and HTTP route of the code", () => {

@@ -4,6 +4,7 @@
  * come from the EXIT table the commands return. Nothing here names a command: a command
  * added to apps/cli/src/program.ts appears on the next generation.
  */
+import type { EventEmitter } from "node:events";
 import type { Command, Option } from "commander";
 import { blocks, code, pageHeader, table, text, type Lang } from "./markdown.js";
 
@@ -94,7 +95,7 @@ function optionRows(command: Command, lang: Lang): string[][] {
 function helpAfter(command: Command): string {
   const chunks: string[] = [];
   // commander keeps addHelpText("after") as listeners of the afterHelp event.
-  const listeners = command.listeners("afterHelp") as ((context: { error: boolean; command: Command; write: (s: string) => void }) => void)[];
+  const listeners = (command as unknown as EventEmitter).listeners("afterHelp") as ((context: { error: boolean; command: Command; write: (s: string) => void }) => void)[];
   for (const listener of listeners) listener({ error: false, command, write: (s: string) => chunks.push(s) });
   return chunks.join("").replace(/^\n+|\s+$/g, "");
 }
