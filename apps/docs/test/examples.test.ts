@@ -3,13 +3,15 @@
 // (bash -e, from the repository, with the built CLI) in a fresh data root, with a free port and
 // temp paths swapped in for the fixed ones (7399, /tmp/penguin-try, /tmp/penguin-testkit.log),
 // against the scripted model where they need one; their marker says what stdout must contain.
-// JSON blocks marked as envelopes are decoded line by line with the OmniMessage schema.
+// JSON blocks marked as envelopes are decoded line by line with the OmniMessage schema, and
+// configuration fragments are parsed by the program's own config parsers.
 // Identical blocks (the English and Chinese pages share them) run once.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseProjectConfig, parseSystemConfig } from "@penguin/core";
 import { decodeEnvelope } from "@penguin/omnimessage";
 import { ensureBuilt } from "../../cli/test/helpers/build.js";
 import { closedPort } from "../../cli/test/helpers/ports.js";
@@ -18,6 +20,8 @@ import { fencedBlocks, REPO, sitePages, type FencedBlock } from "./site-files.js
 const blocks = sitePages().flatMap(fencedBlocks);
 const STDOUT_CONTAINS = /^<!-- run: stdout contains "(.+)" -->$/;
 const ENVELOPES = "<!-- run: each line decodes as an OmniMessage envelope -->";
+const SYSTEM_CONFIG = "<!-- run: parses as a system_config.yaml fragment -->";
+const PROJECT_CONFIG = "<!-- run: parses as a .project_config.toml -->";
 
 function unique(list: FencedBlock[]): FencedBlock[] {
   const seen = new Map<string, FencedBlock>();
@@ -54,7 +58,7 @@ describe("the site's code blocks", () => {
     expect(unmarked, "blocks without <!-- run… --> or <!-- not-run: reason --> above them").toEqual([]);
     const noReason = blocks.filter((b) => b.marker !== undefined && /^<!-- not-run:?\s*-->$/.test(b.marker)).map((b) => `${b.page}:${b.line}`);
     expect(noReason).toEqual([]);
-    const unknownRun = blocks.filter((b) => b.marker?.startsWith("<!-- run") === true && !STDOUT_CONTAINS.test(b.marker) && b.marker !== ENVELOPES);
+    const unknownRun = blocks.filter((b) => b.marker?.startsWith("<!-- run") === true && !STDOUT_CONTAINS.test(b.marker) && ![ENVELOPES, SYSTEM_CONFIG, PROJECT_CONFIG].includes(b.marker));
     expect(unknownRun.map((b) => `${b.page}:${b.line} ${b.marker}`), "a run marker this test does not know how to run").toEqual([]);
   });
 
@@ -67,6 +71,18 @@ describe("the site's code blocks", () => {
         expect(result.ok, `${block.page}:${block.line}: ${result.ok ? "" : result.error}`).toBe(true);
       }
     }
+  });
+
+  it("that are configuration fragments parse with the program's own parsers", () => {
+    const system = blocks.filter((b) => b.marker === SYSTEM_CONFIG);
+    const project = blocks.filter((b) => b.marker === PROJECT_CONFIG);
+    expect(system.length).toBeGreaterThan(0);
+    expect(project.length).toBeGreaterThan(0);
+    // A fragment leaves out the one required key; everything it sets must be valid.
+    for (const b of system) expect(() => parseSystemConfig(`system_prompt: docs\n${b.body}\n`, `${b.page}:${b.line}`)).not.toThrow();
+    for (const b of project) expect(() => parseProjectConfig(b.body, `${b.page}:${b.line}`)).not.toThrow();
+    // And the parsers do refuse a wrong value, so the check can fail.
+    expect(() => parseSystemConfig("system_prompt: docs\nmax_turns: 0\n", "wrong.yaml")).toThrow(/max_turns/);
   });
 
   describe("that are shell commands", () => {
