@@ -26,15 +26,17 @@ export interface ReferenceInputs {
   config: ConfigFacts;
   events: EventFacts;
   http: HttpRoute[];
+  /** How many routes the server's route table holds (the document has one operation per route). */
+  routeTableSize: number;
 }
 
 /** The server's OpenAPI document, from a real app on a throwaway data root (no socket). */
-async function serverOpenApi(): Promise<unknown> {
+async function serverOpenApi(): Promise<{ document: unknown; routeTableSize: number }> {
   const root = mkdtempSync(join(tmpdir(), "penguin-docs-openapi-"));
   try {
     const server = await createServerApp({ root, env: {}, schedules: false, generateTitles: false, sandbox: { enabled: false } });
     try {
-      return openApiDocument(server.routes, { title: "PenguinHarness server API", version: "docs" });
+      return { document: openApiDocument(server.routes, { title: "PenguinHarness server API", version: "docs" }), routeTableSize: server.routes.length };
     } finally {
       await server.close();
     }
@@ -45,11 +47,13 @@ async function serverOpenApi(): Promise<unknown> {
 
 export async function referenceInputs(): Promise<ReferenceInputs> {
   const systemDefaults = Schema.decodeUnknownSync(SystemConfigSchema)({ system_prompt: "" });
+  const server = await serverOpenApi();
   return {
     cli: { program: buildProgram(() => undefined), exitCodes: EXIT },
     config: { system: configFields(SystemConfigSchema, systemDefaults), project: configFields(ProjectConfigSchema, undefined) },
     events: eventFacts(OmniMessageSchema),
-    http: httpRoutes(await serverOpenApi()),
+    http: httpRoutes(server.document),
+    routeTableSize: server.routeTableSize,
   };
 }
 

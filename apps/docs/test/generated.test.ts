@@ -112,6 +112,7 @@ describe("the generated reference pages", () => {
     for (const payload of inputs.events.payloads) expect(events).toContain(`### ${payload.tag}\n`);
     const http = pages.get("reference/http.md") ?? "";
     for (const route of inputs.http) expect(http).toContain(`### ${route.method} ${route.path.replace(/\{([^}]+)\}/g, ":$1")}\n`);
+    expect(inputs.http.length, "one documented operation per route of the server's table").toBe(inputs.routeTableSize);
     expect(counts.commands).toBeGreaterThan(20);
     expect(counts.httpRoutes).toBeGreaterThan(50);
     console.log(`reference counts: ${JSON.stringify(counts)}`);

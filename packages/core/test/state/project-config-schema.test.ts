@@ -4,7 +4,8 @@
 // the parser alone fails every parse that uses it instead of going undocumented.
 import { describe, expect, it } from "vitest";
 import { parseProjectConfig } from "../../src/state/project-config.js";
-import { checkParsedProjectConfig } from "../../src/state/project-config-schema.js";
+import { APPROVAL_MODES as DOCUMENTED_MODES, checkParsedProjectConfig } from "../../src/state/project-config-schema.js";
+import { APPROVAL_MODES } from "../../src/approvals/modes.js";
 
 const EVERY_FIELD = `
 name = "p"
@@ -50,6 +51,10 @@ describe("the .project_config.toml schema", () => {
     const config = parseProjectConfig(EVERY_FIELD, "every.toml");
     expect(config.models[0]?.pricing).toEqual({ unit: "usd_per_mtok", cache_read: 0.1, cache_write: 1, output: 2 });
     expect(() => checkParsedProjectConfig(config)).not.toThrow();
+  });
+
+  it("documents the approval modes the approvals know", () => {
+    expect([...DOCUMENTED_MODES].sort()).toEqual([...APPROVAL_MODES].sort());
   });
 
   it("refuses a parsed config with a field it does not describe", () => {
