@@ -141,7 +141,7 @@ const WORDS = {
     intro:
       "The two files a user edits: an agent's `system_config.yaml` (how the agent behaves) and a project's `.project_config.toml` (models, keys, defaults; mode 0600). Unknown keys in `system_config.yaml` are ignored; a key left empty falls back to its default.",
     system: "system_config.yaml",
-    systemWhere: "Where: `<root>/<project>/<agent>/agent_state/system_config.yaml`.",
+    systemWhere: "Where: `<root>/<project>/agents/<agent>/agent_state/system_config.yaml`.",
     project: ".project_config.toml",
     projectWhere: "Where: `<root>/<project>/.project_config.toml`. Edit it with `penguin config model …` or by hand.",
     field: "Field",
@@ -157,7 +157,7 @@ const WORDS = {
     intro:
       "用户会编辑的两个文件：agent 的 `system_config.yaml`（agent 的行为）与项目的 `.project_config.toml`（模型、密钥、默认值；权限 0600）。`system_config.yaml` 中未知的键会被忽略，留空的键回落到默认值。说明文字取自代码（英文）。",
     system: "system_config.yaml",
-    systemWhere: "位置：`<root>/<project>/<agent>/agent_state/system_config.yaml`。",
+    systemWhere: "位置：`<root>/<project>/agents/<agent>/agent_state/system_config.yaml`。",
     project: ".project_config.toml",
     projectWhere: "位置：`<root>/<project>/.project_config.toml`。可用 `penguin config model …` 或手动编辑。",
     field: "字段",
