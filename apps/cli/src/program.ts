@@ -10,6 +10,7 @@
 import { Command, Option } from "commander";
 import type { ExitCode } from "./exit-codes.js";
 import { nonNegativeNumber, positiveInt } from "./option-parsers.js";
+import { unknownOptionsFirst } from "./unknown-options-first.js";
 import { cliVersion } from "./version.js";
 
 export type ExitSink = (code: ExitCode) => void;
@@ -323,5 +324,6 @@ Examples:
     .option("--no-open", "do not open the browser")
     .action(async (opts) => setExit(await (await import("./commands/server.js")).serverCommand(opts, true)));
 
+  unknownOptionsFirst(program);
   return program;
 }

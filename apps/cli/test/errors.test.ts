@@ -120,6 +120,23 @@ describe("errors a user will hit", { timeout: 60_000 }, () => {
     expect(r.stderr).toMatch(new RegExp(`error: the task failed \\(failed after 6 attempts: .*(ECONNREFUSED|network error).*\\); model testkit/scripted-model at http://127\\.0\\.0\\.1:${port}/v1`));
   });
 
+  it("a mistyped option is named with the nearest option, before any missing required one", async () => {
+    world = await startWorld();
+    const cases: Array<[string[], string, string]> = [
+      [["run", "--mesage", "hi"], "unknown option '--mesage'", "(Did you mean --message?)"],
+      [["config", "model", "add", "--provider", "x", "--modle-id", "y"], "unknown option '--modle-id'", "(Did you mean --model-id?)"],
+      [["run", "-m", "x", "--worksapce", "."], "unknown option '--worksapce'", "(Did you mean --workspace?)"],
+    ];
+    for (const [args, typo, nearest] of cases) {
+      const r = await runCli(args, { env: world.env });
+      expect(r.code, args.join(" ")).toBe(2);
+      expect(r.stderr, args.join(" ")).not.toContain("required option");
+      expect(r.stderr, args.join(" ")).toContain(typo);
+      expect(r.stderr, args.join(" ")).toContain(nearest);
+    }
+    expect(world.kit.requests).toHaveLength(0);
+  });
+
   it("bad flag values and combinations: exit 2 with one line", async () => {
     world = await startWorld();
     const cases: Array<[string[], string]> = [
