@@ -10,7 +10,9 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SandboxOptions } from "../../src/environment/commands/sandbox.js";
 import { sessionMetaOf } from "@penguin/omnimessage";
-import { startHarness, traceOf, type Harness } from "../helpers/harness.js";
+import { probeSandbox } from "../../src/environment/commands/sandbox.js";
+import { allow, collect, startHarness, traceOf, type Harness } from "../helpers/harness.js";
+import { toolResults } from "../subagents/helpers/conversations.js";
 
 let h: Harness | undefined;
 const made: string[] = [];
@@ -90,5 +92,19 @@ describe("project instructions in the system prompt", { timeout: 60_000 }, () =>
 
     const open = await recordedPrompt(workspace, { enabled: false });
     expect(open.prompt).toContain("DATA-ROOT-SECRET");
+  });
+
+  it.skipIf(!probeSandbox().available)("in bwrap, commands see the granted parent files and nothing else of the hidden parent folders", async () => {
+    const { repo, workspace } = repository();
+    writeFileSync(join(repo, "other-notes.txt"), "NOT-GRANTED\n");
+    h = await startHarness({ script: [{ toolCalls: [{ name: "exec_command", arguments: { cmd: "cat ../../AGENTS.md; cat ../../other-notes.txt; ls ../..", description: "look" } }] }, { text: "seen" }] });
+    const session = await h.agent.createSession({ workspaceDir: workspace, sandbox: { enabled: true } });
+    expect(session.projectInstructions.loaded.map((f) => f.path)).toEqual([join(repo, "AGENTS.md"), join(repo, "pkg", "CLAUDE.md"), join(workspace, "AGENTS.md")]);
+    await collect(session.run("look around", { approve: allow }));
+    await session.dispose();
+    const output = toolResults(h.kit.requests[1]!).join("\n");
+    expect(output).toContain("ROOT-RULE: tabs are forbidden");
+    expect(output).not.toContain("NOT-GRANTED");
+    expect(output).toMatch(/No such file or directory/);
   });
 });
