@@ -92,7 +92,7 @@ export class Agent {
     const sessionId = newSessionId(now);
     const memory = await loadMemoryIndex(this.paths, workspace.path, { temporaryWorkspace: workspace.temporary });
     const sandbox = sessionConfinement(this.#parts, options.sandbox, workspace.path, sessionId);
-    const instructions = sessionInstructions(sandbox, workspace.path);
+    const instructions = sessionInstructions(this.#parts, sandbox, workspace.path);
     const systemPrompt = assembleSystemPrompt(state, {
       workspace: workspace.path,
       provider: endpoint.provider,

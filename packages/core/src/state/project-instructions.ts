@@ -47,9 +47,12 @@ function repositoryRoot(workspace: string): string | undefined {
   }
 }
 
-/** The instruction files of `workspace` (a real, absolute path), outermost first. */
-export function instructionCandidates(workspace: string): InstructionCandidates {
-  const root = repositoryRoot(workspace) ?? workspace;
+/**
+ * The instruction files of `workspace` (a real, absolute path), outermost first. A workspace in
+ * the data root (a temporary one) is its own root: nothing above it is the user's project.
+ */
+export function instructionCandidates(workspace: string, dataRoot: string): InstructionCandidates {
+  const root = isInside(real(dataRoot), workspace) ? workspace : (repositoryRoot(workspace) ?? workspace);
   const folders: string[] = [];
   for (let dir = workspace; ; dir = dirname(dir)) {
     folders.unshift(dir);

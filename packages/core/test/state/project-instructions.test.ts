@@ -94,6 +94,18 @@ describe("project instructions in the system prompt", { timeout: 60_000 }, () =>
     expect(open.prompt).toContain("DATA-ROOT-SECRET");
   });
 
+  it("a temporary workspace (in the data root) reads nothing above itself, even under a .git", async () => {
+    h = await startHarness();
+    const project = join(h.root, "default_project");
+    mkdirSync(join(project, ".git"), { recursive: true });
+    writeFileSync(join(project, "AGENTS.md"), "DATA-ROOT-RULE\n");
+    const session = await h.agent.createSession({ persist: true, sandbox: { enabled: false } });
+    expect(session.workspace.startsWith(h.agent.paths.workspacesDir)).toBe(true);
+    expect(session.projectInstructions).toEqual({ loaded: [], skipped: [] });
+    expect(session.systemPrompt).not.toContain("DATA-ROOT-RULE");
+    await session.dispose();
+  });
+
   it.skipIf(!probeSandbox().available)("in bwrap, commands see the granted parent files and nothing else of the hidden parent folders", async () => {
     const { repo, workspace } = repository();
     writeFileSync(join(repo, "other-notes.txt"), "NOT-GRANTED\n");
