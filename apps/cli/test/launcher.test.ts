@@ -233,6 +233,10 @@ describe("./penguin install and build logic", { timeout: 60_000 }, () => {
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain("penguin: the build failed (see above); fix it and run ./penguin again");
     expect(r.stderr).toContain("tsc output");
+    // The failed step's log is kept for the user and named; this test removes it.
+    const log = /its whole output is in (\S+)\n/.exec(r.stderr)?.[1];
+    expect(log).toBeDefined();
+    rmSync(join(log!, ".."), { recursive: true, force: true });
     expect(existsSync(join(dir, "apps", "cli", "bundle", ".build-stamp"))).toBe(false);
     rmSync(join(dir, "fail-build"));
     const again = await run(join(dir, "penguin"), ["ok"], env, dir);
