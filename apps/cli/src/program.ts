@@ -10,6 +10,7 @@
 import { Command, Option } from "commander";
 import type { ExitCode } from "./exit-codes.js";
 import { nonNegativeNumber, positiveInt } from "./option-parsers.js";
+import { unknownOptionsFirst } from "./unknown-options-first.js";
 import { cliVersion } from "./version.js";
 
 export type ExitSink = (code: ExitCode) => void;
@@ -209,8 +210,10 @@ Examples:
     setExit(await (await import("./commands/config-vault.js")).vaultRemove(opts)),
   );
 
-  agentOptions(program.command("sessions").description("list sessions, most recent first: id, start, model, status, cost, workspace, first prompt"))
+  agentOptions(program.command("sessions").description("list sessions, most recent first: id, start, status, cost, title (fits 100 columns)"))
     .option("--all", "list every session (default: the 20 most recent)")
+    .option("--wide", "every column, however wide: adds the model and the workspace, titles cut at 48")
+    .option("--json", "one JSON object: the total and every field of each listed session")
     .addOption(new Option("--limit <n>", "how many to list").argParser(positiveInt).default(20))
     .option("--watch", "then follow the sessions: a line per new or changed session (from the server's feed when one is reachable, else from the local traces)")
     .option("--server <url>", "with --watch: the server (default: the one running on the data root; signs in with PENGUIN_PASSWORD)")
@@ -332,5 +335,6 @@ Examples:
     .option("--no-open", "do not open the browser")
     .action(async (opts) => setExit(await (await import("./commands/docs.js")).docsCommand(opts)));
 
+  unknownOptionsFirst(program);
   return program;
 }

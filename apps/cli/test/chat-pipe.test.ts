@@ -1,7 +1,8 @@
 // `penguin chat` with piped stdin: lines are a script, run one after another (no steering
 // without a terminal), an approval question takes the next line, EOF denies, and the chat
 // ends by printing the command that resumes the session.
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "./helpers/build.js";
 import { runCli } from "./helpers/run-cli.js";
@@ -36,6 +37,21 @@ describe("penguin chat (piped stdin)", { timeout: 60_000 }, () => {
     expect(world.kit.requests).toHaveLength(2);
     const texts = world.kit.requests[1]!.messages.map((m) => `${m.role}:${m.text ?? ""}`);
     expect(texts).toEqual(expect.arrayContaining(["user:task one", "assistant:answer one", "user:task two"]));
+  });
+
+  it("says which project instruction files it loaded, and the model gets them outermost first", async () => {
+    world = await startWorld({ script: [{ text: "noted" }] });
+    mkdirSync(join(world.workspace, ".git"));
+    writeFileSync(join(world.workspace, "AGENTS.md"), "REPO-RULE-1\n");
+    const sub = join(world.workspace, "pkg");
+    mkdirSync(sub);
+    writeFileSync(join(sub, "CLAUDE.md"), "PKG-RULE-2\n");
+    const r = await runCli(["chat", "--workspace", sub], { env: world.env, input: "hello\n" });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("instructions loaded: ../AGENTS.md, CLAUDE.md\n");
+    const system = world.kit.requests[0]?.system ?? "";
+    expect(system.indexOf("REPO-RULE-1")).toBeGreaterThan(0);
+    expect(system.indexOf("PKG-RULE-2")).toBeGreaterThan(system.indexOf("REPO-RULE-1"));
   });
 
   it("continues the latest session with --resume and a given one with --resume SID", async () => {

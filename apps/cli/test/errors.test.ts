@@ -3,6 +3,7 @@
 // engine's retries (instant here through PENGUIN_RETRY_DELAY_SCALE=0).
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
+import { readProjectConfig, writeProjectConfig } from "@penguin/core";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "./helpers/build.js";
 import { runCli } from "./helpers/run-cli.js";
@@ -46,6 +47,36 @@ describe("errors a user will hit", { timeout: 60_000 }, () => {
     expect(r.stdout).toBe("");
   });
 
+  it("models configured but no default: exit 2, naming them and the exact command that picks one", async () => {
+    world = await startWorld({ script: [{ text: "picked" }] });
+    const config = readProjectConfig(world.configFile);
+    delete config.default_model;
+    writeProjectConfig(world.configFile, config);
+    const r = await runCli(["run", "-m", "hi", "--workspace", world.workspace], { env: world.env });
+    expect(r.code).toBe(2);
+    const line = oneErrorLine(r.stderr);
+    expect(line).not.toContain("no model is configured");
+    expect(line).toContain(`no default model is set in ${world.configFile} (configured: testkit/scripted-model)`);
+    const pick = /Pick one with: (penguin config model default --provider \S+ --model-id \S+)/.exec(line)?.[1];
+    expect(pick).toBe("penguin config model default --provider testkit --model-id scripted-model");
+    // The command it names is one the CLI takes, and after it the same run works.
+    expect((await runCli(pick!.split(" ").slice(1), { env: world.env })).code).toBe(0);
+    const again = await runCli(["run", "-m", "hi", "--workspace", world.workspace], { env: world.env });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("picked");
+  });
+
+  it("the first model added to a table without a default becomes the default", async () => {
+    world = await startWorld({ noModel: true, script: [{ text: "first one" }] });
+    const add = (provider: string, model: string, url: string) =>
+      runCli(["config", "model", "add", "--provider", provider, "--model-id", model, "--client-type", "openai-chat", "--base-url", url, "--api-key", "sk-test-0123456789"], { env: world!.env });
+    expect((await add("testkit", "scripted-model", world.kit.baseUrl("openai-chat"))).stdout).toContain("(default)");
+    expect((await add("other", "m", "https://example.invalid/v1")).stdout).not.toContain("(default)");
+    expect(readProjectConfig(world.configFile).default_model).toEqual({ provider: "testkit", model_id: "scripted-model" });
+    const r = await runCli(["run", "-m", "hi", "--workspace", world.workspace], { env: world.env });
+    expect(r.stdout).toContain("first one");
+  });
+
   it("half a model pair: exit 2", async () => {
     world = await startWorld();
     const r = await runCli(["run", "-m", "hi", "--provider", "testkit", "--workspace", world.workspace], { env: world.env });
@@ -87,6 +118,23 @@ describe("errors a user will hit", { timeout: 60_000 }, () => {
     expect(r.stderr.match(/\[retry\] /g)).toHaveLength(5);
     expect(r.stderr).toMatch(/\(attempt 6 of 6\): /);
     expect(r.stderr).toMatch(new RegExp(`error: the task failed \\(failed after 6 attempts: .*(ECONNREFUSED|network error).*\\); model testkit/scripted-model at http://127\\.0\\.0\\.1:${port}/v1`));
+  });
+
+  it("a mistyped option is named with the nearest option, before any missing required one", async () => {
+    world = await startWorld();
+    const cases: Array<[string[], string, string]> = [
+      [["run", "--mesage", "hi"], "unknown option '--mesage'", "(Did you mean --message?)"],
+      [["config", "model", "add", "--provider", "x", "--modle-id", "y"], "unknown option '--modle-id'", "(Did you mean --model-id?)"],
+      [["run", "-m", "x", "--worksapce", "."], "unknown option '--worksapce'", "(Did you mean --workspace?)"],
+    ];
+    for (const [args, typo, nearest] of cases) {
+      const r = await runCli(args, { env: world.env });
+      expect(r.code, args.join(" ")).toBe(2);
+      expect(r.stderr, args.join(" ")).not.toContain("required option");
+      expect(r.stderr, args.join(" ")).toContain(typo);
+      expect(r.stderr, args.join(" ")).toContain(nearest);
+    }
+    expect(world.kit.requests).toHaveLength(0);
   });
 
   it("bad flag values and combinations: exit 2 with one line", async () => {

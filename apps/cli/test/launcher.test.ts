@@ -94,6 +94,8 @@ describe("./penguin install and build logic", { timeout: 60_000 }, () => {
     writeFileSync(join(bin, "npm"), `#!/bin/sh\necho "npm $* in $(basename "$PWD")" >> "${log}"\nmkdir -p dist && echo '<html>' > dist/index.html\n`);
     // The build script stand-in logs its call, and builds unless `fail-build` exists.
     mkdirSync(join(dir, "apps", "cli", "scripts"), { recursive: true });
+    // The real quiet step runner: it is part of the launcher's setup path.
+    copyFileSync(join(REPO, "apps", "cli", "scripts", "quiet-step.mjs"), join(dir, "apps", "cli", "scripts", "quiet-step.mjs"));
     writeFileSync(
       join(dir, "apps", "cli", "scripts", "cli-build.mjs"),
       [
@@ -126,7 +128,15 @@ describe("./penguin install and build logic", { timeout: 60_000 }, () => {
     expect(fresh.stdout).toBe("cli:run,-m,hi\n");
     expect(fresh.stderr).toContain("penguin: installing dependencies (pnpm 10.34.8 install --frozen-lockfile)…");
     expect(fresh.stderr).toContain("penguin: building (tsc -b apps/cli, then the CLI bundle)…");
-    expect(fresh.stderr).toContain("pnpm output");
+    // The tools' own output stays in the step's log: one line per step starting, one ending.
+    expect(fresh.stderr).not.toContain("pnpm output");
+    expect(fresh.stderr).not.toContain("tsc output");
+    expect(fresh.stderr.trim().split("\n")).toEqual([
+      "penguin: installing dependencies (pnpm 10.34.8 install --frozen-lockfile)…",
+      expect.stringMatching(/^penguin: installing dependencies \(pnpm 10\.34\.8 install --frozen-lockfile\): done \(\d+ s\)$/),
+      "penguin: building (tsc -b apps/cli, then the CLI bundle)…",
+      expect.stringMatching(/^penguin: building \(tsc -b apps\/cli, then the CLI bundle\): done \(\d+ s\)$/),
+    ]);
     expect(calls()).toEqual(["npx --yes pnpm@10.34.8 install --frozen-lockfile", "build --force"]);
 
     const warm = await run(launcher, ["--version"], env);
@@ -223,6 +233,10 @@ describe("./penguin install and build logic", { timeout: 60_000 }, () => {
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain("penguin: the build failed (see above); fix it and run ./penguin again");
     expect(r.stderr).toContain("tsc output");
+    // The failed step's log is kept for the user and named; this test removes it.
+    const log = /its whole output is in (\S+)\n/.exec(r.stderr)?.[1];
+    expect(log).toBeDefined();
+    rmSync(join(log!, ".."), { recursive: true, force: true });
     expect(existsSync(join(dir, "apps", "cli", "bundle", ".build-stamp"))).toBe(false);
     rmSync(join(dir, "fail-build"));
     const again = await run(join(dir, "penguin"), ["ok"], env, dir);

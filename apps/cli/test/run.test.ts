@@ -1,6 +1,8 @@
 // `penguin run` end to end: the built CLI as a child process against the testkit model,
 // with a temp data root and workspace. Checks the human output split (answer on stdout,
 // the rest on stderr), what reached the model, and the trace left behind.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "./helpers/build.js";
 import { collectOutput, exited, runCli, spawnCli, waitForOutput } from "./helpers/run-cli.js";
@@ -54,6 +56,18 @@ describe("penguin run", { timeout: 60_000 }, () => {
     const trace = traceMessages(world.root, sessionIdFrom(r.stderr));
     expect(trace[0]?.type).toBe("session_meta");
     expect(trace.some((m) => m.type === "model_msg" && m.payload.type === "text" && m.payload.role === "assistant")).toBe(true);
+  });
+
+  it("names the project instruction files it loaded on stderr with --verbose only", async () => {
+    world = await startWorld({ script: [{ text: "one" }, { text: "two" }] });
+    writeFileSync(join(world.workspace, "CLAUDE.md"), "RUN-RULE\n");
+    const verbose = await runCli(["run", "--verbose", "-m", "hi", "--workspace", world.workspace], { env: world.env });
+    expect(verbose.code).toBe(0);
+    expect(verbose.stderr).toContain("instructions loaded: CLAUDE.md\n");
+    expect(verbose.stdout).toBe("one\n");
+    const quiet = await runCli(["run", "-m", "hi", "--workspace", world.workspace], { env: world.env });
+    expect(quiet.stderr).not.toContain("instructions loaded");
+    expect(world.kit.requests[1]?.system).toContain("RUN-RULE");
   });
 
   it("reads the prompt from stdin with -m -", async () => {

@@ -37,7 +37,8 @@ describe("penguin sessions / trace show", { timeout: 60_000 }, () => {
     expect((await exited(child)).code).toBe(130);
     const abortedId = sessionIdFrom(out.stderr());
 
-    const list = await runCli(["sessions"], { env });
+    // Every column (what the list showed before it had to fit 100 columns): --wide.
+    const list = await runCli(["sessions", "--wide"], { env });
     expect(list.code).toBe(0);
     const lines = list.stdout.trim().split("\n");
     expect(lines[0]).toMatch(/^ID\s+STARTED\s+MODEL\s+STATUS\s+COST\s+WORKSPACE\s+TITLE$/);
@@ -52,8 +53,23 @@ describe("penguin sessions / trace show", { timeout: 60_000 }, () => {
     expect(lines[3]).toContain("the first task, with a rather…");
 
     const limited = await runCli(["sessions", "--limit", "1"], { env });
-    expect(limited.stdout.trim().split("\n")).toHaveLength(3);
+    expect(limited.stdout.trim().split("\n")).toHaveLength(4);
     expect(limited.stdout).toContain("(2 older sessions not shown; --all lists every session)");
+
+    // The default fits 100 columns: whole ids, no model or workspace, the title cut to fit.
+    const narrow = await runCli(["sessions"], { env });
+    const rows = narrow.stdout.trim().split("\n");
+    expect(rows[0]).toMatch(/^ID\s+STARTED\s+STATUS\s+COST\s+TITLE$/);
+    for (const row of rows) expect(row.length, row).toBeLessThanOrEqual(100);
+    expect(rows[1]).toContain(abortedId);
+    expect(rows[3]).toMatch(new RegExp(`^${doneId}\\s+\\d\\d-\\d\\d \\d\\d:\\d\\d\\s+done\\s+\\$0\\.0020\\s+the first task`));
+    expect(narrow.stdout).not.toContain(world.workspace);
+    expect(rows.at(-1)).toBe("(--wide adds the model and workspace, --json everything)");
+
+    const json = JSON.parse((await runCli(["sessions", "--json"], { env })).stdout) as { total: number; sessions: Array<Record<string, unknown>> };
+    expect(json.total).toBe(3);
+    expect(json.sessions.map((x) => x.id)).toEqual([abortedId, expect.any(String), doneId]);
+    expect(json.sessions[2]).toMatchObject({ provider: "testkit", modelId: "scripted-model", status: "done", cost: "$0.0020", workspace: world.workspace, title: "the first task, with a rather…" });
 
     const show = await runCli(["trace", "show", doneId], { env });
     expect(show.code).toBe(0);

@@ -49,6 +49,23 @@ describe("the model table", () => {
     expect((await c.put("/api/projects/default_project/models/default", { provider: "nope", modelId: "x" })).status).toBe(400);
   });
 
+  it("a table without a default takes the first model added as its default, as the CLI does", async () => {
+    h = await startHarness();
+    const c = await h.admin();
+    const P = "/api/projects/default_project/models";
+    const entry = (await c.get(P)).body.models[0];
+    const other = { provider: "other", modelId: "m", baseUrl: "https://example.invalid/v1" };
+    // Removing the default model clears the default; the next model added fills it again.
+    const cleared = await c.put(P, { models: [] });
+    expect(cleared.body.defaultModel).toBeNull();
+    const added = await c.put(P, { models: [other] });
+    expect(added.status).toBe(200);
+    expect(added.body.defaultModel).toEqual({ provider: "other", modelId: "m" });
+    // With a default set, adding another leaves it alone.
+    const second = await c.put(P, { models: [other, entry] });
+    expect(second.body.defaultModel).toEqual({ provider: "other", modelId: "m" });
+  });
+
   it("tells open sessions their credentials changed and reloads them for the next task", async () => {
     h = await startHarness({ script: [{ text: "before" }, { text: "after" }] });
     const c = await h.admin();

@@ -30,7 +30,7 @@ import { PenguinError } from "./errors.js";
 import { ToolCallIdAllocator } from "./llm/tool-call-ids.js";
 import { runReplay, type ReplayOptions, type ReplayReport } from "./replay/replay-session.js";
 import { Session } from "./session.js";
-import { assemble, buildReplaySession, buildSession, sessionConfinement, sessionWorkspace, type AgentParts } from "./session-build.js";
+import { assemble, buildReplaySession, buildSession, sessionConfinement, sessionInstructions, sessionWorkspace, type AgentParts } from "./session-build.js";
 import { inspectState, sessionState, type SessionStateAt, type SessionStateOptions } from "./session-reads.js";
 import { resumeSession } from "./session-resume.js";
 import { forkSession, recordSessionFact } from "./session-writes.js";
@@ -91,6 +91,8 @@ export class Agent {
     const now = new Date();
     const sessionId = newSessionId(now);
     const memory = await loadMemoryIndex(this.paths, workspace.path, { temporaryWorkspace: workspace.temporary });
+    const sandbox = sessionConfinement(this.#parts, options.sandbox, workspace.path, sessionId);
+    const instructions = sessionInstructions(this.#parts, sandbox, workspace.path);
     const systemPrompt = assembleSystemPrompt(state, {
       workspace: workspace.path,
       provider: endpoint.provider,
@@ -98,6 +100,7 @@ export class Agent {
       sessionId,
       now,
       memory,
+      projectInstructions: instructions.loaded,
     });
     const meta: SessionMetaPayload = {
       session_id: sessionId,
@@ -110,11 +113,11 @@ export class Agent {
     };
     if (options.source !== undefined) meta.source = options.source;
     const thinkingLevel = options.thinkingLevel ?? state.config.model.thinking_level ?? config.default_chat?.thinking_level ?? "medium";
-    const sandbox = sessionConfinement(this.#parts, options.sandbox, meta.workspace, sessionId);
     // The starting settings are the session's first fact: inspect and resume read them from event 2 on.
     const opening = settingsChanged({ ...(options.approvalMode === undefined ? {} : { approval_mode: options.approvalMode }), thinking_level: thinkingLevel });
     const lease = this.#parts.hold(sessionId);
     const session = await whileHolding(lease, () => buildSession(this.#parts, { meta, state, config, endpoint, thinkingLevel, seed: initialSessionState, writerIndex: 1, existing: false, ids: new ToolCallIdAllocator(), resumed: false, sandbox, opening, approvalMode: options.approvalMode, lease }));
+    session.projectInstructions = instructions;
     if (options.persist) await session.persist();
     return session;
   }

@@ -66,6 +66,7 @@ export { installSkill, listInstalledSkills } from "./state/skills.js";
 export type { SkillMeta } from "./state/skills.js";
 export { loadMemoryIndex, workspaceScopeName } from "./state/memory.js";
 export { assembleSystemPrompt } from "./state/prompt.js";
+export type { InstructionFile, ProjectInstructions } from "./state/project-instructions.js";
 export type { Compactability } from "./engine/context-engine.js";
 export { compactionThreshold, compactionTrigger } from "./engine/compaction.js";
 export { activityDigest } from "@penguin/trace";

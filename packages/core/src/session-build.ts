@@ -20,6 +20,8 @@ import { visionDescriber } from "./llm/vision-describer.js";
 import { createEnvironment, type EnvironmentConfig } from "./environment/index.js";
 import type { CommandSandbox, SandboxOptions } from "./environment/commands/sandbox.js";
 import { sessionBoundary, sessionCommandSandbox } from "./environment/commands/session-sandbox.js";
+import { mountTable, unconfinedTable } from "./environment/commands/mount-table.js";
+import { instructionCandidates, instructionGrants, readProjectInstructions, type ProjectInstructions } from "./state/project-instructions.js";
 import { parseMcpServers } from "./environment/mcp/config.js";
 import { loadMcpHub } from "./environment/mcp/load-hub.js";
 import { createCommandPolicy } from "./approvals/command-policy.js";
@@ -97,9 +99,20 @@ export function sessionWorkspace(parts: AgentParts, dir: string | undefined): { 
 export function sessionConfinement(parts: AgentParts, requested: SandboxOptions | undefined, workspace: string, sessionId: string): SessionConfinement {
   const options = requested ?? parts.options.sandbox;
   if (options === undefined || !(options.enabled || options.confineFiles === true)) return { commands: undefined, boundary: undefined };
-  const place = { workspace, scratchpad: sessionScratchpad(parts.paths, sessionId) };
+  const instructionFiles = instructionGrants(instructionCandidates(workspace, parts.paths.root), workspace, parts.paths.root);
+  const place = { workspace, scratchpad: sessionScratchpad(parts.paths, sessionId), instructionFiles };
   const commands = sessionCommandSandbox(parts.paths, options, place, parts.options.bwrapPath);
   return { commands, boundary: commands ?? sessionBoundary(parts.paths, options, place, parts.options.bwrapPath) };
+}
+
+/**
+ * The workspace's AGENTS.md/CLAUDE.md files (state/project-instructions.ts), read through the
+ * mount table the session's file tools use, so the system prompt holds only what they could read.
+ */
+export function sessionInstructions(parts: AgentParts, confinement: SessionConfinement, workspace: string): ProjectInstructions {
+  const boundary = confinement.boundary;
+  const table = boundary === undefined ? unconfinedTable([]) : mountTable(boundary, process.env.PATH);
+  return readProjectInstructions(instructionCandidates(workspace, parts.paths.root).files, table);
 }
 
 /** describe_image for a model without vision: the project's vision model, when one is set. */

@@ -8,6 +8,7 @@
  *
  * Created by `Agent.createSession` / `Agent.resumeSession` (agent.ts); not constructed by hosts.
  */
+import type { ProjectInstructions } from "./state/project-instructions.js";
 import { sessionArchived, sessionTitle, userText, type OmniMessage, type SessionMetaPayload, type TokenCounts } from "@penguin/omnimessage";
 import type { ModelEndpoint, Pricing, ThinkingLevel } from "@penguin/models";
 import { Effect, Exit, Layer, Scope, Stream } from "effect";
@@ -78,6 +79,11 @@ export class Session {
   readonly systemPrompt: string;
   readonly scratchpadDir: string;
   readonly resumed: boolean;
+  /**
+   * The workspace's AGENTS.md/CLAUDE.md files this session's system prompt took in, and those it
+   * skipped (set by createSession; a resumed session's prompt is the recorded one: none read).
+   */
+  projectInstructions: ProjectInstructions = { loaded: [], skipped: [] };
   /** Prices of the session's model, when known (cost is computed from usage × prices). */
   readonly pricing: Pricing | undefined;
   readonly clientType: ModelEndpoint["clientType"];

@@ -15,6 +15,7 @@
  * All session logic is core's: this class only decides what to show and which SDK call a
  * keystroke means.
  */
+import { projectInstructionsLine } from "../session/instructions-line.js";
 import { printRecap } from "./recap.js";
 import { existsSync } from "node:fs";
 import type { Interface } from "node:readline";
@@ -137,6 +138,8 @@ export class Chat {
     out.line(`${c.bold("penguin chat")} · ${s.provider}/${s.modelId} · ${s.workspace}`);
     const unasked = this.#o.unasked === undefined || mode === "allow-all" || mode === "deny-all" ? "" : " (no terminal: writes and commands denied)";
     out.line(c.dim(`session ${s.id}${s.resumed ? " (resumed)" : ""} · approvals ${mode}${unasked} · /help for commands · Ctrl-C twice to exit`));
+    const instructions = projectInstructionsLine(s);
+    if (instructions !== undefined) out.line(c.dim(instructions));
     if (s.resumed) printRecap(out, s.paths, s.id);
   }
 

@@ -140,7 +140,8 @@ export async function modelAdd(flags: ModelAddFlags): Promise<ExitCode> {
   // The check runs before the write: whether the entry becomes the default depends on it.
   const check = flags.check === true ? await checkEntry(entry, file) : undefined;
   let next = core.upsertModel(config, entry);
-  const wantsDefault = flags.setDefault === true || config.default_model === undefined;
+  // The first model added to a table without a default becomes it (core's firstAddedDefault, the server's rule too).
+  const wantsDefault = flags.setDefault === true || core.firstAddedDefault(config, next) !== undefined;
   const makeDefault = wantsDefault && (check === undefined || check.ok || flags.force === true);
   if (makeDefault) next = { ...next, default_model: ref };
   core.writeProjectConfig(file, next);

@@ -40,6 +40,7 @@ import { toolCallLine } from "../render/tool-line.js";
 import { recordTitleOnce } from "../session/session-title.js";
 import { approvalFor, parseApprovalMode } from "../session/approvals.js";
 import { endpointBaseUrl, openAgent, openSession, type SessionFlags } from "../session/open-session.js";
+import { projectInstructionsLine } from "../session/instructions-line.js";
 import { exitCodeOf, OutcomeTracker } from "../session/outcome.js";
 import { describeOutcome } from "../session/outcome-message.js";
 import { denyWithoutTerminal } from "../session/no-terminal-denial.js";
@@ -68,6 +69,8 @@ export async function runCommand(flags: RunFlags): Promise<ExitCode> {
   const session = await openSession(agent, flags, mode);
   const err = Output.of(process.stderr);
   err.line(err.colors.dim(`session ${session.id} · ${session.provider}/${session.modelId} · ${session.workspace}`));
+  const instructions = flags.verbose === true ? projectInstructionsLine(session) : undefined;
+  if (instructions !== undefined) err.line(err.colors.dim(instructions));
 
   const controller = new AbortController();
   let interrupts = 0;

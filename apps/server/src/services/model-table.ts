@@ -10,7 +10,7 @@
  *   URL did not change: a key is only ever sent to its own entry's endpoint, so moving an
  *   entry to another URL requires typing the key again.
  */
-import { findModel, type ModelEntry, type ProjectConfig } from "@penguin/core";
+import { findModel, firstAddedDefault, type ModelEntry, type ProjectConfig } from "@penguin/core";
 import { CLIENT_TYPES } from "@penguin/models";
 import { Schema } from "effect";
 import { Url } from "../http/schemas.js";
@@ -83,13 +83,19 @@ export function maskedModels(config: ProjectConfig): MaskedModel[] {
   }));
 }
 
-/** The config with its model table replaced; defaults pointing at removed pairs are cleared. */
+/**
+ * The config with its model table replaced; defaults pointing at removed pairs are cleared, and a
+ * table without a default takes the first model added as its default (core's firstAddedDefault,
+ * the CLI's rule too).
+ */
 export function replaceModels(config: ProjectConfig, inputs: readonly ModelEntryInput[]): ProjectConfig {
   const models = inputs.map((input) => entryOf(input, findModel(config, { provider: input.provider, model_id: input.modelId })));
   const next: ProjectConfig = { ...config, models };
   const has = (ref: { provider: string; model_id: string } | undefined) => ref !== undefined && findModel(next, ref) !== undefined;
   if (!has(next.default_model)) delete next.default_model;
   if (!has(next.vision_model)) delete next.vision_model;
+  const adopted = firstAddedDefault(config, next);
+  if (adopted !== undefined) next.default_model = adopted;
   return next;
 }
 

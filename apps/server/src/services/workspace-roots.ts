@@ -82,7 +82,7 @@ export class WorkspaceRoots {
     const roots = [...this.#configured().flatMap((r) => realOrUndefined(r) ?? []), ...agentDirs];
     if (roots.some((r) => isInside(r, real))) return undefined;
     const named = this.#configured().length === 0 ? "none are configured besides the agent's workspaces folder" : this.#configured().join(", ");
-    return `is outside the server's workspace roots (${named}); an admin can add roots in the server settings (workspaceRoots)`;
+    return `is outside the server's workspace roots (${named}); an admin can add roots in the web's Settings → Workspace roots (the server setting workspaceRoots)`;
   }
 }
 

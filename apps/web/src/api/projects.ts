@@ -54,5 +54,6 @@ export const putChatDefaults = (projectId: string, defaults: ChatDefaults) => pu
 export async function listDirs(projectId: string, path?: string): Promise<DirListing> {
   const o = asRecord(await get(withQuery(`${projectPath(projectId)}/dirs`, { path })));
   const dirs = listOf(o.dirs ?? o.entries).flatMap((d) => (typeof d === "string" ? [d] : (str(asRecord(d), "name") ?? [])));
-  return { path: str(o, "path") ?? path ?? "/", parent: str(o, "parent") ?? null, dirs };
+  const roots = listOf(o.roots).filter((r): r is string => typeof r === "string");
+  return { path: str(o, "path") ?? path ?? "/", parent: str(o, "parent") ?? null, dirs, roots };
 }

@@ -26,3 +26,13 @@ export async function saveMcpCommandSettings(mcp: McpCommandSettings): Promise<J
   const current = await getServerSettings();
   return asRecord(await put("/api/admin/settings", { ...current, mcp }));
 }
+
+/** The folders under which session workspaces may lie (server settings `workspaceRoots`; empty: the server's start-up roots). */
+export function workspaceRoots(settings: Json): string[] {
+  return Array.isArray(settings.workspaceRoots) ? settings.workspaceRoots.filter((r): r is string => typeof r === "string") : [];
+}
+
+export async function saveWorkspaceRoots(roots: string[]): Promise<Json> {
+  const current = await getServerSettings();
+  return asRecord(await put("/api/admin/settings", { ...current, workspaceRoots: roots }));
+}

@@ -125,7 +125,7 @@ export interface ModelTable {
 
 export type ModelTestResult = Mutable<Partial<Pick<C.ModelTestResult, "status" | "ttftMs" | "tps" | "error">>> & Pick<C.ModelTestResult, "ok">;
 export type DetectResult = Pick<NonNullable<C.DetectAnswer["detected"]>, "clientType" | "baseUrl">;
-export type DirListing = Mutable<Pick<C.DirListing, "path" | "parent">> & { dirs: string[] };
+export type DirListing = Mutable<Pick<C.DirListing, "path" | "parent">> & { dirs: string[]; roots: string[] };
 export type AgentConfig = Mutable<C.AgentConfigText>;
 /** A vault entry; the value is masked (`••••abcd`) and, sent back unchanged, keeps the stored value. */
 export type VaultEntry = { name: string; value: NonNullable<C.VaultView["entries"][number]["value"]> };

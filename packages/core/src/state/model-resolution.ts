@@ -50,6 +50,14 @@ export function resolveModelEntry(config: ProjectConfig, ref: ModelRefInput, ctx
     }
     return entry;
   }
+  if (config.default_model === undefined && config.models.length > 0) {
+    const known = config.models.map((m) => `${m.provider}/${m.model_id}`).join(", ");
+    const first = config.models[0]!;
+    throw new PenguinError(
+      "model_not_configured",
+      `no default model is set in ${ctx.configFile} (configured: ${known}). Pick one with: penguin config model default --provider ${first.provider} --model-id ${first.model_id} (or name one for this call with --provider and --model-id)`,
+    );
+  }
   if (config.default_model === undefined) {
     throw new PenguinError("model_not_configured", `no model is configured in ${ctx.configFile}. Add one with: ${ADD_HINT}`);
   }

@@ -322,6 +322,18 @@ export function upsertModel(config: ProjectConfig, entry: ModelEntry): ProjectCo
   return { ...config, models: [...models, entry] };
 }
 
+/**
+ * The default-model rule the CLI and the server share: a table without a default takes the first
+ * model added to it as its default. Returns that model's pair (the first entry of `next` that
+ * `before` did not have) when `before` had no default and `next` names none; else undefined.
+ * Removing the default model clears it instead (removeModel): the next add fills it again.
+ */
+export function firstAddedDefault(before: ProjectConfig, next: ProjectConfig): ModelRef | undefined {
+  if (before.default_model !== undefined || next.default_model !== undefined) return undefined;
+  const added = next.models.find((m) => findModel(before, m) === undefined);
+  return added === undefined ? undefined : { provider: added.provider, model_id: added.model_id };
+}
+
 /** Remove an entry; the default and vision references to it are cleared too. */
 export function removeModel(config: ProjectConfig, ref: ModelRef): ProjectConfig {
   const out: ProjectConfig = { ...config, models: config.models.filter((m) => !sameRef(m, ref)) };

@@ -2,7 +2,8 @@
  * System prompt assembly: `system_config.yaml`'s `system_prompt` with every placeholder filled
  * (SPEC §6).
  *
- *   {{AGENTS_MD}}                      AGENTS.md, as written
+ *   {{AGENTS_MD}}                      AGENTS.md, as written, then the workspace's own
+ *                                      (project-instructions.ts)
  *   {{VAULT}} {{SKILLS}} {{MEMORY}} {{SCHEDULES}}
  *                                      the section prompts, each with its own list filled
  *                                      ({{VAULT_KEYS}} {{SKILL_METADATA}} {{SCHEDULE_LIST}},
@@ -21,6 +22,7 @@ import type { AgentState } from "./agent-state.js";
 import { localDate } from "./ids.js";
 import { userMemoryDir, type MemoryIndex } from "./memory.js";
 import { fillPlaceholders } from "./prompt-template.js";
+import { withProjectInstructions, type InstructionFile } from "./project-instructions.js";
 import { renderMemoryIndex, renderScheduleList, renderSkillMetadata, renderVaultKeys } from "./prompt-sections.js";
 
 export interface HostInfo {
@@ -39,6 +41,8 @@ export interface PromptContext {
   memory: MemoryIndex;
   /** Defaults to this machine (`currentHost()`). */
   host?: HostInfo;
+  /** The workspace's AGENTS.md/CLAUDE.md files, outermost first, added after the agent's AGENTS.md. */
+  projectInstructions?: readonly InstructionFile[];
 }
 
 export function currentHost(env: NodeJS.ProcessEnv = process.env): HostInfo {
@@ -84,7 +88,7 @@ export function assembleSystemPrompt(state: AgentState, ctx: PromptContext): str
     ...environment,
     ...lists,
     ...sections,
-    AGENTS_MD: state.agentsMd.trim(),
+    AGENTS_MD: withProjectInstructions(state.agentsMd, ctx.projectInstructions ?? []),
   });
 }
 

@@ -1,7 +1,8 @@
 /**
  * The signed-in frame: a top bar with the pages, the project switcher and the user, and
- * the routed page below filling the rest of the screen. The bar scrolls sideways on narrow
- * screens instead of wrapping, so a 390 px phone keeps one line of navigation.
+ * the routed page below filling the rest of the screen. On a phone (below Tailwind's `sm`, 640
+ * px) the links are tighter and smaller and "Sign out" is an icon, so every page fits one line
+ * at 375 px; the bar would scroll sideways rather than wrap if a narrower screen needed it.
  */
 import { For, Show, type JSX } from "solid-js";
 import { A } from "@solidjs/router";
@@ -19,13 +20,13 @@ const PAGES = [
   { to: "/settings", label: "Settings" },
 ];
 
-const LINK = "block border-b-2 px-2.5 py-2.5 text-sm whitespace-nowrap";
+const LINK = "block border-b-2 px-1 py-2.5 text-xs whitespace-nowrap sm:px-2.5 sm:text-sm";
 
 export function AppShell(props: { children?: JSX.Element }) {
   return (
     <div class="flex h-full flex-col">
-      <header class="flex items-center gap-2 border-b border-slate-200 bg-white px-2 dark:border-slate-800 dark:bg-slate-950">
-        <span class="flex items-center gap-1 pr-1 text-sm font-semibold text-slate-800 dark:text-slate-100">
+      <header class="flex items-center gap-1 border-b border-slate-200 bg-white px-1 sm:gap-2 sm:px-2 dark:border-slate-800 dark:bg-slate-950">
+        <span class="flex shrink-0 items-center gap-1 text-sm font-semibold text-slate-800 dark:text-slate-100">
           <Icon name="penguin" class="h-5 w-5" />
           <span class="hidden sm:inline">Penguin</span>
         </span>
@@ -66,8 +67,15 @@ export function AppShell(props: { children?: JSX.Element }) {
           </label>
         </Show>
         <span class="hidden text-xs text-slate-500 md:inline">{auth.me?.userId}</span>
-        <button type="button" onClick={() => void signOut()} class="rounded px-2 py-1 text-xs whitespace-nowrap text-slate-600 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800">
-          Sign out
+        <button
+          type="button"
+          onClick={() => void signOut()}
+          aria-label="Sign out"
+          title="Sign out"
+          class="shrink-0 rounded px-1 py-1 text-xs whitespace-nowrap text-slate-600 hover:bg-slate-100 sm:px-2 dark:text-slate-300 dark:hover:bg-slate-800"
+        >
+          <Icon name="signout" class="h-4 w-4 sm:hidden" />
+          <span class="hidden sm:inline">Sign out</span>
         </button>
       </header>
       <SandboxNotice />

@@ -1,7 +1,9 @@
 /**
  * Choosing a workspace folder on the server through its directory browser (`P/dirs`):
- * a dialog that lists sub-folders of the current path, with "Up" and "Use this folder".
- * An empty workspace means the server creates a temporary one for the session.
+ * a dialog that lists sub-folders of the current path, with "Up" and "Use this folder", and
+ * the roots a workspace may lie under (the admin's Settings → Workspace roots, and the agent's
+ * own workspaces folder) as buttons to jump to. An empty workspace means the server creates a
+ * temporary one for the session.
  */
 import { createEffect, createSignal, For, on, onCleanup, Show } from "solid-js";
 import { errorText } from "../../api/http";
@@ -37,6 +39,22 @@ export function WorkspacePicker(props: { projectId: string; start: string | unde
       <p class="mb-2 font-mono text-xs break-all text-slate-600 dark:text-slate-400" aria-live="polite">
         {listing()?.path ?? path() ?? "…"}
       </p>
+      <Show when={(listing()?.roots.length ?? 0) > 1}>
+        <div role="group" aria-label="Workspace roots" class="mb-2 flex flex-wrap gap-1">
+          <For each={listing()?.roots ?? []}>
+            {(root) => (
+              <button
+                type="button"
+                aria-pressed={listing()?.path === root}
+                class={`max-w-full truncate rounded border px-2 py-0.5 font-mono text-xs ${listing()?.path === root ? "border-blue-500 bg-blue-50 dark:bg-slate-800" : "border-slate-300 hover:bg-slate-100 dark:border-slate-700 dark:hover:bg-slate-800"}`}
+                onClick={() => setPath(root)}
+              >
+                {root}
+              </button>
+            )}
+          </For>
+        </div>
+      </Show>
       <Show when={error()}>{(e) => <Notice tone="error">{e()}</Notice>}</Show>
       <Show when={listing() !== undefined || error() !== undefined} fallback={<Spinner label="Loading folders" />}>
         <ul aria-label="Folders" class="max-h-80 overflow-auto rounded border border-slate-200 dark:border-slate-800">

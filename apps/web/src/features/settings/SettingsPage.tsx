@@ -1,8 +1,8 @@
 /**
  * Settings: my password, the theme (light, dark, or follow the system), the current project's
  * approval mode for new sessions (owners change it), and for the admin the users of this
- * server (create, reset a password, delete) and the MCP commands (which stdio MCP servers may
- * run here).
+ * server (create, reset a password, delete), the workspace roots (where session workspaces may
+ * be) and the MCP commands (which stdio MCP servers may run here).
  */
 import { For, Show } from "solid-js";
 import { Page } from "../../components/layout/Page";
@@ -12,6 +12,7 @@ import { PasswordForm } from "../auth/PasswordForm";
 import { McpCommandsAdmin } from "./McpCommandsAdmin";
 import { ProjectDefaultsSection } from "./ProjectDefaultsSection";
 import { UsersAdmin } from "./UsersAdmin";
+import { WorkspaceRootsAdmin } from "./WorkspaceRootsAdmin";
 
 const THEMES: { value: Theme; label: string }[] = [
   { value: "light", label: "Light" },
@@ -55,6 +56,14 @@ export default function SettingsPage() {
               <UsersAdmin self={me().userId} />
             </section>
           )}
+        </Show>
+        <Show when={auth.me?.isAdmin === true}>
+          <section aria-labelledby="set-roots" class="rounded-lg border border-slate-200 p-4 lg:col-span-2 dark:border-slate-800">
+            <h2 id="set-roots" class="mb-3 font-semibold">
+              Workspace roots
+            </h2>
+            <WorkspaceRootsAdmin />
+          </section>
         </Show>
         <Show when={auth.me?.isAdmin === true}>
           <section aria-labelledby="set-mcp" class="rounded-lg border border-slate-200 p-4 lg:col-span-2 dark:border-slate-800">

@@ -10,7 +10,7 @@
  * Visible inside: the workspace, the session's scratchpad, the agent's shared_env and
  * agent_state/memory (writable: the model keeps its memory there), agent_state (read-only, so
  * skills' scripts run; its vault masked: vault values reach commands through their environment
- * only). Hidden: the whole data root (every
+ * only), the project's AGENTS.md/CLAUDE.md files above the workspace (read-only, each file alone). Hidden: the whole data root (every
  * project's credentials, vaults, traces and databases) and the workspace's parent folder (the
  * other workspaces). Private: the host's home folders (empty and throwaway inside; PATH tools
  * in them stay). Masked too: the host's password hashes and SSH host keys.
@@ -25,6 +25,8 @@ export interface SessionPlace {
   workspace: string;
   /** The session's scratchpad (writable); left out where there is no session (a probe). */
   scratchpad?: string;
+  /** Project instruction files above the workspace it may read (state/project-instructions.ts `instructionGrants`). */
+  instructionFiles?: readonly string[];
 }
 
 /**
@@ -54,7 +56,7 @@ export function sessionBoundary(paths: AgentPaths, options: SandboxOptions, plac
   const parent = dirname(workspace);
   return {
     writable: [workspace, ...(place.scratchpad === undefined ? [] : [place.scratchpad]), paths.sharedEnvDir, paths.memoryDir],
-    readOnly: [paths.agentState],
+    readOnly: [paths.agentState, ...(place.instructionFiles ?? [])],
     hidden: [paths.root, ...(options.hide ?? [])],
     hiddenUnlessOnPath: parent === workspace ? [] : [parent],
     masked: [paths.vault, ...hostSecretFiles()],
