@@ -57,6 +57,7 @@ const VENDOR = [
   { name: "marked", from: "apps/cli" },
   { name: "marked-terminal", from: "apps/cli" },
   { name: "undici", from: "packages/models", commonjs: true },
+  { name: "@agentclientprotocol/sdk", from: "apps/cli" },
 ];
 
 /**

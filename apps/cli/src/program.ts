@@ -134,6 +134,14 @@ In the chat:
     )
     .action(async (opts) => setExit(await (await import("./commands/chat.js")).chatCommand(opts)));
 
+  agentOptions(program.command("acp").description("serve the Agent Client Protocol on stdin/stdout for an editor (Zed, JetBrains, Neovim): sessions, approvals and edits through the editor"))
+    .option("--approve <mode>", `${APPROVE_HELP.replace("asked on a terminal and denied without one", "asked through the editor").replace("asked on a terminal, denied without one", "asked through the editor")}`)
+    .option("--sandbox", "require the bubblewrap sandbox for commands (the default where bwrap can run): refuse to start where it cannot")
+    .option("--no-sandbox", "run commands unsandboxed, with your user's full access")
+    .option("--sandbox-network", "let sandboxed commands use the network (default: none)")
+    .addHelpText("after", "\nstdout carries the protocol only (logs go to stderr). Zed: add to settings.json\n  \"agent_servers\": { \"PenguinHarness\": { \"command\": \"penguin\", \"args\": [\"acp\"] } }")
+    .action(async (opts) => setExit(await (await import("./acp/acp-command.js")).acpCommand(opts)));
+
   const config = program.command("config").description("edit the project's models and the agent's vault");
   const model = config.command("model").description("models of the project (.project_config.toml)");
   agentOptions(
