@@ -23,6 +23,7 @@ import { approvalFor } from "../session/approvals.js";
 import { OutcomeTracker } from "../session/outcome.js";
 import { describeOutcome } from "../session/outcome-message.js";
 import { recordTitleOnce } from "../session/session-title.js";
+import { AnnouncedCalls } from "./announced-calls.js";
 import { clientWriteFileOperations } from "./client-files.js";
 import { askThroughClient } from "./client-permission.js";
 import { EXTENSION_METHODS, forkAt, inspectAt, InvalidExtensionParams, parseFork, parseInspect, parseReplay, replaySession } from "./extensions.js";
@@ -115,8 +116,13 @@ export function buildAcpAgent(sdk: Sdk, options: AcpAgentOptions): { app: acp.Ag
     const onRequestCancelled = (): void => turn.abort();
     requestSignal.addEventListener("abort", onRequestCancelled);
     const client = connection;
-    const ask = askThroughClient(session.id, session.workspace, (request, signal) =>
-      client === undefined ? Promise.reject(new Error("no client connection")) : client.request(sdk.methods.client.session.requestPermission, request, signal === undefined ? {} : { cancellationSignal: signal }),
+    const announced = new AnnouncedCalls();
+    const ask = askThroughClient(
+      session.id,
+      session.workspace,
+      (request, signal) =>
+        client === undefined ? Promise.reject(new Error("no client connection")) : client.request(sdk.methods.client.session.requestPermission, request, signal === undefined ? {} : { cancellationSignal: signal }),
+      (toolCallId, signal) => announced.wait(toolCallId, signal),
     );
     const approve = approvalFor(open.mode, session, ask);
     const outcome = new OutcomeTracker(() => turn.signal.aborted);
@@ -125,7 +131,10 @@ export function buildAcpAgent(sdk: Sdk, options: AcpAgentOptions): { app: acp.Ag
       await recordTitleOnce(session, text);
       for await (const m of session.run(text, { approve, signal: turn.signal })) {
         outcome.observe(m);
-        for (const update of mapper.map(m)) await notify(session.id, update);
+        for (const update of mapper.map(m)) {
+          await notify(session.id, update);
+          if (update.sessionUpdate === "tool_call") announced.mark(update.toolCallId);
+        }
       }
     } finally {
       requestSignal.removeEventListener("abort", onRequestCancelled);

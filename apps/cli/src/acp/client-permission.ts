@@ -21,8 +21,10 @@ const OPTIONS: acp.PermissionOption[] = [
 
 export type PermissionRequester = (request: acp.RequestPermissionRequest, signal: AbortSignal | undefined) => Promise<acp.RequestPermissionResponse>;
 
-export function askThroughClient(sessionId: string, workspace: string, request: PermissionRequester): ApproveFn {
+/** `announced`: resolves once the editor has the call's `tool_call` update (announced-calls.ts); only for the session's own calls. */
+export function askThroughClient(sessionId: string, workspace: string, request: PermissionRequester, announced: (toolCallId: string, signal: AbortSignal | undefined) => Promise<void>): ApproveFn {
   return async function askEditor(call, ctx) {
+    if (ctx.origin === undefined || ctx.origin.length === 0) await announced(call.tool_call_id, ctx.signal);
     const { sessionUpdate: _kind, ...toolCall } = toolCallUpdate(call, workspace) as acp.ToolCall & { sessionUpdate: "tool_call" };
     let response: acp.RequestPermissionResponse;
     try {

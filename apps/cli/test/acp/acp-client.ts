@@ -27,6 +27,8 @@ export interface Editor {
   /** Answers for the next permission requests, in order: the option id to select, or "cancelled". */
   permissionAnswers: string[];
   permissionRequests: acp.RequestPermissionRequest[];
+  /** Per permission request: whether its call's `tool_call` update had arrived before it. */
+  announcedBeforeAsked: boolean[];
   writes: acp.WriteTextFileRequest[];
   stdoutLines(): string[];
   stderr(): string;
@@ -47,6 +49,7 @@ export function startEditor(options: EditorOptions): Editor {
   const waiters: { sessionId: string; predicate: (u: acp.SessionUpdate) => boolean; resolve: (u: acp.SessionUpdate) => void }[] = [];
   const permissionAnswers: string[] = [];
   const permissionRequests: acp.RequestPermissionRequest[] = [];
+  const announcedBeforeAsked: boolean[] = [];
   const writes: acp.WriteTextFileRequest[] = [];
   const updatesOf = (sessionId: string): acp.SessionUpdate[] => {
     let list = updates.get(sessionId);
@@ -65,6 +68,7 @@ export function startEditor(options: EditorOptions): Editor {
     })
     .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
       permissionRequests.push(params);
+      announcedBeforeAsked.push(updatesOf(params.sessionId).some((u) => u.sessionUpdate === "tool_call" && u.toolCallId === params.toolCall.toolCallId));
       const answer = permissionAnswers.shift();
       if (answer === undefined) throw new Error(`the test gave no answer for the permission request of ${params.toolCall.title ?? params.toolCall.toolCallId}`);
       return answer === "cancelled" ? { outcome: { outcome: "cancelled" } } : { outcome: { outcome: "selected", optionId: answer } };
@@ -86,6 +90,7 @@ export function startEditor(options: EditorOptions): Editor {
     updatesOf,
     permissionAnswers,
     permissionRequests,
+    announcedBeforeAsked,
     writes,
     stdoutLines: () => stdout.split("\n").filter((l) => l !== ""),
     stderr: () => stderr,

@@ -68,6 +68,7 @@ describe("penguin acp", { timeout: 90_000 }, () => {
       ["call_acp001", "edit", ["allow_once", "reject_once"]],
       ["call_acp002", "edit", ["allow_once", "reject_once"]],
     ]);
+    expect(editor.announcedBeforeAsked).toEqual([true, true]);
     expect(editor.writes).toEqual([{ sessionId, path: join(world.workspace, "granted.txt"), content: "yes\n" }]);
     expect(readFileSync(join(world.workspace, "granted.txt"), "utf8")).toBe("yes\n");
     expect(existsSync(join(world.workspace, "denied.txt"))).toBe(false);
