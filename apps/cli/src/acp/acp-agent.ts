@@ -88,6 +88,12 @@ export function buildAcpAgent(sdk: Sdk, options: AcpAgentOptions): { app: acp.Ag
     return createAgent({ ...options.agentOptions, environment: { ...options.agentOptions.environment, fileOperations } });
   }
 
+  /** The editor's MCP servers are not started (the agent's own are, inside the sandbox): said once per session on stderr. */
+  function noteIgnoredMcpServers(servers: readonly acp.McpServer[] | undefined, sessionId: string): void {
+    if (servers === undefined || servers.length === 0) return;
+    process.stderr.write(`penguin acp: session ${sessionId}: the editor's MCP servers (${servers.map((m) => m.name).join(", ")}) are not started; list them under tools.mcpServers in the agent's agent_state/system_config.yaml, where they start inside the session's sandbox\n`);
+  }
+
   function mustBeOpen(sessionId: string): OpenSession {
     const open = sessions.get(sessionId);
     if (open === undefined) throw sdk.RequestError.invalidParams({ sessionId }, `session ${sessionId} is not open on this connection: open it with session/new, session/load or session/resume first`);
@@ -174,12 +180,14 @@ export function buildAcpAgent(sdk: Sdk, options: AcpAgentOptions): { app: acp.Ag
         const session = await agent.createSession({ workspaceDir: params.cwd, approvalMode: options.mode, persist: true });
         id = session.id;
         sessions.add({ session, agent, mode: options.mode });
+        noteIgnoredMcpServers(params.mcpServers, session.id);
         return { sessionId: session.id };
       }),
     )
     .onRequest(sdk.methods.agent.session.load, ({ params }) =>
       answering(sdk, async () => {
         const open = await openExisting(params.sessionId);
+        noteIgnoredMcpServers(params.mcpServers, params.sessionId);
         const messages = await sessionMessages(open.agent, params.sessionId);
         for (const update of replayUpdates(messages, open.session.workspace)) await notify(params.sessionId, update);
         return {};
@@ -188,6 +196,7 @@ export function buildAcpAgent(sdk: Sdk, options: AcpAgentOptions): { app: acp.Ag
     .onRequest(sdk.methods.agent.session.resume, ({ params }) =>
       answering(sdk, async () => {
         await openExisting(params.sessionId);
+        noteIgnoredMcpServers(params.mcpServers, params.sessionId);
         return {};
       }),
     )
