@@ -9,6 +9,7 @@
  *   session/resume    agent.resumeSession, nothing replayed
  *   session/list      the traces of the agent (history.ts), optionally those working in `cwd`
  *   session/close     dispose: the turn aborted, the lease let go
+ *   session/set_mode  the approval mode (approval-modes.ts), recorded as settings_changed
  *   session/prompt    session.run; every message mapped (session-updates.ts) and sent before
  *                     the answer, which is `end_turn` or `cancelled`; a failed task is an error
  *   session/cancel    aborts the running turn (the engine records `abort` in the trace)
@@ -18,12 +19,13 @@
  * The SDK is loaded by the caller (it is bundled apart, import() only) and handed in.
  */
 import type * as acp from "@agentclientprotocol/sdk";
-import type { Agent, ApprovalMode, CreateAgentOptions, Session } from "@penguin/core";
-import { approvalFor } from "../session/approvals.js";
+import type { Agent, ApprovalMode, ApproveFn, CreateAgentOptions, Session } from "@penguin/core";
+import { APPROVAL_MODES, approveForMode, isApprovalMode } from "@penguin/core";
 import { OutcomeTracker } from "../session/outcome.js";
 import { describeOutcome } from "../session/outcome-message.js";
 import { recordTitleOnce } from "../session/session-title.js";
 import { AnnouncedCalls } from "./announced-calls.js";
+import { modeState } from "./approval-modes.js";
 import { clientWriteFileOperations } from "./client-files.js";
 import { askThroughClient } from "./client-permission.js";
 import { EXTENSION_METHODS, forkAt, inspectAt, InvalidExtensionParams, parseFork, parseInspect, parseReplay, replaySession } from "./extensions.js";
@@ -36,6 +38,8 @@ export interface AcpAgentOptions {
   /** createAgent's options for every agent this connection opens (root, project, agent, sandbox, sleep). */
   agentOptions: CreateAgentOptions;
   mode: ApprovalMode;
+  /** The mode was given with `--approve`: it also applies to loaded and resumed sessions. */
+  modeGiven: boolean;
   version: string;
 }
 
@@ -104,7 +108,9 @@ export function buildAcpAgent(sdk: Sdk, options: AcpAgentOptions): { app: acp.Ag
     if (sessions.get(sessionId) !== undefined) throw sdk.RequestError.invalidParams({ sessionId }, `session ${sessionId} is already open on this connection`);
     const agent = await sessionAgent(() => sessionId);
     const session = await agent.resumeSession({ sessionId });
-    const open: OpenSession = { session, agent, mode: options.mode };
+    const recorded = session.recordedApprovalMode;
+    const mode = !options.modeGiven && isApprovalMode(recorded) ? recorded : options.mode;
+    const open: OpenSession = { session, agent, mode };
     sessions.add(open);
     return open;
   }
@@ -130,7 +136,9 @@ export function buildAcpAgent(sdk: Sdk, options: AcpAgentOptions): { app: acp.Ag
         client === undefined ? Promise.reject(new Error("no client connection")) : client.request(sdk.methods.client.session.requestPermission, request, signal === undefined ? {} : { cancellationSignal: signal }),
       (toolCallId, signal) => announced.wait(toolCallId, signal),
     );
-    const approve = approvalFor(open.mode, session, ask);
+    // The mode at each call, so a session/set_mode during the turn applies from the next call on.
+    session.setApprovalMode(open.mode);
+    const approve: ApproveFn = (call, ctx) => approveForMode(open.mode, { permissionOf: (name) => session.toolPermission(name), ask })(call, ctx);
     const outcome = new OutcomeTracker(() => turn.signal.aborted);
     const mapper = new SessionUpdateMapper(session.workspace);
     try {
@@ -181,7 +189,7 @@ export function buildAcpAgent(sdk: Sdk, options: AcpAgentOptions): { app: acp.Ag
         id = session.id;
         sessions.add({ session, agent, mode: options.mode });
         noteIgnoredMcpServers(params.mcpServers, session.id);
-        return { sessionId: session.id };
+        return { sessionId: session.id, modes: modeState(options.mode, APPROVAL_MODES) };
       }),
     )
     .onRequest(sdk.methods.agent.session.load, ({ params }) =>
@@ -190,14 +198,14 @@ export function buildAcpAgent(sdk: Sdk, options: AcpAgentOptions): { app: acp.Ag
         noteIgnoredMcpServers(params.mcpServers, params.sessionId);
         const messages = await sessionMessages(open.agent, params.sessionId);
         for (const update of replayUpdates(messages, open.session.workspace)) await notify(params.sessionId, update);
-        return {};
+        return { modes: modeState(open.mode, APPROVAL_MODES) };
       }),
     )
     .onRequest(sdk.methods.agent.session.resume, ({ params }) =>
       answering(sdk, async () => {
-        await openExisting(params.sessionId);
+        const open = await openExisting(params.sessionId);
         noteIgnoredMcpServers(params.mcpServers, params.sessionId);
-        return {};
+        return { modes: modeState(open.mode, APPROVAL_MODES) };
       }),
     )
     .onRequest(sdk.methods.agent.session.list, ({ params }) =>
@@ -209,6 +217,16 @@ export function buildAcpAgent(sdk: Sdk, options: AcpAgentOptions): { app: acp.Ag
     .onRequest(sdk.methods.agent.session.close, ({ params }) =>
       answering(sdk, async () => {
         await sessions.close(params.sessionId);
+        return {};
+      }),
+    )
+    .onRequest(sdk.methods.agent.session.setMode, ({ params }) =>
+      answering(sdk, async () => {
+        const open = mustBeOpen(params.sessionId);
+        if (!isApprovalMode(params.modeId)) throw sdk.RequestError.invalidParams({ modeId: params.modeId }, `unknown mode "${params.modeId}": use one of ${APPROVAL_MODES.join(", ")}`);
+        open.mode = params.modeId;
+        open.session.setApprovalMode(params.modeId);
+        await notify(params.sessionId, { sessionUpdate: "current_mode_update", currentModeId: params.modeId });
         return {};
       }),
     )

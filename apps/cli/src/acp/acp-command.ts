@@ -61,7 +61,7 @@ export async function acpCommand(flags: AcpFlags): Promise<ExitCode> {
     holderCommand: "penguin acp",
     ...(sandbox === undefined ? {} : { sandbox }),
   };
-  const { app, sessions } = buildAcpAgent(sdk, { agentOptions, mode, version: cliVersion() });
+  const { app, sessions } = buildAcpAgent(sdk, { agentOptions, mode, modeGiven: flags.approve !== undefined, version: cliVersion() });
   const stream = sdk.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
   const connection = app.connect(stream);
   await connection.closed;

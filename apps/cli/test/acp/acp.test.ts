@@ -109,6 +109,28 @@ describe("penguin acp", { timeout: 90_000 }, () => {
     }
   });
 
+  it("modes are our approval modes: set_mode allow-all lets a write run unasked, is recorded, and a load opens in it", async () => {
+    world = await startWorld({ script: [{ toolCalls: [write("call_acpmd1", "unasked.txt", "ran\n")] }, { text: "done" }] });
+    editor = startEditor({ env: world.env });
+    await initialize(editor);
+    const created = await editor.agent.request(acp.methods.agent.session.new, { cwd: world.workspace, mcpServers: [] });
+    const sessionId = created.sessionId;
+    expect(created.modes?.currentModeId).toBe("read-only");
+    expect(created.modes?.availableModes.map((m) => m.id).sort()).toEqual(["allow-all", "always-ask", "deny-all", "read-only"]);
+    await expect(editor.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "yolo" })).rejects.toThrow(/unknown mode "yolo": use one of/);
+    await editor.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "allow-all" });
+    await editor.waitForUpdate(sessionId, (u) => u.sessionUpdate === "current_mode_update" && u.currentModeId === "allow-all");
+    const answer = await editor.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "write it" }] });
+    expect(answer.stopReason).toBe("end_turn");
+    expect(editor.permissionRequests).toEqual([]);
+    expect(readFileSync(join(world.workspace, "unasked.txt"), "utf8")).toBe("ran\n");
+    const modes = traceMessages(world.root, sessionId).flatMap((m) => (m.type === "event_msg" && m.payload.type === "settings_changed" && m.payload.approval_mode !== undefined ? [m.payload.approval_mode] : []));
+    expect(modes).toEqual(["read-only", "allow-all"]);
+    await editor.agent.request(acp.methods.agent.session.close, { sessionId });
+    const loaded = await editor.agent.request(acp.methods.agent.session.load, { sessionId, cwd: world.workspace, mcpServers: [] });
+    expect(loaded.modes?.currentModeId).toBe("allow-all");
+  });
+
   it("session/cancel mid-stream ends the turn with cancelled and the trace records the abort", async () => {
     const long = "streaming slowly, word by word, until the editor cancels the turn";
     world = await startWorld({ script: [{ text: long, chunkSize: 3, fault: { kind: "hang", afterEvents: 4 } }] });
