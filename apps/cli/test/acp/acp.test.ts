@@ -175,6 +175,9 @@ describe("penguin acp", { timeout: 90_000 }, () => {
 
     const sessions = await runCli(["sessions"], { env: world.env });
     expect(sessions.stdout).toContain(sessionId);
+    const usage = await runCli(["usage", "--by", "session", "--json"], { env: world.env });
+    expect(usage.code, usage.stderr).toBe(0);
+    expect(usage.stdout).toContain(sessionId);
     const resumed = await runCli(["run", "--resume", sessionId, "-m", "go on"], { env: world.env });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toBe("and now from the command line\n");
