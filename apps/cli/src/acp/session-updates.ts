@@ -5,7 +5,9 @@
  * as they come; the trace holds the complete messages only, which go out as one chunk each.
  * A message streamed live is not sent again when it completes, so both ways the chunks of one
  * message concatenate to the same text. Partial tool calls and partial tool outputs are not
- * sent (the complete call and output are), for the same reason.
+ * sent (the complete call and output are), for the same reason. The one difference: text a
+ * request streamed before it was cut off (and retried) was shown live but has no complete
+ * message in the trace, so a load does not show it again.
  *
  * Only the session's own messages are mapped: a subagent's (a non-empty `origin`) stay inside
  * its run_subagent call, as they do in the CLI.

@@ -24,9 +24,16 @@ export interface Editor {
   /** Every session/update received, per session id, in arrival order. */
   updates: Map<string, acp.SessionUpdate[]>;
   updatesOf(sessionId: string): acp.SessionUpdate[];
-  /** Answers for the next permission requests, in order: the option id to select, or "cancelled". */
+  /**
+   * Answers for the next permission requests, in order: the option id to select, "cancelled",
+   * or "hold": no answer until the agent cancels the request ($/cancel_request), then cancelled.
+   */
   permissionAnswers: string[];
   permissionRequests: acp.RequestPermissionRequest[];
+  /** Held permission requests the agent cancelled. */
+  cancelledQuestions: () => number;
+  /** Resolves once `count` permission requests have arrived. */
+  waitForPermissionRequests(count: number): Promise<void>;
   /** Per permission request: whether its call's `tool_call` update had arrived before it. */
   announcedBeforeAsked: boolean[];
   writes: acp.WriteTextFileRequest[];
@@ -50,6 +57,8 @@ export function startEditor(options: EditorOptions): Editor {
   const permissionAnswers: string[] = [];
   const permissionRequests: acp.RequestPermissionRequest[] = [];
   const announcedBeforeAsked: boolean[] = [];
+  let cancelledQuestions = 0;
+  const permissionWaiters: { count: number; resolve: () => void }[] = [];
   const writes: acp.WriteTextFileRequest[] = [];
   const updatesOf = (sessionId: string): acp.SessionUpdate[] => {
     let list = updates.get(sessionId);
@@ -66,11 +75,20 @@ export function startEditor(options: EditorOptions): Editor {
         w.resolve(params.update);
       }
     })
-    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+    .onRequest(acp.methods.client.session.requestPermission, async ({ params, signal }): Promise<acp.RequestPermissionResponse> => {
       permissionRequests.push(params);
       announcedBeforeAsked.push(updatesOf(params.sessionId).some((u) => u.sessionUpdate === "tool_call" && u.toolCallId === params.toolCall.toolCallId));
+      for (const w of permissionWaiters.filter((x) => permissionRequests.length >= x.count)) {
+        permissionWaiters.splice(permissionWaiters.indexOf(w), 1);
+        w.resolve();
+      }
       const answer = permissionAnswers.shift();
       if (answer === undefined) throw new Error(`the test gave no answer for the permission request of ${params.toolCall.title ?? params.toolCall.toolCallId}`);
+      if (answer === "hold") {
+        await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));
+        cancelledQuestions += 1;
+        return { outcome: { outcome: "cancelled" } };
+      }
       return answer === "cancelled" ? { outcome: { outcome: "cancelled" } } : { outcome: { outcome: "selected", optionId: answer } };
     })
     .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
@@ -90,6 +108,11 @@ export function startEditor(options: EditorOptions): Editor {
     updatesOf,
     permissionAnswers,
     permissionRequests,
+    cancelledQuestions: () => cancelledQuestions,
+    waitForPermissionRequests(count) {
+      if (permissionRequests.length >= count) return Promise.resolve();
+      return new Promise((resolve) => permissionWaiters.push({ count, resolve }));
+    },
     announcedBeforeAsked,
     writes,
     stdoutLines: () => stdout.split("\n").filter((l) => l !== ""),

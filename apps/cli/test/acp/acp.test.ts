@@ -144,6 +144,23 @@ describe("penguin acp", { timeout: 90_000 }, () => {
     expect(traceMessages(world.root, sessionId).some((m) => m.type === "event_msg" && m.payload.type === "abort")).toBe(true);
   });
 
+  it("session/cancel while the editor is being asked cancels the question, ends cancelled, and the call never runs", async () => {
+    world = await startWorld({ script: [{ toolCalls: [write("call_acpcq1", "never.txt", "no\n")] }, { text: "not reached" }] });
+    editor = startEditor({ env: world.env });
+    await initialize(editor);
+    const sessionId = await newSession(editor, world.workspace);
+    editor.permissionAnswers.push("hold");
+    const turn = editor.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "write" }] });
+    await editor.waitForPermissionRequests(1);
+    await editor.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    expect((await turn).stopReason).toBe("cancelled");
+    expect(editor.cancelledQuestions()).toBe(1);
+    expect(editor.writes).toEqual([]);
+    expect(existsSync(join(world.workspace, "never.txt"))).toBe(false);
+    expect(decisions(world.root, sessionId)).not.toContain("call_acpcq1:allow");
+    expect(world.kit.requests).toHaveLength(1);
+  });
+
   it("session/load replays the session as it was shown live; the session lists, and goes on in penguin run --resume", async () => {
     const script: ScriptStep[] = [
       { thinking: "the user wants a file", toolCalls: [write("call_acpld1", "notes.md", "# notes\n")] },
