@@ -139,7 +139,7 @@ In the chat:
     .option("--sandbox", "require the bubblewrap sandbox for commands (the default where bwrap can run): refuse to start where it cannot")
     .option("--no-sandbox", "run commands unsandboxed, with your user's full access")
     .option("--sandbox-network", "let sandboxed commands use the network (default: none)")
-    .addHelpText("after", "\nstdout carries the protocol only (logs go to stderr). Zed: add to settings.json\n  \"agent_servers\": { \"PenguinHarness\": { \"command\": \"penguin\", \"args\": [\"acp\"] } }")
+    .addHelpText("after", "\nWithout --approve, a loaded session keeps the approval mode it recorded; the editor's mode picker\nswitches it. stdout carries the protocol only (logs go to stderr). Zed: add to settings.json\n  \"agent_servers\": { \"PenguinHarness\": { \"command\": \"penguin\", \"args\": [\"acp\"] } }")
     .action(async (opts) => setExit(await (await import("./acp/acp-command.js")).acpCommand(opts)));
 
   const config = program.command("config").description("edit the project's models and the agent's vault");
