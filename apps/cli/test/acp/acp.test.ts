@@ -161,11 +161,12 @@ describe("penguin acp", { timeout: 90_000 }, () => {
     expect(world.kit.requests).toHaveLength(1);
   });
 
-  it("session/load replays the session as it was shown live; the session lists, and goes on in penguin run --resume", async () => {
+  it("session/load replays the session as it was shown live; the session lists, and goes on in penguin run --resume and chat", async () => {
     const script: ScriptStep[] = [
       { thinking: "the user wants a file", toolCalls: [write("call_acpld1", "notes.md", "# notes\n")] },
       { text: "I wrote notes.md for you.", chunkSize: 5 },
       { text: "and now from the command line" },
+      { text: "and in the chat" },
     ];
     world = await startWorld({ script });
     editor = startEditor({ env: world.env });
@@ -201,6 +202,12 @@ describe("penguin acp", { timeout: 90_000 }, () => {
     const context = world.kit.requests[2]!.messages.map((m) => m.text ?? "").join("\n");
     expect(context).toContain("take notes");
     expect(context).toContain("I wrote notes.md for you.");
+    const chat = await runCli(["chat", "--resume", sessionId], { env: world.env, input: "and in the chat?\n" });
+    expect(chat.code, chat.stderr).toBe(0);
+    expect(chat.stdout).toContain("and in the chat");
+    const chatContext = world.kit.requests[3]!.messages.map((m) => m.text ?? "").join("\n");
+    expect(chatContext).toContain("I wrote notes.md for you.");
+    expect(chatContext).toContain("go on");
   });
 
   it("extension methods: inspect at N, fork at N (then loadable), replay; bad params name the field", async () => {
