@@ -88,6 +88,23 @@ describe("penguin acp", { timeout: 90_000 }, () => {
     expectOnlyJsonRpcOnStdout(editor);
   });
 
+  it("a command's output comes back in its tool call update, never on the protocol's stdout", async () => {
+    const cmd = { name: "exec_command", id: "call_acpcmd", arguments: { cmd: "echo printed-by-the-command; echo to-stderr >&2", description: "print a line" } };
+    world = await startWorld({ script: [{ toolCalls: [cmd] }, { text: "ran it" }] });
+    editor = startEditor({ env: world.env });
+    await initialize(editor);
+    const sessionId = await newSession(editor, world.workspace);
+    editor.permissionAnswers.push("allow_once");
+    expect((await editor.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "run it" }] })).stopReason).toBe("end_turn");
+    expect(editor.permissionRequests.map((r) => [r.toolCall.kind, r.toolCall.title])).toEqual([["execute", "exec_command $ echo printed-by-the-command; echo to-stderr >&2"]]);
+    const done = editor.updatesOf(sessionId).find((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === "call_acpcmd" && u.status === "completed");
+    expect(JSON.stringify(done)).toContain("printed-by-the-command");
+    expect(await editor.close()).toBe(0);
+    expectOnlyJsonRpcOnStdout(editor);
+    expect(editor.stdoutLines().join("\n")).toContain("printed-by-the-command");
+    expect(editor.stdoutLines().some((l) => l.startsWith("printed-by-the-command"))).toBe(false);
+  });
+
   it("a write outside the session's boundary is refused before the editor is asked to write", async () => {
     // A sibling of the workspace: hidden from the session (its mount table has it absent).
     const outside = mkdtempSync(join(tmpdir(), "penguin-acp-sibling-"));
