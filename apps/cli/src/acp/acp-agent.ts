@@ -140,7 +140,7 @@ export function buildAcpAgent(sdk: Sdk, options: AcpAgentOptions): { app: acp.Ag
     session.setApprovalMode(open.mode);
     const approve: ApproveFn = (call, ctx) => approveForMode(open.mode, { permissionOf: (name) => session.toolPermission(name), ask })(call, ctx);
     const outcome = new OutcomeTracker(() => turn.signal.aborted);
-    const mapper = new SessionUpdateMapper(session.workspace);
+    const mapper = new SessionUpdateMapper(session.workspace, session.meta.model_context_window);
     try {
       await recordTitleOnce(session, text);
       for await (const m of session.run(text, { approve, signal: turn.signal })) {

@@ -72,22 +72,27 @@ const text = (value: string): acp.ContentBlock => ({ type: "text", text: value }
  */
 export class SessionUpdateMapper {
   #workspace: string;
+  #contextWindow: number | "unknown";
   #streamedText = false;
   #streamedThinking = false;
 
-  constructor(workspace: string) {
+  constructor(workspace: string, contextWindow: number | "unknown" = "unknown") {
     this.#workspace = workspace;
+    this.#contextWindow = contextWindow;
   }
 
   map(m: OmniMessage): acp.SessionUpdate[] {
     if (m.origin !== undefined && m.origin.length > 0) return [];
     if (m.type === "session_meta") {
       this.#workspace = m.payload.workspace;
+      this.#contextWindow = m.payload.model_context_window;
       return [];
     }
     if (m.type === "event_msg") {
       const p = m.payload;
       if (p.type === "approval_decision" && p.decision === "allow") return [{ sessionUpdate: "tool_call_update", toolCallId: p.tool_call_id, status: "in_progress" }];
+      // How full the context is after each request (an editor shows it as a meter), when the window is known.
+      if (p.type === "token_usage") return this.#contextWindow === "unknown" ? [] : [{ sessionUpdate: "usage_update", used: p.request.total, size: this.#contextWindow }];
       if (p.type === "request_begin") {
         this.#streamedText = false;
         this.#streamedThinking = false;

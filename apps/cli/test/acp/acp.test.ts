@@ -192,6 +192,7 @@ describe("penguin acp", { timeout: 90_000 }, () => {
     editor.permissionAnswers.push("allow_once");
     await editor.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "take notes" }] });
     const live = asShown(editor.updatesOf(sessionId));
+    expect(live.filter((u) => u.sessionUpdate === "usage_update").map((u) => u.sessionUpdate === "usage_update" && u.size)).toEqual([128000, 128000]);
     await editor.agent.request(acp.methods.agent.session.close, { sessionId });
 
     const listed = await editor.agent.request(acp.methods.agent.session.list, { cwd: world.workspace });

@@ -2,7 +2,7 @@
 // turn (live, with streamed partials) or of a trace (complete messages only), then the updates
 // an editor gets. The two must show the same thing, and what is not the session's own (a
 // subagent's messages, texts the harness adds) must not reach the editor.
-import { approvalDecision, assistantText, modelMessage, requestBegin, requestEnd, thinking, toolCall, toolCallOutput, userText, type OmniMessage } from "@penguin/omnimessage";
+import { approvalDecision, assistantText, modelMessage, requestBegin, requestEnd, sessionMeta, thinking, tokenUsage, toolCall, toolCallOutput, userText, type OmniMessage } from "@penguin/omnimessage";
 import { describe, expect, it } from "vitest";
 import { replayUpdates, SessionUpdateMapper, toolKind } from "../../src/acp/session-updates.js";
 
@@ -73,6 +73,14 @@ describe("session updates", () => {
     const child = { origin: ["session-child"] };
     const updates = replayUpdates([assistantText("child says", child), toolCall({ name: "read_file", arguments: "{}", tool_call_id: "c" }, child), userText("[steering] note", { sender: "harness" })], WS);
     expect(updates).toEqual([]);
+  });
+
+  it("given token usage, then a usage_update with the context window from the session's meta, none while the window is unknown", () => {
+    const counts = (total: number) => ({ cache_read: 0, cache_write: total - 10, output: 10, total });
+    const meta = (window: number | "unknown") =>
+      sessionMeta({ session_id: "s", provider: "p", model_id: "m", model_context_window: window, system_prompt: "", agent_state: "/a", workspace: WS });
+    expect(replayUpdates([meta(200000), tokenUsage(counts(1500), counts(1500))], WS)).toEqual([{ sessionUpdate: "usage_update", used: 1500, size: 200000 }]);
+    expect(replayUpdates([meta("unknown"), tokenUsage(counts(1500), counts(1500))], WS)).toEqual([]);
   });
 
   it("a denied or failed call ends failed; tool kinds follow what the tool does", () => {
