@@ -8,7 +8,8 @@
  *   _penguin/fork    {sessionId, at}     a new session from the state at record `at`
  *                                        (`penguin fork`); load or resume it to go on
  *   _penguin/replay  {sessionId, tools?} re-execute the session through the engine and compare
- *                                        (`penguin replay`): identical, or where it diverged
+ *                                        (`penguin replay`): identical, or where it diverged;
+ *                                        tools "recorded" (default: nothing runs again) or "rerun"
  *
  * `at` is a record number (1, 2, …) or a position `NNN:LLLLLL`. Each parser names the field
  * that is wrong and what it takes.

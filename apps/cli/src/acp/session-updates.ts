@@ -9,6 +9,8 @@
  * request streamed before it was cut off (and retried) was shown live but has no complete
  * message in the trace, so a load does not show it again.
  *
+ * Each request's token usage becomes a `usage_update` (the context used of the model's window).
+ *
  * Only the session's own messages are mapped: a subagent's (a non-empty `origin`) stay inside
  * its run_subagent call, as they do in the CLI.
  */
