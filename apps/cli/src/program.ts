@@ -16,6 +16,8 @@ export type ExitSink = (code: ExitCode) => void;
 
 const APPROVE_HELP =
   "approval mode: read-only (default: read-only tools run, every write and command is asked on a terminal and denied without one), allow-all (everything runs unasked), deny-all, always-ask (every call asked on a terminal, denied without one)";
+const ACP_APPROVE_HELP =
+  "approval mode: read-only (default: read-only tools run, every write and command is asked through the editor), allow-all (everything runs unasked), deny-all, always-ask (every call asked through the editor)";
 const THINKING_HELP = "thinking level: none, low, medium, high, xhigh, max (default: the agent's, else medium)";
 
 const MAIN_HELP_AFTER = `
@@ -135,7 +137,7 @@ In the chat:
     .action(async (opts) => setExit(await (await import("./commands/chat.js")).chatCommand(opts)));
 
   agentOptions(program.command("acp").description("serve the Agent Client Protocol on stdin/stdout for an editor (Zed, JetBrains, Neovim): sessions, approvals and edits through the editor"))
-    .option("--approve <mode>", `${APPROVE_HELP.replace("asked on a terminal and denied without one", "asked through the editor").replace("asked on a terminal, denied without one", "asked through the editor")}`)
+    .option("--approve <mode>", ACP_APPROVE_HELP)
     .option("--sandbox", "require the bubblewrap sandbox for commands (the default where bwrap can run): refuse to start where it cannot")
     .option("--no-sandbox", "run commands unsandboxed, with your user's full access")
     .option("--sandbox-network", "let sandboxed commands use the network (default: none)")
