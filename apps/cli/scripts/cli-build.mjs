@@ -12,8 +12,9 @@
 //   esm/           the same CLI as code-split ES modules, for --help and --version: only
 //                  commander and the command tree load, the cheapest way to print help
 //   vendor/        big third-party packages the CLI loads by import() only (marked,
-//                  marked-terminal, undici), as ES modules outside cli-script.js, so their
-//                  ~3.5 MB of source is not read into every `penguin run`
+//                  marked-terminal, undici, and the ACP SDK with its zod for `penguin acp`), as
+//                  ES modules outside cli-script.js, so their source is not read into every
+//                  `penguin run`
 //   rebuild-worker.js  the worker thread of a two-thread `projections rebuild`, with the
 //                  projections in it (src/projections/rebuild-worker.ts), as one ES module
 //   v8-cache/      written at run time by the loader, one file per command; removed by a build
@@ -57,6 +58,7 @@ const VENDOR = [
   { name: "marked", from: "apps/cli" },
   { name: "marked-terminal", from: "apps/cli" },
   { name: "undici", from: "packages/models", commonjs: true },
+  { name: "@agentclientprotocol/sdk", from: "apps/cli" },
 ];
 
 /**

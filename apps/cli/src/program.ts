@@ -17,6 +17,8 @@ export type ExitSink = (code: ExitCode) => void;
 
 const APPROVE_HELP =
   "approval mode: read-only (default: read-only tools run, every write and command is asked on a terminal and denied without one), allow-all (everything runs unasked), deny-all, always-ask (every call asked on a terminal, denied without one)";
+const ACP_APPROVE_HELP =
+  "approval mode: read-only (default: read-only tools run, every write and command is asked through the editor), allow-all (everything runs unasked), deny-all, always-ask (every call asked through the editor)";
 const THINKING_HELP = "thinking level: none, low, medium, high, xhigh, max (default: the agent's, else medium)";
 
 const MAIN_HELP_AFTER = `
@@ -134,6 +136,14 @@ In the chat:
                       the line; twice on an empty line exits.`,
     )
     .action(async (opts) => setExit(await (await import("./commands/chat.js")).chatCommand(opts)));
+
+  agentOptions(program.command("acp").description("serve the Agent Client Protocol on stdin/stdout for an editor (Zed, JetBrains, Neovim): sessions, approvals and edits through the editor"))
+    .option("--approve <mode>", ACP_APPROVE_HELP)
+    .option("--sandbox", "require the bubblewrap sandbox for commands (the default where bwrap can run): refuse to start where it cannot")
+    .option("--no-sandbox", "run commands unsandboxed, with your user's full access")
+    .option("--sandbox-network", "let sandboxed commands use the network (default: none)")
+    .addHelpText("after", "\nWithout --approve, a loaded session keeps the approval mode it recorded; the editor's mode picker\nswitches it. stdout carries the protocol only (logs go to stderr). Zed: add to settings.json\n  \"agent_servers\": { \"PenguinHarness\": { \"command\": \"penguin\", \"args\": [\"acp\"] } }")
+    .action(async (opts) => setExit(await (await import("./acp/acp-command.js")).acpCommand(opts)));
 
   const config = program.command("config").description("edit the project's models and the agent's vault");
   const model = config.command("model").description("models of the project (.project_config.toml)");
