@@ -39,11 +39,15 @@ export function hookToolInput(name: string, args: Record<string, unknown>): Reco
   return args;
 }
 
-/** An `updatedInput` back into our arguments: a changed `command` is the new `cmd`. */
+/**
+ * An `updatedInput` back into our arguments: laid over the original ones (a hook may answer
+ * with only the fields it changes), and for exec_command a changed `command` is the new `cmd`.
+ */
 export function toolArgumentsFrom(name: string, original: Record<string, unknown>, updated: Record<string, unknown>): Record<string, unknown> {
-  if (name !== "exec_command") return updated;
-  const { command, ...rest } = updated;
-  if (typeof command === "string" && command !== original.cmd && (rest.cmd === undefined || rest.cmd === original.cmd)) return { ...rest, cmd: command };
+  const merged = { ...original, ...updated };
+  if (name !== "exec_command") return merged;
+  const { command, ...rest } = merged;
+  if (typeof command === "string" && command !== original.cmd && rest.cmd === original.cmd) return { ...rest, cmd: command };
   return rest;
 }
 

@@ -19,6 +19,12 @@ import { bwrapArguments, DEFAULT_BWRAP, type CommandSandbox } from "../environme
 /** Output beyond this many characters per stream is cut (a hook's answer is small). */
 const MAX_STREAM_CHARS = 64_000;
 
+/**
+ * No startup files: bash reads ~/.bashrc even for `-c` when its stdin is a socket (node's pipes
+ * are), taking it for a remote shell; a hook's stderr must be the hook's own.
+ */
+const BASH = ["--noprofile", "--norc", "-c"];
+
 export interface HookProcessInput {
   command: string;
   /** The JSON document written to the hook's stdin. */
@@ -40,8 +46,8 @@ export function runHookProcess(input: HookProcessInput): Promise<HookProcessResu
   return new Promise((resolve) => {
     const args =
       input.sandbox === undefined
-        ? { file: "bash", argv: ["-c", input.command] }
-        : { file: input.sandbox.bwrapPath ?? DEFAULT_BWRAP, argv: [...bwrapArguments(input.sandbox, input.cwd, input.env), "--", "bash", "-c", input.command] };
+        ? { file: "bash", argv: [...BASH, input.command] }
+        : { file: input.sandbox.bwrapPath ?? DEFAULT_BWRAP, argv: [...bwrapArguments(input.sandbox, input.cwd, input.env), "--", "bash", ...BASH, input.command] };
     let child;
     try {
       child = spawn(args.file, args.argv, { cwd: input.cwd, env: input.env, detached: true, stdio: ["pipe", "pipe", "pipe"] });
