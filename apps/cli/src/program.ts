@@ -273,6 +273,20 @@ Examples:
     .option("--json", "print the result as one JSON object")
     .action(async (opts) => setExit(await (await import("./commands/trash.js")).trashPurge(opts)));
 
+  const hooks = program.command("hooks").description("a workspace's own hooks (.penguin/hooks.json): they run only once you trusted the file as it is");
+  hooks
+    .command("show")
+    .description("the workspace's hook commands and whether they are trusted")
+    .option("--root <dir>", "data root (default: PENGUIN_HOME, else ~/.penguin/data)")
+    .option("--workspace <dir>", "the workspace (default: the current directory)")
+    .action(async (opts) => setExit(await (await import("./commands/hooks.js")).hooksShow(opts)));
+  hooks
+    .command("trust")
+    .description("trust the workspace's .penguin/hooks.json as it is now (an edit needs a new trust)")
+    .option("--root <dir>", "data root (default: PENGUIN_HOME, else ~/.penguin/data)")
+    .option("--workspace <dir>", "the workspace (default: the current directory)")
+    .action(async (opts) => setExit(await (await import("./commands/hooks.js")).hooksTrust(opts)));
+
   const trace = program.command("trace").description("read traces");
   agentOptions(trace.command("show").description("summarize a session's trace: tasks, requests, tools, tokens, retries, compactions, totals").argument("<sid>", "session id"))
     .option("--verbose", "also show each tool call's output, collapsed")
