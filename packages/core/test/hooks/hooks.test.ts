@@ -242,3 +242,19 @@ describe("hooks and replay", () => {
     expect(marksIn(rerun.workspace)).toEqual(["UserPromptSubmit", "PreToolUse", "Stop", "PreToolUse"]);
   });
 });
+
+describe("the README's hook example", () => {
+  it("parses as system_config.yaml and blocks rm -rf (exit 2), passing other commands", async () => {
+    const { runHookProcess } = await import("../../src/hooks/hook-runner.js");
+    const readme = readFileSync(new URL("../../../../README.md", import.meta.url), "utf8");
+    const section = readme.slice(readme.indexOf("### Hooks"));
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(section)![1]!;
+    const config = parseSystemConfig(`system_prompt: hi\n${yaml}`, "README.md");
+    const hook = config.hooks!.PreToolUse![0]!;
+    expect(hook.matcher).toBe("Bash");
+    const run = (command: string) =>
+      runHookProcess({ command: hook.hooks[0]!.command, stdin: JSON.stringify({ hook_event_name: "PreToolUse", tool_name: "exec_command", tool_input: { command } }), cwd: process.cwd(), env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, timeoutMs: 30_000 });
+    expect(await run("rm -rf /")).toMatchObject({ kind: "exited", code: 2, stderr: "rm -rf is not allowed here\n" });
+    expect(await run("ls")).toMatchObject({ kind: "exited", code: 0 });
+  });
+});
