@@ -273,6 +273,13 @@ Examples:
     .option("--json", "print the result as one JSON object")
     .action(async (opts) => setExit(await (await import("./commands/trash.js")).trashPurge(opts)));
 
+  const otel = program.command("otel").description("OpenTelemetry: sessions as GenAI spans over OTLP/HTTP (a projection of the trace)");
+  agentOptions(otel.command("export").description("send past sessions as spans (the same ids each time, so a collector recognises a repeat)").argument("[sid]", "session id (or --since)"))
+    .option("--since <date>", "every session active since a local date (YYYY-MM-DD) or an ISO time")
+    .option("--endpoint <url>", "the OTLP/HTTP collector (base URL or …/v1/traces; default: OTEL_EXPORTER_OTLP_ENDPOINT)")
+    .option("--contents", "also send prompts, answers, tool arguments and results (off by default)")
+    .action(async (sid: string | undefined, opts) => setExit(await (await import("./commands/otel.js")).otelExport(sid, opts)));
+
   const hooks = program.command("hooks").description("a workspace's own hooks (.penguin/hooks.json): they run only once you trusted the file as it is");
   hooks
     .command("show")
