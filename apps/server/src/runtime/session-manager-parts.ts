@@ -20,6 +20,8 @@ import type { UserEventHub } from "./user-events.js";
 
 export interface SessionManagerDeps {
   root: string;
+  /** A task (or compaction) of the session ended and its hub is idle: the live OpenTelemetry export listens here. */
+  onTaskEnded?: (session: { projectId: string; agentId: string; sessionId: string }) => void;
   stores: Stores;
   ids: EventIds;
   userEvents: UserEventHub;
