@@ -3,7 +3,13 @@
 // tree `penguin otel export` sends for the same session (the projection of its trace). Given the
 // server stopped, a second task run by a server without export, and the server started again
 // with export, then the catch-up sends the second task's spans only: no span arrives twice.
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startTestkit } from "@penguin/testkit";
+import { ApiClient } from "./helpers/client.js";
+import { spawnServer, StartedServers } from "./helpers/child.js";
+import { configureProject, modelEntry } from "./helpers/harness.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { agentPaths, loadRecording } from "@penguin/core";
 import { exportSpans, sessionSpans } from "@penguin/projections-otel";
@@ -11,11 +17,13 @@ import { startHarness, type Harness } from "./helpers/harness.js";
 import { newSession, openStream, text, untilRunsEnded } from "./helpers/session.js";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../../../projections/otel/test/otlp-receiver.js";
 
+const started = new StartedServers();
 const receivers: OtlpReceiver[] = [];
 const dirs: string[] = [];
 afterEach(async () => {
   for (const r of receivers.splice(0)) await r.close();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  await started.cleanup();
 });
 
 /** A span as a tree node: everything but the service. */
@@ -75,5 +83,31 @@ describe("live OpenTelemetry export", () => {
     expect(live.spans).toHaveLength(6);
     expect(new Set(all.map((s) => s.spanId)).size).toBe(6);
     expect(all.slice(4).map((s) => s.name).sort()).toEqual(["chat scripted-model", "invoke_agent default_agent"]);
+  });
+});
+
+describe("penguin server --otel-endpoint", () => {
+  it("exports a task's spans from the server process", { timeout: 120_000 }, async () => {
+    const kit = await startTestkit({ script: [{ text: "hello" }] });
+    const collector = await startOtlpReceiver();
+    receivers.push(collector);
+    try {
+      const root = started.tempDir("penguin-otel-");
+      const workspace = started.tempDir("penguin-otel-ws-");
+      configureProject(root, "default_project", modelEntry(kit));
+      const server = started.track(spawnServer(["--root", root, "--port", "0", "--no-open", "--workspace-root", tmpdir(), "--otel-endpoint", collector.url]));
+      const c = new ApiClient((u, init) => fetch(u, init), await server.url());
+      await c.signIn("admin", readFileSync(join(root, "initial-admin-password"), "utf8").trim());
+      const sid = await newSession(c, { workspace });
+      const sse = await openStream(c, sid);
+      expect((await c.post(`/api/sessions/${sid}/tasks`, text("hi"))).status).toBe(202);
+      await untilRunsEnded(sse, 1);
+      await sse.close();
+      const spans = await collector.waitFor(2);
+      expect(spans.map((s) => s.name).sort()).toEqual(["chat scripted-model", "invoke_agent default_agent"]);
+      expect(spans.every((s) => s.attributes["gen_ai.conversation.id"] === sid)).toBe(true);
+    } finally {
+      await kit.close();
+    }
   });
 });
