@@ -86,6 +86,42 @@ describe("live OpenTelemetry export", () => {
   });
 });
 
+describe("traceparent on a task request", () => {
+  it("makes the caller's span the parent of the task's spans, recorded in the trace", { timeout: 120_000 }, async () => {
+    const collector = await startOtlpReceiver();
+    receivers.push(collector);
+    const h = await startHarness({ script: [{ text: "traced" }, { text: "untraced" }], app: { otel: { endpoint: collector.url } } });
+    try {
+      const c = await h.admin();
+      const sid = await newSession(c, { workspace: h.workspace });
+      const sse = await openStream(c, sid);
+      const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+      const parentId = "00f067aa0ba902b7";
+      expect((await c.call("POST", `/api/sessions/${sid}/tasks`, text("hi"), { traceparent: `00-${traceId}-${parentId}-01` })).status).toBe(202);
+      await untilRunsEnded(sse, 1);
+      await sse.close();
+      const spans = await collector.waitFor(2);
+      const task = spans.find((s) => s.name.startsWith("invoke_agent"))!;
+      expect(task).toMatchObject({ traceId, parentSpanId: parentId });
+      for (const s of spans) expect(s.traceId).toBe(traceId);
+      const recorded = loadRecording({ paths: agentPaths(h.root, "default_project", "default_agent") }, sid).events.flatMap((e) => (e.message.type === "event_msg" && e.message.payload.type === "trace_context" ? [e.message.payload.traceparent] : []));
+      expect(recorded).toEqual([`00-${traceId}-${parentId}-01`]);
+
+      // An invalid header is ignored: the next task is a root span of the session's own trace.
+      const sse2 = await openStream(c, sid);
+      expect((await c.call("POST", `/api/sessions/${sid}/tasks`, text("again"), { traceparent: "00-zz-bad-01" })).status).toBe(202);
+      await untilRunsEnded(sse2, 1);
+      await sse2.close();
+      const more = await collector.waitFor(4);
+      const second = more.slice(2).find((s) => s.name.startsWith("invoke_agent"))!;
+      expect(second.parentSpanId).toBeUndefined();
+      expect(second.traceId).not.toBe(traceId);
+    } finally {
+      await h.cleanup();
+    }
+  });
+});
+
 describe("penguin server --otel-endpoint", () => {
   it("exports a task's spans from the server process", { timeout: 120_000 }, async () => {
     const kit = await startTestkit({ script: [{ text: "hello" }] });

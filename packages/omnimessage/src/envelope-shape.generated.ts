@@ -2987,6 +2987,30 @@ export const OMNI_MESSAGE_SHAPE: Shape = {
          }
         ],
         "records": []
+       },
+       {
+        "kind": "struct",
+        "expected": "TraceContextPayload",
+        "fields": [
+         {
+          "name": "type",
+          "optional": false,
+          "shape": {
+           "kind": "literal",
+           "value": "trace_context",
+           "expected": "\"trace_context\""
+          }
+         },
+         {
+          "name": "traceparent",
+          "optional": false,
+          "shape": {
+           "kind": "string",
+           "expected": "string"
+          }
+         }
+        ],
+        "records": []
        }
       ],
       "tagged": [
@@ -3061,9 +3085,12 @@ export const OMNI_MESSAGE_SHAPE: Shape = {
          ],
          "hook_run": [
           22
+         ],
+         "trace_context": [
+          23
          ]
         },
-        "expected": "\"request_begin\" | \"request_end\" | \"token_usage\" | \"approval_decision\" | \"abort\" | \"compaction_begin\" | \"compaction_end\" | \"subagent\" | \"tool_list_ready\" | \"mcp_connect_begin\" | \"mcp_connect_end\" | \"goal_finished\" | \"approval_requested\" | \"steering_queued\" | \"steering_recalled\" | \"settings_changed\" | \"session_title\" | \"session_archived\" | \"goal_started\" | \"forked_from\" | \"followup_queued\" | \"followup_dequeued\" | \"hook_run\""
+        "expected": "\"request_begin\" | \"request_end\" | \"token_usage\" | \"approval_decision\" | \"abort\" | \"compaction_begin\" | \"compaction_end\" | \"subagent\" | \"tool_list_ready\" | \"mcp_connect_begin\" | \"mcp_connect_end\" | \"goal_finished\" | \"approval_requested\" | \"steering_queued\" | \"steering_recalled\" | \"settings_changed\" | \"session_title\" | \"session_archived\" | \"goal_started\" | \"forked_from\" | \"followup_queued\" | \"followup_dequeued\" | \"hook_run\" | \"trace_context\""
        }
       ],
       "otherwise": [],

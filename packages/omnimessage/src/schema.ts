@@ -420,6 +420,14 @@ export const HookRunPayloadSchema = Schema.mutable(
   }),
 ).annotations({ identifier: "HookRunPayload" });
 
+/**
+ * The W3C `traceparent` a task arrived with (a server task request's header), recorded just
+ * before the task: the OpenTelemetry projection makes that remote span the parent of the task's.
+ */
+export const TraceContextPayloadSchema = Schema.mutable(
+  Schema.Struct({ type: Schema.Literal("trace_context"), traceparent: Schema.String }),
+).annotations({ identifier: "TraceContextPayload" });
+
 export const EventPayloadSchema = Schema.Union(
   RequestBeginPayloadSchema,
   RequestEndPayloadSchema,
@@ -444,6 +452,7 @@ export const EventPayloadSchema = Schema.Union(
   FollowupQueuedPayloadSchema,
   FollowupDequeuedPayloadSchema,
   HookRunPayloadSchema,
+  TraceContextPayloadSchema,
 ).annotations({ identifier: "EventPayload" });
 
 // ---------------------------------------------------------------------------------------------

@@ -85,6 +85,13 @@ function isHumanInput(m: OmniMessage): boolean {
   return p.sender === undefined && !p.text.startsWith("[user_steering]");
 }
 
+/** A W3C traceparent (`00-<trace id>-<span id>-<flags>`) as ids; undefined when it is not one. */
+export function parseTraceparent(header: string): { traceId: string; spanId: string } | undefined {
+  const match = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(header.trim());
+  if (match === null || match[1] === "ff" || /^0+$/.test(match[2]!) || /^0+$/.test(match[3]!)) return undefined;
+  return { traceId: match[2]!, spanId: match[3]! };
+}
+
 /** The span tree of one session's records (top-level ones: child sessions have their own trees). */
 export function sessionSpans(records: readonly TraceRecord[], options: SpanTreeOptions = {}): SessionSpan[] {
   const meta = records.find((r) => r.message.type === "session_meta")?.message;
@@ -99,6 +106,8 @@ export function sessionSpans(records: readonly TraceRecord[], options: SpanTreeO
   let chatOutput: string[] = [];
   let compaction: SessionSpan | undefined;
   const tools = new Map<string, SessionSpan>();
+  /** A `traceparent` recorded for the next task. */
+  let remoteParent: { traceId: string; spanId: string } | undefined;
 
   const open = (kind: string, n: number, at: number, name: string, attributes: Record<string, SpanAttributeValue>, spanKind: SessionSpan["kind"] = "internal"): SessionSpan => {
     const span: SessionSpan = {
@@ -139,10 +148,15 @@ export function sessionSpans(records: readonly TraceRecord[], options: SpanTreeO
   for (const { n, message: m } of top) {
     const at = timeOf(m);
     if (task !== undefined) task.endMs = Math.max(task.endMs, at);
+    if (m.type === "event_msg" && m.payload.type === "trace_context") {
+      remoteParent = parseTraceparent(m.payload.traceparent);
+      continue;
+    }
     const input = taskStarts.get(n);
     if (input !== undefined) {
       closeTask(at);
-      const parent = options.parentFor?.(input.n);
+      const parent = remoteParent ?? options.parentFor?.(input.n);
+      remoteParent = undefined;
       traceId = parent?.traceId ?? traceIdOf(sessionId);
       const agent = options.agentName ?? "penguin";
       task = open("task", n, at, `invoke_agent ${agent}`, {

@@ -79,6 +79,8 @@ export interface TaskRequest {
   sender?: "server" | undefined;
   /** Run the task as a goal with this token budget (-1 = unlimited). */
   goal?: { budget: number } | undefined;
+  /** A valid W3C traceparent the request came with: recorded before the task (its spans' parent). */
+  traceparent?: string | undefined;
 }
 
 export type TaskAccepted = { status: "started" } | { status: "queued"; followUpId: string };
