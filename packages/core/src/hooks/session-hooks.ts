@@ -32,7 +32,7 @@ export interface EventOutcome {
   /** The `hook_run` records, in run order. */
   records: OmniMessage<"event_msg">[];
   blocked: boolean;
-  /** The blocking hook's reason (stderr of an exit 2, or its JSON reason). */
+  /** The blocking hook's reason (stderr of an exit 2, or its JSON reason), or the last decision's. */
   reason?: string;
   decision?: string;
   updatedInput?: Record<string, unknown>;
@@ -88,7 +88,10 @@ export class SessionHooks {
       outcome.records.push(eventMessage(recordOf(run, hook.command, verdict)));
       if (verdict.context !== undefined) contexts.push(verdict.context);
       if (verdict.updatedInput !== undefined) outcome.updatedInput = verdict.updatedInput;
-      if (verdict.decision !== undefined) outcome.decision = verdict.decision;
+      if (verdict.decision !== undefined) {
+        outcome.decision = verdict.decision;
+        if (verdict.reason !== undefined) outcome.reason = verdict.reason;
+      }
       if (verdict.stopTask !== undefined) outcome.stopTask = verdict.stopTask;
       if (verdict.outcome === "blocked") {
         outcome.blocked = true;

@@ -101,6 +101,24 @@ describe(`hooks (${sandboxed ? "in the bwrap sandbox" : "bwrap unavailable: unsa
     expect(JSON.parse(run.updated_input!)).toEqual({ command: "echo rewritten > out.txt" });
   });
 
+  it("a PreToolUse hook's ask goes to the host once more, after the harness's own approval; refused, the call does not run", async () => {
+    h = await startHarness({ script: [{ toolCalls: [{ name: "exec_command", arguments: { cmd: "touch made.txt", description: "test" } }] }, { text: "ok" }], agentOptions: sandboxed ? { sandbox: { enabled: true } } : {} });
+    const ask = script(h.workspace, "ask.sh", `cat >/dev/null\necho '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"touching files needs a second look"}}'`);
+    writeFileSync(h.agent.paths.systemConfig, hooksYaml({ PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: ask }] }] })(readFileSync(h.agent.paths.systemConfig, "utf8")));
+    const asked: string[] = [];
+    const approve = async (call: { name: string }) => {
+      asked.push(call.name);
+      return asked.length === 1 ? ("allow" as const) : ("deny" as const);
+    };
+    const session = await h.agent.createSession({ workspaceDir: h.workspace });
+    const streamed = await collect(session.run("go", { approve }));
+    await session.dispose();
+    expect(asked).toEqual(["exec_command", "exec_command"]);
+    expect(existsSync(join(h.workspace, "made.txt"))).toBe(false);
+    expect(lastToolResults(h).join("\n")).toContain("[denied: a PreToolUse hook asked for confirmation and it was refused] touching files needs a second look");
+    expect(hookRuns(streamed)[0]).toMatchObject({ outcome: "ok", decision: "ask" });
+  });
+
   it("a PostToolUse hook's block reason reaches the model with the tool output", async () => {
     const { trace } = await runWithHooks(
       [{ toolCalls: [{ name: "exec_command", arguments: { cmd: "echo built", description: "test" } }] }, { text: "ok" }],
