@@ -286,6 +286,27 @@ Examples:
     .option("--json", "print the result as one JSON object")
     .action(async (opts) => setExit(await (await import("./commands/trash.js")).trashPurge(opts)));
 
+  const otel = program.command("otel").description("OpenTelemetry: sessions as GenAI spans over OTLP/HTTP (a projection of the trace)");
+  agentOptions(otel.command("export").description("send past sessions as spans (the same ids each time, so a collector recognises a repeat)").argument("[sid]", "session id (or --since)"))
+    .option("--since <date>", "every session active since a local date (YYYY-MM-DD) or an ISO time")
+    .option("--endpoint <url>", "the OTLP/HTTP collector (base URL or …/v1/traces; default: OTEL_EXPORTER_OTLP_ENDPOINT)")
+    .option("--contents", "also send prompts, answers, tool arguments and results (off by default)")
+    .action(async (sid: string | undefined, opts) => setExit(await (await import("./commands/otel.js")).otelExport(sid, opts)));
+
+  const hooks = program.command("hooks").description("a workspace's own hooks (.penguin/hooks.json): they run only once you trusted the file as it is");
+  hooks
+    .command("show")
+    .description("the workspace's hook commands and whether they are trusted")
+    .option("--root <dir>", "data root (default: PENGUIN_HOME, else ~/.penguin/data)")
+    .option("--workspace <dir>", "the workspace (default: the current directory)")
+    .action(async (opts) => setExit(await (await import("./commands/hooks.js")).hooksShow(opts)));
+  hooks
+    .command("trust")
+    .description("trust the workspace's .penguin/hooks.json as it is now (an edit needs a new trust)")
+    .option("--root <dir>", "data root (default: PENGUIN_HOME, else ~/.penguin/data)")
+    .option("--workspace <dir>", "the workspace (default: the current directory)")
+    .action(async (opts) => setExit(await (await import("./commands/hooks.js")).hooksTrust(opts)));
+
   const trace = program.command("trace").description("read traces");
   agentOptions(trace.command("show").description("summarize a session's trace: tasks, requests, tools, tokens, retries, compactions, totals").argument("<sid>", "session id"))
     .option("--verbose", "also show each tool call's output, collapsed")
@@ -329,7 +350,9 @@ Examples:
       .option("--no-sandbox", "run session commands unsandboxed (default: in a bubblewrap sandbox where bwrap can run)")
       .option("--sandbox-network", "let sandboxed session commands use the network (needed to open a dev server a session starts)")
       .option("--workspace-root <dir...>", "folders under which session workspaces may lie (default: PENGUIN_WORKSPACE_ROOTS, else only each agent's workspaces/ folder; admins can change it in the settings)")
-      .option("--allowed-host <name...>", "host names the server answers to besides localhost, 127.0.0.1 and [::1] (default: PENGUIN_ALLOWED_HOSTS)");
+      .option("--allowed-host <name...>", "host names the server answers to besides localhost, 127.0.0.1 and [::1] (default: PENGUIN_ALLOWED_HOSTS)")
+      .option("--otel-endpoint <url>", "send every session's spans live to this OTLP/HTTP collector (default: OTEL_EXPORTER_OTLP_ENDPOINT when set; off otherwise)")
+      .option("--otel-contents", "with OpenTelemetry export: include prompts, answers, tool arguments and results (off by default)");
   serverHelp(program.command("server").description("run the multi-user HTTP + SSE server (API only); one server per data root"))
     .action(async (opts) => setExit(await (await import("./commands/server.js")).serverCommand(opts, false)));
   serverHelp(program.command("web").description("run the server with the web app and open it in the browser (attaches to a running server on the same root)"))

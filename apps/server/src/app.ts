@@ -56,6 +56,7 @@ import { pricingFor } from "./services/usage-query.js";
 import { queryUsage as queryProjectedUsage } from "@penguin/projections-usage";
 import type { LiveProjectionRunner } from "@penguin/projections-runner";
 import { webAppHandler } from "./web/static-site.js";
+import { OtelLiveExporter } from "./services/otel-live.js";
 
 export interface ServerAppOptions {
   /** The data root (`--root` > PENGUIN_HOME > ~/.penguin/data when empty). */
@@ -94,6 +95,11 @@ export interface ServerAppOptions {
   report?: (error: unknown) => void;
   /** The command sandbox: on by default (where bwrap can run), network off by default. */
   sandbox?: { enabled?: boolean; network?: boolean; bwrapPath?: string };
+  /**
+   * Live OpenTelemetry export (services/otel-live.ts): on with an `endpoint`, or when `env` sets
+   * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / OTEL_EXPORTER_OTLP_ENDPOINT. `contents` adds prompts and outputs.
+   */
+  otel?: { endpoint?: string; contents?: boolean };
 }
 
 export interface ServerApp {
@@ -116,6 +122,8 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
   const ids = new EventIds(`${now().toString(36)}${randomBytes(3).toString("hex")}`);
   const ticker = options.ticker ?? realTicker;
   const sandbox = sandboxStatus(options.sandbox);
+  const otelEndpoint = options.otel?.endpoint ?? env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const otel = otelEndpoint === undefined || otelEndpoint === "" ? undefined : new OtelLiveExporter({ root, endpoint: otelEndpoint, contents: options.otel?.contents === true, report });
   const runtime = makeServerRuntime({
     root,
     databaseFile: factsDatabaseFile(root),
@@ -135,7 +143,9 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
     sandbox: { enabled: sandbox.enabled, confineFiles: true, network: sandbox.enabled && sandbox.network },
     ...(options.sandbox?.bwrapPath === undefined ? {} : { bwrapPath: options.sandbox.bwrapPath }),
     sandboxStatus: sandbox,
+    ...(otel === undefined ? {} : { onTaskEnded: (session: { projectId: string; agentId: string; sessionId: string }) => otel.sessionIdle(session) }),
   });
+  otel?.catchUp();
   let services: { stores: Stores; projections: LiveProjectionRunner; access: AccessPolicy; workspaces: WorkspaceRoots; userEvents: UserEventHub; sessions: SessionManager; scheduler: Scheduler };
   let initialPassword: string | undefined;
   try {
@@ -229,7 +239,8 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
     routes: table.routes,
     initialPassword,
     close() {
-      closing ??= runtime.dispose();
+      // Sessions end first (their last tasks go idle and are queued for export), then the exports finish.
+      closing ??= runtime.dispose().then(() => otel?.drain());
       return closing;
     },
   };

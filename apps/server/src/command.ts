@@ -40,6 +40,8 @@ export interface ServerCommandOptions {
   app?: StartServerOptions["app"];
   /** `--no-sandbox` / `--sandbox-network`: the command sandbox of every session (default on, no network). */
   sandbox?: { enabled?: boolean; network?: boolean };
+  /** `--otel-endpoint URL` / `--otel-contents`: live OpenTelemetry export (else the OTEL_EXPORTER_OTLP_* variables). */
+  otel?: { endpoint?: string | undefined; contents?: boolean };
 }
 
 export function defaultWebDir(): string {
@@ -71,6 +73,9 @@ export async function runServerCommand(options: ServerCommandOptions): Promise<n
       ...options.app,
     };
     if (options.sandbox !== undefined) start.app.sandbox = { ...start.app.sandbox, ...options.sandbox };
+    if (options.otel?.endpoint !== undefined || options.otel?.contents === true) {
+      start.app.otel = { ...(options.otel.endpoint === undefined ? {} : { endpoint: options.otel.endpoint }), contents: options.otel.contents === true };
+    }
     server = await startServer(start);
   } catch (error) {
     if (error instanceof ServerAlreadyRunningError) {

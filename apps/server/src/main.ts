@@ -12,7 +12,7 @@
 import { parseArgs } from "node:util";
 import { runServerCommand } from "./command.js";
 
-const USAGE = "usage: main.js [--port N] [--host H] [--root DIR] [--web] [--no-open] [--reindex] [--web-dir DIR] [--workspace-root DIR]... [--allowed-host NAME]... [--no-sandbox] [--sandbox-network]";
+const USAGE = "usage: main.js [--port N] [--host H] [--root DIR] [--web] [--no-open] [--reindex] [--web-dir DIR] [--workspace-root DIR]... [--allowed-host NAME]... [--no-sandbox] [--sandbox-network] [--otel-endpoint URL] [--otel-contents]";
 
 async function main(argv: string[]): Promise<number> {
   let values;
@@ -31,6 +31,8 @@ async function main(argv: string[]): Promise<number> {
         "sandbox-network": { type: "boolean", default: false },
         "workspace-root": { type: "string", multiple: true },
         "allowed-host": { type: "string", multiple: true },
+        "otel-endpoint": { type: "string" },
+        "otel-contents": { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
       strict: true,
@@ -57,6 +59,7 @@ async function main(argv: string[]): Promise<number> {
   if (values["web-dir"] !== undefined) options.webDir = values["web-dir"];
   if (values["workspace-root"] !== undefined) options.workspaceRoots = values["workspace-root"];
   if (values["allowed-host"] !== undefined) options.allowedHosts = values["allowed-host"];
+  if (values["otel-endpoint"] !== undefined || values["otel-contents"]) options.otel = { endpoint: values["otel-endpoint"], contents: values["otel-contents"] };
   return runServerCommand(options);
 }
 

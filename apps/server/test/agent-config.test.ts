@@ -198,5 +198,19 @@ describe("tools", () => {
       { name: "web", transport: "http", permission: "auto", url: "https://mcp.example/mcp", envKeys: [], headerKeys: ["Authorization"] },
     ]);
     expect(JSON.stringify(res.body)).not.toMatch(/s3cret|Bearer-xyz/);
+    expect(res.body.hooks).toEqual([]);
+  });
+
+  it("lists the configured hooks, one row per command, read-only", async () => {
+    h = await startHarness();
+    const c = await h.admin();
+    const file = agentPaths(h.root, "default_project", "default_agent").systemConfig;
+    writeFileSync(file, `${readFileSync(file, "utf8")}\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - { type: command, command: ./guard.sh, timeout: 5 }\n  Stop:\n    - hooks: [{ type: command, command: ./notify.sh }]\n`);
+    const res = await c.get(`${A}/tools`);
+    expect(res.status).toBe(200);
+    expect(res.body.hooks).toEqual([
+      { event: "PreToolUse", matcher: "Bash", command: "./guard.sh", timeoutSeconds: 5 },
+      { event: "Stop", command: "./notify.sh" },
+    ]);
   });
 });

@@ -99,3 +99,4 @@ export type { RecordedEvent, RecordedSession } from "./replay/recording.js";
 export { stateAt as inspectStateAt } from "./trace/state-at.js";
 export type { SessionView } from "./trace/state-at.js";
 export type { SnapshotSource, SnapshotLookup, StoredSnapshot } from "@penguin/trace";
+export { HOOK_EVENTS, loadWorkspaceHooks, parseWorkspaceHooks, trustWorkspaceHooks, WORKSPACE_HOOKS_FILE, TRUSTED_HOOKS_FILE, type HooksConfig, type HookEventName, type WorkspaceHooks } from "./hooks/index.js";

@@ -36,6 +36,10 @@ import { Session } from "./session.js";
 import { isThinkingLevel } from "./thinking-level.js";
 import { whileHolding } from "./trace/session-lease.js";
 import { createSubagentRunner, type ChildSessionFactory } from "./subagents/runner.js";
+import { hasHooks, mergeHooks } from "./hooks/hook-config.js";
+import { HookedEnvironment } from "./hooks/hooked-environment.js";
+import { SessionHooks } from "./hooks/session-hooks.js";
+import { loadWorkspaceHooks } from "./hooks/workspace-hooks.js";
 
 /** What the session-building functions need of their Agent. */
 export interface AgentParts {
@@ -190,7 +194,10 @@ export async function buildSession(parts: AgentParts, p: BuildParams): Promise<S
     readOnlyForTools: [parts.paths.agentState],
     writableForTools: [parts.paths.memoryDir],
   });
-  const env = p.replay?.wrapEnvironment?.(realEnv) ?? realEnv;
+  const hooks = sessionHooks(parts, p);
+  // Tool hooks sit on the real Environment: a replay with recorded tools answers before them.
+  const hookedEnv = hooks === undefined ? realEnv : new HookedEnvironment(realEnv, hooks);
+  const env = p.replay?.wrapEnvironment?.(hookedEnv) ?? hookedEnv;
   const llm = p.replay?.llm ?? new GatewayLLM({
     endpoint,
     systemPrompt: meta.system_prompt,
@@ -252,6 +259,8 @@ export async function buildSession(parts: AgentParts, p: BuildParams): Promise<S
     approvalMode: p.approvalMode,
     sleep: p.replay !== undefined ? noWait : parts.options.sleep,
     lease: p.lease,
+    // A replay writes the recorded task-hook records back instead of running the hooks.
+    ...(hooks === undefined || p.replay !== undefined ? {} : { hooks }),
   });
   return built;
 }
@@ -289,6 +298,25 @@ export async function buildReplaySession(parts: AgentParts, meta: SessionMetaPay
     ...(opening === undefined ? {} : { opening: settingsChanged(opening), approvalMode: opening.approval_mode }),
     lease,
   }));
+}
+
+/**
+ * The session's hooks: system_config.yaml's, then the workspace's `.penguin/hooks.json` when the
+ * user trusted it as it is (workspace-hooks.ts). Undefined when there are none.
+ */
+function sessionHooks(parts: AgentParts, p: BuildParams): SessionHooks | undefined {
+  const workspace = loadWorkspaceHooks(parts.paths.root, p.meta.workspace);
+  const config = mergeHooks(p.state.config.hooks, workspace.status === "trusted" ? workspace.config : undefined);
+  if (!hasHooks(config)) return undefined;
+  const sessionId = p.meta.session_id;
+  return new SessionHooks({
+    config,
+    sessionId,
+    transcriptPath: traceFilePath(parts.paths, sessionDate(sessionId), sessionId, p.writerIndex),
+    workspace: p.meta.workspace,
+    ...(p.sandbox.commands === undefined ? {} : { sandbox: p.sandbox.commands }),
+    baseEnv: parts.options.env ?? process.env,
+  });
 }
 
 /**

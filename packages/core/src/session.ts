@@ -24,6 +24,8 @@ import { Environment } from "./environment/environment.js";
 import type { SubagentInfo } from "./subagents/subagent-info.js";
 import type { AgentPaths } from "./state/paths.js";
 import { generateTitle } from "./session-title.js";
+import type { SessionHooks } from "./hooks/session-hooks.js";
+import { hookedCompaction, hookedTask } from "./hooks/task-hooks.js";
 
 export interface SessionRunOptions {
   /** Asked once per tool call; without it every call is denied. */
@@ -66,6 +68,8 @@ export interface SessionParts {
   sleep?: SleepFn | undefined;
   /** The session's lease (one writer per session): let go when the session is disposed. */
   lease?: SessionLease | undefined;
+  /** Lifecycle hooks run around its tasks (hooks/task-hooks.ts); absent: none, or a replay. */
+  hooks?: SessionHooks | undefined;
 }
 
 export class Session {
@@ -106,6 +110,9 @@ export class Session {
   /** Goal mode (goal/goals.ts) over this session's engine and trace. */
   readonly #goals: GoalsShape;
   readonly #sleep: SleepFn | undefined;
+  readonly #hooks: SessionHooks | undefined;
+  /** SessionStart hooks run before the first task this Session object runs. */
+  #sessionStartDue = true;
 
   constructor(parts: SessionParts) {
     this.meta = parts.meta;
@@ -129,6 +136,7 @@ export class Session {
     this.#recordedApprovalMode = parts.approvalMode;
     this.#sleep = parts.sleep;
     this.#lease = parts.lease;
+    this.#hooks = parts.hooks;
     this.#goals = makeGoals(engineGoalSession({ scratchpadDir: parts.scratchpadDir, engine: parts.engine, trace: parts.writer, usage: () => this.usage }));
     const env = parts.env;
     const engine = parts.engine;
@@ -191,7 +199,23 @@ export class Session {
   run(messages: OmniMessage[] | string, options: SessionRunOptions = {}): AsyncGenerator<OmniMessage, void> {
     if (this.#disposed) throw new Error(`session ${this.id} is disposed; resume it with agent.resumeSession to continue`);
     const runOptions = { approve: options.approve, signal: options.signal, thinkingLevel: options.thinkingLevel ?? this.thinkingLevel };
-    if (options.goal === undefined) return this.#afterDurable(this.#engine.run(typeof messages === "string" ? [userText(messages)] : messages, runOptions));
+    const input = typeof messages === "string" ? [userText(messages)] : messages;
+    const hooks = this.#hooks;
+    if (options.goal === undefined && hooks !== undefined) {
+      const sessionStart = this.#sessionStartDue ? (this.resumed ? "resume" : "startup") : undefined;
+      this.#sessionStartDue = false;
+      return this.#afterDurable(
+        hookedTask({
+          hooks,
+          input,
+          ...(sessionStart === undefined ? {} : { sessionStart }),
+          record: (m) => this.#writer.append(m),
+          runEngine: (next) => this.#engine.run(next, runOptions),
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+        }),
+      );
+    }
+    if (options.goal === undefined) return this.#afterDurable(this.#engine.run(input, runOptions));
     const request = goalRequest(messages, options.goal.budget, { approve: options.approve, thinkingLevel: runOptions.thinkingLevel });
     const clock = this.#sleep === undefined ? undefined : clockFromSleep(this.#sleep);
     return this.#afterDurable(runGoal((deliver) => this.#goals.run(request, deliver), { signal: options.signal, clock }));
@@ -266,6 +290,14 @@ export class Session {
    */
   compact(options: { signal?: AbortSignal } = {}): AsyncGenerator<OmniMessage, void> {
     if (this.#disposed) throw new Error(`session ${this.id} is disposed; resume it with agent.resumeSession to continue`);
+    const hooks = this.#hooks;
+    if (hooks !== undefined) {
+      // Made now: what cannot be compacted throws here, before any hook runs, as without hooks.
+      const compaction = this.#engine.compact(options);
+      return this.#afterDurable(
+        hookedCompaction({ hooks, record: (m) => this.#writer.append(m), compact: () => compaction, ...(options.signal === undefined ? {} : { signal: options.signal }) }),
+      );
+    }
     return this.#afterDurable(this.#engine.compact(options));
   }
 

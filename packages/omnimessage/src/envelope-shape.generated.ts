@@ -2861,6 +2861,156 @@ export const OMNI_MESSAGE_SHAPE: Shape = {
          }
         ],
         "records": []
+       },
+       {
+        "kind": "struct",
+        "expected": "HookRunPayload",
+        "fields": [
+         {
+          "name": "type",
+          "optional": false,
+          "shape": {
+           "kind": "literal",
+           "value": "hook_run",
+           "expected": "\"hook_run\""
+          }
+         },
+         {
+          "name": "hook_event",
+          "optional": false,
+          "shape": {
+           "kind": "string",
+           "expected": "string"
+          }
+         },
+         {
+          "name": "command",
+          "optional": false,
+          "shape": {
+           "kind": "string",
+           "expected": "string"
+          }
+         },
+         {
+          "name": "outcome",
+          "optional": false,
+          "shape": {
+           "kind": "union",
+           "expected": "\"ok\" | \"blocked\" | \"error\" | \"timeout\"",
+           "members": [
+            {
+             "kind": "literal",
+             "value": "ok",
+             "expected": "\"ok\""
+            },
+            {
+             "kind": "literal",
+             "value": "blocked",
+             "expected": "\"blocked\""
+            },
+            {
+             "kind": "literal",
+             "value": "error",
+             "expected": "\"error\""
+            },
+            {
+             "kind": "literal",
+             "value": "timeout",
+             "expected": "\"timeout\""
+            }
+           ],
+           "tagged": [],
+           "otherwise": [
+            0,
+            1,
+            2,
+            3
+           ],
+           "expectedObject": "never"
+          }
+         },
+         {
+          "name": "exit_code",
+          "optional": true,
+          "shape": {
+           "kind": "number",
+           "expected": "number"
+          }
+         },
+         {
+          "name": "tool_call_id",
+          "optional": true,
+          "shape": {
+           "kind": "string",
+           "expected": "string"
+          }
+         },
+         {
+          "name": "tool_name",
+          "optional": true,
+          "shape": {
+           "kind": "string",
+           "expected": "string"
+          }
+         },
+         {
+          "name": "decision",
+          "optional": true,
+          "shape": {
+           "kind": "string",
+           "expected": "string"
+          }
+         },
+         {
+          "name": "reason",
+          "optional": true,
+          "shape": {
+           "kind": "string",
+           "expected": "string"
+          }
+         },
+         {
+          "name": "updated_input",
+          "optional": true,
+          "shape": {
+           "kind": "string",
+           "expected": "string"
+          }
+         },
+         {
+          "name": "context",
+          "optional": true,
+          "shape": {
+           "kind": "string",
+           "expected": "string"
+          }
+         }
+        ],
+        "records": []
+       },
+       {
+        "kind": "struct",
+        "expected": "TraceContextPayload",
+        "fields": [
+         {
+          "name": "type",
+          "optional": false,
+          "shape": {
+           "kind": "literal",
+           "value": "trace_context",
+           "expected": "\"trace_context\""
+          }
+         },
+         {
+          "name": "traceparent",
+          "optional": false,
+          "shape": {
+           "kind": "string",
+           "expected": "string"
+          }
+         }
+        ],
+        "records": []
        }
       ],
       "tagged": [
@@ -2932,9 +3082,15 @@ export const OMNI_MESSAGE_SHAPE: Shape = {
          ],
          "followup_dequeued": [
           21
+         ],
+         "hook_run": [
+          22
+         ],
+         "trace_context": [
+          23
          ]
         },
-        "expected": "\"request_begin\" | \"request_end\" | \"token_usage\" | \"approval_decision\" | \"abort\" | \"compaction_begin\" | \"compaction_end\" | \"subagent\" | \"tool_list_ready\" | \"mcp_connect_begin\" | \"mcp_connect_end\" | \"goal_finished\" | \"approval_requested\" | \"steering_queued\" | \"steering_recalled\" | \"settings_changed\" | \"session_title\" | \"session_archived\" | \"goal_started\" | \"forked_from\" | \"followup_queued\" | \"followup_dequeued\""
+        "expected": "\"request_begin\" | \"request_end\" | \"token_usage\" | \"approval_decision\" | \"abort\" | \"compaction_begin\" | \"compaction_end\" | \"subagent\" | \"tool_list_ready\" | \"mcp_connect_begin\" | \"mcp_connect_end\" | \"goal_finished\" | \"approval_requested\" | \"steering_queued\" | \"steering_recalled\" | \"settings_changed\" | \"session_title\" | \"session_archived\" | \"goal_started\" | \"forked_from\" | \"followup_queued\" | \"followup_dequeued\" | \"hook_run\" | \"trace_context\""
        }
       ],
       "otherwise": [],

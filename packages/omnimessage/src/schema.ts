@@ -395,6 +395,39 @@ export const FollowupDequeuedPayloadSchema = Schema.mutable(
   Schema.Struct({ type: Schema.Literal("followup_dequeued"), followup_id: Schema.String, reason: Schema.Literal("started", "recalled", "aborted") }),
 ).annotations({ identifier: "FollowupDequeuedPayload" });
 
+/**
+ * One run of a lifecycle hook (a user's command on SessionStart, UserPromptSubmit, PreToolUse,
+ * PostToolUse, PreCompact, Stop or SubagentStop) and what the harness decided from it.
+ * `outcome`: `ok` (exit 0), `blocked` (exit 2, or a JSON block/deny), `error` (another exit
+ * code or a spawn failure; the action goes on), `timeout` (killed after its limit).
+ * `decision` is the hook's word when it gave one (allow, deny, ask, block, approve);
+ * `updated_input` the tool arguments it substituted (JSON text); `context` text it added for the
+ * model. Replay re-emits these records with the recorded tool output instead of running hooks.
+ */
+export const HookRunPayloadSchema = Schema.mutable(
+  Schema.Struct({
+    type: Schema.Literal("hook_run"),
+    hook_event: Schema.String,
+    command: Schema.String,
+    outcome: Schema.Literal("ok", "blocked", "error", "timeout"),
+    exit_code: optional(Schema.Number),
+    tool_call_id: optional(Schema.String),
+    tool_name: optional(Schema.String),
+    decision: optional(Schema.String),
+    reason: optional(Schema.String),
+    updated_input: optional(Schema.String),
+    context: optional(Schema.String),
+  }),
+).annotations({ identifier: "HookRunPayload" });
+
+/**
+ * The W3C `traceparent` a task arrived with (a server task request's header), recorded just
+ * before the task: the OpenTelemetry projection makes that remote span the parent of the task's.
+ */
+export const TraceContextPayloadSchema = Schema.mutable(
+  Schema.Struct({ type: Schema.Literal("trace_context"), traceparent: Schema.String }),
+).annotations({ identifier: "TraceContextPayload" });
+
 export const EventPayloadSchema = Schema.Union(
   RequestBeginPayloadSchema,
   RequestEndPayloadSchema,
@@ -418,6 +451,8 @@ export const EventPayloadSchema = Schema.Union(
   ForkedFromPayloadSchema,
   FollowupQueuedPayloadSchema,
   FollowupDequeuedPayloadSchema,
+  HookRunPayloadSchema,
+  TraceContextPayloadSchema,
 ).annotations({ identifier: "EventPayload" });
 
 // ---------------------------------------------------------------------------------------------

@@ -149,6 +149,8 @@ export type SessionTitlePayload = T<typeof S.SessionTitlePayloadSchema>;
 export type SessionArchivedPayload = T<typeof S.SessionArchivedPayloadSchema>;
 export type GoalStartedPayload = T<typeof S.GoalStartedPayloadSchema>;
 export type ForkedFromPayload = T<typeof S.ForkedFromPayloadSchema>;
+export type HookRunPayload = T<typeof S.HookRunPayloadSchema>;
+export type TraceContextPayload = T<typeof S.TraceContextPayloadSchema>;
 
 /** Every event payload. */
 export type EventPayload = T<typeof S.EventPayloadSchema>;

@@ -17,6 +17,8 @@ export interface ServerFlags {
   sandboxNetwork?: boolean;
   workspaceRoot?: string[];
   allowedHost?: string[];
+  otelEndpoint?: string;
+  otelContents?: boolean;
 }
 
 function toExit(code: number): ExitCode {
@@ -35,6 +37,7 @@ export async function serverCommand(flags: ServerFlags, web: boolean): Promise<E
     sandbox: { enabled: flags.sandbox !== false, network: flags.sandboxNetwork === true },
     workspaceRoots: flags.workspaceRoot,
     allowedHosts: flags.allowedHost,
+    otel: { endpoint: flags.otelEndpoint, contents: flags.otelContents === true },
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`${line}\n`),
   });

@@ -76,7 +76,9 @@ export const McpServerInfo = Schema.Struct({
   headerKeys: Schema.Array(Schema.String),
   connectTimeoutMs: Schema.optional(Schema.Number),
 });
-export const AgentTools = Schema.Struct({ builtin: Schema.Array(BuiltinTool), mcp: Schema.Array(McpServerInfo) });
+/** One configured hook command (system_config.yaml `hooks:`), for reading; the owner edits them in the config. */
+export const HookInfo = Schema.Struct({ event: Schema.String, matcher: Schema.optional(Schema.String), command: Schema.String, timeoutSeconds: Schema.optional(Schema.Number) });
+export const AgentTools = Schema.Struct({ builtin: Schema.Array(BuiltinTool), mcp: Schema.Array(McpServerInfo), hooks: Schema.Array(HookInfo) });
 
 export const BenchmarkList = Schema.Struct({ benchmarks: Schema.Array(Schema.String) });
 export const BenchmarkCases = Schema.Struct({ cases: Schema.Array(Schema.String) });
@@ -106,6 +108,7 @@ export type SkillsInstalled = typeof SkillsInstalled.Type;
 export type SkillArchiveInstalled = typeof SkillArchiveInstalled.Type;
 export type BuiltinTool = typeof BuiltinTool.Type;
 export type McpServerInfo = typeof McpServerInfo.Type;
+export type HookInfo = typeof HookInfo.Type;
 export type AgentTools = typeof AgentTools.Type;
 export type BenchmarkList = typeof BenchmarkList.Type;
 export type BenchmarkCases = typeof BenchmarkCases.Type;

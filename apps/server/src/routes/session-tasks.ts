@@ -8,6 +8,7 @@
  */
 import { Effect, Schema } from "effect";
 import { parseBudget } from "@penguin/core";
+import { parseTraceparent } from "@penguin/projections-otel";
 import { notFound } from "../http/api-error.js";
 import { json, noContent } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
@@ -53,14 +54,18 @@ export function sessionTaskRoutes(table: RouteTable, ctx: ServerContext): void {
       maxBodyBytes: MAX_TASK_BODY,
       responses: { 202: { description: "{status: started} or {status: queued, followUpId}", schema: TaskAccepted }, 409: { description: "task_in_progress or compacting" } },
     },
-    async ({ grant, body }) => {
+    async ({ grant, body, c }) => {
       const budget = body.goal === undefined ? undefined : parseBudget(body.goal.budget);
+      // W3C trace context: an invalid header is ignored, as the recommendation says.
+      const traceparent = c.header("traceparent")?.trim().toLowerCase();
+      const validTraceparent = traceparent !== undefined && parseTraceparent(traceparent) !== undefined ? traceparent : undefined;
       const accepted = await withSessions((sessions) =>
         sessions.startTask(grant.session, {
           input: body.input,
           queueIfBusy: body.queueIfBusy === true,
           thinkingLevel: body.thinkingLevel,
           ...(budget === undefined ? {} : { goal: { budget } }),
+          ...(validTraceparent === undefined ? {} : { traceparent: validTraceparent }),
         }),
       );
       return json(accepted, 202);

@@ -68,6 +68,8 @@ export interface ServerRuntimeConfig {
   bwrapPath?: string;
   /** What the sandbox probe found: the stdio MCP policy says why servers are off when it is not in use. */
   sandboxStatus: SandboxStatus;
+  /** Told when a session's task ended (the live OpenTelemetry export). */
+  onTaskEnded?: (session: { projectId: string; agentId: string; sessionId: string }) => void;
 }
 
 export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServices, unknown> {
@@ -137,6 +139,7 @@ export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServ
           agentTraceInfo: traceFacts.ofAgent,
           queuedSessionIds: traceFacts.queuedSessionIds,
           ...(config.bwrapPath === undefined ? {} : { bwrapPath: config.bwrapPath }),
+          ...(config.onTaskEnded === undefined ? {} : { onTaskEnded: config.onTaskEnded }),
         });
         // Follow-ups a stopped server left queued (its sessions' traces record them) run again, in order.
         void manager.restoreQueues().catch((error: unknown) => config.report(error));

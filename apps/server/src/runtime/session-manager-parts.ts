@@ -20,6 +20,8 @@ import type { UserEventHub } from "./user-events.js";
 
 export interface SessionManagerDeps {
   root: string;
+  /** A task (or compaction) of the session ended and its hub is idle: the live OpenTelemetry export listens here. */
+  onTaskEnded?: (session: { projectId: string; agentId: string; sessionId: string }) => void;
   stores: Stores;
   ids: EventIds;
   userEvents: UserEventHub;
@@ -77,6 +79,8 @@ export interface TaskRequest {
   sender?: "server" | undefined;
   /** Run the task as a goal with this token budget (-1 = unlimited). */
   goal?: { budget: number } | undefined;
+  /** A valid W3C traceparent the request came with: recorded before the task (its spans' parent). */
+  traceparent?: string | undefined;
 }
 
 export type TaskAccepted = { status: "started" } | { status: "queued"; followUpId: string };

@@ -76,7 +76,10 @@ export class SessionManager {
       generateTitles: deps.generateTitles,
       lifetime: this.#lifetime.signal,
       report: deps.report,
-      onIdle: (hub) => onIdle(this.#parts, hub),
+      onIdle: (hub) => {
+        deps.onTaskEnded?.({ projectId: hub.projectId, agentId: hub.agentId, sessionId: hub.sessionId });
+        onIdle(this.#parts, hub);
+      },
       onChildSession: (parent, meta) => indexChild(this.#parts, parent, meta),
       mirrorChild: (m) => mirrorChild(this.#parts, m),
       hasRecordedTitle: async (hub) => {

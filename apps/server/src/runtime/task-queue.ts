@@ -7,7 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { agentPaths, isThinkingLevel, sessionTraceFiles } from "@penguin/core";
-import { followupDequeued, followupQueued } from "@penguin/omnimessage";
+import { eventMessage, followupDequeued, followupQueued } from "@penguin/omnimessage";
 import type { SessionRow } from "../db/sessions-store.js";
 import { conflict, notFound } from "../http/api-error.js";
 import { pendingFollowUps } from "./follow-up-queue.js";
@@ -43,6 +43,7 @@ export async function startTask(m: ManagerParts, row: SessionRow, request: TaskR
     if (!hub.busy) onIdle(m, hub);
     return { status: "queued", followUpId: followUp.id };
   }
+  if (request.traceparent !== undefined) core.recordFact(eventMessage({ type: "trace_context", traceparent: request.traceparent }));
   m.runner.start(hub, core, { kind: "task", messages: built.messages, prompt: built.prompt, thinkingLevel: request.thinkingLevel, goal: request.goal });
   return { status: "started" };
 }

@@ -37,6 +37,27 @@ export interface McpServerView {
   connectTimeoutMs?: number;
 }
 
+export interface HookView {
+  event: string;
+  matcher?: string;
+  command: string;
+  timeoutSeconds?: number;
+}
+
+/** The agent's hooks (system_config.yaml `hooks:`), one row per command, in run order. */
+export function configuredHooks(config: SystemConfig): HookView[] {
+  return Object.entries(config.hooks ?? {}).flatMap(([event, groups]) =>
+    (groups ?? []).flatMap((group) =>
+      group.hooks.map((hook) => ({
+        event,
+        ...(group.matcher === undefined || group.matcher === "" ? {} : { matcher: group.matcher }),
+        command: hook.command,
+        ...(hook.timeout === undefined ? {} : { timeoutSeconds: hook.timeout }),
+      })),
+    ),
+  );
+}
+
 const neverSpawns: SubagentRunner = {
   spawn() {
     return Promise.reject(new Error("the tool catalog never runs subagents"));

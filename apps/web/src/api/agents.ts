@@ -89,6 +89,18 @@ export async function getAgentTools(p: string, a: string): Promise<AgentTools> {
       if (url !== undefined) server.url = url;
       return [server];
     }),
+    hooks: arr(o, "hooks").flatMap((raw) => {
+      const h = asRecord(raw);
+      const event = str(h, "event");
+      const command = str(h, "command");
+      if (event === undefined || command === undefined) return [];
+      const hook: AgentTools["hooks"][number] = { event, command };
+      const matcher = str(h, "matcher");
+      const timeoutSeconds = num(h, "timeoutSeconds");
+      if (matcher !== undefined) hook.matcher = matcher;
+      if (timeoutSeconds !== undefined) hook.timeoutSeconds = timeoutSeconds;
+      return [hook];
+    }),
   };
 }
 

@@ -135,9 +135,11 @@ export type VisionProbe = Mutable<C.VisionProbe>;
 export type McpTestResult = Omit<Mutable<C.McpTestResult>, "tools"> & { tools: { name: string; description: string; permission: string }[] };
 export type BuiltinTool = Omit<Mutable<C.BuiltinTool>, "parameters" | "permission"> & { permission: string };
 export type McpServerInfo = Omit<Mutable<C.McpServerInfo>, "args" | "envKeys" | "headerKeys" | "connectTimeoutMs"> & { args: string[]; envKeys: string[]; headerKeys: string[] };
+export type HookInfo = Mutable<C.HookInfo>;
 export interface AgentTools {
   builtin: BuiltinTool[];
   mcp: McpServerInfo[];
+  hooks: HookInfo[];
 }
 export type MemoryScope = Mutable<C.MemoryScopes["scopes"][number]>;
 export type MemoryFile = Mutable<C.FileContent>;

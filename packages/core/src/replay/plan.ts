@@ -91,7 +91,7 @@ export interface ReplayPlan {
   outputs: Map<string, OmniMessage>;
   /** The record number of each recorded tool output. */
   outputAt: Map<string, number>;
-  /** `subagent` events recorded while each call ran, by tool_call_id. */
+  /** `subagent` and `hook_run` events recorded while each call ran, by tool_call_id. */
   spawned: Map<string, RecordedEvent[]>;
   /**
    * Record numbers where a user abort first shows: the replay aborts its run once it has
@@ -113,6 +113,8 @@ export interface ReplayPlan {
   thinkingBaseline: string | undefined;
   approvalModeChanges: ApprovalModeChange[];
   titles: RecordedTitle[];
+  /** `hook_run` records of task hooks (not bound to a tool call): written back at their places, never run. */
+  taskHooks: RecordedEvent[];
 }
 
 const topLevel = (e: RecordedEvent) => e.message.origin === undefined || e.message.origin.length === 0;
@@ -150,6 +152,7 @@ export function buildPlan(recording: RecordedSession): ReplayPlan {
   const thinkingChanges: { at: number; level: string }[] = [];
   const approvalModeChanges: ApprovalModeChange[] = [];
   const titles: RecordedTitle[] = [];
+  const taskHooks: RecordedEvent[] = [];
   // The first record of the current run that shows a user abort (an interrupted tool, an
   // aborted request); the run's `abort` event confirms it.
   let firstAbortSign: number | undefined;
@@ -245,6 +248,10 @@ export function buildPlan(recording: RecordedSession): ReplayPlan {
       case "session_title":
         titles.push({ at: e.n, title: ev.title });
         break;
+      case "hook_run":
+        if (ev.tool_call_id !== undefined) spawned.set(ev.tool_call_id, [...(spawned.get(ev.tool_call_id) ?? []), e]);
+        else taskHooks.push(e);
+        break;
       case "goal_started":
         goal = { kind: "goal", input: [], at: e.n, objective: ev.objective, budget: ev.budget, rounds: [] };
         tasks.push(goal);
@@ -279,6 +286,7 @@ export function buildPlan(recording: RecordedSession): ReplayPlan {
     thinkingBaseline,
     approvalModeChanges,
     titles,
+    taskHooks,
   };
 }
 

@@ -160,6 +160,7 @@ class SessionReplay {
   #nextSteering = 0;
   #nextApprovalMode = 0;
   #nextTitle = 0;
+  #nextTaskHook = 0;
 
   /** Set the host's approval mode once the replay has written every record before the change. */
   #settingsOnTime(): void {
@@ -179,8 +180,24 @@ class SessionReplay {
    */
   titlesBefore(at: number): void {
     const titles = this.plan.titles;
-    while (this.#nextTitle < titles.length && titles[this.#nextTitle]!.at < at) {
-      this.session?.recordTitle(titles[this.#nextTitle++]!.title);
+    const hooks = this.plan.taskHooks;
+    for (;;) {
+      const title = titles[this.#nextTitle];
+      const hook = hooks[this.#nextTaskHook];
+      const titleDue = title !== undefined && title.at < at;
+      const hookDue = hook !== undefined && hook.n < at;
+      if (titleDue && (!hookDue || title.at < hook.n)) {
+        this.#nextTitle++;
+        this.session?.recordTitle(title.title);
+      } else if (hookDue && hook.message.type === "event_msg") {
+        // A task hook's record, as recorded: replays never run hooks for tasks.
+        this.#nextTaskHook++;
+        this.session?.recordFact({ ...hook.message, timestamp: new Date().toISOString() });
+      } else if (hookDue) {
+        this.#nextTaskHook++;
+      } else {
+        return;
+      }
     }
   }
 

@@ -6,6 +6,7 @@
  */
 import type { ThinkingLevel } from "@penguin/models";
 import type { ToolDefinition } from "@penguin/omnimessage";
+import type { HooksConfig } from "../hooks/hook-config.js";
 
 export type CompactionMode = "summarize" | "discard";
 
@@ -43,4 +44,6 @@ export interface SystemConfig {
    * `bash -c` in the login environment captured once per session; absent means false.
    */
   tools: { builtin?: ToolDefinition[]; mcpServers: McpServerEntry[]; exec?: { loginShell: boolean } };
+  /** Lifecycle hooks (SessionStart, PreToolUse, …) in Claude Code's settings shape; absent = none. */
+  hooks?: HooksConfig;
 }

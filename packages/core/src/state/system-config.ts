@@ -23,6 +23,7 @@ import { ConfigError } from "./config-error.js";
 import { CONFIG_DEFAULTS } from "./default-system-config.js";
 import type { SystemConfig } from "./system-config-shape.js";
 import { fieldName, lineOfPath, yamlSyntaxError } from "./yaml-location.js";
+import { HOOK_EVENTS, HooksSchema, unknownHookEvents } from "../hooks/hook-config.js";
 
 export type { CompactionMode, McpServerEntry, PromptSectionConfig, SystemConfig } from "./system-config-shape.js";
 
@@ -154,6 +155,8 @@ export const SystemConfigSchema = Schema.Struct({
     },
     "The tools the model gets.",
   ),
+  /** Lifecycle hooks in Claude Code's shape (hooks/hook-config.ts); absent = none. */
+  hooks: Schema.optional(Schema.mutable(HooksSchema).annotations(about("Lifecycle hooks (SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact, Stop, SubagentStop) in Claude Code's settings shape; absent = none."))),
 });
 
 /** Built once: decoding stops at the first problem, unknown keys are dropped. */
@@ -187,6 +190,18 @@ export function parseSystemConfig(text: string, file: string): SystemConfig {
   }
 
   const raw = dropEmptyKeys(doc.toJS());
+  // Unknown keys are ignored elsewhere, but a misspelt hook event would silently turn a guard off.
+  const strayEvent = isRecord(raw) ? unknownHookEvents(raw.hooks)[0] : undefined;
+  if (strayEvent !== undefined) {
+    const line = lineOfPath(doc.contents, lineCounter, ["hooks", strayEvent]);
+    throw new ConfigError({
+      file,
+      ...(line !== undefined ? { line } : {}),
+      field: `hooks.${strayEvent}`,
+      problem: `is not a hook event this harness runs (it runs ${HOOK_EVENTS.join(", ")})`,
+      hint: "rename it to one of those events, or remove it",
+    });
+  }
   const result = decodeSystemConfig(raw);
   if (Either.isRight(result)) {
     const config: SystemConfig = result.right;

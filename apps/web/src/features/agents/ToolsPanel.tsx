@@ -2,7 +2,8 @@
  * The agent's Tools tab: the builtin tools a session of this agent gets, as a table (name,
  * read or read-write, timeout, what it does, when it is offered), then the MCP servers: the
  * configured ones as the server reads them (secrets as key names only) and the form that
- * adds one and tests its connection (McpPanel).
+ * adds one and tests its connection (McpPanel); and the agent's hooks, read-only (the owner
+ * edits them in system_config.yaml like the rest of the config).
  */
 import { createEffect, createSignal, For, on, onCleanup, Show } from "solid-js";
 import { getAgentTools } from "../../api/agents";
@@ -92,6 +93,28 @@ export function ToolsPanel(props: { projectId: string; agentId: string; yaml: st
           </ul>
         </section>
       </Show>
+      <section aria-labelledby="tools-hooks">
+        <h3 id="tools-hooks" class="mb-2 text-sm font-semibold">
+          Hooks
+        </h3>
+        <Show
+          when={(tools()?.hooks.length ?? 0) > 0}
+          fallback={<p class="text-xs text-slate-500">No hooks. Add a <code class="font-mono">hooks:</code> section to system_config.yaml (Config tab), in Claude Code's settings shape.</p>}
+        >
+          <ul class="flex flex-col gap-1 text-sm" aria-label="Hooks of this agent (read-only: edit them in system_config.yaml)">
+            <For each={tools()?.hooks ?? []}>
+              {(h) => (
+                <li class="rounded-md border border-slate-200 px-2 py-1 dark:border-slate-800">
+                  <span class="font-mono">{h.event}</span>
+                  <Show when={h.matcher}>{(m) => <span class="text-xs text-slate-500"> · tools matching {m()}</span>}</Show>
+                  <Show when={h.timeoutSeconds}>{(t) => <span class="text-xs text-slate-500"> · timeout {t()} s</span>}</Show>
+                  <div class="truncate font-mono text-xs text-slate-600 dark:text-slate-400">{h.command}</div>
+                </li>
+              )}
+            </For>
+          </ul>
+        </Show>
+      </section>
       <McpPanel projectId={props.projectId} agentId={props.agentId} yaml={props.yaml} onYaml={(v) => props.onYaml(v)} readOnly={props.readOnly} />
     </div>
   );

@@ -1,0 +1,82 @@
+/**
+ * The task hooks around one `session.run`: SessionStart (before the session's first task in
+ * this process: `startup`, or `resume` for a session rebuilt from its trace), UserPromptSubmit
+ * (before the input reaches the model), Stop (when the task ends without an abort) and, for
+ * `session.compact`, PreCompact.
+ *
+ * Their `hook_run` records are appended to the trace through the session's writer (between
+ * engine runs, so nothing else writes then) and yielded to the host like the task's messages.
+ * What they add for the model (SessionStart and UserPromptSubmit context) is a user text sent
+ * with the input, so it is recorded as input and a replay sends it again.
+ *
+ * - UserPromptSubmit that blocks: the prompt is not sent (not recorded either, as Claude Code
+ *   erases it); the task ends after the hook's record, whose reason the host shows.
+ * - Stop that blocks (exit 2 or `decision: block`): the task goes on with the reason as a new
+ *   user text, and the next Stop run sees `stop_hook_active: true`; at most
+ *   MAX_STOP_CONTINUATIONS times, so a hook that always blocks cannot keep a task alive forever.
+ * - Replays do not run task hooks: they write the recorded records back at their places.
+ */
+import { isEvent, isModel, userText, type OmniMessage } from "@penguin/omnimessage";
+import type { SessionHooks } from "./session-hooks.js";
+
+export const MAX_STOP_CONTINUATIONS = 5;
+
+export interface TaskHooksInput {
+  hooks: SessionHooks;
+  input: OmniMessage[];
+  /** Run SessionStart first, with this `source`. */
+  sessionStart?: "startup" | "resume";
+  record(m: OmniMessage<"event_msg">): void;
+  runEngine(input: OmniMessage[]): AsyncGenerator<OmniMessage, void>;
+  signal?: AbortSignal;
+}
+
+const promptOf = (input: readonly OmniMessage[]): string =>
+  input.flatMap((m) => (isModel(m, "text") && m.payload.role === "user" ? [m.payload.text] : [])).join("\n");
+
+export async function* hookedTask(t: TaskHooksInput): AsyncGenerator<OmniMessage, void> {
+  const signal = t.signal === undefined ? {} : { signal: t.signal };
+  const emit = function* (records: OmniMessage<"event_msg">[]): Generator<OmniMessage, void> {
+    for (const r of records) {
+      t.record(r);
+      yield r;
+    }
+  };
+  const extra: OmniMessage[] = [];
+  if (t.sessionStart !== undefined && t.hooks.has("SessionStart")) {
+    const start = await t.hooks.run({ event: "SessionStart", input: { source: t.sessionStart }, ...signal });
+    yield* emit(start.records);
+    if (start.context !== undefined) extra.push(userText(`[SessionStart hook context]\n${start.context}`));
+  }
+  if (t.hooks.has("UserPromptSubmit")) {
+    const submit = await t.hooks.run({ event: "UserPromptSubmit", input: { prompt: promptOf(t.input) }, ...signal });
+    yield* emit(submit.records);
+    if (submit.blocked) return;
+    if (submit.context !== undefined) extra.push(userText(`[UserPromptSubmit hook context]\n${submit.context}`));
+  }
+  let input = [...t.input, ...extra];
+  for (let continuation = 0; ; continuation++) {
+    let aborted = false;
+    for await (const m of t.runEngine(input)) {
+      if (isEvent(m, "abort") && m.origin === undefined) aborted = true;
+      yield m;
+    }
+    if (aborted || t.signal?.aborted === true || !t.hooks.has("Stop") || continuation >= MAX_STOP_CONTINUATIONS) return;
+    const stop = await t.hooks.run({ event: "Stop", input: { stop_hook_active: continuation > 0 }, ...signal });
+    yield* emit(stop.records);
+    if (!stop.blocked || stop.stopTask !== undefined) return;
+    input = [userText(`[Stop hook] ${stop.reason ?? "a hook asked to go on"}`)];
+  }
+}
+
+/** PreCompact before a manual compaction: its records, then the compaction's messages (it cannot block one). */
+export async function* hookedCompaction(t: { hooks: SessionHooks; record(m: OmniMessage<"event_msg">): void; compact(): AsyncGenerator<OmniMessage, void>; signal?: AbortSignal }): AsyncGenerator<OmniMessage, void> {
+  if (t.hooks.has("PreCompact")) {
+    const pre = await t.hooks.run({ event: "PreCompact", input: { trigger: "manual", custom_instructions: "" }, ...(t.signal === undefined ? {} : { signal: t.signal }) });
+    for (const r of pre.records) {
+      t.record(r);
+      yield r;
+    }
+  }
+  yield* t.compact();
+}
