@@ -33,7 +33,7 @@ import { Session } from "./session.js";
 import { assemble, buildReplaySession, buildSession, sessionConfinement, sessionWorkspace, type AgentParts } from "./session-build.js";
 import { inspectState, sessionState, type SessionStateAt, type SessionStateOptions } from "./session-reads.js";
 import { resumeSession } from "./session-resume.js";
-import { forkSession, recordSessionFact } from "./session-writes.js";
+import { forkSession, recordSessionFact, type ForkSessionOptions } from "./session-writes.js";
 import { ensureAgentState, type AgentState } from "./state/agent-state.js";
 import { newSessionId } from "./state/ids.js";
 import { loadMemoryIndex } from "./state/memory.js";
@@ -109,6 +109,9 @@ export class Agent {
       workspace: workspace.path,
     };
     if (options.source !== undefined) meta.source = options.source;
+    // Who created it is a fact of the trace: a host names itself, a parent agent or a schedule
+    // is its source, and anything else came through the SDK.
+    meta.client = options.client ?? options.source ?? "sdk";
     const thinkingLevel = options.thinkingLevel ?? state.config.model.thinking_level ?? config.default_chat?.thinking_level ?? "medium";
     const sandbox = sessionConfinement(this.#parts, options.sandbox, meta.workspace, sessionId);
     // The starting settings are the session's first fact: inspect and resume read them from event 2 on.
@@ -130,7 +133,7 @@ export class Agent {
    * or, with `at`, at any record (trace/fork.ts `forkSessionFilesAt`), starting with a
    * `forked_from` event. The source must be idle (the host checks). Returns the new session id.
    */
-  forkSession(options: { sessionId: string; position?: ForkPosition; at?: number | string }): Promise<string> {
+  forkSession(options: ForkSessionOptions): Promise<string> {
     return forkSession(this.paths, options);
   }
 
