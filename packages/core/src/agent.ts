@@ -24,7 +24,7 @@
 import { existsSync } from "node:fs";
 import type { OmniMessage, SessionMetaPayload } from "@penguin/omnimessage";
 import { settingsChanged } from "@penguin/omnimessage";
-import { initialSessionState, SessionFolds, type LineCutOptions, type SnapshotSource } from "@penguin/trace";
+import { foldCache, initialSessionState, type LineCutOptions, type SnapshotSource } from "@penguin/trace";
 import type { CreateAgentOptions, CreateSessionOptions, ReplayParts, ResumeSessionOptions } from "./agent-options.js";
 import { PenguinError } from "./errors.js";
 import { ToolCallIdAllocator } from "./llm/tool-call-ids.js";
@@ -53,8 +53,8 @@ export { isThinkingLevel } from "./thinking-level.js";
 export class Agent {
   readonly paths: AgentPaths;
   readonly #options: CreateAgentOptions;
-  /** The fold cache (@penguin/trace state-at.ts): parsed traces and snapshots for `sessionState`, recordings' snapshots for `inspectState`. */
-  readonly #folds = new SessionFolds();
+  /** The process's one fold cache (@penguin/trace state-at.ts `foldCache`), shared by every agent. */
+  readonly #folds = foldCache;
   /** What the session modules need of this agent (session-build.ts `AgentParts`). */
   readonly #parts: AgentParts;
 
