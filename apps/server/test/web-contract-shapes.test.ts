@@ -41,6 +41,8 @@ describe("the web's compiled contract shapes", { timeout: 120_000 }, () => {
       ["SessionDetail", (await c.get(`/api/sessions/${sid}`)).body],
       ["SessionView", (await c.post("/api/projects/default_project/agents/default_agent/sessions", { workspace: h.workspace })).body],
       ["UsageReport", (await c.get("/api/projects/default_project/usage?groupBy=session&granularity=day")).body],
+      ["ProjectList", (await c.get("/api/projects")).body],
+      ["AgentList", (await c.get("/api/projects/default_project/agents")).body],
     ];
     for (const [name, body] of answers) {
       expect(effectAccepts(name, body), `${name} by effect`).toBe(true);

@@ -1,5 +1,5 @@
-// Answers decoded with the HTTP contract (api/contract-decode.ts): the session list, a session
-// and the usage report are checked against the contract's schemas compiled to plain shapes
+// Answers decoded with the HTTP contract (api/contract-decode.ts): the session list, a session,
+// the usage report and the project and agent lists are checked against the contract's schemas compiled to plain shapes
 // (no effect in the bundle). Given an answer that matches, the page gets the contract's values;
 // given one from a server of another version (a field missing or of another kind), the page
 // still gets what can be read field by field, and the console says once which field differed.
@@ -8,6 +8,7 @@ import { decodeAnswer } from "../src/api/contract-decode";
 import { setFetch } from "../src/api/http";
 import { listSessions, sessionOf } from "../src/api/sessions";
 import { getUsage } from "../src/api/usage";
+import { listAgents, listProjects } from "../src/api/projects";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -47,6 +48,8 @@ describe("decoding answers with the contract", () => {
       const reply = (body: unknown) => new Response(JSON.stringify(body), { status: 200 });
       if (path === "/api/projects/p/agents/a/sessions") return reply({ sessions: [view("s1"), view("s4", { title: null, forkedFrom: null })] });
       if (path === "/api/projects/p/usage") return reply({ groupBy: "session", granularity: "day", rows: [{ key: "s1", ...totals }], totals });
+      if (path === "/api/projects") return reply({ projects: [{ projectId: "p", name: null, ownerUserId: "me", role: "admin", createdAt: 5 }] });
+      if (path === "/api/projects/p/agents") return reply({ agents: [{ agentId: "a", name: "Ada", description: null, createdAt: null }] });
       return new Response("{}", { status: 404 });
     });
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
@@ -54,6 +57,8 @@ describe("decoding answers with the contract", () => {
     expect(sessions.map((s) => [s.id, s.title, s.forkedFrom])).toEqual([["s1", "Tides", { sessionId: "session-a", at: "001:000004" }], ["s4", null, null]]);
     const usage = await getUsage("p", {}, "session", "day");
     expect(usage).toEqual({ rows: [{ key: "s1", ...totals }], totals });
+    expect(await listProjects()).toEqual([{ projectId: "p", name: null, ownerUserId: "me", role: "admin" }]);
+    expect(await listAgents("p")).toEqual([{ agentId: "a", name: "Ada", description: null }]);
     expect(warn).not.toHaveBeenCalled();
   });
 });

@@ -10,9 +10,9 @@
  */
 import { shapeOf } from "@penguin/omnimessage";
 import type { Schema } from "effect";
-import { SessionDetail, SessionList, SessionView, UsageReport } from "../contract/index.js";
+import { AgentList, ProjectList, SessionDetail, SessionList, SessionView, UsageReport } from "../contract/index.js";
 
-export const WEB_DECODED = { SessionView, SessionList, SessionDetail, UsageReport } as const satisfies Record<string, Schema.Schema.Any>;
+export const WEB_DECODED = { SessionView, SessionList, SessionDetail, UsageReport, ProjectList, AgentList } as const satisfies Record<string, Schema.Schema.Any>;
 
 export function renderWebShapesModule(): string {
   const entries = Object.entries(WEB_DECODED).map(([name, schema]) => `  ${name}: ${JSON.stringify(shapeOf(schema.ast, name))},`);

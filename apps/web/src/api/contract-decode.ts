@@ -19,6 +19,8 @@ export interface ContractAnswers {
   SessionList: C.SessionList;
   SessionDetail: C.SessionDetail;
   UsageReport: C.UsageReport;
+  ProjectList: C.ProjectList;
+  AgentList: C.AgentList;
 }
 
 export type Decoded<T> = { ok: true; value: T } | { ok: false; error: string };
