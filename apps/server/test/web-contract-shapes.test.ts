@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { shapeIssue } from "@penguin/omnimessage/browser";
 import { Either, Schema } from "effect";
 import { afterEach, describe, expect, it } from "vitest";
-import { WEB_SHAPES } from "../src/contract/web-shapes.generated.js";
+import * as WEB_SHAPES from "../src/contract/web-shapes.generated.js";
 import { renderWebShapesModule, WEB_DECODED } from "../src/http/web-shapes.js";
 import { startHarness, type Harness } from "./helpers/harness.js";
 import { newSession, openStream, text, untilRunsEnded } from "./helpers/session.js";
@@ -46,18 +46,18 @@ describe("the web's compiled contract shapes", { timeout: 120_000 }, () => {
     ];
     for (const [name, body] of answers) {
       expect(effectAccepts(name, body), `${name} by effect`).toBe(true);
-      expect(shapeIssue(WEB_SHAPES[name], body), `${name} compiled`).toBeUndefined();
+      expect(shapeIssue(WEB_SHAPES[`${name}Shape`], body), `${name} compiled`).toBeUndefined();
     }
     const list = answers[0]![1] as { sessions: Record<string, unknown>[] };
     expect(list.sessions.length).toBeGreaterThan(0);
     const wrong = { sessions: [{ ...list.sessions[0], approvalMode: "sometimes" }] };
     expect(effectAccepts("SessionList", wrong)).toBe(false);
-    const issue = shapeIssue(WEB_SHAPES.SessionList, wrong);
+    const issue = shapeIssue(WEB_SHAPES.SessionListShape, wrong);
     expect(issue?.path).toEqual(["sessions", 0, "approvalMode"]);
     expect(issue?.message).toMatch(/actual "sometimes"/);
     const usage = answers[3]![1] as { totals: Record<string, unknown> };
     const badTotals = { ...usage, totals: { ...usage.totals, total: "many" } };
     expect(effectAccepts("UsageReport", badTotals)).toBe(false);
-    expect(shapeIssue(WEB_SHAPES.UsageReport, badTotals)?.path).toEqual(["totals", "total"]);
+    expect(shapeIssue(WEB_SHAPES.UsageReportShape, badTotals)?.path).toEqual(["totals", "total"]);
   });
 });

@@ -4,6 +4,7 @@
 // given one from a server of another version (a field missing or of another kind), the page
 // still gets what can be read field by field, and the console says once which field differed.
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { SessionViewShape } from "@penguin/server/contract-shapes";
 import { decodeAnswer } from "../src/api/contract-decode";
 import { setFetch } from "../src/api/http";
 import { listSessions, sessionOf } from "../src/api/sessions";
@@ -25,14 +26,14 @@ const totals = { cacheRead: 1, cacheWrite: 2, output: 3, total: 6, requests: 1, 
 describe("decoding answers with the contract", () => {
   it("given a session view that matches the contract, when decoded, then it is the view itself", () => {
     const v = view("s1");
-    expect(decodeAnswer("SessionView", v)).toEqual({ ok: true, value: v });
+    expect(decodeAnswer("SessionView", SessionViewShape, v)).toEqual({ ok: true, value: v });
     expect(sessionOf(v)).toMatchObject({ id: "s1", approvalMode: "read-only", thinkingLevel: "high", sandboxNetwork: true, forkedFrom: { sessionId: "session-a", at: "001:000004" } });
   });
 
   it("given a field of the wrong kind, when decoded, then the error names the path, and the page reads what it can", () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     const bad = view("s2", { approvalMode: "sometimes" });
-    const decoded = decodeAnswer("SessionView", bad);
+    const decoded = decodeAnswer("SessionView", SessionViewShape, bad);
     expect(decoded.ok).toBe(false);
     expect(decoded.ok ? "" : decoded.error).toMatch(/^SessionView\["approvalMode"\]: Expected .*actual "sometimes"/);
     // Read field by field: an unknown mode is the reader's default.

@@ -3,6 +3,7 @@
  * picker). SPEC §9 `/api/projects`, `P/agents`, `P/chat-defaults`, `P/dirs`.
  */
 import { decodeAnswer, reportUndecoded } from "./contract-decode";
+import { AgentListShape, ProjectListShape } from "@penguin/server/contract-shapes";
 import { get, post, put, seg, withQuery } from "./http";
 import { asRecord, listOf, oneOf, str } from "./read";
 import { APPROVAL_MODES, THINKING_LEVELS, type AgentInfo, type ApprovalMode, type DirListing, type Project, type ThinkingLevel } from "./types";
@@ -11,7 +12,7 @@ export const projectPath = (p: string) => `/api/projects/${seg(p)}`;
 
 export async function listProjects(): Promise<Project[]> {
   const raw = await get("/api/projects");
-  const decoded = decodeAnswer("ProjectList", raw);
+  const decoded = decodeAnswer("ProjectList", ProjectListShape, raw);
   if (decoded.ok) return decoded.value.projects.map(({ projectId, name, ownerUserId, role }) => ({ projectId, name, ownerUserId, role }));
   reportUndecoded("ProjectList", decoded.error);
   return listOf(raw, "projects").flatMap((raw) => {
@@ -24,7 +25,7 @@ export async function listProjects(): Promise<Project[]> {
 
 export async function listAgents(projectId: string): Promise<AgentInfo[]> {
   const raw = await get(`${projectPath(projectId)}/agents`);
-  const decoded = decodeAnswer("AgentList", raw);
+  const decoded = decodeAnswer("AgentList", AgentListShape, raw);
   if (decoded.ok) return decoded.value.agents.map(({ agentId, name, description }) => ({ agentId, name, description }));
   reportUndecoded("AgentList", decoded.error);
   return listOf(raw, "agents").flatMap((raw) => {

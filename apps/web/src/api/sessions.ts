@@ -12,6 +12,7 @@ import { ApiError, del, get, patch, post, seg, withQuery } from "./http";
 import { arr, asRecord, bool, isRecord, listOf, num, oneOf, str, time, type Json } from "./read";
 import { inputItemsOf, parseServerEvent } from "./stream-events";
 import { decodeAnswer, reportUndecoded } from "./contract-decode";
+import { SessionDetailShape, SessionListShape, SessionViewShape } from "@penguin/server/contract-shapes";
 import type * as C from "@penguin/server/contract";
 import {
   APPROVAL_MODES,
@@ -66,9 +67,9 @@ function summaryOfView(v: C.SessionView | C.SessionDetail): SessionSummary {
  */
 export function sessionOf(raw: unknown, fallback: { projectId?: string; agentId?: string } = {}): SessionSummary | undefined {
   const o: Json = isRecord(raw) && isRecord(raw.session) ? raw.session : asRecord(raw);
-  const detail = isRecord(o.sandbox) ? decodeAnswer("SessionDetail", o) : undefined;
+  const detail = isRecord(o.sandbox) ? decodeAnswer("SessionDetail", SessionDetailShape, o) : undefined;
   if (detail?.ok === true) return summaryOfView(detail.value);
-  const view = detail === undefined ? decodeAnswer("SessionView", o) : detail;
+  const view = detail === undefined ? decodeAnswer("SessionView", SessionViewShape, o) : detail;
   if (view.ok) return summaryOfView(view.value);
   reportUndecoded(detail === undefined ? "SessionView" : "SessionDetail", view.error);
   const id = str(o, "id", "sessionId");
@@ -113,7 +114,7 @@ export type SessionCategory = "active" | "subagent" | "schedule" | "archived";
 
 export async function listSessions(projectId: string, agentId: string, category: SessionCategory = "active"): Promise<SessionSummary[]> {
   const raw = await get(withQuery(`${agentPath(projectId, agentId)}/sessions`, { category }));
-  const list = decodeAnswer("SessionList", raw);
+  const list = decodeAnswer("SessionList", SessionListShape, raw);
   if (list.ok) return list.value.sessions.map(summaryOfView);
   reportUndecoded("SessionList", list.error);
   return listOf(raw, "sessions").flatMap((s) => sessionOf(s, { projectId, agentId }) ?? []);
