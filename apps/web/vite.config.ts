@@ -27,7 +27,13 @@ import tailwindcss from "@tailwindcss/vite";
 
 const server = process.env.PENGUIN_SERVER ?? "http://127.0.0.1:7364";
 const omnimessageBrowserSrc = fileURLToPath(new URL("../../packages/omnimessage/src/browser.ts", import.meta.url));
-const omnimessageAlias = [{ find: /^@penguin\/omnimessage$/, replacement: omnimessageBrowserSrc }];
+// The contract's answers compiled to plain shapes (apps/server/src/contract/web-shapes.ts): data only, from its source.
+const contractShapesSrc = fileURLToPath(new URL("../server/src/contract/web-shapes.generated.ts", import.meta.url));
+const omnimessageAlias = [
+  { find: /^@penguin\/omnimessage$/, replacement: omnimessageBrowserSrc },
+  { find: /^@penguin\/omnimessage\/browser$/, replacement: omnimessageBrowserSrc },
+  { find: /^@penguin\/server\/contract-shapes$/, replacement: contractShapesSrc },
+];
 
 export default defineConfig(({ mode }) => ({
   plugins: [solid(), tailwindcss()],

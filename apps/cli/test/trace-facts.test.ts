@@ -66,6 +66,24 @@ describe("session facts from the CLI", { timeout: 60_000 }, () => {
     expect(sdk.state.settings).toEqual({ approvalMode: "read-only", thinkingLevel: "low" });
   });
 
+  it("penguin run, chat, replay and fork record `cli` as the client in their session_meta", async () => {
+    world = await startWorld({ script: [{ text: "ran" }, { text: "chatted" }] });
+    const clientOf = (sid: string) => traceMessages(world!.root, sid).find((m) => m.type === "session_meta")?.payload.client;
+    const ran = await runCli(["run", "-m", "hi", "--workspace", world.workspace], { env: world.env });
+    expect(ran.code).toBe(0);
+    const sid = sessionIdFrom(ran.stderr);
+    const chat = await runCli(["chat", "--workspace", world.workspace], { env: world.env, input: "hello\n" });
+    expect(chat.code).toBe(0);
+    const chatId = /penguin chat --resume (session-[\w-]+)\n$/.exec(chat.stdout)?.[1];
+    const replay = await runCli(["replay", sid, "--tools", "recorded", "--json"], { env: world.env });
+    expect(replay.code).toBe(0);
+    const replayId = jsonLines(replay.stdout)[0]!.session_id as string;
+    const fork = await runCli(["fork", sid, "--at", "2", "--json"], { env: world.env });
+    expect(fork.code).toBe(0);
+    const forkId = jsonLines(fork.stdout)[0]!.session_id as string;
+    expect([sid, chatId!, replayId, forkId!].map(clientOf)).toEqual(["cli", "cli", "cli", "cli"]);
+  });
+
   it("penguin chat: the starting mode opens the trace, and chat --resume keeps it without recording it again", async () => {
     world = await startWorld({ script: [{ text: "first" }, { text: "again" }] });
     const first = await runCli(["chat", "--approve", "deny-all", "--workspace", world.workspace], { env: world.env, input: "hello\n" });

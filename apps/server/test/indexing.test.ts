@@ -46,7 +46,8 @@ describe("indexing the traces", () => {
     const agent = await createAgent({ root, env: {} });
     const { writeProjectConfig } = await import("@penguin/core");
     writeProjectConfig(agent.paths.projectConfig, { default_model: { provider: entry.provider, model_id: entry.model_id }, models: [entry] });
-    const cli = await agent.createSession({ workspaceDir: workspace });
+    // As the CLI does: it names itself as the session's client (recorded in the session_meta).
+    const cli = await agent.createSession({ workspaceDir: workspace, client: "cli" });
     for await (const _m of cli.run("hello from the terminal")) void _m;
     await cli.dispose();
     const child = await agent.createSession({ workspaceDir: workspace, source: "subagent" });

@@ -128,4 +128,34 @@ describe("the read models on the user feed", () => {
       await r.close();
     }
   });
+
+  it("gives a fresh connection's hello the id of now, so a client that heard nothing else gets what a restarted server folded", { timeout: 120_000 }, async () => {
+    h = await startHarness({ script: [{ text: "while down", usage: { input: 100, output: 10 } }], app: { projectionsPollMs: 50 } });
+    const admin = await h.admin();
+    const feed = new SseReader((await admin.raw("GET", "/api/events")).body!);
+    const hello = await feed.until((e) => dataOf(e).type === "hello");
+    expect(hello.id).toMatch(new RegExp(`^\\d+\\.${h.server.context.ids.epoch}\\.\\d+$`));
+    await feed.close();
+    // A reconnect's hello has no id of its own: the replay after it sets it.
+    const again = new SseReader((await admin.raw("GET", "/api/events", { headers: { "last-event-id": hello.id! } })).body!);
+    expect((await again.until((e) => dataOf(e).type === "hello")).id).toBeUndefined();
+    await again.close();
+
+    const { root, adminPassword, workspace } = h;
+    await h.server.close();
+    const whileDown = await sdkTask(root, workspace, "run while no server is up");
+    const app: ServerApp = await createServerApp({ root, env: {}, ticker: new ManualTicker(), generateTitles: false, sleep: async () => undefined, workspaceRoots: [tmpdir()], projectionsPollMs: 50 });
+    const listening = await listenOnLoopback(app.app);
+    closers.push(async () => {
+      await app.close();
+      await listening.close();
+    });
+    const c = new ApiClient(listening.request);
+    await c.signIn("admin", adminPassword);
+    const back = new SseReader((await c.raw("GET", "/api/events", { headers: { "last-event-id": hello.id! } })).body!);
+    expect(dataOf(await back.until(rowOf(whileDown))).session).toMatchObject({ sessionId: whileDown, requests: 1 });
+    await back.until((e) => dataOf(e).type === "usage_totals" && dataOf(e).totals.requests === 1);
+    expect(back.events.some((e) => ["projection_snapshot", "resync_required"].includes(dataOf(e).type))).toBe(false);
+    await back.close();
+  });
 });

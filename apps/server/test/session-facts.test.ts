@@ -99,6 +99,43 @@ describe("session facts are trace events", { timeout: 120_000 }, () => {
     expect(await factsOf(again, h.root, sid)).toEqual(expected);
   });
 
+  it("records who created each session in its trace (web, sdk, a fork's web) and shows it from there after projections.db is rebuilt", async () => {
+    h = await startHarness({ script: [{ text: "noted" }] });
+    const c = await h.admin();
+    const byServer = await newSession(c, { workspace: h.workspace });
+    const sse = await openStream(c, byServer);
+    await c.post(`/api/sessions/${byServer}/tasks`, text("a task to fork after"));
+    await untilRunsEnded(sse, 1);
+    await sse.close();
+    const forked = await c.post(`/api/sessions/${byServer}/fork`, {});
+    expect(forked.status).toBe(201);
+    const fork = forked.body.id as string;
+    const sdkSession = await (await createAgent({ root: h.root, env: {} })).createSession({ persist: true, workspaceDir: h.workspace });
+    const bySdk = sdkSession.id;
+    await sdkSession.dispose();
+    const expected = { [byServer]: "web", [fork]: "web", [bySdk]: "sdk" };
+
+    // The fact is the trace's: each session's session_meta names its client.
+    const metaClients = Object.fromEntries(Object.keys(expected).map((sid) => [sid, traceRecords(h!.root, sid).find((m) => m.type === "session_meta")?.payload.client]));
+    expect(metaClients).toEqual(expected);
+    const shown = async (client: ApiClient) => {
+      const out: Record<string, unknown> = {};
+      for (const sid of Object.keys(expected)) out[sid] = (await client.get(`/api/sessions/${sid}`)).body.client;
+      const listed = (await client.get(LIST)).body.sessions as { id: string; client: string }[];
+      return { detail: out, list: Object.fromEntries(listed.filter((s) => s.id in expected).map((s) => [s.id, s.client])) };
+    };
+    await eventually(async () => (await c.get(`/api/sessions/${bySdk}`)).status === 200, "the SDK session to be indexed");
+    expect(await shown(c)).toEqual({ detail: expected, list: expected });
+
+    await h.server.close();
+    for (const f of ["projections.db", "projections.db-wal", "projections.db-shm"]) rmSync(join(h.root, f), { force: true });
+    const kit = h.kit;
+    h = await startHarness({ root: h.root, adminPassword: h.adminPassword });
+    await kit.close();
+    const again = await h.admin();
+    expect(await shown(again)).toEqual({ detail: expected, list: expected });
+  });
+
   it("runs an SDK session opened by the server with the approval mode its trace records: deny-all denies, read-only asks", async () => {
     const writeCall = (file: string) => ({ name: "write_file", id: `call_${file.replace(/\W/g, "")}`, arguments: { file_path: file, content: "written" } });
     h = await startHarness({ script: [{ toolCalls: [writeCall("denied.txt")] }, { text: "could not" }, { toolCalls: [writeCall("asked.txt")] }, { text: "stopped" }] });

@@ -4,7 +4,7 @@
  * builder and the subagent runner (which creates child sessions) all name these shapes, and
  * none of them may import another's implementation for a type (that made import circles).
  */
-import type { OmniMessage, SettingsChangedPayload } from "@penguin/omnimessage";
+import type { OmniMessage, SessionClient, SettingsChangedPayload } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import type { SnapshotThresholds } from "@penguin/trace";
 import type { SleepFn } from "./engine/reconnect.js";
@@ -67,6 +67,11 @@ export interface CreateSessionOptions {
   thinkingLevel?: ThinkingLevel;
   /** Marks sessions started by a parent agent or a schedule. */
   source?: "subagent" | "schedule";
+  /**
+   * The program creating the session (`cli`, `web`, `acp`…), recorded in its session_meta;
+   * default: the source for a subagent's or a schedule's session, else `sdk`.
+   */
+  client?: SessionClient;
   /**
    * Write the trace header at once, so the session exists on disk (and can be resumed or
    * listed) before its first task. By default the file appears with the first task.

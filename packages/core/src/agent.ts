@@ -24,7 +24,7 @@
 import { existsSync } from "node:fs";
 import type { OmniMessage, SessionMetaPayload } from "@penguin/omnimessage";
 import { settingsChanged } from "@penguin/omnimessage";
-import { initialSessionState, SessionFolds, type LineCutOptions, type SnapshotSource } from "@penguin/trace";
+import { foldCache, initialSessionState, type LineCutOptions, type SnapshotSource } from "@penguin/trace";
 import type { CreateAgentOptions, CreateSessionOptions, ReplayParts, ResumeSessionOptions } from "./agent-options.js";
 import { PenguinError } from "./errors.js";
 import { ToolCallIdAllocator } from "./llm/tool-call-ids.js";
@@ -33,7 +33,7 @@ import { Session } from "./session.js";
 import { assemble, buildReplaySession, buildSession, sessionConfinement, sessionInstructions, sessionWorkspace, type AgentParts } from "./session-build.js";
 import { inspectState, sessionState, type SessionStateAt, type SessionStateOptions } from "./session-reads.js";
 import { resumeSession } from "./session-resume.js";
-import { forkSession, recordSessionFact } from "./session-writes.js";
+import { forkSession, recordSessionFact, type ForkSessionOptions } from "./session-writes.js";
 import { ensureAgentState, type AgentState } from "./state/agent-state.js";
 import { newSessionId } from "./state/ids.js";
 import { loadMemoryIndex } from "./state/memory.js";
@@ -53,8 +53,8 @@ export { isThinkingLevel } from "./thinking-level.js";
 export class Agent {
   readonly paths: AgentPaths;
   readonly #options: CreateAgentOptions;
-  /** The fold cache (@penguin/trace state-at.ts): parsed traces and snapshots for `sessionState`, recordings' snapshots for `inspectState`. */
-  readonly #folds = new SessionFolds();
+  /** The process's one fold cache (@penguin/trace state-at.ts `foldCache`), shared by every agent. */
+  readonly #folds = foldCache;
   /** What the session modules need of this agent (session-build.ts `AgentParts`). */
   readonly #parts: AgentParts;
 
@@ -112,6 +112,9 @@ export class Agent {
       workspace: workspace.path,
     };
     if (options.source !== undefined) meta.source = options.source;
+    // Who created it is a fact of the trace: a host names itself, a parent agent or a schedule
+    // is its source, and anything else came through the SDK.
+    meta.client = options.client ?? options.source ?? "sdk";
     const thinkingLevel = options.thinkingLevel ?? state.config.model.thinking_level ?? config.default_chat?.thinking_level ?? "medium";
     // The starting settings are the session's first fact: inspect and resume read them from event 2 on.
     const opening = settingsChanged({ ...(options.approvalMode === undefined ? {} : { approval_mode: options.approvalMode }), thinking_level: thinkingLevel });
@@ -133,7 +136,7 @@ export class Agent {
    * or, with `at`, at any record (trace/fork.ts `forkSessionFilesAt`), starting with a
    * `forked_from` event. The source must be idle (the host checks). Returns the new session id.
    */
-  forkSession(options: { sessionId: string; position?: ForkPosition; at?: number | string }): Promise<string> {
+  forkSession(options: ForkSessionOptions): Promise<string> {
     return forkSession(this.paths, options);
   }
 

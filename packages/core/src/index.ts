@@ -1,6 +1,7 @@
 // @penguin/core: the PenguinHarness SDK. createAgent → agent.createSession → session.run.
 export { createAgent, Agent, isThinkingLevel } from "./agent.js";
 export type { CreateAgentOptions, CreateSessionOptions, ResumeSessionOptions, SessionStateAt, SessionStateOptions } from "./agent.js";
+export type { ForkSessionOptions } from "./session-writes.js";
 export { evolve, stateAt, initialSessionState, formatPosition, parsePosition, parseAt } from "@penguin/trace";
 export type { PlainSessionState, SessionState, StateAtResult, TracePosition } from "@penguin/trace";
 export { TraceRecordIndexes, recordCutOf, placeCutRecord, DEFAULT_LINE_CUT } from "@penguin/trace";

@@ -4,7 +4,7 @@
  * on disk under the session's lease. An open session records through its own Session instead.
  * Split from agent.ts, whose methods of the same names delegate here.
  */
-import type { OmniMessage } from "@penguin/omnimessage";
+import type { OmniMessage, SessionClient } from "@penguin/omnimessage";
 import { TraceWriter } from "@penguin/trace";
 import { PenguinError } from "./errors.js";
 import type { AgentParts } from "./session-build.js";
@@ -14,18 +14,27 @@ import { traceFilePath, type AgentPaths } from "./state/paths.js";
 import { forkScratchpad, forkSessionFiles, forkSessionFilesAt, type ForkPosition } from "./trace/fork.js";
 import { sessionTraceFiles } from "./trace/reader.js";
 
+export interface ForkSessionOptions {
+  sessionId: string;
+  position?: ForkPosition;
+  at?: number | string;
+  /** Who forks it, recorded in the fork's session_meta (default `sdk`). */
+  client?: SessionClient;
+}
+
 /**
  * Fork a session: a new session that starts as a copy of `sessionId` cut after a completed
  * task (the last one, or the answer at `position`), with its own id, trace and scratchpad;
  * or, with `at`, at any record (trace/fork.ts `forkSessionFilesAt`), starting with a
  * `forked_from` event. The source must be idle (the host checks). Returns the new session id.
  */
-export async function forkSession(paths: AgentPaths, options: { sessionId: string; position?: ForkPosition; at?: number | string }): Promise<string> {
+export async function forkSession(paths: AgentPaths, options: ForkSessionOptions): Promise<string> {
   if (!isSessionId(options.sessionId)) throw new PenguinError("session_not_found", `"${options.sessionId}" is not a session id`);
   if (options.position !== undefined && options.at !== undefined) throw new PenguinError("invalid_argument", "give either position (a task's answer) or at (any record) to forkSession, not both");
   const newId = newSessionId(new Date());
-  if (options.at !== undefined) forkSessionFilesAt(paths, options.sessionId, newId, options.at);
-  else forkSessionFiles(paths, options.sessionId, newId, options.position);
+  const client = options.client ?? "sdk";
+  if (options.at !== undefined) forkSessionFilesAt(paths, options.sessionId, newId, options.at, client);
+  else forkSessionFiles(paths, options.sessionId, newId, options.position, client);
   await forkScratchpad(paths, options.sessionId, newId);
   return newId;
 }

@@ -16,6 +16,8 @@ export * from "./builders.js";
 export * from "./aggregate.js";
 export * from "./markers.js";
 export type { EnvelopeDecodeResult } from "./schema.js";
+/** The interpreter of compiled shapes, for other schemas compiled the same way (the server's HTTP contract). */
+export { shapeIssue, type Shape } from "./shape-decoder.js";
 
 /**
  * Decode untrusted JSON (an SSE data field, an HTTP body) as an envelope: the value itself

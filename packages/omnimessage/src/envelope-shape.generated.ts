@@ -148,6 +148,56 @@ export const OMNI_MESSAGE_SHAPE: Shape = {
          "kind": "string",
          "expected": "string"
         }
+       },
+       {
+        "name": "client",
+        "optional": true,
+        "shape": {
+         "kind": "union",
+         "expected": "SessionClient",
+         "members": [
+          {
+           "kind": "literal",
+           "value": "cli",
+           "expected": "\"cli\""
+          },
+          {
+           "kind": "literal",
+           "value": "web",
+           "expected": "\"web\""
+          },
+          {
+           "kind": "literal",
+           "value": "sdk",
+           "expected": "\"sdk\""
+          },
+          {
+           "kind": "literal",
+           "value": "acp",
+           "expected": "\"acp\""
+          },
+          {
+           "kind": "literal",
+           "value": "schedule",
+           "expected": "\"schedule\""
+          },
+          {
+           "kind": "literal",
+           "value": "subagent",
+           "expected": "\"subagent\""
+          }
+         ],
+         "tagged": [],
+         "otherwise": [
+          0,
+          1,
+          2,
+          3,
+          4,
+          5
+         ],
+         "expectedObject": "never"
+        }
        }
       ],
       "records": []

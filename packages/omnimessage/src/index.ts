@@ -7,3 +7,5 @@ export * from "./builders.js";
 export * from "./aggregate.js";
 export * from "./markers.js";
 export * from "./raw-output.js";
+// Compiling an effect/Schema to the plain shape the browser decoder reads (the server's HTTP contract uses it too).
+export { shapeOf } from "./shape-of-schema.js";

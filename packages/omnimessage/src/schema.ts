@@ -55,6 +55,9 @@ export const ToolDefinitionSchema = Schema.mutable(
 // session_meta
 // ---------------------------------------------------------------------------------------------
 
+/** Who created a session (session_meta `client`). */
+export const SessionClientSchema = Schema.Literal("cli", "web", "sdk", "acp", "schedule", "subagent").annotations({ identifier: "SessionClient" });
+
 export const SessionMetaPayloadSchema = Schema.mutable(
   Schema.Struct({
     session_id: Schema.String,
@@ -68,6 +71,12 @@ export const SessionMetaPayloadSchema = Schema.mutable(
     source: optional(Schema.Literal("subagent", "schedule", "replay")),
     /** With `source: "replay"`: the id of the recorded session this one re-executes. */
     replay_of: optional(Schema.String),
+    /**
+     * The program the session was created through: the CLI, the web dashboard (the server), the
+     * SDK, an ACP client, a schedule, or a parent agent. Absent in traces written before it was
+     * recorded.
+     */
+    client: optional(SessionClientSchema),
   }),
 ).annotations({ identifier: "SessionMetaPayload" });
 

@@ -63,6 +63,7 @@ export type ToolDefinition = T<typeof S.ToolDefinitionSchema>;
  * (thinking level) and the tool list (known only after MCP discovery) are not here.
  */
 export type SessionMetaPayload = T<typeof S.SessionMetaPayloadSchema>;
+export type SessionClient = T<typeof S.SessionClientSchema>;
 
 /** Who wrote a user-role text when it was not the human: a parent agent, the harness, the server. */
 export type TextSender = T<typeof S.TextSenderSchema>;

@@ -7,7 +7,7 @@ export { Sequence } from "./sequence.js";
 export { plainSessionState } from "./plain-state.js";
 export type { PlainSessionState } from "./plain-state.js";
 export { evolve, foldTrace, carryOverOf, closeDanglingWindow, outputsForCalls } from "./evolve.js";
-export { SessionFolds, stateAt, DEFAULT_SNAPSHOT_EVERY } from "./state-at.js";
+export { SessionFolds, foldCache, stateAt, DEFAULT_SNAPSHOT_EVERY, DEFAULT_MAX_ENTRIES } from "./state-at.js";
 export type { StateAtResult } from "./state-at.js";
 export { initialInspectFacts, initialTimeTravelState, stepTimeTravel, stepFacts, foldTimeTravel, comparableFold } from "./time-travel.js";
 export type { InspectFacts, TimeTravelState, FileToolCall } from "./time-travel.js";

@@ -11,6 +11,13 @@
  *   then folds at most `snapshotEvery` events from the nearest snapshot before it.
  * States are immutable and share structure, so snapshots cost little memory.
  *
+ * One eviction rule, by entries: a `SessionFolds` holds at most `maxEntries` entries (default
+ * DEFAULT_MAX_ENTRIES), least recently used first out. An entry is one session's files and
+ * snapshots, one recording's snapshots, or one value a caller remembers with `remember` (core's
+ * parsed recordings). `foldCache` is the process's one instance: the SDK's agents, inspect,
+ * the server's reads and core's recordings all use it, so a server with many agents still holds
+ * at most that many sessions' folds.
+ *
  * The snapshots are of the time-travel fold (time-travel.ts: `evolve`'s state plus the facts
  * `penguin inspect` shows), so one cache answers both the SDK's `sessionState` and inspect's
  * view. `foldRecordingAt` serves a recording already in memory (core's `loadRecording`) from
@@ -62,15 +69,52 @@ interface SessionCache {
 }
 
 export const DEFAULT_SNAPSHOT_EVERY = 1000;
+/** Entries a `SessionFolds` keeps (sessions, recordings, remembered values together). */
+export const DEFAULT_MAX_ENTRIES = 16;
+
+type Entry = { kind: "files"; cache: SessionCache } | { kind: "recording"; snapshots: TimeTravelState[] } | { kind: "value"; stamp: string; value: unknown };
 
 export class SessionFolds {
   readonly #snapshotEvery: number;
-  readonly #sessions = new Map<string, SessionCache>();
-  /** Snapshots of recordings held in memory, per recording object (gone with it). */
-  readonly #recordings = new WeakMap<object, TimeTravelState[]>();
+  readonly #maxEntries: number;
+  /** Every entry, least recently used first (a Map keeps insertion order; a use re-inserts). */
+  readonly #entries = new Map<string | object, Entry>();
 
-  constructor(options: { snapshotEvery?: number } = {}) {
+  constructor(options: { snapshotEvery?: number; maxEntries?: number } = {}) {
     this.#snapshotEvery = Math.max(1, options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY);
+    this.#maxEntries = Math.max(1, options.maxEntries ?? DEFAULT_MAX_ENTRIES);
+  }
+
+  /** How many entries are held now (at most `maxEntries`). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /**
+   * A value computed from files, kept under `key` while `stamp` (the files' sizes and times,
+   * say) is unchanged, and evicted by the same rule as the folds.
+   */
+  remember<T>(key: string, stamp: string, build: () => T): T {
+    const held = this.#entries.get(key);
+    if (held?.kind === "value" && held.stamp === stamp) {
+      this.#use(key, held);
+      return held.value as T;
+    }
+    const value = build();
+    this.#use(key, { kind: "value", stamp, value });
+    return value;
+  }
+
+  #get(key: string | object): Entry | undefined {
+    const entry = this.#entries.get(key);
+    if (entry !== undefined) this.#use(key, entry);
+    return entry;
+  }
+
+  #use(key: string | object, entry: Entry): void {
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
+    while (this.#entries.size > this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value!);
   }
 
   /** The state of `sessionId` (its files under `tracesDir`) at `at`; the end when `at` is absent. */
@@ -120,8 +164,9 @@ export class SessionFolds {
    */
   foldRecordingAt(recording: object, messages: (index: number) => OmniMessage, n: number): TimeTravelState {
     const every = this.#snapshotEvery;
-    const snapshots = this.#recordings.get(recording) ?? [initialTimeTravelState];
-    this.#recordings.set(recording, snapshots);
+    const held = this.#get(recording);
+    const snapshots = held?.kind === "recording" ? held.snapshots : [initialTimeTravelState];
+    if (held?.kind !== "recording") this.#use(recording, { kind: "recording", snapshots });
     while (snapshots.length * every <= n) {
       const from = (snapshots.length - 1) * every;
       let fold = snapshots[snapshots.length - 1]!;
@@ -185,17 +230,18 @@ export class SessionFolds {
     }
   }
 
-  /** Forget a session's cache (or all of them). */
-  forget(key?: string): void {
-    if (key === undefined) this.#sessions.clear();
-    else this.#sessions.delete(key);
+  /** Forget one entry (or all of them). */
+  forget(key?: string | object): void {
+    if (key === undefined) this.#entries.clear();
+    else this.#entries.delete(key);
   }
 
   #refresh(key: string, refs: readonly TraceFileRef[]): SessionCache {
-    let cache = this.#sessions.get(key);
+    const held = this.#get(key);
+    let cache = held?.kind === "files" ? held.cache : undefined;
     if (cache === undefined) {
       cache = { files: [], snapshots: [{ events: 0, state: initialTimeTravelState }] };
-      this.#sessions.set(key, cache);
+      this.#use(key, { kind: "files", cache });
     }
     const files: ParsedFile[] = [];
     // Events before the first file that changed in a way that is not an append stay valid.
@@ -276,9 +322,10 @@ function positionOf(files: readonly ParsedFile[], eventIndex: number): TracePosi
   return f === undefined ? undefined : { file: f.index, line: f.lines[offset]! };
 }
 
-const shared = new SessionFolds();
+/** The process's one fold cache (see the header): every in-process fold of a session goes through it. */
+export const foldCache = new SessionFolds();
 
-/** `SessionFolds.stateAt` on a process-wide cache. */
+/** `SessionFolds.stateAt` on the process's fold cache. */
 export function stateAt(tracesDir: string, sessionId: string, at?: string | number | StateAtTarget): StateAtResult {
-  return shared.stateAt(tracesDir, sessionId, at);
+  return foldCache.stateAt(tracesDir, sessionId, at);
 }

@@ -3,9 +3,10 @@
  * projection, its tests and a rebuild all reach the same row from the same events.
  *
  * What a row says, and where it comes from:
- * - model pair, workspace, source: the file's `session_meta` (the latest file wins: a
+ * - model pair, workspace, source, client: the file's `session_meta` (the latest file wins: a
  *   compaction starts a new file with the same invariants; `source` is `user` unless the
- *   meta says `subagent` or `schedule`);
+ *   meta says `subagent` or `schedule`; `client`, the program that created the session, is
+ *   null for traces written before it was recorded);
  * - title: the first user-typed text, on one line, cut to 80 characters;
  * - created / last event: the first and latest event times seen;
  * - status: `running` from a request's start until it ends; then `done`, `failed` or
@@ -65,6 +66,8 @@ export interface SessionRow {
   model_id: string | null;
   workspace: string | null;
   source: SessionSource;
+  /** The program that created the session (session_meta `client`); null for traces from before it was recorded. */
+  client: string | null;
   created_at: number;
   last_event_at: number;
   status: SessionStatus;
@@ -102,6 +105,7 @@ export function emptySession(e: TraceEvent): SessionRow {
     model_id: null,
     workspace: null,
     source: "user",
+    client: null,
     created_at: e.ts,
     last_event_at: e.ts,
     status: "empty",
@@ -138,6 +142,7 @@ export function foldSessionInto(next: SessionRow, e: TraceEvent): void {
     next.model_id = m.payload.model_id;
     next.workspace = m.payload.workspace;
     next.source = m.payload.source ?? "user";
+    if (m.payload.client !== undefined) next.client = m.payload.client;
     return;
   }
   const p = m.payload;

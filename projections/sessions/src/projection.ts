@@ -21,7 +21,8 @@ const INSERT_CHUNK = 200;
 export const sessionsProjection: Projection<SessionsTables> = {
   name: "sessions",
   // 3: session facts (settings, archive time, network, goal, queued follow-ups) joined the row.
-  version: 3,
+  // 4: the program that created the session (session_meta `client`).
+  version: 4,
   handles: ["session_meta", "text", "tool_call", "request_begin", "request_end", "abort", "token_usage", "subagent", "session_title", "session_archived", "forked_from", "settings_changed", "goal_started", "goal_finished", "followup_queued", "followup_dequeued"],
   // A parallel rebuild imports it from here in its worker threads.
   source: { module: import.meta.url, exportName: "sessionsProjection" },
@@ -51,6 +52,7 @@ export const sessionsProjection: Projection<SessionsTables> = {
       .addColumn("model_id", "text")
       .addColumn("workspace", "text")
       .addColumn("source", "text", (c) => c.notNull())
+      .addColumn("client", "text")
       .addColumn("created_at", "integer", (c) => c.notNull())
       .addColumn("last_event_at", "integer", (c) => c.notNull())
       .addColumn("status", "text", (c) => c.notNull())
@@ -110,6 +112,7 @@ export const sessionsProjection: Projection<SessionsTables> = {
             model_id: eb.ref("excluded.model_id"),
             workspace: eb.ref("excluded.workspace"),
             source: eb.ref("excluded.source"),
+            client: eb.ref("excluded.client"),
             created_at: eb.ref("excluded.created_at"),
             last_event_at: eb.ref("excluded.last_event_at"),
             status: eb.ref("excluded.status"),

@@ -52,6 +52,7 @@ describe("sessions projection", () => {
       model_id: "gpt-x",
       workspace: "/w",
       source: "user",
+      client: null,
       created_at: Date.parse(at(0)),
       last_event_at: Date.parse(at(9)),
       status: "done",

@@ -255,7 +255,7 @@ export class Chat {
     const old = this.#session;
     let next: Session;
     try {
-      next = await agent.createSession({ workspaceDir: old.workspace, provider: ref.provider, modelId: ref.modelId, thinkingLevel: old.thinkingLevel, approvalMode: this.#o.mode });
+      next = await agent.createSession({ workspaceDir: old.workspace, provider: ref.provider, modelId: ref.modelId, thinkingLevel: old.thinkingLevel, approvalMode: this.#o.mode, client: "cli" });
     } catch (error) {
       out.line(c.red(`error: ${(await describeError(error)).message}`));
       return;

@@ -182,7 +182,7 @@ export async function forkCommand(sessionId: string, flags: ForkFlags): Promise<
   const at = position(flags.at, "--at");
   if (at === undefined) throw new UsageError("fork needs --at N: the record to fork after (penguin inspect SID --at N shows the state there)");
   const agent = await openAgent(flags);
-  const forkId = await agent.forkSession({ sessionId, at });
+  const forkId = await agent.forkSession({ sessionId, at, client: "cli" });
   const state = await agent.inspectState({ sessionId: forkId });
   if (flags.json === true) {
     createJsonLines(process.stdout, () => undefined).write({ type: "fork", session_id: forkId, forked_from: sessionId, at: state.settings.forkedFrom?.at });

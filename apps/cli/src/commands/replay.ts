@@ -78,7 +78,7 @@ export async function replayCommand(target: string, flags: ReplayFlags): Promise
   // command runs, and bwrap is not even probed.
   const agent = await openAgent(flags, "penguin replay", { sandboxByDefault: tools === "rerun" });
   const isFolder = existsSync(target) && statSync(target).isDirectory();
-  const options: ReplayOptions = { tools, ...(isFolder ? { folder: resolve(target) } : { sessionId: target }), ...(flags.workspace !== undefined ? { workspaceDir: flags.workspace } : {}) };
+  const options: ReplayOptions = { tools, client: "cli", ...(isFolder ? { folder: resolve(target) } : { sessionId: target }), ...(flags.workspace !== undefined ? { workspaceDir: flags.workspace } : {}) };
   if (flags.json === true) {
     const report = await agent.replay(options);
     createJsonLines(process.stdout, () => undefined).write({

@@ -103,6 +103,7 @@ export async function openSession(agent: Agent, flags: SessionFlags, approvalMod
     provider: flags.provider,
     modelId: flags.modelId,
     thinkingLevel,
+    client: "cli",
     ...(approvalMode === undefined ? {} : { approvalMode }),
   });
 }

@@ -23,7 +23,8 @@ export const SessionView = Schema.Struct({
   title: Schema.NullOr(Schema.String),
   archived: Schema.Boolean,
   archivedAt: Schema.NullOr(Schema.Number),
-  client: Schema.Literal("web", "cli"),
+  /** The program that created it, as its session_meta records it (`web`/`cli` by the old rule for a trace from before that). */
+  client: Schema.Literal("web", "cli", "sdk", "acp", "schedule", "subagent"),
   /** Who started it, from its trace: a subagent's child session, a schedule, or a person (null). */
   source: Schema.NullOr(Schema.Literal("subagent", "schedule")),
   hasTrace: Schema.Boolean,

@@ -6,7 +6,8 @@
  * else is read. Who created it is in its own table (session-creators-store.ts).
  *
  * The session's facts are not here. Its approval mode, thinking level, title, archive state,
- * network allowance, fork origin and goals are what its trace records; the server reads them
+ * network allowance, fork origin, goals and client (the program that created it) are what
+ * its trace records; the server reads them
  * from the loaded session's fold or from the sessions projection (services/session-trace-info.ts).
  */
 import type { FactsDb } from "./facts-db.js";

@@ -110,7 +110,7 @@ export function sessionRoutes(table: RouteTable, ctx: ServerContext): void {
       ctx.access.recordCreator(row.sessionId, user.userId);
       // Created by this request for a person: no run source, no event after its creation yet;
       // its network allowance is the one just recorded in its trace.
-      const view = sessionView(row, hub, { ...JUST_CREATED, sandboxNetwork: body.sandboxNetwork === true });
+      const view = sessionView(row, hub, { ...JUST_CREATED, client: "web", sandboxNetwork: body.sandboxNetwork === true });
       ctx.userEvents.toProject(row.projectId, { type: "session_created", session: view });
       return json(view, 201);
     },

@@ -24,7 +24,7 @@ export function indexChild(m: Pick<ManagerParts, "deps">, parent: SessionHub, me
   stores.sessions.upsertFromTrace({ sessionId: meta.session_id, projectId: parent.projectId, agentId, provider: meta.provider, modelId: meta.model_id, workspace: meta.workspace, createdAt: now });
   const row = stores.sessions.get(meta.session_id);
   // The child's own header (meta) says it is a subagent's run: the event names that source.
-  if (row !== undefined) m.deps.userEvents.toProject(parent.projectId, { type: "session_created", session: { ...sessionView(row, undefined, { ...JUST_CREATED, source: "subagent" }, false), parentSessionId: parent.sessionId } });
+  if (row !== undefined) m.deps.userEvents.toProject(parent.projectId, { type: "session_created", session: { ...sessionView(row, undefined, { ...JUST_CREATED, source: "subagent", client: "subagent" }, false), parentSessionId: parent.sessionId } });
 }
 
 /** A child's message, as its own stream shows it: the outermost origin hop removed. */

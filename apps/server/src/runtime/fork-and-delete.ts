@@ -30,7 +30,7 @@ export async function forkSession(m: ManagerParts, row: SessionRow, position: Fo
   const source = await m.deps.traceInfo(row);
   let forkId: string;
   try {
-    forkId = await agent.forkSession({ sessionId: row.sessionId, ...(position === undefined ? {} : "at" in position ? { at: position.at } : { position }) });
+    forkId = await agent.forkSession({ sessionId: row.sessionId, client: "web", ...(position === undefined ? {} : "at" in position ? { at: position.at } : { position }) });
   } catch (error) {
     if (isPenguinError(error) && error.code === "invalid_argument") throw conflict("cannot_fork", error.message);
     throw error;

@@ -208,7 +208,7 @@ export class Scheduler {
       } else {
         const created = await sessions.create({ projectId, agentId, provider: def.target.provider, modelId: def.target.modelId, workspace: def.target.workspace, source: "schedule" });
         row = created.row;
-        userEvents.toProject(projectId, { type: "session_created", sessionId: row.sessionId, session: sessionView(row, created.hub, { ...JUST_CREATED, source: "schedule" }), source: "schedule" });
+        userEvents.toProject(projectId, { type: "session_created", sessionId: row.sessionId, session: sessionView(row, created.hub, { ...JUST_CREATED, source: "schedule", client: "schedule" }), source: "schedule" });
       }
       const accepted = await sessions.startTask(row, { input, queueIfBusy: true, thinkingLevel: undefined, sender: "server" });
       this.#errors.delete(key);

@@ -141,6 +141,8 @@ export class SessionManager {
       modelId: input.modelId,
       persist: true,
       approvalMode: mode,
+      // A person's session is made through the web dashboard's API; a schedule's is its own.
+      client: input.source ?? "web",
       ...(input.source === undefined ? {} : { source: input.source }),
       ...(sandbox === undefined ? {} : { sandbox }),
     });

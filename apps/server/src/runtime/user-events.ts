@@ -87,6 +87,15 @@ export class UserEventHub {
     return this.#position;
   }
 
+  /**
+   * The id of now: the feed's position and the newest event's seq. A client holding it gets, on
+   * a reconnect, what was published after it (from the ring in this process, from the
+   * read-model log after a restart).
+   */
+  currentId(): string {
+    return this.#ids.format(this.#ids.current);
+  }
+
   /** The projections caught up to `position` (never goes back: a rebuilt database climbs back to it). */
   advance(position: number): void {
     this.#position = Math.max(this.#position, position);

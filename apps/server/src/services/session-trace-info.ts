@@ -1,7 +1,8 @@
 /**
  * What the traces say about a session, for the session API: whether it has a trace, who
  * started it (its run source), when its latest event happened, the session (and event) it was
- * forked from, the recorded session it replays, and its facts: approval mode, thinking level,
+ * forked from, the recorded session it replays, the program that created it (`client`, from its
+ * session_meta), and its facts: approval mode, thinking level,
  * title, archive state, network allowance, how many forks were cut from it, and its latest
  * goal. facts.db keeps none of this (it holds only what the server decides about people and
  * access): it is read from the sessions projection, one query for a whole list (forks counted
@@ -15,6 +16,7 @@
  * creating code put it, rather than from any copy; it has no latest event yet, so its last
  * activity is its creation.
  */
+import { SessionClientSchema, type SessionClient } from "@penguin/omnimessage";
 import type { LiveProjectionRunner } from "@penguin/projections-runner";
 import { agentPaths, type AgentPaths } from "@penguin/core";
 import type { SessionRow, SessionSource } from "../db/sessions-store.js";
@@ -28,6 +30,8 @@ export interface SessionTraceInfo {
   /** Its trace is on disk (the projection has folded it, or its first file exists). */
   hasTrace: boolean;
   source: TraceSource;
+  /** The program that created the session (session_meta `client`); null when its trace predates the field. */
+  client: SessionClient | null;
   /** Event time of the session's latest trace event; null before the projection has one. */
   lastEventAt: number | null;
   forkedFrom: { sessionId: string; at: string } | null;
@@ -63,6 +67,7 @@ export interface GoalView {
 export const NO_TRACE_INFO: SessionTraceInfo = {
   hasTrace: false,
   source: null,
+  client: null,
   lastEventAt: null,
   forkedFrom: null,
   replayOf: null,
@@ -99,10 +104,17 @@ function sourceOf(value: string | null | undefined): TraceSource {
   return value === "subagent" || value === "schedule" || value === "replay" ? value : null;
 }
 
+const CLIENTS: readonly string[] = SessionClientSchema.literals;
+
+function clientOf(value: string | null | undefined): SessionClient | null {
+  return value !== null && value !== undefined && CLIENTS.includes(value) ? (value as SessionClient) : null;
+}
+
 const PROJECTED_COLUMNS = [
   "session_id",
   "forked_from",
   "source",
+  "client",
   "last_event_at",
   "approval_mode",
   "thinking_level",
@@ -124,6 +136,7 @@ interface ProjectedRow {
   session_id: string;
   forked_from: string | null;
   source: string;
+  client: string | null;
   last_event_at: number;
   approval_mode: string | null;
   thinking_level: string | null;
@@ -163,6 +176,7 @@ function fromProjection(r: ProjectedRow, forkCount: number, replayOf: string | n
   return {
     hasTrace: true,
     source: sourceOf(r.source),
+    client: clientOf(r.client),
     lastEventAt: Number(r.last_event_at),
     forkedFrom: parseForkedFrom(r.forked_from),
     replayOf,
@@ -182,7 +196,7 @@ function fromTraceHeader(agent: AgentPaths, sessionId: string): SessionTraceInfo
   const first = traceFilesOf(agent, sessionId)[0];
   const meta = first === undefined ? undefined : readSessionMeta(first.path);
   const source = sourceOf(meta?.source);
-  return { ...NO_TRACE_INFO, hasTrace: first !== undefined, source, replayOf: source === "replay" ? (meta?.replay_of ?? null) : null };
+  return { ...NO_TRACE_INFO, hasTrace: first !== undefined, source, client: clientOf(meta?.client), replayOf: source === "replay" ? (meta?.replay_of ?? null) : null };
 }
 
 /**

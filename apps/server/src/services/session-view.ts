@@ -6,9 +6,11 @@
  * approvals, and a loaded session's fold, which is where its approvals and its next request
  * read the mode and the thinking level). One function, so lists, details and events agree.
  *
- * `client` is `web` for a session the server made for a person (its creator is recorded) or a
- * schedule, `cli` for one found in the traces.
+ * `client` is the program its session_meta names (who created it: web, cli, sdk, acp, schedule,
+ * subagent). A trace written before that was recorded gets the old guess: `web` for a session
+ * the server made for a person (its creator is recorded) or a schedule, `cli` otherwise.
  */
+import type { SessionClient } from "@penguin/omnimessage";
 import type { SessionRow } from "../db/sessions-store.js";
 import type { SessionHub } from "../runtime/session-hub.js";
 import { JUST_CREATED, lastActiveAt, type SessionTraceInfo } from "./session-trace-info.js";
@@ -25,7 +27,7 @@ export interface SessionView {
   title: string | null;
   archived: boolean;
   archivedAt: number | null;
-  client: "web" | "cli";
+  client: SessionClient;
   source: "subagent" | "schedule" | null;
   hasTrace: boolean;
   /** The session's sandboxed commands may use the network (the server's `--sandbox-network` aside). */
@@ -61,7 +63,7 @@ export function sessionView(row: SessionRow, hub: SessionHub | undefined, trace:
     title: trace.title,
     archived: trace.archivedAt !== null,
     archivedAt: trace.archivedAt,
-    client: createdByServer || trace.source === "schedule" ? "web" : "cli",
+    client: core?.meta.client ?? trace.client ?? (createdByServer || trace.source === "schedule" ? "web" : "cli"),
     source: trace.source === "replay" ? null : trace.source,
     hasTrace: trace.hasTrace,
     sandboxNetwork: trace.sandboxNetwork,

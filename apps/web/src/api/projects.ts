@@ -2,6 +2,8 @@
  * Projects, their agents, chat defaults and the server's directory browser (workspace
  * picker). SPEC §9 `/api/projects`, `P/agents`, `P/chat-defaults`, `P/dirs`.
  */
+import { decodeAnswer, reportUndecoded } from "./contract-decode";
+import { AgentListShape, ProjectListShape } from "@penguin/server/contract-shapes";
 import { get, post, put, seg, withQuery } from "./http";
 import { asRecord, listOf, oneOf, str } from "./read";
 import { APPROVAL_MODES, THINKING_LEVELS, type AgentInfo, type ApprovalMode, type DirListing, type Project, type ThinkingLevel } from "./types";
@@ -9,7 +11,11 @@ import { APPROVAL_MODES, THINKING_LEVELS, type AgentInfo, type ApprovalMode, typ
 export const projectPath = (p: string) => `/api/projects/${seg(p)}`;
 
 export async function listProjects(): Promise<Project[]> {
-  return listOf(await get("/api/projects"), "projects").flatMap((raw) => {
+  const raw = await get("/api/projects");
+  const decoded = decodeAnswer("ProjectList", ProjectListShape, raw);
+  if (decoded.ok) return decoded.value.projects.map(({ projectId, name, ownerUserId, role }) => ({ projectId, name, ownerUserId, role }));
+  reportUndecoded("ProjectList", decoded.error);
+  return listOf(raw, "projects").flatMap((raw) => {
     const o = asRecord(raw);
     const projectId = str(o, "projectId");
     if (projectId === undefined) return [];
@@ -18,7 +24,11 @@ export async function listProjects(): Promise<Project[]> {
 }
 
 export async function listAgents(projectId: string): Promise<AgentInfo[]> {
-  return listOf(await get(`${projectPath(projectId)}/agents`), "agents").flatMap((raw) => {
+  const raw = await get(`${projectPath(projectId)}/agents`);
+  const decoded = decodeAnswer("AgentList", AgentListShape, raw);
+  if (decoded.ok) return decoded.value.agents.map(({ agentId, name, description }) => ({ agentId, name, description }));
+  reportUndecoded("AgentList", decoded.error);
+  return listOf(raw, "agents").flatMap((raw) => {
     const o = asRecord(raw);
     const agentId = str(o, "agentId");
     return agentId === undefined ? [] : [{ agentId, name: str(o, "name") ?? null, description: str(o, "description") ?? null }];

@@ -11,6 +11,9 @@ import { parseEnvelope, type OmniMessage } from "@penguin/omnimessage";
 import { ApiError, del, get, patch, post, seg, withQuery } from "./http";
 import { arr, asRecord, bool, isRecord, listOf, num, oneOf, str, time, type Json } from "./read";
 import { inputItemsOf, parseServerEvent } from "./stream-events";
+import { decodeAnswer, reportUndecoded } from "./contract-decode";
+import { SessionDetailShape, SessionListShape, SessionViewShape } from "@penguin/server/contract-shapes";
+import type * as C from "@penguin/server/contract";
 import {
   APPROVAL_MODES,
   GOAL_STATUSES,
@@ -33,8 +36,42 @@ function taskStateOf(v: unknown): TaskState {
   return v === "running" || v === "compacting" ? v : "idle";
 }
 
+/** A session view that decoded with the contract, as the pages hold it. */
+function summaryOfView(v: C.SessionView | C.SessionDetail): SessionSummary {
+  const summary: SessionSummary = {
+    id: v.id,
+    projectId: v.projectId,
+    agentId: v.agentId,
+    title: v.title,
+    provider: v.provider,
+    modelId: v.modelId,
+    workspace: v.workspace,
+    approvalMode: v.approvalMode,
+    thinkingLevel: v.thinkingLevel,
+    archived: v.archived,
+    source: v.source,
+    forkedFrom: v.forkedFrom === null ? null : { ...v.forkedFrom },
+    replayOf: v.replayOf,
+    state: v.state,
+    lastActiveAt: v.lastActiveAt,
+    createdAt: v.createdAt,
+    sandboxNetwork: v.sandboxNetwork,
+  };
+  if ("sandbox" in v) summary.commands = commandsOf(v.sandbox, v.permissions);
+  return summary;
+}
+
+/**
+ * A session from an answer (a view, a detail, or `{session}`): decoded with the contract
+ * (api/contract-decode.ts), else, from a server of another version, read field by field.
+ */
 export function sessionOf(raw: unknown, fallback: { projectId?: string; agentId?: string } = {}): SessionSummary | undefined {
   const o: Json = isRecord(raw) && isRecord(raw.session) ? raw.session : asRecord(raw);
+  const detail = isRecord(o.sandbox) ? decodeAnswer("SessionDetail", SessionDetailShape, o) : undefined;
+  if (detail?.ok === true) return summaryOfView(detail.value);
+  const view = detail === undefined ? decodeAnswer("SessionView", SessionViewShape, o) : detail;
+  if (view.ok) return summaryOfView(view.value);
+  reportUndecoded(detail === undefined ? "SessionView" : "SessionDetail", view.error);
   const id = str(o, "id", "sessionId");
   if (id === undefined) return undefined;
   const archivedAt = num(o, "archivedAt");
@@ -63,13 +100,13 @@ export function sessionOf(raw: unknown, fallback: { projectId?: string; agentId?
 }
 
 /** The one-session read's `sandbox` and `permissions`; a permission the answer does not grant counts as refused. */
-function commandsOf(sandbox: Json, permissions: Json): SessionCommandsInfo {
+function commandsOf(sandbox: Json | C.SessionDetail["sandbox"], permissions: Json | C.SessionDetail["permissions"]): SessionCommandsInfo {
   return {
     sandboxAvailable: bool(sandbox, "available") ?? false,
     sandboxed: bool(sandbox, "enabled") ?? false,
     serverNetwork: bool(sandbox, "serverNetwork") ?? false,
-    mayControl: bool(permissions, "control") ?? false,
-    mayAllowNetwork: bool(permissions, "allowNetwork") ?? false,
+    mayControl: bool(permissions as Json, "control") ?? false,
+    mayAllowNetwork: bool(permissions as Json, "allowNetwork") ?? false,
   };
 }
 
@@ -77,6 +114,9 @@ export type SessionCategory = "active" | "subagent" | "schedule" | "archived";
 
 export async function listSessions(projectId: string, agentId: string, category: SessionCategory = "active"): Promise<SessionSummary[]> {
   const raw = await get(withQuery(`${agentPath(projectId, agentId)}/sessions`, { category }));
+  const list = decodeAnswer("SessionList", SessionListShape, raw);
+  if (list.ok) return list.value.sessions.map(summaryOfView);
+  reportUndecoded("SessionList", list.error);
   return listOf(raw, "sessions").flatMap((s) => sessionOf(s, { projectId, agentId }) ?? []);
 }
 

@@ -3,6 +3,8 @@
  * cost (computed by the server at query time; `hasUncosted` when a model has no price), by
  * time bucket or group, and the paged list of failed requests.
  */
+import { decodeAnswer, reportUndecoded } from "./contract-decode";
+import { UsageReportShape } from "@penguin/server/contract-shapes";
 import { get, withQuery } from "./http";
 import { projectPath } from "./projects";
 import { arr, asRecord, bool, num, str, type Json } from "./read";
@@ -35,7 +37,11 @@ function query(filter: UsageFilter): Record<string, string | number | undefined>
 }
 
 export async function getUsage(projectId: string, filter: UsageFilter, groupBy: UsageGroupBy, granularity: Granularity): Promise<UsageReport> {
-  const o = asRecord(await get(withQuery(`${projectPath(projectId)}/usage`, { ...query(filter), groupBy, granularity })));
+  const raw = await get(withQuery(`${projectPath(projectId)}/usage`, { ...query(filter), groupBy, granularity }));
+  const report = decodeAnswer("UsageReport", UsageReportShape, raw);
+  if (report.ok) return { rows: report.value.rows.map((r) => ({ ...r })), totals: { ...report.value.totals } };
+  reportUndecoded("UsageReport", report.error);
+  const o = asRecord(raw);
   const { key: _key, ...totals } = rowOf(asRecord(o.totals));
   return { rows: arr(o, "rows").map((r) => rowOf(asRecord(r))), totals };
 }

@@ -15,7 +15,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseEnvelope, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
-import { upcastLine } from "@penguin/trace";
+import { foldCache, upcastLine } from "@penguin/trace";
 import { PenguinError } from "../errors.js";
 import type { AgentPaths } from "../state/paths.js";
 import { isSessionId } from "../state/ids.js";
@@ -88,12 +88,11 @@ function filesOf(source: RecordingSource, sessionId: string): TraceFileRef[] {
   return folderFiles(source.folder).get(sessionId) ?? [];
 }
 
-/**
- * Parsed sessions, kept while their files are unchanged (same sizes and modification times):
- * time travel over a long session reads it once, then only folds. A handful of sessions at most.
+/*
+ * Parsed sessions are kept while their files are unchanged (same sizes and modification times)
+ * in the process's fold cache (@penguin/trace `foldCache.remember`), under its one eviction
+ * rule: time travel over a long session reads it once, then only folds.
  */
-const parsed = new Map<string, { stamp: string; recording: RecordedSession }>();
-const PARSED_SESSIONS = 8;
 
 function stampOf(files: TraceFileRef[]): string {
   return files
@@ -108,14 +107,9 @@ function stampOf(files: TraceFileRef[]): string {
 export function loadRecording(source: RecordingSource, sessionId: string): RecordedSession {
   const files = isSessionId(sessionId) ? filesOf(source, sessionId) : [];
   const key = `${"paths" in source ? source.paths.tracesDir : source.folder}\n${sessionId}`;
-  const stamp = files.length > 0 ? stampOf(files) : "";
-  const cached = parsed.get(key);
-  if (cached !== undefined && cached.stamp === stamp && stamp !== "") return cached.recording;
-  const recording = readRecording(source, sessionId);
-  parsed.delete(key);
-  parsed.set(key, { stamp, recording });
-  if (parsed.size > PARSED_SESSIONS) parsed.delete(parsed.keys().next().value!);
-  return recording;
+  // No files: nothing to keep, and readRecording says what is missing.
+  if (files.length === 0) return readRecording(source, sessionId);
+  return foldCache.remember(`recording\u0000${key}`, stampOf(files), () => readRecording(source, sessionId));
 }
 
 function readRecording(source: RecordingSource, sessionId: string): RecordedSession {

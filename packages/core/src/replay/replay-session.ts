@@ -29,7 +29,7 @@
  */
 import { existsSync, mkdirSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
+import { type OmniMessage, type SessionClient, type SessionMetaPayload } from "@penguin/omnimessage";
 import type { ApprovalContext, ApprovalResult, SubagentHandle, SubagentRunner } from "../interfaces.js";
 import { PenguinError } from "../errors.js";
 import { copyDir } from "../state/copy-dir.js";
@@ -67,6 +67,8 @@ export interface ReplayOptions {
   onMessage?: (m: OmniMessage) => void;
   /** Called as each recorded task starts, with the input sent again. */
   onTask?: (task: RecordedTask, index: number, session: Session) => void;
+  /** The program starting the replay, recorded in its session_meta (default `sdk`). */
+  client?: SessionClient;
 }
 
 export interface ReplayReport {
@@ -308,6 +310,8 @@ export async function runReplay(host: ReplayHost, options: ReplayOptions): Promi
     };
     if (source === undefined) delete meta.source;
     else meta.source = source;
+    // The replay is a new session: it names the program that started it, not the recording's.
+    meta.client = source === "subagent" ? "subagent" : (options.client ?? "sdk");
     const parts: ReplayParts = { llm: replay.llm, onLine: replay.onLine };
     if (subagents !== undefined) parts.subagents = subagents;
     if (replay.plan.startingSettings !== undefined) parts.startingSettings = replay.plan.startingSettings;

@@ -12,7 +12,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { forkedFrom, parseEnvelope, type OmniMessage } from "@penguin/omnimessage";
+import { forkedFrom, parseEnvelope, type OmniMessage, type SessionClient } from "@penguin/omnimessage";
 import { formatPosition } from "@penguin/trace";
 import { PenguinError } from "../errors.js";
 import { copyDir } from "../state/copy-dir.js";
@@ -94,21 +94,22 @@ export function lastTaskEnd(lines: readonly ParsedLine[]): number | undefined {
   return undefined;
 }
 
-function rewrite(raw: string, from: string, to: string, isMeta: boolean): string {
+/** A fork is a new session: its meta names who forked it (`client`), not who made the source. */
+function rewrite(raw: string, from: string, to: string, isMeta: boolean, client: SessionClient): string {
   const replaced = raw.split(from).join(to);
   if (!isMeta) return replaced;
   const v: unknown = JSON.parse(replaced);
   const m = parseEnvelope(v);
   if (m === undefined || m.type !== "session_meta") return replaced;
-  const { source: _dropped, replay_of: _replayOf, ...payload } = m.payload;
-  return JSON.stringify({ ...m, payload });
+  const { source: _dropped, replay_of: _replayOf, client: _client, ...payload } = m.payload;
+  return JSON.stringify({ ...m, payload: { ...payload, client } });
 }
 
 /**
  * Copy `sourceId`'s trace (cut at `position`, or after its last completed task) and
  * scratchpad into a new session `newId`. Returns the files written.
  */
-export function forkSessionFiles(paths: AgentPaths, sourceId: string, newId: string, position?: ForkPosition): string[] {
+export function forkSessionFiles(paths: AgentPaths, sourceId: string, newId: string, position?: ForkPosition, client: SessionClient = "sdk"): string[] {
   const files = sessionTraceFiles(paths, sourceId);
   if (files.length === 0) throw new PenguinError("session_not_found", `no session ${sourceId} to fork`);
   const target = position?.fileIndex ?? files[files.length - 1]!.index;
@@ -124,7 +125,7 @@ export function forkSessionFiles(paths: AgentPaths, sourceId: string, newId: str
   const written: string[] = [];
   for (const f of files.filter((x) => x.index <= target)) {
     const lines = f.index === target ? cutLines.slice(0, cut.end + 1) : parseLines(readFileSync(f.file, "utf8"));
-    const out = lines.map((l, i) => rewrite(l.raw, sourceId, newId, i === 0 && l.message?.type === "session_meta"));
+    const out = lines.map((l, i) => rewrite(l.raw, sourceId, newId, i === 0 && l.message?.type === "session_meta", client));
     // The fork's own first record: where it came from (the source's id is not rewritten here).
     if (f.index === target) out.push(JSON.stringify(forkedFrom(sourceId, formatPosition({ file: target, line: cut.end + 1 }))));
     const file = traceFilePath(paths, date, newId, f.index);
@@ -152,7 +153,7 @@ export async function forkScratchpad(paths: AgentPaths, sourceId: string, newId:
  * the previous file: that is the same state, and the summary that opens the next context is
  * decided there.
  */
-export function forkSessionFilesAt(paths: AgentPaths, sourceId: string, newId: string, at: number | string): { files: string[]; at: number; position: string } {
+export function forkSessionFilesAt(paths: AgentPaths, sourceId: string, newId: string, at: number | string, client: SessionClient = "sdk"): { files: string[]; at: number; position: string } {
   const recording = loadRecording({ paths }, sourceId);
   let target = resolvePosition(recording.events, at);
   const isHeader = (e: RecordedEvent) => e.message.type === "session_meta" || (e.message.type === "event_msg" && e.message.payload.type === "tool_list_ready");
@@ -169,7 +170,7 @@ export function forkSessionFilesAt(paths: AgentPaths, sourceId: string, newId: s
   const carried = survivorsOfClosedContext(previousFile).map((m) => JSON.stringify(m));
   const out: string[] = [];
   lines.forEach((l, i) => {
-    out.push(rewrite(l.raw, sourceId, newId, l.message?.type === "session_meta"));
+    out.push(rewrite(l.raw, sourceId, newId, l.message?.type === "session_meta", client));
     if (i === 0) out.push(origin, ...carried.map((raw) => raw.split(sourceId).join(newId)));
   });
   const file = traceFilePath(paths, sessionDate(newId), newId, 1);

@@ -9,9 +9,9 @@
  * is kept by the same fold (the trace package's time-travel fold: `evolve` plus those facts).
  *
  * Two ways to the fold at N, which give the same state:
- * - `stateAt(recording, N)`: in process, from the trace package's `SessionFolds` (the one fold
- *   cache; the agent's own answers its `sessionState` too). The first question about a
- *   recording folds it once, keeping a snapshot every INSPECT_SNAPSHOT_EVERY records; a later
+ * - `stateAt(recording, N)`: in process, from the trace package's `foldCache` (the process's
+ *   one fold cache, which answers the agents' `sessionState` too). The first question about a
+ *   recording folds it once, keeping a snapshot every DEFAULT_SNAPSHOT_EVERY records; a later
  *   one folds at most that many records from the nearest snapshot before N.
  * - `stateAtFromSnapshots(source, …)`: from a database's snapshots (the timeline projection),
  *   reading only the records after the nearest one from the files, so a fresh process does
@@ -23,8 +23,9 @@ import {
   describeRecord,
   foldFromSnapshot,
   foldTimeTravel,
+  foldCache,
   plainSessionState,
-  SessionFolds,
+  type SessionFolds,
   type PlainSessionState,
   type LineCutOptions,
   type SnapshotSource,
@@ -78,37 +79,17 @@ export interface SessionView {
 }
 
 
-/** Records between two in-memory snapshots of a recording's fold. */
-export const INSPECT_SNAPSHOT_EVERY = 1000;
-
 /**
- * The in-memory fold caches of recordings, one per snapshot interval: the trace package's
- * `SessionFolds`, the one fold cache (an agent passes its own, which also answers its
- * `sessionState`). Snapshots are kept per recording object, which loadRecording hands out
- * unchanged while the files are.
+ * The state after record `at` (a 1-based count or `NNN:LLLLLL`), from the snapshots of the
+ * process's fold cache (`folds`: another `SessionFolds`, a test's with a short interval).
+ * `fromStart` folds records 1..N afresh, with no cache: the baseline tests compare against.
  */
-const sharedFolds = new Map<number, SessionFolds>();
-
-function foldsEvery(every: number): SessionFolds {
-  let folds = sharedFolds.get(every);
-  if (folds === undefined) {
-    folds = new SessionFolds({ snapshotEvery: every });
-    sharedFolds.set(every, folds);
-  }
-  return folds;
-}
-
-/**
- * The state after record `at` (a 1-based count or `NNN:LLLLLL`), from the snapshots of `folds`
- * (an agent's cache), or of a shared cache whose interval is `snapshotEvery`.
- */
-export function stateAt(recording: RecordedSession, at: number | string, options: { snapshotEvery?: number; folds?: SessionFolds } = {}): SessionView {
+export function stateAt(recording: RecordedSession, at: number | string, options: { folds?: SessionFolds; fromStart?: boolean } = {}): SessionView {
   const target = resolvePosition(recording.events, at);
-  const every = Math.max(1, Math.floor(options.snapshotEvery ?? INSPECT_SNAPSHOT_EVERY));
   const fold =
-    options.folds === undefined && every >= Number.MAX_SAFE_INTEGER
+    options.fromStart === true
       ? foldTimeTravel(recording.events.slice(0, target.n).map((e) => e.message))
-      : (options.folds ?? foldsEvery(every)).foldRecordingAt(recording, (i) => recording.events[i]!.message, target.n);
+      : (options.folds ?? foldCache).foldRecordingAt(recording, (i) => recording.events[i]!.message, target.n);
   return viewOf({
     sessionId: recording.sessionId,
     fold,

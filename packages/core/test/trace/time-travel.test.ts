@@ -14,6 +14,7 @@ import { allow, collect, startHarness, type Harness } from "../helpers/harness.j
 import type { Session } from "../../src/session.js";
 import { loadRecording, type RecordedSession } from "../../src/replay/recording.js";
 import { stateAt } from "../../src/trace/state-at.js";
+import { createAgent } from "../../src/agent.js";
 import { sessionTraceFiles } from "../../src/trace/reader.js";
 import {
   comparableFold,
@@ -22,6 +23,8 @@ import {
   describeRecord,
   foldTimeTravel,
   initialTimeTravelState,
+  foldCache,
+  SessionFolds,
   SnapshotEncoder,
   stepTimeTravel,
   type LineageChunk,
@@ -244,10 +247,12 @@ describe("time travel from snapshots", () => {
     const recording = loadRecording({ paths: h.agent.paths }, sessionId);
     const source = storedSnapshots(recording, 4);
     expect(source.rows).toBeGreaterThan(10);
+    const folds = new SessionFolds({ snapshotEvery: 3 });
     for (const e of recording.events) {
       const plain = foldTimeTravel(recording.events.slice(0, e.n).map((r) => r.message));
-      const fromStart = timeless(stateAt(recording, e.n, { snapshotEvery: Number.POSITIVE_INFINITY }));
-      expect(timeless(stateAt(recording, e.n, { snapshotEvery: 3 })), `in memory, record ${e.n}`).toEqual(fromStart);
+      const fromStart = timeless(stateAt(recording, e.n, { fromStart: true }));
+      expect(timeless(stateAt(recording, e.n, { folds })), `in memory, record ${e.n}`).toEqual(fromStart);
+      expect(timeless(stateAt(recording, e.n)), `the process's fold cache, record ${e.n}`).toEqual(fromStart);
       expect(timeless(await h.agent.inspectState({ sessionId, at: e.n, snapshots: source })), `stored, record ${e.n}`).toEqual(fromStart);
       expect(timeless(await h.agent.inspectState({ sessionId, at: e.position, snapshots: source })), `stored, at ${e.position}`).toEqual(fromStart);
       const stored = await source.nearest(sessionId, { kind: "count", count: e.n });
@@ -268,5 +273,18 @@ describe("time travel from snapshots", () => {
     const source = storedSnapshots(recording, 4);
     await expect(h.agent.inspectState({ sessionId, at: recording.events.length + 1, snapshots: source })).rejects.toThrow(/give a number from 1 to/);
     await expect(h.agent.inspectState({ sessionId, at: "009:000001", snapshots: source })).rejects.toThrow(/no record at position/);
+  });
+
+  it("inspect, sessionState and loadRecording keep what they fold and parse in the process's one fold cache", async () => {
+    foldCache.forget();
+    const fresh = await createAgent({ root: h.agent.paths.root, env: {} });
+    await fresh.inspectState({ sessionId, at: 3 });
+    // The parsed recording and its snapshots: two entries of the shared cache, none of a cache of the agent's own.
+    expect(foldCache.size).toBe(2);
+    await fresh.sessionState({ sessionId, at: 3 });
+    expect(foldCache.size).toBe(3);
+    // A second agent in the process finds them there.
+    await (await createAgent({ root: h.agent.paths.root, env: {} })).inspectState({ sessionId, at: 4 });
+    expect(foldCache.size).toBe(3);
   });
 });
