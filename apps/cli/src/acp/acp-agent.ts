@@ -185,7 +185,7 @@ export function buildAcpAgent(sdk: Sdk, options: AcpAgentOptions): { app: acp.Ag
       answering(sdk, async () => {
         let id = "";
         const agent = await sessionAgent(() => id);
-        const session = await agent.createSession({ workspaceDir: params.cwd, approvalMode: options.mode, persist: true });
+        const session = await agent.createSession({ workspaceDir: params.cwd, approvalMode: options.mode, persist: true, client: "acp" });
         id = session.id;
         sessions.add({ session, agent, mode: options.mode });
         noteIgnoredMcpServers(params.mcpServers, session.id);

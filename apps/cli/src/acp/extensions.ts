@@ -68,12 +68,12 @@ export async function inspectAt(agent: Agent, params: InspectParams): Promise<Re
 }
 
 export async function forkAt(agent: Agent, params: { sessionId: string; at: number | string }): Promise<Record<string, unknown>> {
-  const forkId = await agent.forkSession(params);
+  const forkId = await agent.forkSession({ ...params, client: "acp" });
   const state = await agent.inspectState({ sessionId: forkId });
   return { sessionId: forkId, forkedFrom: params.sessionId, at: state.settings.forkedFrom?.at ?? null };
 }
 
 export async function replaySession(agent: Agent, params: { sessionId: string; tools: "rerun" | "recorded" }): Promise<Record<string, unknown>> {
-  const report = await agent.replay({ sessionId: params.sessionId, tools: params.tools });
+  const report = await agent.replay({ sessionId: params.sessionId, tools: params.tools, client: "acp" });
   return { sessionId: report.sessionId, replayOf: report.replayOf, tools: report.tools, identical: report.verdict.identical, summary: report.summary };
 }
