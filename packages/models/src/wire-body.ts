@@ -12,24 +12,62 @@
  * trace was written by our writer, which escapes as `JSON.stringify` does, it is byte for
  * byte the same body.
  *
+ * A history list the wire cache already holds encoded (wire-cache.ts) goes into a body as an
+ * `EncodedList`: the same placeholder, replaced by the list's few byte chunks, which are
+ * referenced, not copied (`encodeBodyChunks`): the body is then handed to the transport as
+ * those chunks, so a request's cost does not grow with the bytes of its history.
+ *
  * The output-cap's token estimate measures the same body with `serializedLength`: a kept
- * output counts as the length of its JSON text, read off the kept bytes where they are all
- * ASCII (so an output decoded on read stays undecoded), else of the string escaped as before;
- * for our writer's lines that is exactly the length `JSON.stringify` gives. Anywhere else
+ * output counts as the length of its JSON text, read off the kept bytes (their byte length
+ * where all ASCII, else their UTF-16 length counted byte by byte), so no output is decoded or
+ * escaped again; for our writer's lines that is exactly the length `JSON.stringify` gives. Anywhere else
  * such a value turns into its plain string, so every other use of the body sees what it saw
  * before.
  */
 import { randomBytes } from "node:crypto";
 import { asciiRawOutputLength, rawOutputJsonOf, type ToolCallOutputPayload } from "@penguin/omnimessage";
 
-/** The encoding in progress: the placeholders' token (made at the first output) and the outputs met so far, in document order. */
-let encoding: { token: string | undefined; outputs: Uint8Array[] } | undefined;
+/** What replaces one placeholder: byte chunks (referenced, not copied) and their length in characters. */
+interface Splice {
+  chunks: readonly Uint8Array[];
+  chars: number;
+}
+
+/** The encoding in progress: the placeholders' token (made at the first splice) and the splices met so far, in document order. */
+let encoding: { token: string | undefined; splices: Splice[] } | undefined;
 
 /** A length measure in progress (`serializedLength`): what the kept outputs add beyond the `""` each stands as. */
 let measuring: { extra: number } | undefined;
 
-/** A fresh random token per body: no text a body can hold contains it by chance. */
-const newToken = (): string => `penguin-raw-output-${randomBytes(12).toString("hex")}-`;
+/**
+ * The placeholders' token: random, made once per process at the first splice, so no text a
+ * body can hold contains it by chance. Once per process rather than per body because a
+ * resumed history's first request encodes each of its runs on its own (wire-cache.ts). It
+ * never leaves the process: every placeholder is replaced before a body is sent.
+ */
+let processToken: string | undefined;
+const theToken = (): string => (processToken ??= `penguin-splice-${randomBytes(12).toString("hex")}-`);
+
+function placeholder(current: { token: string | undefined; splices: Splice[] }, splice: Splice): string {
+  current.token ??= theToken();
+  current.splices.push(splice);
+  return `${current.token}${current.splices.length - 1}`;
+}
+
+/** The length in UTF-16 units of the text UTF-8 `bytes` decode to, counted without decoding them. */
+export function utf16LengthOf(bytes: Uint8Array): number {
+  let n = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i] as number;
+    if ((b & 0xc0) !== 0x80) n += b >= 0xf0 ? 2 : 1;
+  }
+  return n;
+}
+
+/** The length of a kept output's JSON text in characters: its byte length when all ASCII, else counted off its bytes. */
+function rawOutputChars(item: ToolCallOutputPayload, json: Uint8Array): number {
+  return asciiRawOutputLength(item) ?? utf16LengthOf(json);
+}
 
 /** A tool output in a wire body whose JSON text the trace reader kept. */
 export class RawOutput {
@@ -42,13 +80,32 @@ export class RawOutput {
   /** Inside `encodeBody`: a placeholder for the bytes; inside `serializedLength`: `""`, its length counted aside; anywhere else: the string itself. */
   toJSON(): string {
     if (measuring !== undefined) {
-      measuring.extra += (asciiRawOutputLength(this.item) ?? JSON.stringify(this.item.output).length) - 2;
+      measuring.extra += rawOutputChars(this.item, this.json) - 2;
       return "";
     }
     if (encoding === undefined) return this.item.output;
-    encoding.token ??= newToken();
-    encoding.outputs.push(this.json);
-    return `${encoding.token}${encoding.outputs.length - 1}`;
+    return placeholder(encoding, { chunks: [this.json], chars: rawOutputChars(this.item, this.json) });
+  }
+}
+
+/**
+ * A JSON list already encoded (wire-cache.ts): its text as a few byte chunks and its length
+ * in characters. Inside `encodeBodyChunks` its chunks go where it stands; inside
+ * `serializedLength` it counts as `chars`; anywhere else it is the value its text parses to.
+ */
+export class EncodedList {
+  constructor(
+    readonly chunks: readonly Uint8Array[],
+    readonly chars: number,
+  ) {}
+
+  toJSON(): unknown {
+    if (measuring !== undefined) {
+      measuring.extra += this.chars - 2;
+      return "";
+    }
+    if (encoding === undefined) return JSON.parse(Buffer.concat(this.chunks).toString("utf8")) as unknown;
+    return placeholder(encoding, this);
   }
 }
 
@@ -58,34 +115,59 @@ export function outputForWire(item: ToolCallOutputPayload): string | RawOutput {
   return json === undefined ? item.output : new RawOutput(item, json);
 }
 
+/** JSON text as `encodeParts` gives it: the string itself, or byte chunks with each splice's bytes in its placeholder's place. */
+export type EncodedText = { text: string; chars: number } | { chunks: Uint8Array[]; chars: number };
+
 /**
- * `stringify(body)` (JSON.stringify unless a protocol needs its own), with each `RawOutput`'s
- * bytes in place of its placeholder. A string when the body holds none, as before.
+ * `stringify(value)` (JSON.stringify unless a protocol needs its own), with each `RawOutput`'s
+ * and `EncodedList`'s bytes in place of its placeholder, as chunks (the splices' own chunks
+ * referenced, not copied), and its length in characters. The text itself when there is
+ * nothing to splice.
  */
-export function encodeBody(body: unknown, stringify: (value: unknown) => string = JSON.stringify): string | Buffer {
-  // A body without kept outputs (every live request) makes no token and is the plain string.
-  const current: { token: string | undefined; outputs: Uint8Array[] } = { token: undefined, outputs: [] };
+export function encodeParts(value: unknown, stringify: (value: unknown) => string = JSON.stringify): EncodedText {
+  const current: { token: string | undefined; splices: Splice[] } = { token: undefined, splices: [] };
+  const outer = encoding;
   encoding = current;
   let text: string;
   try {
-    text = stringify(body);
+    text = stringify(value);
   } finally {
-    encoding = undefined;
+    encoding = outer;
   }
   const token = current.token;
-  if (token === undefined) return text;
-  const skeleton = Buffer.from(text, "utf8");
-  const pieces: Uint8Array[] = [];
+  if (token === undefined) return { text, chars: text.length };
+  const chunks: Uint8Array[] = [];
+  let chars = text.length;
   let at = 0;
-  current.outputs.forEach((json, i) => {
+  current.splices.forEach((splice, i) => {
     const mark = `"${token}${i}"`;
-    const found = skeleton.indexOf(mark, at, "latin1");
-    if (found < 0) throw new Error(`encodeBody: the placeholder of tool output ${i} is missing from the body`);
-    pieces.push(skeleton.subarray(at, found), json);
+    const found = text.indexOf(mark, at);
+    if (found < 0) throw new Error(`encodeBody: the placeholder of spliced value ${i} is missing from the body`);
+    if (found > at) chunks.push(Buffer.from(text.slice(at, found), "utf8"));
+    for (const c of splice.chunks) chunks.push(c);
+    chars += splice.chars - mark.length;
     at = found + mark.length;
   });
-  pieces.push(skeleton.subarray(at));
-  return Buffer.concat(pieces);
+  if (at < text.length) chunks.push(Buffer.from(text.slice(at), "utf8"));
+  return { chunks, chars };
+}
+
+/**
+ * `stringify(body)` with each `RawOutput`'s bytes in place of its placeholder: a string when
+ * the body holds none, as before, else one buffer.
+ */
+export function encodeBody(body: unknown, stringify: (value: unknown) => string = JSON.stringify): string | Buffer {
+  const encoded = encodeParts(body, stringify);
+  return "text" in encoded ? encoded.text : Buffer.concat(encoded.chunks);
+}
+
+/**
+ * `stringify(body)` as the chunks the transport writes one after another: an `EncodedList`'s
+ * chunks are not copied into one buffer, so a body's cost is its skeleton's.
+ */
+export function encodeBodyChunks(body: unknown, stringify: (value: unknown) => string = JSON.stringify): string | Uint8Array[] {
+  const encoded = encodeParts(body, stringify);
+  return "text" in encoded ? encoded.text : encoded.chunks;
 }
 
 /**
@@ -94,10 +176,11 @@ export function encodeBody(body: unknown, stringify: (value: unknown) => string 
  */
 export function serializedLength(value: unknown, stringify: (value: unknown) => string = JSON.stringify): number {
   const current = { extra: 0 };
+  const outer = measuring;
   measuring = current;
   try {
     return stringify(value).length + current.extra;
   } finally {
-    measuring = undefined;
+    measuring = outer;
   }
 }

@@ -24,13 +24,14 @@ import type { TokenCounts } from "@penguin/omnimessage";
 import type { ResponseAssembler, Segment } from "../assembler.js";
 import { streamErrorOf, type ErrorClass } from "../errors.js";
 import { fastModeFor } from "../fast-mode.js";
-import { fidelityString, parseDataUrl, toRuns, type AssistantItem, type UserItem } from "../history.js";
+import { fidelityString, parseDataUrl, toRuns, type AssistantItem, type Run, type UserItem } from "../history.js";
 import type { WireRequest } from "../http.js";
 import { mintCallId } from "../ids.js";
 import { arrayAt, isRecord, numberAt, parseJson, recordAt, stringAt, type JsonRecord } from "../json.js";
 import { outputCap, tokensForLength } from "../output-cap.js";
 import type { SseEvent } from "../sse.js";
-import { encodeBody, outputForWire, serializedLength } from "../wire-body.js";
+import { outputForWire, serializedLength, type EncodedList } from "../wire-body.js";
+import { buildBody, ListCache, wireCacheBypassed } from "../wire-cache.js";
 import { chatThinking } from "../thinking.js";
 import type { FinishKind, ModelRequest } from "../types.js";
 import { hostOf, joinUrl } from "../url.js";
@@ -128,23 +129,31 @@ function assistantMessage(items: AssistantItem[]): JsonRecord | undefined {
   return msg;
 }
 
-/** The history as chat messages (system first). */
+function runMessages(run: Run): JsonRecord[] {
+  if (run.side === "user") return userMessages(run.items);
+  const msg = assistantMessage(run.items);
+  return msg === undefined ? [] : [msg];
+}
+
+/** The history as chat messages (system first), encoded afresh: what the cached list below must equal. */
 export function chatMessages(req: ModelRequest): JsonRecord[] {
   const out: JsonRecord[] = [];
   if (req.systemPrompt !== undefined && req.systemPrompt !== "") out.push({ role: "system", content: req.systemPrompt });
-  for (const run of toRuns(req.messages)) {
-    if (run.side === "user") out.push(...userMessages(run.items));
-    else {
-      const msg = assistantMessage(run.items);
-      if (msg !== undefined) out.push(msg);
-    }
-  }
+  for (const run of toRuns(req.messages)) out.push(...runMessages(run));
   return out;
+}
+
+const chatLists = new ListCache({ elementsOf: runMessages });
+
+/** The history as chat messages (system first), each run encoded once and kept (wire-cache.ts). */
+export function encodedChatMessages(req: ModelRequest): EncodedList {
+  const system = req.systemPrompt !== undefined && req.systemPrompt !== "" ? JSON.stringify({ role: "system", content: req.systemPrompt }) : "";
+  return chatLists.list(req.messages, system);
 }
 
 export function buildChatRequest(req: ModelRequest, apiKey: string | undefined): WireRequest {
   const e = req.endpoint;
-  const messages = chatMessages(req);
+  const messages = wireCacheBypassed() ? chatMessages(req) : encodedChatMessages(req);
   const tools = req.tools.map((t) => ({
     type: "function",
     function: { name: t.name, description: t.description, parameters: t.parameters ?? { type: "object", properties: {} } },
@@ -167,7 +176,7 @@ export function buildChatRequest(req: ModelRequest, apiKey: string | undefined):
     ...(e.headers ?? {}),
   };
   if (apiKey !== undefined) headers.authorization = `Bearer ${apiKey}`;
-  return { url: joinUrl(e.baseUrl, "/chat/completions"), headers, body: encodeBody(body) };
+  return { url: joinUrl(e.baseUrl, "/chat/completions"), headers, body: buildBody(body, messages) };
 }
 
 // ---------------------------------------------------------------------------------------------
