@@ -13,7 +13,7 @@
  * byte the same body.
  *
  * A history list the wire cache already holds encoded (wire-cache.ts) goes into a body as an
- * `EncodedList`: the same placeholder, replaced by the list's few byte chunks, which are
+ * `EncodedJson`: the same placeholder, replaced by the list's few byte chunks, which are
  * referenced, not copied (`encodeBodyChunks`): the body is then handed to the transport as
  * those chunks, so a request's cost does not grow with the bytes of its history.
  *
@@ -33,8 +33,14 @@ interface Splice {
   chars: number;
 }
 
-/** The encoding in progress: the placeholders' token (made at the first splice) and the splices met so far, in document order. */
-let encoding: { token: string | undefined; splices: Splice[] } | undefined;
+/** The encoding in progress: the placeholders' token (made at the first splice), the splices met so far in document order, and the characters of those that were encoded before (`EncodedJson`). */
+let encoding: Encoding | undefined;
+
+interface Encoding {
+  token: string | undefined;
+  splices: Splice[];
+  reused: number;
+}
 
 /** A length measure in progress (`serializedLength`): what the kept outputs add beyond the `""` each stands as. */
 let measuring: { extra: number } | undefined;
@@ -48,7 +54,7 @@ let measuring: { extra: number } | undefined;
 let processToken: string | undefined;
 const theToken = (): string => (processToken ??= `penguin-splice-${randomBytes(12).toString("hex")}-`);
 
-function placeholder(current: { token: string | undefined; splices: Splice[] }, splice: Splice): string {
+function placeholder(current: Encoding, splice: Splice): string {
   current.token ??= theToken();
   current.splices.push(splice);
   return `${current.token}${current.splices.length - 1}`;
@@ -93,7 +99,7 @@ export class RawOutput {
  * in characters. Inside `encodeBodyChunks` its chunks go where it stands; inside
  * `serializedLength` it counts as `chars`; anywhere else it is the value its text parses to.
  */
-export class EncodedList {
+export class EncodedJson {
   constructor(
     readonly chunks: readonly Uint8Array[],
     readonly chars: number,
@@ -105,6 +111,7 @@ export class EncodedList {
       return "";
     }
     if (encoding === undefined) return JSON.parse(Buffer.concat(this.chunks).toString("utf8")) as unknown;
+    encoding.reused += this.chars;
     return placeholder(encoding, this);
   }
 }
@@ -115,17 +122,20 @@ export function outputForWire(item: ToolCallOutputPayload): string | RawOutput {
   return json === undefined ? item.output : new RawOutput(item, json);
 }
 
-/** JSON text as `encodeParts` gives it: the string itself, or byte chunks with each splice's bytes in its placeholder's place. */
-export type EncodedText = { text: string; chars: number } | { chunks: Uint8Array[]; chars: number };
+/**
+ * JSON text as `encodeParts` gives it: the string itself, or byte chunks with each splice's bytes
+ * in its placeholder's place; `reused` is the characters of it that `EncodedJson` values held.
+ */
+export type EncodedText = { text: string; chars: number; reused?: number } | { chunks: Uint8Array[]; chars: number; reused?: number };
 
 /**
  * `stringify(value)` (JSON.stringify unless a protocol needs its own), with each `RawOutput`'s
- * and `EncodedList`'s bytes in place of its placeholder, as chunks (the splices' own chunks
+ * and `EncodedJson`'s bytes in place of its placeholder, as chunks (the splices' own chunks
  * referenced, not copied), and its length in characters. The text itself when there is
  * nothing to splice.
  */
 export function encodeParts(value: unknown, stringify: (value: unknown) => string = JSON.stringify): EncodedText {
-  const current: { token: string | undefined; splices: Splice[] } = { token: undefined, splices: [] };
+  const current: Encoding = { token: undefined, splices: [], reused: 0 };
   const outer = encoding;
   encoding = current;
   let text: string;
@@ -149,7 +159,7 @@ export function encodeParts(value: unknown, stringify: (value: unknown) => strin
     at = found + mark.length;
   });
   if (at < text.length) chunks.push(Buffer.from(text.slice(at), "utf8"));
-  return { chunks, chars };
+  return { chunks, chars, reused: current.reused };
 }
 
 /**
@@ -162,7 +172,7 @@ export function encodeBody(body: unknown, stringify: (value: unknown) => string 
 }
 
 /**
- * `stringify(body)` as the chunks the transport writes one after another: an `EncodedList`'s
+ * `stringify(body)` as the chunks the transport writes one after another: an `EncodedJson`'s
  * chunks are not copied into one buffer, so a body's cost is its skeleton's.
  */
 export function encodeBodyChunks(body: unknown, stringify: (value: unknown) => string = JSON.stringify): string | Uint8Array[] {

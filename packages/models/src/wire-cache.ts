@@ -9,7 +9,7 @@
  * keeps the JSON text of its closed runs (each followed by a run of the other side) in one
  * append-only buffer, with a mark at each run's end. The next request's list is that buffer
  * (a view, not a copy), then its own new runs, then the list's closing bytes: a handful of
- * chunks the transport writes one after another (wire-body.ts `EncodedList`). Its length in
+ * chunks the transport writes one after another (wire-body.ts `EncodedJson`). Its length in
  * characters is kept beside it, so the output cap's estimate adds numbers, never encodes.
  *
  * A request is matched against the previous one by payload identity: the leading payloads it
@@ -29,7 +29,7 @@
  */
 import type { CompleteModelPayload } from "@penguin/omnimessage";
 import { toRuns, type Run } from "./history.js";
-import { encodeParts, EncodedList, type EncodedText } from "./wire-body.js";
+import { encodeParts, EncodedJson, type EncodedText } from "./wire-body.js";
 
 type Side = Run["side"];
 
@@ -109,10 +109,9 @@ class GrowingBuffer {
   }
 
   text(s: string): void {
-    const n = Buffer.byteLength(s, "utf8");
-    this.#room(n);
-    this.#buf.write(s, this.length, "utf8");
-    this.length += n;
+    // Room for the worst case (3 bytes a UTF-16 unit) spares measuring a short text first.
+    this.#room(s.length < 1 << 20 ? 3 * s.length : Buffer.byteLength(s, "utf8"));
+    this.length += this.#buf.write(s, this.length, "utf8");
   }
 
   bytes(b: Uint8Array): void {
@@ -216,7 +215,7 @@ export class ListCache {
    * system message) first: the previous request's text for the runs it shares with this
    * one, and this request's new runs encoded now.
    */
-  list(messages: readonly CompleteModelPayload[], lead = ""): EncodedList {
+  list(messages: readonly CompleteModelPayload[], lead = ""): EncodedJson {
     const first = messages[0];
     let state = first === undefined ? undefined : this.#states.get(first);
     state = state === undefined || state.lead !== lead ? new ListState(lead) : this.#keep(state, messages);
@@ -245,7 +244,7 @@ export class ListCache {
     return false;
   }
 
-  #extend(state: ListState, messages: readonly CompleteModelPayload[]): EncodedList {
+  #extend(state: ListState, messages: readonly CompleteModelPayload[]): EncodedJson {
     const codec = this.#codec;
     let at = state.closed;
     const tail = messages.slice(at.end);
@@ -319,7 +318,7 @@ export class ListCache {
   }
 
   /** `[`, the text up to `at` (the breakpoint in its last user block), the closing: chunks and their length in characters. */
-  #assemble(state: ListState, at: Mark): EncodedList {
+  #assemble(state: ListState, at: Mark): EncodedJson {
     const codec = this.#codec;
     const chunks: Uint8Array[] = [OPEN];
     let chars = 1 + at.chars;
@@ -333,7 +332,7 @@ export class ListCache {
     const close = `${at.openSide !== undefined && codec.group !== undefined ? codec.group.close : ""}]`;
     chunks.push(Buffer.from(close, "utf8"));
     chars += close.length;
-    return new EncodedList(chunks, chars);
+    return new EncodedJson(chunks, chars);
   }
 }
 
@@ -350,12 +349,42 @@ const OPEN = Buffer.from("[", "utf8");
 
 /**
  * The body as the transport writes it (wire-body.ts `encodeParts`): a string, or chunks with
- * the cached list's own chunks in place. The characters encoded for it are counted: the
- * skeleton's when `list` came from the cache (its new runs were counted as they were encoded),
- * all of them when the whole body was encoded afresh.
+ * the cached values' own chunks in place. The characters encoded for it are counted: all but
+ * those of the cached values (whose new parts were counted as they were encoded).
  */
-export function buildBody(body: unknown, list: unknown, stringify?: (value: unknown) => string): string | Uint8Array[] {
+export function buildBody(body: unknown, stringify?: (value: unknown) => string): string | Uint8Array[] {
   const encoded = encodeParts(body, stringify);
-  wireCacheCounters.encodedChars += encoded.chars - (list instanceof EncodedList ? list.chars : 0);
+  wireCacheCounters.encodedChars += encoded.chars - (encoded.reused ?? 0);
   return "text" in encoded ? encoded.text : encoded.chunks;
+}
+
+/**
+ * Values a request carries unchanged from one request to the next (the tool list, the system
+ * prompt's block), encoded once per key and reused while the key is the same object (a tool
+ * list) or string (a system prompt): the skeleton of a body is then encoded per request, not its
+ * tools' schemas. Tool lists are held weakly; strings, the last few.
+ */
+export class EncodedOnce {
+  readonly #byObject = new WeakMap<object, EncodedJson>();
+  readonly #byString = new Map<string, EncodedJson>();
+  readonly #stringify: ((value: unknown) => string) | undefined;
+
+  constructor(stringify?: (value: unknown) => string) {
+    this.#stringify = stringify;
+  }
+
+  /** `make()`'s value encoded, or, bypassed, the value itself. */
+  get(key: object | string, make: () => unknown): unknown {
+    if (bypassed > 0) return make();
+    const kept = typeof key === "string" ? this.#byString.get(key) : this.#byObject.get(key);
+    if (kept !== undefined) return kept;
+    const encoded = encodeParts(make(), this.#stringify);
+    wireCacheCounters.encodedChars += encoded.chars;
+    const value = new EncodedJson("text" in encoded ? [Buffer.from(encoded.text, "utf8")] : encoded.chunks, encoded.chars);
+    if (typeof key === "string") {
+      if (this.#byString.size >= 8) this.#byString.delete(this.#byString.keys().next().value as string);
+      this.#byString.set(key, value);
+    } else this.#byObject.set(key, value);
+    return value;
+  }
 }

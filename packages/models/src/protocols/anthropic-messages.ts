@@ -29,8 +29,8 @@ import type { WireRequest } from "../http.js";
 import { isRecord, parseJson, recordAt, stringAt, type JsonRecord } from "../json.js";
 import { outputCap, tokensForLength } from "../output-cap.js";
 import type { SseEvent } from "../sse.js";
-import { outputForWire, serializedLength, type EncodedList } from "../wire-body.js";
-import { buildBody, ListCache, wireCacheBypassed } from "../wire-cache.js";
+import { outputForWire, serializedLength, type EncodedJson } from "../wire-body.js";
+import { buildBody, EncodedOnce, ListCache, wireCacheBypassed } from "../wire-cache.js";
 import { anthropicBudget } from "../thinking.js";
 import type { FinishKind, ModelRequest } from "../types.js";
 import { joinUrl } from "../url.js";
@@ -160,24 +160,30 @@ const anthropicLists = new ListCache({
   elementsOf: runBlocks,
 });
 
+const anthropicTools = new EncodedOnce();
+const anthropicSystem = new EncodedOnce();
+
 /** The history as Anthropic messages, each run encoded once and kept (wire-cache.ts). */
-export function encodedAnthropicMessages(req: ModelRequest): EncodedList {
+export function encodedAnthropicMessages(req: ModelRequest): EncodedJson {
   return anthropicLists.list(req.messages);
 }
 
 export function buildAnthropicRequest(req: ModelRequest, apiKey: string | undefined): WireRequest {
   const e = req.endpoint;
   const messages = wireCacheBypassed() ? anthropicMessages(req) : encodedAnthropicMessages(req);
-  const tools: JsonRecord[] = req.tools.map((t) => ({
-    name: t.name,
-    description: t.description,
-    input_schema: t.parameters ?? { type: "object", properties: {} },
-  }));
-  const lastTool = tools[tools.length - 1];
-  if (lastTool !== undefined) lastTool.cache_control = EPHEMERAL;
+  const tools = anthropicTools.get(req.tools, () => {
+    const list: JsonRecord[] = req.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: t.parameters ?? { type: "object", properties: {} },
+    }));
+    const lastTool = list[list.length - 1];
+    if (lastTool !== undefined) lastTool.cache_control = EPHEMERAL;
+    return list;
+  });
   const system =
     req.systemPrompt !== undefined && req.systemPrompt !== ""
-      ? [{ type: "text", text: req.systemPrompt, cache_control: EPHEMERAL }]
+      ? anthropicSystem.get(req.systemPrompt, () => [{ type: "text", text: req.systemPrompt, cache_control: EPHEMERAL }])
       : undefined;
   const estimate = tokensForLength(serializedLength(messages) + serializedLength(tools) + (req.systemPrompt ?? "").length);
   const maxTokens = outputCap(e, estimate, ANTHROPIC_DEFAULT_MAX_TOKENS) ?? ANTHROPIC_DEFAULT_MAX_TOKENS;
@@ -186,7 +192,7 @@ export function buildAnthropicRequest(req: ModelRequest, apiKey: string | undefi
   const body: JsonRecord = { model: e.modelId };
   if (system !== undefined) body.system = system;
   body.messages = messages;
-  if (tools.length > 0) body.tools = tools;
+  if (req.tools.length > 0) body.tools = tools;
   body.stream = true;
   body.max_tokens = maxTokens;
   const budget = anthropicBudget(req.thinkingLevel);
@@ -206,7 +212,7 @@ export function buildAnthropicRequest(req: ModelRequest, apiKey: string | undefi
     Object.assign(headers, fast.headers);
   }
   if (apiKey !== undefined) headers["x-api-key"] = apiKey;
-  return { url: joinUrl(e.baseUrl, "/v1/messages"), headers, body: buildBody(body, messages) };
+  return { url: joinUrl(e.baseUrl, "/v1/messages"), headers, body: buildBody(body) };
 }
 
 // ---------------------------------------------------------------------------------------------

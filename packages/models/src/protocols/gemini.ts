@@ -29,7 +29,7 @@ import { arrayAt, isRecord, parseJson, recordAt, stringAt, type JsonRecord } fro
 import { outputCap, tokensForLength } from "../output-cap.js";
 import type { SseEvent } from "../sse.js";
 import { outputForWire, serializedLength } from "../wire-body.js";
-import { buildBody, ListCache, wireCacheBypassed, type RunContext } from "../wire-cache.js";
+import { buildBody, EncodedOnce, ListCache, wireCacheBypassed, type RunContext } from "../wire-cache.js";
 import { geminiThinking } from "../thinking.js";
 import type { FinishKind, ModelRequest } from "../types.js";
 import { joinUrl } from "../url.js";
@@ -146,6 +146,9 @@ export function geminiContents(req: ModelRequest): JsonRecord[] {
   return out;
 }
 
+const geminiSystem = new EncodedOnce();
+const geminiTools = new EncodedOnce();
+
 /** Runs of one side share a content entry; a tool output is answered by its call's name, looked up across the history. */
 const geminiLists = new ListCache({
   group: { open: { user: '{"role":"user","parts":[', assistant: '{"role":"model","parts":[' }, close: "]}" },
@@ -157,11 +160,10 @@ export function buildGeminiRequest(req: ModelRequest, apiKey: string | undefined
   const e = req.endpoint;
   const contents = wireCacheBypassed() ? geminiContents(req) : geminiLists.list(req.messages);
   const body: JsonRecord = { contents };
-  if (req.systemPrompt !== undefined && req.systemPrompt !== "") {
-    body.systemInstruction = { parts: [{ text: req.systemPrompt }] };
-  }
+  const prompt = req.systemPrompt;
+  if (prompt !== undefined && prompt !== "") body.systemInstruction = geminiSystem.get(prompt, () => ({ parts: [{ text: prompt }] }));
   if (req.tools.length > 0) {
-    body.tools = [
+    body.tools = geminiTools.get(req.tools, () => [
       {
         functionDeclarations: req.tools.map((t) => ({
           name: t.name,
@@ -169,7 +171,7 @@ export function buildGeminiRequest(req: ModelRequest, apiKey: string | undefined
           parametersJsonSchema: t.parameters ?? { type: "object", properties: {} },
         })),
       },
-    ];
+    ]);
   }
   const generationConfig: JsonRecord = { thinkingConfig: geminiThinking(req.thinkingLevel, e.modelId) };
   const cap = outputCap(e, () => tokensForLength(serializedLength(body)));
@@ -182,7 +184,7 @@ export function buildGeminiRequest(req: ModelRequest, apiKey: string | undefined
   };
   if (apiKey !== undefined) headers["x-goog-api-key"] = apiKey;
   const url = `${joinUrl(e.baseUrl, `/models/${e.modelId}`)}:streamGenerateContent?alt=sse`;
-  return { url, headers, body: buildBody(body, contents) };
+  return { url, headers, body: buildBody(body) };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -30,8 +30,8 @@ import { mintCallId } from "../ids.js";
 import { arrayAt, isRecord, numberAt, parseJson, recordAt, stringAt, type JsonRecord } from "../json.js";
 import { outputCap, tokensForLength } from "../output-cap.js";
 import type { SseEvent } from "../sse.js";
-import { outputForWire, serializedLength, type EncodedList } from "../wire-body.js";
-import { buildBody, ListCache, wireCacheBypassed } from "../wire-cache.js";
+import { outputForWire, serializedLength, type EncodedJson } from "../wire-body.js";
+import { buildBody, EncodedOnce, ListCache, wireCacheBypassed } from "../wire-cache.js";
 import { chatThinking } from "../thinking.js";
 import type { FinishKind, ModelRequest } from "../types.js";
 import { hostOf, joinUrl } from "../url.js";
@@ -144,27 +144,33 @@ export function chatMessages(req: ModelRequest): JsonRecord[] {
 }
 
 const chatLists = new ListCache({ elementsOf: runMessages });
+const chatTools = new EncodedOnce();
+/** The system message's text for the last system prompt seen (the same string request after request). */
+let systemMessage = { prompt: "", text: "" };
 
 /** The history as chat messages (system first), each run encoded once and kept (wire-cache.ts). */
-export function encodedChatMessages(req: ModelRequest): EncodedList {
-  const system = req.systemPrompt !== undefined && req.systemPrompt !== "" ? JSON.stringify({ role: "system", content: req.systemPrompt }) : "";
-  return chatLists.list(req.messages, system);
+export function encodedChatMessages(req: ModelRequest): EncodedJson {
+  const prompt = req.systemPrompt ?? "";
+  if (systemMessage.prompt !== prompt) systemMessage = { prompt, text: prompt === "" ? "" : JSON.stringify({ role: "system", content: prompt }) };
+  return chatLists.list(req.messages, systemMessage.text);
 }
 
 export function buildChatRequest(req: ModelRequest, apiKey: string | undefined): WireRequest {
   const e = req.endpoint;
   const messages = wireCacheBypassed() ? chatMessages(req) : encodedChatMessages(req);
-  const tools = req.tools.map((t) => ({
-    type: "function",
-    function: { name: t.name, description: t.description, parameters: t.parameters ?? { type: "object", properties: {} } },
-  }));
+  const tools = chatTools.get(req.tools, () =>
+    req.tools.map((t) => ({
+      type: "function",
+      function: { name: t.name, description: t.description, parameters: t.parameters ?? { type: "object", properties: {} } },
+    })),
+  );
   const body: JsonRecord = {
     model: e.modelId,
     messages,
     stream: true,
     stream_options: { include_usage: true },
   };
-  if (tools.length > 0) body.tools = tools;
+  if (req.tools.length > 0) body.tools = tools;
   Object.assign(body, chatThinking(req.thinkingLevel, e));
   const cap = outputCap(e, () => tokensForLength(serializedLength(messages) + serializedLength(tools)));
   if (cap !== undefined) body[hostOf(e.baseUrl) === "api.openai.com" ? "max_completion_tokens" : "max_tokens"] = cap;
@@ -176,7 +182,7 @@ export function buildChatRequest(req: ModelRequest, apiKey: string | undefined):
     ...(e.headers ?? {}),
   };
   if (apiKey !== undefined) headers.authorization = `Bearer ${apiKey}`;
-  return { url: joinUrl(e.baseUrl, "/chat/completions"), headers, body: buildBody(body, messages) };
+  return { url: joinUrl(e.baseUrl, "/chat/completions"), headers, body: buildBody(body) };
 }
 
 // ---------------------------------------------------------------------------------------------

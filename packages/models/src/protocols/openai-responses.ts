@@ -29,7 +29,7 @@ import { outputCap, tokensForLength } from "../output-cap.js";
 import { RawJson, rawMember, stringifyWithRaw } from "../raw-json.js";
 import type { SseEvent } from "../sse.js";
 import { outputForWire, serializedLength } from "../wire-body.js";
-import { buildBody, ListCache, wireCacheBypassed } from "../wire-cache.js";
+import { buildBody, EncodedOnce, ListCache, wireCacheBypassed } from "../wire-cache.js";
 import { responsesReasoning } from "../thinking.js";
 import type { FinishKind, ModelRequest } from "../types.js";
 import { joinUrl } from "../url.js";
@@ -117,23 +117,29 @@ export function responsesInput(req: ModelRequest): unknown[] {
   return out;
 }
 
+const responsesTools = new EncodedOnce();
+const responsesInstructions = new EncodedOnce();
+
 /** Each run's items encoded once (reasoning items spliced verbatim by `stringifyWithRaw`). */
 const responsesLists = new ListCache({ elementsOf: runInput, stringify: stringifyWithRaw });
 
 export function buildResponsesRequest(req: ModelRequest, apiKey: string | undefined): WireRequest {
   const e = req.endpoint;
   const input = wireCacheBypassed() ? responsesInput(req) : responsesLists.list(req.messages);
-  const tools = req.tools.map((t) => ({
-    type: "function",
-    name: t.name,
-    description: t.description,
-    parameters: t.parameters ?? { type: "object", properties: {} },
-    strict: false,
-  }));
+  const tools = responsesTools.get(req.tools, () =>
+    req.tools.map((t) => ({
+      type: "function",
+      name: t.name,
+      description: t.description,
+      parameters: t.parameters ?? { type: "object", properties: {} },
+      strict: false,
+    })),
+  );
   const body: JsonRecord = { model: e.modelId };
-  if (req.systemPrompt !== undefined && req.systemPrompt !== "") body.instructions = req.systemPrompt;
+  const prompt = req.systemPrompt;
+  if (prompt !== undefined && prompt !== "") body.instructions = responsesInstructions.get(prompt, () => prompt);
   body.input = input;
-  if (tools.length > 0) body.tools = tools;
+  if (req.tools.length > 0) body.tools = tools;
   body.stream = true;
   body.store = false;
   body.include = ["reasoning.encrypted_content"];
@@ -149,7 +155,7 @@ export function buildResponsesRequest(req: ModelRequest, apiKey: string | undefi
     ...(e.headers ?? {}),
   };
   if (apiKey !== undefined) headers.authorization = `Bearer ${apiKey}`;
-  return { url: joinUrl(e.baseUrl, "/responses"), headers, body: buildBody(body, input, stringifyWithRaw) };
+  return { url: joinUrl(e.baseUrl, "/responses"), headers, body: buildBody(body, stringifyWithRaw) };
 }
 
 // ---------------------------------------------------------------------------------------------
