@@ -27,10 +27,11 @@
 import { randomBytes } from "node:crypto";
 import { asciiRawOutputLength, rawOutputJsonOf, type ToolCallOutputPayload } from "@penguin/omnimessage";
 
-/** What replaces one placeholder: byte chunks (referenced, not copied) and their length in characters. */
+/** What replaces one placeholder: byte chunks (referenced, not copied) and their length in characters; a span boundary (`encodeSpans`) has none. */
 interface Splice {
   chunks: readonly Uint8Array[];
   chars: number;
+  boundary?: true;
 }
 
 /** The encoding in progress: the placeholders' token (made at the first splice), the splices met so far in document order, and the characters of those that were encoded before (`EncodedJson`). */
@@ -160,6 +161,73 @@ export function encodeParts(value: unknown, stringify: (value: unknown) => strin
   });
   if (at < text.length) chunks.push(Buffer.from(text.slice(at), "utf8"));
   return { chunks, chars, reused: current.reused };
+}
+
+/** A mark between the elements of a list given to `encodeSpans`: where one span ends and the next begins. */
+export const SPAN_BOUNDARY = {
+  toJSON(): string {
+    if (encoding === undefined) throw new Error("encodeSpans: a span boundary outside an encoding");
+    return placeholder(encoding, { chunks: [], chars: 0, boundary: true });
+  },
+};
+
+/** One span of `encodeSpans`: its text slices and spliced bytes in order, and its length in characters. */
+export interface Span {
+  parts: (string | Uint8Array)[];
+  chars: number;
+}
+
+/**
+ * The elements of `values` (a list that begins and ends with `SPAN_BOUNDARY`, with one between
+ * spans) encoded in one `stringify` call, cut into the spans' texts without the commas around
+ * them: as many spans as gaps between boundaries, an empty one where a gap holds no element.
+ * One call for a whole history (a resume's first request) instead of one per run; each span's
+ * text is referenced as slices of the one string, kept outputs' bytes as they are.
+ */
+export function encodeSpans(values: unknown[], stringify: (value: unknown) => string = JSON.stringify): Span[] {
+  const current: Encoding = { token: undefined, splices: [], reused: 0 };
+  const outer = encoding;
+  encoding = current;
+  let text: string;
+  try {
+    text = stringify(values);
+  } finally {
+    encoding = outer;
+  }
+  const token = current.token;
+  if (token === undefined) throw new Error("encodeSpans: the list holds no span boundary");
+  const spans: Span[] = [];
+  let span: Span | undefined;
+  let at = 0;
+  current.splices.forEach((splice, i) => {
+    const mark = `"${token}${i}"`;
+    const found = text.indexOf(mark, at);
+    if (found < 0) throw new Error(`encodeSpans: the placeholder of spliced value ${i} is missing`);
+    if (span !== undefined && found > at) {
+      span.parts.push(text.slice(at, found));
+      span.chars += found - at;
+    }
+    if (splice.boundary === true) {
+      if (span !== undefined) spans.push(withoutCommas(span));
+      span = { parts: [], chars: 0 };
+    } else if (span !== undefined) {
+      for (const c of splice.chunks) span.parts.push(c);
+      span.chars += splice.chars;
+    }
+    at = found + mark.length;
+  });
+  return spans;
+}
+
+/** A span as cut between two boundaries (`,e1,e2,` or `,`) without its comma on either side. */
+function withoutCommas(span: Span): Span {
+  if (span.chars <= 1) return { parts: [], chars: 0 };
+  const parts = span.parts;
+  // Elements are objects: the text around them is the list's own (a comma, a brace), never bytes spliced in.
+  parts[0] = (parts[0] as string).slice(1);
+  const last = parts.length - 1;
+  parts[last] = (parts[last] as string).slice(0, -1);
+  return { parts, chars: span.chars - 2 };
 }
 
 /**

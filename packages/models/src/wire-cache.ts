@@ -29,7 +29,7 @@
  */
 import type { CompleteModelPayload } from "@penguin/omnimessage";
 import { toRuns, type Run } from "./history.js";
-import { encodeParts, EncodedJson, type EncodedText } from "./wire-body.js";
+import { encodeParts, encodeSpans, EncodedJson, SPAN_BOUNDARY, type Span } from "./wire-body.js";
 
 type Side = Run["side"];
 
@@ -68,25 +68,8 @@ export function wireCacheBypassed(): boolean {
   return bypassed > 0;
 }
 
-/** JSON text without its list brackets; `chars` is its length as `serializedLength` counts it. */
-type Elements = EncodedText;
-
-const EMPTY: Elements = { text: "", chars: 0 };
-
-/** `stringify(elements)` without the brackets. */
-function encodeElements(elements: unknown[], stringify: ((value: unknown) => string) | undefined): Elements {
-  if (elements.length === 0) return EMPTY;
-  const encoded = encodeParts(elements, stringify);
-  wireCacheCounters.encodedRuns++;
-  wireCacheCounters.encodedChars += encoded.chars;
-  if ("text" in encoded) return { text: encoded.text.slice(1, -1), chars: encoded.chars - 2 };
-  // The list opens with `[{` and closes with `}]` (elements are objects): its first and last
-  // chunks are the skeleton's own, made for this call alone.
-  const chunks = encoded.chunks;
-  chunks[0] = (chunks[0] as Uint8Array).subarray(1);
-  chunks[chunks.length - 1] = (chunks[chunks.length - 1] as Uint8Array).subarray(0, -1);
-  return { chunks, chars: encoded.chars - 2 };
-}
+/** A run's list elements as JSON text without the list's brackets (wire-body.ts `encodeSpans`); `chars` is its length as `serializedLength` counts it. */
+type Elements = Span;
 
 function isEmpty(e: Elements): boolean {
   return e.chars === 0;
@@ -99,6 +82,11 @@ class GrowingBuffer {
 
   constructor(capacity: number) {
     this.#buf = Buffer.allocUnsafe(capacity);
+  }
+
+  /** Room for `extra` more bytes now, in one allocation (a history's first request writes tens of MB). */
+  reserve(extra: number): void {
+    this.#room(extra);
   }
 
   #room(extra: number): void {
@@ -253,30 +241,32 @@ export class ListCache {
     if (codec.readsToolNames === true) for (const p of tail) if (p.type === "tool_call") tailNames.set(p.tool_call_id, p.name);
     const context: RunContext = { nameOf: (id) => tailNames.get(id) ?? state.names.get(id) };
     const runs = toRuns(tail);
+    // The previous request's last run, written past the closed runs: kept when it is this
+    // request's first run unchanged; else its bytes must not be written over.
+    const pending = state.pending;
+    const first = runs[0];
+    state.items = messages;
+    if (first === undefined) return this.#assemble(state, at);
+    state.pending = undefined;
+    const reused = pending !== undefined && pending.start === at.end && pending.mark.bytes === state.text.length && sameItems(pending.items, first.items) ? pending : undefined;
+    if (reused === undefined && state.text.length > at.bytes) state = this.#restart(state, messages);
+    const encoded = this.#encode(state, reused === undefined ? runs : runs.slice(1), context);
+    // Its characters, and a little for the framing: exact room for an ASCII history, one growth at most.
+    let chars = 0;
+    for (const e of encoded) chars += e.chars + 64;
+    state.text.reserve(chars);
     let from = at.end;
     runs.forEach((run, i) => {
       const items = run.items as readonly object[];
       const end = from + items.length;
-      const pending = state.pending;
-      state.pending = undefined;
-      let mark: Mark;
-      if (pending !== undefined && pending.start === from && pending.mark.bytes === state.text.length && sameItems(pending.items, items)) {
-        mark = pending.mark; // written already, past the closed runs
-      } else {
-        if (pending !== undefined && state.text.length > at.bytes) {
-          // The previous request's last run changed: its bytes must not be written over.
-          state = this.#restart(state, messages);
-        }
-        mark = this.#write(state, at, run.side, this.#encode(state, run, context), end);
-      }
+      const mark = reused !== undefined && i === 0 ? reused.mark : this.#write(state, at, run.side, encoded[reused === undefined ? i : i - 1] as Elements, end);
       from = end;
+      at = mark;
       if (i === runs.length - 1) {
         state.pending = { start: end - items.length, items, mark };
-        at = mark;
         return;
       }
       state.marks.push(mark);
-      at = mark;
       if (codec.readsToolNames === true) for (const p of run.items) if (p.type === "tool_call") state.names.set(p.tool_call_id, p.name);
     });
     state.items = messages;
@@ -298,12 +288,22 @@ export class ListCache {
     return false;
   }
 
-  #encode(state: ListState, run: Run, context: RunContext): Elements {
+  /** The runs' elements, encoded in one call (wire-body.ts `encodeSpans`). */
+  #encode(state: ListState, runs: readonly Run[], context: RunContext): Elements[] {
+    if (runs.length === 0) return [];
     const codec = this.#codec;
-    if (codec.readsToolNames === true && run.side === "user") {
-      for (const p of run.items) if (p.type === "tool_call_output") state.answered.set(p.tool_call_id, context.nameOf(p.tool_call_id));
+    const values: unknown[] = [SPAN_BOUNDARY];
+    for (const run of runs) {
+      if (codec.readsToolNames === true && run.side === "user") {
+        for (const p of run.items) if (p.type === "tool_call_output") state.answered.set(p.tool_call_id, context.nameOf(p.tool_call_id));
+      }
+      for (const element of codec.elementsOf(run, context)) values.push(element);
+      values.push(SPAN_BOUNDARY);
     }
-    return encodeElements(codec.elementsOf(run, context), codec.stringify);
+    const spans = encodeSpans(values, codec.stringify);
+    wireCacheCounters.encodedRuns += runs.length;
+    for (const span of spans) wireCacheCounters.encodedChars += span.chars;
+    return spans;
   }
 
   /** Writes a run after `at` into the state's buffer: where the list stands after it. */
@@ -311,8 +311,10 @@ export class ListCache {
     if (isEmpty(elements)) return { ...at, end, side };
     const f = framing(this.#codec, at, side);
     state.text.text(f.before);
-    if ("text" in elements) state.text.text(elements.text);
-    else for (const c of elements.chunks) state.text.bytes(c);
+    for (const part of elements.parts) {
+      if (typeof part === "string") state.text.text(part);
+      else state.text.bytes(part);
+    }
     const bytes = state.text.length;
     return { end, side, bytes, chars: at.chars + f.before.length + elements.chars, any: f.any, openSide: f.openSide, userEnd: side === "user" ? bytes : at.userEnd };
   }
