@@ -20,7 +20,7 @@ import type { ModelPayload } from "@penguin/omnimessage";
 import { ResponseAssembler } from "./assembler.js";
 import { baseUrlProblem, detailOf, outcomeOf, parseRetryAfter, providerErrorOf, type Failure, type Who } from "./errors.js";
 import { fastModeFor } from "./fast-mode.js";
-import { globalTimers, send, type WireRequest } from "./http.js";
+import { globalTimers, send, wholeBody, type WireRequest } from "./http.js";
 import { proxyFetch } from "./proxy.js";
 import type { ProtocolAdapter, Ending } from "./protocols/adapter.js";
 import { anthropicMessagesAdapter } from "./protocols/anthropic-messages.js";
@@ -54,9 +54,10 @@ export function apiKeyFor(req: ModelRequest): string | undefined {
   return req.endpoint.apiKey;
 }
 
-/** The wire request `streamModel` would send (for inspection and tests). */
+/** The wire request `streamModel` would send (for inspection and tests), its body in one piece. */
 export function buildWireRequest(req: ModelRequest): WireRequest {
-  return adapterFor(req.endpoint.clientType).buildRequest(req, apiKeyFor(req));
+  const wire = adapterFor(req.endpoint.clientType).buildRequest(req, apiKeyFor(req));
+  return { ...wire, body: wholeBody(wire.body) };
 }
 
 function endingOutcome(ending: Ending, who: Who): ModelOutcome {

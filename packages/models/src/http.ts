@@ -22,8 +22,18 @@ import { openOverNodeHttp, type TransportRequest, type TransportResponse } from 
 export interface WireRequest {
   url: string;
   headers: Record<string, string>;
-  /** JSON text; bytes when tool outputs' JSON was copied from the trace (wire-body.ts). */
-  body: string | Uint8Array;
+  /**
+   * JSON text; bytes when tool outputs' JSON was copied from the trace (wire-body.ts); chunks,
+   * written one after another, when the history list came from the wire cache (wire-cache.ts).
+   */
+  body: WireBody;
+}
+
+export type WireBody = string | Uint8Array | readonly Uint8Array[];
+
+/** The body as one string or buffer (the fetch transport, and inspection): chunks are joined. */
+export function wholeBody(body: WireBody): string | Uint8Array {
+  return typeof body === "string" || body instanceof Uint8Array ? body : Buffer.concat(body);
 }
 
 export type FetchFn = typeof fetch;
@@ -65,7 +75,7 @@ export const globalTimers: Timers = {
 /** A fetch response read as the transport shape, so both transports share one reading path. */
 async function openOverFetch(fetchFn: FetchFn, url: string, request: TransportRequest): Promise<TransportResponse> {
   const init: RequestInit = { method: request.method, headers: request.headers, signal: request.signal };
-  if (request.body !== undefined) init.body = request.body;
+  if (request.body !== undefined) init.body = wholeBody(request.body);
   const res = await fetchFn(url, init);
   const reader = res.body?.getReader();
   return {

@@ -35,5 +35,6 @@ export { detectProtocol, type DetectOptions, type DetectResult } from "./detect.
 export { listModels, type ListModelsOptions, type ListModelsResult, type ListedModel } from "./list-models.js";
 export { testModel, type TestModelOptions, type TestModelResult } from "./speed-test.js";
 export { bypassesProxy, defaultFetch, proxiedFetch, proxyFetch, proxySettings, type ProxySettings } from "./proxy.js";
-export { globalTimers, type FetchFn, type WireRequest } from "./http.js";
+export { globalTimers, type FetchFn, type WireBody, type WireRequest } from "./http.js";
+export { setWireCacheBypass, wireCacheCounters } from "./wire-cache.js";
 export { costUsd } from "./cost.js";

@@ -24,7 +24,8 @@ import type { HeaderReader } from "./errors.js";
 export interface TransportRequest {
   method: "POST" | "GET";
   headers: Record<string, string>;
-  body: string | Uint8Array | undefined;
+  /** Chunks are written one after another, never joined (a long history's list is a few views of the wire cache's buffer). */
+  body: string | Uint8Array | readonly Uint8Array[] | undefined;
   signal: AbortSignal;
 }
 
@@ -82,7 +83,7 @@ function hasHeader(headers: Record<string, string>, name: string): boolean {
 }
 
 /** One hop: resolves when the response headers are in. */
-async function requestOnce(url: URL, method: string, headers: Record<string, string>, body: string | Uint8Array | undefined, signal: AbortSignal): Promise<IncomingMessage> {
+async function requestOnce(url: URL, method: string, headers: Record<string, string>, body: TransportRequest["body"], signal: AbortSignal): Promise<IncomingMessage> {
   if (BAD_PORTS.has(portOf(url))) throw new TypeError("bad port");
   const send = await requestFnFor(url);
   if (signal.aborted) throw abortError();
@@ -93,8 +94,8 @@ async function requestOnce(url: URL, method: string, headers: Record<string, str
   if (!hasHeader(headers, "user-agent")) outgoing["user-agent"] = USER_AGENT;
   // Encoded once: its length is the header, and the socket gets the bytes without encoding the
   // string again (a long history's body is tens of MB; counting then encoding it cost twice).
-  let bytes = body === undefined ? undefined : typeof body === "string" ? Buffer.from(body, "utf8") : body;
-  if (bytes !== undefined) outgoing["content-length"] = bytes.length;
+  let chunks: readonly Uint8Array[] | undefined = body === undefined ? undefined : typeof body === "string" ? [Buffer.from(body, "utf8")] : body instanceof Uint8Array ? [body] : body;
+  if (chunks !== undefined) outgoing["content-length"] = chunks.reduce((n, c) => n + c.length, 0);
   return new Promise<IncomingMessage>((resolve, reject) => {
     const req = send(url, { method, headers: outgoing });
     const onAbort = (): void => {
@@ -109,10 +110,11 @@ async function requestOnce(url: URL, method: string, headers: Record<string, str
       signal.removeEventListener("abort", onAbort);
       reject(err);
     });
-    req.end(bytes);
+    for (const chunk of chunks ?? []) if (chunk.length > 0) req.write(chunk);
+    req.end();
     // The listeners above live as long as the response: they must not keep the body (a long
     // history's is tens of MB, a server holds one per streaming session).
-    bytes = undefined;
+    chunks = undefined;
   });
 }
 

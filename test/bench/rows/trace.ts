@@ -65,7 +65,7 @@ export async function rowAppend(runs: number, records = 3000): Promise<RowResult
 }
 
 /** A relay to `target` that reports when the first byte of the next request arrives. */
-async function firstByteRelay(target: { host: string; port: number }): Promise<{ url: string; next(): Promise<{ at: bigint; cpu: NodeJS.CpuUsage }>; close(): Promise<void> }> {
+export async function firstByteRelay(target: { host: string; port: number }): Promise<{ url: string; next(): Promise<{ at: bigint; cpu: NodeJS.CpuUsage }>; close(): Promise<void> }> {
   const waiters: ((t: { at: bigint; cpu: NodeJS.CpuUsage }) => void)[] = [];
   const server: Server = createServer((client) => {
     const upstream = connect(target.port, target.host);

@@ -20,7 +20,7 @@
  * attempt: their finalizer bookkeeping cost more than a turn's whole approval and tool fibers.
  */
 import { Context, Deferred, Effect, Exit, FiberId, FiberSet, Layer, type Scope } from "effect";
-import { isEvent, isModel, isPartial, modelMessage, type OmniMessage, type ToolCallOutputPayload, type ToolCallPayload } from "@penguin/omnimessage";
+import { isEvent, isModel, isPartial, modelMessage, modelMessageSharing, type OmniMessage, type ToolCallOutputPayload, type ToolCallPayload } from "@penguin/omnimessage";
 import type { SessionState } from "@penguin/trace";
 import type { ApproveFn, EnvironmentInterface } from "../interfaces.js";
 import { awaitEdge, isAborted } from "./abort.js";
@@ -105,8 +105,11 @@ function makeBatch(
     },
     record: (out) => {
       if (closed) return;
-      outputs.set(out.tool_call_id, out);
-      emit(modelMessage(out));
+      // The recorded payload is the one the next request sends (outputsInOrder shares it): the
+      // fold commits that same object, so the wire cache (packages/models) reuses its encoding.
+      const message = modelMessage(out);
+      outputs.set(out.tool_call_id, message.payload as ToolCallOutputPayload);
+      emit(message);
     },
     ...(state === undefined ? {} : { state }),
   };
@@ -162,7 +165,7 @@ function makeBatch(
     }),
     outputsInOrder: (placeholder) =>
       calls.map((c) =>
-        modelMessage(
+        modelMessageSharing(
           outputs.get(c.tool_call_id) ?? { type: "tool_call_output", role: "user", tool_call_id: c.tool_call_id, output: placeholder, stop_reason: "aborted" },
         ),
       ),

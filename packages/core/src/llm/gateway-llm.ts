@@ -7,9 +7,12 @@
  * What a completed request commits becomes context by being recorded and folded, never here,
  * so there is one copy of the model context: the fold's.
  *
- * The request's message list is built in one pass over the fold's Sequence, reading each
- * envelope's payload only: a tool output a resume keeps as JSON text stays undecoded
- * (omnimessage raw-output.ts), and the wire encoders splice its kept bytes.
+ * The request's message list is built from the fold's Sequence, reading each envelope's
+ * payload only: a tool output a resume keeps as JSON text stays undecoded (omnimessage
+ * raw-output.ts), and the wire encoders splice its kept bytes. The previous request's history
+ * array is kept: when the new history is the old one with messages appended (the same nodes,
+ * `itemsAfter`), only those are read, so a turn does not walk the whole chain of a long
+ * session's context (the wire cache, packages/models wire-cache.ts, then encodes only them).
  *
  * Tool-call ids are made session-unique here (see tool-call-ids.ts) before anything else
  * sees them. It never throws: a failure inside the gateway, or a bug in this adapter, comes
@@ -25,6 +28,7 @@ import {
   type ToolDefinition,
 } from "@penguin/omnimessage";
 import { streamModel, type ModelEndpoint, type ModelOutcome, type ThinkingLevel } from "@penguin/models";
+import type { Sequence } from "@penguin/trace";
 import type { LLMInterface, LLMOutcome, StreamGenerateInput } from "../interfaces.js";
 import { ToolCallIdAllocator } from "./tool-call-ids.js";
 
@@ -48,6 +52,8 @@ export class GatewayLLM implements LLMInterface {
   readonly #ids: ToolCallIdAllocator;
   #tools: ToolDefinition[];
   #lastUsage: TokenCounts | undefined;
+  /** The last request's history and its payloads, never changed after (the next request's array is a new one). */
+  #lastHistory: { history: Sequence<OmniMessage>; payloads: readonly CompleteModelPayload[] } | undefined;
 
   constructor(options: GatewayLLMOptions) {
     this.#options = options;
@@ -72,12 +78,27 @@ export class GatewayLLM implements LLMInterface {
     this.#tools = tools;
   }
 
+  /**
+   * The history's payloads, oldest first. A resumed history can hold tens of thousands of
+   * messages; the fold's history holds complete model messages only (evolve commits nothing
+   * else).
+   */
+  #historyPayloads(history: Sequence<OmniMessage>): readonly CompleteModelPayload[] {
+    const last = this.#lastHistory;
+    const appended = last === undefined ? undefined : history.itemsAfter(last.history);
+    let payloads: readonly CompleteModelPayload[];
+    if (last !== undefined && appended !== undefined) payloads = appended.length === 0 ? last.payloads : last.payloads.concat(appended.map((m) => m.payload as CompleteModelPayload));
+    else payloads = history.mapToArray((m) => m.payload as CompleteModelPayload);
+    this.#lastHistory = { history, payloads };
+    return payloads;
+  }
+
   async *streamGenerate(input: StreamGenerateInput): AsyncGenerator<OmniMessage, LLMOutcome> {
     this.#lastUsage = undefined;
-    // One pass into one array: a resumed history can hold tens of thousands of messages. The
-    // fold's history holds complete model messages only (evolve commits nothing else).
-    const messages = input.history.mapToArray((m) => m.payload as CompleteModelPayload);
-    for (const m of input.newMessages) if (isCompleteModel(m)) messages.push(m.payload);
+    const history = this.#historyPayloads(input.history);
+    const added: CompleteModelPayload[] = [];
+    for (const m of input.newMessages) if (isCompleteModel(m)) added.push(m.payload);
+    const messages = history.concat(added);
     const mapId = this.#ids.forResponse();
     let outcome: ModelOutcome;
     try {

@@ -24,12 +24,13 @@ import type { ResponseAssembler, Segment } from "../assembler.js";
 import { streamErrorOf, type ErrorClass } from "../errors.js";
 import { fastModeFor } from "../fast-mode.js";
 import { outputIsEmpty } from "@penguin/omnimessage";
-import { fidelityString, parseDataUrl, toRuns, type AssistantItem, type UserItem } from "../history.js";
+import { fidelityString, parseDataUrl, toRuns, type AssistantItem, type Run, type UserItem } from "../history.js";
 import type { WireRequest } from "../http.js";
 import { isRecord, parseJson, recordAt, stringAt, type JsonRecord } from "../json.js";
 import { outputCap, tokensForLength } from "../output-cap.js";
 import type { SseEvent } from "../sse.js";
-import { encodeBody, outputForWire, serializedLength } from "../wire-body.js";
+import { outputForWire, serializedLength, type EncodedJson } from "../wire-body.js";
+import { buildBody, EncodedOnce, ListCache, wireCacheBypassed } from "../wire-cache.js";
 import { anthropicBudget } from "../thinking.js";
 import type { FinishKind, ModelRequest } from "../types.js";
 import { joinUrl } from "../url.js";
@@ -123,12 +124,16 @@ interface WireMessage {
   content: JsonRecord[];
 }
 
-/** The history as Anthropic messages, with the cache breakpoint on the last user-side block. */
+function runBlocks(run: Run): JsonRecord[] {
+  return run.side === "user" ? userBlocks(run.items) : assistantBlocks(run.items);
+}
+
+/** The history as Anthropic messages, with the cache breakpoint on the last user-side block, encoded afresh: what the cached list below must equal. */
 export function anthropicMessages(req: ModelRequest): WireMessage[] {
   const out: WireMessage[] = [];
   for (const run of toRuns(req.messages)) {
     const role = run.side;
-    const content = run.side === "user" ? userBlocks(run.items) : assistantBlocks(run.items);
+    const content = runBlocks(run);
     if (content.length === 0) continue;
     const last = out[out.length - 1];
     if (last !== undefined && last.role === role) last.content.push(...content);
@@ -144,27 +149,52 @@ export function anthropicMessages(req: ModelRequest): WireMessage[] {
   return out;
 }
 
+/**
+ * Runs of one side share a message (a run that sends no block leaves its neighbours' messages
+ * one); the breakpoint is written at the end, into the last user-side block, so it is the one
+ * earlier byte run that changes from a request to the next.
+ */
+const anthropicLists = new ListCache({
+  group: { open: { user: '{"role":"user","content":[', assistant: '{"role":"assistant","content":[' }, close: "]}" },
+  breakpoint: `,"cache_control":${JSON.stringify(EPHEMERAL)}`,
+  elementsOf: runBlocks,
+});
+
+const anthropicTools = new EncodedOnce();
+const anthropicSystem = new EncodedOnce();
+
+/** The history as Anthropic messages, each run encoded once and kept (wire-cache.ts). */
+export function encodedAnthropicMessages(req: ModelRequest): EncodedJson {
+  return anthropicLists.list(req.messages);
+}
+
 export function buildAnthropicRequest(req: ModelRequest, apiKey: string | undefined): WireRequest {
   const e = req.endpoint;
-  const messages = anthropicMessages(req);
-  const tools: JsonRecord[] = req.tools.map((t) => ({
-    name: t.name,
-    description: t.description,
-    input_schema: t.parameters ?? { type: "object", properties: {} },
-  }));
-  const lastTool = tools[tools.length - 1];
-  if (lastTool !== undefined) lastTool.cache_control = EPHEMERAL;
+  const messages = wireCacheBypassed() ? anthropicMessages(req) : encodedAnthropicMessages(req);
+  const tools = anthropicTools.get(req.tools, () => {
+    const list: JsonRecord[] = req.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: t.parameters ?? { type: "object", properties: {} },
+    }));
+    const lastTool = list[list.length - 1];
+    if (lastTool !== undefined) lastTool.cache_control = EPHEMERAL;
+    return list;
+  });
   const system =
     req.systemPrompt !== undefined && req.systemPrompt !== ""
-      ? [{ type: "text", text: req.systemPrompt, cache_control: EPHEMERAL }]
+      ? anthropicSystem.get(req.systemPrompt, () => [{ type: "text", text: req.systemPrompt, cache_control: EPHEMERAL }])
       : undefined;
   const estimate = tokensForLength(serializedLength(messages) + serializedLength(tools) + (req.systemPrompt ?? "").length);
   const maxTokens = outputCap(e, estimate, ANTHROPIC_DEFAULT_MAX_TOKENS) ?? ANTHROPIC_DEFAULT_MAX_TOKENS;
-  const body: JsonRecord = { model: e.modelId, max_tokens: maxTokens };
+  // max_tokens after the messages: an output cap that shrinks as the context fills must not
+  // change the bytes before them.
+  const body: JsonRecord = { model: e.modelId };
   if (system !== undefined) body.system = system;
   body.messages = messages;
-  if (tools.length > 0) body.tools = tools;
+  if (req.tools.length > 0) body.tools = tools;
   body.stream = true;
+  body.max_tokens = maxTokens;
   const budget = anthropicBudget(req.thinkingLevel);
   if (budget !== undefined) {
     const fitted = Math.min(budget, maxTokens - MIN_THINKING_BUDGET);
@@ -182,7 +212,7 @@ export function buildAnthropicRequest(req: ModelRequest, apiKey: string | undefi
     Object.assign(headers, fast.headers);
   }
   if (apiKey !== undefined) headers["x-api-key"] = apiKey;
-  return { url: joinUrl(e.baseUrl, "/v1/messages"), headers, body: encodeBody(body) };
+  return { url: joinUrl(e.baseUrl, "/v1/messages"), headers, body: buildBody(body) };
 }
 
 // ---------------------------------------------------------------------------------------------

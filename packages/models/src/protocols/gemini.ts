@@ -22,13 +22,14 @@
  */
 import type { ResponseAssembler, Segment } from "../assembler.js";
 import { streamErrorOf, type ErrorClass } from "../errors.js";
-import { fidelityString, parseDataUrl, toolNamesById, toRuns, type AssistantItem, type UserItem } from "../history.js";
+import { fidelityString, parseDataUrl, toolNamesById, toRuns, type AssistantItem, type Run, type UserItem } from "../history.js";
 import type { WireRequest } from "../http.js";
 import { mintCallId } from "../ids.js";
 import { arrayAt, isRecord, parseJson, recordAt, stringAt, type JsonRecord } from "../json.js";
 import { outputCap, tokensForLength } from "../output-cap.js";
 import type { SseEvent } from "../sse.js";
-import { encodeBody, outputForWire, serializedLength } from "../wire-body.js";
+import { outputForWire, serializedLength } from "../wire-body.js";
+import { buildBody, EncodedOnce, ListCache, wireCacheBypassed, type RunContext } from "../wire-cache.js";
 import { geminiThinking } from "../thinking.js";
 import type { FinishKind, ModelRequest } from "../types.js";
 import { joinUrl } from "../url.js";
@@ -48,14 +49,14 @@ function imagePart(url: string): JsonRecord {
   return { text: `[image: ${url}]` };
 }
 
-function userParts(items: UserItem[], names: Map<string, string>): JsonRecord[] {
+function userParts(items: UserItem[], nameOf: (toolCallId: string) => string | undefined): JsonRecord[] {
   const out: JsonRecord[] = [];
   const trailing: JsonRecord[] = [];
   for (const item of items) {
     switch (item.type) {
       case "tool_call_output": {
         const response = item.stop_reason === "failed" ? { error: outputForWire(item) } : { output: outputForWire(item) };
-        out.push({ functionResponse: { name: names.get(item.tool_call_id) ?? "unknown", response } });
+        out.push({ functionResponse: { name: nameOf(item.tool_call_id) ?? "unknown", response } });
         for (const url of item.images ?? []) trailing.push(imagePart(url));
         break;
       }
@@ -125,13 +126,18 @@ function modelParts(items: AssistantItem[]): JsonRecord[] {
   return out;
 }
 
-/** The history as Gemini `contents`. */
+function runParts(run: Run, context: RunContext): JsonRecord[] {
+  return run.side === "user" ? userParts(run.items, context.nameOf) : modelParts(run.items);
+}
+
+/** The history as Gemini `contents`, encoded afresh: what the cached list below must equal. */
 export function geminiContents(req: ModelRequest): JsonRecord[] {
   const names = toolNamesById(req.messages);
+  const context: RunContext = { nameOf: (id) => names.get(id) };
   const out: { role: string; parts: JsonRecord[] }[] = [];
   for (const run of toRuns(req.messages)) {
     const role = run.side === "user" ? "user" : "model";
-    const parts = run.side === "user" ? userParts(run.items, names) : modelParts(run.items);
+    const parts = runParts(run, context);
     if (parts.length === 0) continue;
     const last = out[out.length - 1];
     if (last !== undefined && last.role === role) last.parts.push(...parts);
@@ -140,15 +146,24 @@ export function geminiContents(req: ModelRequest): JsonRecord[] {
   return out;
 }
 
+const geminiSystem = new EncodedOnce();
+const geminiTools = new EncodedOnce();
+
+/** Runs of one side share a content entry; a tool output is answered by its call's name, looked up across the history. */
+const geminiLists = new ListCache({
+  group: { open: { user: '{"role":"user","parts":[', assistant: '{"role":"model","parts":[' }, close: "]}" },
+  readsToolNames: true,
+  elementsOf: runParts,
+});
+
 export function buildGeminiRequest(req: ModelRequest, apiKey: string | undefined): WireRequest {
   const e = req.endpoint;
-  const contents = geminiContents(req);
+  const contents = wireCacheBypassed() ? geminiContents(req) : geminiLists.list(req.messages);
   const body: JsonRecord = { contents };
-  if (req.systemPrompt !== undefined && req.systemPrompt !== "") {
-    body.systemInstruction = { parts: [{ text: req.systemPrompt }] };
-  }
+  const prompt = req.systemPrompt;
+  if (prompt !== undefined && prompt !== "") body.systemInstruction = geminiSystem.get(prompt, () => ({ parts: [{ text: prompt }] }));
   if (req.tools.length > 0) {
-    body.tools = [
+    body.tools = geminiTools.get(req.tools, () => [
       {
         functionDeclarations: req.tools.map((t) => ({
           name: t.name,
@@ -156,7 +171,7 @@ export function buildGeminiRequest(req: ModelRequest, apiKey: string | undefined
           parametersJsonSchema: t.parameters ?? { type: "object", properties: {} },
         })),
       },
-    ];
+    ]);
   }
   const generationConfig: JsonRecord = { thinkingConfig: geminiThinking(req.thinkingLevel, e.modelId) };
   const cap = outputCap(e, () => tokensForLength(serializedLength(body)));
@@ -169,7 +184,7 @@ export function buildGeminiRequest(req: ModelRequest, apiKey: string | undefined
   };
   if (apiKey !== undefined) headers["x-goog-api-key"] = apiKey;
   const url = `${joinUrl(e.baseUrl, `/models/${e.modelId}`)}:streamGenerateContent?alt=sse`;
-  return { url, headers, body: encodeBody(body) };
+  return { url, headers, body: buildBody(body) };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -24,13 +24,14 @@ import type { TokenCounts } from "@penguin/omnimessage";
 import type { ResponseAssembler, Segment } from "../assembler.js";
 import { streamErrorOf, type ErrorClass } from "../errors.js";
 import { fastModeFor } from "../fast-mode.js";
-import { fidelityString, parseDataUrl, toRuns, type AssistantItem, type UserItem } from "../history.js";
+import { fidelityString, parseDataUrl, toRuns, type AssistantItem, type Run, type UserItem } from "../history.js";
 import type { WireRequest } from "../http.js";
 import { mintCallId } from "../ids.js";
 import { arrayAt, isRecord, numberAt, parseJson, recordAt, stringAt, type JsonRecord } from "../json.js";
 import { outputCap, tokensForLength } from "../output-cap.js";
 import type { SseEvent } from "../sse.js";
-import { encodeBody, outputForWire, serializedLength } from "../wire-body.js";
+import { outputForWire, serializedLength, type EncodedJson } from "../wire-body.js";
+import { buildBody, EncodedOnce, ListCache, wireCacheBypassed } from "../wire-cache.js";
 import { chatThinking } from "../thinking.js";
 import type { FinishKind, ModelRequest } from "../types.js";
 import { hostOf, joinUrl } from "../url.js";
@@ -128,34 +129,48 @@ function assistantMessage(items: AssistantItem[]): JsonRecord | undefined {
   return msg;
 }
 
-/** The history as chat messages (system first). */
+function runMessages(run: Run): JsonRecord[] {
+  if (run.side === "user") return userMessages(run.items);
+  const msg = assistantMessage(run.items);
+  return msg === undefined ? [] : [msg];
+}
+
+/** The history as chat messages (system first), encoded afresh: what the cached list below must equal. */
 export function chatMessages(req: ModelRequest): JsonRecord[] {
   const out: JsonRecord[] = [];
   if (req.systemPrompt !== undefined && req.systemPrompt !== "") out.push({ role: "system", content: req.systemPrompt });
-  for (const run of toRuns(req.messages)) {
-    if (run.side === "user") out.push(...userMessages(run.items));
-    else {
-      const msg = assistantMessage(run.items);
-      if (msg !== undefined) out.push(msg);
-    }
-  }
+  for (const run of toRuns(req.messages)) out.push(...runMessages(run));
   return out;
+}
+
+const chatLists = new ListCache({ elementsOf: runMessages });
+const chatTools = new EncodedOnce();
+/** The system message's text for the last system prompt seen (the same string request after request). */
+let systemMessage = { prompt: "", text: "" };
+
+/** The history as chat messages (system first), each run encoded once and kept (wire-cache.ts). */
+export function encodedChatMessages(req: ModelRequest): EncodedJson {
+  const prompt = req.systemPrompt ?? "";
+  if (systemMessage.prompt !== prompt) systemMessage = { prompt, text: prompt === "" ? "" : JSON.stringify({ role: "system", content: prompt }) };
+  return chatLists.list(req.messages, systemMessage.text);
 }
 
 export function buildChatRequest(req: ModelRequest, apiKey: string | undefined): WireRequest {
   const e = req.endpoint;
-  const messages = chatMessages(req);
-  const tools = req.tools.map((t) => ({
-    type: "function",
-    function: { name: t.name, description: t.description, parameters: t.parameters ?? { type: "object", properties: {} } },
-  }));
+  const messages = wireCacheBypassed() ? chatMessages(req) : encodedChatMessages(req);
+  const tools = chatTools.get(req.tools, () =>
+    req.tools.map((t) => ({
+      type: "function",
+      function: { name: t.name, description: t.description, parameters: t.parameters ?? { type: "object", properties: {} } },
+    })),
+  );
   const body: JsonRecord = {
     model: e.modelId,
     messages,
     stream: true,
     stream_options: { include_usage: true },
   };
-  if (tools.length > 0) body.tools = tools;
+  if (req.tools.length > 0) body.tools = tools;
   Object.assign(body, chatThinking(req.thinkingLevel, e));
   const cap = outputCap(e, () => tokensForLength(serializedLength(messages) + serializedLength(tools)));
   if (cap !== undefined) body[hostOf(e.baseUrl) === "api.openai.com" ? "max_completion_tokens" : "max_tokens"] = cap;
@@ -167,7 +182,7 @@ export function buildChatRequest(req: ModelRequest, apiKey: string | undefined):
     ...(e.headers ?? {}),
   };
   if (apiKey !== undefined) headers.authorization = `Bearer ${apiKey}`;
-  return { url: joinUrl(e.baseUrl, "/chat/completions"), headers, body: encodeBody(body) };
+  return { url: joinUrl(e.baseUrl, "/chat/completions"), headers, body: buildBody(body) };
 }
 
 // ---------------------------------------------------------------------------------------------

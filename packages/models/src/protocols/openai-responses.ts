@@ -22,13 +22,14 @@ import type { TokenCounts } from "@penguin/omnimessage";
 import type { ResponseAssembler, Segment } from "../assembler.js";
 import { streamErrorOf, type ErrorClass } from "../errors.js";
 import { fastModeFor } from "../fast-mode.js";
-import { fidelityString, toRuns, type AssistantItem, type UserItem } from "../history.js";
+import { fidelityString, toRuns, type AssistantItem, type Run, type UserItem } from "../history.js";
 import type { WireRequest } from "../http.js";
 import { arrayAt, isRecord, parseJson, recordAt, stringAt, numberAt, type JsonRecord } from "../json.js";
 import { outputCap, tokensForLength } from "../output-cap.js";
 import { RawJson, rawMember, stringifyWithRaw } from "../raw-json.js";
 import type { SseEvent } from "../sse.js";
-import { encodeBody, outputForWire, serializedLength } from "../wire-body.js";
+import { outputForWire, serializedLength } from "../wire-body.js";
+import { buildBody, EncodedOnce, ListCache, wireCacheBypassed } from "../wire-cache.js";
 import { responsesReasoning } from "../thinking.js";
 import type { FinishKind, ModelRequest } from "../types.js";
 import { joinUrl } from "../url.js";
@@ -105,27 +106,40 @@ function assistantInput(items: AssistantItem[]): unknown[] {
   return out;
 }
 
-/** The history as Responses input items (reasoning items as RawJson). */
+function runInput(run: Run): unknown[] {
+  return run.side === "user" ? userInput(run.items) : assistantInput(run.items);
+}
+
+/** The history as Responses input items (reasoning items as RawJson), encoded afresh: what the cached list below must equal. */
 export function responsesInput(req: ModelRequest): unknown[] {
   const out: unknown[] = [];
-  for (const run of toRuns(req.messages)) out.push(...(run.side === "user" ? userInput(run.items) : assistantInput(run.items)));
+  for (const run of toRuns(req.messages)) out.push(...runInput(run));
   return out;
 }
 
+const responsesTools = new EncodedOnce();
+const responsesInstructions = new EncodedOnce();
+
+/** Each run's items encoded once (reasoning items spliced verbatim by `stringifyWithRaw`). */
+const responsesLists = new ListCache({ elementsOf: runInput, stringify: stringifyWithRaw });
+
 export function buildResponsesRequest(req: ModelRequest, apiKey: string | undefined): WireRequest {
   const e = req.endpoint;
-  const input = responsesInput(req);
-  const tools = req.tools.map((t) => ({
-    type: "function",
-    name: t.name,
-    description: t.description,
-    parameters: t.parameters ?? { type: "object", properties: {} },
-    strict: false,
-  }));
+  const input = wireCacheBypassed() ? responsesInput(req) : responsesLists.list(req.messages);
+  const tools = responsesTools.get(req.tools, () =>
+    req.tools.map((t) => ({
+      type: "function",
+      name: t.name,
+      description: t.description,
+      parameters: t.parameters ?? { type: "object", properties: {} },
+      strict: false,
+    })),
+  );
   const body: JsonRecord = { model: e.modelId };
-  if (req.systemPrompt !== undefined && req.systemPrompt !== "") body.instructions = req.systemPrompt;
+  const prompt = req.systemPrompt;
+  if (prompt !== undefined && prompt !== "") body.instructions = responsesInstructions.get(prompt, () => prompt);
   body.input = input;
-  if (tools.length > 0) body.tools = tools;
+  if (req.tools.length > 0) body.tools = tools;
   body.stream = true;
   body.store = false;
   body.include = ["reasoning.encrypted_content"];
@@ -141,7 +155,7 @@ export function buildResponsesRequest(req: ModelRequest, apiKey: string | undefi
     ...(e.headers ?? {}),
   };
   if (apiKey !== undefined) headers.authorization = `Bearer ${apiKey}`;
-  return { url: joinUrl(e.baseUrl, "/responses"), headers, body: encodeBody(body, stringifyWithRaw) };
+  return { url: joinUrl(e.baseUrl, "/responses"), headers, body: buildBody(body, stringifyWithRaw) };
 }
 
 // ---------------------------------------------------------------------------------------------
