@@ -110,6 +110,7 @@ export class TuiChat {
       }
     } finally {
       this.#stopTicker();
+      drawNow(this.#screen.tui);
       this.#screen.tui.stop();
       const session = this.#session;
       await session.dispose();
@@ -419,6 +420,15 @@ function describeAnswer(answer: ApprovalAnswer, c: TuiTheme["c"]): string {
   if (answer === "deny" || answer === "forbidden") return c.red("✗ [denied]");
   if (answer.decision === "allow") return c.green("✓ [approved] for the rest of the session");
   return c.red(`✗ [denied] with a note: ${shorten(sanitizeForTerminal(answer.note), 120)}`);
+}
+
+/**
+ * Draws the pending frame at once. pi-tui draws on a timer (at most one frame per 16 ms) and
+ * stop() drops a frame still waiting, so the last lines (a task's stats) would be lost on exit.
+ */
+function drawNow(tui: Screen["tui"]): void {
+  const internal: { doRender?: () => void } = Object(tui);
+  internal.doRender?.();
 }
 
 export async function runTuiChat(o: TuiChatOptions): Promise<void> {
