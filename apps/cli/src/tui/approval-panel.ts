@@ -17,6 +17,7 @@ import { commandPrefixOf, SHELL_TOOL, type ApprovalAnswer } from "@penguin/core"
 import type { ToolCallPayload } from "@penguin/omnimessage";
 import type { Colors } from "../io/colors.js";
 import { sanitizeForTerminal } from "../io/sanitize.js";
+import { approvalDetail } from "../render/approval-detail.js";
 import { toolCallLine } from "../render/tool-line.js";
 import { callDiff, paintDiff } from "./diff-view.js";
 
@@ -57,6 +58,9 @@ export class ApprovalPanel implements Component, Focusable {
     const diff = callDiff(call.name, call.arguments, workspace);
     const cmd = call.name === SHELL_TOOL ? fullCommand(call.arguments) : undefined;
     this.#details = [];
+    // The size of a write or edit (render/approval-detail.ts, as the line chat says it); a command is shown whole below.
+    const size = cmd === undefined ? approvalDetail(call.name, call.arguments) : undefined;
+    if (size !== undefined) this.#details.push(c.dim(size.trim()));
     if (cmd !== undefined) this.#details.push(`${c.dim("$")} ${sanitizeForTerminal(cmd)}`);
     if (diff !== undefined) {
       const painted = paintDiff(diff, c);
