@@ -200,6 +200,9 @@ export class TuiChat {
       return { consume: true };
     }
     this.#exitArmed = false;
+    // The key is echoed at once, not at the next frame of the 16 ms render clock a streaming
+    // answer keeps busy: drawn right after the focused component has handled it.
+    queueMicrotask(() => drawNow(this.#screen.tui));
     return undefined;
   }
 
