@@ -222,6 +222,44 @@ describe("penguin chat, the terminal UI", () => {
     cli.save("history-recalled");
   });
 
+  it("shows a long paste collapsed in the editor and sends it whole", { timeout: 30_000 }, async () => {
+    world = await startWorld({ script: [{ text: "got the log" }] });
+    cli = chat(world);
+    await cli.waitFor(READY);
+    const pasted = Array.from({ length: 30 }, (_, i) => `log line ${i + 1}`).join("\n");
+    cli.write(`explain \u001b[200~${pasted}\u001b[201~`);
+    await cli.waitFor((s) => /\[paste #1 \+30 lines\]/.test(s.split(READY).pop() ?? ""), "the collapsed paste in the editor");
+    expect(cli.screen()).not.toContain("log line 17");
+    cli.save("paste-collapsed");
+    cli.write("\r");
+    await cli.waitFor(/got the log[\s\S]*\[stats\]/);
+    const sent = world.kit.requests[0]!.messages.map((m) => m.text ?? "").join("\n");
+    expect(sent).toContain("log line 1\n");
+    expect(sent).toContain("log line 30");
+  });
+
+  it("/approve changes the mode, /sessions lists this session, /inspect shows a record", { timeout: 30_000 }, async () => {
+    world = await startWorld({ script: [{ text: "hello" }] });
+    cli = chat(world);
+    await cli.waitFor(READY);
+    const id = sessionOf(cli.all());
+    cli.write("/approve allow-all\r");
+    await cli.waitFor("approvals: allow-all");
+    await cli.waitFor((s) => (s.split("approvals: allow-all").pop() ?? "").includes("approvals allow-all · sandbox"), "the status line's new mode");
+    cli.write("/approve sometimes\r");
+    await cli.waitFor('unknown approval mode "sometimes": use one of allow-all, deny-all, read-only, always-ask');
+    cli.write("say hello\r");
+    await cli.waitFor(/hello[\s\S]*\[stats\]/);
+    cli.write("/sessions\r");
+    await cli.waitFor(`* ${id}`);
+    cli.write("/inspect 2\r");
+    await cli.waitFor(/record 2 of \d+ · \d+ turns/);
+    await cli.waitFor("/fork 2 continues from here");
+    cli.write("/inspect two\r");
+    await cli.waitFor("usage: /inspect [N], N a record number");
+    cli.save("approve-sessions-inspect");
+  });
+
   it("writes no colour codes with NO_COLOR", { timeout: 30_000 }, async () => {
     world = await startWorld({ script: [{ text: "Some **bold** and `code`." }] });
     cli = chat(world);

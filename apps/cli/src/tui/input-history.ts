@@ -4,7 +4,7 @@
  * HISTORY_LIMIT entries (the file is rewritten shorter when it grows past twice that). A
  * missing or damaged file is an empty history; a failed write never disturbs the chat.
  */
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { dirname, join } from "node:path";
 
@@ -36,7 +36,9 @@ export function readHistory(file: string): string[] {
 export function appendHistory(file: string, entry: string): void {
   try {
     mkdirSync(dirname(file), { recursive: true });
-    appendFileSync(file, `${JSON.stringify(entry)}\n`);
+    // After a torn last line (a crash mid-write) the entry starts a line of its own.
+    const torn = existsSync(file) && !readFileSync(file, "utf8").endsWith("\n") && statSync(file).size > 0;
+    appendFileSync(file, `${torn ? "\n" : ""}${JSON.stringify(entry)}\n`);
     const all = readHistory(file);
     if (all.length >= HISTORY_LIMIT) {
       const text = readFileSync(file, "utf8");
