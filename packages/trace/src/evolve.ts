@@ -270,7 +270,8 @@ function onEvent(state: SessionState, e: EventPayload, at: string): SessionState
       return pendingApprovals === state.pendingApprovals ? state : revise(state, { pendingApprovals });
     }
     case "approval_rule":
-      return revise(state, { approvalRules: [...state.approvalRules, { tool: e.tool, commandPrefix: e.command_prefix }] });
+      // No undefined field: the state stays plain JSON for the resume snapshot.
+      return revise(state, { approvalRules: [...state.approvalRules, { tool: e.tool, ...(e.command_prefix === undefined ? {} : { commandPrefix: e.command_prefix }) }] });
     case "steering_queued":
       return revise(state, { steering: [...state.steering.filter((s) => s.id !== e.steering_id), { id: e.steering_id, text: e.text }] });
     case "steering_recalled":

@@ -52,7 +52,8 @@ export interface CompactionSpan {
 /** A tool (or a shell command prefix) the Human allowed for the rest of the session. */
 export interface SessionApprovalRule {
   readonly tool: string;
-  readonly commandPrefix: string | undefined;
+  /** For a shell tool: the words a command must start with (absent: the whole tool). */
+  readonly commandPrefix?: string;
 }
 
 export interface PendingApproval {
