@@ -5,8 +5,8 @@
 // - keystroke to echo while an answer streams N deltas (10,000; --quick 2,000): the testkit
 //   streams one character per SSE event with a 1 ms pause, and a letter is typed each time
 //   the previous one was drawn; the latency is write → the editor's line with that letter
-//   in the terminal's output. Answers are digits, typed keys letters, so they cannot be
-//   confused.
+//   in the terminal's output. Answers are words of digits in paragraphs, typed keys letters,
+//   so they cannot be confused.
 // Needs the bundled CLI (`npm run build`), like rows 1 and 2.
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
@@ -38,14 +38,16 @@ interface PtyRun {
 
 function runInPty(spawn: Spawn, args: string[], env: NodeJS.ProcessEnv, cwd: string): PtyRun {
   const child = spawn(process.execPath, args, { name: "xterm-256color", cols: 120, rows: 40, cwd, env });
-  let raw = "";
+  // Stripped chunk by chunk: re-stripping the whole output at each chunk would cost the
+  // measuring process time quadratic in the output and starve the CLI it measures.
+  let plain = "";
   const waiters = new Set<() => void>();
   child.onData((d) => {
-    raw += d;
+    plain += d.replace(ANSI, "");
     for (const w of [...waiters]) w();
   });
   const exited = new Promise<void>((resolve) => child.onExit(() => resolve()));
-  const text = (): string => raw.replace(ANSI, "");
+  const text = (): string => plain;
   return {
     child,
     text,
@@ -71,7 +73,9 @@ export async function rowTui(runs: number, deltas: number): Promise<RowResult> {
   const title = "terminal UI: `penguin chat` to a ready prompt; keystroke to echo while an answer streams";
   if (!cliBuilt()) return { row: 16, title, metrics: [], note: "n/a (CLI not built: run `npm run build`)" };
   const spawn = loadPty();
-  const answer = Array.from({ length: deltas }, (_, i) => String(i % 10)).join("");
+  // Words of digits, a paragraph break every 600 characters: prose's shape (a single 10k-character
+  // word would measure pi-tui's wrapping of one unbreakable word, ~120 ms a frame, not a chat).
+  const answer = Array.from({ length: deltas }, (_, i) => (i % 600 === 599 ? "\n" : i % 600 === 598 ? "\n" : i % 6 === 5 ? " " : String(i % 10))).join("");
   const kit = await startTestkit({ script: [] });
   const world = await makeWorld(kit.baseUrl("openai-chat"));
   try {
@@ -100,18 +104,28 @@ export async function rowTui(runs: number, deltas: number): Promise<RowResult> {
     await chat.until((t) => t.includes(READY));
     const asked = chat.text().length;
     chat.child.write("count\r");
-    await chat.until((t) => /\d{20}/.test(t), asked);
+    await chat.until((t) => /(\d+ ){4}/.test(t), asked);
     const echoes: number[] = [];
-    const letters = "abcdefghijklmnopqrstuvwxyz";
-    let typed = "";
+    const letters = "abcdefghijklmnopqrstuvwxy";
+    // Lines as a person types them while reading: "ZQ" then words of letters, cleared with
+    // Ctrl-U after 60 characters. "Z" appears nowhere else on the screen, so a line's tail is
+    // found only once that keystroke is drawn. Spaces are typed but not timed (the editor pads
+    // its line with spaces, so a space's echo cannot be told from the padding).
+    let line = "";
     let streaming = true;
     void chat.until((t) => t.includes("[stats]"), asked).then(() => (streaming = false));
     while (streaming && echoes.length < 5000) {
-      typed += letters[typed.length % letters.length]!;
-      const tail = typed.slice(-6);
+      if (line.length >= 60) {
+        chat.child.write("\u0015");
+        line = "";
+      }
+      const key = line.length === 0 ? "Z" : line.length === 1 ? "Q" : line.length % 6 === 5 ? " " : letters[echoes.length % letters.length]!;
+      line += key;
       const from = chat.text().length;
       const start = process.hrtime.bigint();
-      chat.child.write(typed.slice(-1));
+      chat.child.write(key);
+      if (key === " ") continue;
+      const tail = line.slice(-8);
       await chat.until((t) => t.includes(tail), from);
       if (streaming) echoes.push(msSince(start));
     }
