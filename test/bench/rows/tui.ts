@@ -113,7 +113,11 @@ export async function rowTui(runs: number, deltas: number): Promise<RowResult> {
     // its line with spaces, so a space's echo cannot be told from the padding).
     let line = "";
     let streaming = true;
-    void chat.until((t) => t.includes("[stats]"), asked).then(() => (streaming = false));
+    // Ends the typing when the answer has ended; the child is killed after at most 5,000 samples.
+    chat.until((t) => t.includes("[stats]"), asked).then(
+      () => (streaming = false),
+      () => (streaming = false),
+    );
     while (streaming && echoes.length < 5000) {
       if (line.length >= 60) {
         chat.child.write("\u0015");
@@ -131,7 +135,7 @@ export async function rowTui(runs: number, deltas: number): Promise<RowResult> {
     }
     chat.child.kill();
     await chat.exited;
-    const note = `${echoes.length} keystrokes echoed while ${deltas.toLocaleString("en-US")} deltas streamed`;
+    const note = `${echoes.length} keystrokes echoed while an answer of ${deltas.toLocaleString("en-US")} deltas streamed`;
     return {
       row: 16,
       title,
