@@ -55,12 +55,12 @@ export interface ExpandState {
   expanded: boolean;
 }
 
-type ToolStatus = { kind: "running" } | { kind: "done"; ok: boolean; label: string; ms: number };
+type ToolStatus = { kind: "asking" } | { kind: "running" } | { kind: "done"; ok: boolean; label: string; ms: number };
 
 export class ToolBlock implements Component {
   readonly #c: Colors;
   readonly #expand: ExpandState;
-  readonly #started = performance.now();
+  #started = performance.now();
   readonly #header: { tag: string; name: string; summary: string };
   /** write_file / edit_file: their output is a unified diff, painted as one. */
   readonly #diffOutput: boolean;
@@ -77,7 +77,18 @@ export class ToolBlock implements Component {
   }
 
   get running(): boolean {
-    return this.#status.kind === "running";
+    return this.#status.kind !== "done";
+  }
+
+  /** The call waits for the user's answer; `allowed` starts its clock. */
+  asking(): void {
+    if (this.#status.kind === "running") this.#status = { kind: "asking" };
+  }
+
+  allowed(): void {
+    if (this.#status.kind !== "asking") return;
+    this.#status = { kind: "running" };
+    this.#started = performance.now();
   }
 
   /** The call was refused before it ran (denied, forbidden): its output is the reason. */
@@ -102,8 +113,9 @@ export class ToolBlock implements Component {
     const c = this.#c;
     const { tag, name, summary } = this.#header;
     const s = this.#status;
-    const mark = s.kind === "running" ? c.cyan(spinnerFrame(performance.now())) : s.ok ? c.green("✓") : c.red("✗");
-    const state = s.kind === "running" ? c.dim(`running ${duration(performance.now() - this.#started)}`) : (s.ok ? c.green : c.red)(`${s.label} · ${duration(s.ms)}`);
+    const mark = s.kind === "asking" ? c.yellow("?") : s.kind === "running" ? c.cyan(spinnerFrame(performance.now())) : s.ok ? c.green("✓") : c.red("✗");
+    const state =
+      s.kind === "asking" ? c.yellow("waiting for approval") : s.kind === "running" ? c.dim(`running ${duration(performance.now() - this.#started)}`) : (s.ok ? c.green : c.red)(`${s.label} · ${duration(s.ms)}`);
     const lines = [`${mark} ${c.cyan(tag)} ${c.bold(name)} <- ${sanitizeForTerminal(summary)} · ${state}`];
     if (this.#diff !== undefined && this.#diff.length > 0) {
       const painted = paintDiff(this.#diff, c);

@@ -259,7 +259,8 @@ export class TuiChat {
     return (call, ctx) =>
       new Promise<ApprovalAnswer>((resolve) => {
         const { approvalSlot, tui, editor } = this.#screen;
-        view.toolCall(call);
+        const block = view.toolCall(call);
+        block.asking();
         const c = this.#c;
         const settle = (answer: ApprovalAnswer): void => {
           if (this.#approval !== settle) return;
@@ -268,6 +269,7 @@ export class TuiChat {
           approvalSlot.clear();
           tui.setFocus(editor);
           this.#note(describeAnswer(answer, c));
+          if (answer === "allow" || (typeof answer === "object" && answer.decision === "allow")) block.allowed();
           resolve(answer);
         };
         const onAbort = (): void => settle("deny");
