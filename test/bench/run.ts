@@ -23,6 +23,7 @@ import { rowDemo, rowReplay } from "./rows/replay-demo.js";
 import { rowServer } from "./rows/server.js";
 import { rowTimeTravel } from "./rows/time-travel.js";
 import { rowTurnCache } from "./rows/turn-cache.js";
+import { rowTui } from "./rows/tui.js";
 import { rowWeb } from "./rows/web.js";
 import { rowAppend, rowResume } from "./rows/trace.js";
 import { formatSummary, num, type BenchReport, type RowResult } from "./lib/stats.js";
@@ -54,6 +55,7 @@ const ROWS: { row: number; run: () => Promise<RowResult> }[] = [
   { row: 14, run: () => rowLongSession(quick ? 2 : 5) },
   { row: 15, run: () => rowHugeRecord(quick ? 2 : 5) },
   { row: 16, run: () => rowTurnCache(quick ? 3 : 7, quick ? [1000, 10_000] : [1000, 10_000, 50_000, 100_000]) },
+  { row: 17, run: () => rowTui(quick ? 3 : 7, quick ? 2_000 : 10_000) },
 ];
 
 function printTable(rows: RowResult[]): void {

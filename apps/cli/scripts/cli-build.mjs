@@ -57,6 +57,7 @@ const EXTERNAL = ["@penguin/server", "better-sqlite3", "@lydell/node-pty"];
 const VENDOR = [
   { name: "marked", from: "apps/cli" },
   { name: "marked-terminal", from: "apps/cli" },
+  { name: "@mariozechner/pi-tui", from: "apps/cli" },
   { name: "undici", from: "packages/models", commonjs: true },
   { name: "@agentclientprotocol/sdk", from: "apps/cli" },
 ];

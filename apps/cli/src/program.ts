@@ -119,12 +119,17 @@ Examples:
       `
 Approvals: --approve, else the mode a resumed session recorded, else the project's
   default_chat.approval_mode, else read-only: read-only tools run and every write and command
-  is asked ("? Approve this tool call? [Y/n]"). With piped input, a question takes the next
-  input line only when --approve chose the mode; otherwise writes and commands are denied.
+  is asked. On a terminal the question shows the command or the diff and offers: allow once,
+  allow the tool (a command's program) for the session, deny, deny with a note to the model.
+  With piped input ("? Approve this tool call? [Y/n]"), a question takes the next input line
+  only when --approve chose the mode; otherwise writes and commands are denied.
   Commands run sandboxed as with penguin run (--no-sandbox to opt out).
 
-In the chat:
-  Type a task and press Enter. Typing while a task runs steers it.
+In the chat (on a terminal a full-screen UI; piped or TERM=dumb, plain lines):
+  Type a task and press Enter (Shift+Enter or Alt+Enter: new line; ↑/↓: history).
+  @path attaches a workspace file (Tab completes). Typing while a task runs steers it;
+  Esc interrupts it. Ctrl-O expands tool outputs. On a terminal also /approve MODE, /cost,
+  /sessions, /resume ID, /fork [N], /inspect [N] (/help lists them).
   /compact            compact the context now
   /clear              start a new session (same model and workspace)
   /thinking [level]   show or set the thinking level

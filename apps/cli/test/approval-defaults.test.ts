@@ -11,16 +11,22 @@ import type { ScriptStep } from "@penguin/testkit";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "./helpers/build.js";
 import { spawnPty, type PtyCli } from "./helpers/pty.js";
+import { spawnScreen, type ScreenCli } from "./helpers/screen-pty.js";
 import { runCli } from "./helpers/run-cli.js";
 import { startWorld, type World } from "./helpers/world.js";
 
 let world: World | undefined;
 let cli: PtyCli | undefined;
+/** The chat on a terminal is the terminal UI: read from its rendered screen. */
+let screen: ScreenCli | undefined;
 beforeAll(ensureBuilt, 300_000);
 afterEach(async (ctx) => {
   if (ctx.task.result?.state === "fail" && cli !== undefined) console.warn(`[approval-defaults] the screen when "${ctx.task.name}" failed:\n${cli.text().slice(-4000)}`);
+  if (ctx.task.result?.state === "fail" && screen !== undefined) console.warn(`[approval-defaults] the screen when "${ctx.task.name}" failed:\n${screen.screen()}`);
   cli?.kill();
   cli = undefined;
+  screen?.kill();
+  screen = undefined;
   await world?.cleanup();
   world = undefined;
 });
@@ -129,21 +135,19 @@ describe("penguin chat with no --approve", { timeout: 60_000 }, () => {
 
   it("on a terminal asks before a write; n leaves no file", async () => {
     world = await startWorld({ script: [{ toolCalls: [write("call_cht001", "chat.txt", "from chat\n")] }, { text: "chat asked" }] });
-    cli = spawnPty(["chat", "--workspace", world.workspace], world.env);
-    await cli.waitFor("approvals read-only");
-    await cli.waitFor("› ");
-    expect(cli.text()).not.toContain("no terminal");
-    cli.mark();
-    cli.write("write it\r");
-    await cli.waitFor(QUESTION);
-    expect(cli.text()).toContain("writes 10 bytes, 1 line to chat.txt");
+    screen = spawnScreen(["chat", "--workspace", world.workspace], world.env);
+    await screen.waitFor("approvals read-only");
+    await screen.waitFor("● ready");
+    expect(screen.all()).not.toContain("no terminal");
+    screen.write("write it\r");
+    await screen.waitFor("Approve this tool call?");
+    expect(screen.screen()).toContain("writes 10 bytes, 1 line to chat.txt");
     expect(existsSync(join(world.workspace, "chat.txt"))).toBe(false);
-    cli.mark();
-    cli.write("n\r");
-    await cli.waitFor(/chat asked[\s\S]*› /);
-    expect(cli.text()).toContain("✗ [denied]");
+    screen.write("n");
+    await screen.waitFor(/chat asked[\s\S]*\[stats\]/);
+    expect(screen.all()).toContain("✗ [denied]");
     expect(existsSync(join(world.workspace, "chat.txt"))).toBe(false);
-    cli.write("/exit\r");
-    expect((await cli.exit).exitCode).toBe(0);
+    screen.write("/exit\r");
+    expect((await screen.exit).exitCode).toBe(0);
   });
 });

@@ -34,7 +34,17 @@ export type ApprovalResult = "allow" | "deny" | "forbidden";
  * rejected promise counts as `deny`. The signal aborts when the run is aborted; a pending
  * approval should then settle (any answer is ignored and the call is not run).
  */
-export type ApproveFn = (toolCall: ToolCallPayload, ctx: ApprovalContext) => Promise<ApprovalResult>;
+export type ApproveFn = (toolCall: ToolCallPayload, ctx: ApprovalContext) => Promise<ApprovalAnswer>;
+
+/**
+ * What a host may answer: a plain result, or one with more said: allow and keep allowing this
+ * tool (a shell tool: this command prefix) for the rest of the session (recorded as an
+ * `approval_rule` event), or deny with a note the model receives in the call's output.
+ */
+export type ApprovalAnswer =
+  | ApprovalResult
+  | { readonly decision: "allow"; readonly forSession: { readonly commandPrefix?: string | undefined } }
+  | { readonly decision: "deny"; readonly note: string };
 
 export interface ApprovalContext {
   signal?: AbortSignal;

@@ -219,6 +219,11 @@ export function approvalRequested(call: { tool_call_id: string; name: string }, 
   return eventMessage({ type: "approval_requested", tool_call_id: call.tool_call_id, name: call.name }, opts);
 }
 
+/** A session rule the Human chose when asked (see ApprovalRulePayloadSchema). */
+export function approvalRule(rule: { tool: string; commandPrefix?: string | undefined; toolCallId: string }, opts?: BuildOptions): OmniMessage<"event_msg"> {
+  return eventMessage({ type: "approval_rule", tool: rule.tool, ...(rule.commandPrefix === undefined ? {} : { command_prefix: rule.commandPrefix }), tool_call_id: rule.toolCallId }, opts);
+}
+
 export function steeringQueued(steeringId: string, text: string, opts?: BuildOptions): OmniMessage<"event_msg"> {
   return eventMessage({ type: "steering_queued", steering_id: steeringId, text }, opts);
 }

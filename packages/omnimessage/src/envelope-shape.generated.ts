@@ -2598,6 +2598,46 @@ export const OMNI_MESSAGE_SHAPE: Shape = {
        },
        {
         "kind": "struct",
+        "expected": "ApprovalRulePayload",
+        "fields": [
+         {
+          "name": "type",
+          "optional": false,
+          "shape": {
+           "kind": "literal",
+           "value": "approval_rule",
+           "expected": "\"approval_rule\""
+          }
+         },
+         {
+          "name": "tool",
+          "optional": false,
+          "shape": {
+           "kind": "string",
+           "expected": "string"
+          }
+         },
+         {
+          "name": "command_prefix",
+          "optional": true,
+          "shape": {
+           "kind": "string",
+           "expected": "string"
+          }
+         },
+         {
+          "name": "tool_call_id",
+          "optional": false,
+          "shape": {
+           "kind": "string",
+           "expected": "string"
+          }
+         }
+        ],
+        "records": []
+       },
+       {
+        "kind": "struct",
         "expected": "SteeringQueuedPayload",
         "fields": [
          {
@@ -3106,41 +3146,44 @@ export const OMNI_MESSAGE_SHAPE: Shape = {
          "approval_requested": [
           12
          ],
-         "steering_queued": [
+         "approval_rule": [
           13
          ],
-         "steering_recalled": [
+         "steering_queued": [
           14
          ],
-         "settings_changed": [
+         "steering_recalled": [
           15
          ],
-         "session_title": [
+         "settings_changed": [
           16
          ],
-         "session_archived": [
+         "session_title": [
           17
          ],
-         "goal_started": [
+         "session_archived": [
           18
          ],
-         "forked_from": [
+         "goal_started": [
           19
          ],
-         "followup_queued": [
+         "forked_from": [
           20
          ],
-         "followup_dequeued": [
+         "followup_queued": [
           21
          ],
-         "hook_run": [
+         "followup_dequeued": [
           22
          ],
-         "trace_context": [
+         "hook_run": [
           23
+         ],
+         "trace_context": [
+          24
          ]
         },
-        "expected": "\"request_begin\" | \"request_end\" | \"token_usage\" | \"approval_decision\" | \"abort\" | \"compaction_begin\" | \"compaction_end\" | \"subagent\" | \"tool_list_ready\" | \"mcp_connect_begin\" | \"mcp_connect_end\" | \"goal_finished\" | \"approval_requested\" | \"steering_queued\" | \"steering_recalled\" | \"settings_changed\" | \"session_title\" | \"session_archived\" | \"goal_started\" | \"forked_from\" | \"followup_queued\" | \"followup_dequeued\" | \"hook_run\" | \"trace_context\""
+        "expected": "\"request_begin\" | \"request_end\" | \"token_usage\" | \"approval_decision\" | \"abort\" | \"compaction_begin\" | \"compaction_end\" | \"subagent\" | \"tool_list_ready\" | \"mcp_connect_begin\" | \"mcp_connect_end\" | \"goal_finished\" | \"approval_requested\" | \"approval_rule\" | \"steering_queued\" | \"steering_recalled\" | \"settings_changed\" | \"session_title\" | \"session_archived\" | \"goal_started\" | \"forked_from\" | \"followup_queued\" | \"followup_dequeued\" | \"hook_run\" | \"trace_context\""
        }
       ],
       "otherwise": [],

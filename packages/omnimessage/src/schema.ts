@@ -340,6 +340,16 @@ export const ApprovalRequestedPayloadSchema = Schema.mutable(
   Schema.Struct({ type: Schema.Literal("approval_requested"), tool_call_id: Schema.String, name: Schema.String }),
 ).annotations({ identifier: "ApprovalRequestedPayload" });
 
+/**
+ * The Human allowed a tool for the rest of the session when asked about one of its calls: later
+ * calls of `tool` (for a shell tool, only commands that start with the words of
+ * `command_prefix` and chain nothing else) run without asking. `tool_call_id` is the call the
+ * answer was given to.
+ */
+export const ApprovalRulePayloadSchema = Schema.mutable(
+  Schema.Struct({ type: Schema.Literal("approval_rule"), tool: Schema.String, command_prefix: optional(Schema.String), tool_call_id: Schema.String }),
+).annotations({ identifier: "ApprovalRulePayload" });
+
 /** Steering text accepted for the running task, not yet delivered to the model. */
 export const SteeringQueuedPayloadSchema = Schema.mutable(
   Schema.Struct({ type: Schema.Literal("steering_queued"), steering_id: Schema.String, text: Schema.String }),
@@ -451,6 +461,7 @@ export const EventPayloadSchema = Schema.Union(
   McpConnectEndPayloadSchema,
   GoalFinishedPayloadSchema,
   ApprovalRequestedPayloadSchema,
+  ApprovalRulePayloadSchema,
   SteeringQueuedPayloadSchema,
   SteeringRecalledPayloadSchema,
   SettingsChangedPayloadSchema,

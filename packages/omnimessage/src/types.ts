@@ -143,6 +143,7 @@ export type GoalFinishedPayload = T<typeof S.GoalFinishedPayloadSchema>;
 
 // Session facts recorded as events (see schema.ts for each one's meaning).
 export type ApprovalRequestedPayload = T<typeof S.ApprovalRequestedPayloadSchema>;
+export type ApprovalRulePayload = T<typeof S.ApprovalRulePayloadSchema>;
 export type SteeringQueuedPayload = T<typeof S.SteeringQueuedPayloadSchema>;
 export type SteeringRecalledPayload = T<typeof S.SteeringRecalledPayloadSchema>;
 export type SettingsChangedPayload = T<typeof S.SettingsChangedPayloadSchema>;

@@ -86,6 +86,7 @@ function draft(state: SessionState): StateDraft {
     toolCallIds: state.toolCallIds,
     seenToolCallIds: state.seenToolCallIds,
     pendingApprovals: state.pendingApprovals,
+    approvalRules: state.approvalRules,
     steering: state.steering,
     settings: state.settings,
     title: state.title,
@@ -268,6 +269,9 @@ function onEvent(state: SessionState, e: EventPayload, at: string): SessionState
       const pendingApprovals = withoutApproval(state, e.tool_call_id);
       return pendingApprovals === state.pendingApprovals ? state : revise(state, { pendingApprovals });
     }
+    case "approval_rule":
+      // No undefined field: the state stays plain JSON for the resume snapshot.
+      return revise(state, { approvalRules: [...state.approvalRules, { tool: e.tool, ...(e.command_prefix === undefined ? {} : { commandPrefix: e.command_prefix }) }] });
     case "steering_queued":
       return revise(state, { steering: [...state.steering.filter((s) => s.id !== e.steering_id), { id: e.steering_id, text: e.text }] });
     case "steering_recalled":

@@ -49,6 +49,13 @@ export interface CompactionSpan {
   readonly before: readonly OmniMessage[];
 }
 
+/** A tool (or a shell command prefix) the Human allowed for the rest of the session. */
+export interface SessionApprovalRule {
+  readonly tool: string;
+  /** For a shell tool: the words a command must start with (absent: the whole tool). */
+  readonly commandPrefix?: string;
+}
+
 export interface PendingApproval {
   readonly toolCallId: string;
   readonly name: string;
@@ -119,6 +126,8 @@ export interface SessionState {
 
   // --- session facts -------------------------------------------------------------------------
   readonly pendingApprovals: readonly PendingApproval[];
+  /** `approval_rule` events, oldest first. */
+  readonly approvalRules: readonly SessionApprovalRule[];
   readonly steering: readonly QueuedSteering[];
   readonly settings: SessionSettings;
   readonly title: string | undefined;
@@ -152,6 +161,7 @@ export const initialSessionState: SessionState = {
   toolCallIds: Sequence.empty(),
   seenToolCallIds: HashSet.empty(),
   pendingApprovals: [],
+  approvalRules: [],
   steering: [],
   settings: {},
   title: undefined,

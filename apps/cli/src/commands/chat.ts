@@ -1,5 +1,7 @@
 /**
- * `penguin chat`: the interactive REPL (node:readline). This file sets it up: the agent and
+ * `penguin chat`: when stdin and stdout are both terminals (and TERM is not dumb), the terminal
+ * UI of tui/tui-chat.ts, imported lazily; otherwise the line REPL (node:readline), kept for
+ * pipes, scripts and dumb terminals. This file sets both up: the agent and
  * session (new, `--resume <sid>`, or `--resume` for the latest), the approval mode (flag >
  * the mode a resumed session recorded > the project's `default_chat.approval_mode` >
  * read-only), the markdown renderer on colour terminals, and Ctrl-C (readline's SIGINT on a
@@ -23,7 +25,7 @@ import { Output } from "../render/output.js";
 import { parseApprovalMode } from "../session/approvals.js";
 import { APPROVAL_MODES } from "@penguin/core";
 import { denyWithoutTerminal } from "../session/no-terminal-denial.js";
-import { openAgent, openSession, type SessionFlags } from "../session/open-session.js";
+import { agentSandboxed, openAgent, openSession, type SessionFlags } from "../session/open-session.js";
 
 /** Without `--approve` or a project default: read-only tools run, anything else is asked. */
 const DEFAULT_CHAT_APPROVAL = "read-only";
@@ -43,6 +45,13 @@ export async function chatCommand(flags: ChatFlags): Promise<ExitCode> {
   const recorded = APPROVAL_MODES.find((m) => m === session.recordedApprovalMode);
   const mode = startMode ?? parseApprovalMode(flags.approve ?? recorded ?? configured());
   const interactive = process.stdin.isTTY === true;
+  if (interactive && process.stdout.isTTY === true && process.env.TERM !== "dumb") {
+    // Both ends are a terminal: the terminal UI, loaded only here (tui/, pi-tui) so that no
+    // other command, nor a piped chat, pays for it.
+    const { runTuiChat } = await import("../tui/tui-chat.js");
+    await runTuiChat({ agent, session, mode, verbose: flags.verbose === true, sandboxed: agentSandboxed(agent) });
+    return EXIT.done;
+  }
   const out = Output.of(process.stdout);
   const markdown = out.isTTY && colorEnabled(process.stdout) ? await loadTerminalMarkdown(process.stdout.columns) : undefined;
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: interactive, historySize: 200 });

@@ -68,7 +68,16 @@ export async function openAgent(
   const sandboxFlags = options.sandboxByDefault === true ? flags : { ...flags, sandbox: flags.sandbox ?? false };
   const chosen = chooseSandbox(sandboxFlags, { probe: () => probeSandbox(), warn: (line) => process.stderr.write(`${line}\n`) });
   const sandbox = chosen === undefined ? {} : { sandbox: chosen };
-  return createAgent({ root: flags.root, projectId: flags.projectId, agentId: flags.agentId, sleep, holderCommand, ...sandbox });
+  const agent = await createAgent({ root: flags.root, projectId: flags.projectId, agentId: flags.agentId, sleep, holderCommand, ...sandbox });
+  if (chosen !== undefined) SANDBOXED.add(agent);
+  return agent;
+}
+
+const SANDBOXED = new WeakSet<Agent>();
+
+/** Whether openAgent gave this agent a sandbox (its sessions' commands run in bubblewrap). */
+export function agentSandboxed(agent: Agent): boolean {
+  return SANDBOXED.has(agent);
 }
 
 export function parseThinking(value: string | undefined): ThinkingLevel | undefined {

@@ -12,7 +12,7 @@
  * not applied here: the engine runs it before any ApproveFn, under every mode. Which mode says
  * what is `modeVerdict` (deciders/approvals.ts); this file only adds the prompt.
  */
-import type { ApprovalResult, ApproveFn, ToolPermission } from "../interfaces.js";
+import type { ApprovalAnswer, ApproveFn, ToolPermission } from "../interfaces.js";
 import { modeVerdict } from "../deciders/approvals.js";
 
 export type ApprovalMode = "allow-all" | "deny-all" | "read-only" | "always-ask";
@@ -32,7 +32,7 @@ export interface ApproveForModeOptions {
 
 /** The mode as an ApproveFn: the mode's verdict (`modeVerdict`, the approvals decider's rule), `ask` when it says ask. */
 export function approveForMode(mode: ApprovalMode, options: ApproveForModeOptions): ApproveFn {
-  return async function approveByMode(toolCall, ctx): Promise<ApprovalResult> {
+  return async function approveByMode(toolCall, ctx): Promise<ApprovalAnswer> {
     const verdict = modeVerdict(mode, () => options.permissionOf(toolCall.name));
     if (verdict !== "ask") return verdict;
     if (options.ask === undefined) return "deny";

@@ -73,7 +73,7 @@ export function makeApprovals(policy: PolicyCheck | undefined): ApprovalsShape {
         const answer = yield* Effect.exit(abandonEdge((signal) => approve(call, { signal })));
         if (Exit.isInterrupted(answer)) return false;
         const state = foldTrace(asked, given);
-        return append(decideApproval(state, { type: "answer", toolCallId: call.tool_call_id, answer: Exit.isSuccess(answer) ? answer.value : "deny", at: now() }), report);
+        return append(decideApproval(state, { type: "answer", toolCallId: call.tool_call_id, call, answer: Exit.isSuccess(answer) ? answer.value : "deny", at: now() }), report);
       }),
   };
 }
