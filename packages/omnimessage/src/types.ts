@@ -149,6 +149,7 @@ export type SessionTitlePayload = T<typeof S.SessionTitlePayloadSchema>;
 export type SessionArchivedPayload = T<typeof S.SessionArchivedPayloadSchema>;
 export type GoalStartedPayload = T<typeof S.GoalStartedPayloadSchema>;
 export type ForkedFromPayload = T<typeof S.ForkedFromPayloadSchema>;
+export type WorkspaceCheckpointPayload = T<typeof S.WorkspaceCheckpointPayloadSchema>;
 
 /** Every event payload. */
 export type EventPayload = T<typeof S.EventPayloadSchema>;
