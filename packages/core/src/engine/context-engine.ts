@@ -400,8 +400,7 @@ export class ContextEngine {
         emit(settingsChanged({ thinking_level: options.thinkingLevel }), false);
       }
       // What changed in the workspace since the last checkpoint (outside the session, or a background process).
-      const atStart = self.#config.checkpoints?.atTaskStart();
-      if (atStart !== undefined) emit(atStart, false);
+      for (const checkpoint of self.#config.checkpoints?.atTaskStart() ?? []) emit(checkpoint, false);
       // The carry-over was recorded when it arose: it is sent, not recorded again.
       let input: Outgoing[] = [
         ...carryOverOf(fold.state, new Date().toISOString()).map((message) => ({ message, fresh: false, stream: false })),

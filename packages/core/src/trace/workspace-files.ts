@@ -2,6 +2,7 @@
  * A session's workspace checkpoints as the trace names them (issue 29): the store a session's
  * checkpoints live in, the last checkpoint a session recorded (resume continues from it), and
  * the checkpoint in force at any record N (the last `workspace_checkpoint` at or before N),
+ * (or, before the session's first checkpoint, its baseline: nothing had changed the files yet),
  * which is what `inspect --files`, `diff`, `rewind` and `fork` read the files of.
  */
 import { readTraceFileMatching, WorkspaceCheckpoints, type CheckpointSettings, type TraceContent } from "@penguin/trace";
@@ -53,6 +54,9 @@ export function checkpointAt(paths: AgentPaths, sessionId: string, at: number | 
     if (e.n > record.n) break;
     if (isCheckpoint(e.message)) checkpoint = e as CheckpointAt["checkpoint"];
   }
+  // Before the baseline line nothing had changed the files yet: they are the baseline's.
+  const first = recording.events.find((e) => isCheckpoint(e.message));
+  if (checkpoint === undefined && first !== undefined && isCheckpoint(first.message) && first.message.payload.reason === "baseline") checkpoint = first as CheckpointAt["checkpoint"];
   if (checkpoint === undefined) {
     throw new PenguinError(
       "invalid_argument",

@@ -1,13 +1,14 @@
 /**
  * Which workspace paths a checkpoint leaves out: the workspace's `.gitignore` files (the root
  * one and any in sub-folders, each relative to its folder) and a configured list written the
- * same way (default `node_modules/` and `.git/`). Gitignore's rules as far as a checkpoint
+ * same way (default `node_modules/` and `.git`, a folder or the file a git worktree has in its
+ * place). Gitignore's rules as far as a checkpoint
  * needs them: `#` comments, `!` negation (the last matching rule wins), a trailing `/` for
  * folders only, a pattern with an inner `/` anchored to its folder (else it matches a name at
  * any depth), `*`, `?`, `[…]` and `**`. An ignored folder is never entered, so nothing below it
  * can be un-ignored (as in git). Ignored paths are never read, stored, changed or removed.
  */
-export const DEFAULT_CHECKPOINT_IGNORE: readonly string[] = ["node_modules/", ".git/"];
+export const DEFAULT_CHECKPOINT_IGNORE: readonly string[] = ["node_modules/", ".git"];
 
 interface Rule {
   regex: RegExp;
