@@ -23,6 +23,7 @@ import { rowDemo, rowReplay } from "./rows/replay-demo.js";
 import { rowServer } from "./rows/server.js";
 import { rowTimeTravel } from "./rows/time-travel.js";
 import { rowWeb } from "./rows/web.js";
+import { rowCheckpoints } from "./rows/checkpoints.js";
 import { rowAppend, rowResume } from "./rows/trace.js";
 import { formatSummary, num, type BenchReport, type RowResult } from "./lib/stats.js";
 
@@ -52,6 +53,7 @@ const ROWS: { row: number; run: () => Promise<RowResult> }[] = [
   { row: 13, run: () => rowDemo(quick ? 2 : 5) },
   { row: 14, run: () => rowLongSession(quick ? 2 : 5) },
   { row: 15, run: () => rowHugeRecord(quick ? 2 : 5) },
+  { row: 16, run: () => rowCheckpoints(quick ? 30 : 200, quick ? 2000 : 10_000) },
 ];
 
 function printTable(rows: RowResult[]): void {

@@ -42,6 +42,6 @@ export { WorkspaceCheckpoints, DEFAULT_CHECKPOINT_MAX_FILE_BYTES } from "./check
 export type { CheckpointSettings, CheckpointTaken } from "./checkpoints/workspace-checkpoints.js";
 export { DEFAULT_CHECKPOINT_IGNORE } from "./checkpoints/ignore-rules.js";
 export { PackStore, BlobMissingError } from "./checkpoints/pack-store.js";
-export { changedPaths, decodeTree, sameEntry } from "./checkpoints/tree.js";
+export { changedPaths, loadTree, sameEntry } from "./checkpoints/tree.js";
 export type { Tree, TreeEntry } from "./checkpoints/tree.js";
 export type { RestoreReport } from "./checkpoints/restore.js";

@@ -9,7 +9,7 @@
  * before checkpoints (none in it) is not compared on files.
  */
 import type { OmniMessage, WorkspaceCheckpointPayload } from "@penguin/omnimessage";
-import { decodeTree, sameEntry, type PackStore, type Tree } from "@penguin/trace";
+import { loadTree, sameEntry, type PackStore, type Tree } from "@penguin/trace";
 import type { RecordedEvent, RecordedSession } from "./recording.js";
 import type { Verdict } from "./compare.js";
 
@@ -93,7 +93,7 @@ function treeBefore(events: readonly RecordedEvent[], id: string): string | unde
 function treeIn(store: PackStore, id: string | undefined): Tree | undefined {
   if (id === undefined) return undefined;
   try {
-    return decodeTree(store.read(id));
+    return loadTree(id, (node) => store.read(node));
   } catch {
     return undefined;
   }

@@ -2,8 +2,9 @@
  * A checkpoint's tree: every path of the workspace that is not ignored, with what it is —
  * a file (the hash of its bytes, its size and permission bits; `over` when it was above the
  * size limit and so recorded by hash and size only), a symlink (its target, never followed)
- * or a folder (kept so empty folders come back). Stored as a blob of canonical JSON sorted by
- * path, so the same workspace state always has the same tree id (the blob's hash).
+ * or a folder (kept so empty folders come back). Stored as one blob per folder, canonical JSON
+ * sorted by name (`storeTree`), so the same workspace state always has the same tree id (the
+ * root folder's hash) and an unchanged folder is never stored again.
  */
 export type TreeEntry =
   | { kind: "file"; hash: string; size: number; mode: number; over?: true }
@@ -12,30 +13,65 @@ export type TreeEntry =
 
 export type Tree = ReadonlyMap<string, TreeEntry>;
 
-const TREE_FORMAT = 1;
+const TREE_FORMAT = 2;
 
-type Row = [string, "f", string, number, number, 1?] | [string, "l", string] | [string, "d", number];
+/** One folder's node: its entries by name; a sub-folder names its own node's id. */
+type Row = [string, "f", string, number, number, 1?] | [string, "l", string] | [string, "d", number, string];
 
-export function encodeTree(tree: Tree): Buffer {
-  const rows: Row[] = [];
-  for (const path of [...tree.keys()].sort(comparePaths)) {
-    const e = tree.get(path)!;
-    if (e.kind === "file") rows.push(e.over === true ? [path, "f", e.hash, e.size, e.mode, 1] : [path, "f", e.hash, e.size, e.mode]);
-    else if (e.kind === "symlink") rows.push([path, "l", e.target]);
-    else rows.push([path, "d", e.mode]);
+const parentOf = (path: string): string => {
+  const slash = path.lastIndexOf("/");
+  return slash === -1 ? "" : path.slice(0, slash);
+};
+const nameOf = (path: string): string => path.slice(path.lastIndexOf("/") + 1);
+
+/**
+ * Stores the tree as one node per folder (like git's trees), the deepest first, and returns
+ * the root node's id. `put` stores a node's bytes and returns their hash; a folder whose
+ * entries did not change has the same node, which the store already holds, so a checkpoint
+ * adds only the nodes on the paths from the root to what changed.
+ */
+export function storeTree(tree: Tree, put: (bytes: Buffer) => string): string {
+  const children = new Map<string, string[]>([["", []]]);
+  for (const path of tree.keys()) {
+    const parent = parentOf(path);
+    let list = children.get(parent);
+    if (list === undefined) children.set(parent, (list = []));
+    list.push(path);
   }
-  return Buffer.from(JSON.stringify({ format: TREE_FORMAT, entries: rows }));
+  const ids = new Map<string, string>();
+  const depth = (folder: string): number => (folder === "" ? 0 : folder.split("/").length);
+  const folders = [...children.keys()].sort((a, b) => depth(b) - depth(a) || comparePaths(a, b));
+  for (const folder of folders) {
+    const rows: Row[] = [];
+    for (const path of children.get(folder)!.sort(comparePaths)) {
+      const e = tree.get(path)!;
+      const name = nameOf(path);
+      if (e.kind === "file") rows.push(e.over === true ? [name, "f", e.hash, e.size, e.mode, 1] : [name, "f", e.hash, e.size, e.mode]);
+      else if (e.kind === "symlink") rows.push([name, "l", e.target]);
+      else rows.push([name, "d", e.mode, ids.get(path) ?? put(Buffer.from(JSON.stringify({ format: TREE_FORMAT, entries: [] })))]);
+    }
+    ids.set(folder, put(Buffer.from(JSON.stringify({ format: TREE_FORMAT, entries: rows }))));
+  }
+  return ids.get("")!;
 }
 
-export function decodeTree(bytes: Buffer): Map<string, TreeEntry> {
-  const parsed = JSON.parse(bytes.toString("utf8")) as { format: number; entries: Row[] };
-  if (parsed.format !== TREE_FORMAT) throw new Error(`checkpoint tree format ${parsed.format} is not known to this version (expected ${TREE_FORMAT})`);
+/** The whole tree under the node `id`, flat; `read` gives a node's bytes. */
+export function loadTree(id: string, read: (id: string) => Buffer): Map<string, TreeEntry> {
   const tree = new Map<string, TreeEntry>();
-  for (const row of parsed.entries) {
-    if (row[1] === "f") tree.set(row[0], row[5] === 1 ? { kind: "file", hash: row[2], size: row[3], mode: row[4], over: true } : { kind: "file", hash: row[2], size: row[3], mode: row[4] });
-    else if (row[1] === "l") tree.set(row[0], { kind: "symlink", target: row[2] });
-    else tree.set(row[0], { kind: "folder", mode: row[2] });
-  }
+  const visit = (nodeId: string, prefix: string) => {
+    const parsed = JSON.parse(read(nodeId).toString("utf8")) as { format: number; entries: Row[] };
+    if (parsed.format !== TREE_FORMAT) throw new Error(`checkpoint tree format ${parsed.format} is not known to this version (expected ${TREE_FORMAT})`);
+    for (const row of parsed.entries) {
+      const path = prefix === "" ? row[0] : `${prefix}/${row[0]}`;
+      if (row[1] === "f") tree.set(path, row[5] === 1 ? { kind: "file", hash: row[2], size: row[3], mode: row[4], over: true } : { kind: "file", hash: row[2], size: row[3], mode: row[4] });
+      else if (row[1] === "l") tree.set(path, { kind: "symlink", target: row[2] });
+      else {
+        tree.set(path, { kind: "folder", mode: row[2] });
+        visit(row[3], path);
+      }
+    }
+  };
+  visit(id, "");
   return tree;
 }
 

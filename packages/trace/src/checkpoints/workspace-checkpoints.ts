@@ -6,9 +6,9 @@
  * and `treeOf` answer what a checkpoint holds. The store is shared by every session of the
  * agent (`<agent>/checkpoints/`), so a file is stored once however many sessions see it.
  */
-import { decodeTree, changedPaths, encodeTree, type Tree, type TreeEntry } from "./tree.js";
+import { changedPaths, loadTree, storeTree, type Tree, type TreeEntry } from "./tree.js";
 import { DEFAULT_CHECKPOINT_IGNORE } from "./ignore-rules.js";
-import { hashBytes, PackStore } from "./pack-store.js";
+import { PackStore } from "./pack-store.js";
 import { restoreTree, type RestoreReport } from "./restore.js";
 import { scanWorkspace, type StatCache } from "./scan.js";
 
@@ -59,14 +59,12 @@ export class WorkspaceCheckpoints {
   take(): CheckpointTaken | undefined {
     const pending = this.store.pending();
     const { tree, cache } = scanWorkspace({ workspace: this.workspace, ignore: this.#ignore, maxFileBytes: this.#maxFileBytes }, this.#cache, pending);
-    const bytes = encodeTree(tree);
-    const id = hashBytes(bytes);
+    const id = storeTree(tree, (bytes) => pending.add(bytes));
     if (id === this.#last?.id) {
       pending.commit();
       this.#cache = cache;
       return undefined;
     }
-    pending.add(bytes, id);
     const storedBytes = pending.bytes;
     pending.commit();
     const changed = changedPaths(this.#last?.tree ?? EMPTY, tree);
@@ -84,7 +82,7 @@ export class WorkspaceCheckpoints {
 
   treeOf(treeId: string): Tree {
     if (treeId === this.#last?.id) return this.#last.tree;
-    return decodeTree(this.store.read(treeId));
+    return loadTree(treeId, (id) => this.store.read(id));
   }
 
   /** One file's bytes in a checkpoint; undefined when the path is not a file there. */
