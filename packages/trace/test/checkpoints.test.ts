@@ -71,6 +71,29 @@ describe("workspace checkpoints", () => {
     expect(readFileSync(join(ws, "run.log"), "utf8")).toBe("ignored\n");
   });
 
+  it("gives a state the same tree id whether its folders were built again or reused from the last checkpoint", () => {
+    const ws = temp("ckpt-ws-");
+    const checkpoints = new WorkspaceCheckpoints(temp("ckpt-store-"), ws);
+    mkdirSync(join(ws, "a", "b", "c"), { recursive: true });
+    writeFileSync(join(ws, "a", "b", "c", "deep.txt"), "1");
+    writeFileSync(join(ws, "top.txt"), "1");
+    checkpoints.take();
+    const steps: (() => void)[] = [
+      () => writeFileSync(join(ws, "a", "b", "c", "deep.txt"), "2"),
+      () => mkdirSync(join(ws, "a", "empty")),
+      () => rmSync(join(ws, "a", "b"), { recursive: true }),
+      () => chmodSync(join(ws, "a"), 0o700),
+    ];
+    for (const step of steps) {
+      step();
+      const reused = checkpoints.take()!;
+      const other = new WorkspaceCheckpoints(temp("ckpt-store-"), ws);
+      const fresh = other.take()!;
+      expect(reused.tree).toBe(fresh.tree);
+      expect(checkpoints.treeOf(reused.tree)).toEqual(other.treeOf(fresh.tree));
+    }
+  });
+
   it("records a file above the size limit by hash and size only, and never removes it", () => {
     const ws = temp("ckpt-ws-");
     const store = temp("ckpt-store-");

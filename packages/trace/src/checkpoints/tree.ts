@@ -28,9 +28,11 @@ const nameOf = (path: string): string => path.slice(path.lastIndexOf("/") + 1);
  * Stores the tree as one node per folder (like git's trees), the deepest first, and returns
  * the root node's id. `put` stores a node's bytes and returns their hash; a folder whose
  * entries did not change has the same node, which the store already holds, so a checkpoint
- * adds only the nodes on the paths from the root to what changed.
+ * adds only the nodes on the paths from the root to what changed. With `reuse` (the previous
+ * tree's folder ids and the folders whose entries changed since), a clean folder's node is
+ * not even built again.
  */
-export function storeTree(tree: Tree, put: (bytes: Buffer) => string): string {
+export function storeTree(tree: Tree, put: (bytes: Buffer) => string, reuse?: FolderIds): { id: string; folders: Map<string, string> } {
   const children = new Map<string, string[]>([["", []]]);
   for (const path of tree.keys()) {
     const parent = parentOf(path);
@@ -42,6 +44,11 @@ export function storeTree(tree: Tree, put: (bytes: Buffer) => string): string {
   const depth = (folder: string): number => (folder === "" ? 0 : folder.split("/").length);
   const folders = [...children.keys()].sort((a, b) => depth(b) - depth(a) || comparePaths(a, b));
   for (const folder of folders) {
+    const known = reuse !== undefined && !reuse.dirty.has(folder) ? reuse.ids.get(folder) : undefined;
+    if (known !== undefined) {
+      ids.set(folder, known);
+      continue;
+    }
     const rows: Row[] = [];
     for (const path of children.get(folder)!.sort(comparePaths)) {
       const e = tree.get(path)!;
@@ -52,7 +59,22 @@ export function storeTree(tree: Tree, put: (bytes: Buffer) => string): string {
     }
     ids.set(folder, put(Buffer.from(JSON.stringify({ format: TREE_FORMAT, entries: rows }))));
   }
-  return ids.get("")!;
+  return { id: ids.get("")!, folders: ids };
+}
+
+/** The previous tree's folder node ids, and the folders whose entries changed since (they are built again). */
+export interface FolderIds {
+  ids: ReadonlyMap<string, string>;
+  dirty: ReadonlySet<string>;
+}
+
+/** Every folder holding one of `paths`, up to the root (""). */
+export function foldersAbove(paths: readonly string[]): Set<string> {
+  const out = new Set<string>([""]);
+  for (const path of paths) {
+    for (let folder = parentOf(path); folder !== "" && !out.has(folder); folder = parentOf(folder)) out.add(folder);
+  }
+  return out;
 }
 
 /** The whole tree under the node `id`, flat; `read` gives a node's bytes. */

@@ -6,7 +6,7 @@
  * and `treeOf` answer what a checkpoint holds. The store is shared by every session of the
  * agent (`<agent>/checkpoints/`), so a file is stored once however many sessions see it.
  */
-import { changedPaths, loadTree, storeTree, type Tree, type TreeEntry } from "./tree.js";
+import { changedPaths, foldersAbove, loadTree, storeTree, type Tree, type TreeEntry } from "./tree.js";
 import { DEFAULT_CHECKPOINT_IGNORE } from "./ignore-rules.js";
 import { PackStore } from "./pack-store.js";
 import { restoreTree, type RestoreReport } from "./restore.js";
@@ -36,7 +36,7 @@ export class WorkspaceCheckpoints {
   readonly #ignore: readonly string[];
   readonly #maxFileBytes: number;
   #cache: StatCache = new Map();
-  #last: { id: string; tree: Tree } | undefined;
+  #last: { id: string; tree: Tree; folders?: Map<string, string> } | undefined;
 
   constructor(storeDir: string, workspace: string, settings: CheckpointSettings = {}) {
     this.store = new PackStore(storeDir);
@@ -59,17 +59,18 @@ export class WorkspaceCheckpoints {
   take(): CheckpointTaken | undefined {
     const pending = this.store.pending();
     const { tree, cache } = scanWorkspace({ workspace: this.workspace, ignore: this.#ignore, maxFileBytes: this.#maxFileBytes }, this.#cache, pending);
-    const id = storeTree(tree, (bytes) => pending.add(bytes));
-    if (id === this.#last?.id) {
+    const changed = changedPaths(this.#last?.tree ?? EMPTY, tree);
+    if (this.#last !== undefined && changed.length === 0) {
       pending.commit();
       this.#cache = cache;
       return undefined;
     }
+    const previous = this.#last?.folders;
+    const { id, folders } = storeTree(tree, (bytes) => pending.add(bytes), previous === undefined ? undefined : { ids: previous, dirty: foldersAbove(changed) });
     const storedBytes = pending.bytes;
     pending.commit();
-    const changed = changedPaths(this.#last?.tree ?? EMPTY, tree);
     this.#cache = cache;
-    this.#last = { id, tree };
+    this.#last = { id, tree, folders };
     return { tree: id, changed, storedBytes };
   }
 
