@@ -94,6 +94,23 @@ describe("workspace checkpoints", () => {
     }
   });
 
+  it("never writes through a folder that became an ignored link leading out of the workspace", () => {
+    const ws = temp("ckpt-ws-");
+    const outside = temp("ckpt-outside-");
+    const checkpoints = new WorkspaceCheckpoints(temp("ckpt-store-"), ws);
+    mkdirSync(join(ws, "d"));
+    writeFileSync(join(ws, "d", "x.txt"), "mine\n");
+    const withFolder = checkpoints.take()!;
+    rmSync(join(ws, "d"), { recursive: true });
+    symlinkSync(outside, join(ws, "d"));
+    writeFileSync(join(ws, ".gitignore"), "d\n");
+    checkpoints.take();
+    const report = checkpoints.restore(withFolder.tree);
+    expect(readdirSync(outside)).toEqual([]);
+    expect(report.notRestored.map((n) => n.path).sort()).toEqual(["d", "d/x.txt"]);
+    expect(report.notRestored[0]!.reason).toContain("link");
+  });
+
   it("records a file above the size limit by hash and size only, and never removes it", () => {
     const ws = temp("ckpt-ws-");
     const store = temp("ckpt-store-");

@@ -6,9 +6,10 @@
  * permission bits set. Ignored paths are never seen, so never touched. A file above the size
  * limit was recorded by hash and size only: it is restored only when the workspace already
  * holds those bytes, and never removed or overwritten (nothing could bring it back); each such
- * path is reported, as is a folder kept because it holds ignored files.
+ * path is reported, as is a folder kept because it holds ignored files. Nothing is written
+ * below a folder that is now a link (an ignored one, so never scanned): it would lead out.
  */
-import { chmodSync, mkdirSync, renameSync, rmdirSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, renameSync, rmdirSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
 import type { PackStore } from "./pack-store.js";
@@ -27,6 +28,20 @@ export function restoreTree(workspace: string, store: PackStore, target: Tree, c
   const report: RestoreReport = { written: [], removed: [], notRestored: [] };
   const full = (path: string) => join(workspace, ...path.split("/"));
   const kept = new Set<string>();
+  // Every write lands inside the workspace: a folder on the way that is now a link (an ignored
+  // one, never scanned) would lead out, so such a path is left alone and reported.
+  const base = join(workspace);
+  const inside = (path: string, itself = false): boolean => {
+    for (let folder = itself ? full(path) : dirname(full(path)); folder.length > base.length; folder = dirname(folder)) {
+      try {
+        if (lstatSync(folder).isSymbolicLink()) return false;
+      } catch {
+        // not made yet: its parents decide
+      }
+    }
+    return true;
+  };
+  const LEADS_OUT = "a folder on its way is a link (ignored, so never restored): writing there would leave the workspace";
 
   // 1. What the target lacks, or holds as another kind. Deepest first, so folders are empty when reached.
   const removals = [...current.keys()].filter((p) => {
@@ -55,7 +70,13 @@ export function restoreTree(workspace: string, store: PackStore, target: Tree, c
   // 2. Folders, parents first (their modes are set last: a read-only folder must still be filled).
   const paths = [...target.keys()].sort(comparePaths);
   for (const path of paths) {
-    if (target.get(path)!.kind === "folder" && !kept.has(path)) mkdirSync(full(path), { recursive: true });
+    if (target.get(path)!.kind !== "folder" || kept.has(path)) continue;
+    if (!inside(path, true)) {
+      kept.add(path);
+      report.notRestored.push({ path, reason: LEADS_OUT });
+      continue;
+    }
+    mkdirSync(full(path), { recursive: true });
   }
 
   // 3. Files and links that differ.
@@ -63,6 +84,10 @@ export function restoreTree(workspace: string, store: PackStore, target: Tree, c
     const want = target.get(path)!;
     const have = current.get(path);
     if (want.kind === "folder" || sameEntry(have, want) || kept.has(path)) continue;
+    if (!inside(path)) {
+      report.notRestored.push({ path, reason: LEADS_OUT });
+      continue;
+    }
     if (want.kind === "symlink") {
       if (have !== undefined && have.kind === "symlink") unlinkSync(full(path));
       symlinkSync(want.target, full(path));
