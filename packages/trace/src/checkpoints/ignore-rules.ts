@@ -14,6 +14,8 @@ interface Rule {
   regex: RegExp;
   negated: boolean;
   folderOnly: boolean;
+  /** A pattern without an inner `/` matches the last name of a path, at any depth. */
+  byName: boolean;
 }
 
 /** The rules of one folder (`base` is its workspace path, "" for the root). */
@@ -41,7 +43,7 @@ export function parseIgnoreLines(text: string): Rule[] {
     const anchored = line.includes("/");
     if (line.startsWith("/")) line = line.slice(1);
     const body = globToRegex(line);
-    rules.push({ regex: new RegExp(anchored ? `^${body}$` : `^(?:.*/)?${body}$`), negated, folderOnly });
+    rules.push({ regex: new RegExp(`^${body}$`), negated, folderOnly, byName: !anchored });
   }
   return rules;
 }
@@ -93,12 +95,13 @@ const escapeRegex = (c: string): string => c.replace(/[.*+?^${}()|[\]\\/]/g, "\\
  */
 export function isIgnored(sets: readonly RuleSet[], path: string, isFolder: boolean): boolean {
   let ignored = false;
+  const name = path.slice(path.lastIndexOf("/") + 1);
   for (const set of sets) {
     if (set.base !== "" && !path.startsWith(`${set.base}/`)) continue;
     const relative = set.base === "" ? path : path.slice(set.base.length + 1);
     for (const rule of set.rules) {
       if (rule.folderOnly && !isFolder) continue;
-      if (rule.regex.test(relative)) ignored = !rule.negated;
+      if (rule.regex.test(rule.byName ? name : relative)) ignored = !rule.negated;
     }
   }
   return ignored;
