@@ -19,6 +19,8 @@ interface SeenFile {
   ctimeMs: number;
   ino: number;
   hash: string;
+  /** The tree entry made from this stat (reused while the stat is the same: no new objects per scan). */
+  entry: TreeEntry;
 }
 
 /** What the scan remembers between runs: the stat and hash of each file it read. */
@@ -95,9 +97,9 @@ function fileEntry(full: string, path: string, stat: Stats, before: SeenFile | u
   const mode = stat.mode & 0o7777;
   const over = stat.size > maxFileBytes;
   const unchanged = before !== undefined && before.size === stat.size && before.mtimeMs === stat.mtimeMs && before.ctimeMs === stat.ctimeMs && before.ino === stat.ino;
+  if (unchanged && (over || pending.store.has(before.hash))) return { entry: before.entry, cache: before };
   let hash: string;
-  if (unchanged && (over || pending.store.has(before.hash))) hash = before.hash;
-  else if (over) {
+  if (over) {
     const hashed = hashFileInChunks(full);
     if (hashed === undefined) return undefined;
     hash = hashed;
@@ -111,7 +113,7 @@ function fileEntry(full: string, path: string, stat: Stats, before: SeenFile | u
     hash = pending.add(bytes);
   }
   const entry: TreeEntry = over ? { kind: "file", hash, size: stat.size, mode, over: true } : { kind: "file", hash, size: stat.size, mode };
-  return { entry, cache: { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, hash } };
+  return { entry, cache: { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, hash, entry } };
 }
 
 function hashFileInChunks(full: string): string | undefined {
