@@ -3,7 +3,9 @@
 // (a sleeping exec_command), mid-write (turns of many fast tool calls, so the trace is being
 // appended), mid-compaction (a small window, so every turn compacts) and around resume
 // snapshots (tasks of one tool turn, the child writing the trace file's resume snapshot at
-// every task's end, so a kill can land while one is written or just after). Each killed session
+// every task's end, so a kill can land while one is written or just after) and mid-checkpoint
+// (every tool call changes 41 files, so a kill can land while a workspace checkpoint's pack is
+// written; every checkpoint the trace names must then restore). Each killed session
 // is then resumed here, through core, and must: resume without error; keep every turn the
 // trace had committed (`request_end completed`) before the kill, with its recorded tool
 // outputs; send a next request that passes both our strict pairing invariant and the
@@ -32,7 +34,7 @@ import type { OmniMessage } from "@penguin/omnimessage";
 import { createAgent } from "../../packages/core/src/agent.js";
 import { writeProjectConfig } from "../../packages/core/src/state/project-config.js";
 import { parseTraceText, readTraceFile, resumeSnapshotFile, sessionTraceFiles } from "../../packages/core/src/trace/reader.js";
-import { comparableFold, foldTrace, readForResume } from "@penguin/trace";
+import { comparableFold, foldTrace, readForResume, WorkspaceCheckpoints } from "@penguin/trace";
 import { pairingProblems } from "../fuzz/core/pairing-invariant.js";
 import { committedTurns, lostTurns } from "../fuzz/core/trace-oracle.js";
 import { childCommand } from "./bundle-child.js";
@@ -74,7 +76,7 @@ const JOBS = Number(process.env.PENGUIN_CRASH_JOBS ?? 3);
 /** The kill lands this long (uniform, ms) after every session of the child has sent its first request. */
 const MAX_DELAY_MS = 1500;
 
-const MODES = ["stream", "tool", "write", "compaction", "snapshot"] as const;
+const MODES = ["stream", "tool", "write", "compaction", "snapshot", "checkpoint"] as const;
 type Mode = (typeof MODES)[number];
 
 const CHECK_PROMPT = "crash-check: the harness restarted, say what you see";
@@ -123,6 +125,9 @@ function modelFor(mode: Mode, tag: string) {
         return { text, toolCalls: Array.from({ length: 8 }, () => read), usage: SMALL };
       case "compaction":
         return { text, toolCalls: [read], usage: BIG };
+      case "checkpoint":
+        // Many files and a bigger one change at every tool call: a kill lands while a checkpoint's pack is written.
+        return { text, toolCalls: [{ name: "exec_command", arguments: { cmd: `for i in $(seq 1 40); do echo ${n} > f$i.txt; done; head -c 300000 /dev/urandom > blob.bin`, description: "write files" } }], usage: SMALL };
       case "snapshot":
         // A task of one tool turn: after the tools' results the answer ends it, and the child's
         // session writes the file's snapshot then.
@@ -219,6 +224,30 @@ function tornLines(file: string): number {
   return parseTraceText(readFileSync(file, "utf8")).skipped.length;
 }
 
+/**
+ * Every workspace checkpoint the trace names must restore: its pack was durable before the
+ * line was written. Each is restored into an empty folder, which must then scan to the same tree.
+ */
+function checkpointProblems(paths: { checkpointsDir: string }, sessionId: string): string[] {
+  const problems: string[] = [];
+  const trees = sessionTraceFiles(paths as Parameters<typeof sessionTraceFiles>[0], sessionId).flatMap((f) =>
+    parseTraceText(readFileSync(f.file, "utf8")).messages.flatMap((m) => (m.type === "event_msg" && m.payload.type === "workspace_checkpoint" ? [m.payload.tree] : [])),
+  );
+  for (const tree of trees) {
+    const folder = mkdtempSync(join(tmpdir(), "penguin-crash-restore-"));
+    try {
+      new WorkspaceCheckpoints(paths.checkpointsDir, folder).restore(tree);
+      const again = new WorkspaceCheckpoints(paths.checkpointsDir, folder).take();
+      if (again?.tree !== tree) problems.push(`checkpoint ${tree} restored to another tree (${again?.tree ?? "none"})`);
+    } catch (error) {
+      problems.push(`checkpoint ${tree} named in the trace does not restore: ${String(error)}`);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }
+  return problems;
+}
+
 /** Resume one killed session and run the checks; returns the problems found. */
 async function checkSlot(slot: SlotRun, phases: Map<string, number>): Promise<string[]> {
   const problems: string[] = [];
@@ -229,6 +258,7 @@ async function checkSlot(slot: SlotRun, phases: Map<string, number>): Promise<st
   const last = files.at(-1);
   if (last === undefined) return ["no trace file after the kill"];
   for (const f of files) if (tornLines(f.file) > 1) problems.push(`${f.file} has ${tornLines(f.file)} skipped lines after the kill`);
+  problems.push(...checkpointProblems(agent.paths, sessionId));
   const before = parseTraceText(readFileSync(last.file, "utf8")).messages;
   // The snapshot a kill left (if any) must describe the file: resume trusts it and folds the rest.
   const fromSnapshot = existsSync(resumeSnapshotFile(last.file)) ? readForResume(last.file, { minLines: Number.MAX_SAFE_INTEGER }) : undefined;

@@ -339,7 +339,22 @@ Examples:
     .option("--at <n>", "record number from the session's start (across rotated files) or position NNN:LLLLLL (default: the last)")
     .option("--diff <m>", "show what changed from record M to the --at record")
     .option("--json", "print the state as one JSON line")
+    .option("--files [path]", "the workspace's files at the record (from its checkpoints), or one file's bytes")
     .action(async (sid: string, opts) => setExit(await (await import("./commands/inspect.js")).inspectCommand(sid, opts)));
+
+  agentOptions(program.command("diff").description("unified diff of a session's workspace files between two records").argument("<sid>", "session id").argument("[path]", "only this file or folder"))
+    .option("--from <n>", "record number or position NNN:LLLLLL")
+    .option("--to <m>", "record number or position NNN:LLLLLL")
+    .action(async (sid: string, path: string | undefined, opts) => setExit(await (await import("./commands/workspace-files.js")).diffCommand(sid, path, opts)));
+
+  agentOptions(program.command("rewind").description("rewind a session in place to a record: its workspace files, its conversation, or both (undoable)").argument("<sid>", "session id"))
+    .option("--to <n>", "record number or position NNN:LLLLLL to go back to")
+    .option("--files", "only the workspace's files")
+    .option("--conversation", "only the conversation")
+    .option("--both", "files and conversation (the default)")
+    .option("--force", "rewind even over changes made outside the session since its last checkpoint (they are recorded first)")
+    .option("--json", "print the result as one JSON line")
+    .action(async (sid: string, opts) => setExit(await (await import("./commands/workspace-files.js")).rewindCommand(sid, opts)));
 
   agentOptions(program.command("fork").description("start a new session from a session's state at a record (any record, also mid-turn)").argument("<sid>", "session id"))
     .option("--at <n>", "record number or position NNN:LLLLLL to fork after")

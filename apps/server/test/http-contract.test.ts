@@ -139,7 +139,10 @@ describe("the HTTP contract", () => {
 
   it("decodes every answer of a scripted session with its route's schema", async () => {
     h = await startHarness({
-      script: [{ text: "first answer" }, { text: "second answer" }, { text: "<summary>we talked</summary>" }, { toolCalls: [{ name: "write_file", arguments: { file_path: "w.txt", content: "x" } }] }],
+      script: [{ text: "first answer" }, { text: "second answer" }, { text: "<summary>we talked</summary>" }, { toolCalls: [{ name: "write_file", arguments: { file_path: "w.txt", content: "x" } }] },
+        { toolCalls: [{ name: "write_file", arguments: { file_path: "kept.txt", content: "checkpointed\n" } }] },
+        { text: "wrote it" },
+      ],
     });
     const c = new ContractClient(await h.admin(), h.server.routes);
     const P = "/api/projects/default_project";
@@ -275,6 +278,18 @@ describe("the HTTP contract", () => {
     ok(await c.post(`${B}/abort`), 202);
     await untilRunsEnded(live, 1);
     await live.close();
+
+    // The workspace at a record, from its checkpoints (issue 29): a session that writes a file.
+    const writer = await newSession(c, { workspace: h.workspace, approvalMode: "allow-all" });
+    const W = `/api/sessions/${writer}`;
+    const wsse = await openStream(c, writer);
+    ok(await c.post(`${W}/tasks`, text("write kept.txt")), 202);
+    await untilRunsEnded(wsse, 1);
+    await wsse.close();
+    const at = ok(await c.get(`${W}/checkpoints/files`));
+    ok(await c.get(`${W}/checkpoints/file?at=${at.body.at}&path=kept.txt`));
+    ok(await c.get(`${W}/checkpoints/diff?from=1&to=${at.body.at}`));
+    ok(await c.post(`${W}/checkpoints/restore`, { at: 1, force: true }));
 
     // Fork, delete to the trash, restore.
     const fork = ok(await c.post(`${S}/fork`, { at: 3 }));

@@ -45,6 +45,9 @@ const RULES: Record<string, Rule> = {
   "files.read": "read",
   "files.previewRedirect": "read",
   "files.stat": "read",
+  "checkpoints.files": "read",
+  "checkpoints.file": "read",
+  "checkpoints.diff": "read",
   "processes.list": "read",
   "sessions.update": "act",
   "sessions.delete": "act",
@@ -59,6 +62,7 @@ const RULES: Record<string, Rule> = {
   "processes.kill": "act",
   "processes.delete": "act",
   "files.write": "act",
+  "checkpoints.restore": "act",
   "trash.list": "owner",
   "trash.restore": "owner",
   "trash.purge": "admin",
@@ -71,6 +75,7 @@ const ACTING_BODIES: Record<string, unknown> = {
   "sessions.steer": { text: "hijack" },
   "sessions.decide": { decision: "allow" },
   "files.write": { path: "hijacked.txt", dataBase64: Buffer.from("hijacked").toString("base64") },
+  "checkpoints.restore": { at: 1, force: true },
 };
 
 /** The session routes of the table: session access, and the agent and project routes about sessions, traces and the trash. */

@@ -6,7 +6,7 @@
  */
 import type { OmniMessage, SessionClient, SettingsChangedPayload } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
-import type { SnapshotThresholds } from "@penguin/trace";
+import type { CheckpointSettings, SnapshotThresholds } from "@penguin/trace";
 import type { SleepFn } from "./engine/reconnect.js";
 import type { EnvironmentConfig } from "./environment/index.js";
 import type { SandboxOptions } from "./environment/commands/sandbox.js";
@@ -56,6 +56,14 @@ export interface CreateAgentOptions {
    * resuming one takes its lease (trace/session-lease.ts), `dispose` lets it go.
    */
   holderCommand?: string;
+  /**
+   * Workspace checkpoints (issue 29): after every tool call that may change files the session
+   * records the workspace's state in the agent's checkpoint store (`<agent>/checkpoints/`).
+   * `ignore`: gitignore lines applied before the workspace's own (default `node_modules/`,
+   * `.git/`); `maxFileBytes`: files above it are recorded by hash and size only (10 MiB).
+   * `false` turns checkpoints off.
+   */
+  checkpoints?: false | CheckpointSettings;
 }
 
 export interface CreateSessionOptions {
@@ -103,4 +111,6 @@ export interface ReplayParts {
   startingSettings?: SettingsChangedPayload;
   /** The thinking level the recording starts from (replay/plan.ts); the tasks then pass theirs. */
   thinkingBaseline?: string;
+  /** Take workspace checkpoints as a live session does (a replay that reruns its tools compares them). */
+  checkpoints?: boolean;
 }

@@ -42,6 +42,8 @@ import { readProjectConfig, type ProjectConfig } from "./state/project-config.js
 import { assembleSystemPrompt } from "./state/prompt.js";
 import { SharedByContent } from "./state/shared-by-content.js";
 import type { ForkPosition } from "./trace/fork.js";
+import { rewindSession, type RewindResult, type RewindWhat } from "./trace/workspace-rewind.js";
+import { forkWorkspace, type ForkWorkspace } from "./trace/workspace-fork.js";
 import { listTracedSessions } from "./trace/reader.js";
 import { defaultHolderCommand, holdSession, whileHolding } from "./trace/session-lease.js";
 import type { SessionView } from "./trace/state-at.js";
@@ -138,6 +140,20 @@ export class Agent {
    */
   forkSession(options: ForkSessionOptions): Promise<string> {
     return forkSession(this.paths, options);
+  }
+
+  /**
+   * Rewind a session in place to record `to` (trace/workspace-rewind.ts): its workspace's
+   * files, its conversation, or both (default); undoable, refused over outside changes unless `force`.
+   */
+  rewindSession(options: { sessionId: string; to: number | string; what?: RewindWhat; force?: boolean }): RewindResult {
+    return rewindSession(this.#parts, options.sessionId, options.to, options);
+  }
+
+  /** Give a fork made at `at` its own workspace holding the source's files as of then (trace/workspace-fork.ts). */
+  forkWorkspace(options: { sourceId: string; forkId: string; at: number | string }): ForkWorkspace | undefined {
+    const settings = this.#options.checkpoints === false ? undefined : this.#options.checkpoints;
+    return forkWorkspace(this.paths, options.sourceId, options.forkId, options.at, settings);
   }
 
   /**

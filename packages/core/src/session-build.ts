@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { settingsChanged, type OmniMessage, type SessionMetaPayload } from "@penguin/omnimessage";
 import type { ModelEndpoint, ThinkingLevel } from "@penguin/models";
-import { FileLines, initialSessionState, TraceWriter, type ReadFileLines, type SessionLease, type SessionState } from "@penguin/trace";
+import { FileLines, initialSessionState, TraceWriter, type ReadFileLines, type SessionLease, type SessionState, type WorkspaceCheckpoints } from "@penguin/trace";
 import type { CreateAgentOptions, ReplayParts } from "./agent-options.js";
 import { ContextEngine } from "./engine/context-engine.js";
 import { LiveFold } from "./engine/session-fold.js";
@@ -30,6 +30,8 @@ import { loadAgentState, type AgentState } from "./state/agent-state.js";
 import type { SharedByContent } from "./state/shared-by-content.js";
 import { newTmpWorkspaceName, sessionDate } from "./state/ids.js";
 import { sessionScratchpad, traceFilePath, type AgentPaths } from "./state/paths.js";
+import { checkpointHook } from "./engine/checkpoint-hook.js";
+import { lastCheckpointTree, openCheckpoints } from "./trace/workspace-files.js";
 import { readProjectConfig, type ProjectConfig } from "./state/project-config.js";
 import { resolveModelEndpoint } from "./state/model-resolution.js";
 import { Session } from "./session.js";
@@ -224,11 +226,13 @@ export async function buildSession(parts: AgentParts, p: BuildParams): Promise<S
   const onLine = p.replay?.onLine;
   if (onLine !== undefined) writer.onAppend((m) => onLine(m));
   p.closeDangling?.(fold);
+  const checkpoints = sessionCheckpoints(parts, meta.workspace, sessionId, p);
   const engine = new ContextEngine({
     llm,
     env,
     trace: writer,
     fold,
+    ...(checkpoints === undefined ? {} : { checkpoints: checkpointHook(checkpoints) }),
     maxTurns: state.config.max_turns,
     policy: createCommandPolicy(config.command_policy),
     compaction: {
@@ -323,6 +327,25 @@ function sessionHooks(parts: AgentParts, p: BuildParams): SessionHooks | undefin
  * Commands run in a login shell each time (the old way) when system_config says
  * `tools.exec.loginShell: true` or the harness runs with PENGUIN_EXEC_LOGIN_SHELL=1.
  */
+/**
+ * The session's workspace checkpoints, unless turned off (or a replay that does not rerun its
+ * tools). A resumed session continues from the last checkpoint its trace names.
+ */
+function sessionCheckpoints(parts: AgentParts, workspace: string, sessionId: string, p: BuildParams): WorkspaceCheckpoints | undefined {
+  const settings = parts.options.checkpoints;
+  if (settings === false || (p.replay !== undefined && p.replay.checkpoints !== true)) return undefined;
+  const checkpoints = openCheckpoints(parts.paths, workspace, settings);
+  const last = p.resumed ? lastCheckpointTree(parts.paths, sessionId) : undefined;
+  if (last !== undefined) {
+    try {
+      checkpoints.seed(last);
+    } catch {
+      // A tree the store lacks (moved, pruned): the next checkpoint records the whole workspace again.
+    }
+  }
+  return checkpoints;
+}
+
 function wantsLoginShell(config: AgentState["config"], env: NodeJS.ProcessEnv): boolean {
   return config.tools.exec?.loginShell === true || env.PENGUIN_EXEC_LOGIN_SHELL === "1";
 }

@@ -3101,6 +3101,58 @@ export const OMNI_MESSAGE_SHAPE: Shape = {
          }
         ],
         "records": []
+       },
+       {
+        "kind": "struct",
+        "expected": "WorkspaceCheckpointPayload",
+        "fields": [
+         {
+          "name": "type",
+          "optional": false,
+          "shape": {
+           "kind": "literal",
+           "value": "workspace_checkpoint",
+           "expected": "\"workspace_checkpoint\""
+          }
+         },
+         {
+          "name": "tree",
+          "optional": false,
+          "shape": {
+           "kind": "string",
+           "expected": "string"
+          }
+         },
+         {
+          "name": "changed",
+          "optional": false,
+          "shape": {
+           "kind": "array",
+           "expected": "ReadonlyArray<string>",
+           "item": {
+            "kind": "string",
+            "expected": "string"
+           }
+          }
+         },
+         {
+          "name": "tool_call_id",
+          "optional": true,
+          "shape": {
+           "kind": "string",
+           "expected": "string"
+          }
+         },
+         {
+          "name": "reason",
+          "optional": true,
+          "shape": {
+           "kind": "string",
+           "expected": "string"
+          }
+         }
+        ],
+        "records": []
        }
       ],
       "tagged": [
@@ -3181,9 +3233,12 @@ export const OMNI_MESSAGE_SHAPE: Shape = {
          ],
          "trace_context": [
           24
+         ],
+         "workspace_checkpoint": [
+          25
          ]
         },
-        "expected": "\"request_begin\" | \"request_end\" | \"token_usage\" | \"approval_decision\" | \"abort\" | \"compaction_begin\" | \"compaction_end\" | \"subagent\" | \"tool_list_ready\" | \"mcp_connect_begin\" | \"mcp_connect_end\" | \"goal_finished\" | \"approval_requested\" | \"approval_rule\" | \"steering_queued\" | \"steering_recalled\" | \"settings_changed\" | \"session_title\" | \"session_archived\" | \"goal_started\" | \"forked_from\" | \"followup_queued\" | \"followup_dequeued\" | \"hook_run\" | \"trace_context\""
+        "expected": "\"request_begin\" | \"request_end\" | \"token_usage\" | \"approval_decision\" | \"abort\" | \"compaction_begin\" | \"compaction_end\" | \"subagent\" | \"tool_list_ready\" | \"mcp_connect_begin\" | \"mcp_connect_end\" | \"goal_finished\" | \"approval_requested\" | \"approval_rule\" | \"steering_queued\" | \"steering_recalled\" | \"settings_changed\" | \"session_title\" | \"session_archived\" | \"goal_started\" | \"forked_from\" | \"followup_queued\" | \"followup_dequeued\" | \"hook_run\" | \"trace_context\" | \"workspace_checkpoint\""
        }
       ],
       "otherwise": [],

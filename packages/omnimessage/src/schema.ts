@@ -447,6 +447,24 @@ export const TraceContextPayloadSchema = Schema.mutable(
   Schema.Struct({ type: Schema.Literal("trace_context"), traceparent: Schema.String }),
 ).annotations({ identifier: "TraceContextPayload" });
 
+/**
+ * The workspace's files after a tool call that may change them (or at a task's start, when
+ * something changed outside the session): `tree` names a manifest in the agent's checkpoint
+ * store (its blobs are durable before this line is written), `changed` the workspace paths
+ * that differ from the previous checkpoint. Never shown to the model.
+ */
+export const WorkspaceCheckpointPayloadSchema = Schema.mutable(
+  Schema.Struct({
+    type: Schema.Literal("workspace_checkpoint"),
+    tree: Schema.String,
+    changed: mutableArray(Schema.String),
+    /** The tool call after which it was taken; absent for a task's start or a rewind's own. */
+    tool_call_id: optional(Schema.String),
+    /** Why it was taken when not after a tool call: `task_start`, `before_rewind`, `rewind`. */
+    reason: optional(Schema.String),
+  }),
+).annotations({ identifier: "WorkspaceCheckpointPayload" });
+
 export const EventPayloadSchema = Schema.Union(
   RequestBeginPayloadSchema,
   RequestEndPayloadSchema,
@@ -473,6 +491,7 @@ export const EventPayloadSchema = Schema.Union(
   FollowupDequeuedPayloadSchema,
   HookRunPayloadSchema,
   TraceContextPayloadSchema,
+  WorkspaceCheckpointPayloadSchema,
 ).annotations({ identifier: "EventPayload" });
 
 // ---------------------------------------------------------------------------------------------

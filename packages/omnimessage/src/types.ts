@@ -153,6 +153,7 @@ export type GoalStartedPayload = T<typeof S.GoalStartedPayloadSchema>;
 export type ForkedFromPayload = T<typeof S.ForkedFromPayloadSchema>;
 export type HookRunPayload = T<typeof S.HookRunPayloadSchema>;
 export type TraceContextPayload = T<typeof S.TraceContextPayloadSchema>;
+export type WorkspaceCheckpointPayload = T<typeof S.WorkspaceCheckpointPayloadSchema>;
 
 /** Every event payload. */
 export type EventPayload = T<typeof S.EventPayloadSchema>;

@@ -12,7 +12,7 @@
  * database (it cannot be opened, or a server holds it mid-rebuild) the whole trace is read.
  *
  * fork starts a new session whose state is the state at N (core's `forkSession({ at })`)
- * and prints its id; `penguin chat --resume <id>` or `penguin run --resume <id>` go on from there.
+ * in a workspace of its own holding the files as of N (`forkWorkspace`), and prints its id; `penguin chat --resume <id>` or `penguin run --resume <id>` go on from there.
  */
 import type { Agent, SessionView, SnapshotSource } from "@penguin/core";
 import type { OmniMessage } from "@penguin/omnimessage";
@@ -28,6 +28,8 @@ export interface InspectFlags extends AgentFlags {
   at?: string;
   json?: boolean;
   diff?: string;
+  /** `--files [PATH]`: the workspace's files at the record (workspace-files.ts). */
+  files?: string | true;
 }
 
 function position(value: string | undefined, flag: string): number | string | undefined {
@@ -144,6 +146,10 @@ async function withSnapshots<T>(agent: Agent, work: (snapshots: SnapshotSource |
 }
 
 export async function inspectCommand(sessionId: string, flags: InspectFlags): Promise<ExitCode> {
+  if (flags.files !== undefined) {
+    if (flags.diff !== undefined) throw new UsageError("--files and --diff do not go together: for the files between two records use penguin diff SID --from M --to N");
+    return (await import("./workspace-files.js")).inspectFilesCommand(sessionId, flags.files, flags);
+  }
   const at = position(flags.at, "--at");
   const diffFrom = position(flags.diff, "--diff");
   const agent = await openAgent(flags);
@@ -183,13 +189,17 @@ export async function forkCommand(sessionId: string, flags: ForkFlags): Promise<
   if (at === undefined) throw new UsageError("fork needs --at N: the record to fork after (penguin inspect SID --at N shows the state there)");
   const agent = await openAgent(flags);
   const forkId = await agent.forkSession({ sessionId, at, client: "cli" });
+  // The fork's own workspace with the files as of N (a git worktree in a repository, else a copy).
+  const files = agent.forkWorkspace({ sourceId: sessionId, forkId, at });
   const state = await agent.inspectState({ sessionId: forkId });
   if (flags.json === true) {
-    createJsonLines(process.stdout, () => undefined).write({ type: "fork", session_id: forkId, forked_from: sessionId, at: state.settings.forkedFrom?.at });
+    createJsonLines(process.stdout, () => undefined).write({ type: "fork", session_id: forkId, forked_from: sessionId, at: state.settings.forkedFrom?.at, ...(files === undefined ? {} : { workspace: files.workspace, workspace_kind: files.kind }) });
     return EXIT.done;
   }
   process.stdout.write(`${forkId}\n`);
   const err = Output.of(process.stderr);
+  if (files !== undefined) err.line(`the fork works in ${files.workspace} (${files.kind === "git-worktree" ? "a git worktree" : "a copy"} holding the files of record ${files.checkpointRecord})`);
+  else err.line(err.colors.dim("the source has no workspace checkpoint at that record: the fork works in the source's workspace as it is"));
   err.line(err.colors.dim(`forked ${sessionId} after ${state.settings.forkedFrom?.at ?? String(at)}; go on with: penguin chat --resume ${forkId}`));
   return EXIT.done;
 }

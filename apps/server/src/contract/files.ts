@@ -42,3 +42,28 @@ export type FileWritten = typeof FileWritten.Type;
 export type TrashEntryView = typeof TrashEntryView.Type;
 export type TrashList = typeof TrashList.Type;
 export type TrashPurged = typeof TrashPurged.Type;
+
+/** Workspace checkpoints (issue 29): the files at a record, one file, a diff, a restore. */
+export const CheckpointEntry = Schema.Struct({
+  path: Schema.String,
+  kind: Schema.Literal("file", "symlink", "folder"),
+  size: Schema.optional(Schema.Number),
+  mode: Schema.optional(Schema.Number),
+  hash: Schema.optional(Schema.String),
+  target: Schema.optional(Schema.String),
+  over: Schema.optional(Schema.Boolean),
+});
+export const CheckpointFiles = Schema.Struct({
+  at: Schema.Number,
+  checkpoint: Schema.Struct({ n: Schema.Number, position: Schema.String, tree: Schema.String, changed: Schema.Array(Schema.String) }),
+  files: Schema.Array(CheckpointEntry),
+});
+export const CheckpointFile = Schema.Struct({ path: Schema.String, size: Schema.Number, encoding: Schema.Literal("utf8", "base64"), content: Schema.String });
+export const CheckpointDiff = Schema.Struct({ from: Schema.Number, to: Schema.Number, diff: Schema.String });
+export const FilesRestored = Schema.Struct({
+  checkpointRecord: Schema.optional(Schema.Number),
+  undoRecord: Schema.optional(Schema.Number),
+  written: Schema.Array(Schema.String),
+  removed: Schema.Array(Schema.String),
+  notRestored: Schema.Array(Schema.Struct({ path: Schema.String, reason: Schema.String })),
+});

@@ -25,6 +25,7 @@ import { projectSettingsRoutes } from "./project-settings.js";
 import { projectRoutes } from "./projects.js";
 import { scheduleRoutes } from "./schedules.js";
 import { sessionFileRoutes } from "./session-files.js";
+import { sessionCheckpointRoutes } from "./session-checkpoints.js";
 import { sessionMessageRoutes } from "./session-messages.js";
 import { sessionStreamRoutes } from "./session-stream.js";
 import { sessionTaskRoutes } from "./session-tasks.js";
@@ -63,6 +64,7 @@ export function registerRoutes(table: RouteTable, ctx: ServerContext): void {
   sessionStreamRoutes(table, ctx);
   sessionTaskRoutes(table, ctx);
   sessionFileRoutes(table, ctx);
+  sessionCheckpointRoutes(table, ctx);
   sessionTraceRoutes(table, ctx);
   trashRoutes(table, ctx);
   processRoutes(table, ctx);

@@ -35,6 +35,9 @@ export async function forkSession(m: ManagerParts, row: SessionRow, position: Fo
     if (isPenguinError(error) && error.code === "invalid_argument") throw conflict("cannot_fork", error.message);
     throw error;
   }
+  // A fork at a record starts in a workspace of its own holding the files as of then (issue 29:
+  // a git worktree or a copy under the agent's workspaces/); none when the source has no checkpoint.
+  if (position !== undefined && "at" in position) agent.forkWorkspace({ sourceId: row.sessionId, forkId, at: position.at });
   const stores = m.deps.stores;
   const now = m.deps.now();
   // The copied trace's meta is the fork's truth (the index row may predate it). It is the

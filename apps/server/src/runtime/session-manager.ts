@@ -30,7 +30,7 @@
  * facts, a new session's defaults), session-unloading.ts (idle eviction, reloads),
  * fork-and-delete.ts, child-sessions.ts (subagents).
  */
-import type { Agent, AgentPaths, ApprovalMode, ForkPosition, Session, TrashEntry } from "@penguin/core";
+import type { Agent, AgentPaths, ApprovalMode, ForkPosition, RewindResult, Session, TrashEntry } from "@penguin/core";
 import { agentPaths, createAgent, sessionTraceFiles } from "@penguin/core";
 import { settingsChanged, type OmniMessage } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
@@ -40,7 +40,7 @@ import type { SessionTraceInfo } from "../services/session-trace-info.js";
 import type { HumanDecision } from "./approvals.js";
 import { indexChild, mirrorChild } from "./child-sessions.js";
 import { deleteSession, forkSession, refuseIfHeldElsewhere } from "./fork-and-delete.js";
-import { abort, decide, recallSteering, retryNow, steer } from "./run-control.js";
+import { abort, busyError, decide, recallSteering, retryNow, steer } from "./run-control.js";
 import { SessionHub } from "./session-hub.js";
 import type { CreateSessionInput, ManagerParts, SessionManagerDeps, TaskAccepted, TaskRequest } from "./session-manager-parts.js";
 import { defaultApprovalMode, recordFact, sessionSandbox, setApprovalMode, setSandboxNetwork, setThinkingLevel } from "./session-settings.js";
@@ -287,6 +287,20 @@ export class SessionManager {
    */
   async fork(row: SessionRow, position: ForkPosition | { at: number | string } | undefined): Promise<SessionRow> {
     return forkSession(this.#parts, row, position);
+  }
+
+  /**
+   * Restores the session's workspace files to record `at` (issue 29, core's `rewindSession`
+   * with files only: undoable, refused over outside edits unless `force`). Refused while a
+   * task runs; a loaded idle session is unloaded first (its lease goes with it) and loads
+   * again, from the trace, with its next task.
+   */
+  async restoreFiles(row: SessionRow, at: number | string, force: boolean): Promise<RewindResult> {
+    const hub = this.#hubs.get(row.sessionId);
+    if (hub?.busy) throw busyError(hub);
+    if (hub !== undefined) await this.#unload(hub);
+    const agent = await this.agent(row.projectId, row.agentId);
+    return agent.rewindSession({ sessionId: row.sessionId, to: at, what: "files", ...(force ? { force: true } : {}) });
   }
 
   /**

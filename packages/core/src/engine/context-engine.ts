@@ -71,6 +71,7 @@ import { Approvals, makeApprovals } from "./approvals.js";
 import { Compaction, makeCompaction } from "./compaction.js";
 import { clockFromSleep, MAX_RETRIES, reconnectSchedule, reconnectWait, retryDecision, type SleepFn } from "./reconnect.js";
 import type { TraceSink } from "./trace-sink.js";
+import type { CheckpointHook } from "./checkpoint-hook.js";
 import { makeToolRunner, ToolRunner, type Emit, type ToolBatch, type ToolBatches } from "./tool-batch.js";
 
 export type { TraceSink } from "./trace-sink.js";
@@ -90,6 +91,8 @@ export interface EngineConfig {
    * new fold of `trace` from an empty session. A SessionFold in the engine's services wins.
    */
   fold?: LiveFold;
+  /** Workspace checkpoints after tool calls and at each task's start (checkpoint-hook.ts); none: no checkpoints. */
+  checkpoints?: CheckpointHook;
 }
 
 /**
@@ -202,7 +205,7 @@ export class ContextEngine {
     this.#services =
       services ??
       Context.make(Approvals, approvals).pipe(
-        Context.add(ToolRunner, makeToolRunner(config.env, approvals)),
+        Context.add(ToolRunner, makeToolRunner(config.env, approvals, config.checkpoints)),
         Context.add(Compaction, makeCompaction({ llm: config.llm, trace: config.trace, settings: this.#compaction, retry: this.#retry })),
         Context.add(SessionFold, fold),
         Context.add(Steering, this.#steering),
@@ -396,6 +399,8 @@ export class ContextEngine {
       if (options.thinkingLevel !== undefined && recordedLevel !== undefined && options.thinkingLevel !== recordedLevel) {
         emit(settingsChanged({ thinking_level: options.thinkingLevel }), false);
       }
+      // What changed in the workspace since the last checkpoint (outside the session, or a background process).
+      for (const checkpoint of self.#config.checkpoints?.atTaskStart() ?? []) emit(checkpoint, false);
       // The carry-over was recorded when it arose: it is sent, not recorded again.
       let input: Outgoing[] = [
         ...carryOverOf(fold.state, new Date().toISOString()).map((message) => ({ message, fresh: false, stream: false })),

@@ -65,7 +65,7 @@ export const EngineLayer = (config: EngineConfig, seed?: SessionState): Layer.La
   const services = Layer.mergeAll(
     session,
     approvals,
-    ToolRunnerLive(config.env).pipe(Layer.provide(approvals)),
+    ToolRunnerLive(config.env, config.checkpoints).pipe(Layer.provide(approvals)),
     CompactionLive({
       llm: config.llm,
       trace: config.trace,

@@ -25,6 +25,7 @@ import type { SessionState } from "@penguin/trace";
 import type { ApproveFn, EnvironmentInterface } from "../interfaces.js";
 import { awaitEdge, isAborted } from "./abort.js";
 import { Approvals, type ApprovalsShape, type DecisionReport } from "./approvals.js";
+import type { CheckpointHook } from "./checkpoint-hook.js";
 
 /** Deliver a message: traced (when traceable) and, unless `stream` is false, streamed. */
 export type Emit = (m: OmniMessage, stream?: boolean) => void;
@@ -67,7 +68,8 @@ const failedOutput = (call: ToolCallPayload, output: string): ToolCallOutputPayl
   stop_reason: "failed",
 });
 
-export function makeToolRunner(env: EnvironmentInterface, approvals: ApprovalsShape): ToolRunnerShape {
+/** `checkpoints`: the workspace checkpoint taken after each call that may change files (checkpoint-hook.ts). */
+export function makeToolRunner(env: EnvironmentInterface, approvals: ApprovalsShape, checkpoints?: CheckpointHook): ToolRunnerShape {
   return {
     batches: (approve, emit, state) =>
       Effect.map(FiberSet.make<void>(), (fibers): ToolBatches => {
@@ -76,7 +78,7 @@ export function makeToolRunner(env: EnvironmentInterface, approvals: ApprovalsSh
           // Closing the previous batch is a no-op once it settled; it keeps a forgotten one from emitting into this attempt.
           next: Effect.suspend(() => {
             const closing = previous === undefined ? Effect.void : previous.close;
-            const batch = makeBatch(env, approvals, approve, emit, fibers, state);
+            const batch = makeBatch(env, approvals, approve, emit, fibers, state, checkpoints);
             previous = batch;
             return Effect.as(closing, batch);
           }),
@@ -93,6 +95,7 @@ function makeBatch(
   emit: Emit,
   fibers: FiberSet.FiberSet<void>,
   state: (() => SessionState) | undefined,
+  checkpoints: CheckpointHook | undefined,
 ): ToolBatch {
   const calls: ToolCallPayload[] = [];
   const outputs = new Map<string, ToolCallOutputPayload>();
@@ -118,6 +121,7 @@ function makeBatch(
   // only the wait for its next step is interruptible, inside awaitEdge.
   const execute = (call: ToolCallPayload) =>
     Effect.gen(function* () {
+      checkpoints?.beforeToolCall(call);
       const controller = new AbortController();
       const steps = env.executeTool({ toolCall: call, signal: controller.signal, approve });
       for (;;) {
@@ -134,6 +138,8 @@ function makeBatch(
         else if (isPartial(m) || m.origin !== undefined || m.type === "event_msg") report.emit(m);
       }
       if (!outputs.has(call.tool_call_id) && !closed && !(yield* isAborted)) report.record(failedOutput(call, "tool ended without an output"));
+      // After the output, before the batch settles: the next request starts after this fact is recorded.
+      if (!closed) for (const checkpoint of checkpoints?.afterToolCall(call) ?? []) report.emit(checkpoint, false);
     });
 
   const task = (call: ToolCallPayload, previous: Deferred.Deferred<void> | undefined, decided: Deferred.Deferred<void>) =>
@@ -174,8 +180,8 @@ function makeBatch(
 }
 
 /** The ToolRunner service over an Environment; needs Approvals. */
-export const ToolRunnerLive = (env: EnvironmentInterface): Layer.Layer<ToolRunner, never, Approvals> =>
+export const ToolRunnerLive = (env: EnvironmentInterface, checkpoints?: CheckpointHook): Layer.Layer<ToolRunner, never, Approvals> =>
   Layer.effect(
     ToolRunner,
-    Effect.map(Approvals, (approvals) => makeToolRunner(env, approvals)),
+    Effect.map(Approvals, (approvals) => makeToolRunner(env, approvals, checkpoints)),
   );

@@ -35,9 +35,12 @@ import { PenguinError } from "../errors.js";
 import { copyDir } from "../state/copy-dir.js";
 import { newSessionId, newTmpWorkspaceName } from "../state/ids.js";
 import type { AgentPaths } from "../state/paths.js";
+import { PackStore } from "@penguin/trace";
+import { openCheckpoints } from "../trace/workspace-files.js";
 import type { Session } from "../session.js";
 import { sessionHandle } from "../subagents/session-handle.js";
 import { compareRecords, Identities, type Verdict } from "./compare.js";
+import { compareCheckpoints, eventsWithoutCheckpoints, isCheckpointMessage, withoutCheckpoints } from "./compare-files.js";
 import { buildPlan, type RecordedTask, type ReplayPlan } from "./plan.js";
 import { folderRootSession, loadRecording, type RecordedSession, type RecordingSource } from "./recording.js";
 import { RecordedEnvironment } from "./recorded-environment.js";
@@ -128,7 +131,12 @@ async function prepareWorkspace(host: ReplayHost, recording: RecordedSession, op
 
 /** One session's replay: its LLM, its Human re-enactment, and the comparison afterwards. */
 class SessionReplay {
+  /** The recording without its workspace checkpoints (compare-files.ts), renumbered. */
   readonly recording: RecordedSession;
+  /** The recording as it is, checkpoints included. */
+  readonly original: RecordedSession;
+  /** A record number of `recording` as the original numbers it. */
+  readonly recordedN: (n: number) => number;
   readonly plan: ReplayPlan;
   readonly ids = new Identities();
   readonly llm: ReplayLLM;
@@ -139,7 +147,13 @@ class SessionReplay {
   /** `recorded`: the goal files to write as each round's block is written, by record number. */
   readonly #goalFiles = new Map<number, string>();
 
-  constructor(recording: RecordedSession, pace: number, tools: ReplayToolsMode = "rerun") {
+  readonly tools: ReplayToolsMode;
+
+  constructor(original: RecordedSession, pace: number, tools: ReplayToolsMode = "rerun") {
+    const { recording, recordedN } = withoutCheckpoints(original);
+    this.original = original;
+    this.recordedN = recordedN;
+    this.tools = tools;
     this.recording = recording;
     this.plan = buildPlan(recording);
     this.llm = new ReplayLLM({
@@ -221,7 +235,9 @@ class SessionReplay {
   }
 
   /** The writer's line hook: count records; fire the pending abort when its record is next. */
-  onLine = (): void => {
+  onLine = (m: OmniMessage): void => {
+    // Checkpoints are set aside on both sides: the sequence counts conversation records.
+    if (isCheckpointMessage(m)) return;
     this.sequencer.recorded();
     this.#goalFileOnTime();
     this.#settingsOnTime();
@@ -257,21 +273,32 @@ class SessionReplay {
   };
 }
 
-function verdictOf(replay: SessionReplay, replayedId: string, paths: AgentPaths): Verdict {
+function verdictOf(replay: SessionReplay, replayedId: string, paths: AgentPaths, workspace: string): Verdict {
   const replayed = loadRecording({ paths }, replayedId);
-  let verdict = compareRecords(replay.recording.events, replayed.events, replay.ids);
+  let verdict = compareRecords(replay.recording.events, eventsWithoutCheckpoints(replayed.events), replay.ids);
+  if (!verdict.identical) verdict = { ...verdict, at: replay.recordedN(verdict.at) };
   const mismatch = replay.llm.contextMismatch;
   if (mismatch !== undefined) {
     const request = replay.plan.requests[mismatch.request];
     const at = request?.beginAt ?? replay.recording.events.length;
     if (verdict.identical || verdict.at > at) {
-      verdict = { identical: false, at, position: replay.recording.events[at - 1]?.position ?? "", what: mismatch.what };
+      verdict = { identical: false, at: replay.recordedN(at), position: replay.recording.events[at - 1]?.position ?? "", what: mismatch.what };
     }
+  }
+  if (verdict.identical && replay.tools === "rerun") {
+    const files = compareCheckpoints(replay.original.events, replayed.events, checkpointStore(paths), () => {
+      try {
+        return openCheckpoints(paths, workspace).take()?.tree;
+      } catch {
+        return undefined;
+      }
+    });
+    if (!files.identical) verdict = files;
   }
   if (verdict.identical) {
     for (const child of replay.children) {
       if (child.session === undefined) continue;
-      const childVerdict = verdictOf(child, child.session.id, paths);
+      const childVerdict = verdictOf(child, child.session.id, paths, workspace);
       if (!childVerdict.identical) {
         const pointer = replay.recording.events.find((e) => e.message.type === "event_msg" && e.message.payload.type === "subagent" && e.message.payload.session_id === child.recording.sessionId);
         return { identical: false, at: pointer?.n ?? 1, position: pointer?.position ?? "", what: `subagent ${child.recording.sessionId}, its record ${childVerdict.at}: ${childVerdict.what}` };
@@ -279,6 +306,14 @@ function verdictOf(replay: SessionReplay, replayedId: string, paths: AgentPaths)
     }
   }
   return verdict;
+}
+
+function checkpointStore(paths: AgentPaths): PackStore | undefined {
+  try {
+    return new PackStore(paths.checkpointsDir);
+  } catch {
+    return undefined;
+  }
 }
 
 export function describeVerdict(verdict: Verdict): string {
@@ -312,7 +347,7 @@ export async function runReplay(host: ReplayHost, options: ReplayOptions): Promi
     else meta.source = source;
     // The replay is a new session: it names the program that started it, not the recording's.
     meta.client = source === "subagent" ? "subagent" : (options.client ?? "sdk");
-    const parts: ReplayParts = { llm: replay.llm, onLine: replay.onLine };
+    const parts: ReplayParts = { llm: replay.llm, onLine: replay.onLine, checkpoints: tools === "rerun" };
     if (subagents !== undefined) parts.subagents = subagents;
     if (replay.plan.startingSettings !== undefined) parts.startingSettings = replay.plan.startingSettings;
     if (replay.plan.thinkingBaseline !== undefined) parts.thinkingBaseline = replay.plan.thinkingBaseline;
@@ -366,7 +401,7 @@ export async function runReplay(host: ReplayHost, options: ReplayOptions): Promi
     for (const child of root.children) await child.session?.dispose();
   }
 
-  const verdict = verdictOf(root, session.id, host.paths);
+  const verdict = verdictOf(root, session.id, host.paths, workspace.path);
   return {
     sessionId: session.id,
     replayOf: recording.sessionId,

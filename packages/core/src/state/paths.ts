@@ -71,6 +71,8 @@ export interface AgentPaths extends ProjectPaths {
   sharedEnvDir: string;
   benchmarksDir: string;
   snapshotsDir: string;
+  /** The workspace checkpoint store (packs of content-addressed blobs), shared by the agent's sessions. */
+  checkpointsDir: string;
 }
 
 export function projectPaths(root: string, projectId: string): ProjectPaths {
@@ -108,6 +110,7 @@ export function agentPaths(root: string, projectId: string, agentId: string): Ag
     sharedEnvDir: join(agentDir, "shared_env"),
     benchmarksDir: join(agentDir, "benchmarks"),
     snapshotsDir: join(agentDir, "snapshots"),
+    checkpointsDir: join(agentDir, "checkpoints"),
   };
 }
 

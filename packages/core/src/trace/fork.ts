@@ -143,17 +143,12 @@ export async function forkScratchpad(paths: AgentPaths, sourceId: string, newId:
 }
 
 /**
- * Fork at any record (`at`: a 1-based record count across rotated files, or `NNN:LLLLLL`),
- * also in the middle of a turn. The fork gets only the context it needs: the lines of the
- * file holding record N, up to N, with a `forked_from` event after its session_meta; earlier
- * files stay with the parent, which the event names. Whatever N leaves open (a request in
- * flight, calls without outputs, a compaction without its end) is closed out by resume's own
- * rules when the fork is resumed, so its next request pairs every call with an output.
- * A record in the header of a rotated file (before its first record) forks from the end of
- * the previous file: that is the same state, and the summary that opens the next context is
- * decided there.
+ * The lines a context restarted at record `at` begins with: the lines of the file holding it,
+ * up to it, with `marker` (its `at` set to the cut's position) and what the previous file's
+ * closing compaction carried over placed after the session_meta. The session id is rewritten
+ * to `newId` (the same id for an in-place rewind, which keeps its meta as it is).
  */
-export function forkSessionFilesAt(paths: AgentPaths, sourceId: string, newId: string, at: number | string, client: SessionClient = "sdk"): { files: string[]; at: number; position: string } {
+export function contextLinesAt(paths: AgentPaths, sourceId: string, newId: string, at: number | string, marker: OmniMessage<"event_msg"> | undefined, client: SessionClient = "sdk"): { lines: string[]; target: RecordedEvent } {
   const recording = loadRecording({ paths }, sourceId);
   let target = resolvePosition(recording.events, at);
   const isHeader = (e: RecordedEvent) => e.message.type === "session_meta" || (e.message.type === "event_msg" && e.message.payload.type === "tool_list_ready");
@@ -165,14 +160,30 @@ export function forkSessionFilesAt(paths: AgentPaths, sourceId: string, newId: s
   const source = sessionTraceFiles(paths, sourceId).find((f) => f.index === target.fileIndex);
   if (source === undefined) throw new PenguinError("session_not_found", `session ${sourceId} has no trace file ${target.fileIndex}`);
   const lines = parseLines(readFileSync(source.file, "utf8")).slice(0, target.line);
-  const origin = JSON.stringify(forkedFrom(sourceId, target.position));
+  const origin = marker === undefined ? [] : [JSON.stringify(marker.payload.type === "forked_from" ? { ...marker, payload: { ...marker.payload, at: target.position } } : marker)];
   const previousFile = recording.events.filter((e) => e.fileIndex === target.fileIndex - 1).map((e) => e.message);
   const carried = survivorsOfClosedContext(previousFile).map((m) => JSON.stringify(m));
   const out: string[] = [];
   lines.forEach((l, i) => {
-    out.push(rewrite(l.raw, sourceId, newId, l.message?.type === "session_meta", client));
-    if (i === 0) out.push(origin, ...carried.map((raw) => raw.split(sourceId).join(newId)));
+    out.push(sourceId === newId ? l.raw : rewrite(l.raw, sourceId, newId, l.message?.type === "session_meta", client));
+    if (i === 0) out.push(...origin, ...carried.map((raw) => raw.split(sourceId).join(newId)));
   });
+  return { lines: out, target };
+}
+
+/**
+ * Fork at any record (`at`: a 1-based record count across rotated files, or `NNN:LLLLLL`),
+ * also in the middle of a turn. The fork gets only the context it needs: the lines of the
+ * file holding record N, up to N, with a `forked_from` event after its session_meta; earlier
+ * files stay with the parent, which the event names. Whatever N leaves open (a request in
+ * flight, calls without outputs, a compaction without its end) is closed out by resume's own
+ * rules when the fork is resumed, so its next request pairs every call with an output.
+ * A record in the header of a rotated file (before its first record) forks from the end of
+ * the previous file: that is the same state, and the summary that opens the next context is
+ * decided there.
+ */
+export function forkSessionFilesAt(paths: AgentPaths, sourceId: string, newId: string, at: number | string, client: SessionClient = "sdk"): { files: string[]; at: number; position: string } {
+  const { lines: out, target } = contextLinesAt(paths, sourceId, newId, at, forkedFrom(sourceId, ""), client);
   const file = traceFilePath(paths, sessionDate(newId), newId, 1);
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, `${out.join("\n")}\n`, { mode: 0o600, flag: "wx" });
