@@ -313,6 +313,7 @@ Examples:
       .option("--port <port>", "port (default: PORT, else 7364; 0 picks a free one)")
       .option("--host <host>", "address to listen on (default: HOST, else 127.0.0.1)")
       .option("--reindex", "rebuild the projections (sessions, usage, timeline) from the traces before serving")
+      .option("--database <url>", "keep users, logins, projects and members in PostgreSQL (postgres://…; default: PENGUIN_DATABASE_URL, else <root>/facts.db)")
       .option("--no-sandbox", "run session commands unsandboxed (default: in a bubblewrap sandbox where bwrap can run)")
       .option("--sandbox-network", "let sandboxed session commands use the network (needed to open a dev server a session starts)")
       .option("--workspace-root <dir...>", "folders under which session workspaces may lie (default: PENGUIN_WORKSPACE_ROOTS, else only each agent's workspaces/ folder; admins can change it in the settings)")

@@ -184,8 +184,8 @@ describe("facts.db", { timeout: 30_000 }, () => {
     const c = await h.admin();
     const first = await newSession(c, { workspace: h.workspace });
     const second = await newSession(c, { workspace: h.workspace });
-    const facts = h.server.context.stores.db;
-    const rowOf = (id: string) => facts.prepare("select * from sessions where session_id = ?").get(id);
+    const facts = h.server.context.stores.facts;
+    const rowOf = (id: string) => facts.first(facts.query.selectFrom("sessions").selectAll().where("session_id", "=", id));
     const before = rowOf(first);
     const sse = await openStream(c, first);
     await c.post(`/api/sessions/${first}/tasks`, text("go"));
@@ -193,7 +193,7 @@ describe("facts.db", { timeout: 30_000 }, () => {
     await sse.close();
     // A title chosen for the session is the server's decision: the only column a run may change.
     expect({ ...(rowOf(first) as object), title: null }).toEqual({ ...(before as object), title: null });
-    const tables = (facts.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]).map((r) => r.name);
+    const tables = (await facts.query.introspection.getTables()).map((t) => t.name);
     expect(tables).not.toContain("trace_sessions");
     expect(tables).not.toContain("trace_files");
 

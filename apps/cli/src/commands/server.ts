@@ -12,6 +12,7 @@ export interface ServerFlags {
   host?: string;
   open?: boolean;
   reindex?: boolean;
+  database?: string;
   /** false with `--no-sandbox`. */
   sandbox?: boolean;
   sandboxNetwork?: boolean;
@@ -32,6 +33,7 @@ export async function serverCommand(flags: ServerFlags, web: boolean): Promise<E
     web,
     open: web && flags.open !== false,
     reindex: flags.reindex === true,
+    database: flags.database,
     sandbox: { enabled: flags.sandbox !== false, network: flags.sandboxNetwork === true },
     workspaceRoots: flags.workspaceRoot,
     allowedHosts: flags.allowedHost,

@@ -31,7 +31,9 @@ export interface Stores {
 export function createStores(facts: FactsDb, projections: LiveProjectionRunner): Stores {
   return {
     facts,
-    db: facts.sqlite,
+    get db() {
+      return facts.sqlite;
+    },
     users: new UserStore(facts),
     authSessions: new AuthSessionStore(facts),
     projects: new ProjectStore(facts),
