@@ -67,7 +67,8 @@ describe("penguin --help / --version", { timeout: 60_000 }, () => {
       [["config", "vault", "remove"], ["--key", "--agent-id"]],
       [["sessions"], ["--all", "--limit"]],
       [["trace", "show"], ["<sid>", "--verbose"]],
-      [["server"], ["--root", "--port", "--host", "--reindex", "--no-sandbox", "--sandbox-network", "--workspace-root", "--allowed-host"]],
+      [["server"], ["--root", "--port", "--host", "--reindex", "--database", "--no-sandbox", "--sandbox-network", "--workspace-root", "--allowed-host", "migrate-db"]],
+      [["server", "migrate-db"], ["--to", "--root"]],
       [["web"], ["--root", "--port", "--host", "--no-open", "--no-sandbox", "--sandbox-network", "--workspace-root", "--allowed-host"]],
       [["attach"], ["<sid>", "--server", "--user", "--root", "PENGUIN_PASSWORD", "Ctrl-C"]],
     ];

@@ -83,6 +83,33 @@ describe("facts in PostgreSQL", { timeout: 60_000 }, () => {
   });
 });
 
+describe("two servers on one PostgreSQL", { timeout: 90_000 }, () => {
+  it("share logins and the login lockout: five wrong passwords on node A make node B refuse the sixth", async () => {
+    const url = await server.createDatabase("facts_two_nodes");
+    const a = await startHarness({ app: { database: url } });
+    const b = await startHarness({ app: { database: url }, adminPassword: a.adminPassword });
+    try {
+      const admin = await a.admin();
+      expect((await admin.post("/api/admin/users", { userId: "carol", password: "carol-password" })).status).toBe(201);
+      // A login made on A is valid on B.
+      const onB = b.client();
+      onB.cookie = admin.cookie;
+      expect((await onB.get("/api/me")).body.user.userId).toBe("admin");
+
+      const guess = (harness: typeof a) => harness.client().post("/api/auth/login", { userId: "carol", password: "wrong" });
+      for (let i = 0; i < 5; i++) expect((await guess(a)).status).toBe(401);
+      const refused = await guess(b);
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.code).toBe("rate_limited");
+      // The right password is refused too while the wait lasts, on either node.
+      expect((await b.client().post("/api/auth/login", { userId: "carol", password: "carol-password" })).status).toBe(429);
+    } finally {
+      await b.cleanup();
+      await a.cleanup();
+    }
+  });
+});
+
 describe("penguin server migrate-db", { timeout: 90_000 }, () => {
   it("moves a SQLite root's users, projects, members and logins to PostgreSQL: a login made before still works after", async () => {
     // A root on SQLite, explicitly (whatever PENGUIN_TEST_DATABASE says).
@@ -140,6 +167,7 @@ describe("penguin server migrate-db", { timeout: 90_000 }, () => {
     try {
       await expect(moveFactsToPostgres(sqliteRoot.root, url)).rejects.toThrow(/already holds 1 user\(s\): migrate-db only fills an empty database/);
       await expect(moveFactsToPostgres(sqliteRoot.root, "sqlite:///x.db")).rejects.toThrow(/--to must be a postgres:\/\/ URL/);
+      await expect(moveFactsToPostgres(join(sqliteRoot.root, "not-a-root"), url)).rejects.toThrow(/facts.db does not exist: give --root the data root/);
       expect((await rowsOf(url, "users")).map((r) => r.user_id)).toEqual(["admin"]);
     } finally {
       await first.cleanup();

@@ -53,7 +53,7 @@ function rewriteAsHandWrittenV2(root: string, cached: { sessionId: string; sourc
   old.exec(HAND_WRITTEN_SCHEMA_V2);
   old.pragma("user_version = 2");
   old.prepare("ATTACH DATABASE ? AS made").run(file);
-  const tables = (old.prepare("select name from made.sqlite_master where type = 'table' and name <> 'sqlite_sequence' and name not like 'kysely%'").all() as { name: string }[]).map((r) => r.name);
+  const tables = (old.prepare("select name from made.sqlite_master where type = 'table' and name <> 'sqlite_sequence' and name not like 'kysely%' and name <> 'login_attempts'").all() as { name: string }[]).map((r) => r.name);
   for (const table of tables) {
     // The columns both layouts have (a later step dropped the session facts: the old ones take their defaults).
     const madeColumns = new Set((old.prepare(`select name from pragma_table_info('${table}', 'made')`).all() as { name: string }[]).map((r) => r.name));
@@ -223,7 +223,8 @@ describe("facts.db", { timeout: 30_000 }, () => {
     const root = h.root;
     const facts = join(root, "facts.db");
     const legacy = new BetterSqlite3(facts);
-    legacy.exec("DROP TABLE kysely_migration; DROP TABLE kysely_migration_lock;");
+    // login_attempts came after (step 7): a file of then has no such table.
+    legacy.exec("DROP TABLE kysely_migration; DROP TABLE kysely_migration_lock; DROP TABLE login_attempts;");
     legacy.exec(
       "ALTER TABLE sessions ADD COLUMN approval_mode TEXT NOT NULL DEFAULT 'allow-all'; ALTER TABLE sessions ADD COLUMN thinking_level TEXT; ALTER TABLE sessions ADD COLUMN title TEXT; ALTER TABLE sessions ADD COLUMN archived_at INTEGER; ALTER TABLE sessions ADD COLUMN client TEXT NOT NULL DEFAULT 'web'; ALTER TABLE sessions ADD COLUMN fork_count INTEGER NOT NULL DEFAULT 0;",
     );
@@ -315,7 +316,7 @@ describe("facts.db", { timeout: 30_000 }, () => {
     const tables = (after.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]).map((r) => r.name);
     const version = after.pragma("user_version", { simple: true });
     after.close();
-    expect(applied).toEqual(["0001_initial_schema", "0002_usage_moves_to_projections", "0003_session_creators", "0004_session_sandbox_network", "0005_trace_derived_data_moves_to_projections", "0006_session_facts_move_to_the_trace"]);
+    expect(applied).toEqual(["0001_initial_schema", "0002_usage_moves_to_projections", "0003_session_creators", "0004_session_sandbox_network", "0005_trace_derived_data_moves_to_projections", "0006_session_facts_move_to_the_trace", "0007_login_attempts"]);
     // The session facts are the trace's (read from the fold or the sessions projection), not columns here.
     expect(sessionColumns).toEqual(["session_id", "project_id", "agent_id", "provider", "model_id", "workspace", "created_at"]);
     expect(tables).not.toContain("goal_state");

@@ -258,6 +258,19 @@ export const FACTS_MIGRATIONS: Readonly<Record<string, Migration>> = {
       }
     },
   },
+  "0007_login_attempts": {
+    // Login and password-check attempts per key (auth/rate-limit.ts): kept here rather than in
+    // one process's memory, so server nodes sharing a PostgreSQL share the limits and a
+    // lockout cannot be dodged by trying another node. Losing the table only resets waits.
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable("login_attempts")
+        .addColumn("attempt_key", "text", (c) => c.primaryKey())
+        .addColumn("count", intType(db), (c) => c.notNull())
+        .addColumn("last_at", intType(db), (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 class FixedMigrations implements MigrationProvider {

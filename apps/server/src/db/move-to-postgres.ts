@@ -10,6 +10,7 @@
  * The SQLite file is left untouched: it is the backup until the operator removes it. A
  * target that already holds users is refused, so the command never merges two installs.
  */
+import { existsSync } from "node:fs";
 import type { Kysely } from "kysely";
 import { openDatabase, openPostgresFacts, redactUrl } from "./database.js";
 import type { FactsDb } from "./facts-db.js";
@@ -29,6 +30,7 @@ export const FACTS_TABLES = [
   "ui_prefs",
   "server_settings",
   "session_creators",
+  "login_attempts",
 ] as const satisfies readonly (keyof FactsSchema)[];
 
 /** Rows per insert: well under PostgreSQL's 65535 parameters for the widest table. */
@@ -48,7 +50,9 @@ export class MoveRefusedError extends Error {
 
 export async function moveFactsToPostgres(root: string, url: string): Promise<MoveReport> {
   if (!isPostgresUrl(url)) throw new MoveRefusedError(`--to must be a postgres:// URL such as postgres://penguin@db-host/penguin; got "${url}"`);
-  const source = await openDatabase(factsDatabaseFile(root));
+  const file = factsDatabaseFile(root);
+  if (!existsSync(file)) throw new MoveRefusedError(`${file} does not exist: give --root the data root a server ran on (the folder holding facts.db)`);
+  const source = await openDatabase(file);
   let target: FactsDb | undefined;
   try {
     target = await openPostgresFacts(url);
