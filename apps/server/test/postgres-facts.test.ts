@@ -57,6 +57,31 @@ describe("facts in PostgreSQL", { timeout: 60_000 }, () => {
     }
   });
 
+  it("carries on with a new connection when PostgreSQL drops the one it had", async () => {
+    const url = await server.createDatabase("facts_dropped");
+    const h = await startHarness({ app: { database: url } });
+    try {
+      const admin = await h.admin();
+      expect((await admin.get("/api/me")).status).toBe(200);
+      const maintenance = new pg.Client({ connectionString: server.databaseUrl() });
+      await maintenance.connect();
+      try {
+        const ended = await maintenance.query("select pg_terminate_backend(pid) as ok from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()", ["facts_dropped"]);
+        expect(ended.rowCount).toBeGreaterThan(0);
+      } finally {
+        await maintenance.end();
+      }
+      // The first statement may still meet the dead connection (a 500); a later one reconnects.
+      let status = 0;
+      for (let i = 0; i < 20 && status !== 200; i++) status = (await admin.get("/api/me")).status;
+      expect(status).toBe(200);
+      expect((await admin.post("/api/admin/users", { userId: "dora", password: "dora-password" })).status).toBe(201);
+      expect((await rowsOf(url, "users")).map((r) => r.user_id)).toContain("dora");
+    } finally {
+      await h.cleanup();
+    }
+  });
+
   it("two servers opening one empty database at once migrate it once", async () => {
     const url = await server.createDatabase("facts_race");
     const [a, b] = await Promise.all([openPostgresFacts(url), openPostgresFacts(url)]);

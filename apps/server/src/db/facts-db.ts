@@ -97,26 +97,30 @@ export class PostgresEngine implements FactEngine {
     readonly onClose: () => void = () => undefined,
   ) {}
   all(sql: string, params: readonly unknown[]): unknown[] {
-    return this.connection.query(sql, params).rows;
+    return this.connection.query(sql, params, this.#depth > 0).rows;
   }
   first(sql: string, params: readonly unknown[]): unknown {
-    return this.connection.query(sql, params).rows[0];
+    return this.connection.query(sql, params, this.#depth > 0).rows[0];
   }
   run(sql: string, params: readonly unknown[]): RunResult {
-    return { changes: this.connection.query(sql, params).rowCount };
+    return { changes: this.connection.query(sql, params, this.#depth > 0).rowCount };
   }
   /** BEGIN … COMMIT on the one connection; a nested call is a savepoint, as better-sqlite3 does. */
   transaction<T>(work: () => T): T {
     const depth = this.#depth;
     const savepoint = `facts_tx_${depth}`;
-    this.connection.query(depth === 0 ? "begin" : `savepoint ${savepoint}`);
+    this.connection.query(depth === 0 ? "begin" : `savepoint ${savepoint}`, [], depth > 0);
     this.#depth = depth + 1;
     try {
       const out = work();
-      this.connection.query(depth === 0 ? "commit" : `release savepoint ${savepoint}`);
+      this.connection.query(depth === 0 ? "commit" : `release savepoint ${savepoint}`, [], true);
       return out;
     } catch (error) {
-      this.connection.query(depth === 0 ? "rollback" : `rollback to savepoint ${savepoint}`);
+      try {
+        this.connection.query(depth === 0 ? "rollback" : `rollback to savepoint ${savepoint}`, [], true);
+      } catch {
+        // The connection was lost: PostgreSQL rolled the transaction back itself. The first error says why.
+      }
       throw error;
     } finally {
       this.#depth = depth;

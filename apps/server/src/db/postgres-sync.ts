@@ -26,10 +26,23 @@ const signal = new Int32Array(workerData.signal);
 const port = workerData.port;
 // int8 (count(*), bigint columns: millisecond times) as numbers, as SQLite gives them.
 const types = { getTypeParser: (oid, format) => (oid === 20 ? (v) => Number(v) : pg.types.getTypeParser(oid, format)) };
-const client = new pg.Client({ connectionString: workerData.url, types });
+// One connection at a time. A lost one (PostgreSQL restarted, the backend terminated) is
+// replaced on the next statement, unless that statement belongs to a transaction begun on
+// the lost one: that transaction is gone, and running its rest on a new connection would
+// commit half of it, so those statements fail until the caller rolls back.
+let client;
+let ready;
 let lost;
-client.on("error", (e) => { lost = e; });
-const ready = client.connect();
+function connect() {
+  lost = undefined;
+  const next = new pg.Client({ connectionString: workerData.url, types });
+  next.on("error", (e) => { if (client === next) lost = e; });
+  next.on("end", () => { if (client === next && lost === undefined) lost = new Error("the connection to PostgreSQL ended"); });
+  client = next;
+  ready = next.connect();
+  ready.catch((e) => { if (client === next) lost = e; });
+}
+connect();
 function answer(message) {
   port.postMessage(message);
   Atomics.add(signal, 0, 1);
@@ -43,8 +56,11 @@ port.on("message", async (request) => {
     return;
   }
   try {
+    if (lost !== undefined) {
+      if (request.inTransaction) throw new Error("the connection to PostgreSQL was lost inside a transaction (" + lost.message + "); it was rolled back");
+      connect();
+    }
     await ready;
-    if (lost !== undefined) throw lost;
     const result = await client.query({ text: request.sql, values: request.params });
     answer({ ok: true, rows: result.rows ?? [], rowCount: result.rowCount ?? 0 });
   } catch (e) {
@@ -84,10 +100,13 @@ export class SyncPostgres {
     port1.unref();
   }
 
-  /** Runs one statement and waits for its answer. */
-  query(text: string, params: readonly unknown[] = []): SyncResult {
+  /**
+   * Runs one statement and waits for its answer. `inTransaction`: the statement continues a
+   * transaction, so it must not run on a fresh connection if the old one was lost.
+   */
+  query(text: string, params: readonly unknown[] = [], inTransaction = false): SyncResult {
     if (this.#closed) throw new PostgresError("the PostgreSQL connection is closed", undefined);
-    const answer = this.#ask({ sql: text, params });
+    const answer = this.#ask({ sql: text, params, inTransaction });
     if (!answer.ok) throw new PostgresError(`${answer.message}${answer.detail ? ` (${answer.detail})` : ""} [in: ${text.slice(0, 200)}]`, answer.code);
     return { rows: answer.rows, rowCount: answer.rowCount };
   }
