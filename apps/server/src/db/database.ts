@@ -17,7 +17,6 @@
 import { chmodSync, closeSync, existsSync, openSync, readSync } from "node:fs";
 import BetterSqlite3 from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
-import pg from "pg";
 import { isPostgresUrl } from "./dialect.js";
 import { FactsDb, PostgresEngine, SqliteEngine } from "./facts-db.js";
 import type { FactsSchema } from "./facts-schema.js";
@@ -128,6 +127,8 @@ export function redactUrl(url: string): string {
 }
 
 export async function openPostgresFacts(url: string): Promise<FactsDb> {
+  // Loaded only here: a server on facts.db never pays for the PostgreSQL client.
+  const { default: pg } = await import("pg");
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   pool.on("error", () => undefined);
   const query = new Kysely<FactsSchema>({ dialect: new PostgresDialect({ pool }) });
