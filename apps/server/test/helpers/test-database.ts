@@ -47,3 +47,9 @@ export async function testDatabaseFor(root: string): Promise<string | undefined>
   }
   return socketUrl(dir, name);
 }
+
+/** `{ database }` for a server a test starts itself on `root` (beside the harness), or `{}` on SQLite. */
+export async function testDatabaseOption(root: string): Promise<{ database?: string }> {
+  const database = await testDatabaseFor(root);
+  return database === undefined ? {} : { database };
+}
