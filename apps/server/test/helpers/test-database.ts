@@ -1,41 +1,29 @@
 // Which facts database the server tests run on: SQLite (`<root>/facts.db`, the default) or,
 // with PENGUIN_TEST_DATABASE=postgres, a PostgreSQL database of their own on a real server.
 // The server is the one test/vitest.postgres.config.ts starts for the whole run (its folder in
-// PENGUIN_TEST_POSTGRES_DIR); a file run alone with the variable set starts its own, stopped
-// when the process exits. A root gets the database named after its path, so a test that
-// restarts a server on the same root finds its users and projects again, as with facts.db.
-import { spawnSync } from "node:child_process";
+// PENGUIN_TEST_POSTGRES_DIR): one file runs that way with `npm run test:postgres -- <file>`.
+// A root gets the database named after its path, so a test that restarts a server on the same
+// root finds its users and projects again, as with facts.db.
 import { createHash } from "node:crypto";
 import pg from "pg";
-import { socketUrl, startPostgres, type PostgresServer } from "./postgres.js";
+import { socketUrl } from "./postgres.js";
 
 export function onPostgres(): boolean {
   return process.env.PENGUIN_TEST_DATABASE === "postgres";
 }
 
-let ownServer: Promise<PostgresServer> | undefined;
-
-async function serverDir(): Promise<string> {
-  const shared = process.env.PENGUIN_TEST_POSTGRES_DIR;
-  if (shared !== undefined && shared !== "") return shared;
-  if (ownServer === undefined) {
-    ownServer = startPostgres();
-    const started = await ownServer;
-    // An exit handler cannot wait: stop the server with pg_ctl's immediate mode, synchronously.
-    process.once("exit", () => void spawnSync("kill", ["-INT", String(readPid(started.dir))]));
+function serverDir(): string {
+  const dir = process.env.PENGUIN_TEST_POSTGRES_DIR;
+  if (dir === undefined || dir === "") {
+    throw new Error("PENGUIN_TEST_DATABASE=postgres needs the PostgreSQL that test/vitest.postgres.config.ts starts: run `npm run test:postgres -- <test files>`");
   }
-  return (await ownServer).dir;
-}
-
-function readPid(dir: string): number {
-  const out = spawnSync("head", ["-1", `${dir}/data/postmaster.pid`], { encoding: "utf8" });
-  return Number(out.stdout.trim()) || 0;
+  return dir;
 }
 
 /** The `database` option for a server on `root`: undefined on SQLite, else a postgres:// URL. */
 export async function testDatabaseFor(root: string): Promise<string | undefined> {
   if (!onPostgres()) return undefined;
-  const dir = await serverDir();
+  const dir = serverDir();
   const name = `root_${createHash("sha256").update(root).digest("hex").slice(0, 20)}`;
   const client = new pg.Client({ connectionString: socketUrl(dir) });
   await client.connect();
