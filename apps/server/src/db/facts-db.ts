@@ -55,6 +55,8 @@ export interface FactEngine {
   first(sql: string, params: readonly unknown[]): unknown;
   run(sql: string, params: readonly unknown[]): RunResult;
   transaction<T>(work: () => T): T;
+  /** Whether this process holds the cluster-wide duty `name` now (taking it when free). */
+  holdsDuty(name: string): boolean;
   close(): void;
 }
 
@@ -74,6 +76,10 @@ export class SqliteEngine implements FactEngine {
   /** better-sqlite3's: committed when `work` returns, rolled back when it throws. */
   transaction<T>(work: () => T): T {
     return this.sqlite.transaction(work)();
+  }
+  /** One server per facts.db (server.lock): every duty is this one's. */
+  holdsDuty(_name: string): boolean {
+    return true;
   }
   close(): void {
     this.sqlite.close();
@@ -126,10 +132,33 @@ export class PostgresEngine implements FactEngine {
       this.#depth = depth;
     }
   }
+  /**
+   * A session-level advisory lock on this node's facts connection, keyed by the duty's name:
+   * held until the connection ends, so a node that dies (its connection with it) frees the duty
+   * and the next node to ask takes it over. pg_locks says whether this connection already holds
+   * it (after a reconnect it does not), so the lock is taken once, not stacked every call.
+   */
+  holdsDuty(name: string): boolean {
+    const key = dutyKey(name);
+    const held = this.connection.query(
+      "select count(*)::int as n from pg_locks where locktype = 'advisory' and pid = pg_backend_pid() and granted and classid = 0 and objid = $1::bigint::oid and objsubid = 1",
+      [key],
+    ).rows[0] as { n: number } | undefined;
+    if ((held?.n ?? 0) > 0) return true;
+    const taken = this.connection.query("select pg_try_advisory_lock($1::bigint) as ok", [key]).rows[0] as { ok: boolean } | undefined;
+    return taken?.ok === true;
+  }
   close(): void {
     this.connection.close();
     this.onClose();
   }
+}
+
+/** A duty's advisory-lock key: a 31-bit FNV-1a hash of its name (positive, so pg_locks shows it as classid 0, objid key). */
+function dutyKey(name: string): number {
+  let hash = 0x811c9dc5;
+  for (const ch of `penguin-duty:${name}`) hash = Math.imul(hash ^ ch.charCodeAt(0), 0x01000193);
+  return (hash >>> 0) & 0x7fffffff;
 }
 
 export class FactsDb {
@@ -188,6 +217,14 @@ export class FactsDb {
   /** Runs `work` in one transaction: committed when it returns, rolled back when it throws. */
   transaction<T>(work: () => T): T {
     return this.engine.transaction(work);
+  }
+
+  /**
+   * Whether this server should do the cluster duty `name` (the scheduler's pass) now: always on
+   * SQLite; on PostgreSQL, for the one node holding its advisory lock.
+   */
+  holdsDuty(name: string): boolean {
+    return this.engine.holdsDuty(name);
   }
 
   close(): void {
