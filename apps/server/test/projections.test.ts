@@ -178,6 +178,9 @@ describe("projections.db", { timeout: 30_000 }, () => {
   });
 });
 
+/** These tests are about facts.db files themselves: SQLite even when the suite runs on PostgreSQL. */
+const SQLITE_FILE = { app: { database: "" } };
+
 describe("facts.db", { timeout: 30_000 }, () => {
   it("holds no trace-derived data: a run leaves the session's row as it was, and the list orders by the latest trace event", async () => {
     h = await startHarness({ app: { projectionsPollMs: 20 }, script: [{ text: "done", usage: { input: 10, cached: 0, output: 2 } }] });
@@ -206,7 +209,7 @@ describe("facts.db", { timeout: 30_000 }, () => {
   });
 
   it("takes over a web.db made before the split, keeping every user, login, project and member", async () => {
-    h = await startHarness();
+    h = await startHarness(SQLITE_FILE);
     const admin = await h.admin();
     expect((await admin.post("/api/admin/users", { userId: "bob", password: "bob-password-123" })).status).toBe(201);
     const bob = h.client();
@@ -240,7 +243,7 @@ describe("facts.db", { timeout: 30_000 }, () => {
     rmSync(join(root, "projections.db"), { force: true });
 
     const kit = h.kit;
-    const restarted = await startHarness({ root, adminPassword: h.adminPassword });
+    const restarted = await startHarness({ root, adminPassword: h.adminPassword, ...SQLITE_FILE });
     await kit.close();
     h = restarted;
     expect(existsSync(join(root, "web.db"))).toBe(false);
@@ -263,7 +266,7 @@ describe("facts.db", { timeout: 30_000 }, () => {
   });
 
   it("upgrades a facts.db made by the hand-written migrations (schema version 2) in place, keeping every user, login, project, member, preference and session creator", async () => {
-    h = await startHarness();
+    h = await startHarness(SQLITE_FILE);
     const admin = await h.admin();
     expect((await admin.post("/api/admin/users", { userId: "carol", password: "carol-password-123" })).status).toBe(201);
     const carol = h.client();
@@ -289,7 +292,7 @@ describe("facts.db", { timeout: 30_000 }, () => {
     before.close();
 
     const kit = h.kit;
-    const restarted = await startHarness({ root: h.root, adminPassword: h.adminPassword });
+    const restarted = await startHarness({ root: h.root, adminPassword: h.adminPassword, ...SQLITE_FILE });
     await kit.close();
     h = restarted;
     const sameBrowser = h.client();
