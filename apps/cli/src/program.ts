@@ -367,14 +367,21 @@ Examples:
       .option("--port <port>", "port (default: PORT, else 7364; 0 picks a free one)")
       .option("--host <host>", "address to listen on (default: HOST, else 127.0.0.1)")
       .option("--reindex", "rebuild the projections (sessions, usage, timeline) from the traces before serving")
+      .option("--database <url>", "keep users, logins, projects and members in PostgreSQL (postgres://…; default: PENGUIN_DATABASE_URL, else <root>/facts.db)")
       .option("--no-sandbox", "run session commands unsandboxed (default: in a bubblewrap sandbox where bwrap can run)")
       .option("--sandbox-network", "let sandboxed session commands use the network (needed to open a dev server a session starts)")
       .option("--workspace-root <dir...>", "folders under which session workspaces may lie (default: PENGUIN_WORKSPACE_ROOTS, else only each agent's workspaces/ folder; admins can change it in the settings)")
       .option("--allowed-host <name...>", "host names the server answers to besides localhost, 127.0.0.1 and [::1] (default: PENGUIN_ALLOWED_HOSTS)")
       .option("--otel-endpoint <url>", "send every session's spans live to this OTLP/HTTP collector (default: OTEL_EXPORTER_OTLP_ENDPOINT when set; off otherwise)")
       .option("--otel-contents", "with OpenTelemetry export: include prompts, answers, tool arguments and results (off by default)");
-  serverHelp(program.command("server").description("run the multi-user HTTP + SSE server (API only); one server per data root"))
+  const server = serverHelp(program.command("server").description("run the multi-user HTTP + SSE server (API only); one server per data root"))
     .action(async (opts) => setExit(await (await import("./commands/server.js")).serverCommand(opts, false)));
+  server
+    .command("migrate-db")
+    .description("copy the data root's facts.db (users, logins, projects, members, settings) into an empty PostgreSQL database")
+    .requiredOption("--to <url>", "the PostgreSQL database (postgres://user@host/db) to fill; then start servers with --database <url>")
+    .option("--root <dir>", "data root (default: PENGUIN_HOME, else ~/.penguin/data)")
+    .action(async (opts) => setExit(await (await import("./commands/server.js")).migrateDbCommand(opts)));
   serverHelp(program.command("web").description("run the server with the web app and open it in the browser (attaches to a running server on the same root)"))
     .option("--no-open", "do not open the browser")
     .action(async (opts) => setExit(await (await import("./commands/server.js")).serverCommand(opts, true)));

@@ -31,7 +31,7 @@ import { hostAllowlist } from "./auth/host-allowlist.js";
 import { LoginService, type LoginLimits } from "./auth/login-service.js";
 import { writeGuard } from "./auth/write-guard.js";
 import type { Stores } from "./db/stores.js";
-import { factsDatabaseFile } from "./db/facts-file.js";
+import { factsTarget } from "./db/facts-file.js";
 import { ensureDataRootWritable } from "./process/data-root-check.js";
 import { ApiError } from "./http/api-error.js";
 import { attachContext, contextOf, sendResponse } from "./http/express-adapter.js";
@@ -80,6 +80,8 @@ export interface ServerAppOptions {
   fetch?: typeof fetch;
   /** Rebuild the projections and the sessions index from the traces instead of updating them. */
   reindex?: boolean;
+  /** Where facts live: a `postgres://` URL (else PENGUIN_DATABASE_URL, else `<root>/facts.db`). */
+  database?: string;
   /** How often the projections look for trace changes without a file-system event (default 1 s). */
   projectionsPollMs?: number;
   /** Run schedule files on the ticker (default true). */
@@ -126,7 +128,7 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
   const otel = otelEndpoint === undefined || otelEndpoint === "" ? undefined : new OtelLiveExporter({ root, endpoint: otelEndpoint, contents: options.otel?.contents === true, report });
   const runtime = makeServerRuntime({
     root,
-    databaseFile: factsDatabaseFile(root),
+    databaseFile: factsTarget(options.database ?? env.PENGUIN_DATABASE_URL, root),
     projections: { reindex: options.reindex === true, ...(options.projectionsPollMs !== undefined ? { pollIntervalMs: options.projectionsPollMs } : {}) },
     ids,
     env,

@@ -22,6 +22,8 @@ export interface ServerCommandOptions {
   web: boolean;
   open: boolean;
   reindex: boolean;
+  /** `--database postgres://…`: facts in PostgreSQL (else PENGUIN_DATABASE_URL, else facts.db). */
+  database?: string | undefined;
   out: (line: string) => void;
   err: (line: string) => void;
   env?: NodeJS.ProcessEnv;
@@ -70,6 +72,7 @@ export async function runServerCommand(options: ServerCommandOptions): Promise<n
       report: (e) => options.err(`internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
       workspaceRoots: absoluteRoots(options.workspaceRoots ?? listFromEnv(env.PENGUIN_WORKSPACE_ROOTS, delimiter)),
       allowedHosts: options.allowedHosts ?? listFromEnv(env.PENGUIN_ALLOWED_HOSTS, ","),
+      ...(options.database === undefined ? {} : { database: options.database }),
       ...options.app,
     };
     if (options.sandbox !== undefined) start.app.sandbox = { ...start.app.sandbox, ...options.sandbox };

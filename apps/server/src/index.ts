@@ -11,5 +11,6 @@ export { runServerCommand, defaultWebDir, type ServerCommandOptions } from "./co
 export { findRunningServer, ServerAlreadyRunningError, type LockInfo } from "./process/server-lock.js";
 export { ManualTicker, realTicker, type Ticker } from "./runtime/clock.js";
 export { openApiDocument } from "./http/openapi.js";
+export { moveFactsToPostgres, MoveRefusedError, FACTS_TABLES, type MoveReport } from "./db/move-to-postgres.js";
 export type { ApiErrorCode } from "./http/api-error.js";
 export type { ServerContext } from "./server-context.js";

@@ -3,7 +3,7 @@
  * Standalone entry, so the server runs before the CLI wires `penguin server` / `penguin web`:
  *
  *   node apps/server/dist/main.js [--port N] [--host H] [--root DIR] [--web] [--no-open]
- *                                     [--reindex] [--web-dir DIR] [--workspace-root DIR]...
+ *                                     [--reindex] [--database URL] [--web-dir DIR] [--workspace-root DIR]...
  *                                     [--allowed-host NAME]... [--no-sandbox]
  *                                     [--sandbox-network]
  *
@@ -26,6 +26,7 @@ async function main(argv: string[]): Promise<number> {
         web: { type: "boolean", default: false },
         "no-open": { type: "boolean", default: false },
         reindex: { type: "boolean", default: false },
+        database: { type: "string" },
         "web-dir": { type: "string" },
         "no-sandbox": { type: "boolean", default: false },
         "sandbox-network": { type: "boolean", default: false },
@@ -56,6 +57,7 @@ async function main(argv: string[]): Promise<number> {
     out: (line) => void process.stdout.write(`${line}\n`),
     err: (line) => void process.stderr.write(`${line}\n`),
   };
+  if (values.database !== undefined) options.database = values.database;
   if (values["web-dir"] !== undefined) options.webDir = values["web-dir"];
   if (values["workspace-root"] !== undefined) options.workspaceRoots = values["workspace-root"];
   if (values["allowed-host"] !== undefined) options.allowedHosts = values["allowed-host"];

@@ -62,7 +62,7 @@ describe("the seeded admin", () => {
       expect(answer.status, path).toBe(403);
       expect(answer.body.error.code, path).toBe("password_change_required");
     }
-    expect(h.server.context.stores.db.prepare("SELECT COUNT(*) AS n FROM sessions").get()).toEqual({ n: 0 });
+    expect(h.server.context.stores.facts.first(h.server.context.stores.facts.query.selectFrom("sessions").select((eb) => eb.fn.countAll<number>().as("n")))).toEqual({ n: 0 });
     expect((await admin.get("/api/me")).status).toBe(200);
     expect((await admin.get("/api/me/prefs")).status).toBe(200);
     expect((await admin.get("/api/version")).status).toBe(200);
@@ -89,7 +89,8 @@ describe("the session cookie", () => {
     const flags = cookie.split(";").map((f) => f.trim());
     expect(flags).toEqual(expect.arrayContaining(["Path=/", "HttpOnly", "SameSite=Lax", "Max-Age=604800"]));
     const token = (c.cookie ?? "").split("=")[1] ?? "";
-    const rows = h.server.context.stores.db.prepare("SELECT token_hash FROM auth_sessions").all();
+    const facts = h.server.context.stores.facts;
+    const rows = facts.all(facts.query.selectFrom("auth_sessions").select("token_hash"));
     expect(rows).toEqual([{ token_hash: hashToken(token) }]);
     expect(JSON.stringify(rows)).not.toContain(token);
   });

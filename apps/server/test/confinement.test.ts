@@ -26,7 +26,8 @@ const SESSIONS = "/api/projects/default_project/agents/default_agent/sessions";
 const SECRET = "sk-live-never-leaves-0123456789";
 
 function sessionCount(harness: Harness): number {
-  return harness.server.context.stores.db.prepare("SELECT COUNT(*) AS n FROM sessions").get().n as number;
+  const facts = harness.server.context.stores.facts;
+  return facts.first(facts.query.selectFrom("sessions").select((eb) => eb.fn.countAll<number>().as("n")))?.n ?? 0;
 }
 
 describe("workspace confinement at session creation", () => {

@@ -47,8 +47,8 @@ describe("facts.db migrations", () => {
     const db = new Kysely<any>({ dialect: new SqliteDialect({ database: sqlite }) });
     const failing: Record<string, Migration> = {
       ...FACTS_MIGRATIONS,
-      "0007_adds_a_table": { up: async (k: Kysely<any>) => void (await k.schema.createTable("half_done").addColumn("x", "integer").execute()) },
-      "0007_fails": {
+      "9000_adds_a_table": { up: async (k: Kysely<any>) => void (await k.schema.createTable("half_done").addColumn("x", "integer").execute()) },
+      "9000_fails": {
         up: async () => {
           throw new Error("step failed on purpose");
         },
@@ -71,7 +71,7 @@ describe("facts.db migrations", () => {
     sqlite.prepare("INSERT INTO users (user_id, password_hash, created_at) VALUES (?, ?, ?)").run("dave", "hash", 1);
     sqlite.pragma("user_version = 1");
     const db = new Kysely<any>({ dialect: new SqliteDialect({ database: sqlite }) });
-    expect(await migrateFacts(db)).toEqual(["0002_usage_moves_to_projections", "0003_session_creators", "0004_session_sandbox_network", "0005_trace_derived_data_moves_to_projections", "0006_session_facts_move_to_the_trace"]);
+    expect(await migrateFacts(db)).toEqual(["0002_usage_moves_to_projections", "0003_session_creators", "0004_session_sandbox_network", "0005_trace_derived_data_moves_to_projections", "0006_session_facts_move_to_the_trace", "0007_login_attempts"]);
     expect(tableNames(sqlite)).not.toContain("usage_records");
     expect((sqlite.prepare("select user_id from users").all() as { user_id: string }[]).map((r) => r.user_id)).toEqual(["dave"]);
     sqlite.close();
@@ -113,7 +113,7 @@ describe("facts.db migrations", () => {
       .run("20250101-000000-abcdef");
     sqlite.prepare("INSERT INTO goal_state (session_id, project_id, agent_id, objective, status, budget, created_at, updated_at) VALUES (?, 'p', 'a', 'ship', 'active', 10, 1, 1)").run("20250101-000000-abcdef");
 
-    expect(await migrateFacts(db)).toEqual(["0006_session_facts_move_to_the_trace"]);
+    expect(await migrateFacts(db)).toEqual(["0006_session_facts_move_to_the_trace", "0007_login_attempts"]);
     expect(tableNames(sqlite)).not.toContain("goal_state");
     expect(sqlite.prepare("select * from sessions").all()).toEqual([
       { session_id: "20250101-000000-abcdef", project_id: "p", agent_id: "a", provider: "prov", model_id: "model", workspace: "/w", created_at: 100 },

@@ -15,6 +15,7 @@ import { startHarness, type Harness } from "./helpers/harness.js";
 import { listenOnLoopback } from "./helpers/socket.js";
 import { newSession, openStream, text, untilRunsEnded } from "./helpers/session.js";
 import { messagesOf } from "./helpers/sse.js";
+import { testDatabaseOption } from "./helpers/test-database.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -24,7 +25,7 @@ afterEach(async () => {
 
 /** A fresh server app on the root, listening on 127.0.0.1; `close` stops both. */
 async function reopen(root: string, reindex: boolean) {
-  const app = await createServerApp({ root, env: {}, ticker: new ManualTicker(), generateTitles: false, reindex, sleep: async () => undefined, workspaceRoots: [tmpdir()] });
+  const app = await createServerApp({ root, env: {}, ticker: new ManualTicker(), generateTitles: false, reindex, sleep: async () => undefined, workspaceRoots: [tmpdir()], ...(await testDatabaseOption(root)) });
   const listening = await listenOnLoopback(app.app);
   return {
     request: listening.request,

@@ -10,6 +10,7 @@ import { startServer, type RunningServer } from "../src/start.js";
 import { ApiClient } from "./helpers/client.js";
 import { startHarness, type Harness } from "./helpers/harness.js";
 import { newSession } from "./helpers/session.js";
+import { testDatabaseOption } from "./helpers/test-database.js";
 
 let h: Harness | undefined;
 let running: RunningServer | undefined;
@@ -74,7 +75,7 @@ describe("preview origin", () => {
 
   it("works across two real origins: the app on 127.0.0.1, the preview on localhost", async () => {
     h = await startHarness();
-    running = await startServer({ root: h.root, port: 0, env: {}, now: h.clock.now, app: { ticker: h.ticker, generateTitles: false, workspaceRoots: [h.workspace] } });
+    running = await startServer({ root: h.root, port: 0, env: {}, now: h.clock.now, app: { ticker: h.ticker, generateTitles: false, workspaceRoots: [h.workspace], ...(await testDatabaseOption(h.root)) } });
     await h.server.close();
     const app = new ApiClient((url, init) => fetch(url, { ...init, redirect: "manual" }), running.url);
     await app.signIn("admin", h.adminPassword);

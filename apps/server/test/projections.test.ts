@@ -53,7 +53,7 @@ function rewriteAsHandWrittenV2(root: string, cached: { sessionId: string; sourc
   old.exec(HAND_WRITTEN_SCHEMA_V2);
   old.pragma("user_version = 2");
   old.prepare("ATTACH DATABASE ? AS made").run(file);
-  const tables = (old.prepare("select name from made.sqlite_master where type = 'table' and name <> 'sqlite_sequence' and name not like 'kysely%'").all() as { name: string }[]).map((r) => r.name);
+  const tables = (old.prepare("select name from made.sqlite_master where type = 'table' and name <> 'sqlite_sequence' and name not like 'kysely%' and name <> 'login_attempts'").all() as { name: string }[]).map((r) => r.name);
   for (const table of tables) {
     // The columns both layouts have (a later step dropped the session facts: the old ones take their defaults).
     const madeColumns = new Set((old.prepare(`select name from pragma_table_info('${table}', 'made')`).all() as { name: string }[]).map((r) => r.name));
@@ -178,14 +178,17 @@ describe("projections.db", { timeout: 30_000 }, () => {
   });
 });
 
+/** These tests are about facts.db files themselves: SQLite even when the suite runs on PostgreSQL. */
+const SQLITE_FILE = { app: { database: "" } };
+
 describe("facts.db", { timeout: 30_000 }, () => {
   it("holds no trace-derived data: a run leaves the session's row as it was, and the list orders by the latest trace event", async () => {
     h = await startHarness({ app: { projectionsPollMs: 20 }, script: [{ text: "done", usage: { input: 10, cached: 0, output: 2 } }] });
     const c = await h.admin();
     const first = await newSession(c, { workspace: h.workspace });
     const second = await newSession(c, { workspace: h.workspace });
-    const facts = h.server.context.stores.db;
-    const rowOf = (id: string) => facts.prepare("select * from sessions where session_id = ?").get(id);
+    const facts = h.server.context.stores.facts;
+    const rowOf = (id: string) => facts.first(facts.query.selectFrom("sessions").selectAll().where("session_id", "=", id));
     const before = rowOf(first);
     const sse = await openStream(c, first);
     await c.post(`/api/sessions/${first}/tasks`, text("go"));
@@ -193,7 +196,7 @@ describe("facts.db", { timeout: 30_000 }, () => {
     await sse.close();
     // A title chosen for the session is the server's decision: the only column a run may change.
     expect({ ...(rowOf(first) as object), title: null }).toEqual({ ...(before as object), title: null });
-    const tables = (facts.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]).map((r) => r.name);
+    const tables = (await facts.query.introspection.getTables()).map((t) => t.name);
     expect(tables).not.toContain("trace_sessions");
     expect(tables).not.toContain("trace_files");
 
@@ -206,7 +209,7 @@ describe("facts.db", { timeout: 30_000 }, () => {
   });
 
   it("takes over a web.db made before the split, keeping every user, login, project and member", async () => {
-    h = await startHarness();
+    h = await startHarness(SQLITE_FILE);
     const admin = await h.admin();
     expect((await admin.post("/api/admin/users", { userId: "bob", password: "bob-password-123" })).status).toBe(201);
     const bob = h.client();
@@ -223,7 +226,8 @@ describe("facts.db", { timeout: 30_000 }, () => {
     const root = h.root;
     const facts = join(root, "facts.db");
     const legacy = new BetterSqlite3(facts);
-    legacy.exec("DROP TABLE kysely_migration; DROP TABLE kysely_migration_lock;");
+    // login_attempts came after (step 7): a file of then has no such table.
+    legacy.exec("DROP TABLE kysely_migration; DROP TABLE kysely_migration_lock; DROP TABLE login_attempts;");
     legacy.exec(
       "ALTER TABLE sessions ADD COLUMN approval_mode TEXT NOT NULL DEFAULT 'allow-all'; ALTER TABLE sessions ADD COLUMN thinking_level TEXT; ALTER TABLE sessions ADD COLUMN title TEXT; ALTER TABLE sessions ADD COLUMN archived_at INTEGER; ALTER TABLE sessions ADD COLUMN client TEXT NOT NULL DEFAULT 'web'; ALTER TABLE sessions ADD COLUMN fork_count INTEGER NOT NULL DEFAULT 0;",
     );
@@ -239,7 +243,7 @@ describe("facts.db", { timeout: 30_000 }, () => {
     rmSync(join(root, "projections.db"), { force: true });
 
     const kit = h.kit;
-    const restarted = await startHarness({ root, adminPassword: h.adminPassword });
+    const restarted = await startHarness({ root, adminPassword: h.adminPassword, ...SQLITE_FILE });
     await kit.close();
     h = restarted;
     expect(existsSync(join(root, "web.db"))).toBe(false);
@@ -262,7 +266,7 @@ describe("facts.db", { timeout: 30_000 }, () => {
   });
 
   it("upgrades a facts.db made by the hand-written migrations (schema version 2) in place, keeping every user, login, project, member, preference and session creator", async () => {
-    h = await startHarness();
+    h = await startHarness(SQLITE_FILE);
     const admin = await h.admin();
     expect((await admin.post("/api/admin/users", { userId: "carol", password: "carol-password-123" })).status).toBe(201);
     const carol = h.client();
@@ -288,7 +292,7 @@ describe("facts.db", { timeout: 30_000 }, () => {
     before.close();
 
     const kit = h.kit;
-    const restarted = await startHarness({ root: h.root, adminPassword: h.adminPassword });
+    const restarted = await startHarness({ root: h.root, adminPassword: h.adminPassword, ...SQLITE_FILE });
     await kit.close();
     h = restarted;
     const sameBrowser = h.client();
@@ -315,7 +319,7 @@ describe("facts.db", { timeout: 30_000 }, () => {
     const tables = (after.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]).map((r) => r.name);
     const version = after.pragma("user_version", { simple: true });
     after.close();
-    expect(applied).toEqual(["0001_initial_schema", "0002_usage_moves_to_projections", "0003_session_creators", "0004_session_sandbox_network", "0005_trace_derived_data_moves_to_projections", "0006_session_facts_move_to_the_trace"]);
+    expect(applied).toEqual(["0001_initial_schema", "0002_usage_moves_to_projections", "0003_session_creators", "0004_session_sandbox_network", "0005_trace_derived_data_moves_to_projections", "0006_session_facts_move_to_the_trace", "0007_login_attempts"]);
     // The session facts are the trace's (read from the fold or the sessions projection), not columns here.
     expect(sessionColumns).toEqual(["session_id", "project_id", "agent_id", "provider", "model_id", "workspace", "created_at"]);
     expect(tables).not.toContain("goal_state");

@@ -17,6 +17,7 @@ import { ApiClient } from "./helpers/client.js";
 import { startHarness, type Harness } from "./helpers/harness.js";
 import { listenOnLoopback } from "./helpers/socket.js";
 import { dataOf, SseReader, type SseEvent } from "./helpers/sse.js";
+import { testDatabaseOption } from "./helpers/test-database.js";
 
 let h: Harness | undefined;
 const closers: (() => Promise<void>)[] = [];
@@ -74,7 +75,7 @@ describe("the read models on the user feed", () => {
     const { root, adminPassword } = h;
     await h.server.close();
     const restart = async (): Promise<ApiClient> => {
-      const app: ServerApp = await createServerApp({ root, env: {}, ticker: new ManualTicker(), generateTitles: false, sleep: async () => undefined, workspaceRoots: [tmpdir()], projectionsPollMs: 50 });
+      const app: ServerApp = await createServerApp({ root, env: {}, ticker: new ManualTicker(), generateTitles: false, sleep: async () => undefined, workspaceRoots: [tmpdir()], projectionsPollMs: 50, ...(await testDatabaseOption(root)) });
       const listening = await listenOnLoopback(app.app);
       const close = async () => {
         await app.close();

@@ -84,9 +84,9 @@ describe("session facts are trace events", { timeout: 120_000 }, () => {
     expect(await factsOf(c, h.root, sid)).toEqual(expected);
 
     // Nothing of it is in facts.db: its sessions table has no column for any of these facts.
-    const facts = new BetterSqlite3(join(h.root, "facts.db"), { readonly: true });
-    const columns = (facts.prepare("select name from pragma_table_info('sessions')").all() as { name: string }[]).map((r) => r.name);
-    facts.close();
+    // (Read through the server's own connection, so the check holds on PostgreSQL too.)
+    const tables = await h.server.context.stores.facts.query.introspection.getTables();
+    const columns = (tables.find((t) => t.name === "sessions")?.columns ?? []).map((c) => c.name);
     expect(columns).toEqual(["session_id", "project_id", "agent_id", "provider", "model_id", "workspace", "created_at"]);
 
     // projections.db deleted while the server is down: the restarted server rebuilds it from the traces.

@@ -12,6 +12,7 @@ export interface ServerFlags {
   host?: string;
   open?: boolean;
   reindex?: boolean;
+  database?: string;
   /** false with `--no-sandbox`. */
   sandbox?: boolean;
   sandboxNetwork?: boolean;
@@ -34,6 +35,7 @@ export async function serverCommand(flags: ServerFlags, web: boolean): Promise<E
     web,
     open: web && flags.open !== false,
     reindex: flags.reindex === true,
+    database: flags.database,
     sandbox: { enabled: flags.sandbox !== false, network: flags.sandboxNetwork === true },
     workspaceRoots: flags.workspaceRoot,
     allowedHosts: flags.allowedHost,
@@ -42,4 +44,20 @@ export async function serverCommand(flags: ServerFlags, web: boolean): Promise<E
     err: (line) => process.stderr.write(`${line}\n`),
   });
   return toExit(code);
+}
+
+/** `penguin server migrate-db --to postgres://…`: facts.db into an empty PostgreSQL database. */
+export async function migrateDbCommand(flags: { to: string; root?: string }): Promise<ExitCode> {
+  const { moveFactsToPostgres, MoveRefusedError } = await import("@penguin/server");
+  const { resolveRoot } = await import("@penguin/core");
+  const root = resolveRoot(flags.root, process.env);
+  try {
+    const report = await moveFactsToPostgres(root, flags.to);
+    for (const [table, rows] of Object.entries(report.copied)) process.stdout.write(`${table}: ${rows} row(s)\n`);
+    process.stdout.write(`done: start every server on ${root} with --database <the same URL>; facts.db is left as it was (a backup).\n`);
+    return EXIT.done;
+  } catch (error) {
+    process.stderr.write(`migrate-db: ${error instanceof Error ? error.message : String(error)}\n`);
+    return error instanceof MoveRefusedError ? EXIT.usage : EXIT.failed;
+  }
 }

@@ -61,7 +61,8 @@ export class LoginService {
   constructor(stores: Stores, now: () => number, limits: LoginLimits = DEFAULT_LOGIN_LIMITS) {
     this.#stores = stores;
     this.#now = now;
-    this.#attempts = new BackoffLimiter({ ...limits, now });
+    // Counted in the facts database: shared by every node on one PostgreSQL.
+    this.#attempts = new BackoffLimiter({ ...limits, now }, stores.loginAttempts);
   }
 
   async login(userId: string, password: string, clientIp: string): Promise<LoginResult> {
@@ -91,12 +92,11 @@ export class LoginService {
 
   /** Admits and counts one attempt of `key`, or refuses it (429 with the wait). */
   #admit(key: string, what: string): void {
-    const decision = this.#attempts.check(key);
+    const decision = this.#attempts.admit(key);
     if (!decision.allowed) {
       const wait = decision.retryAfterSec;
       throw new ApiError(429, "rate_limited", `${what}; try again in ${wait} s`, { headers: { "retry-after": String(wait) } });
     }
-    this.#attempts.hit(key);
   }
 
   logout(tokenHash: string): void {

@@ -10,6 +10,11 @@
  * stays small. Only admitted attempts count: a refused one neither checks a password nor
  * lengthens the wait. The clock is injected (runtime/clock.ts `Now`), so tests move time
  * instead of waiting.
+ *
+ * Where the counts live is an `AttemptBook`: a Map in this process by default, or the facts
+ * database (db/login-attempts-store.ts), which every server node on one PostgreSQL shares, so a
+ * limit cannot be dodged by trying another node. `admit` checks and counts in one step of the
+ * book (`atomically`: one transaction, a per-key lock on PostgreSQL).
  */
 import type { Now } from "../runtime/clock.js";
 
@@ -23,18 +28,58 @@ export interface BackoffOptions {
 
 export type RateDecision = { allowed: true } | { allowed: false; retryAfterSec: number };
 
-interface Attempts {
+export interface Attempts {
   count: number;
   lastAt: number;
 }
 
+/** Where a limiter keeps its counts. */
+export interface AttemptBook {
+  get(key: string): Attempts | undefined;
+  set(key: string, attempts: Attempts): void;
+  delete(key: string): void;
+  /** Forgets every key last tried before `cutoff`. */
+  deleteIdleSince(cutoff: number): void;
+  /** Runs `work` as one step for `key` against every other user of the same book. */
+  atomically<T>(key: string, work: () => T): T;
+}
+
+export class MemoryAttemptBook implements AttemptBook {
+  readonly #attempts = new Map<string, Attempts>();
+  get(key: string): Attempts | undefined {
+    return this.#attempts.get(key);
+  }
+  set(key: string, attempts: Attempts): void {
+    this.#attempts.set(key, attempts);
+  }
+  delete(key: string): void {
+    this.#attempts.delete(key);
+  }
+  deleteIdleSince(cutoff: number): void {
+    for (const [key, a] of this.#attempts) if (a.lastAt <= cutoff) this.#attempts.delete(key);
+  }
+  atomically<T>(_key: string, work: () => T): T {
+    return work();
+  }
+}
+
 export class BackoffLimiter {
   readonly #options: BackoffOptions;
-  readonly #attempts = new Map<string, Attempts>();
+  readonly #attempts: AttemptBook;
   #lastSweep = 0;
 
-  constructor(options: BackoffOptions) {
+  constructor(options: BackoffOptions, book: AttemptBook = new MemoryAttemptBook()) {
     this.#options = options;
+    this.#attempts = book;
+  }
+
+  /** `check`, then `hit` when allowed, as one step of the book. */
+  admit(key: string): RateDecision {
+    return this.#attempts.atomically(key, () => {
+      const decision = this.check(key);
+      if (decision.allowed) this.hit(key);
+      return decision;
+    });
   }
 
   /** How long an attempt after `count` admitted ones must wait after the last (0 while free). */
@@ -56,11 +101,7 @@ export class BackoffLimiter {
   hit(key: string): void {
     const now = this.#options.now();
     const a = this.#current(key, now);
-    if (a === undefined) this.#attempts.set(key, { count: 1, lastAt: now });
-    else {
-      a.count += 1;
-      a.lastAt = now;
-    }
+    this.#attempts.set(key, a === undefined ? { count: 1, lastAt: now } : { count: a.count + 1, lastAt: now });
   }
 
   reset(key: string): void {
@@ -79,6 +120,6 @@ export class BackoffLimiter {
   #sweep(now: number): void {
     if (now - this.#lastSweep < this.#options.forgetAfterMs) return;
     this.#lastSweep = now;
-    for (const [key, a] of this.#attempts) if (now - a.lastAt >= this.#options.forgetAfterMs) this.#attempts.delete(key);
+    this.#attempts.deleteIdleSince(now - this.#options.forgetAfterMs);
   }
 }

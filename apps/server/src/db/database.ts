@@ -8,13 +8,20 @@
  * A file that is not a SQLite database (checked by its header before SQLite touches it, so
  * its write-ahead log is never acted on) or that SQLite finds damaged stops the server with
  * FactsDatabaseError: the message names the file and what to do, and nothing is changed.
+ *
+ * `openFacts` takes either that file or a `postgres://` URL (`--database`): then the same
+ * tables live in PostgreSQL (db/dialect.ts lists how the engines differ), reached through one
+ * synchronous connection for the stores (db/postgres-sync.ts) and a small pool for Kysely's
+ * migrations and the compiler.
  */
 import { chmodSync, closeSync, existsSync, openSync, readSync } from "node:fs";
 import BetterSqlite3 from "better-sqlite3";
-import { Kysely, SqliteDialect } from "kysely";
-import { FactsDb } from "./facts-db.js";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import { isPostgresUrl } from "./dialect.js";
+import { FactsDb, PostgresEngine, SqliteEngine } from "./facts-db.js";
 import type { FactsSchema } from "./facts-schema.js";
 import { migrateFacts } from "./migrations.js";
+import { SyncPostgres } from "./postgres-sync.js";
 
 export type { Database } from "better-sqlite3";
 
@@ -84,9 +91,60 @@ export async function openDatabase(file: string): Promise<FactsDb> {
     const query = new Kysely<FactsSchema>({ dialect: new SqliteDialect({ database: sqlite }) });
     await migrateFacts(query);
     if (!memory) restrictMode(file);
-    return new FactsDb(sqlite, query);
+    return new FactsDb(new SqliteEngine(sqlite), query);
   } catch (error) {
     sqlite.close();
     throw isCorruption(error) ? new FactsDatabaseError(file, `is damaged (${(error as Error).message})`, error) : error;
   }
+}
+
+/** The facts database at `target`: a SQLite file path, or a `postgres://` URL. */
+export async function openFacts(target: string): Promise<FactsDb> {
+  return isPostgresUrl(target) ? openPostgresFacts(target) : openDatabase(target);
+}
+
+/** A PostgreSQL server that cannot be used; the message names it (without its password) and what to do. */
+export class FactsConnectionError extends Error {
+  constructor(url: string, cause: unknown) {
+    super(
+      `Could not use the PostgreSQL database ${redactUrl(url)} given by --database or PENGUIN_DATABASE_URL: ${(cause as Error)?.message ?? String(cause)}. ` +
+        "Check that the server runs and accepts this user and database (create it with `createdb`), or leave --database out to keep facts in <root>/facts.db.",
+      { cause },
+    );
+    this.name = "FactsConnectionError";
+  }
+}
+
+/** The URL with its password replaced, for messages and logs. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== "") parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "(an unparsable URL)";
+  }
+}
+
+export async function openPostgresFacts(url: string): Promise<FactsDb> {
+  // Loaded only here: a server on facts.db never pays for the PostgreSQL client.
+  const { default: pg } = await import("pg");
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  pool.on("error", () => undefined);
+  const query = new Kysely<FactsSchema>({ dialect: new PostgresDialect({ pool }) });
+  try {
+    await migrateFacts(query);
+  } catch (error) {
+    await query.destroy();
+    throw new FactsConnectionError(url, error);
+  }
+  const connection = new SyncPostgres(url);
+  try {
+    connection.query("select 1");
+  } catch (error) {
+    connection.close();
+    await query.destroy();
+    throw new FactsConnectionError(url, error);
+  }
+  return new FactsDb(new PostgresEngine(connection, () => void query.destroy()), query);
 }

@@ -12,9 +12,22 @@
 import { existsSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
+import { isPostgresUrl } from "./dialect.js";
 
 export const FACTS_DB = "facts.db";
 export const LEGACY_WEB_DB = "web.db";
+
+/**
+ * Where the facts live: the `postgres://` URL given (`--database` / PENGUIN_DATABASE_URL),
+ * else `<root>/facts.db`. Anything else given is refused with what to give instead.
+ */
+export function factsTarget(database: string | undefined, root: string): string {
+  if (database === undefined || database.trim() === "") return factsDatabaseFile(root);
+  if (!isPostgresUrl(database.trim())) {
+    throw new Error(`--database (or PENGUIN_DATABASE_URL) must be a postgres:// URL such as postgres://penguin@db-host/penguin; got "${database}". Leave it out to keep facts in ${join(root, FACTS_DB)}.`);
+  }
+  return database.trim();
+}
 
 export function factsDatabaseFile(root: string): string {
   const facts = join(root, FACTS_DB);

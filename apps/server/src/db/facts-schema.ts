@@ -85,6 +85,12 @@ export interface SessionCreatorsTable {
   user_id: string;
 }
 
+export interface LoginAttemptsTable {
+  attempt_key: string;
+  count: number;
+  last_at: number;
+}
+
 export interface FactsSchema {
   users: UsersTable;
   auth_sessions: AuthSessionsTable;
@@ -96,4 +102,5 @@ export interface FactsSchema {
   ui_prefs: UiPrefsTable;
   server_settings: ServerSettingsTable;
   session_creators: SessionCreatorsTable;
+  login_attempts: LoginAttemptsTable;
 }

@@ -26,6 +26,7 @@
  * facts and the goal table).
  */
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
+import { autoId, columnExists, engineOf, intType, tableExists } from "./dialect.js";
 
 /** The hand-written versions (user_version) and the step each one corresponds to. */
 const STEPS_BEFORE_KYSELY: readonly string[] = ["0001_initial_schema", "0002_usage_moves_to_projections"];
@@ -35,21 +36,24 @@ export const MIGRATION_TABLE = "kysely_migration";
 /** Every step, by name (the Migrator runs them in name order). */
 export const FACTS_MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0001_initial_schema": {
+    // `int` and `autoId` are SQLite's `integer` and `autoincrement` as this step always wrote
+    // them; on PostgreSQL they are `bigint` and an identity (db/dialect.ts).
     async up(db: Kysely<any>) {
+      const int = intType(db);
       await db.schema
         .createTable("users")
         .addColumn("user_id", "text", (c) => c.primaryKey())
         .addColumn("password_hash", "text", (c) => c.notNull())
-        .addColumn("is_admin", "integer", (c) => c.notNull().defaultTo(0))
-        .addColumn("password_is_initial", "integer", (c) => c.notNull().defaultTo(0))
-        .addColumn("created_at", "integer", (c) => c.notNull())
+        .addColumn("is_admin", int, (c) => c.notNull().defaultTo(0))
+        .addColumn("password_is_initial", int, (c) => c.notNull().defaultTo(0))
+        .addColumn("created_at", int, (c) => c.notNull())
         .execute();
       await db.schema
         .createTable("auth_sessions")
         .addColumn("token_hash", "text", (c) => c.primaryKey())
         .addColumn("user_id", "text", (c) => c.notNull().references("users.user_id").onDelete("cascade"))
-        .addColumn("created_at", "integer", (c) => c.notNull())
-        .addColumn("expires_at", "integer", (c) => c.notNull())
+        .addColumn("created_at", int, (c) => c.notNull())
+        .addColumn("expires_at", int, (c) => c.notNull())
         .addColumn("via", "text", (c) => c.notNull().defaultTo("password"))
         .execute();
       await db.schema.createIndex("auth_sessions_by_user").on("auth_sessions").column("user_id").execute();
@@ -59,13 +63,13 @@ export const FACTS_MIGRATIONS: Readonly<Record<string, Migration>> = {
         .addColumn("project_id", "text", (c) => c.primaryKey())
         .addColumn("owner_user_id", "text", (c) => c.notNull().references("users.user_id"))
         .addColumn("name", "text")
-        .addColumn("created_at", "integer", (c) => c.notNull())
+        .addColumn("created_at", int, (c) => c.notNull())
         .execute();
       await db.schema
         .createTable("project_members")
         .addColumn("project_id", "text", (c) => c.notNull().references("projects.project_id").onDelete("cascade"))
         .addColumn("user_id", "text", (c) => c.notNull().references("users.user_id").onDelete("cascade"))
-        .addColumn("created_at", "integer", (c) => c.notNull())
+        .addColumn("created_at", int, (c) => c.notNull())
         .addPrimaryKeyConstraint("project_members_pk", ["project_id", "user_id"])
         .execute();
       await db.schema.createIndex("project_members_by_user").on("project_members").column("user_id").execute();
@@ -75,7 +79,7 @@ export const FACTS_MIGRATIONS: Readonly<Record<string, Migration>> = {
         .addColumn("agent_id", "text", (c) => c.notNull())
         .addColumn("name", "text")
         .addColumn("description", "text")
-        .addColumn("created_at", "integer", (c) => c.notNull())
+        .addColumn("created_at", int, (c) => c.notNull())
         .addPrimaryKeyConstraint("agents_pk", ["project_id", "agent_id"])
         .execute();
 
@@ -90,20 +94,18 @@ export const FACTS_MIGRATIONS: Readonly<Record<string, Migration>> = {
         .addColumn("approval_mode", "text", (c) => c.notNull().defaultTo("allow-all"))
         .addColumn("thinking_level", "text")
         .addColumn("title", "text")
-        .addColumn("archived_at", "integer")
+        .addColumn("archived_at", int)
         .addColumn("client", "text", (c) => c.notNull().defaultTo("web").check(sql`client in ('web', 'cli')`))
-        .addColumn("has_trace", "integer", (c) => c.notNull().defaultTo(0))
-        .addColumn("fork_count", "integer", (c) => c.notNull().defaultTo(0))
-        .addColumn("last_active_at", "integer", (c) => c.notNull())
-        .addColumn("created_at", "integer", (c) => c.notNull())
+        .addColumn("has_trace", int, (c) => c.notNull().defaultTo(0))
+        .addColumn("fork_count", int, (c) => c.notNull().defaultTo(0))
+        .addColumn("last_active_at", int, (c) => c.notNull())
+        .addColumn("created_at", int, (c) => c.notNull())
         .execute();
       await db.schema.createIndex("sessions_by_agent").on("sessions").columns(["project_id", "agent_id", "last_active_at desc"]).execute();
 
       // Usage and errors were recorded here before they became a projection (dropped by step 2).
-      await db.schema
-        .createTable("usage_records")
-        .addColumn("id", "integer", (c) => c.primaryKey().autoIncrement())
-        .addColumn("ts", "integer", (c) => c.notNull())
+      await autoId(db, db.schema.createTable("usage_records"), "id")
+        .addColumn("ts", int, (c) => c.notNull())
         .addColumn("date", "text", (c) => c.notNull())
         .addColumn("project_id", "text", (c) => c.notNull())
         .addColumn("agent_id", "text", (c) => c.notNull())
@@ -111,17 +113,15 @@ export const FACTS_MIGRATIONS: Readonly<Record<string, Migration>> = {
         .addColumn("origin_session_id", "text")
         .addColumn("provider", "text", (c) => c.notNull())
         .addColumn("model_id", "text", (c) => c.notNull())
-        .addColumn("cache_read", "integer", (c) => c.notNull())
-        .addColumn("cache_write", "integer", (c) => c.notNull())
-        .addColumn("output", "integer", (c) => c.notNull())
-        .addColumn("total", "integer", (c) => c.notNull())
+        .addColumn("cache_read", int, (c) => c.notNull())
+        .addColumn("cache_write", int, (c) => c.notNull())
+        .addColumn("output", int, (c) => c.notNull())
+        .addColumn("total", int, (c) => c.notNull())
         .addColumn("status", "text", (c) => c.notNull())
         .execute();
       await db.schema.createIndex("usage_by_project_ts").on("usage_records").columns(["project_id", "ts"]).execute();
-      await db.schema
-        .createTable("error_records")
-        .addColumn("id", "integer", (c) => c.primaryKey().autoIncrement())
-        .addColumn("ts", "integer", (c) => c.notNull())
+      await autoId(db, db.schema.createTable("error_records"), "id")
+        .addColumn("ts", int, (c) => c.notNull())
         .addColumn("date", "text", (c) => c.notNull())
         .addColumn("project_id", "text", (c) => c.notNull())
         .addColumn("agent_id", "text", (c) => c.notNull())
@@ -140,28 +140,26 @@ export const FACTS_MIGRATIONS: Readonly<Record<string, Migration>> = {
         .addColumn("agent_id", "text", (c) => c.notNull())
         .addColumn("name", "text", (c) => c.notNull())
         .addColumn("creator_user_id", "text")
-        .addColumn("start_at_ms", "integer")
+        .addColumn("start_at_ms", int)
         .addColumn("def_hash", "text")
-        .addColumn("last_slot_ms", "integer")
-        .addColumn("last_fired_at", "integer")
-        .addColumn("fired_once", "integer", (c) => c.notNull().defaultTo(0))
-        .addColumn("missed", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("last_slot_ms", int)
+        .addColumn("last_fired_at", int)
+        .addColumn("fired_once", int, (c) => c.notNull().defaultTo(0))
+        .addColumn("missed", int, (c) => c.notNull().defaultTo(0))
         .addColumn("invalid_reason", "text")
         .addPrimaryKeyConstraint("schedule_state_pk", ["project_id", "agent_id", "name"])
         .execute();
-      await db.schema
-        .createTable("goal_state")
-        .addColumn("id", "integer", (c) => c.primaryKey().autoIncrement())
+      await autoId(db, db.schema.createTable("goal_state"), "id")
         .addColumn("session_id", "text", (c) => c.notNull())
         .addColumn("project_id", "text", (c) => c.notNull())
         .addColumn("agent_id", "text", (c) => c.notNull())
         .addColumn("objective", "text", (c) => c.notNull())
         .addColumn("status", "text", (c) => c.notNull())
-        .addColumn("budget", "integer")
-        .addColumn("used", "integer", (c) => c.notNull().defaultTo(0))
-        .addColumn("rounds", "integer", (c) => c.notNull().defaultTo(0))
-        .addColumn("created_at", "integer", (c) => c.notNull())
-        .addColumn("updated_at", "integer", (c) => c.notNull())
+        .addColumn("budget", int)
+        .addColumn("used", int, (c) => c.notNull().defaultTo(0))
+        .addColumn("rounds", int, (c) => c.notNull().defaultTo(0))
+        .addColumn("created_at", int, (c) => c.notNull())
+        .addColumn("updated_at", int, (c) => c.notNull())
         .execute();
 
       await db.schema
@@ -181,16 +179,16 @@ export const FACTS_MIGRATIONS: Readonly<Record<string, Migration>> = {
         .addColumn("project_id", "text", (c) => c.notNull())
         .addColumn("agent_id", "text", (c) => c.notNull())
         .addColumn("source", "text")
-        .addColumn("file_count", "integer", (c) => c.notNull())
-        .addColumn("mtime_ms", "integer", (c) => c.notNull())
+        .addColumn("file_count", int, (c) => c.notNull())
+        .addColumn("mtime_ms", int, (c) => c.notNull())
         .execute();
       await db.schema
         .createTable("trace_files")
         .addColumn("path", "text", (c) => c.primaryKey())
         .addColumn("session_id", "text", (c) => c.notNull())
-        .addColumn("file_index", "integer", (c) => c.notNull())
-        .addColumn("size", "integer", (c) => c.notNull())
-        .addColumn("mtime_ms", "integer", (c) => c.notNull())
+        .addColumn("file_index", int, (c) => c.notNull())
+        .addColumn("size", int, (c) => c.notNull())
+        .addColumn("mtime_ms", int, (c) => c.notNull())
         .execute();
       await db.schema.createIndex("trace_files_by_session").on("trace_files").column("session_id").execute();
     },
@@ -222,7 +220,7 @@ export const FACTS_MIGRATIONS: Readonly<Record<string, Migration>> = {
     // Whether a session's sandboxed commands may use the network; off unless a project owner
     // or the admin allowed it for that session.
     async up(db: Kysely<any>) {
-      await db.schema.alterTable("sessions").addColumn("sandbox_network", "integer", (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.alterTable("sessions").addColumn("sandbox_network", intType(db), (c) => c.notNull().defaultTo(0)).execute();
     },
   },
   "0005_trace_derived_data_moves_to_projections": {
@@ -260,6 +258,19 @@ export const FACTS_MIGRATIONS: Readonly<Record<string, Migration>> = {
       }
     },
   },
+  "0007_login_attempts": {
+    // Login and password-check attempts per key (auth/rate-limit.ts): kept here rather than in
+    // one process's memory, so server nodes sharing a PostgreSQL share the limits and a
+    // lockout cannot be dodged by trying another node. Losing the table only resets waits.
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable("login_attempts")
+        .addColumn("attempt_key", "text", (c) => c.primaryKey())
+        .addColumn("count", intType(db), (c) => c.notNull())
+        .addColumn("last_at", intType(db), (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 class FixedMigrations implements MigrationProvider {
@@ -270,16 +281,6 @@ class FixedMigrations implements MigrationProvider {
   async getMigrations(): Promise<Record<string, Migration>> {
     return { ...this.#steps };
   }
-}
-
-async function tableExists(db: Kysely<any>, name: string): Promise<boolean> {
-  const rows = await sql<{ n: number }>`select count(*) as n from sqlite_master where type = 'table' and name = ${name}`.execute(db);
-  return (rows.rows[0]?.n ?? 0) > 0;
-}
-
-async function columnExists(db: Kysely<any>, table: string, column: string): Promise<boolean> {
-  const rows = await sql<{ n: number }>`select count(*) as n from pragma_table_info(${table}) where name = ${column}`.execute(db);
-  return (rows.rows[0]?.n ?? 0) > 0;
 }
 
 /** Records the steps a pre-Kysely database already has (per its user_version) as applied. */
@@ -302,6 +303,13 @@ async function adoptHandWrittenVersion(db: Kysely<any>): Promise<void> {
  * it ran (not those adopted from a pre-Kysely user_version).
  */
 export async function migrateFacts(db: Kysely<any>, steps: Readonly<Record<string, Migration>> = FACTS_MIGRATIONS): Promise<string[]> {
+  if (engineOf(db) === "postgres") {
+    // Kysely's Migrator runs PostgreSQL's steps in one transaction under an advisory lock,
+    // so nodes that start together migrate once; there is no pre-Kysely version to adopt.
+    const { error, results } = await new Migrator({ db, provider: new FixedMigrations(steps) }).migrateToLatest();
+    if (error !== undefined) throw error;
+    return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+  }
   return db.connection().execute(async (conn) => {
     await sql`begin immediate`.execute(conn);
     try {

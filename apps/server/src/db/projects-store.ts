@@ -68,7 +68,7 @@ export class ProjectStore {
   insert(project: ProjectRow): boolean {
     const q = this.#facts.query
       .insertInto("projects")
-      .orIgnore()
+      .onConflict((oc) => oc.doNothing())
       .values({ project_id: project.projectId, owner_user_id: project.ownerUserId, name: project.name, created_at: project.createdAt });
     return this.#facts.run(q).changes > 0;
   }
@@ -100,7 +100,7 @@ export class ProjectStore {
   }
 
   addMember(projectId: string, userId: string, now: number): void {
-    this.#facts.run(this.#facts.query.insertInto("project_members").orIgnore().values({ project_id: projectId, user_id: userId, created_at: now }));
+    this.#facts.run(this.#facts.query.insertInto("project_members").onConflict((oc) => oc.doNothing()).values({ project_id: projectId, user_id: userId, created_at: now }));
   }
 
   removeMember(projectId: string, userId: string): boolean {
@@ -121,7 +121,7 @@ export class ProjectStore {
   insertAgent(projectId: string, agent: AgentRow): void {
     const q = this.#facts.query
       .insertInto("agents")
-      .orIgnore()
+      .onConflict((oc) => oc.doNothing())
       .values({ project_id: projectId, agent_id: agent.agentId, name: agent.name, description: agent.description, created_at: agent.createdAt });
     this.#facts.run(q);
   }

@@ -22,7 +22,13 @@ export class SessionCreators {
   }
 
   record(sessionId: string, userId: string): void {
-    this.#facts.run(this.#facts.query.replaceInto("session_creators").values({ session_id: sessionId, user_id: userId }));
+    // An upsert both engines spell alike (SQLite's `replace into` is not PostgreSQL's).
+    this.#facts.run(
+      this.#facts.query
+        .insertInto("session_creators")
+        .values({ session_id: sessionId, user_id: userId })
+        .onConflict((oc) => oc.column("session_id").doUpdateSet((eb) => ({ user_id: eb.ref("excluded.user_id") }))),
+    );
   }
 
   creatorOf(sessionId: string): string | undefined {

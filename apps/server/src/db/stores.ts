@@ -6,6 +6,7 @@
 import type { Database } from "better-sqlite3";
 import type { LiveProjectionRunner } from "@penguin/projections-runner";
 import { AuthSessionStore } from "./auth-sessions-store.js";
+import { LoginAttemptStore } from "./login-attempts-store.js";
 import type { FactsDb } from "./facts-db.js";
 import { ProjectStore } from "./projects-store.js";
 import { ScheduleStore } from "./schedule-store.js";
@@ -21,6 +22,8 @@ export interface Stores {
   db: Database;
   users: UserStore;
   authSessions: AuthSessionStore;
+  /** Login and password-check attempts (auth/rate-limit.ts), shared by nodes on one PostgreSQL. */
+  loginAttempts: LoginAttemptStore;
   projects: ProjectStore;
   sessions: SessionStore;
   usage: UsageStore;
@@ -31,9 +34,12 @@ export interface Stores {
 export function createStores(facts: FactsDb, projections: LiveProjectionRunner): Stores {
   return {
     facts,
-    db: facts.sqlite,
+    get db() {
+      return facts.sqlite;
+    },
     users: new UserStore(facts),
     authSessions: new AuthSessionStore(facts),
+    loginAttempts: new LoginAttemptStore(facts),
     projects: new ProjectStore(facts),
     sessions: new SessionStore(facts),
     usage: new UsageStore(projections),

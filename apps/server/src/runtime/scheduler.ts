@@ -126,6 +126,8 @@ export class Scheduler {
 
   async #pass(): Promise<TickReport> {
     const report: TickReport = { fired: [], queued: [], missed: [] };
+    // Servers sharing one PostgreSQL: only the holder of the duty fires schedules (db/facts-db.ts).
+    if (!this.#deps.stores.facts.holdsDuty("scheduler")) return report;
     for (const project of this.#deps.stores.projects.all()) {
       for (const agentId of agentIdsOnDisk(projectPaths(this.#deps.root, project.projectId))) {
         const seen = new Set<string>();

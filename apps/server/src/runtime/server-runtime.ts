@@ -15,7 +15,7 @@ import { Cause, Context, Effect, Exit, Layer, ManagedRuntime } from "effect";
 import type { SandboxOptions, SleepFn } from "@penguin/core";
 import { AccessPolicy } from "../auth/access.js";
 import { SessionCreators } from "../db/session-creators-store.js";
-import { openDatabase } from "../db/database.js";
+import { openFacts } from "../db/database.js";
 import type { FactsDb } from "../db/facts-db.js";
 import { createStores, type Stores } from "../db/stores.js";
 import { startProjections } from "../services/projections.js";
@@ -49,6 +49,7 @@ export type ServerRuntime = ManagedRuntime.ManagedRuntime<ServerServices, unknow
 
 export interface ServerRuntimeConfig {
   root: string;
+  /** `<root>/facts.db`, or a `postgres://` URL (`--database`). */
   databaseFile: string;
   /** The read models' live runner over `projections.db` (`reindex`: rebuild it first). */
   projections: { reindex: boolean; pollIntervalMs?: number };
@@ -76,8 +77,8 @@ export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServ
   const database = Layer.scoped(
     ServerDatabase,
     Effect.acquireRelease(
-      Effect.tryPromise({ try: async (): Promise<ServerDatabaseHandle> => ({ facts: await openDatabase(config.databaseFile) }), catch: (error) => error }),
-      (handle) => Effect.sync(() => handle.facts.sqlite.close()),
+      Effect.tryPromise({ try: async (): Promise<ServerDatabaseHandle> => ({ facts: await openFacts(config.databaseFile) }), catch: (error) => error }),
+      (handle) => Effect.sync(() => handle.facts.close()),
     ),
   );
   const projections = Layer.scoped(

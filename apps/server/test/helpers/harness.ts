@@ -12,6 +12,7 @@ import { createServerApp, type ServerApp, type ServerAppOptions } from "../../sr
 import { ManualTicker } from "../../src/runtime/clock.js";
 import { ApiClient } from "./client.js";
 import { listenOnLoopback } from "./socket.js";
+import { testDatabaseFor } from "./test-database.js";
 
 export const PROVIDER = "testkit";
 export const MODEL = "scripted-model";
@@ -71,7 +72,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   configureProject(root, "default_project", modelEntry(kit, options.entry));
   const clock = options.clock ?? testClock();
   const ticker = new ManualTicker();
+  // PENGUIN_TEST_DATABASE=postgres: the same server with its facts in PostgreSQL.
+  const database = await testDatabaseFor(root);
   const server = await createServerApp({
+    ...(database === undefined ? {} : { database }),
     root,
     env: {},
     sleep: async () => undefined,
