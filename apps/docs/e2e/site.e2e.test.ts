@@ -54,7 +54,7 @@ describe("the documentation site in a browser", () => {
 
     await page.locator(".VPNavBarTranslations").hover();
     await page.locator(".VPNavBarTranslations").getByRole("link", { name: "简体中文" }).click();
-    await expect.poll(() => new URL(page.url()).pathname).toBe("/zh/");
+    await expect.poll(() => new URL(page.url()).pathname).toBe("/docs/zh/");
     await expect.poll(() => page.locator(".VPHero .text").textContent()).toContain("开源的 Agent Harness");
 
     await page.locator(".VPNavBarSearch .DocSearch-Button").click();
@@ -62,7 +62,7 @@ describe("the documentation site in a browser", () => {
     const first = page.locator(".VPLocalSearchBox .results .result").first();
     await first.waitFor();
     await first.click();
-    await expect.poll(() => new URL(page.url()).pathname).toMatch(/^\/zh\/.+\.html$/);
+    await expect.poll(() => new URL(page.url()).pathname).toMatch(/^\/docs\/zh\/.+\.html$/);
     await expect.poll(async () => (await page.locator(".vp-doc").textContent()) ?? "").toContain("fork");
     expect(pageErrors).toEqual([]);
   });

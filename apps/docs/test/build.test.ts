@@ -1,7 +1,8 @@
 // The site builds: `vitepress build` into a temp folder (VitePress itself fails the build on a
 // dead link), a page for every Markdown file in both languages, the local search index holding
 // the words people look for; then `penguin docs` (the built CLI) serves that folder on a free
-// port: pages in both languages, the 404 page for a missing one, nothing outside the folder.
+// port under /docs/ (the prefix the site is built for, which the server uses too): pages in both
+// languages, the 404 page for a missing one, nothing outside the folder or the prefix.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
@@ -59,6 +60,12 @@ describe("the documentation site", () => {
     for (const page of pages) expect(existsSync(join(out, page.path.replace(/\.md$/, ".html"))), page.path).toBe(true);
   });
 
+  it("is built for the /docs/ prefix both penguin docs and the server serve it under", () => {
+    const index = readFileSync(join(out, "index.html"), "utf8");
+    expect(index).toContain('"/docs/assets/');
+    expect(index).not.toMatch(/"\/assets\//);
+  });
+
   it("ships a local search index with the pages' words in both languages", () => {
     const chunks = join(out, "assets", "chunks");
     const indexes = readdirSync(chunks).filter((f) => f.startsWith("@localSearchIndex"));
@@ -91,10 +98,15 @@ describe("the documentation site", () => {
       }
       expect((await fetch(new URL("guide/replay.html", url)).then((r) => r.text()))).toContain("penguin fork");
       expect((await fetch(new URL("no/such/page.html", url))).status).toBe(404);
+      expect(new URL(url).pathname).toBe("/docs/");
+      const bare = await fetch(new URL("/", url), { redirect: "manual" });
+      expect(bare.status).toBe(302);
+      expect(bare.headers.get("location")).toBe("/docs/");
+      expect((await rawGet(url, "/guide/replay.html")).status, "a page outside the /docs/ prefix").toBe(404);
     });
 
     it("serves nothing outside the built folder", async () => {
-      for (const path of ["/../secret.txt", "/%2e%2e/secret.txt", "/..%2fsecret.txt", "/guide/../../secret.txt"]) {
+      for (const path of ["/../secret.txt", "/%2e%2e/secret.txt", "/..%2fsecret.txt", "/guide/../../secret.txt", "/docs/../secret.txt", "/docs/..%2fsecret.txt", "/docs/guide/../../secret.txt", "/docs/%2e%2e/secret.txt"]) {
         const res = await rawGet(url, path);
         expect(res.status, path).toBe(404);
         expect(res.body, path).not.toContain("outside the site");

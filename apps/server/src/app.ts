@@ -9,7 +9,8 @@
  * epoch, user feeds, session manager, scheduler, preview-token key); then HTTP on express 5: the request
  * context and security headers on every answer, and on `/api/*` the write guard (JSON +
  * same origin), the cookie authentication, and every resource's routes through one route
- * table (authorization, validation, OpenAPI). Anything else is the web app. Errors from
+ * table (authorization, validation, OpenAPI). `/docs/` is the built documentation site (no
+ * sign-in); anything else is the web app. Errors from
  * anywhere reach the one error middleware at the end, which answers `{error:{code, message}}`
  * through http/error-response.ts.
  *
@@ -55,6 +56,7 @@ import { feedProjectionChanges } from "./services/projection-feed.js";
 import { pricingFor } from "./services/usage-query.js";
 import { queryUsage as queryProjectedUsage } from "@penguin/projections-usage";
 import type { LiveProjectionRunner } from "@penguin/projections-runner";
+import { docsSiteHandler, isDocsPath } from "./web/docs-site.js";
 import { webAppHandler } from "./web/static-site.js";
 import { OtelLiveExporter } from "./services/otel-live.js";
 
@@ -76,6 +78,8 @@ export interface ServerAppOptions {
   loginLimits?: LoginLimits;
   /** A built SPA to serve at `/`. */
   webDir?: string;
+  /** The built documentation site to serve at `/docs/` (no sign-in needed; a notice when absent). */
+  docsDir?: string;
   /** Model gateway fetch (tests, proxies). */
   fetch?: typeof fetch;
   /** Rebuild the projections and the sessions index from the traces instead of updating them. */
@@ -217,10 +221,11 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
   registerRoutes(table, context);
   if (options.schedules !== false) scheduler.start();
   const web = webAppHandler(options.webDir);
+  const docs = docsSiteHandler(options.docsDir);
   app.use(function unmatched(_req: ExpressRequest, res: ExpressResponse, next: NextFunction) {
     const c = contextOf(res);
     if (!c.path.startsWith("/api/") && c.path !== "/api") {
-      sendResponse(res, web(c), c).catch(next);
+      sendResponse(res, isDocsPath(c.path) ? docs(c) : web(c), c).catch(next);
       return;
     }
     next(c.user === undefined ? new ApiError(401, "unauthorized", "sign in first") : new ApiError(404, "not_found", `no route ${c.method} ${c.path}`));

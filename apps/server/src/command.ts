@@ -50,6 +50,11 @@ export function defaultWebDir(): string {
   return fileURLToPath(new URL("../../web/dist", import.meta.url));
 }
 
+/** The built documentation site served at /docs/ (apps/docs, from src/, dist/ and the CLI bundle alike). */
+export function defaultDocsDir(): string {
+  return fileURLToPath(new URL("../../docs/site/.vitepress/dist", import.meta.url));
+}
+
 export async function runServerCommand(options: ServerCommandOptions): Promise<number> {
   const env = options.env ?? process.env;
   const port = parsePort(options.port ?? env.PORT);
@@ -73,6 +78,7 @@ export async function runServerCommand(options: ServerCommandOptions): Promise<n
       workspaceRoots: absoluteRoots(options.workspaceRoots ?? listFromEnv(env.PENGUIN_WORKSPACE_ROOTS, delimiter)),
       allowedHosts: options.allowedHosts ?? listFromEnv(env.PENGUIN_ALLOWED_HOSTS, ","),
       ...(options.database === undefined ? {} : { database: options.database }),
+      docsDir: defaultDocsDir(),
       ...options.app,
     };
     if (options.sandbox !== undefined) start.app.sandbox = { ...start.app.sandbox, ...options.sandbox };

@@ -1,6 +1,7 @@
 /**
  * `penguin docs`: serves the built documentation site (apps/docs, built by `npm run build`)
- * on 127.0.0.1 and opens it in the browser. A plain node:http file server, because the site
+ * on 127.0.0.1 under /docs/ (the prefix the site is built for, the one the server serves it at
+ * too) and opens it in the browser. A plain node:http file server, because the site
  * is static files and the server package (express, SQLite) would cost far more to load; it
  * answers GET and HEAD only, resolves every path inside the site folder (no `..`, no
  * symlink out), and serves the site's 404 page for a missing one. Imported on demand only.
@@ -37,11 +38,16 @@ const TYPES: Record<string, string> = {
   ".txt": "text/plain; charset=utf-8",
 };
 
-/** The file a URL path names inside `root`, or undefined (outside it, missing, or not a file). */
+/** The URL prefix the site is built for (apps/docs/site/.vitepress/config.ts `base`). */
+export const DOCS_PREFIX = "/docs/";
+
+/** The file a URL path names inside `root`, or undefined (outside it or the prefix, missing, or not a file). */
 function fileFor(root: string, urlPath: string): string | undefined {
+  const raw = urlPath.split("?")[0] ?? "/";
+  if (!raw.startsWith(DOCS_PREFIX)) return undefined;
   let path: string;
   try {
-    path = decodeURIComponent(urlPath.split("?")[0] ?? "/");
+    path = decodeURIComponent(raw.slice(DOCS_PREFIX.length - 1));
   } catch {
     return undefined;
   }
@@ -65,7 +71,12 @@ export function serveFolder(dir: string, port: number, host: string): Promise<{ 
       res.writeHead(405, { allow: "GET, HEAD" }).end();
       return;
     }
-    const file = fileFor(root, req.url ?? "/");
+    const url = req.url ?? "/";
+    if (url === "/" || url === "/docs") {
+      res.writeHead(302, { location: DOCS_PREFIX }).end();
+      return;
+    }
+    const file = fileFor(root, url);
     const status = file === undefined ? 404 : 200;
     const served = file ?? join(root, "404.html");
     const body = existsSync(served) ? readFileSync(served) : Buffer.from("not found");
@@ -77,7 +88,7 @@ export function serveFolder(dir: string, port: number, host: string): Promise<{ 
     server.listen(port, host, () => {
       const address = server.address();
       const bound = typeof address === "object" && address !== null ? address.port : port;
-      resolvePromise({ server, url: `http://${host.includes(":") ? `[${host}]` : host}:${bound}/` });
+      resolvePromise({ server, url: `http://${host.includes(":") ? `[${host}]` : host}:${bound}${DOCS_PREFIX}` });
     });
   });
 }

@@ -49,7 +49,7 @@ const WORDS = {
   },
   zh: {
     title: "CLI 参考",
-    intro: "`penguin` 的全部命令、参数与选项，以及所有命令共用的退出码。说明文字取自代码（英文）。",
+    intro: "`penguin` 的全部命令、参数与选项，以及所有命令共用的退出码。",
     exit: "退出码",
     code: "代码",
     meaning: "含义",

@@ -155,7 +155,7 @@ const WORDS = {
   zh: {
     title: "配置参考",
     intro:
-      "用户会编辑的两个文件：agent 的 `system_config.yaml`（agent 的行为）与项目的 `.project_config.toml`（模型、密钥、默认值；权限 0600）。`system_config.yaml` 中未知的键会被忽略，留空的键回落到默认值。说明文字取自代码（英文）。",
+      "用户会编辑的两个文件：agent 的 `system_config.yaml`（agent 的行为）与项目的 `.project_config.toml`（模型、密钥、默认值；权限 0600）。`system_config.yaml` 中未知的键会被忽略，留空的键回落到默认值。",
     system: "system_config.yaml",
     systemWhere: "位置：`<root>/<project>/agents/<agent>/agent_state/system_config.yaml`。",
     project: ".project_config.toml",

@@ -41,7 +41,9 @@ function fieldsOf(ast: SchemaAST.AST): PayloadType["fields"] {
 
 function fieldType(ast: SchemaAST.AST): string {
   const id = identifierOf(ast);
-  if (id !== "") return id;
+  // A named set of words (SessionClient) is more use spelled out than named; a named struct stays named.
+  const words = SchemaAST.isUnion(ast) && ast.types.every(SchemaAST.isLiteral);
+  if (id !== "" && !words) return id;
   if (SchemaAST.isUnion(ast) && !ast.types.every(SchemaAST.isLiteral)) return ast.types.map(fieldType).join(" or ");
   if (SchemaAST.isTypeLiteral(ast) && ast.propertySignatures.length === 0 && ast.indexSignatures.length > 0) return "mapping";
   if (SchemaAST.isTypeLiteral(ast)) return `{ ${fieldsOf(ast).map((f) => `${f.name}${f.optional ? "?" : ""}: ${f.type}`).join(", ")} }`;

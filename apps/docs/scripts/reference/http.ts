@@ -3,11 +3,11 @@
  * which the server builds from its route table and the same effect/Schema schemas that decode
  * requests. The generator builds a real server app on a temporary data root and reads its
  * routes; this file only renders the document: routes grouped by tag, with their access,
- * parameters, body fields and response statuses.
+ * parameters, body fields, response statuses and the fields of each success response's body
+ * (read from the response schemas of apps/server/src/contract by http-schemas.ts).
  */
+import { asArray, asJson, responseBodies, schemaWords, type ResponseBody } from "./http-schemas.js";
 import { blocks, code, pageHeader, table, text, type Lang } from "./markdown.js";
-
-type Json = Record<string, unknown>;
 
 export interface HttpRoute {
   method: string;
@@ -19,23 +19,8 @@ export interface HttpRoute {
   parameters: { name: string; in: string; required: boolean; type: string }[];
   bodyFields: { name: string; required: boolean; type: string }[];
   statuses: { status: string; description: string }[];
-}
-
-const asJson = (v: unknown): Json => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Json) : {});
-const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-
-/** A JSON Schema node in a few words (`string`, `integer`, `one of a, b`, `array of string`). */
-function schemaWords(node: unknown): string {
-  const s = asJson(node);
-  if (Array.isArray(s.enum)) return `one of ${s.enum.map(String).join(", ")}`;
-  if (s.const !== undefined) return JSON.stringify(s.const);
-  const alternatives = asArray(s.anyOf ?? s.oneOf);
-  if (alternatives.length > 0) return alternatives.map(schemaWords).join(" or ");
-  if (s.type === "array") return `array of ${schemaWords(s.items)}`;
-  if (typeof s.type === "string") return s.type;
-  if (Array.isArray(s.type)) return s.type.join(" or ");
-  if (typeof s.$ref === "string") return s.$ref.split("/").pop() ?? "object";
-  return "any";
+  /** The success responses' bodies (2xx with a schema in the document). */
+  responseBodies: ResponseBody[];
 }
 
 export function httpRoutes(document: unknown): HttpRoute[] {
@@ -58,6 +43,7 @@ export function httpRoutes(document: unknown): HttpRoute[] {
         }),
         bodyFields: Object.entries(asJson(body.properties)).map(([name, schema]) => ({ name, required: required.includes(name), type: schemaWords(schema) })),
         statuses: Object.entries(asJson(operation.responses)).map(([status, r]) => ({ status, description: String(asJson(r).description ?? "") })),
+        responseBodies: responseBodies(operation.responses),
       });
     }
   }
@@ -75,6 +61,7 @@ const WORDS = {
     params: "Parameters",
     body: "Body (JSON)",
     responses: "Responses",
+    responseBody: (status: string, type: string) => `Response ${status} (${type})`,
     name: "Name",
     where: "In",
     type: "Type",
@@ -87,13 +74,14 @@ const WORDS = {
   zh: {
     title: "HTTP 参考",
     intro:
-      "服务器（`penguin server`、`penguin web`）的 API。标为需登录的路由需要 `POST /api/auth/login` 返回的 `penguin_session` cookie；路由还可能检查用户对项目、agent 或会话的授权。运行中的服务器在 `/api/openapi.json` 提供同一文档。说明文字取自代码（英文）。",
+      "服务器（`penguin server`、`penguin web`）的 API。标为需登录的路由需要 `POST /api/auth/login` 返回的 `penguin_session` cookie；路由还可能检查用户对项目、agent 或会话的授权。运行中的服务器在 `/api/openapi.json` 提供同一文档。",
     access: "访问",
     publicRoute: "公开",
     signedIn: "需登录",
     params: "参数",
     body: "请求体（JSON）",
     responses: "响应",
+    responseBody: (status: string, type: string) => `响应 ${status}（${type}）`,
     name: "名称",
     where: "位置",
     type: "类型",
@@ -115,6 +103,14 @@ function routeSection(route: HttpRoute, lang: Lang): string {
       : "",
     route.bodyFields.length > 0 ? `**${w.body}**\n\n${table([w.name, w.type, w.required], route.bodyFields.map((f) => [code(f.name), text(f.type), f.required ? w.yes : ""]))}` : "",
     `**${w.responses}**: ${route.statuses.map((s) => `${code(s.status)} ${text(s.description)}`).join(" · ")}`,
+    ...route.responseBodies.map((b) =>
+      [
+        `**${w.responseBody(b.status, b.contentType)}**: ${text(b.shape)}`,
+        table([w.name, w.type, w.required], b.fields.map((f) => [code(f.name), text(f.type), f.required ? w.yes : ""])),
+      ]
+        .filter((part) => part !== "")
+        .join("\n\n"),
+    ),
   ]).trimEnd();
 }
 

@@ -35,13 +35,20 @@ export function table(head: readonly string[], rows: readonly (readonly string[]
   return [line(head), line(head.map(() => "---")), ...rows.map(line)].join("\n");
 }
 
+/**
+ * The one line atop every Chinese reference page: headings and table heads are translated here, but
+ * each description is the code's own text (commander help, schema annotations, OpenAPI summaries),
+ * written once in English; translating it in the generator would be a second copy that drifts.
+ */
+export const ZH_LANGUAGE_NOTE = "> 本页的标题与表头为中文；各项说明文字直接取自代码，因此为英文。";
+
 /** The page's opening: frontmatter, title, the generated-file notice and a short intro. */
 export function pageHeader(lang: Lang, title: string, source: string, intro: string): string {
   const notice =
     lang === "en"
       ? `Generated from ${source} by \`${REGENERATE_COMMAND}\`: do not edit by hand. A test in \`npm test\` fails when this page differs from what the code generates.`
       : `由 \`${REGENERATE_COMMAND}\` 从 ${source} 生成，请勿手改。页面与代码生成的结果不一致时，\`npm test\` 中的检查会失败。`;
-  return `---\noutline: [2, 3]\n---\n\n<!-- generated: ${REGENERATE_COMMAND} -->\n\n# ${title}\n\n::: info\n${notice}\n:::\n\n${intro}\n`;
+  return `---\noutline: [2, 3]\n---\n\n<!-- generated: ${REGENERATE_COMMAND} -->\n\n# ${title}\n\n${lang === "zh" ? `${ZH_LANGUAGE_NOTE}\n\n` : ""}::: info\n${notice}\n:::\n\n${intro}\n`;
 }
 
 /** Joins blocks with one blank line and ends the page with a newline. */

@@ -2,7 +2,9 @@
  * The VitePress configuration of the documentation site: English at the root, Chinese under
  * /zh/, one sidebar per language built from the same page list, local search (no service to
  * call), the default theme's dark mode and phone layout. The site is static: `vitepress build
- * site` writes .vitepress/dist, which `penguin docs` serves. Pages link to each other only;
+ * site` writes .vitepress/dist for the URL prefix /docs/, where both `penguin docs` and the
+ * server (`penguin server`/`web`, apps/server/src/web/docs-site.ts) serve it, so one build
+ * fits both. Pages link to each other only;
  * the link check (test/links.test.ts) keeps it that way.
  */
 import { defineConfig, type DefaultTheme } from "vitepress";
@@ -66,6 +68,8 @@ export const PAGE_PATHS: readonly string[] = SECTIONS.flatMap((s) => s.pages.map
 export default defineConfig({
   title: "PenguinHarness",
   description: "An open-source agent harness with append-only traces and crash-safe resume",
+  // The server serves the site beside the web app, under /docs/ (penguin docs uses the same prefix).
+  base: "/docs/",
   lastUpdated: false,
   cleanUrls: false,
   // The generated references hold long tables; nothing here should call out of the machine.
