@@ -22,7 +22,7 @@ import type { CommandSandbox, SandboxOptions } from "./environment/commands/sand
 import { sessionBoundary, sessionCommandSandbox } from "./environment/commands/session-sandbox.js";
 import { mountTable, unconfinedTable } from "./environment/commands/mount-table.js";
 import { instructionCandidates, instructionGrants, readProjectInstructions, type ProjectInstructions } from "./state/project-instructions.js";
-import { parseMcpServers } from "./environment/mcp/config.js";
+import { parseMcpServers, type McpServerEntry } from "./environment/mcp/config.js";
 import { loadMcpHub } from "./environment/mcp/load-hub.js";
 import { createCommandPolicy } from "./approvals/command-policy.js";
 import { PenguinError } from "./errors.js";
@@ -159,13 +159,26 @@ export interface BuildParams {
   opening?: OmniMessage<"event_msg">;
   /** The session's lease, held from before its first line; the Session lets it go on dispose. */
   lease: SessionLease;
+  /** MCP servers of this session only (createSession / resumeSession `mcpServers`), after the agent's. */
+  sessionMcpServers?: readonly McpServerEntry[];
+}
+
+/** The agent's configured MCP servers, then the session's own; a session server may not reuse a configured name. */
+function sessionMcpServerList(configured: McpServerEntry[], ofSession: readonly McpServerEntry[] | undefined): McpServerEntry[] {
+  if (ofSession === undefined || ofSession.length === 0) return configured;
+  const names = new Set(configured.map((s) => s.name));
+  for (const server of ofSession) {
+    if (names.has(server.name)) throw new PenguinError("invalid_argument", `MCP server "${server.name}" is already configured for this agent (tools.mcpServers in system_config.yaml): give the session's server another name`);
+    names.add(server.name);
+  }
+  return [...configured, ...ofSession];
 }
 
 export async function buildSession(parts: AgentParts, p: BuildParams): Promise<Session> {
   const { meta, state, config, endpoint } = p;
   const sessionId = meta.session_id;
   const scratchpadDir = sessionScratchpad(parts.paths, sessionId);
-  const mcpServers = parseMcpServers(state.config.tools.mcpServers, parts.paths.systemConfig);
+  const mcpServers = sessionMcpServerList(parseMcpServers(state.config.tools.mcpServers, parts.paths.systemConfig), p.sessionMcpServers);
   let built: Session | undefined;
   const subagents =
     meta.source === "subagent"
