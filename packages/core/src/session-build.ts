@@ -39,6 +39,7 @@ import { createSubagentRunner, type ChildSessionFactory } from "./subagents/runn
 import { hasHooks, mergeHooks } from "./hooks/hook-config.js";
 import { HookedEnvironment } from "./hooks/hooked-environment.js";
 import { SessionHooks } from "./hooks/session-hooks.js";
+import { autoPreCompact } from "./hooks/task-hooks.js";
 import { loadWorkspaceHooks } from "./hooks/workspace-hooks.js";
 
 /** What the session-building functions need of their Agent. */
@@ -208,6 +209,7 @@ export async function buildSession(parts: AgentParts, p: BuildParams): Promise<S
     writableForTools: [parts.paths.memoryDir],
   });
   const hooks = sessionHooks(parts, p);
+  const preCompact = hooks === undefined || p.replay !== undefined ? undefined : autoPreCompact(hooks);
   // Tool hooks sit on the real Environment: a replay with recorded tools answers before them.
   const hookedEnv = hooks === undefined ? realEnv : new HookedEnvironment(realEnv, hooks);
   const env = p.replay?.wrapEnvironment?.(hookedEnv) ?? hookedEnv;
@@ -251,6 +253,8 @@ export async function buildSession(parts: AgentParts, p: BuildParams): Promise<S
       prompt: state.config.compaction.prompt,
     },
     sleep: p.replay !== undefined ? noWait : parts.options.sleep,
+    // PreCompact before a compaction a trigger starts; a replay writes the recorded records back instead.
+    ...(preCompact === undefined ? {} : { beforeAutoCompaction: preCompact }),
   });
   built = new Session({
     meta,

@@ -2,7 +2,8 @@
  * The task hooks around one `session.run`: SessionStart (before the session's first task in
  * this process: `startup`, or `resume` for a session rebuilt from its trace), UserPromptSubmit
  * (before the input reaches the model), Stop (when the task ends without an abort) and, for
- * `session.compact`, PreCompact.
+ * `session.compact`, PreCompact (`manual`); `autoPreCompact` is PreCompact (`auto`) for the
+ * engine to run before a compaction a trigger started mid-task.
  *
  * Their `hook_run` records are appended to the trace through the session's writer (between
  * engine runs, so nothing else writes then) and yielded to the host like the task's messages.
@@ -79,4 +80,10 @@ export async function* hookedCompaction(t: { hooks: SessionHooks; record(m: Omni
     }
   }
   yield* t.compact();
+}
+
+/** PreCompact before an automatic compaction (the engine's `beforeAutoCompaction`): its records, which the engine writes. */
+export function autoPreCompact(hooks: SessionHooks): ((reason: string, signal: AbortSignal) => Promise<readonly OmniMessage<"event_msg">[]>) | undefined {
+  if (!hooks.has("PreCompact")) return undefined;
+  return async (_reason, signal) => (await hooks.run({ event: "PreCompact", input: { trigger: "auto", custom_instructions: "" }, signal })).records;
 }

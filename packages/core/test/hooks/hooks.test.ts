@@ -182,6 +182,36 @@ describe(`hooks (${sandboxed ? "in the bwrap sandbox" : "bwrap unavailable: unsa
   });
 });
 
+describe("PreCompact before an automatic compaction", () => {
+  it("runs with trigger auto, recorded right before compaction_begin, when the turns trigger compacts mid-session", async () => {
+    h = await startHarness({
+      systemConfigPatch: (y) => y.replace(/max_session_turns:.*$/m, "max_session_turns: 2").replace(/^(\s*)mode: summarize/m, "$1mode: discard"),
+      script: [{ toolCalls: [{ name: "read_file", arguments: { file_path: "missing.txt" } }] }, { text: "no file" }, { text: "fresh start" }],
+      agentOptions: sandboxed ? { sandbox: { enabled: true } } : {},
+    });
+    const record = script(h.workspace, "record.sh", `cat >> "$CLAUDE_PROJECT_DIR/precompact.jsonl"\necho >> "$CLAUDE_PROJECT_DIR/precompact.jsonl"`);
+    writeFileSync(h.agent.paths.systemConfig, hooksYaml({ PreCompact: [{ hooks: [{ type: "command", command: record }] }] })(readFileSync(h.agent.paths.systemConfig, "utf8")));
+    const session = await h.agent.createSession({ workspaceDir: h.workspace });
+    await collect(session.run("look", { approve: allow }));
+    expect(existsSync(join(h.workspace, "precompact.jsonl"))).toBe(false);
+    // The file the closing context is in (the compaction moves the session on to a new one).
+    const tracePath = session.tracePath;
+    const next = await collect(session.run("again", { approve: allow }));
+    await session.dispose();
+    expect(h.kit.violations).toEqual([]);
+    const inputs = readFileSync(join(h.workspace, "precompact.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(inputs).toEqual([expect.objectContaining({ hook_event_name: "PreCompact", trigger: "auto", custom_instructions: "", session_id: session.id })]);
+    // Streamed to the host and recorded in the trace, just before the compaction it announced.
+    const kinds = (ms: OmniMessage[]) => ms.flatMap((m) => (m.type === "event_msg" && (m.payload.type === "hook_run" || m.payload.type === "compaction_begin") ? [m.payload.type === "hook_run" ? `hook_run:${m.payload.hook_event}:${m.payload.outcome}` : m.payload.type] : []));
+    expect(kinds(next)).toEqual(["hook_run:PreCompact:ok", "compaction_begin"]);
+    const all = [...traceOf(tracePath)];
+    const preIndex = all.findIndex((m) => m.type === "event_msg" && m.payload.type === "hook_run");
+    expect(preIndex).toBeGreaterThanOrEqual(0);
+    const after = all[preIndex + 1];
+    expect(after?.type === "event_msg" ? after.payload.type : undefined).toBe("compaction_begin");
+  });
+});
+
 describe("workspace hooks file", () => {
   it("runs only once the user trusted it, and not after it changed", async () => {
     h = await startHarness({ script: [{ text: "one" }, { text: "two" }, { text: "three" }], agentOptions: sandboxed ? { sandbox: { enabled: true } } : {} });
