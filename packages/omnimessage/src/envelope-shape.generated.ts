@@ -2852,6 +2852,14 @@ export const OMNI_MESSAGE_SHAPE: Shape = {
            "kind": "number",
            "expected": "number"
           }
+         },
+         {
+          "name": "traceparent",
+          "optional": true,
+          "shape": {
+           "kind": "string",
+           "expected": "string"
+          }
          }
         ],
         "records": []
