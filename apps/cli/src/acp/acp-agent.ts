@@ -9,6 +9,9 @@
  *                     load and resume start them too
  *   session/load      agent.resumeSession, then the trace replayed as session/update
  *   session/resume    agent.resumeSession, nothing replayed
+ *   session/fork      (unstable in the protocol; declared as sessionCapabilities.fork) a new
+ *                     session from the source's last completed task, as `penguin fork`, opened
+ *                     here like a resume (the editor's MCP servers started); same workspace
  *   session/list      the traces of the agent (history.ts), optionally those working in `cwd`
  *   session/close     dispose: the turn aborted, the lease let go
  *   session/set_mode  the approval mode (approval-modes.ts), recorded as settings_changed
@@ -31,8 +34,9 @@ import { modeState } from "./approval-modes.js";
 import { clientWriteFileOperations } from "./client-files.js";
 import { askThroughClient } from "./client-permission.js";
 import { editorMcpServers, InvalidEditorMcpServers } from "./editor-mcp-servers.js";
+import { parseSessionFork, SESSION_FORK } from "./session-fork.js";
 import { EXTENSION_METHODS, forkAt, inspectAt, InvalidExtensionParams, parseFork, parseInspect, parseReplay, replaySession } from "./extensions.js";
-import { listSessions, sessionMessages } from "./history.js";
+import { isRecordedWorkspace, listSessions, recordedWorkspace, sessionMessages } from "./history.js";
 import { OpenSessions, type OpenSession } from "./open-sessions.js";
 import { InvalidPrompt, promptText } from "./prompt-text.js";
 import { replayUpdates, SessionUpdateMapper } from "./session-updates.js";
@@ -176,7 +180,7 @@ export function buildAcpAgent(sdk: Sdk, options: AcpAgentOptions): { app: acp.Ag
           loadSession: true,
           promptCapabilities: { image: false, audio: false, embeddedContext: true },
           mcpCapabilities: { http: true, sse: true },
-          sessionCapabilities: { list: {}, resume: {}, close: {} },
+          sessionCapabilities: { list: {}, resume: {}, close: {}, fork: {} },
           _meta: { penguin: { extensions: Object.values(EXTENSION_METHODS), approvalMode: options.mode } },
         },
       };
@@ -204,6 +208,18 @@ export function buildAcpAgent(sdk: Sdk, options: AcpAgentOptions): { app: acp.Ag
       answering(sdk, async () => {
         const open = await openExisting(params.sessionId, params.mcpServers);
         return { modes: modeState(open.mode, APPROVAL_MODES) };
+      }),
+    )
+    .onRequest(SESSION_FORK, parser(sdk, parseSessionFork), ({ params }) =>
+      answering(sdk, async () => {
+        if (sessions.get(params.sessionId)?.turn !== undefined) throw sdk.RequestError.invalidRequest({ sessionId: params.sessionId }, "the session is running a prompt: fork it once the turn has ended");
+        const agent = await sharedAgent();
+        const workspace = await recordedWorkspace(agent, params.sessionId);
+        if (workspace === undefined) throw sdk.RequestError.invalidParams({ sessionId: params.sessionId }, `no session ${params.sessionId} of this agent: session/list gives the ids`);
+        if (!isRecordedWorkspace(params.cwd, workspace)) throw sdk.RequestError.invalidParams({ cwd: params.cwd }, `a fork works in its source's workspace, ${workspace}: send that as cwd (or session/new for another folder)`);
+        const forkId = await agent.forkSession({ sessionId: params.sessionId, client: "acp" });
+        const open = await openExisting(forkId, params.mcpServers);
+        return { sessionId: forkId, modes: modeState(open.mode, APPROVAL_MODES) };
       }),
     )
     .onRequest(sdk.methods.agent.session.list, ({ params }) =>

@@ -13,6 +13,19 @@ export async function sessionMessages(agent: Agent, sessionId: string): Promise<
   return sessionTraceFiles(agent.paths, sessionId).flatMap((ref) => readTraceFile(ref.file).messages);
 }
 
+/** The workspace a session works in, as its first trace file's session_meta records it; undefined when there is none. */
+export async function recordedWorkspace(agent: Agent, sessionId: string): Promise<string | undefined> {
+  const { readTraceFile, sessionTraceFiles } = await import("@penguin/core");
+  const first = sessionTraceFiles(agent.paths, sessionId)[0];
+  const meta = first === undefined ? undefined : readTraceFile(first.file).messages[0];
+  return meta?.type === "session_meta" ? meta.payload.workspace : undefined;
+}
+
+/** Whether `cwd` (as an editor gives it, maybe through a symlink) is the recorded workspace. */
+export function isRecordedWorkspace(cwd: string, workspace: string): boolean {
+  return asRecorded(cwd) === workspace;
+}
+
 export interface ListedSession {
   sessionId: string;
   cwd: string;
