@@ -12,7 +12,8 @@
  *   session/fork      (unstable in the protocol; declared as sessionCapabilities.fork) a new
  *                     session from the source's last completed task, as `penguin fork`, opened
  *                     here like a resume (the editor's MCP servers started); same workspace
- *   session/list      the traces of the agent (history.ts), optionally those working in `cwd`
+ *   session/list      the traces of the agent (history.ts), optionally those working in `cwd`,
+ *                     LIST_PAGE_SIZE a page, the rest behind `nextCursor`
  *   session/close     dispose: the turn aborted, the lease let go
  *   session/set_mode  the approval mode (approval-modes.ts), recorded as settings_changed
  *   session/prompt    session.run; every message mapped (session-updates.ts) and sent before
@@ -36,7 +37,7 @@ import { askThroughClient } from "./client-permission.js";
 import { editorMcpServers, InvalidEditorMcpServers } from "./editor-mcp-servers.js";
 import { parseSessionFork, SESSION_FORK } from "./session-fork.js";
 import { EXTENSION_METHODS, forkAt, inspectAt, InvalidExtensionParams, parseFork, parseInspect, parseReplay, replaySession } from "./extensions.js";
-import { isRecordedWorkspace, listSessions, recordedWorkspace, sessionMessages } from "./history.js";
+import { InvalidListCursor, isRecordedWorkspace, listSessions, recordedWorkspace, sessionMessages } from "./history.js";
 import { OpenSessions, type OpenSession } from "./open-sessions.js";
 import { InvalidPrompt, promptText } from "./prompt-text.js";
 import { replayUpdates, SessionUpdateMapper } from "./session-updates.js";
@@ -55,7 +56,7 @@ type Sdk = typeof acp;
 /** Our errors as JSON-RPC errors: bad params say what is wrong; anything else keeps its message. */
 function asRequestError(sdk: Sdk, error: unknown): Error {
   if (error instanceof sdk.RequestError) return error;
-  if (error instanceof InvalidPrompt || error instanceof InvalidExtensionParams || error instanceof InvalidEditorMcpServers) return sdk.RequestError.invalidParams(undefined, error.message);
+  if (error instanceof InvalidPrompt || error instanceof InvalidExtensionParams || error instanceof InvalidEditorMcpServers || error instanceof InvalidListCursor) return sdk.RequestError.invalidParams(undefined, error.message);
   const message = error instanceof Error ? error.message : String(error);
   // core's own refusal of an argument (an editor's MCP server reusing a configured name, say).
   if (error instanceof Error && error.name === "PenguinError" && (error as { code?: unknown }).code === "invalid_argument") return sdk.RequestError.invalidParams(undefined, message);
@@ -224,8 +225,8 @@ export function buildAcpAgent(sdk: Sdk, options: AcpAgentOptions): { app: acp.Ag
     )
     .onRequest(sdk.methods.agent.session.list, ({ params }) =>
       answering(sdk, async () => {
-        const listed = await listSessions(await sharedAgent(), params.cwd ?? undefined);
-        return { sessions: listed };
+        const page = await listSessions(await sharedAgent(), params.cwd ?? undefined, params.cursor ?? undefined);
+        return { sessions: page.sessions, ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) };
       }),
     )
     .onRequest(sdk.methods.agent.session.close, ({ params }) =>

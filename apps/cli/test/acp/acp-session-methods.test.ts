@@ -2,7 +2,8 @@
 // cursor pagination, driven by the official SDK's client over the built `penguin acp`'s stdio
 // against the scripted model: a fork starts from the source's last answer and goes on as its
 // own session (the model sees the source's history, the source's trace gets nothing), a fork
-// in another folder or of an unknown session is refused with what to send instead.
+// in another folder or of an unknown session is refused with what to send instead. A list longer
+// than a page comes in pages behind nextCursor, every session once; a made-up cursor is refused.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -56,6 +57,32 @@ describe("penguin acp: session/fork", { timeout: 90_000 }, () => {
     expect(sourceTexts).toEqual(["first question", "first answer"]);
     const forkMeta = traceMessages(world.root, fork.sessionId).find((m) => m.type === "session_meta");
     expect(forkMeta?.type === "session_meta" ? forkMeta.payload.client : undefined).toBe("acp");
+    expect(await editor.close()).toBe(0);
+  });
+});
+
+describe("penguin acp: session/list pages", { timeout: 120_000 }, () => {
+  it("gives 50 sessions a page and the rest behind nextCursor, each once; a cursor it did not give is invalid params", async () => {
+    world = await startWorld();
+    editor = startEditor({ env: world.env });
+    await initialize(editor);
+    const created: string[] = [];
+    for (let i = 0; i < 52; i++) created.push((await editor.agent.request(acp.methods.agent.session.new, { cwd: world.workspace, mcpServers: [] })).sessionId);
+
+    const first = await editor.agent.request(acp.methods.agent.session.list, { cwd: world.workspace });
+    expect(first.sessions).toHaveLength(50);
+    expect(typeof first.nextCursor).toBe("string");
+    const second = await editor.agent.request(acp.methods.agent.session.list, { cwd: world.workspace, cursor: first.nextCursor! });
+    expect(second.sessions).toHaveLength(2);
+    expect(second.nextCursor ?? undefined).toBeUndefined();
+    const listed = [...first.sessions, ...second.sessions].map((s) => s.sessionId);
+    expect(new Set(listed).size).toBe(52);
+    expect([...listed].sort()).toEqual([...created].sort());
+    // Most recently active first, across the pages.
+    const times = [...first.sessions, ...second.sessions].map((s) => Date.parse(s.updatedAt ?? ""));
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+
+    await expect(editor.agent.request(acp.methods.agent.session.list, { cursor: "not-a-cursor" })).rejects.toThrow(/"cursor" "not-a-cursor" is not one this agent gave: send the nextCursor/);
     expect(await editor.close()).toBe(0);
   });
 });
