@@ -209,6 +209,11 @@ describe("PreCompact before an automatic compaction", () => {
     expect(preIndex).toBeGreaterThanOrEqual(0);
     const after = all[preIndex + 1];
     expect(after?.type === "event_msg" ? after.payload.type : undefined).toBe("compaction_begin");
+    // A replay writes the recorded PreCompact record back at its place and runs no hook.
+    const replayed = await h.agent.replay({ sessionId: session.id, tools: "recorded" });
+    expect(replayed.summary).toBe("identical");
+    expect(existsSync(join(replayed.workspace, "precompact.jsonl"))).toBe(false);
+    expect(readFileSync(join(h.workspace, "precompact.jsonl"), "utf8").trim().split("\n")).toHaveLength(1);
   });
 });
 
