@@ -5,13 +5,15 @@
 // it reads a file of the workspace, but not the project config (the API key) by its absolute
 // path, and cannot write next to the workspace; with `--no-sandbox` the same calls read the key
 // and write outside, which shows the sandboxed checks can fail. A load starts the editor's
-// servers again; a bad entry is refused as invalid params naming the field.
+// servers again; a bad entry is refused as invalid params naming the field. An http server the
+// editor sends (mcpCapabilities.http) is reached with the headers it gave.
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { probeSandbox } from "@penguin/core";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { visibleFsServer } from "../../../../packages/core/test/mcp/fixtures/sandbox-visible.js";
+import { startStreamableHttpServer } from "../../../../packages/core/test/mcp/fixtures/http-mcp-servers.js";
 import { ensureBuilt } from "../helpers/build.js";
 import { traceMessages } from "../helpers/trace-files.js";
 import { KEY, startWorld, type World } from "../helpers/world.js";
@@ -122,5 +124,21 @@ describe("penguin acp: the editor's MCP servers", { timeout: 120_000 }, () => {
     expect(world.kit.requests[1]!.toolNames).toContain("mcp__again__list_dir");
     expect(callEnd(editor, sessionId, "call_emcp4")).toEqual({ status: "completed", text: expect.stringContaining("listed-by-the-server.txt") });
     expect(await editor.close()).toBe(0);
+  });
+
+  it("an http server the editor sends is connected with its headers and its tools called", async () => {
+    const http = await startStreamableHttpServer();
+    try {
+      world = await startWorld({ script: [{ toolCalls: [{ name: "mcp__calc__add", id: "call_emcp5", arguments: { a: 2, b: 40 } }] }, { text: "added" }] });
+      editor = startEditor({ env: world.env, args: ["--approve", "allow-all"] });
+      await initialize(editor);
+      const { sessionId } = await editor.agent.request(acp.methods.agent.session.new, { cwd: world.workspace, mcpServers: [{ type: "http", name: "calc", url: http.url, headers: [{ name: "X-Editor", value: "acp-test" }] }] });
+      expect((await editor.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "add" }] })).stopReason).toBe("end_turn");
+      expect(callEnd(editor, sessionId, "call_emcp5")).toEqual({ status: "completed", text: expect.stringContaining("42") });
+      expect(http.requests.length).toBeGreaterThan(0);
+      expect(http.requests.every((r) => r.headers["x-editor"] === "acp-test")).toBe(true);
+    } finally {
+      await http.close();
+    }
   });
 });
