@@ -14,7 +14,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { agentPaths, loadRecording } from "@penguin/core";
 import { exportSpans, sessionSpans } from "@penguin/projections-otel";
 import { startHarness, type Harness } from "./helpers/harness.js";
-import { newSession, openStream, text, untilRunsEnded } from "./helpers/session.js";
+import { newSession, openStream, text, untilRunsEnded, untilServerEvent } from "./helpers/session.js";
+import { dataOf } from "./helpers/sse.js";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../../../projections/otel/test/otlp-receiver.js";
 
 const started = new StartedServers();
@@ -116,6 +117,44 @@ describe("traceparent on a task request", () => {
       const second = more.slice(2).find((s) => s.name.startsWith("invoke_agent"))!;
       expect(second.parentSpanId).toBeUndefined();
       expect(second.traceId).not.toBe(traceId);
+    } finally {
+      await h.cleanup();
+    }
+  });
+});
+
+describe("traceparent on a queued follow-up", () => {
+  it("a follow-up posted with a traceparent while a task runs gets it when it starts: recorded with the queue and before its task", { timeout: 120_000 }, async () => {
+    const collector = await startOtlpReceiver();
+    receivers.push(collector);
+    const h = await startHarness({ script: [{ toolCalls: [{ name: "write_file", arguments: { file_path: "a.txt", content: "x" } }] }, { text: "first done" }, { text: "follow-up done" }], app: { otel: { endpoint: collector.url } } });
+    try {
+      const c = await h.admin();
+      const sid = await newSession(c, { workspace: h.workspace, approvalMode: "always-ask" });
+      const sse = await openStream(c, sid);
+      expect((await c.post(`/api/sessions/${sid}/tasks`, text("first"))).status).toBe(202);
+      // The first task waits for its approval: the follow-up is queued behind it.
+      const asked = dataOf(await untilServerEvent(sse, "approval_request")) as { toolCallId: string };
+      const traceId = "0af7651916cd43dd8448eb211c80319c";
+      const parentId = "b7ad6b7169203331";
+      const traceparent = `00-${traceId}-${parentId}-01`;
+      const queued = await c.call("POST", `/api/sessions/${sid}/tasks`, { ...text("later"), queueIfBusy: true }, { traceparent });
+      expect(queued.body).toMatchObject({ status: "queued" });
+      expect((await c.post(`/api/sessions/${sid}/approvals/${asked.toolCallId}`, { decision: "allow" })).status).toBe(204);
+      await untilRunsEnded(sse, 2);
+      await sse.close();
+      const spans = await collector.waitFor(4);
+      const tasks = spans.filter((s) => s.name.startsWith("invoke_agent"));
+      expect(tasks).toHaveLength(2);
+      // The first task has no traceparent: a root of the session's own trace; the follow-up's is the caller's.
+      const [own, followUp] = [tasks.find((s) => s.traceId !== traceId), tasks.find((s) => s.traceId === traceId)];
+      expect(own?.parentSpanId).toBeUndefined();
+      expect(followUp).toMatchObject({ traceId, parentSpanId: parentId });
+      const events = loadRecording({ paths: agentPaths(h.root, "default_project", "default_agent") }, sid).events.map((e) => e.message);
+      const queuedRecord = events.find((m) => m.type === "event_msg" && m.payload.type === "followup_queued");
+      expect(queuedRecord?.type === "event_msg" && queuedRecord.payload.type === "followup_queued" ? queuedRecord.payload.traceparent : undefined).toBe(traceparent);
+      const kinds = events.flatMap((m) => (m.type === "event_msg" && (m.payload.type === "followup_dequeued" || m.payload.type === "trace_context") ? [m.payload.type] : []));
+      expect(kinds).toEqual(["followup_dequeued", "trace_context"]);
     } finally {
       await h.cleanup();
     }

@@ -10,6 +10,7 @@ import type { CheckpointSettings, SnapshotThresholds } from "@penguin/trace";
 import type { SleepFn } from "./engine/reconnect.js";
 import type { EnvironmentConfig } from "./environment/index.js";
 import type { SandboxOptions } from "./environment/commands/sandbox.js";
+import type { McpServerEntry } from "./environment/mcp/config.js";
 import type { McpStdioPolicy } from "./environment/mcp/stdio-launch.js";
 import type { EnvironmentInterface, LLMInterface, SubagentRunner } from "./interfaces.js";
 
@@ -93,12 +94,20 @@ export interface CreateSessionOptions {
    * opening `settings_changed`, right after its `session_meta`.
    */
   approvalMode?: string;
+  /**
+   * MCP servers for this session only (an editor's, say), started with the agent's own
+   * `tools.mcpServers` the same way (stdio ones inside the session's sandbox). A name the agent's
+   * config already uses is refused (`invalid_argument`). Not recorded: a runtime choice, as the sandbox.
+   */
+  mcpServers?: McpServerEntry[];
 }
 
 export interface ResumeSessionOptions {
   sessionId: string;
   /** As for createSession: the sandbox is a runtime choice, not part of the trace. */
   sandbox?: SandboxOptions;
+  /** As for createSession: this session's own MCP servers, besides the agent's. */
+  mcpServers?: McpServerEntry[];
 }
 
 /** What a replay swaps in when it builds a session (see replay/replay-session.ts). */

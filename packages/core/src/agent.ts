@@ -121,7 +121,7 @@ export class Agent {
     // The starting settings are the session's first fact: inspect and resume read them from event 2 on.
     const opening = settingsChanged({ ...(options.approvalMode === undefined ? {} : { approval_mode: options.approvalMode }), thinking_level: thinkingLevel });
     const lease = this.#parts.hold(sessionId);
-    const session = await whileHolding(lease, () => buildSession(this.#parts, { meta, state, config, endpoint, thinkingLevel, seed: initialSessionState, writerIndex: 1, existing: false, ids: new ToolCallIdAllocator(), resumed: false, sandbox, opening, approvalMode: options.approvalMode, lease }));
+    const session = await whileHolding(lease, () => buildSession(this.#parts, { meta, state, config, endpoint, thinkingLevel, seed: initialSessionState, writerIndex: 1, existing: false, ids: new ToolCallIdAllocator(), resumed: false, sandbox, opening, approvalMode: options.approvalMode, lease, ...(options.mcpServers === undefined ? {} : { sessionMcpServers: options.mcpServers }) }));
     session.projectInstructions = instructions;
     if (options.persist) await session.persist();
     return session;

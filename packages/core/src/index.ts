@@ -51,7 +51,7 @@ export { localFileOperations, type FileInfo, type FileOperations } from "./envir
 export { probeSandbox, bwrapArguments, type CommandSandbox, type SandboxAvailability, type SandboxOptions } from "./environment/index.js";
 // The one boundary (mount table) commands, file tools and MCP servers keep to.
 export { accessAt, mountTable, unconfinedTable, withReadOnly, realPathOf, type Access, type Mount, type MountTable, type SessionBoundary } from "./environment/index.js";
-export { parseMcpServers } from "./environment/mcp/config.js";
+export { parseMcpServers, type McpServerEntry } from "./environment/mcp/config.js";
 export { loadMcpHub } from "./environment/mcp/load-hub.js";
 export type { McpHub } from "./environment/mcp/hub.js";
 export type { McpStdioLaunchRequest, McpStdioPolicy } from "./environment/mcp/stdio-launch.js";

@@ -22,7 +22,7 @@ import type { CommandSandbox, SandboxOptions } from "./environment/commands/sand
 import { sessionBoundary, sessionCommandSandbox } from "./environment/commands/session-sandbox.js";
 import { mountTable, unconfinedTable } from "./environment/commands/mount-table.js";
 import { instructionCandidates, instructionGrants, readProjectInstructions, type ProjectInstructions } from "./state/project-instructions.js";
-import { parseMcpServers } from "./environment/mcp/config.js";
+import { parseMcpServers, type McpServerEntry } from "./environment/mcp/config.js";
 import { loadMcpHub } from "./environment/mcp/load-hub.js";
 import { createCommandPolicy } from "./approvals/command-policy.js";
 import { PenguinError } from "./errors.js";
@@ -41,6 +41,7 @@ import { createSubagentRunner, type ChildSessionFactory } from "./subagents/runn
 import { hasHooks, mergeHooks } from "./hooks/hook-config.js";
 import { HookedEnvironment } from "./hooks/hooked-environment.js";
 import { SessionHooks } from "./hooks/session-hooks.js";
+import { autoPreCompact } from "./hooks/task-hooks.js";
 import { loadWorkspaceHooks } from "./hooks/workspace-hooks.js";
 
 /** What the session-building functions need of their Agent. */
@@ -161,13 +162,26 @@ export interface BuildParams {
   opening?: OmniMessage<"event_msg">;
   /** The session's lease, held from before its first line; the Session lets it go on dispose. */
   lease: SessionLease;
+  /** MCP servers of this session only (createSession / resumeSession `mcpServers`), after the agent's. */
+  sessionMcpServers?: readonly McpServerEntry[];
+}
+
+/** The agent's configured MCP servers, then the session's own; a session server may not reuse a configured name. */
+function sessionMcpServerList(configured: McpServerEntry[], ofSession: readonly McpServerEntry[] | undefined): McpServerEntry[] {
+  if (ofSession === undefined || ofSession.length === 0) return configured;
+  const names = new Set(configured.map((s) => s.name));
+  for (const server of ofSession) {
+    if (names.has(server.name)) throw new PenguinError("invalid_argument", `MCP server "${server.name}" is already configured for this agent (tools.mcpServers in system_config.yaml): give the session's server another name`);
+    names.add(server.name);
+  }
+  return [...configured, ...ofSession];
 }
 
 export async function buildSession(parts: AgentParts, p: BuildParams): Promise<Session> {
   const { meta, state, config, endpoint } = p;
   const sessionId = meta.session_id;
   const scratchpadDir = sessionScratchpad(parts.paths, sessionId);
-  const mcpServers = parseMcpServers(state.config.tools.mcpServers, parts.paths.systemConfig);
+  const mcpServers = sessionMcpServerList(parseMcpServers(state.config.tools.mcpServers, parts.paths.systemConfig), p.sessionMcpServers);
   let built: Session | undefined;
   const subagents =
     meta.source === "subagent"
@@ -197,6 +211,7 @@ export async function buildSession(parts: AgentParts, p: BuildParams): Promise<S
     writableForTools: [parts.paths.memoryDir],
   });
   const hooks = sessionHooks(parts, p);
+  const preCompact = hooks === undefined || p.replay !== undefined ? undefined : autoPreCompact(hooks);
   // Tool hooks sit on the real Environment: a replay with recorded tools answers before them.
   const hookedEnv = hooks === undefined ? realEnv : new HookedEnvironment(realEnv, hooks);
   const env = p.replay?.wrapEnvironment?.(hookedEnv) ?? hookedEnv;
@@ -242,6 +257,8 @@ export async function buildSession(parts: AgentParts, p: BuildParams): Promise<S
       prompt: state.config.compaction.prompt,
     },
     sleep: p.replay !== undefined ? noWait : parts.options.sleep,
+    // PreCompact before a compaction a trigger starts; a replay writes the recorded records back instead.
+    ...(preCompact === undefined ? {} : { beforeAutoCompaction: preCompact }),
   });
   built = new Session({
     meta,

@@ -80,6 +80,7 @@ async function resumeHeld(parts: AgentParts, options: ResumeSessionOptions, leas
     sandbox,
     approvalMode: settings.approvalMode,
     lease,
+    ...(options.mcpServers === undefined ? {} : { sessionMcpServers: options.mcpServers }),
   });
   return session;
 }

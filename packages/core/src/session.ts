@@ -25,7 +25,7 @@ import type { SubagentInfo } from "./subagents/subagent-info.js";
 import type { AgentPaths } from "./state/paths.js";
 import { generateTitle } from "./session-title.js";
 import type { SessionHooks } from "./hooks/session-hooks.js";
-import { hookedCompaction, hookedTask } from "./hooks/task-hooks.js";
+import { hookedCompaction, hookedGoal, hookedTask } from "./hooks/task-hooks.js";
 
 export interface SessionRunOptions {
   /** Asked once per tool call; without it every call is denied. */
@@ -218,7 +218,24 @@ export class Session {
     if (options.goal === undefined) return this.#afterDurable(this.#engine.run(input, runOptions));
     const request = goalRequest(messages, options.goal.budget, { approve: options.approve, thinkingLevel: runOptions.thinkingLevel });
     const clock = this.#sleep === undefined ? undefined : clockFromSleep(this.#sleep);
-    return this.#afterDurable(runGoal((deliver) => this.#goals.run(request, deliver), { signal: options.signal, clock }));
+    // The hooks' context goes with round 1's input; the objective stays the Human's words.
+    const goal = (extraInput: OmniMessage[]) => {
+      const withExtra = extraInput.length === 0 ? request : { ...request, input: [...request.input, ...extraInput] };
+      return runGoal((deliver) => this.#goals.run(withExtra, deliver), { signal: options.signal, clock });
+    };
+    if (hooks === undefined) return this.#afterDurable(goal([]));
+    const sessionStart = this.#sessionStartDue ? (this.resumed ? "resume" : "startup") : undefined;
+    this.#sessionStartDue = false;
+    return this.#afterDurable(
+      hookedGoal({
+        hooks,
+        input,
+        ...(sessionStart === undefined ? {} : { sessionStart }),
+        record: (m) => this.#writer.append(m),
+        runGoal: goal,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      }),
+    );
   }
 
   /**

@@ -266,7 +266,7 @@ export function forkedFrom(sessionId: string, at: string, opts?: BuildOptions): 
 
 /** A follow-up task queued by the host; `input` is what the person sent, as the host received it. */
 export function followupQueued(
-  fields: { followup_id: string; input: unknown[]; thinking_level?: string; goal_budget?: number },
+  fields: { followup_id: string; input: unknown[]; thinking_level?: string; goal_budget?: number; traceparent?: string },
   opts?: BuildOptions,
 ): OmniMessage<"event_msg"> {
   return eventMessage({ type: "followup_queued", ...fields }, opts);

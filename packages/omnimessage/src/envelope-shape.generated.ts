@@ -2892,6 +2892,14 @@ export const OMNI_MESSAGE_SHAPE: Shape = {
            "kind": "number",
            "expected": "number"
           }
+         },
+         {
+          "name": "traceparent",
+          "optional": true,
+          "shape": {
+           "kind": "string",
+           "expected": "string"
+          }
          }
         ],
         "records": []

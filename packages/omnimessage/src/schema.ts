@@ -406,6 +406,8 @@ export const FollowupQueuedPayloadSchema = Schema.mutable(
     thinking_level: optional(Schema.String),
     /** Run as a goal with this token budget (-1 = unlimited). */
     goal_budget: optional(Schema.Number),
+    /** The W3C traceparent the request came with: recorded as the task's trace_context when it starts. */
+    traceparent: optional(Schema.String),
   }),
 ).annotations({ identifier: "FollowupQueuedPayload" });
 

@@ -4,10 +4,16 @@
  *
  *   initialize        protocol v1; capabilities: load, list, resume, close; text and embedded
  *                     context prompts; our extension methods under `_meta.penguin`
- *   session/new       agent.createSession in `cwd` (persisted at once, so it is listed)
+ *   session/new       agent.createSession in `cwd` (persisted at once, so it is listed), with the
+ *                     editor's MCP servers started as the agent's own are (editor-mcp-servers.ts);
+ *                     load and resume start them too
  *   session/load      agent.resumeSession, then the trace replayed as session/update
  *   session/resume    agent.resumeSession, nothing replayed
- *   session/list      the traces of the agent (history.ts), optionally those working in `cwd`
+ *   session/fork      (unstable in the protocol; declared as sessionCapabilities.fork) a new
+ *                     session from the source's last completed task, as `penguin fork`, opened
+ *                     here like a resume (the editor's MCP servers started); same workspace
+ *   session/list      the traces of the agent (history.ts), optionally those working in `cwd`,
+ *                     LIST_PAGE_SIZE a page, the rest behind `nextCursor`
  *   session/close     dispose: the turn aborted, the lease let go
  *   session/set_mode  the approval mode (approval-modes.ts), recorded as settings_changed
  *   session/prompt    session.run; every message mapped (session-updates.ts) and sent before
@@ -28,8 +34,10 @@ import { AnnouncedCalls } from "./announced-calls.js";
 import { modeState } from "./approval-modes.js";
 import { clientWriteFileOperations } from "./client-files.js";
 import { askThroughClient } from "./client-permission.js";
+import { editorMcpServers, InvalidEditorMcpServers } from "./editor-mcp-servers.js";
+import { parseSessionFork, SESSION_FORK } from "./session-fork.js";
 import { EXTENSION_METHODS, forkAt, inspectAt, InvalidExtensionParams, parseFork, parseInspect, parseReplay, replaySession } from "./extensions.js";
-import { listSessions, sessionMessages } from "./history.js";
+import { InvalidListCursor, isRecordedWorkspace, listSessions, recordedWorkspace, sessionMessages } from "./history.js";
 import { OpenSessions, type OpenSession } from "./open-sessions.js";
 import { InvalidPrompt, promptText } from "./prompt-text.js";
 import { replayUpdates, SessionUpdateMapper } from "./session-updates.js";
@@ -48,8 +56,10 @@ type Sdk = typeof acp;
 /** Our errors as JSON-RPC errors: bad params say what is wrong; anything else keeps its message. */
 function asRequestError(sdk: Sdk, error: unknown): Error {
   if (error instanceof sdk.RequestError) return error;
-  if (error instanceof InvalidPrompt || error instanceof InvalidExtensionParams) return sdk.RequestError.invalidParams(undefined, error.message);
+  if (error instanceof InvalidPrompt || error instanceof InvalidExtensionParams || error instanceof InvalidEditorMcpServers || error instanceof InvalidListCursor) return sdk.RequestError.invalidParams(undefined, error.message);
   const message = error instanceof Error ? error.message : String(error);
+  // core's own refusal of an argument (an editor's MCP server reusing a configured name, say).
+  if (error instanceof Error && error.name === "PenguinError" && (error as { code?: unknown }).code === "invalid_argument") return sdk.RequestError.invalidParams(undefined, message);
   return new sdk.RequestError(-32603, message);
 }
 
@@ -92,22 +102,17 @@ export function buildAcpAgent(sdk: Sdk, options: AcpAgentOptions): { app: acp.Ag
     return createAgent({ ...options.agentOptions, environment: { ...options.agentOptions.environment, fileOperations } });
   }
 
-  /** The editor's MCP servers are not started (the agent's own are, inside the sandbox): said once per session on stderr. */
-  function noteIgnoredMcpServers(servers: readonly acp.McpServer[] | undefined, sessionId: string): void {
-    if (servers === undefined || servers.length === 0) return;
-    process.stderr.write(`penguin acp: session ${sessionId}: the editor's MCP servers (${servers.map((m) => m.name).join(", ")}) are not started; list them under tools.mcpServers in the agent's agent_state/system_config.yaml, where they start inside the session's sandbox\n`);
-  }
-
   function mustBeOpen(sessionId: string): OpenSession {
     const open = sessions.get(sessionId);
     if (open === undefined) throw sdk.RequestError.invalidParams({ sessionId }, `session ${sessionId} is not open on this connection: open it with session/new, session/load or session/resume first`);
     return open;
   }
 
-  async function openExisting(sessionId: string): Promise<OpenSession> {
+  async function openExisting(sessionId: string, editorServers: readonly acp.McpServer[] | undefined): Promise<OpenSession> {
     if (sessions.get(sessionId) !== undefined) throw sdk.RequestError.invalidParams({ sessionId }, `session ${sessionId} is already open on this connection`);
+    const mcpServers = await editorMcpServers(editorServers);
     const agent = await sessionAgent(() => sessionId);
-    const session = await agent.resumeSession({ sessionId });
+    const session = await agent.resumeSession({ sessionId, ...(mcpServers === undefined ? {} : { mcpServers }) });
     const recorded = session.recordedApprovalMode;
     const mode = !options.modeGiven && isApprovalMode(recorded) ? recorded : options.mode;
     const open: OpenSession = { session, agent, mode };
@@ -175,8 +180,8 @@ export function buildAcpAgent(sdk: Sdk, options: AcpAgentOptions): { app: acp.Ag
         agentCapabilities: {
           loadSession: true,
           promptCapabilities: { image: false, audio: false, embeddedContext: true },
-          mcpCapabilities: { http: false, sse: false },
-          sessionCapabilities: { list: {}, resume: {}, close: {} },
+          mcpCapabilities: { http: true, sse: true },
+          sessionCapabilities: { list: {}, resume: {}, close: {}, fork: {} },
           _meta: { penguin: { extensions: Object.values(EXTENSION_METHODS), approvalMode: options.mode } },
         },
       };
@@ -184,18 +189,17 @@ export function buildAcpAgent(sdk: Sdk, options: AcpAgentOptions): { app: acp.Ag
     .onRequest(sdk.methods.agent.session.new, ({ params }) =>
       answering(sdk, async () => {
         let id = "";
+        const mcpServers = await editorMcpServers(params.mcpServers);
         const agent = await sessionAgent(() => id);
-        const session = await agent.createSession({ workspaceDir: params.cwd, approvalMode: options.mode, persist: true, client: "acp" });
+        const session = await agent.createSession({ workspaceDir: params.cwd, approvalMode: options.mode, persist: true, client: "acp", ...(mcpServers === undefined ? {} : { mcpServers }) });
         id = session.id;
         sessions.add({ session, agent, mode: options.mode });
-        noteIgnoredMcpServers(params.mcpServers, session.id);
         return { sessionId: session.id, modes: modeState(options.mode, APPROVAL_MODES) };
       }),
     )
     .onRequest(sdk.methods.agent.session.load, ({ params }) =>
       answering(sdk, async () => {
-        const open = await openExisting(params.sessionId);
-        noteIgnoredMcpServers(params.mcpServers, params.sessionId);
+        const open = await openExisting(params.sessionId, params.mcpServers);
         const messages = await sessionMessages(open.agent, params.sessionId);
         for (const update of replayUpdates(messages, open.session.workspace)) await notify(params.sessionId, update);
         return { modes: modeState(open.mode, APPROVAL_MODES) };
@@ -203,15 +207,26 @@ export function buildAcpAgent(sdk: Sdk, options: AcpAgentOptions): { app: acp.Ag
     )
     .onRequest(sdk.methods.agent.session.resume, ({ params }) =>
       answering(sdk, async () => {
-        const open = await openExisting(params.sessionId);
-        noteIgnoredMcpServers(params.mcpServers, params.sessionId);
+        const open = await openExisting(params.sessionId, params.mcpServers);
         return { modes: modeState(open.mode, APPROVAL_MODES) };
+      }),
+    )
+    .onRequest(SESSION_FORK, parser(sdk, parseSessionFork), ({ params }) =>
+      answering(sdk, async () => {
+        if (sessions.get(params.sessionId)?.turn !== undefined) throw sdk.RequestError.invalidRequest({ sessionId: params.sessionId }, "the session is running a prompt: fork it once the turn has ended");
+        const agent = await sharedAgent();
+        const workspace = await recordedWorkspace(agent, params.sessionId);
+        if (workspace === undefined) throw sdk.RequestError.invalidParams({ sessionId: params.sessionId }, `no session ${params.sessionId} of this agent: session/list gives the ids`);
+        if (!isRecordedWorkspace(params.cwd, workspace)) throw sdk.RequestError.invalidParams({ cwd: params.cwd }, `a fork works in its source's workspace, ${workspace}: send that as cwd (or session/new for another folder)`);
+        const forkId = await agent.forkSession({ sessionId: params.sessionId, client: "acp" });
+        const open = await openExisting(forkId, params.mcpServers);
+        return { sessionId: forkId, modes: modeState(open.mode, APPROVAL_MODES) };
       }),
     )
     .onRequest(sdk.methods.agent.session.list, ({ params }) =>
       answering(sdk, async () => {
-        const listed = await listSessions(await sharedAgent(), params.cwd ?? undefined);
-        return { sessions: listed };
+        const page = await listSessions(await sharedAgent(), params.cwd ?? undefined, params.cursor ?? undefined);
+        return { sessions: page.sessions, ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) };
       }),
     )
     .onRequest(sdk.methods.agent.session.close, ({ params }) =>

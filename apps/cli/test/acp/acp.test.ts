@@ -212,8 +212,9 @@ describe("penguin acp", { timeout: 90_000 }, () => {
     const sessions = await runCli(["sessions"], { env: world.env });
     expect(sessions.stdout).toContain(sessionId);
     // The trace says which program made the session: the editor's, through `penguin acp`.
-    const meta = traceMessages(world.root, sessionId).find((m) => m.type === "event_msg" && m.payload.type === "session_meta");
-    expect(meta?.type === "event_msg" && meta.payload.type === "session_meta" ? meta.payload.client : undefined).toBe("acp");
+    // session_meta is a record type of its own (not an event_msg payload).
+    const meta = traceMessages(world.root, sessionId).find((m) => m.type === "session_meta");
+    expect(meta?.type === "session_meta" ? meta.payload.client : undefined).toBe("acp");
     const usage = await runCli(["usage", "--by", "session", "--json"], { env: world.env });
     expect(usage.code, usage.stderr).toBe(0);
     expect(usage.stdout).toContain(sessionId);

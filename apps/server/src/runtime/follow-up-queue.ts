@@ -17,6 +17,7 @@ export interface QueuedInTrace {
   input: unknown[];
   thinkingLevel: string | undefined;
   goalBudget: number | undefined;
+  traceparent: string | undefined;
 }
 
 const NEEDLES = ['"followup_queued"', '"followup_dequeued"'];
@@ -35,6 +36,6 @@ export function pendingFollowUps(files: readonly { file: string }[]): QueuedInTr
 function foldQueue(queue: Map<string, QueuedInTrace>, m: OmniMessage): void {
   if (m.type !== "event_msg") return;
   const p = m.payload;
-  if (p.type === "followup_queued") queue.set(p.followup_id, { followupId: p.followup_id, input: p.input, thinkingLevel: p.thinking_level, goalBudget: p.goal_budget });
+  if (p.type === "followup_queued") queue.set(p.followup_id, { followupId: p.followup_id, input: p.input, thinkingLevel: p.thinking_level, goalBudget: p.goal_budget, traceparent: p.traceparent });
   else if (p.type === "followup_dequeued") queue.delete(p.followup_id);
 }

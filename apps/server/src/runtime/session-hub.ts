@@ -43,6 +43,8 @@ export interface FollowUp {
   thinkingLevel: ThinkingLevel | undefined;
   /** A queued goal keeps its budget. */
   goal?: { budget: number } | undefined;
+  /** The request's W3C traceparent: the task's trace_context, recorded when it starts. */
+  traceparent?: string | undefined;
   queuedAt: number;
 }
 

@@ -28,7 +28,7 @@ export async function startTask(m: ManagerParts, row: SessionRow, request: TaskR
   hub.lastActiveAt = now;
   if (hub.busy || hub.followUps.length > 0) {
     if (!request.queueIfBusy) throw busyError(hub);
-    const followUp: FollowUp = { id: `fu_${randomBytes(6).toString("hex")}`, input: request.input, messages: built.messages, prompt: built.prompt, thinkingLevel: request.thinkingLevel, goal: request.goal, queuedAt: now };
+    const followUp: FollowUp = { id: `fu_${randomBytes(6).toString("hex")}`, input: request.input, messages: built.messages, prompt: built.prompt, thinkingLevel: request.thinkingLevel, goal: request.goal, traceparent: request.traceparent, queuedAt: now };
     // Queued in the trace first: the queue is the trace's, and survives this server.
     core.recordFact(
       followupQueued({
@@ -36,6 +36,7 @@ export async function startTask(m: ManagerParts, row: SessionRow, request: TaskR
         input: request.input,
         ...(request.thinkingLevel === undefined ? {} : { thinking_level: request.thinkingLevel }),
         ...(request.goal === undefined ? {} : { goal_budget: request.goal.budget }),
+        ...(request.traceparent === undefined ? {} : { traceparent: request.traceparent }),
       }),
     );
     hub.followUps.push(followUp);
@@ -43,9 +44,14 @@ export async function startTask(m: ManagerParts, row: SessionRow, request: TaskR
     if (!hub.busy) onIdle(m, hub);
     return { status: "queued", followUpId: followUp.id };
   }
-  if (request.traceparent !== undefined) core.recordFact(eventMessage({ type: "trace_context", traceparent: request.traceparent }));
+  recordTraceContext(core, request.traceparent);
   m.runner.start(hub, core, { kind: "task", messages: built.messages, prompt: built.prompt, thinkingLevel: request.thinkingLevel, goal: request.goal });
   return { status: "started" };
+}
+
+/** A task request's W3C traceparent, recorded right before the task: the parent of its spans (projections/otel). */
+function recordTraceContext(core: { recordFact(m: ReturnType<typeof eventMessage>): void }, traceparent: string | undefined): void {
+  if (traceparent !== undefined) core.recordFact(eventMessage({ type: "trace_context", traceparent }));
 }
 
 /** True while a follow-up waits in the session's queue. */
@@ -81,7 +87,7 @@ export async function restoreQueues(m: ManagerParts): Promise<number> {
         const input = q.input as TaskInputItem[];
         const built = await buildTaskMessages(input, core.scratchpadDir, m.deps.attachmentLimits(), m.deps.now());
         const thinkingLevel = q.thinkingLevel !== undefined && isThinkingLevel(q.thinkingLevel) ? q.thinkingLevel : undefined;
-        hub.followUps.push({ id: q.followupId, input, messages: built.messages, prompt: built.prompt, thinkingLevel, goal: q.goalBudget === undefined ? undefined : { budget: q.goalBudget }, queuedAt: m.deps.now() });
+        hub.followUps.push({ id: q.followupId, input, messages: built.messages, prompt: built.prompt, thinkingLevel, goal: q.goalBudget === undefined ? undefined : { budget: q.goalBudget }, traceparent: q.traceparent, queuedAt: m.deps.now() });
         restored += 1;
       }
       hub.publishTaskState();
@@ -125,6 +131,8 @@ function startNext(m: ManagerParts, hub: SessionHub): void {
         return;
       }
       core.recordFact(followupDequeued(next.id, "started"));
+      // A follow-up posted with a traceparent: its task's spans get that parent too.
+      recordTraceContext(core, next.traceparent);
       m.runner.start(hub, core, { kind: "task", messages: next.messages, prompt: next.prompt, thinkingLevel: next.thinkingLevel, goal: next.goal });
     },
     (error: unknown) => {

@@ -52,6 +52,7 @@ import {
   toolListReady,
   userText,
   zeroTokens,
+  type CompactionReason,
   type CompleteModelPayload,
   type OmniMessage,
   type TokenCounts,
@@ -93,6 +94,12 @@ export interface EngineConfig {
   fold?: LiveFold;
   /** Workspace checkpoints after tool calls and at each task's start (checkpoint-hook.ts); none: no checkpoints. */
   checkpoints?: CheckpointHook;
+  /**
+   * Runs before an automatic compaction (the session's PreCompact hooks, `trigger: "auto"`):
+   * the records it returns are written first, then the compaction starts. It cannot block one;
+   * an abort aborts its signal and the run waits for what it returns.
+   */
+  beforeAutoCompaction?: (reason: CompactionReason, signal: AbortSignal) => Promise<readonly OmniMessage<"event_msg">[]>;
 }
 
 /**
@@ -389,6 +396,17 @@ export class ContextEngine {
   }
 
   /** The run's loop; its Scope holds the run's tool fibers (one FiberSet for all its requests). */
+  /** The config's `beforeAutoCompaction`: its records written (and yielded to the host) before the compaction's. */
+  #beforeAutoCompaction(reason: CompactionReason, emit: Emit): Effect.Effect<void> {
+    const before = this.#config.beforeAutoCompaction;
+    if (before === undefined) return Effect.void;
+    return Effect.gen(function* () {
+      const controller = new AbortController();
+      const records = yield* Effect.orDie(awaitEdge(before(reason, controller.signal), controller));
+      for (const record of records) emit(record);
+    });
+  }
+
   #drive(newMessages: OmniMessage[], options: Omit<RunOptions, "signal">, emit: Emit): Effect.Effect<void, never, RunServices> {
     const self = this;
     return Effect.gen(function* () {
@@ -427,6 +445,7 @@ export class ContextEngine {
               o.stream = false;
             }
           }
+          yield* self.#beforeAutoCompaction(trigger, emit);
           const consumed = input.filter((o) => !o.fresh && !survivesCompaction(o.message)).map((o) => o.message);
           const result = yield* compaction.compact(trigger, consumed, { fold, emit, wait: self.#wait });
           if (!result.ok) return self.#stop(emit, `compaction failed: ${result.error}`, input);

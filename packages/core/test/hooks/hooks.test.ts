@@ -182,6 +182,78 @@ describe(`hooks (${sandboxed ? "in the bwrap sandbox" : "bwrap unavailable: unsa
   });
 });
 
+describe("PreCompact before an automatic compaction", () => {
+  it("runs with trigger auto, recorded right before compaction_begin, when the turns trigger compacts mid-session", async () => {
+    h = await startHarness({
+      systemConfigPatch: (y) => y.replace(/max_session_turns:.*$/m, "max_session_turns: 2").replace(/^(\s*)mode: summarize/m, "$1mode: discard"),
+      script: [{ toolCalls: [{ name: "read_file", arguments: { file_path: "missing.txt" } }] }, { text: "no file" }, { text: "fresh start" }],
+      agentOptions: sandboxed ? { sandbox: { enabled: true } } : {},
+    });
+    const record = script(h.workspace, "record.sh", `cat >> "$CLAUDE_PROJECT_DIR/precompact.jsonl"\necho >> "$CLAUDE_PROJECT_DIR/precompact.jsonl"`);
+    writeFileSync(h.agent.paths.systemConfig, hooksYaml({ PreCompact: [{ hooks: [{ type: "command", command: record }] }] })(readFileSync(h.agent.paths.systemConfig, "utf8")));
+    const session = await h.agent.createSession({ workspaceDir: h.workspace });
+    await collect(session.run("look", { approve: allow }));
+    expect(existsSync(join(h.workspace, "precompact.jsonl"))).toBe(false);
+    // The file the closing context is in (the compaction moves the session on to a new one).
+    const tracePath = session.tracePath;
+    const next = await collect(session.run("again", { approve: allow }));
+    await session.dispose();
+    expect(h.kit.violations).toEqual([]);
+    const inputs = readFileSync(join(h.workspace, "precompact.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(inputs).toEqual([expect.objectContaining({ hook_event_name: "PreCompact", trigger: "auto", custom_instructions: "", session_id: session.id })]);
+    // Streamed to the host and recorded in the trace, just before the compaction it announced.
+    const kinds = (ms: OmniMessage[]) => ms.flatMap((m) => (m.type === "event_msg" && (m.payload.type === "hook_run" || m.payload.type === "compaction_begin") ? [m.payload.type === "hook_run" ? `hook_run:${m.payload.hook_event}:${m.payload.outcome}` : m.payload.type] : []));
+    expect(kinds(next)).toEqual(["hook_run:PreCompact:ok", "compaction_begin"]);
+    const all = [...traceOf(tracePath)];
+    const preIndex = all.findIndex((m) => m.type === "event_msg" && m.payload.type === "hook_run");
+    expect(preIndex).toBeGreaterThanOrEqual(0);
+    const after = all[preIndex + 1];
+    expect(after?.type === "event_msg" ? after.payload.type : undefined).toBe("compaction_begin");
+    // A replay writes the recorded PreCompact record back at its place and runs no hook.
+    const replayed = await h.agent.replay({ sessionId: session.id, tools: "recorded" });
+    expect(replayed.summary).toBe("identical");
+    expect(existsSync(join(replayed.workspace, "precompact.jsonl"))).toBe(false);
+    expect(readFileSync(join(h.workspace, "precompact.jsonl"), "utf8").trim().split("\n")).toHaveLength(1);
+  });
+});
+
+describe("hooks in a goal run", () => {
+  it("SessionStart and UserPromptSubmit run before the first round (their context in round 1's input), Stop once at the end", async () => {
+    h = await startHarness({ script: [{ text: "Round one: made a plan." }, (r) => ({ toolCalls: [{ name: "write_file", arguments: { file_path: /goal_file: (\S+)/.exec(r.messages.map((m) => m.text ?? "").join("\n"))![1]!, content: "objective: x\nstatus: complete\n" } }] }), { text: "done" }], agentOptions: sandboxed ? { sandbox: { enabled: true } } : {} });
+    const record = script(h.workspace, "record.sh", `cat >> "$CLAUDE_PROJECT_DIR/goal-hooks.jsonl"\necho >> "$CLAUDE_PROJECT_DIR/goal-hooks.jsonl"\necho "remember the style guide"`);
+    const each = [{ hooks: [{ type: "command", command: record }] }];
+    writeFileSync(h.agent.paths.systemConfig, hooksYaml({ SessionStart: each, UserPromptSubmit: each, Stop: each })(readFileSync(h.agent.paths.systemConfig, "utf8")));
+    const session = await h.agent.createSession({ workspaceDir: h.workspace });
+    const streamed = await collect(session.run("make the tests pass", { approve: allow, goal: { budget: "500k" } }));
+    const tracePath = session.tracePath;
+    await session.dispose();
+    expect(h.kit.violations).toEqual([]);
+    const inputs = readFileSync(join(h.workspace, "goal-hooks.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(inputs.map((i) => i.hook_event_name)).toEqual(["SessionStart", "UserPromptSubmit", "Stop"]);
+    expect(inputs[1]).toMatchObject({ prompt: "make the tests pass" });
+    const firstRound = h.kit.requests[0]!.messages.filter((m) => m.role === "user").map((m) => m.text ?? "");
+    expect(firstRound).toContain("[UserPromptSubmit hook context]\nremember the style guide");
+    // The objective stays the Human's words: round 2 continues it without the hook's context.
+    const second = h.kit.requests[1]!.messages.filter((m) => m.role === "user" && m.kind === "text").map((m) => m.text ?? "");
+    expect(second.at(-1)).toBe("Continue working on the objective:\nmake the tests pass");
+    const order = (ms: OmniMessage[]) => ms.flatMap((m) => (m.type === "event_msg" && ["hook_run", "goal_started", "goal_finished"].includes(m.payload.type) ? [m.payload.type === "hook_run" ? `hook:${m.payload.hook_event}` : m.payload.type] : []));
+    // goal_started is recorded, not streamed (goal-loop.ts); goal_finished is both.
+    expect(order(streamed)).toEqual(["hook:SessionStart", "hook:UserPromptSubmit", "goal_finished", "hook:Stop"]);
+    expect(order(traceOf(tracePath))).toEqual(["hook:SessionStart", "hook:UserPromptSubmit", "goal_started", "goal_finished", "hook:Stop"]);
+  });
+
+  it("a UserPromptSubmit hook that blocks starts no goal", async () => {
+    h = await startHarness({ script: [{ text: "never asked" }], agentOptions: sandboxed ? { sandbox: { enabled: true } } : {} });
+    writeFileSync(h.agent.paths.systemConfig, hooksYaml({ UserPromptSubmit: [{ hooks: [{ type: "command", command: script(h.workspace, "no.sh", `echo "not this goal" >&2\nexit 2`) }] }] })(readFileSync(h.agent.paths.systemConfig, "utf8")));
+    const session = await h.agent.createSession({ workspaceDir: h.workspace });
+    const streamed = await collect(session.run("deploy it", { approve: allow, goal: {} }));
+    await session.dispose();
+    expect(h.kit.requests).toHaveLength(0);
+    expect(streamed.some((m) => m.type === "event_msg" && m.payload.type === "goal_started")).toBe(false);
+    expect(hookRuns(streamed)).toEqual([expect.objectContaining({ hook_event: "UserPromptSubmit", outcome: "blocked", reason: "not this goal" })]);
+  });
+});
+
 describe("workspace hooks file", () => {
   it("runs only once the user trusted it, and not after it changed", async () => {
     h = await startHarness({ script: [{ text: "one" }, { text: "two" }, { text: "three" }], agentOptions: sandboxed ? { sandbox: { enabled: true } } : {} });
@@ -265,7 +337,7 @@ describe("the README's hook example", () => {
   it("parses as system_config.yaml and blocks rm -rf (exit 2), passing other commands", async () => {
     const { runHookProcess } = await import("../../src/hooks/hook-runner.js");
     const readme = readFileSync(new URL("../../../../README.md", import.meta.url), "utf8");
-    const section = readme.slice(readme.indexOf("## Hooks"));
+    const section = readme.slice(readme.indexOf("## Hooks")); // a "## Hooks" or "### Hooks" heading
     const yaml = /```yaml\n([\s\S]*?)```/.exec(section)![1]!;
     const config = parseSystemConfig(`system_prompt: hi\n${yaml}`, "README.md");
     const hook = config.hooks!.PreToolUse![0]!;

@@ -62,3 +62,31 @@ describe("MCP in a session", () => {
     await session.dispose();
   }, 30_000);
 });
+
+describe("a session's own MCP servers (createSession / resumeSession mcpServers)", () => {
+  it("come after the agent's configured ones, only in that session; a configured name is refused", async () => {
+    http = await startStreamableHttpServer();
+    const configured = `  - name: everything\n    config: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(everything)}, stdio] }`;
+    h = await startHarness({
+      systemConfigPatch: (yaml) => yaml.replace(/^(\s*)mcpServers: \[\]\s*$/m, `$1mcpServers:\n${configured}`),
+      script: [{ toolCalls: [{ name: "mcp__calc__add", arguments: { a: 1, b: 2 } }] }, { text: "three" }, { text: "no calc here" }],
+    });
+    const calc = { name: "calc", config: { transport: "http" as const, url: http.url } };
+    await expect(h.agent.createSession({ workspaceDir: h.workspace, mcpServers: [{ ...calc, name: "everything" }] })).rejects.toThrow(/MCP server "everything" is already configured for this agent/);
+
+    const session = await h.agent.createSession({ workspaceDir: h.workspace, mcpServers: [calc] });
+    await collect(session.run("add", { approve: allow }));
+    const tools = h.kit.requests[0]!.toolNames;
+    expect(tools).toContain("mcp__calc__add");
+    expect(tools.indexOf("mcp__everything__echo")).toBeLessThan(tools.indexOf("mcp__calc__add"));
+    expect(resultText(h.kit.requests[1]!.messages.find((m) => m.kind === "tool_result")?.text)).toContain("3");
+    await session.dispose();
+
+    // Resumed without them, the session has the agent's servers only.
+    const resumed = await h.agent.resumeSession({ sessionId: session.id });
+    await collect(resumed.run("again", { approve: allow }));
+    expect(h.kit.requests[2]!.toolNames).toContain("mcp__everything__echo");
+    expect(h.kit.requests[2]!.toolNames.some((n) => n.startsWith("mcp__calc__"))).toBe(false);
+    await resumed.dispose();
+  });
+});
