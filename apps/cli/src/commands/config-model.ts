@@ -140,8 +140,8 @@ export async function modelAdd(flags: ModelAddFlags): Promise<ExitCode> {
   // The check runs before the write: whether the entry becomes the default depends on it.
   const check = flags.check === true ? await checkEntry(entry, file) : undefined;
   let next = core.upsertModel(config, entry);
-  // The first model added to a table without a default becomes it (core's firstAddedDefault, the server's rule too).
-  const wantsDefault = flags.setDefault === true || core.firstAddedDefault(config, next) !== undefined;
+  // A table without a default takes this entry as it (the first model added: the server applies core's firstAddedDefault).
+  const wantsDefault = flags.setDefault === true || config.default_model === undefined;
   const makeDefault = wantsDefault && (check === undefined || check.ok || flags.force === true);
   if (makeDefault) next = { ...next, default_model: ref };
   core.writeProjectConfig(file, next);
