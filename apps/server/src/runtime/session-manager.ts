@@ -8,14 +8,6 @@
  * written at once, so a session that never ran survives a restart and can be evicted and
  * resumed like any other.
  *
- * Also here: steering with recall (the engine's queue, under server ids), abort (which
- * denies pending approvals and hands queued follow-ups back), manual compaction, "retry
- * now", reloading sessions whose project models or agent state changed, indexing the
- * subagents a run starts (and mirroring their messages onto their own streams), idle
- * eviction (30 minutes by default, on an injected clock and ticker: an idle session's core
- * Session is disposed, and its hub dropped once nobody listens), deletion, and the graceful
- * shutdown (abort runs with their carry-over, dispose sessions so traces are closed).
- *
  * One writer per session: core's Session holds the session's lease while it is loaded here
  * (created, or resumed for a task, a compaction, a fact), and lets it go when it is unloaded
  * (idle eviction, reload, delete, shutdown). So a CLI cannot append behind the back of a
@@ -76,10 +68,7 @@ export class SessionManager {
       generateTitles: deps.generateTitles,
       lifetime: this.#lifetime.signal,
       report: deps.report,
-      onIdle: (hub) => {
-        deps.onTaskEnded?.({ projectId: hub.projectId, agentId: hub.agentId, sessionId: hub.sessionId });
-        onIdle(this.#parts, hub);
-      },
+      onIdle: (hub) => (deps.onTaskEnded?.({ projectId: hub.projectId, agentId: hub.agentId, sessionId: hub.sessionId }), onIdle(this.#parts, hub)),
       onChildSession: (parent, meta) => indexChild(this.#parts, parent, meta),
       mirrorChild: (m) => mirrorChild(this.#parts, m),
       hasRecordedTitle: async (hub) => {
@@ -141,8 +130,7 @@ export class SessionManager {
       modelId: input.modelId,
       persist: true,
       approvalMode: mode,
-      // A person's session is made through the web dashboard's API; a schedule's is its own.
-      client: input.source ?? "web",
+      client: input.source ?? "web", // a person's session comes through the web's API; a schedule's is its own
       ...(input.source === undefined ? {} : { source: input.source }),
       ...(sandbox === undefined ? {} : { sandbox }),
     });
@@ -290,10 +278,8 @@ export class SessionManager {
   }
 
   /**
-   * Restores the session's workspace files to record `at` (issue 29, core's `rewindSession`
-   * with files only: undoable, refused over outside edits unless `force`). Refused while a
-   * task runs; a loaded idle session is unloaded first (its lease goes with it) and loads
-   * again, from the trace, with its next task.
+   * Restores the workspace files to record `at` (core's undoable `rewindSession`, files only). Refused while a task
+   * runs; an idle loaded session is unloaded first (with its lease) and loads again from the trace with its next task.
    */
   async restoreFiles(row: SessionRow, at: number | string, force: boolean): Promise<RewindResult> {
     const hub = this.#hubs.get(row.sessionId);
