@@ -102,6 +102,7 @@ describe.skipIf(!haveChromium)("rewinding a session's files in the web dashboard
     await expect.poll(() => diff.textContent()).toContain("-first version");
     expect(await diff.textContent()).toContain("+second version");
     expect(await diff.textContent()).not.toContain("-keep this line");
+    await files.evaluate((el) => el.scrollIntoView({ block: "start" }));
     await h.shot("traces-files-diff");
 
     // Restore to the edit's tool call (before it ran): asked first, then the file on disk goes back.
@@ -114,6 +115,7 @@ describe.skipIf(!haveChromium)("rewinding a session's files in the web dashboard
     await dialog.getByRole("button", { name: "Restore files" }).click();
     await files.getByText(/^Files restored: 1 written, 0 removed\. Record \d+ holds the files from before/).waitFor();
     expect(onDisk()).toBe(BEFORE_EDIT);
+    await files.evaluate((el) => el.scrollIntoView({ block: "start" }));
     await h.shot("traces-files-restored");
 
     // Undoable: the record it names holds the edit.
