@@ -10,7 +10,7 @@
  * A session recorded without checkpoints answers 400 for its files: the panel says so
  * instead of showing an error.
  */
-import { createResource, createSignal, For, Show } from "solid-js";
+import { createEffect, createSignal, For, on, onCleanup, Show } from "solid-js";
 import { changedPaths, getWorkspaceDiff, getWorkspaceFiles, restoreFiles, type FilesRestored } from "../../api/checkpoints";
 import { ApiError, errorText } from "../../api/http";
 import { getSession } from "../../api/sessions";
@@ -76,13 +76,40 @@ function DiffView(props: { change: FileChange }) {
 }
 
 export function FilesPanel(props: FilesPanelProps) {
+  // Plain signals, not resources: a resource read under the page's Suspense would blank the
+  // page (and drop the scrubber's focus) each time the cursor moves.
   const [version, setVersion] = createSignal(0);
-  const [files] = createResource(
-    () => ({ sessionId: props.sessionId, position: props.position, previous: props.previous, version: version() }),
-    (k) => loadChanges(k.sessionId, k.position, k.previous),
+  const [shownFiles, setShownFiles] = createSignal<FilesAtCursor | "none" | undefined>(undefined);
+  const [filesError, setFilesError] = createSignal<string | undefined>(undefined);
+  const [mayRestore, setMayRestore] = createSignal(false);
+  createEffect(
+    on([() => props.sessionId, () => props.position, () => props.previous, version], ([sessionId, position, previous]) => {
+      let live = true;
+      loadChanges(sessionId, position, previous).then(
+        (loaded) => {
+          if (!live) return;
+          setShownFiles(loaded);
+          setFilesError(undefined);
+        },
+        (e: unknown) => live && setFilesError(errorText(e)),
+      );
+      onCleanup(() => (live = false));
+    }),
   );
-  const [session] = createResource(() => props.sessionId, (id) => getSession(id).catch(() => undefined));
-  const mayRestore = () => session()?.commands?.mayControl === true;
+  createEffect(
+    on(
+      () => props.sessionId,
+      (id) => {
+        let live = true;
+        setMayRestore(false);
+        getSession(id).then(
+          (s) => live && setMayRestore(s?.commands?.mayControl === true),
+          () => undefined,
+        );
+        onCleanup(() => (live = false));
+      },
+    ),
+  );
   const [confirming, setConfirming] = createSignal(false);
   const [busy, setBusy] = createSignal(false);
   const [restored, setRestored] = createSignal<FilesRestored | undefined>(undefined);
@@ -106,19 +133,17 @@ export function FilesPanel(props: FilesPanelProps) {
     <section aria-label="Files at the cursor" class="flex min-w-0 flex-col gap-2 rounded-md border border-slate-200 p-2 dark:border-slate-700">
       <div class="flex flex-wrap items-center gap-2">
         <h3 class="flex-1 text-sm font-semibold">Files at event {props.eventNumber}</h3>
-        <Show when={mayRestore() && files() !== "none"}>
+        <Show when={mayRestore() && shownFiles() !== "none"}>
           <Button size="sm" variant="secondary" disabled={busy()} onClick={() => setConfirming(true)}>
             {busy() ? "Restoring…" : "Restore files to here"}
           </Button>
         </Show>
       </div>
-      <Show when={files.loading && files.latest === undefined}>
+      <Show when={shownFiles() === undefined && filesError() === undefined}>
         <Spinner label="Loading the files" />
       </Show>
-      <Show when={files.error !== undefined}>
-        <Notice tone="error">The files could not be loaded: {errorText(files.error)}</Notice>
-      </Show>
-      <Show when={files.error === undefined ? files.latest : undefined}>
+      <Show when={filesError()}>{(e) => <Notice tone="error">The files could not be loaded: {e()}</Notice>}</Show>
+      <Show when={filesError() === undefined ? shownFiles() : undefined}>
         {(at) => (
           <Show when={at() !== "none" ? (at() as FilesAtCursor) : undefined} fallback={<p class="text-sm text-slate-500">This session has no workspace checkpoints: its files were not recorded.</p>}>
             {(shown) => (
