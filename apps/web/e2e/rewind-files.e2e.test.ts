@@ -83,21 +83,23 @@ describe.skipIf(!haveChromium)("rewinding a session's files in the web dashboard
     };
     const files = page.getByRole("region", { name: "Files at the cursor" });
     const changedHere = files.getByLabel("Files changed at this event");
+    // What the panel says for the cursor's event, once it is loaded (not the last event's, kept while loading).
+    const filesHere = async () => ((await files.getAttribute("aria-busy")) === "false" ? await changedHere.textContent() : "(loading)");
 
     // The baseline (taken right before the first file tool runs) changes nothing; the write's checkpoint adds the file.
     await stepTo(/tool_call write_file/, "ArrowRight");
     await stepTo(/workspace_checkpoint/, "ArrowRight");
-    await expect.poll(() => changedHere.textContent()).toBe("No file changed at this event (0 in the workspace).");
+    await expect.poll(filesHere).toBe("No file changed at this event (0 in the workspace).");
     await stepTo(/workspace_checkpoint/, "ArrowRight");
-    await expect.poll(() => changedHere.textContent()).toBe(`1 file changed at this event: ${REWIND_FILE}`);
+    await expect.poll(filesHere).toBe(`1 file changed at this event: ${REWIND_FILE}`);
     await expect.poll(() => files.getByRole("figure", { name: `Diff of ${REWIND_FILE}` }).textContent()).toContain("+first version");
     const writeCheckpoint = await cursor.textContent();
 
     // The edit's checkpoint: its diff.
     await stepTo(/tool_call edit_file/, "ArrowRight");
-    await expect.poll(() => changedHere.textContent()).toMatch(/^No file changed at this event/);
+    await expect.poll(filesHere).toMatch(/^No file changed at this event/);
     await stepTo(/workspace_checkpoint/, "ArrowRight");
-    await expect.poll(() => changedHere.textContent()).toBe(`1 file changed at this event: ${REWIND_FILE}`);
+    await expect.poll(filesHere).toBe(`1 file changed at this event: ${REWIND_FILE}`);
     const diff = files.getByRole("figure", { name: `Diff of ${REWIND_FILE}` });
     await expect.poll(() => diff.textContent()).toContain("-first version");
     expect(await diff.textContent()).toContain("+second version");

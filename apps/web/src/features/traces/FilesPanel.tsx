@@ -80,6 +80,9 @@ export function FilesPanel(props: FilesPanelProps) {
   // page (and drop the scrubber's focus) each time the cursor moves.
   const [version, setVersion] = createSignal(0);
   const [shownFiles, setShownFiles] = createSignal<FilesAtCursor | "none" | undefined>(undefined);
+  // The position the shown files are for: while the next one loads, the last stays, dimmed.
+  const [shownFor, setShownFor] = createSignal<string | undefined>(undefined);
+  const stale = () => shownFor() !== props.position;
   const [filesError, setFilesError] = createSignal<string | undefined>(undefined);
   const [mayRestore, setMayRestore] = createSignal(false);
   createEffect(
@@ -89,6 +92,7 @@ export function FilesPanel(props: FilesPanelProps) {
         (loaded) => {
           if (!live) return;
           setShownFiles(loaded);
+          setShownFor(position);
           setFilesError(undefined);
         },
         (e: unknown) => live && setFilesError(errorText(e)),
@@ -130,7 +134,7 @@ export function FilesPanel(props: FilesPanelProps) {
   };
 
   return (
-    <section aria-label="Files at the cursor" class="flex min-w-0 flex-col gap-2 rounded-md border border-slate-200 p-2 dark:border-slate-700">
+    <section aria-label="Files at the cursor" aria-busy={stale() ? "true" : "false"} class="flex min-w-0 flex-col gap-2 rounded-md border border-slate-200 p-2 dark:border-slate-700">
       <div class="flex flex-wrap items-center gap-2">
         <h3 class="flex-1 text-sm font-semibold">Files at event {props.eventNumber}</h3>
         <Show when={mayRestore() && shownFiles() !== "none"}>
@@ -147,7 +151,7 @@ export function FilesPanel(props: FilesPanelProps) {
         {(at) => (
           <Show when={at() !== "none" ? (at() as FilesAtCursor) : undefined} fallback={<p class="text-sm text-slate-500">This session has no workspace checkpoints: its files were not recorded.</p>}>
             {(shown) => (
-              <div class="flex min-w-0 flex-col gap-2">
+              <div class={`flex min-w-0 flex-col gap-2 ${stale() ? "opacity-60" : ""}`}>
                 <p class="text-sm" aria-label="Files changed at this event">
                   {shown().changes.length + shown().more === 0
                     ? `No file changed at this event (${shown().total} in the workspace).`
