@@ -297,6 +297,15 @@ describe("penguin chat, the terminal UI", () => {
     expect(readFileSync(join(world.workspace, "undone.txt"), "utf8")).toBe("undone\n");
     cli.write("/rewind x\r");
     await cli.waitFor("usage: /rewind N");
+    // An edit made outside the session is named and kept, unless --force records it and rewinds anyway.
+    writeFileSync(join(world.workspace, "stray.txt"), "by hand\n");
+    const rewinds = count(cli.all(), "[rewind] files back");
+    cli.write("/undo\r");
+    await cli.waitFor(/error: the workspace holds changes made outside the session since its last checkpoint: stray\.txt/);
+    expect(count(cli.all(), "[rewind] files back")).toBe(rewinds);
+    cli.write("/undo --force\r");
+    await cli.waitFor((s) => count(s, "[rewind] files back") > rewinds, "the forced undo");
+    expect(existsSync(join(world.workspace, "stray.txt"))).toBe(false);
   });
 
   it("writes no colour codes with NO_COLOR", { timeout: 30_000 }, async () => {

@@ -243,17 +243,17 @@ export class Chat {
       replaceSession: (ref) => this.#replaceSession(ref),
       compact: () => this.#compact(),
       goal: (objective, budget) => this.#runTask(objective, { budget }),
-      rewind: (target) => this.#rewind(target),
+      rewind: (target, force) => this.#rewind(target, force),
     };
   }
 
   /** `/undo`, `/rewind N`: rewinds in place through the chat's rewind hook and goes on in the rewound session. */
-  async #rewind(target: RewindTarget): Promise<void> {
+  async #rewind(target: RewindTarget, force: boolean): Promise<void> {
     const { out, agent } = this.#o;
     const c = out.colors;
     const { rewindOpenSession, rewindSummary } = await import("./rewind-hook.js");
     try {
-      const { session, result } = await rewindOpenSession(agent, this.#session, target);
+      const { session, result } = await rewindOpenSession(agent, this.#session, target, { force });
       this.#session = session;
       session.setApprovalMode(this.#o.mode);
       for (const line of rewindSummary(session.id, result)) out.line(c.dim(sanitizeForTerminal(line)));

@@ -22,7 +22,7 @@ export interface SlashHost {
   /** Runs a task as a goal, like any task (abortable, rendered, with stats). */
   goal(objective: string, budget: string | undefined): Promise<void>;
   /** Rewinds files and conversation in place (`/undo`, `/rewind N`) and goes on in the rewound session. */
-  rewind(target: RewindTarget): Promise<void>;
+  rewind(target: RewindTarget, force: boolean): Promise<void>;
 }
 
 export async function runSlash(cmd: SlashCommand, host: SlashHost): Promise<"exit" | "continue"> {
@@ -66,10 +66,10 @@ export async function runSlash(cmd: SlashCommand, host: SlashHost): Promise<"exi
       await host.goal(cmd.objective, cmd.budget);
       break;
     case "undo":
-      await host.rewind({ kind: "undo" });
+      await host.rewind({ kind: "undo" }, cmd.force);
       break;
     case "rewind":
-      await host.rewind({ kind: "record", n: cmd.n });
+      await host.rewind({ kind: "record", n: cmd.n }, cmd.force);
       break;
     case "invalid":
       out.line(c.yellow(cmd.message));

@@ -138,8 +138,8 @@ export const SLASH_TABLE: readonly TableCommand[] = [
       });
     },
   },
-  { name: "undo", description: "rewind files and conversation to just before the last task (undoable)", run: LINE_CHAT },
-  { name: "rewind", argumentHint: "N", description: "rewind files and conversation to record N (undoable; /inspect shows records)", run: LINE_CHAT },
+  { name: "undo", argumentHint: "[--force]", description: "rewind files and conversation to just before the last task (undoable)", run: LINE_CHAT },
+  { name: "rewind", argumentHint: "N [--force]", description: "rewind files and conversation to record N (undoable; /inspect shows records)", run: LINE_CHAT },
   { name: "clear", description: "start a new session (same model and workspace)", run: LINE_CHAT },
   { name: "thinking", argumentHint: "[level]", description: "show or set the thinking level", run: LINE_CHAT },
   { name: "goal", argumentHint: "[:budget] text", description: "run text as a goal until done, blocked or over budget", run: LINE_CHAT },

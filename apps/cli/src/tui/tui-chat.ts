@@ -370,16 +370,16 @@ export class TuiChat {
       replaceSession: (ref) => this.#replaceSession(ref),
       compact: () => this.#compact(),
       goal: (objective, budget) => this.#runTask(objective, { budget }),
-      rewind: (target) => this.#rewind(target),
+      rewind: (target, force) => this.#rewind(target, force),
     };
   }
 
   /** `/undo`, `/rewind N`: rewinds in place through the chat's rewind hook and goes on in the rewound session. */
-  async #rewind(target: RewindTarget): Promise<void> {
+  async #rewind(target: RewindTarget, force: boolean): Promise<void> {
     const c = this.#c;
     const { rewindOpenSession, rewindSummary } = await import("../chat/rewind-hook.js");
     try {
-      const { session, result } = await rewindOpenSession(this.#o.agent, this.#session, target);
+      const { session, result } = await rewindOpenSession(this.#o.agent, this.#session, target, { force });
       this.#session = session;
       session.setApprovalMode(this.#mode);
       this.#note(c.dim(rewindSummary(session.id, result).map(sanitizeForTerminal).join("\n")));
