@@ -135,6 +135,8 @@ In the chat (on a terminal a full-screen UI; piped or TERM=dumb, plain lines):
   /thinking [level]   show or set the thinking level
   /model [p/m]        show the model, or start a new session on provider p, model m
   /verbose            toggle full tool outputs
+  /undo               rewind files and conversation to just before the last task
+  /rewind N           rewind files and conversation to record N (undoable)
   /help               list the commands
   /exit               leave (prints the command that resumes the session)
   Ctrl-C              denies a pending approval, else aborts the running task, else clears

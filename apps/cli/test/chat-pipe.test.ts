@@ -1,6 +1,6 @@
 // `penguin chat` with piped stdin: lines are a script, run one after another (no steering
 // without a terminal), an approval question takes the next line, EOF denies, and the chat
-// ends by printing the command that resumes the session.
+// ends by printing the command that resumes the session; /undo and /rewind N take files and turns back.
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -163,5 +163,36 @@ describe("penguin chat (piped stdin)", { timeout: 60_000 }, () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("[compact] there is nothing to compact yet");
     expect(existsSync(world.root)).toBe(true);
+  });
+  it("/undo removes the last task's file and its turn: the next request lacks the undone task", async () => {
+    world = await startWorld({
+      script: [
+        { toolCalls: [{ name: "write_file", arguments: { file_path: "first.txt", content: "first\n" } }] },
+        { text: "wrote first" },
+        { toolCalls: [{ name: "write_file", arguments: { file_path: "second.txt", content: "second\n" } }] },
+        { text: "wrote second" },
+        { text: "after the undo" },
+      ],
+    });
+    const input = "write the first file\nwrite the second file\n/undo\nwhat now?\n/rewind nope\n/exit\n";
+    const r = await runCli(["chat", "--approve", "allow-all", "--workspace", world.workspace], { env: world.env, input });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/\[rewind\] files back to record \d+ .*: 0 written, 1 removed\n {2}removed {2}second\.txt\n/);
+    expect(r.stdout).toMatch(/\[rewind\] conversation back to record \d+/);
+    expect(r.stdout).toMatch(/undo the files with: \/rewind \d+/);
+    expect(r.stdout).toContain("usage: /rewind N");
+    expect(existsSync(join(world.workspace, "second.txt"))).toBe(false);
+    expect(existsSync(join(world.workspace, "first.txt"))).toBe(true);
+    const last = world.kit.requests.at(-1)!.messages.map((m) => m.text ?? "");
+    expect(last).toEqual(expect.arrayContaining(["write the first file", "wrote first", "what now?"]));
+    expect(last).not.toContain("write the second file");
+    expect(last).not.toContain("wrote second");
+  });
+
+  it("/undo with no task yet says there is nothing to undo", async () => {
+    world = await startWorld({ script: [] });
+    const r = await runCli(["chat", "--workspace", world.workspace], { env: world.env, input: "/undo\n/exit\n" });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("error: nothing to undo: the session has no task yet");
   });
 });

@@ -6,8 +6,8 @@
 // (no second question, the rule in the trace); deny with a note reaching the model; an
 // @-mention completed and attached (.gitignore respected); slash completion, /cost and /fork;
 // Esc interrupting (queued steering back in the editor); a resize; history across chats;
-// NO_COLOR.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+// NO_COLOR; /undo and /rewind N taking files and conversation back.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "./helpers/build.js";
@@ -258,6 +258,54 @@ describe("penguin chat, the terminal UI", () => {
     cli.write("/inspect two\r");
     await cli.waitFor("usage: /inspect [N], N a record number");
     cli.save("approve-sessions-inspect");
+  });
+
+  it("/undo takes back the last task's file and conversation; /rewind N undoes the undo", { timeout: 45_000 }, async () => {
+    world = await startWorld({
+      script: [
+        { toolCalls: [{ name: "write_file", id: "call_un1", arguments: { file_path: "kept.txt", content: "kept\n" } }] },
+        { text: "wrote kept" },
+        { toolCalls: [{ name: "write_file", id: "call_un2", arguments: { file_path: "undone.txt", content: "undone\n" } }] },
+        { text: "wrote undone" },
+        { text: "going on after the undo" },
+      ],
+    });
+    cli = chat(world, ["--approve", "allow-all"]);
+    await cli.waitFor(READY);
+    cli.write("write kept\r");
+    await cli.waitFor(/wrote kept[\s\S]*\[stats\]/);
+    cli.write("write undone please\r");
+    await cli.waitFor(/wrote undone[\s\S]*\[stats\]/);
+    expect(readFileSync(join(world.workspace, "undone.txt"), "utf8")).toBe("undone\n");
+    cli.write("/undo\r");
+    await cli.waitFor(/undo the files with: \/rewind (\d+)/);
+    cli.save("undo");
+    expect(cli.all()).toMatch(/\[rewind\] files back to record \d+ .*: 0 written, 1 removed/);
+    expect(existsSync(join(world.workspace, "undone.txt"))).toBe(false);
+    expect(readFileSync(join(world.workspace, "kept.txt"), "utf8")).toBe("kept\n");
+    cli.write("go on\r");
+    await cli.waitFor(/going on after the undo[\s\S]*\[stats\]/);
+    const sent = world.kit.requests.at(-1)!.messages.map((m) => m.text ?? "");
+    expect(sent).toContain("write kept");
+    expect(sent).toContain("go on");
+    expect(sent).not.toContain("write undone please");
+    expect(sent).not.toContain("wrote undone");
+    // The undo is itself undoable: the record it named brings the file back.
+    const undoRecord = /undo the files with: \/rewind (\d+)/.exec(cli.all())![1]!;
+    cli.write(`/rewind ${undoRecord}\r`);
+    await cli.waitFor(/\[rewind\] files back to record \d+ .*: 1 written, 0 removed/);
+    expect(readFileSync(join(world.workspace, "undone.txt"), "utf8")).toBe("undone\n");
+    cli.write("/rewind x\r");
+    await cli.waitFor("usage: /rewind N");
+    // An edit made outside the session is named and kept, unless --force records it and rewinds anyway.
+    writeFileSync(join(world.workspace, "stray.txt"), "by hand\n");
+    const rewinds = count(cli.all(), "[rewind] files back");
+    cli.write("/undo\r");
+    await cli.waitFor(/error: the workspace holds changes made outside the session since its last checkpoint: stray\.txt/);
+    expect(count(cli.all(), "[rewind] files back")).toBe(rewinds);
+    cli.write("/undo --force\r");
+    await cli.waitFor((s) => count(s, "[rewind] files back") > rewinds, "the forced undo");
+    expect(existsSync(join(world.workspace, "stray.txt"))).toBe(false);
   });
 
   it("writes no colour codes with NO_COLOR", { timeout: 30_000 }, async () => {

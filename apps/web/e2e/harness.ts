@@ -52,13 +52,15 @@ export const PAINT_DELTAS = 10_000;
  * PAINT_DELTAS one-character deltas with no pause (the paint-latency figure); a prompt
  * mentioning hello.txt gets a tool call; SERVETEST starts a background command that prints
  * a local URL; DELEGATETEST runs a subagent, whose own prompt ("child task") gets a short
- * answer; GOALTEST is a goal the model completes in round 2 (goalTurn).
+ * answer; GOALTEST is a goal the model completes in round 2 (goalTurn); REWINDTEST writes a
+ * file and then edits it (rewindTurn).
  */
 export function answer(req: RecordedRequest): ScriptedTurn {
   if (req.toolNames.length === 0) return { text: "Hello file", usage: { input: 40, output: 3 } };
   const last = req.messages[req.messages.length - 1];
   const prompt = [...req.messages].reverse().find((m) => m.role === "user" && m.kind === "text")?.text ?? "";
   if (prompt.includes("GOALTEST")) return goalTurn(req, last?.kind === "tool_result");
+  if (prompt.includes("REWINDTEST")) return rewindTurn(req);
   if (last?.kind === "tool_result") return { text: FINAL_ANSWER, usage: { input: 1600, cached: 1200, output: 42 } };
   if (prompt.includes("RELOADTEST")) {
     const body = Array.from({ length: LONG_LINES }, (_, i) => `Line ${i + 1}.`).join("\n");
@@ -106,6 +108,19 @@ function goalTurn(req: RecordedRequest, afterTool: boolean): ScriptedTurn {
     toolCalls: [{ name: "write_file", arguments: { file_path: round.goalFile, content: "objective: GOALTEST make the tests pass\nstatus: complete\n" } }],
     usage: { input: 2000, cached: 1500, output: 25 },
   };
+}
+
+export const REWIND_FILE = "rewind-notes.txt";
+
+/**
+ * The workspace-rewind session (issue 29): write REWIND_FILE, then edit it, then answer; the
+ * step is the number of tool results the request carries.
+ */
+function rewindTurn(req: RecordedRequest): ScriptedTurn {
+  const step = req.messages.filter((m) => m.kind === "tool_result").length;
+  if (step === 0) return { toolCalls: [{ name: "write_file", arguments: { file_path: REWIND_FILE, content: "first version\nkeep this line\n" } }], usage: { input: 900, output: 20 } };
+  if (step === 1) return { toolCalls: [{ name: "edit_file", arguments: { file_path: REWIND_FILE, old_string: "first version", new_string: "second version" } }], usage: { input: 1000, output: 20 } };
+  return { text: "REWIND DONE", usage: { input: 1100, output: 3 } };
 }
 
 /** One session run through the SDK with no server, as `penguin` in a terminal does. */

@@ -200,6 +200,8 @@ function stubServer(calls: Call[]) {
       if (at === "002:000004") return reply({ error: { code: "boom", message: "the fold failed" } }, 500);
       return reply({ sessionId: SID, at: { n: 1, position: at, record: "x" }, records: 8, settings: { provider: "p", model_id: "m" }, nextContext: [], turns: at.startsWith("002") ? 1 : 0 });
     }
+    // A session recorded before workspace checkpoints: the files panel says so (no alert).
+    if (url.pathname.endsWith("/checkpoints/files")) return reply({ error: { code: "invalid_argument", message: `session ${SID} has no workspace checkpoint at or before record 8` } }, 400);
     if (url.pathname.endsWith("/fork")) return reply({ id: "session-2026-01-02-03-09-09-fedcba98", projectId: "proj", agentId: "default_agent", title: "Notes (1)", source: null }, 201);
     return reply({}, 404);
   });
@@ -241,6 +243,8 @@ describe("TimeTravel", () => {
     // Time travel lists the events by their outline, not their whole envelopes.
     expect(calls.filter((c) => /\/traces\/.+\/\d+\?/.test(c.url)).every((c) => new URL(c.url, "http://x").searchParams.get("view") === "outline")).toBe(true);
     await waitFor(() => expect(screen.getByRole("alert")).toHaveTextContent("the fold failed"));
+    await screen.findByText("This session has no workspace checkpoints: its files were not recorded.");
+    expect(screen.queryByRole("button", { name: "Restore files to here" })).toBeNull();
     await user.click(screen.getByRole("button", { name: "Previous tool call" }));
     expect(position()).toBe("001:000004");
     await waitFor(() => expect(screen.getByRole("heading", { name: /State after event/ })).toBeInTheDocument());

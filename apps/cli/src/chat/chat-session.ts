@@ -22,6 +22,8 @@ import type { Interface } from "node:readline";
 import type { Agent, ApproveFn, Session } from "@penguin/core";
 import type { OmniMessage } from "@penguin/omnimessage";
 import { describeError } from "../cli-error.js";
+import { sanitizeForTerminal } from "../io/sanitize.js";
+import type { RewindTarget } from "./rewind-hook.js";
 import { HumanRenderer } from "../render/human-renderer.js";
 import { shorten } from "../render/format.js";
 import type { RenderMarkdown } from "../render/markdown-blocks.js";
@@ -241,7 +243,25 @@ export class Chat {
       replaceSession: (ref) => this.#replaceSession(ref),
       compact: () => this.#compact(),
       goal: (objective, budget) => this.#runTask(objective, { budget }),
+      rewind: (target, force) => this.#rewind(target, force),
     };
+  }
+
+  /** `/undo`, `/rewind N`: rewinds in place through the chat's rewind hook and goes on in the rewound session. */
+  async #rewind(target: RewindTarget, force: boolean): Promise<void> {
+    const { out, agent } = this.#o;
+    const c = out.colors;
+    const { rewindOpenSession, rewindSummary } = await import("./rewind-hook.js");
+    try {
+      const { session, result } = await rewindOpenSession(agent, this.#session, target, { force });
+      this.#session = session;
+      session.setApprovalMode(this.#o.mode);
+      for (const line of rewindSummary(session.id, result)) out.line(c.dim(sanitizeForTerminal(line)));
+    } catch (error) {
+      const again: unknown = Object(error).session;
+      if (again !== undefined) this.#session = again as Session;
+      out.line(c.red(`error: ${(await describeError(error)).message}`));
+    }
   }
 
   #toggleVerbose(): void {

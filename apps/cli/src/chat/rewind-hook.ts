@@ -40,3 +40,25 @@ export async function rewindOpenSession(agent: Agent, session: Session, target: 
     throw Object.assign(error instanceof Error ? error : new Error(String(error)), { session: again });
   }
 }
+
+/**
+ * What a chat prints after a rewind: the files written and removed, where the conversation
+ * goes on, and how to undo it. Lines are plain (the caller colours and sanitizes).
+ */
+export function rewindSummary(sessionId: string, result: RewindResult): string[] {
+  const lines: string[] = [];
+  const files = result.files;
+  if (files !== undefined) {
+    lines.push(`[rewind] files back to record ${result.record} (checkpoint of record ${result.checkpointRecord ?? "?"}): ${files.written.length} written, ${files.removed.length} removed`);
+    for (const p of files.written.slice(0, 20)) lines.push(`  restored ${p}`);
+    for (const p of files.removed.slice(0, 20)) lines.push(`  removed  ${p}`);
+    const more = Math.max(0, files.written.length - 20) + Math.max(0, files.removed.length - 20);
+    if (more > 0) lines.push(`  … and ${more} more`);
+    for (const n of files.notRestored) lines.push(`  left     ${n.path}: ${n.reason}`);
+  } else {
+    lines.push(`[rewind] no workspace checkpoint at or before record ${result.record}: files left as they are`);
+  }
+  if (result.conversationFile !== undefined) lines.push(`[rewind] conversation back to record ${result.record}: the next message goes on from there`);
+  if (result.undoRecord !== undefined) lines.push(`undo the files with: /rewind ${result.undoRecord} (or penguin rewind ${sessionId} --to ${result.undoRecord} --files)`);
+  return lines;
+}

@@ -9,6 +9,7 @@ import { describeError } from "../cli-error.js";
 import { compactNumber } from "../render/format.js";
 import type { Output } from "../render/output.js";
 import { parseThinking } from "../session/open-session.js";
+import type { RewindTarget } from "./rewind-hook.js";
 import { SLASH_HELP, type SlashCommand } from "./slash-commands.js";
 
 export interface SlashHost {
@@ -20,6 +21,8 @@ export interface SlashHost {
   compact(): Promise<void>;
   /** Runs a task as a goal, like any task (abortable, rendered, with stats). */
   goal(objective: string, budget: string | undefined): Promise<void>;
+  /** Rewinds files and conversation in place (`/undo`, `/rewind N`) and goes on in the rewound session. */
+  rewind(target: RewindTarget, force: boolean): Promise<void>;
 }
 
 export async function runSlash(cmd: SlashCommand, host: SlashHost): Promise<"exit" | "continue"> {
@@ -61,6 +64,12 @@ export async function runSlash(cmd: SlashCommand, host: SlashHost): Promise<"exi
       break;
     case "goal":
       await host.goal(cmd.objective, cmd.budget);
+      break;
+    case "undo":
+      await host.rewind({ kind: "undo" }, cmd.force);
+      break;
+    case "rewind":
+      await host.rewind({ kind: "record", n: cmd.n }, cmd.force);
       break;
     case "invalid":
       out.line(c.yellow(cmd.message));

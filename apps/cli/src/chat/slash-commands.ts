@@ -11,6 +11,9 @@
  *                                `/model provider model_id` also works, for model ids that
  *                                contain a slash (the provider is everything before the
  *                                first slash, never guessed from the model name)
+ *   /undo [--force]              rewind files and conversation to just before the last task
+ *   /rewind N [--force]          rewind files and conversation to record N (undoable); --force
+ *                                records edits made outside the session and rewinds anyway
  */
 export type SlashCommand =
   | { kind: "compact" }
@@ -21,6 +24,8 @@ export type SlashCommand =
   | { kind: "thinking"; level: string | undefined }
   | { kind: "model"; ref: { provider: string; modelId: string } | undefined }
   | { kind: "goal"; objective: string; budget: string | undefined }
+  | { kind: "undo"; force: boolean }
+  | { kind: "rewind"; n: number; force: boolean }
   | { kind: "invalid"; message: string };
 
 export const SLASH_HELP = [
@@ -30,6 +35,8 @@ export const SLASH_HELP = [
   "/goal[:budget] text run text as a goal until done, blocked or over budget (e.g. /goal:500k fix the tests)",
   "/model [p/m]        show the model, or start a new session on provider p, model m",
   "/verbose            toggle full tool outputs",
+  "/undo [--force]     rewind files and conversation to just before the last task",
+  "/rewind N [--force] rewind files and conversation to record N (penguin inspect SID shows records)",
   "/exit               leave the chat",
 ];
 
@@ -58,6 +65,9 @@ export function parseSlash(line: string): SlashCommand {
     case "exit":
     case "quit":
       return noArgs("exit");
+    case "undo":
+    case "rewind":
+      return parseRewind(name, args);
     case "thinking":
       if (args.length > 1) return { kind: "invalid", message: "usage: /thinking [level]" };
       return { kind: "thinking", level: args[0] };
@@ -66,6 +76,16 @@ export function parseSlash(line: string): SlashCommand {
     default:
       return { kind: "invalid", message: `unknown command ${head}; /help lists the commands` };
   }
+}
+
+/** `/undo [--force]`, `/rewind N [--force]`. */
+function parseRewind(name: "undo" | "rewind", args: string[]): SlashCommand {
+  const force = args.includes("--force");
+  const rest = args.filter((a) => a !== "--force");
+  if (name === "undo") return rest.length === 0 ? { kind: "undo", force } : { kind: "invalid", message: "usage: /undo [--force]" };
+  const n = rest[0] ?? "";
+  if (rest.length !== 1 || !/^\d+$/.test(n) || Number(n) < 1) return { kind: "invalid", message: "usage: /rewind N [--force], N a record number (>= 1) from /inspect or penguin inspect SID" };
+  return { kind: "rewind", n: Number(n), force };
 }
 
 function parseModel(args: string[]): SlashCommand {

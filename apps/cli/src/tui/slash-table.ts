@@ -3,6 +3,7 @@
  * what it does given the chat (`TuiHost`). The table feeds `/help`, the editor's completion
  * and the dispatcher, so a command added here (e.g. `/undo`, `/rewind` when workspace
  * checkpoints land) is complete with one entry.
+ * `/undo` and `/rewind N` go through the line chat's grammar to the rewind hook (chat/rewind-hook.ts).
  *
  * The commands the line chat also has (`/compact`, `/clear`, `/thinking`, `/goal`, `/model`,
  * `/verbose`, `/exit`) keep their grammar and actions (chat/slash-commands.ts and
@@ -137,6 +138,8 @@ export const SLASH_TABLE: readonly TableCommand[] = [
       });
     },
   },
+  { name: "undo", argumentHint: "[--force]", description: "rewind files and conversation to just before the last task (undoable)", run: LINE_CHAT },
+  { name: "rewind", argumentHint: "N [--force]", description: "rewind files and conversation to record N (undoable; /inspect shows records)", run: LINE_CHAT },
   { name: "clear", description: "start a new session (same model and workspace)", run: LINE_CHAT },
   { name: "thinking", argumentHint: "[level]", description: "show or set the thinking level", run: LINE_CHAT },
   { name: "goal", argumentHint: "[:budget] text", description: "run text as a goal until done, blocked or over budget", run: LINE_CHAT },

@@ -23,6 +23,7 @@ import type { SlashHost } from "../chat/slash-actions.js";
 import { interruptAction } from "../chat/interrupt.js";
 import { colorsFor } from "../io/colors.js";
 import { sanitizeForTerminal } from "../io/sanitize.js";
+import type { RewindTarget } from "../chat/rewind-hook.js";
 import { shorten } from "../render/format.js";
 import { taskStatsLine, TaskStats } from "../render/stats.js";
 import { approvalFor, type ApprovalMode } from "../session/approvals.js";
@@ -369,7 +370,24 @@ export class TuiChat {
       replaceSession: (ref) => this.#replaceSession(ref),
       compact: () => this.#compact(),
       goal: (objective, budget) => this.#runTask(objective, { budget }),
+      rewind: (target, force) => this.#rewind(target, force),
     };
+  }
+
+  /** `/undo`, `/rewind N`: rewinds in place through the chat's rewind hook and goes on in the rewound session. */
+  async #rewind(target: RewindTarget, force: boolean): Promise<void> {
+    const c = this.#c;
+    const { rewindOpenSession, rewindSummary } = await import("../chat/rewind-hook.js");
+    try {
+      const { session, result } = await rewindOpenSession(this.#o.agent, this.#session, target, { force });
+      this.#session = session;
+      session.setApprovalMode(this.#mode);
+      this.#note(c.dim(rewindSummary(session.id, result).map(sanitizeForTerminal).join("\n")));
+    } catch (error) {
+      const again: unknown = Object(error).session;
+      if (again !== undefined) this.#session = again as Session;
+      this.#note(c.red(`error: ${(await describeError(error)).message}`));
+    }
   }
 
   async #leave(old: Session): Promise<void> {

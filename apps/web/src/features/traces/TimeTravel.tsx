@@ -1,7 +1,10 @@
 /**
  * Time travel on the Traces page: every event of the chosen session (all its rotated files,
  * read page by page from the trace browser), the scrubber over them, the state panel at the
- * cursor with its diff to the previous step, and "Fork from here".
+ * cursor with its diff to the previous step, the workspace's files there (FilesPanel.tsx: what
+ * the event changed, a diff of each, "Restore files to here"), and "Fork from here" (the
+ * server starts the fork in a new workspace holding the files as of the event; the fork's
+ * chat header names it).
  *
  * The cursor is a trace position owned by the page (so the timeline can highlight it and a
  * click there can move it); when the page has none, the cursor sits on the last event. States
@@ -23,6 +26,7 @@ import { Spinner } from "../../components/ui/Spinner";
 import { indexOfPosition, playTick, scrubEventsOf, type ScrubEvent } from "../../lib/time-travel/cursor";
 import { createStateLoader } from "../../lib/time-travel/state-loader";
 import { upsertSession } from "../../state/session-list-store";
+import { FilesPanel } from "./FilesPanel";
 import { Scrubber } from "./Scrubber";
 import { StatePanel } from "./StatePanel";
 
@@ -184,6 +188,7 @@ export function TimeTravel(props: TimeTravelProps) {
       <Show when={events()}>
         {(list) => <Scrubber events={list()} index={index()} playing={playing()} onIndex={setIndex} onPlaying={setPlaying} />}
       </Show>
+      <Show when={current()}>{(here) => <FilesPanel sessionId={props.sessionId} position={here().position} eventNumber={index() + 1} previous={previousEvent()?.position} />}</Show>
       <div class="grid min-w-0 grid-cols-1 gap-3 lg:grid-cols-2">
         <div class="min-w-0">{props.children}</div>
         <Show when={events() !== undefined}>
