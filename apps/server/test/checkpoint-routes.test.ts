@@ -42,6 +42,11 @@ describe("checkpoint routes", () => {
     expect(early.body).toMatchObject({ path: "a.txt", encoding: "utf8", content: "one\n" });
     const diff = await c.get(`${S}/checkpoints/diff?from=${first}&to=${end.body.at}&path=a.txt`);
     expect(diff.body.diff).toContain("-one\n+two");
+    expect(diff.body).toMatchObject({ from: first, to: end.body.at });
+    // A position is answered as asked, not cut to its file number.
+    const byPosition = await c.get(`${S}/checkpoints/diff?from=${first}&to=${end.body.checkpoint.position}&path=a.txt`);
+    expect(byPosition.body).toMatchObject({ from: first, to: end.body.checkpoint.position });
+    expect(byPosition.body.diff).toContain("-one\n+two");
 
     expect(end.body.files.map((f: { path: string }) => f.path)).toContain(".vault.toml");
     for (const path of ["../outside.txt", "/etc/passwd", "a/../../x", ".vault.toml", "./.vault.toml"]) {

@@ -59,7 +59,8 @@ export const CheckpointFiles = Schema.Struct({
   files: Schema.Array(CheckpointEntry),
 });
 export const CheckpointFile = Schema.Struct({ path: Schema.String, size: Schema.Number, encoding: Schema.Literal("utf8", "base64"), content: Schema.String });
-export const CheckpointDiff = Schema.Struct({ from: Schema.Number, to: Schema.Number, diff: Schema.String });
+/** `from`/`to` as asked: a record number, or a position `NNN:LLLLLL`. */
+export const CheckpointDiff = Schema.Struct({ from: Schema.Union(Schema.Number, Schema.String), to: Schema.Union(Schema.Number, Schema.String), diff: Schema.String });
 export const FilesRestored = Schema.Struct({
   checkpointRecord: Schema.optional(Schema.Number),
   undoRecord: Schema.optional(Schema.Number),

@@ -39,6 +39,7 @@ export type ApiErrorCode =
   | "placeholder_present"
   | "cannot_fork"
   | "session_busy"
+  | "outside_changes"
   // 413 / 415 / 429
   | "payload_too_large"
   | "unsupported_media_type"

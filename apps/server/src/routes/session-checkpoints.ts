@@ -27,7 +27,7 @@ const recordOf = (value: string): number | string => (/^\d+$/.test(value) ? Numb
 
 /** A core refusal as the API says it: a record without checkpoint is a bad request, a held session a conflict. */
 function answerRefusal(error: unknown, field: string): never {
-  if (error instanceof OutsideChangesError) throw new ApiError(409, "session_busy", error.message);
+  if (error instanceof OutsideChangesError) throw new ApiError(409, "outside_changes", error.message);
   if (isPenguinError(error) && error.code === "session_busy") throw conflict("session_busy", error.message);
   if (isPenguinError(error) && (error.code === "invalid_argument" || error.code === "session_not_found")) throw badRequest(error.message, field);
   throw error;
@@ -86,7 +86,7 @@ export function sessionCheckpointRoutes(table: RouteTable, ctx: ServerContext): 
       const agent = await agentOf(grant);
       try {
         const diff = diffFilesBetween(agent.paths, grant.session.sessionId, recordOf(query.from), recordOf(query.to), path);
-        return json({ from: Number.parseInt(query.from, 10), to: Number.parseInt(query.to, 10), diff });
+        return json({ from: recordOf(query.from), to: recordOf(query.to), diff });
       } catch (error) {
         answerRefusal(error, "from");
       }

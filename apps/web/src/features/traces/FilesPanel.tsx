@@ -127,7 +127,7 @@ export function FilesPanel(props: FilesPanelProps) {
       setRestored(await restoreFiles(props.sessionId, at, force));
       setVersion((v) => v + 1);
     } catch (e) {
-      setRestoreError({ message: errorText(e), outside: e instanceof ApiError && e.status === 409 && /outside the session/.test(e.message) });
+      setRestoreError({ message: errorText(e), outside: e instanceof ApiError && e.status === 409 && (e.code === "outside_changes" || /outside the session/.test(e.message)) });
     } finally {
       setBusy(false);
     }
