@@ -69,10 +69,11 @@ describe("penguin demo / replay / inspect / fork", { timeout: 60_000 }, () => {
     const again = await runCli(["replay", sid!, "--tools", "recorded", "--json"], { env });
     expect(again.code).toBe(0);
     expect(lines(again.stdout)[0]).toMatchObject({ type: "replay_result", replay_of: sid, identical: true, summary: "identical" });
-    // Run again for real: the demo's workspace has USAGE.md now; the replay starts without it.
+    // Run again for real: the demo's workspace has USAGE.md now; the replay starts without it,
+    // from the session's first workspace checkpoint.
     const rerun = await runCli(["replay", sid!], { env });
     expect(rerun.code).toBe(0);
-    expect(rerun.stderr).toMatch(/tools rerun · workspace .* \(reconstructed\)\nidentical \(\d+ records\)/);
+    expect(rerun.stderr).toMatch(/tools rerun · workspace .* \(checkpoint\)\nidentical \(\d+ records\)/);
   });
 
   it("replay of a recorded folder: identical exits 0; bad flags and positions exit 2 with a message", async () => {

@@ -18,7 +18,8 @@
  *
  * With `tools: "rerun"` the tools run for real in a fresh workspace: a copy of
  * `workspaceDir` when given, else the recording folder's `workspace/` (shipped fixtures), else
- * the recorded workspace as it is now with the files the recording shows as they were put
+ * the recorded workspace put back to the recording's first workspace checkpoint, else (a
+ * recording from before checkpoints) as it is now with the files the recording shows as they were put
  * back (reconstruct.ts; what it cannot show may have changed since, and the verdict will
  * say where). Subagents run again as child replays of their own recordings, in spawn order,
  * and their traces are compared too. With `tools: "recorded"` the workspace is an empty
@@ -36,7 +37,7 @@ import { copyDir } from "../state/copy-dir.js";
 import { newSessionId, newTmpWorkspaceName } from "../state/ids.js";
 import type { AgentPaths } from "../state/paths.js";
 import { PackStore } from "@penguin/trace";
-import { openCheckpoints } from "../trace/workspace-files.js";
+import { isCheckpoint, openCheckpoints } from "../trace/workspace-files.js";
 import type { Session } from "../session.js";
 import { sessionHandle } from "../subagents/session-handle.js";
 import { compareRecords, Identities, type Verdict } from "./compare.js";
@@ -81,7 +82,7 @@ export interface ReplayReport {
   tools: ReplayToolsMode;
   workspace: string;
   /** Where the workspace came from. */
-  workspaceSource: "given" | "recording" | "reconstructed" | "recorded-workspace-now" | "empty";
+  workspaceSource: "given" | "recording" | "checkpoint" | "reconstructed" | "recorded-workspace-now" | "empty";
   tracePath: string;
   verdict: Verdict;
   /** `identical` or `diverged at N: <what differs>`. */
@@ -122,9 +123,16 @@ async function prepareWorkspace(host: ReplayHost, recording: RecordedSession, op
     await copyFrom(shipped);
     return { path: realpathSync(path), source: "recording" };
   }
-  // A session of the data root: its workspace as it is now, with the files the recording
-  // shows as they were put back (reconstruct.ts).
+  // A session of the data root: its workspace as it is now, put back to the recording's first
+  // checkpoint when it has one (the files before its first change: what the rerun's tools must
+  // start from for their checkpoints to compare); else with the files the recording shows as
+  // they were put back (reconstruct.ts).
   if (existsSync(recording.meta.workspace)) await copyFrom(recording.meta.workspace);
+  const first = recording.events.map((e) => e.message).find(isCheckpoint);
+  if (first !== undefined) {
+    openCheckpoints(host.paths, path).restore(first.payload.tree);
+    return { path: realpathSync(path), source: "checkpoint" };
+  }
   const rebuilt = applyStartingFiles(path, startingFiles(recording));
   return { path: realpathSync(path), source: rebuilt > 0 ? "reconstructed" : existsSync(recording.meta.workspace) ? "recorded-workspace-now" : "empty" };
 }

@@ -15,8 +15,18 @@ afterEach(async () => {
 });
 
 describe("replay of a data-root session with --tools rerun", () => {
-  it("rebuilds the starting files from the recording when the workspace changed or is gone", async () => {
+  it("starts a rerun from the recording's first workspace checkpoint when the workspace changed or is gone", async () => {
     h = await startHarness({
+      script: [
+        { toolCalls: [{ name: "read_file", arguments: { file_path: "notes.txt" } }] },
+        { toolCalls: [{ name: "write_file", arguments: { file_path: "out/summary.txt", content: "two lines\n" } }] },
+        { text: "done" },
+      ],
+    });
+
+  it("without workspace checkpoints, rebuilds the starting files from the recording when the workspace changed or is gone", async () => {
+    h = await startHarness({
+      agentOptions: { checkpoints: false },
       script: [
         { toolCalls: [{ name: "read_file", arguments: { file_path: "notes.txt" } }] },
         { toolCalls: [{ name: "write_file", arguments: { file_path: "out/summary.txt", content: "two lines\n" } }] },
