@@ -6,13 +6,12 @@
  * reachable; a missing page or a refused path gets the site's own 404 page with status 404.
  * VitePress writes `guide/x.html`; a link without `.html` or to a folder finds it too.
  */
-import { existsSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { ApiError } from "../http/api-error.js";
 import type { RequestContext } from "../http/request-context.js";
-import { resolveInside } from "../services/confined-path.js";
 import { readFileBytes } from "../services/files.js";
 import { mimeOf } from "../services/mime.js";
+import { existingFile } from "./static-site.js";
 
 /** The URL prefix the site is built for (apps/docs/site/.vitepress/config.ts `base`). */
 export const DOCS_PREFIX = "/docs/";
@@ -58,16 +57,6 @@ function siteFile(dir: string, encodedPath: string): string | undefined {
     if (file !== undefined) return file;
   }
   return undefined;
-}
-
-function existingFile(dir: string, path: string): string | undefined {
-  try {
-    const file = resolveInside(dir, path);
-    return statSync(file).isFile() ? file : undefined;
-  } catch (error) {
-    if (error instanceof ApiError) return undefined;
-    throw error;
-  }
 }
 
 function page(body: string | Uint8Array, status: number, type: string): Response {

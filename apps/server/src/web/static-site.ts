@@ -50,7 +50,8 @@ function decodedPath(url: URL): string | undefined {
   }
 }
 
-function existingFile(dir: string, path: string): string | undefined {
+/** `path` inside `dir` when it is a file there; undefined for a path that leaves `dir` or names no file. */
+export function existingFile(dir: string, path: string): string | undefined {
   try {
     const file = resolveInside(dir, path);
     return statSync(file).isFile() ? file : undefined;
