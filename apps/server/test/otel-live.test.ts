@@ -143,7 +143,9 @@ describe("traceparent on a queued follow-up", () => {
       expect((await c.post(`/api/sessions/${sid}/approvals/${asked.toolCallId}`, { decision: "allow" })).status).toBe(204);
       await untilRunsEnded(sse, 2);
       await sse.close();
-      const spans = await collector.waitFor(4);
+      // Each task is exported whole when it ends: the first's 4 spans (invoke_agent, two chats, the tool), then the
+      // follow-up's 2 (invoke_agent, chat). Waiting for 4 could return before the follow-up's batch arrived.
+      const spans = await collector.waitFor(6);
       const tasks = spans.filter((s) => s.name.startsWith("invoke_agent"));
       expect(tasks).toHaveLength(2);
       // The first task has no traceparent: a root of the session's own trace; the follow-up's is the caller's.

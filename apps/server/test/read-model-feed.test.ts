@@ -145,7 +145,7 @@ describe("the read models on the user feed", () => {
     const { root, adminPassword, workspace } = h;
     await h.server.close();
     const whileDown = await sdkTask(root, workspace, "run while no server is up");
-    const app: ServerApp = await createServerApp({ root, env: {}, ticker: new ManualTicker(), generateTitles: false, sleep: async () => undefined, workspaceRoots: [tmpdir()], projectionsPollMs: 50 });
+    const app: ServerApp = await createServerApp({ root, env: {}, ticker: new ManualTicker(), generateTitles: false, sleep: async () => undefined, workspaceRoots: [tmpdir()], projectionsPollMs: 50, ...(await testDatabaseOption(root)) });
     const listening = await listenOnLoopback(app.app);
     closers.push(async () => {
       await app.close();

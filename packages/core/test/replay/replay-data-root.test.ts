@@ -23,6 +23,28 @@ describe("replay of a data-root session with --tools rerun", () => {
         { text: "done" },
       ],
     });
+    writeFileSync(join(h.workspace, "notes.txt"), "first line\nsecond line\n");
+    const session = await h.agent.createSession({ workspaceDir: h.workspace });
+    await collect(session.run("summarize notes.txt into out/summary.txt", { approve: allow }));
+    await session.dispose();
+
+    // The workspace moves on: the note changes, the summary now exists.
+    writeFileSync(join(h.workspace, "notes.txt"), "something else entirely\n");
+    const changed = await h.agent.replay({ sessionId: session.id });
+    expect(changed.workspaceSource).toBe("checkpoint");
+    expect(changed.summary).toBe("identical");
+
+    // Given that very folder as it is, the replay differs where the read does.
+    const given = await h.agent.replay({ sessionId: session.id, workspaceDir: h.workspace });
+    const recording = loadRecording({ paths: h.agent.paths }, session.id);
+    const read = recording.events.find((e) => e.message.type === "model_msg" && e.message.payload.type === "tool_call_output")!;
+    expect(given.summary).toMatch(new RegExp(`^diverged at ${read.n}: model_msg tool_call_output: payload\\.output`));
+
+    rmSync(h.workspace, { recursive: true, force: true });
+    const gone = await h.agent.replay({ sessionId: session.id });
+    expect(gone.workspaceSource).toBe("checkpoint");
+    expect(gone.summary).toBe("identical");
+  });
 
   it("without workspace checkpoints, rebuilds the starting files from the recording when the workspace changed or is gone", async () => {
     h = await startHarness({
