@@ -11,6 +11,9 @@ import { ProjectionStore, rebuildProjections } from "@penguin/projections-runner
 import { SERVER_PROJECTIONS } from "../src/services/projections.js";
 import { startHarness, type Harness } from "./helpers/harness.js";
 import { newSession, openStream, text, untilRunsEnded } from "./helpers/session.js";
+import { dumpProjections } from "./helpers/projection-dump.js";
+import { onPostgres } from "./helpers/test-database.js";
+import pg from "pg";
 
 /**
  * facts.db exactly as the hand-written migrations left it (schema version 2, with the
@@ -73,19 +76,23 @@ function rewriteAsHandWrittenV2(root: string, cached: { sessionId: string; sourc
   renameSync(rebuilt, file);
 }
 
+/** Until the projection holds the titler's title for each of these sessions (the titler's line, appended after a run, is read). */
+async function untilTitled(harness: Harness, sessionIds: string[]): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      await harness.server.context.projections.refresh();
+      const rows = await harness.server.context.projections.read((db) => db.selectFrom("sessions").select(["session_id", "title_set"]).where("session_id", "in", sessionIds).execute());
+      expect(rows.filter((r: { title_set: number }) => Number(r.title_set) === 1)).toHaveLength(sessionIds.length);
+    },
+    { timeout: 20_000, interval: 20 },
+  );
+}
+
 let h: Harness | undefined;
 afterEach(async () => {
   await h?.cleanup();
   h = undefined;
 });
-
-/** Every projection table, each row as JSON, sorted: a database's whole content, comparable. */
-async function dump(store: ProjectionStore): Promise<Record<string, string[]>> {
-  const out: Record<string, string[]> = {};
-  const tables = store.sqlite.prepare("select name from sqlite_master where type = 'table' order by name").all() as { name: string }[];
-  for (const { name } of tables) out[name] = (store.sqlite.prepare(`select * from "${name}"`).all() as unknown[]).map((r) => JSON.stringify(r)).sort();
-  return out;
-}
 
 describe("projections.db", { timeout: 30_000 }, () => {
   it("rebuilt into a fresh file equals what the live runner kept: sessions with a subagent, a compaction and a failure", async () => {
@@ -119,8 +126,9 @@ describe("projections.db", { timeout: 30_000 }, () => {
     await sse2.close();
 
     const live = await h.server.context.projections.store();
-    await h.server.context.projections.refresh();
-    const incremental = await dump(live);
+    // The titler appends each session's title after its run ends: wait for both, so no line is still to come.
+    await untilTitled(h, [first, second]);
+    const incremental = await dumpProjections(live);
     expect(incremental.sessions).toHaveLength(3);
     expect(incremental.sessions_links).toHaveLength(1);
     expect(incremental.timeline_compactions).toHaveLength(1);
@@ -134,16 +142,16 @@ describe("projections.db", { timeout: 30_000 }, () => {
     expect(analysis.timeline.events).toBeGreaterThan(10);
 
     const dir = mkdtempSync(join(tmpdir(), "penguin-rebuild-"));
-    const fresh = join(dir, "projections.db");
-    await rebuildProjections({ root: h.root, file: fresh, projections: SERVER_PROJECTIONS, parallel: false });
-    const rebuilt = await ProjectionStore.open({ root: h.root, file: fresh, projections: SERVER_PROJECTIONS });
-    expect(await dump(rebuilt)).toEqual(incremental);
+    // On PostgreSQL (the suite's second run) a fresh schema of the same database stands for the fresh file.
+    const target = (name: string) => (live.database.engine === "postgres" ? { file: live.database.file, schema: name } : { file: join(dir, `${name}.db`) });
+    await rebuildProjections({ root: h.root, ...target("rebuilt"), projections: SERVER_PROJECTIONS, parallel: false });
+    const rebuilt = await ProjectionStore.open({ root: h.root, ...target("rebuilt"), projections: SERVER_PROJECTIONS });
+    expect(await dumpProjections(rebuilt)).toEqual(incremental);
     await rebuilt.close();
     // On two threads (a worker builds the later sessions into its own file, joined after): the same rows.
-    const twoThreads = join(dir, "two-threads.db");
-    await rebuildProjections({ root: h.root, file: twoThreads, projections: SERVER_PROJECTIONS, parallel: true });
-    const joined = await ProjectionStore.open({ root: h.root, file: twoThreads, projections: SERVER_PROJECTIONS });
-    expect(await dump(joined)).toEqual(incremental);
+    await rebuildProjections({ root: h.root, ...target("two_threads"), projections: SERVER_PROJECTIONS, parallel: true });
+    const joined = await ProjectionStore.open({ root: h.root, ...target("two_threads"), projections: SERVER_PROJECTIONS });
+    expect(await dumpProjections(joined)).toEqual(incremental);
     await joined.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -170,10 +178,23 @@ describe("projections.db", { timeout: 30_000 }, () => {
     expect(before.session).toEqual({ requests: 2, total: 307 });
     expect(before.viewer.timeline.events).toBeGreaterThan(5);
 
-    const file = join(h.root, "projections.db");
-    rmSync(file);
-    // Only the runner's rebuild puts a file back at that path.
-    await vi.waitFor(() => expect(existsSync(file)).toBe(true), { timeout: 20_000, interval: 20 });
+    if (onPostgres()) {
+      // The projections are a schema of the server's PostgreSQL database: dropped whole, the runner builds it again.
+      const url = (await h.server.context.projections.store()).database.file;
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query("drop schema penguin_projections cascade");
+        await vi.waitFor(async () => expect((await client.query("select 1 from information_schema.tables where table_schema = 'penguin_projections' and table_name = 'sessions'")).rowCount).toBe(1), { timeout: 20_000, interval: 20 });
+      } finally {
+        await client.end();
+      }
+    } else {
+      const file = join(h.root, "projections.db");
+      rmSync(file);
+      // Only the runner's rebuild puts a file back at that path.
+      await vi.waitFor(() => expect(existsSync(file)).toBe(true), { timeout: 20_000, interval: 20 });
+    }
     expect(await answers()).toEqual(before);
   });
 });
@@ -194,6 +215,8 @@ describe("facts.db", { timeout: 30_000 }, () => {
     await c.post(`/api/sessions/${first}/tasks`, text("go"));
     await untilRunsEnded(sse, 1);
     await sse.close();
+    // The titler appends the title after the run: wait for it, so the session's last event is written.
+    await untilTitled(h, [first]);
     // A title chosen for the session is the server's decision: the only column a run may change.
     expect({ ...(rowOf(first) as object), title: null }).toEqual({ ...(before as object), title: null });
     const tables = (await facts.query.introspection.getTables()).map((t) => t.name);

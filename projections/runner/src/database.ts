@@ -16,9 +16,10 @@
  * writes (measured on bench row 10 when the chunks still copied every message). The page size
  * is only set while the file is empty; a live file keeps whatever it was made with.
  */
-import { chmodSync, existsSync } from "node:fs";
+import { chmodSync, existsSync, statSync } from "node:fs";
 import BetterSqlite3 from "better-sqlite3";
 import { Kysely, SqliteDialect, sql } from "kysely";
+import { rowWriter, type RowWriter } from "./row-writer.js";
 
 export type JournalMode = "wal" | "build";
 
@@ -30,6 +31,59 @@ export interface OpenedDatabase {
   file: string;
   sqlite: BetterSqlite3.Database;
   db: Kysely<any>;
+}
+
+/**
+ * A projections database as the store uses it, whichever engine holds it: a SQLite file
+ * (`sqliteProjections`) or a PostgreSQL schema (postgres-database.ts).
+ */
+export interface ProjectionDatabase {
+  readonly engine: "sqlite" | "postgres";
+  /** For messages: the file, or the database and schema. */
+  readonly location: string;
+  /** What the store was opened on: the file path or the postgres:// URL. */
+  readonly file: string;
+  /** The PostgreSQL schema; undefined on SQLite. */
+  readonly schema: string | undefined;
+  readonly db: Kysely<any>;
+  /** The better-sqlite3 handle; undefined on PostgreSQL. */
+  readonly sqlite: BetterSqlite3.Database | undefined;
+  /** Runs `work` in one write transaction, writers of the same database taking turns. */
+  transaction<T>(work: (conn: Kysely<any>) => Promise<T>): Promise<T>;
+  /** The row writer for a transaction's connection. */
+  rowWriter(conn: Kysely<any>): RowWriter;
+  /** The projection's own tables: `<name>` and `<name>_*` (the contract's naming rule). */
+  tables(name: string, conn?: Kysely<any>): Promise<string[]>;
+  /** Which database is there now (a file's inode, a schema's oid); undefined when it is gone. */
+  identity(): Promise<string | undefined>;
+  close(): Promise<void>;
+}
+
+/** Which file is at the path: inode and birth time (an inode number alone is soon reused). */
+export function fileIdentity(file: string): string | undefined {
+  try {
+    const st = statSync(file);
+    return `${st.ino}:${st.birthtimeMs}`;
+  } catch {
+    return undefined;
+  }
+}
+
+export function sqliteProjections(opened: OpenedDatabase): ProjectionDatabase {
+  const rows = rowWriter(opened.sqlite);
+  return {
+    engine: "sqlite",
+    location: opened.file,
+    file: opened.file,
+    schema: undefined,
+    db: opened.db,
+    sqlite: opened.sqlite,
+    transaction: (work) => immediateTransaction(opened.db, work),
+    rowWriter: () => rows,
+    tables: (name, conn) => projectionTables(conn ?? opened.db, name),
+    identity: async () => fileIdentity(opened.file),
+    close: () => opened.db.destroy(),
+  };
 }
 
 /**
@@ -78,6 +132,12 @@ async function setUp(file: string, sqlite: BetterSqlite3.Database, journal: Jour
   sqlite.prepare("select count(*) from sqlite_master").get();
   if (file !== ":memory:") for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
   const db = new Kysely<any>({ dialect: new SqliteDialect({ database: sqlite }) });
+  await createRunnerTables(db);
+  return { file, sqlite, db };
+}
+
+/** The runner's own two tables (see the top of this file), when missing. */
+export async function createRunnerTables(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable("projection_meta")
     .ifNotExists()
@@ -97,7 +157,6 @@ async function setUp(file: string, sqlite: BetterSqlite3.Database, journal: Jour
     .addColumn("torn_tail", "integer", (c) => c.notNull())
     .addPrimaryKeyConstraint("projection_checkpoints_pk", ["projection", "file"])
     .execute();
-  return { file, sqlite, db };
 }
 
 /** The projection's own tables: `<name>` and `<name>_*` (the contract's naming rule). */

@@ -13,16 +13,22 @@
  * someone else) reopens it. Readers go through `read()`, which waits while that happens.
  * A failing pass is reported to `onError` and retried on the next trigger; it never stops the host.
  */
-import { existsSync, statSync, watch, type FSWatcher } from "node:fs";
+import { existsSync, watch, type FSWatcher } from "node:fs";
 import type { Kysely } from "kysely";
 import type { Projection } from "./contract.js";
+import { isPostgresTarget } from "./dialect.js";
+import { postgresSchemaExists } from "./postgres-rebuild.js";
+import { LIVE_SCHEMA } from "./postgres-database.js";
 import { rebuildProjections } from "./rebuild.js";
 import { ProjectionStore } from "./store.js";
 import { traceDirectories } from "./trace-folders.js";
 
 export interface LiveRunnerOptions {
   root: string;
+  /** The SQLite file, or a postgres:// URL (the tables in `schema`). */
   file: string;
+  /** On PostgreSQL, the schema (default `penguin_projections`). */
+  schema?: string | undefined;
   projections: readonly Projection[];
   /** How often to look for changes without a file-system event. Default 1000 ms. */
   pollIntervalMs?: number;
@@ -31,15 +37,6 @@ export interface LiveRunnerOptions {
   onError?: (error: unknown) => void;
 }
 
-/** Which file is at the path: inode and birth time (an inode number alone is soon reused). */
-function identityOf(file: string): string | undefined {
-  try {
-    const st = statSync(file);
-    return `${st.ino}:${st.birthtimeMs}`;
-  } catch {
-    return undefined;
-  }
-}
 
 export class LiveProjectionRunner {
   readonly #options: LiveRunnerOptions;
@@ -62,8 +59,7 @@ export class LiveProjectionRunner {
   /** Opens (or builds, when missing) the database, catches up once, then follows the traces. */
   static async start(options: LiveRunnerOptions): Promise<LiveProjectionRunner> {
     const runner = new LiveProjectionRunner(options, LiveProjectionRunner.#openOrBuild(options));
-    await runner.#store;
-    runner.#identity = identityOf(options.file);
+    runner.#identity = await (await runner.#store).database.identity();
     await runner.refresh();
     const interval = options.pollIntervalMs ?? 1000;
     runner.#timer = setInterval(() => runner.#trigger(), interval);
@@ -72,8 +68,9 @@ export class LiveProjectionRunner {
   }
 
   static async #openOrBuild(o: LiveRunnerOptions): Promise<ProjectionStore> {
-    if (!existsSync(o.file)) await rebuildProjections({ root: o.root, file: o.file, projections: o.projections });
-    return ProjectionStore.open({ file: o.file, root: o.root, projections: o.projections });
+    const missing = isPostgresTarget(o.file) ? !(await postgresSchemaExists(o.file, o.schema ?? LIVE_SCHEMA)) : !existsSync(o.file);
+    if (missing) await rebuildProjections({ root: o.root, file: o.file, schema: o.schema, projections: o.projections });
+    return ProjectionStore.open({ file: o.file, schema: o.schema, root: o.root, projections: o.projections });
   }
 
   /** Runs a query against the current database (waiting while it is being rebuilt or reopened). */
@@ -140,18 +137,17 @@ export class LiveProjectionRunner {
     }
   }
 
-  /** Rebuilds when the file was deleted, reopens when it was replaced. */
+  /** Rebuilds when the file (schema) was deleted, reopens when it was replaced. */
   async #followFileIdentity(): Promise<void> {
-    const now = identityOf(this.#options.file);
-    if (now !== undefined && now === this.#identity) return;
     const old = await this.#store;
+    const now = await old.database.identity();
+    if (now !== undefined && now === this.#identity) return;
     const next = (async () => {
       await old.close();
       return LiveProjectionRunner.#openOrBuild(this.#options);
     })();
     this.#store = next;
-    await next;
-    this.#identity = identityOf(this.#options.file);
+    this.#identity = await (await next).database.identity();
   }
 
   /** A pass shortly: a session appending line after line costs one pass per burst, not one per line. */

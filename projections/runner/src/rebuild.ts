@@ -13,6 +13,9 @@
  * `only` rebuilds one projection: the fresh file starts as a consistent copy of the live one
  * (`VACUUM INTO`), that projection is dropped and replayed there, and the copy is swapped in.
  *
+ * A `postgres://` target is rebuilt into a fresh schema swapped in by renames in one
+ * transaction instead (postgres-rebuild.ts), on one thread.
+ *
  * A full rebuild runs on two threads (parallel-rebuild.ts) when every projection says where
  * a worker can import it from, the machine has a core to spare (`spareCoreForRebuild`: a
  * second thread on a busy machine costs CPU and gains nothing) and the traces pass
@@ -23,12 +26,17 @@ import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync } from "
 import { availableParallelism, loadavg } from "node:os";
 import { dirname } from "node:path";
 import type { Projection } from "./contract.js";
+import { isPostgresTarget } from "./dialect.js";
+import { rebuildIntoPostgres } from "./postgres-rebuild.js";
 import { PARALLEL_MIN_BYTES, parallelCatchUp, sourcesOf, spareCoreForRebuild } from "./parallel-rebuild.js";
 import { ProjectionStore, type CatchUpProgress } from "./store.js";
 
 export interface RebuildOptions {
   root: string;
+  /** The SQLite file, or a postgres:// URL: then the build goes into a fresh schema swapped in (postgres-rebuild.ts). */
   file: string;
+  /** On PostgreSQL, the live schema (default `penguin_projections`). */
+  schema?: string | undefined;
   projections: readonly Projection[];
   only?: string | undefined;
   onProgress?: (p: CatchUpProgress) => void;
@@ -72,6 +80,10 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
   const { root, file, projections, only } = options;
   if (only !== undefined && !projections.some((p) => p.name === only)) {
     throw new Error(`no projection named "${only}": choose one of ${projections.map((p) => p.name).join(", ")}`);
+  }
+  if (isPostgresTarget(file)) {
+    const result = await rebuildIntoPostgres({ root, url: file, schema: options.schema, projections, only, onProgress: options.onProgress });
+    return { projections: only !== undefined ? [only] : projections.map((p) => p.name), files: result.files, events: result.events, skipped: result.skipped, shrunk: result.shrunk, durationMs: performance.now() - started, threads: 1 };
   }
   const fresh = `${file}.rebuild-${process.pid}`;
   removeDatabaseFiles(fresh);

@@ -17,10 +17,11 @@
 import { statSync } from "node:fs";
 import type { Kysely } from "kysely";
 import { checkProjections, eventKind, type Projection, type TraceEvent } from "./contract.js";
-import { immediateTransaction, openProjectionDatabase, projectionTables, type JournalMode, type OpenedDatabase } from "./database.js";
+import { openProjectionDatabase, sqliteProjections, type JournalMode, type ProjectionDatabase } from "./database.js";
+import { isPostgresTarget } from "./dialect.js";
+import { LIVE_SCHEMA, openPostgresProjections } from "./postgres-database.js";
 import { listTraceFiles, type TraceFile } from "./trace-folders.js";
 import { readTraceChunk, type TraceChunk } from "./trace-lines.js";
-import { rowWriter, type RowWriter } from "./row-writer.js";
 import { parseEventTime } from "./event-time.js";
 
 export interface Checkpoint {
@@ -67,7 +68,10 @@ export interface ProjectionStatus {
 }
 
 export interface OpenStoreOptions {
+  /** The SQLite file, or a postgres:// URL (then the tables live in `schema`). */
   file: string;
+  /** On PostgreSQL, the schema holding the tables (default `penguin_projections`). */
+  schema?: string | undefined;
   root: string;
   projections: readonly Projection[];
   journal?: JournalMode;
@@ -123,15 +127,13 @@ export class ProjectionStore {
   readonly file: string;
   readonly root: string;
   readonly projections: readonly Projection[];
-  readonly #opened: OpenedDatabase;
-  readonly #rows: RowWriter;
+  readonly #opened: ProjectionDatabase;
   /** Per projection, the kinds it handles (absent: every kind), looked up for every event. */
   readonly #handled = new Map<string, ReadonlySet<string>>();
   #closed = false;
 
-  private constructor(opened: OpenedDatabase, root: string, projections: readonly Projection[]) {
+  private constructor(opened: ProjectionDatabase, root: string, projections: readonly Projection[]) {
     this.#opened = opened;
-    this.#rows = rowWriter(opened.sqlite);
     this.file = opened.file;
     this.root = root;
     this.projections = projections;
@@ -140,7 +142,9 @@ export class ProjectionStore {
 
   static async open(options: OpenStoreOptions): Promise<ProjectionStore> {
     checkProjections(options.projections);
-    const opened = await openProjectionDatabase(options.file, options.journal ?? "wal");
+    const opened = isPostgresTarget(options.file)
+      ? await openPostgresProjections(options.file, options.schema ?? LIVE_SCHEMA)
+      : sqliteProjections(await openProjectionDatabase(options.file, options.journal ?? "wal"));
     const store = new ProjectionStore(opened, options.root, options.projections);
     try {
       for (const p of options.projections) await store.#bringToVersion(p);
@@ -156,9 +160,16 @@ export class ProjectionStore {
     return this.#opened.db;
   }
 
-  /** The synchronous handle underneath (used to checkpoint the WAL before a swap). */
-  get sqlite(): OpenedDatabase["sqlite"] {
-    return this.#opened.sqlite;
+  /** The synchronous handle underneath (used to checkpoint the WAL before a swap); SQLite only. */
+  get sqlite(): NonNullable<ProjectionDatabase["sqlite"]> {
+    const sqlite = this.#opened.sqlite;
+    if (sqlite === undefined) throw new Error(`the projections are in PostgreSQL (${this.#opened.location}), not a SQLite file`);
+    return sqlite;
+  }
+
+  /** Which engine holds the tables, where, and the identity of what is there now. */
+  get database(): ProjectionDatabase {
+    return this.#opened;
   }
 
   async close(): Promise<void> {
@@ -171,7 +182,7 @@ export class ProjectionStore {
   async reset(name: string): Promise<void> {
     const p = this.projections.find((x) => x.name === name);
     if (p === undefined) throw new Error(`no projection named "${name}" (known: ${this.projections.map((x) => x.name).join(", ")})`);
-    await immediateTransaction(this.db, async (conn) => {
+    await this.#opened.transaction(async (conn) => {
       await this.#drop(conn, p.name);
       await p.migrate(conn);
       await conn.insertInto("projection_meta").values({ name: p.name, version: p.version }).execute();
@@ -181,7 +192,10 @@ export class ProjectionStore {
   async #bringToVersion(p: Projection): Promise<void> {
     const row = await this.db.selectFrom("projection_meta").select("version").where("name", "=", p.name).executeTakeFirst();
     if (row !== undefined && Number(row.version) === p.version) return;
-    await immediateTransaction(this.db, async (conn) => {
+    await this.#opened.transaction(async (conn) => {
+      // Looked at again under the writers' lock: another process may have just migrated it.
+      const now = await conn.selectFrom("projection_meta").select("version").where("name", "=", p.name).executeTakeFirst();
+      if (now !== undefined && Number(now.version) === p.version) return;
       await this.#drop(conn, p.name);
       await p.migrate(conn);
       await conn.insertInto("projection_meta").values({ name: p.name, version: p.version }).execute();
@@ -189,7 +203,7 @@ export class ProjectionStore {
   }
 
   async #drop(conn: Kysely<any>, name: string): Promise<void> {
-    for (const table of await projectionTables(conn, name)) await conn.schema.dropTable(table).execute();
+    for (const table of await this.#opened.tables(name, conn)) await conn.schema.dropTable(table).execute();
     await conn.deleteFrom("projection_checkpoints").where("projection", "=", name).execute();
     await conn.deleteFrom("projection_meta").where("name", "=", name).execute();
   }
@@ -281,7 +295,7 @@ export class ProjectionStore {
   }
 
   async #commit(batch: PendingBatch): Promise<CommitResult> {
-    return immediateTransaction(this.db, async (conn) => {
+    return this.#opened.transaction(async (conn) => {
       const fileKeys = [...new Set([...batch.checkpoints.values()].map((c) => c.file))];
       const current = new Map<string, { bytes: number; seen: number }>();
       for (let i = 0; i < fileKeys.length; i += KEY_CHUNK) {
@@ -297,7 +311,7 @@ export class ProjectionStore {
         if (events === undefined) continue;
         const kinds = this.#handled.get(p.name);
         const handled = kinds === undefined ? events : events.filter((e) => kinds.has(e.kind));
-        if (handled.length > 0) await p.apply(handled, conn, this.#rows);
+        if (handled.length > 0) await p.apply(handled, conn, this.#opened.rowWriter(conn));
       }
       const rows = [...batch.checkpoints.values()].map((c) => ({ projection: c.projection, file: c.file, bytes: c.next.bytes, seen: c.next.seen, lines: c.next.lines, events: c.next.events, skipped: c.next.skipped, torn_tail: c.next.tornTail ? 1 : 0 }));
       for (let i = 0; i < rows.length; i += KEY_CHUNK) {

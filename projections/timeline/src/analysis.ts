@@ -203,7 +203,7 @@ export async function applyAnalysis(batch: readonly TraceEvent[], db: Kysely<Ana
     }
     stepAnalysis(s, e.message, e.fileIndex);
   }
-  rows.insert(
+  await rows.insert(
     "timeline_analysis",
     [...states].map(([session_id, s]) => ({ session_id, state: JSON.stringify(s) })),
     { columns: ["session_id"], update: ["state"] },

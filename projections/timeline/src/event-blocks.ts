@@ -85,7 +85,7 @@ export async function applyEventBlocks(batch: readonly TraceEvent[], db: Kysely<
     // `[a]` extended by `b` is `[a,b]`: the text one write of the whole block gives.
     row.events = row.events === "[]" ? `[${json}]` : `${row.events.slice(0, -1)},${json}]`;
   }
-  rows.insert("timeline_event_blocks", [...blocks.values()], { columns: ["session_id", "file_index", "block"], update: ["events"] });
+  await rows.insert("timeline_event_blocks", [...blocks.values()], { columns: ["session_id", "file_index", "block"], update: ["events"] });
 }
 
 /** A session's events in trace order, unpacked from their blocks. */

@@ -213,10 +213,10 @@ class TimelineBatch {
   }
 
   async write(db: Kysely<TimelineTables>, rows: RowWriter): Promise<void> {
-    rows.insert("timeline_requests", [...this.inserts.requests.values()]);
-    rows.insert("timeline_tool_calls", [...this.inserts.toolCalls.values()]);
-    rows.insert("timeline_compactions", [...this.inserts.compactions.values()]);
-    rows.insert("timeline_subagents", this.subagents);
+    await rows.insert("timeline_requests", [...this.inserts.requests.values()]);
+    await rows.insert("timeline_tool_calls", [...this.inserts.toolCalls.values()]);
+    await rows.insert("timeline_compactions", [...this.inserts.compactions.values()]);
+    await rows.insert("timeline_subagents", this.subagents);
     for (const r of this.updates.requests.values()) {
       const { session_id, file_index, line, ...set } = r;
       await db.updateTable("timeline_requests").set(set).where("session_id", "=", session_id).where("file_index", "=", file_index).where("line", "=", line).execute();

@@ -397,8 +397,8 @@ export async function applySnapshots(batch: readonly TraceEvent[], db: Kysely<Sn
         // Written at once: a snapshot's chunks hold what its lists gained (most of 500 events'
         // content), and keeping a batch's worth of them until the end of it would carry
         // hundreds of kilobytes of JSON per snapshot through every young-generation GC.
-        rows.insert("timeline_snapshots", [{ session_id: sessionId, events: count, file_index: e.fileIndex, line: e.line, end_byte: e.endByte, record: describeRecord(e.message), format: SNAPSHOT_FORMAT, state: encoded.state }]);
-        rows.insert("timeline_state_chunks", encoded.chunks.map((c) => ({ session_id: sessionId, lineage: c.lineage, start: c.start, items: c.items })));
+        await rows.insert("timeline_snapshots", [{ session_id: sessionId, events: count, file_index: e.fileIndex, line: e.line, end_byte: e.endByte, record: describeRecord(e.message), format: SNAPSHOT_FORMAT, state: encoded.state }]);
+        await rows.insert("timeline_state_chunks", encoded.chunks.map((c) => ({ session_id: sessionId, lineage: c.lineage, start: c.start, items: c.items })));
         tail = [];
       }
     }
@@ -407,7 +407,7 @@ export async function applySnapshots(batch: readonly TraceEvent[], db: Kysely<Sn
     headRows.push({ session_id: sessionId, events: count, file_index: last.fileIndex, line: last.line, end_byte: last.endByte, tail: tailJson });
     remember(sessionId, { events: count, fileIndex: last.fileIndex, line: last.line, endByte: last.endByte, fold, encoder: head.encoder, tail, tailJson, outputs: head.outputs });
   }
-  rows.insert("timeline_fold_heads", headRows, { columns: ["session_id"], update: ["events", "file_index", "line", "end_byte", "tail"] });
+  await rows.insert("timeline_fold_heads", headRows, { columns: ["session_id"], update: ["events", "file_index", "line", "end_byte", "tail"] });
 }
 
 /**

@@ -132,7 +132,7 @@ export const usageProjection: Projection<UsageTables> = {
         rows.push(requestRow(e, modelOf(e), p.status, ZERO_USAGE, (p.error_message ?? p.status).slice(0, ERROR_MESSAGE_MAX)));
       }
     }
-    writer.insert("usage_requests", rows);
+    await writer.insert("usage_requests", rows);
   },
 };
 

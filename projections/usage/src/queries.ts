@@ -10,7 +10,7 @@
  */
 import { sql, type Kysely } from "kysely";
 import { costUsd, type Pricing } from "@penguin/models";
-import { positionText } from "@penguin/projections-runner";
+import { localTimeBucket, positionText } from "@penguin/projections-runner";
 import { costText } from "./cost-text.js";
 import type { UsageTables } from "./projection.js";
 
@@ -55,14 +55,8 @@ export interface UsageReport {
   totals: Omit<UsageRow, "key">;
 }
 
-const LOCAL = sql`r.ts / 1000, 'unixepoch', 'localtime'`;
-const BUCKET: Record<Granularity, ReturnType<typeof sql<string>>> = {
-  minute: sql<string>`strftime('%Y-%m-%dT%H:%M', ${LOCAL})`,
-  hour: sql<string>`strftime('%Y-%m-%dT%H:00', ${LOCAL})`,
-  day: sql<string>`date(${LOCAL})`,
-  week: sql<string>`date(${LOCAL}, 'weekday 0', '-6 days')`,
-  month: sql<string>`strftime('%Y-%m', ${LOCAL})`,
-};
+/** A row's local calendar bucket; the engines spell it differently (runner's dialect.ts). */
+const bucket = (db: Kysely<any>, granularity: Granularity) => localTimeBucket(db, sql`r.ts`, granularity);
 
 const SESSION = sql<string>`coalesce(l.parent_session_id, r.session_id)`;
 
@@ -72,8 +66,8 @@ function filtered(db: Kysely<any>, f: UsageFilter) {
   if (f.agentId !== undefined) q = q.where("r.agent_id", "=", f.agentId);
   if (f.fromTs !== undefined) q = q.where("r.ts", ">=", f.fromTs);
   if (f.toTs !== undefined) q = q.where("r.ts", "<", f.toTs);
-  if (f.fromDate !== undefined) q = q.where(sql<string>`date(${LOCAL})`, ">=", f.fromDate);
-  if (f.toDate !== undefined) q = q.where(sql<string>`date(${LOCAL})`, "<=", f.toDate);
+  if (f.fromDate !== undefined) q = q.where(bucket(db, "day"), ">=", f.fromDate);
+  if (f.toDate !== undefined) q = q.where(bucket(db, "day"), "<=", f.toDate);
   if (f.provider !== undefined) q = q.where("r.provider", "=", f.provider);
   if (f.modelId !== undefined) q = q.where("r.model_id", "=", f.modelId);
   if (f.sessionId !== undefined) q = q.where(SESSION, "=", f.sessionId);
@@ -84,7 +78,7 @@ const emptyRow = (key: string): UsageRow => ({ key, cacheRead: 0, cacheWrite: 0,
 
 export async function queryUsage(db: Kysely<any>, filter: UsageFilter, groupBy: UsageGroupBy, priceOf: PriceOf, granularity: Granularity = "day"): Promise<UsageReport> {
   const key =
-    groupBy === "day" ? BUCKET[granularity] : groupBy === "model" ? sql<string>`r.provider || '/' || r.model_id` : groupBy === "agent" ? sql<string>`r.agent_id` : SESSION;
+    groupBy === "day" ? bucket(db, granularity) : groupBy === "model" ? sql<string>`r.provider || '/' || r.model_id` : groupBy === "agent" ? sql<string>`r.agent_id` : SESSION;
   const groups = await filtered(db, filter)
     .select([
       key.as("group_key"),

@@ -84,7 +84,7 @@ export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServ
   const projections = Layer.scoped(
     Projections,
     Effect.acquireRelease(
-      Effect.tryPromise({ try: () => startProjections(config.root, { ...config.projections, report: config.report }), catch: (error) => error }),
+      Effect.tryPromise({ try: () => startProjections(config.root, { ...config.projections, database: config.databaseFile, report: config.report }), catch: (error) => error }),
       (runner) => Effect.promise(() => runner.stop()),
     ),
   );

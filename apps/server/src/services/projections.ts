@@ -1,10 +1,11 @@
 /**
  * The read models the server keeps current (sessions, usage, timeline) in
- * `<root>/projections.db`, and starting their live runner: it catches up with every trace
- * at start (rebuilding from scratch for `--reindex`, or when the file is missing), then
- * follows appends by the server's own sessions and by the CLI or the SDK alike.
+ * `<root>/projections.db`, or, when the server's facts are in PostgreSQL (`--database`), in the
+ * `penguin_projections` schema of that database, and starting their live runner: it catches up
+ * with every trace at start (rebuilding from scratch for `--reindex`, or when the file or schema
+ * is missing), then follows appends by the server's own sessions and by the CLI or the SDK alike.
  */
-import { LiveProjectionRunner, projectionsFile, rebuildProjections, type Projection } from "@penguin/projections-runner";
+import { isPostgresTarget, LiveProjectionRunner, projectionsFile, rebuildProjections, type Projection } from "@penguin/projections-runner";
 import { sessionsProjection } from "@penguin/projections-sessions";
 import { timelineProjection } from "@penguin/projections-timeline";
 import { usageProjection } from "@penguin/projections-usage";
@@ -13,8 +14,13 @@ import type { Stores } from "../db/stores.js";
 
 export const SERVER_PROJECTIONS: readonly Projection[] = [sessionsProjection, usageProjection, timelineProjection];
 
-export async function startProjections(root: string, options: { reindex: boolean; report: (error: unknown) => void; pollIntervalMs?: number }): Promise<LiveProjectionRunner> {
-  const file = projectionsFile(root);
+/** Where the projections live: the PostgreSQL database of the facts (`--database`), else `<root>/projections.db`. */
+export function projectionsTarget(root: string, database: string | undefined): string {
+  return database !== undefined && isPostgresTarget(database) ? database : projectionsFile(root);
+}
+
+export async function startProjections(root: string, options: { reindex: boolean; report: (error: unknown) => void; pollIntervalMs?: number; database?: string | undefined }): Promise<LiveProjectionRunner> {
+  const file = projectionsTarget(root, options.database);
   if (options.reindex) await rebuildProjections({ root, file, projections: SERVER_PROJECTIONS });
   return LiveProjectionRunner.start({ root, file, projections: SERVER_PROJECTIONS, onError: options.report, ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}) });
 }
@@ -27,7 +33,8 @@ export async function startProjections(root: string, options: { reindex: boolean
  * one whose trace files are gone (deleted, in the trash) is not brought back.
  */
 export function followTracedSessions(runner: LiveProjectionRunner, stores: Stores, root: string, now: () => number): void {
-  let watermark = Number.NEGATIVE_INFINITY;
+  // The lowest time either engine can compare (PostgreSQL's bigint takes no -Infinity).
+  let watermark = Number.MIN_SAFE_INTEGER;
   runner.onCaughtUp(async (store) => {
     const changed = await store.db.selectFrom("sessions").selectAll().where("last_event_at", ">=", watermark).orderBy("last_event_at").execute();
     for (const s of changed) {
