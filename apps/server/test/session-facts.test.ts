@@ -5,9 +5,8 @@
 // fact back the same. Given sessions written by the SDK into the same data root (`deny-all`,
 // `read-only`), when the server runs a task in them, then it approves exactly as their traces
 // say: the deny-all write is denied without a question, the read-only write asks.
-import { existsSync, rmSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { agentPaths, createAgent, readTraceFile, sessionTraceFiles } from "@penguin/core";
 import type { OmniMessage } from "@penguin/omnimessage";
@@ -15,6 +14,7 @@ import { eventually, startHarness, type Harness } from "./helpers/harness.js";
 import type { ApiClient } from "./helpers/client.js";
 import { newSession, openStream, text, untilRunsEnded, untilServerEvent } from "./helpers/session.js";
 import { dataOf, messagesOf } from "./helpers/sse.js";
+import { deleteProjections } from "./helpers/projection-dump.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -28,25 +28,23 @@ function traceRecords(root: string, sid: string): OmniMessage[] {
   return sessionTraceFiles(agentPaths(root, "default_project", "default_agent"), sid).flatMap((f) => readTraceFile(f.file).messages);
 }
 
-/** The session's row in projections.db, as the sessions projection folded it. */
-function projectedRow(root: string, sid: string): Record<string, unknown> | undefined {
-  const db = new BetterSqlite3(join(root, "projections.db"), { readonly: true });
-  try {
-    return db.prepare("select approval_mode, thinking_level, title, title_set, archived, sandbox_network from sessions where session_id = ?").get(sid) as Record<string, unknown> | undefined;
-  } finally {
-    db.close();
-  }
+/** The session's row in the projections (projections.db, or PostgreSQL's schema), as the sessions projection folded it. */
+async function projectedRow(harness: Harness, sid: string): Promise<Record<string, unknown> | undefined> {
+  await harness.server.context.projections.refresh();
+  return harness.server.context.projections.read((db) =>
+    db.selectFrom("sessions").select(["approval_mode", "thinking_level", "title", "title_set", "archived", "sandbox_network"]).where("session_id", "=", sid).executeTakeFirst(),
+  );
 }
 
 /** Every fact the server shows of the session, from its API, its fold and the projection. */
-async function factsOf(c: ApiClient, root: string, sid: string) {
+async function factsOf(c: ApiClient, harness: Harness, sid: string) {
   const view = (await c.get(`/api/sessions/${sid}`)).body;
   const state = (await c.get(`/api/sessions/${sid}/state`)).body;
   const archivedList = ((await c.get(`${LIST}?category=archived`)).body.sessions as { id: string }[]).map((s) => s.id);
   return {
     api: { approvalMode: view.approvalMode, thinkingLevel: view.thinkingLevel, title: view.title, archived: view.archived, listedAsArchived: archivedList.includes(sid) },
     fold: { approvalMode: state.settings.approvalMode, thinkingLevel: state.settings.thinkingLevel },
-    projection: projectedRow(root, sid),
+    projection: await projectedRow(harness, sid),
   };
 }
 
@@ -59,6 +57,8 @@ describe("session facts are trace events", { timeout: 120_000 }, () => {
     await c.post(`/api/sessions/${sid}/tasks`, text("remember the tide tables"));
     await untilRunsEnded(sse, 1);
     await sse.close();
+    // The titler appends its title after the run: wait for it, so only the PATCHes below append.
+    await eventually(() => traceRecords(h!.root, sid).some((m) => m.type === "event_msg" && m.payload.type === "session_title"), "the titler's title in the trace");
 
     const changes: [Record<string, unknown>, Record<string, unknown>][] = [
       [{ approvalMode: "deny-all" }, { type: "settings_changed", approval_mode: "deny-all" }],
@@ -81,22 +81,24 @@ describe("session facts are trace events", { timeout: 120_000 }, () => {
       fold: { approvalMode: "deny-all", thinkingLevel: "high" },
       projection: { approval_mode: "deny-all", thinking_level: "high", title: "Tide tables", title_set: 1, archived: 1, sandbox_network: 0 },
     };
-    expect(await factsOf(c, h.root, sid)).toEqual(expected);
+    expect(await factsOf(c, h, sid)).toEqual(expected);
 
     // Nothing of it is in facts.db: its sessions table has no column for any of these facts.
     // (Read through the server's own connection, so the check holds on PostgreSQL too.)
     const tables = await h.server.context.stores.facts.query.introspection.getTables();
-    const columns = (tables.find((t) => t.name === "sessions")?.columns ?? []).map((c) => c.name);
+    // (On PostgreSQL the projections' own `sessions` table is in the database too, in schema penguin_projections.)
+    const columns = (tables.find((t) => t.name === "sessions" && t.schema !== "penguin_projections")?.columns ?? []).map((c) => c.name);
     expect(columns).toEqual(["session_id", "project_id", "agent_id", "provider", "model_id", "workspace", "created_at"]);
 
     // projections.db deleted while the server is down: the restarted server rebuilds it from the traces.
+    const target = (await h.server.context.projections.store()).database.file;
     await h.server.close();
-    for (const f of ["projections.db", "projections.db-wal", "projections.db-shm"]) rmSync(join(h.root, f), { force: true });
+    await deleteProjections(h.root, target);
     const kit = h.kit;
     h = await startHarness({ root: h.root, adminPassword: h.adminPassword });
     await kit.close();
     const again = await h.admin();
-    expect(await factsOf(again, h.root, sid)).toEqual(expected);
+    expect(await factsOf(again, h, sid)).toEqual(expected);
   });
 
   it("records who created each session in its trace (web, sdk, a fork's web) and shows it from there after projections.db is rebuilt", async () => {
@@ -127,8 +129,9 @@ describe("session facts are trace events", { timeout: 120_000 }, () => {
     await eventually(async () => (await c.get(`/api/sessions/${bySdk}`)).status === 200, "the SDK session to be indexed");
     expect(await shown(c)).toEqual({ detail: expected, list: expected });
 
+    const target = (await h.server.context.projections.store()).database.file;
     await h.server.close();
-    for (const f of ["projections.db", "projections.db-wal", "projections.db-shm"]) rmSync(join(h.root, f), { force: true });
+    await deleteProjections(h.root, target);
     const kit = h.kit;
     h = await startHarness({ root: h.root, adminPassword: h.adminPassword });
     await kit.close();

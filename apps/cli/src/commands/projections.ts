@@ -1,5 +1,6 @@
 /**
- * `penguin projections rebuild [--only NAME] [--threads 1|2]` and `penguin projections status`.
+ * `penguin projections rebuild [--only NAME] [--threads 1|2] [--database URL]` and
+ * `penguin projections status [--database URL]`.
  *
  * rebuild: builds the read models from every trace line into a fresh file and swaps it in
  * (progress on stderr, then a summary: projections, events, files, skipped lines, time; the
@@ -7,7 +8,10 @@
  * by itself (two when the machine has a core to spare and the traces are big enough to pay
  * for starting a thread); `--threads` fixes the count, for a benchmark or a busy machine.
  * It refuses while a server runs on the data root: the server keeps the file current itself,
- * and `penguin server --reindex` rebuilds through it.
+ * and `penguin server --reindex` rebuilds through it. With `--database postgres://…` the
+ * projections the servers keep in that database are rebuilt instead, into a fresh schema
+ * swapped in by renames in one transaction: servers may keep running (their next statement
+ * reads the new tables), so no server check; one thread.
  * status: per projection, its version, the files and events applied, skipped lines, and the
  * lag (trace bytes and files not applied yet). It does not catch up first: it reports.
  */
@@ -24,6 +28,16 @@ export interface ProjectionsFlags {
   only?: string;
   json?: boolean;
   threads?: string;
+  database?: string;
+}
+
+/** `--database`: a postgres:// URL, or undefined for `<root>/projections.db`. */
+async function databaseOf(flags: ProjectionsFlags): Promise<string | undefined> {
+  const given = flags.database?.trim();
+  if (given === undefined || given === "") return undefined;
+  const { isPostgresTarget } = await import("@penguin/projections-runner");
+  if (!isPostgresTarget(given)) throw new UsageError(`--database "${given}": give a postgres:// URL such as postgres://penguin@db-host/penguin (the one the servers run with), or leave it out for <root>/projections.db`);
+  return given;
 }
 
 /** `--threads`: 1 keeps the rebuild on one thread, 2 asks for the worker thread; unset lets the rebuild choose. */
@@ -60,7 +74,8 @@ async function rootOf(flags: ProjectionsFlags): Promise<string> {
 
 export async function projectionsRebuild(flags: ProjectionsFlags): Promise<ExitCode> {
   const root = await rootOf(flags);
-  const pid = runningServerPid(root);
+  const database = await databaseOf(flags);
+  const pid = database === undefined ? runningServerPid(root) : undefined;
   if (pid !== undefined) {
     throw new CliFailure(`a server is running on ${root} (pid ${pid}) and keeps projections.db current; stop it first, or restart it with \`penguin server --reindex\` to rebuild`, EXIT.usage);
   }
@@ -77,11 +92,11 @@ export async function projectionsRebuild(flags: ProjectionsFlags): Promise<ExitC
   let lastShown = -1;
   const summary = await rebuildProjections({
     root,
-    file: projectionsFile(root),
+    file: database ?? projectionsFile(root),
     projections,
     only: flags.only,
     parallel,
-    workerEntry: flags.only === undefined && parallel !== false ? await bundledRebuildWorker() : undefined,
+    workerEntry: database === undefined && flags.only === undefined && parallel !== false ? await bundledRebuildWorker() : undefined,
     onProgress: (p) => {
       const percent = p.filesTotal === 0 ? 100 : Math.floor((p.filesDone / p.filesTotal) * 100);
       if (percent === lastShown || (!tty && percent % 10 !== 0 && p.filesDone !== p.filesTotal)) return;
@@ -107,7 +122,7 @@ export async function projectionsRebuild(flags: ProjectionsFlags): Promise<ExitC
 
 export async function projectionsStatus(flags: ProjectionsFlags): Promise<ExitCode> {
   const root = await rootOf(flags);
-  const store = await openProjections(root);
+  const store = await openProjections(root, await databaseOf(flags));
   let rows;
   try {
     rows = await store.status();

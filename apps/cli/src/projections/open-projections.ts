@@ -18,11 +18,12 @@ export async function allProjections(): Promise<Projection[]> {
   return [sessionsProjection, usageProjection, timelineProjection];
 }
 
-export async function openProjections(root: string): Promise<ProjectionStore> {
+/** `database`: a postgres:// URL whose projections schema to open instead of `<root>/projections.db`. */
+export async function openProjections(root: string, database?: string): Promise<ProjectionStore> {
   const { ProjectionStore, projectionsFile } = await import("@penguin/projections-runner");
   const { mkdirSync } = await import("node:fs");
   mkdirSync(root, { recursive: true });
-  return ProjectionStore.open({ file: projectionsFile(root), root, projections: await allProjections() });
+  return ProjectionStore.open({ file: database ?? projectionsFile(root), root, projections: await allProjections() });
 }
 
 /** Opens the database, applies what the traces gained since the last read, and runs `read`. */

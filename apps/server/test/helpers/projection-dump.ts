@@ -1,7 +1,10 @@
 // A projections database's whole content, comparable across rebuilds: every table, each row as
 // JSON, sorted. Works on either engine (a SQLite file, or a PostgreSQL schema), so the tests that
 // compare a rebuild with the live runner's tables run the same on both.
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { sql } from "kysely";
+import pg from "pg";
 import type { ProjectionStore } from "@penguin/projections-runner";
 
 export async function dumpProjections(store: ProjectionStore): Promise<Record<string, string[]>> {
@@ -13,4 +16,22 @@ export async function dumpProjections(store: ProjectionStore): Promise<Record<st
   const out: Record<string, string[]> = {};
   for (const { name } of tables) out[name] = (await sql<Record<string, unknown>>`select * from ${sql.table(name)}`.execute(store.db)).rows.map((r) => JSON.stringify(r)).sort();
   return out;
+}
+
+/**
+ * Deletes a server's projections while it is down, whichever engine holds them: the SQLite file
+ * and its companions, or the PostgreSQL schema (`target`: the store's `database.file`, a URL).
+ */
+export async function deleteProjections(root: string, target: string): Promise<void> {
+  if (!/^postgres(ql)?:\/\//.test(target)) {
+    for (const f of ["projections.db", "projections.db-wal", "projections.db-shm"]) rmSync(join(root, f), { force: true });
+    return;
+  }
+  const client = new pg.Client({ connectionString: target });
+  await client.connect();
+  try {
+    await client.query("drop schema if exists penguin_projections cascade");
+  } finally {
+    await client.end();
+  }
 }
