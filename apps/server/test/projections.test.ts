@@ -11,7 +11,7 @@ import { ProjectionStore, rebuildProjections } from "@penguin/projections-runner
 import { SERVER_PROJECTIONS } from "../src/services/projections.js";
 import { startHarness, type Harness } from "./helpers/harness.js";
 import { newSession, openStream, text, untilRunsEnded } from "./helpers/session.js";
-import { dumpProjections } from "./helpers/projection-dump.js";
+import { dumpProjections, untilTitled } from "./helpers/projection-dump.js";
 import { onPostgres } from "./helpers/test-database.js";
 import pg from "pg";
 
@@ -74,18 +74,6 @@ function rewriteAsHandWrittenV2(root: string, cached: { sessionId: string; sourc
   old.close();
   for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
   renameSync(rebuilt, file);
-}
-
-/** Until the projection holds the titler's title for each of these sessions (the titler's line, appended after a run, is read). */
-async function untilTitled(harness: Harness, sessionIds: string[]): Promise<void> {
-  await vi.waitFor(
-    async () => {
-      await harness.server.context.projections.refresh();
-      const rows = await harness.server.context.projections.read((db) => db.selectFrom("sessions").select(["session_id", "title_set"]).where("session_id", "in", sessionIds).execute());
-      expect(rows.filter((r: { title_set: number }) => Number(r.title_set) === 1)).toHaveLength(sessionIds.length);
-    },
-    { timeout: 20_000, interval: 20 },
-  );
 }
 
 let h: Harness | undefined;

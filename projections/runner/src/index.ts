@@ -13,6 +13,7 @@ export type { ProjectionDatabase } from "./database.js";
 export { engineOf, isPostgresTarget, localTimeBucket } from "./dialect.js";
 export type { Granularity as TimeGranularity, ProjectionEngine } from "./dialect.js";
 export { LIVE_SCHEMA } from "./postgres-database.js";
+export { buildLockKey } from "./postgres-rebuild.js";
 export { ProjectionStore } from "./store.js";
 export type { CatchUpProgress, CatchUpResult, Checkpoint, ProjectionStatus, OpenStoreOptions } from "./store.js";
 export { rebuildProjections } from "./rebuild.js";

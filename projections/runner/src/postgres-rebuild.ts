@@ -38,11 +38,16 @@ export async function postgresSchemaExists(url: string, schema: string): Promise
   return withAdminClient(url, async (c) => ((await c.query("select 1 from pg_namespace where nspname = $1", [schema])).rowCount ?? 0) > 0);
 }
 
+/** The session advisory lock a build of schema `schema` holds while it runs. */
+export function buildLockKey(schema: string): string {
+  return lockKey(`build:${schema}`);
+}
+
 /** Drops the build schemas of `live` left by builders that are gone (their lock is free). */
 async function dropAbandonedBuilds(client: pg.Client, live: string): Promise<void> {
   const found = await client.query<{ name: string }>("select nspname as name from pg_namespace where starts_with(nspname, $1)", [`${live}_build_`]);
   for (const { name } of found.rows) {
-    const key = lockKey(`build:${name}`);
+    const key = buildLockKey(name);
     const taken = await client.query<{ ok: boolean }>("select pg_try_advisory_lock($1::bigint) as ok", [key]);
     if (taken.rows[0]?.ok !== true) continue;
     try {
@@ -70,7 +75,7 @@ export async function rebuildIntoPostgres(options: PostgresRebuildOptions): Prom
   return withAdminClient(options.url, async (client) => {
     await dropAbandonedBuilds(client, live);
     // Held until the build is swapped in or dropped (or this process dies): marks it as in progress.
-    await client.query("select pg_advisory_lock($1::bigint)", [lockKey(`build:${fresh}`)]);
+    await client.query("select pg_advisory_lock($1::bigint)", [buildLockKey(fresh)]);
     let result: CatchUpResult;
     try {
       await client.query(`create schema ${quoted(fresh)}`);

@@ -5,6 +5,8 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { sql } from "kysely";
 import pg from "pg";
+import { expect, vi } from "vitest";
+import type { Harness } from "./harness.js";
 import type { ProjectionStore } from "@penguin/projections-runner";
 
 export async function dumpProjections(store: ProjectionStore): Promise<Record<string, string[]>> {
@@ -35,3 +37,16 @@ export async function deleteProjections(root: string, target: string): Promise<v
     await client.end();
   }
 }
+
+/** Until the projection holds the titler's title for each of these sessions (the titler's line, appended after a run, is read). */
+export async function untilTitled(harness: Harness, sessionIds: string[]): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      await harness.server.context.projections.refresh();
+      const rows = await harness.server.context.projections.read((db) => db.selectFrom("sessions").select(["session_id", "title_set"]).where("session_id", "in", sessionIds).execute());
+      expect(rows.filter((r: { title_set: number }) => Number(r.title_set) === 1)).toHaveLength(sessionIds.length);
+    },
+    { timeout: 20_000, interval: 20 },
+  );
+}
+
