@@ -17,6 +17,10 @@ import { initialPasswordPath } from "./auth/initial-password.js";
 import { startupNotice } from "./process/notice.js";
 import { ensureDataRootWritable } from "./process/data-root-check.js";
 import { acquireServerLock, serverUrl } from "./process/server-lock.js";
+import { isPostgresUrl } from "./db/dialect.js";
+
+/** What a server on PostgreSQL holds instead of server.lock. */
+const NO_LOCK = { setPort: (): void => undefined, release: (): void => undefined };
 
 export const DEFAULT_PORT = 7364;
 export const DEFAULT_HOST = "127.0.0.1";
@@ -53,7 +57,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const root = resolveRoot(options.root, env);
   const host = options.host ?? DEFAULT_HOST;
   ensureDataRootWritable(root);
-  const lock = await acquireServerLock(root, host, options.now === undefined ? {} : { now: options.now });
+  // With its facts in PostgreSQL several servers may share one data root (cluster duties and
+  // session leases are kept there), so server.lock, one server per root, is not taken.
+  const database = options.app?.database ?? env.PENGUIN_DATABASE_URL;
+  const lock = database !== undefined && isPostgresUrl(database.trim()) ? NO_LOCK : await acquireServerLock(root, host, options.now === undefined ? {} : { now: options.now });
   let server: Server | undefined;
   let closeApp: (() => Promise<void>) | undefined;
   try {
