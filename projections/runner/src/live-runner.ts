@@ -35,6 +35,16 @@ export interface LiveRunnerOptions {
   /** How long a burst of file-system events is gathered into one pass. Default 50 ms. */
   settleMs?: number;
   onError?: (error: unknown) => void;
+  /**
+   * Whether this process follows the traces in the background now. Several servers on one
+   * PostgreSQL pass the cluster duty `projections` (an advisory lock held by one of them, taken
+   * over when that one dies): only its holder catches up on the poll timer and file-system
+   * events; the others only look at what the holder wrote (their `onCaughtUp` listeners still
+   * run). `refresh()` catches up on any node: a read right after this node appended must see it,
+   * and the writers' lock plus the checkpoints' compare-and-set apply each line once however
+   * many nodes do. Unset: always (one server, SQLite).
+   */
+  holdsDuty?: () => boolean | Promise<boolean>;
 }
 
 
@@ -46,6 +56,7 @@ export class LiveProjectionRunner {
   #again = false;
   readonly #waiters: Array<() => void> = [];
   #stopped = false;
+  #following = true;
   #timer: NodeJS.Timeout | undefined;
   #settling: NodeJS.Timeout | undefined;
   readonly #watchers = new Map<string, FSWatcher>();
@@ -98,12 +109,18 @@ export class LiveProjectionRunner {
     });
   }
 
+  /** Whether the last background pass caught up (this node held the duty) or only looked. */
+  get following(): boolean {
+    return this.#following;
+  }
+
   /** Starts a pass now unless one is running; the callers waiting get the pass after it. */
   #kick(): void {
     if (this.#running !== undefined) return;
     const waiting = this.#waiters.splice(0);
     this.#again = false;
-    this.#running = this.#pass().finally(() => {
+    // A pass someone waits for (refresh) catches up; a background one only on the duty's holder.
+    this.#running = this.#pass(waiting.length > 0).finally(() => {
       this.#running = undefined;
       for (const resolve of waiting) resolve();
       if (this.#stopped) {
@@ -125,11 +142,13 @@ export class LiveProjectionRunner {
     else this.#soon();
   }
 
-  async #pass(): Promise<void> {
+  async #pass(asked: boolean): Promise<void> {
     try {
       await this.#followFileIdentity();
       const store = await this.#store;
-      await store.catchUp();
+      const duty = this.#options.holdsDuty === undefined ? true : await this.#options.holdsDuty();
+      this.#following = duty;
+      if (asked || duty) await store.catchUp();
       for (const listener of this.#listeners) await listener(store);
       this.#watchFolders();
     } catch (error) {

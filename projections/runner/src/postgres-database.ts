@@ -46,7 +46,7 @@ const types = { getTypeParser: ((oid: number, format?: "text" | "binary") => (oi
 
 /** A pool whose connections search `schema` only. */
 export function projectionPool(url: string, schema: string, max = POOL_SIZE): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, options: `-c search_path=${checkSchemaName(schema)}`, types });
+  const pool = new pg.Pool({ connectionString: url, max, options: `-c search_path=${checkSchemaName(schema)}`, types, application_name: `penguin-projections ${process.pid}` });
   // An idle connection that dies (PostgreSQL restarted) is dropped by the pool; the next query opens a new one.
   pool.on("error", () => undefined);
   return pool;

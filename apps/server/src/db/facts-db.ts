@@ -155,7 +155,7 @@ export class PostgresEngine implements FactEngine {
 }
 
 /** A duty's advisory-lock key: a 31-bit FNV-1a hash of its name (positive, so pg_locks shows it as classid 0, objid key). */
-function dutyKey(name: string): number {
+export function dutyKey(name: string): number {
   let hash = 0x811c9dc5;
   for (const ch of `penguin-duty:${name}`) hash = Math.imul(hash ^ ch.charCodeAt(0), 0x01000193);
   return (hash >>> 0) & 0x7fffffff;

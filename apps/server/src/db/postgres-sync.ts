@@ -35,7 +35,8 @@ let ready;
 let lost;
 function connect() {
   lost = undefined;
-  const next = new pg.Client({ connectionString: workerData.url, types });
+  // Named after this process, so pg_stat_activity (and pg_locks with it: whose duty is it) tells the nodes apart.
+  const next = new pg.Client({ connectionString: workerData.url, types, application_name: "penguin-server " + process.pid });
   next.on("error", (e) => { if (client === next) lost = e; });
   next.on("end", () => { if (client === next && lost === undefined) lost = new Error("the connection to PostgreSQL ended"); });
   client = next;

@@ -81,11 +81,18 @@ export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServ
       (handle) => Effect.sync(() => handle.facts.close()),
     ),
   );
+  // On PostgreSQL the projections live beside the facts, and their background catch-up is the
+  // cluster duty `projections`: one node follows the traces, another takes over when it dies.
   const projections = Layer.scoped(
     Projections,
-    Effect.acquireRelease(
-      Effect.tryPromise({ try: () => startProjections(config.root, { ...config.projections, database: config.databaseFile, report: config.report }), catch: (error) => error }),
-      (runner) => Effect.promise(() => runner.stop()),
+    Effect.flatMap(ServerDatabase, (handle) =>
+      Effect.acquireRelease(
+        Effect.tryPromise({
+          try: () => startProjections(config.root, { ...config.projections, database: config.databaseFile, holdsDuty: () => handle.facts.holdsDuty("projections"), report: config.report }),
+          catch: (error) => error,
+        }),
+        (runner) => Effect.promise(() => runner.stop()),
+      ),
     ),
   );
   const stores = Layer.effect(

@@ -19,10 +19,27 @@ export function projectionsTarget(root: string, database: string | undefined): s
   return database !== undefined && isPostgresTarget(database) ? database : projectionsFile(root);
 }
 
-export async function startProjections(root: string, options: { reindex: boolean; report: (error: unknown) => void; pollIntervalMs?: number; database?: string | undefined }): Promise<LiveProjectionRunner> {
+export interface StartProjectionsOptions {
+  reindex: boolean;
+  report: (error: unknown) => void;
+  pollIntervalMs?: number;
+  /** The facts' target: a postgres:// URL puts the projections there too. */
+  database?: string | undefined;
+  /** Whether this node holds the `projections` duty (follows the traces in the background); only asked on PostgreSQL. */
+  holdsDuty?: () => boolean;
+}
+
+export async function startProjections(root: string, options: StartProjectionsOptions): Promise<LiveProjectionRunner> {
   const file = projectionsTarget(root, options.database);
   if (options.reindex) await rebuildProjections({ root, file, projections: SERVER_PROJECTIONS });
-  return LiveProjectionRunner.start({ root, file, projections: SERVER_PROJECTIONS, onError: options.report, ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}) });
+  return LiveProjectionRunner.start({
+    root,
+    file,
+    projections: SERVER_PROJECTIONS,
+    onError: options.report,
+    ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
+    ...(isPostgresTarget(file) && options.holdsDuty !== undefined ? { holdsDuty: options.holdsDuty } : {}),
+  });
 }
 
 /**

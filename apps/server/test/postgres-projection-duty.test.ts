@@ -1,0 +1,132 @@
+// The projections' catch-up as a cluster duty: three server processes on one data root and one
+// PostgreSQL (a real one, helpers/postgres.ts). Exactly one node holds the `projections` duty (a
+// session advisory lock on its facts connection, named in pg_stat_activity after its process)
+// and follows the traces in the background; trace lines appended to the root appear in the
+// projections once (no line applied twice, however many nodes run); SIGKILL the holder and
+// another node takes the duty over and carries on. Every wait polls the event itself (the lock's
+// holder, the checkpoints reaching the lines written), never a fixed time.
+import { mkdirSync, appendFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import pg from "pg";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { requestBegin, requestEnd, sessionMeta, userText, type OmniMessage } from "@penguin/omnimessage";
+import { dutyKey } from "../src/db/facts-db.js";
+import { spawnServer, StartedServers, type ServerChild } from "./helpers/child.js";
+import { startPostgres, type PostgresServer } from "./helpers/postgres.js";
+
+let server: PostgresServer;
+beforeAll(async () => {
+  server = await startPostgres();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+const started = new StartedServers();
+afterEach(async () => {
+  await started.cleanup();
+});
+
+async function query<R extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The process ids of the nodes holding the `projections` duty now (from the lock's backend's application name). */
+async function dutyHolders(url: string): Promise<number[]> {
+  const rows = await query<{ name: string }>(
+    url,
+    `select a.application_name as name from pg_locks l join pg_stat_activity a on a.pid = l.pid
+     where l.locktype = 'advisory' and l.granted and l.classid = 0 and l.objid = $1::bigint::oid and l.objsubid = 1
+       and l.database = (select oid from pg_database where datname = current_database())`,
+    [dutyKey("projections")],
+  );
+  return rows.map((r) => Number(/^penguin-server (\d+)$/.exec(r.name)?.[1] ?? -1));
+}
+
+const at = (second: number): string => new Date(Date.UTC(2026, 0, 2, 10, 0, second)).toISOString();
+
+/** Appends one turn (4 lines) to a session's trace file in the data root's layout. */
+function appendTurn(root: string, sessionId: string, start: number): number {
+  const file = join(root, "default_project", "agents", "default_agent", "traces", "2026-01-02", `${sessionId}_001.jsonl`);
+  const lines: OmniMessage[] = [
+    sessionMeta({ session_id: sessionId, provider: "fake", model_id: "m1", model_context_window: 1000, system_prompt: "", agent_state: "/a", workspace: "/w" }, { at: at(start) }),
+    userText(`turn at ${start}`, { at: at(start + 1) }),
+    requestBegin({ at: at(start + 2) }),
+    requestEnd("completed", undefined, { at: at(start + 3) }),
+  ];
+  mkdirSync(dirname(file), { recursive: true });
+  appendFileSync(file, lines.map((m) => `${JSON.stringify(m)}\n`).join(""));
+  return lines.length;
+}
+
+/** What the projections hold: events the sessions projection applied, events the timeline listed, and request counts per session. */
+async function projected(url: string): Promise<{ applied: number; listed: number; requests: Record<string, number> }> {
+  const applied = await query<{ n: string | null }>(url, "select sum(events) as n from penguin_projections.projection_checkpoints where projection = 'sessions'");
+  const blocks = await query<{ events: string }>(url, "select events from penguin_projections.timeline_event_blocks");
+  const sessions = await query<{ session_id: string; requests: string }>(url, "select session_id, requests from penguin_projections.sessions order by session_id");
+  return {
+    applied: Number(applied[0]?.n ?? 0),
+    listed: blocks.reduce((n, b) => n + (JSON.parse(b.events) as unknown[]).length, 0),
+    requests: Object.fromEntries(sessions.map((s) => [s.session_id, Number(s.requests)])),
+  };
+}
+
+describe("projection catch-up by one node", { timeout: 180_000 }, () => {
+  it("one of three nodes holds the duty and brings new trace lines in once; after it is SIGKILLed another takes over", async () => {
+    const url = await server.createDatabase("projection_duty");
+    const root = started.tempDir("penguin-duty-root-");
+    const start = (): ServerChild => started.track(spawnServer(["--root", root, "--port", "0", "--no-open", "--workspace-root", tmpdir(), "--database", url]));
+    // One after another: the first creates the facts tables and the projections schema.
+    const nodes: ServerChild[] = [];
+    for (let i = 0; i < 3; i++) {
+      const node = start();
+      await node.url();
+      nodes.push(node);
+    }
+    const pids = nodes.map((n) => n.proc.pid!);
+
+    // Exactly one node holds the duty (taken by the first whose poll asked for it).
+    await vi.waitFor(async () => expect(await dutyHolders(url)).toHaveLength(1), { timeout: 30_000, interval: 20 });
+    const [holder] = await dutyHolders(url);
+    expect(pids).toContain(holder);
+
+    // Lines appended by no server at all (a CLI run): the holder's background catch-up brings them in, once each.
+    let written = 0;
+    written += appendTurn(root, "session-2026-01-02-10-00-00-aaaa0001", 0);
+    written += appendTurn(root, "session-2026-01-02-10-00-00-aaaa0002", 10);
+    written += appendTurn(root, "session-2026-01-02-10-00-00-aaaa0001", 20);
+    await vi.waitFor(async () => expect((await projected(url)).applied).toBe(written), { timeout: 30_000, interval: 20 });
+    expect(await projected(url)).toEqual({ applied: written, listed: written, requests: { "session-2026-01-02-10-00-00-aaaa0001": 2, "session-2026-01-02-10-00-00-aaaa0002": 1 } });
+
+    // The holder dies without a goodbye: its connection, and the lock with it, goes; another node takes the duty.
+    const dead = nodes[pids.indexOf(holder!)]!;
+    dead.proc.kill("SIGKILL");
+    await dead.exited;
+    await vi.waitFor(
+      async () => {
+        const now = await dutyHolders(url);
+        expect(now).toHaveLength(1);
+        expect(now[0]).not.toBe(holder);
+      },
+      { timeout: 30_000, interval: 20 },
+    );
+    const [successor] = await dutyHolders(url);
+    expect(pids.filter((p) => p !== holder)).toContain(successor);
+
+    written += appendTurn(root, "session-2026-01-02-10-00-00-aaaa0002", 30);
+    written += appendTurn(root, "session-2026-01-02-10-00-00-aaaa0003", 40);
+    await vi.waitFor(async () => expect((await projected(url)).applied).toBe(written), { timeout: 30_000, interval: 20 });
+    expect(await projected(url)).toEqual({
+      applied: written,
+      listed: written,
+      requests: { "session-2026-01-02-10-00-00-aaaa0001": 2, "session-2026-01-02-10-00-00-aaaa0002": 2, "session-2026-01-02-10-00-00-aaaa0003": 1 },
+    });
+    expect(await dutyHolders(url)).toEqual([successor]);
+  });
+});
