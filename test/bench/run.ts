@@ -18,7 +18,7 @@ import { rowCliRun, rowColdStart } from "./rows/cli.js";
 import { rowEngine } from "./rows/engine.js";
 import { rowHugeRecord } from "./rows/huge-record.js";
 import { rowLongSession } from "./rows/long-session.js";
-import { rowLiveLag, rowRebuild } from "./rows/projections.js";
+import { rowLiveLag, rowRebuild, rowRebuildPostgres } from "./rows/projections.js";
 import { rowDemo, rowReplay } from "./rows/replay-demo.js";
 import { rowServer } from "./rows/server.js";
 import { rowTimeTravel } from "./rows/time-travel.js";
@@ -58,6 +58,7 @@ const ROWS: { row: number; run: () => Promise<RowResult> }[] = [
   { row: 16, run: () => rowTurnCache(quick ? 3 : 7, quick ? [1000, 10_000] : [1000, 10_000, 50_000, 100_000]) },
   { row: 17, run: () => rowTui(quick ? 3 : 7, quick ? 2_000 : 10_000) },
   { row: 18, run: () => rowCheckpoints(quick ? 30 : 200, quick ? 2000 : 10_000) },
+  { row: 19, run: () => rowRebuildPostgres(quick ? 1 : 3, quick ? 50_000 : 200_000) },
 ];
 
 function printTable(rows: RowResult[]): void {

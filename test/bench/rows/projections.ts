@@ -15,6 +15,14 @@
 //   more, the machine the issue's goal is set on. Secondary, as before: the same rebuild
 //   from the TypeScript sources through tsx (rebuild-child.ts, two threads), whose worker
 //   thread boots tsx too.
+// - Row 19, rebuild into PostgreSQL (issue 32): the same generated root (200k lines by default,
+//   smaller than row 10's 1M: a PostgreSQL rebuild of 1M lines takes minutes on a loaded
+//   machine) rebuilt from the sources (rebuild-child.ts through tsx) into a fresh schema of a
+//   real PostgreSQL 15 (started by apps/server/test/helpers/postgres.ts: initdb in a temp
+//   folder, Unix socket; fsync off as in the tests) and swapped in, beside the same rebuild
+//   into a SQLite file on one thread (the PostgreSQL build is one thread) in the same run,
+//   interleaved. Figures: events/s of each rebuild's own time and per CPU second of the
+//   rebuilding process (PostgreSQL's own CPU is not counted: it is another process).
 // - Row 11, live lag: a LiveProjectionRunner follows a data root while a session appends one
 //   line at a time (a burst of a turn's lines every few tens of ms, as a running session
 //   does); the lag is from the append returning to the line's row being visible in
@@ -86,9 +94,9 @@ function runNode(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
   });
 }
 
-/** The rebuild from the TypeScript sources (rebuild-child.ts through tsx) on `threads` threads. */
-async function runFromSources(root: string, threads: 1 | 2): Promise<RebuildRun> {
-  const out = await runNode(["--conditions=development", "--import", "tsx", new URL("./rebuild-child.ts", import.meta.url).pathname, root, join(root, "projections.db")], { ...process.env, PENGUIN_BENCH_REBUILD_THREADS: String(threads) });
+/** The rebuild from the TypeScript sources (rebuild-child.ts through tsx) on `threads` threads, into `target` (a file or a postgres:// URL). */
+async function runFromSources(root: string, threads: 1 | 2, target = join(root, "projections.db")): Promise<RebuildRun> {
+  const out = await runNode(["--conditions=development", "--import", "tsx", new URL("./rebuild-child.ts", import.meta.url).pathname, root, target], { ...process.env, PENGUIN_BENCH_REBUILD_THREADS: String(threads) });
   return JSON.parse(out.trim().split("\n").at(-1)!) as RebuildRun;
 }
 
@@ -161,6 +169,36 @@ export async function rowRebuild(runs: number, lines = 1_000_000): Promise<RowRe
     ];
     return { row: 10, title: `Projections rebuild (sessions, usage, timeline with snapshots) of a generated data root: ${written} lines in ${sessions} sessions (${events} events read; written in ${(generatedMs / 1000).toFixed(1)} s)`, metrics };
   } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+export async function rowRebuildPostgres(runs: number, lines = 200_000): Promise<RowResult> {
+  // A test helper, imported only when this row runs: the one way the repository starts a real PostgreSQL.
+  const { startPostgres } = await import("../../../apps/server/test/helpers/postgres.js");
+  const root = mkdtempSync(join(tmpdir(), "penguin-bench-rebuild-pg-"));
+  const postgres = await startPostgres();
+  try {
+    const url = await postgres.createDatabase("bench_rebuild");
+    const agent = await createAgent({ root, env: {} });
+    const sessions = Math.max(1, Math.round(lines / 10_000));
+    const written = generateSessions(agent, sessions, Math.ceil(lines / sessions));
+    const intoPostgres: RebuildRun[] = [];
+    const intoSqlite: RebuildRun[] = [];
+    // Interleaved, so a change in the machine's load hits both engines alike.
+    for (let i = 0; i < runs; i++) {
+      intoPostgres.push(await runFromSources(root, 1, url));
+      intoSqlite.push(await runFromSources(root, 1));
+    }
+    const events = intoPostgres.at(-1)?.events ?? 0;
+    if (events !== intoSqlite.at(-1)?.events) throw new Error(`the PostgreSQL rebuild read ${events} events, the SQLite one ${intoSqlite.at(-1)?.events}`);
+    return {
+      row: 19,
+      title: `Projections rebuild into PostgreSQL (fresh schema swapped in) beside SQLite, one thread each, sources via tsx: ${written} lines in ${sessions} sessions (${events} events)`,
+      metrics: [...rebuildMetrics("into PostgreSQL 15 (local socket)", intoPostgres), ...rebuildMetrics("into SQLite projections.db", intoSqlite)],
+    };
+  } finally {
+    await postgres.stop();
     rmSync(root, { recursive: true, force: true });
   }
 }
