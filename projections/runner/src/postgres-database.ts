@@ -17,7 +17,7 @@
  * turns, and the checkpoints' compare-and-set inside sees the other's commit. A rebuild's swap
  * takes the same lock, so it never lands in the middle of a batch.
  */
-import pg from "pg";
+import type pg from "pg";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import { postgresSchemaPlugin } from "./dialect.js";
 import { postgresRowWriter } from "./row-writer.js";
@@ -40,13 +40,27 @@ export function lockKey(name: string): string {
   return BigInt.asIntN(64, hash).toString();
 }
 
+/**
+ * `pg`, imported on first use: a SQLite-only process (the CLI reading projections.db) never
+ * loads it.
+ */
+let loaded: Promise<typeof pg> | undefined;
+async function loadPg(): Promise<typeof pg> {
+  loaded ??= import("pg").then((m) => m.default);
+  return loaded;
+}
+
 // int8 (bigint columns, count(*)) as numbers, as SQLite gives them; the values the tables
 // hold (times in ms, byte offsets, token counts) are far below 2^53.
-const types = { getTypeParser: ((oid: number, format?: "text" | "binary") => (oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as "text"))) as typeof pg.types.getTypeParser };
+function typesOf(driver: typeof pg) {
+  return { getTypeParser: ((oid: number, format?: "text" | "binary") => (oid === 20 ? (v: string) => Number(v) : driver.types.getTypeParser(oid, format as "text"))) as typeof pg.types.getTypeParser };
+}
 
 /** A pool whose connections search `schema` only. */
-export function projectionPool(url: string, schema: string, max = POOL_SIZE): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, options: `-c search_path=${checkSchemaName(schema)}`, types, application_name: `penguin-projections ${process.pid}` });
+export async function projectionPool(url: string, schema: string, max = POOL_SIZE): Promise<pg.Pool> {
+  const driver = await loadPg();
+  const types = typesOf(driver);
+  const pool = new driver.Pool({ connectionString: url, max, options: `-c search_path=${checkSchemaName(schema)}`, types, application_name: `penguin-projections ${process.pid}` });
   // An idle connection that dies (PostgreSQL restarted) is dropped by the pool; the next query opens a new one.
   pool.on("error", () => undefined);
   return pool;
@@ -54,7 +68,8 @@ export function projectionPool(url: string, schema: string, max = POOL_SIZE): pg
 
 /** Runs `work` on one short-lived connection to `url` (no schema on its path). */
 export async function withAdminClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url, types });
+  const driver = await loadPg();
+  const client = new driver.Client({ connectionString: url, types: typesOf(driver) });
   client.on("error", () => undefined);
   await client.connect();
   try {
@@ -73,7 +88,7 @@ export async function openPostgresProjections(url: string, schema: string): Prom
     await client.query(`create schema if not exists "${schema}"`);
     await client.query("commit");
   });
-  const pool = projectionPool(url, schema);
+  const pool = await projectionPool(url, schema);
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }), plugins: [postgresSchemaPlugin()] });
   const writerLock = lockKey(schema);
   const opened: ProjectionDatabase = {
