@@ -1,5 +1,6 @@
 /**
- * Opening a projections database: better-sqlite3 under Kysely, with the runner's own two
+ * Opening a projections database (the SQLite side; PostgreSQL is postgres-database.ts, and both
+ * are a `ProjectionDatabase` to the store): better-sqlite3 under Kysely, with the runner's own two
  * tables (`projection_meta`: the version each projection was built at; `projection_checkpoints`:
  * per projection and trace file, the bytes and lines consumed).
  *

@@ -12,6 +12,8 @@
  * rebuilds into a fresh file and swaps it in; one that finds a different file (rebuilt by
  * someone else) reopens it. Readers go through `read()`, which waits while that happens.
  * A failing pass is reported to `onError` and retried on the next trigger; it never stops the host.
+ * On PostgreSQL the "file" is a schema: its oid is its identity, and a schema dropped (or swapped
+ * by a rebuild) is handled the same way. `holdsDuty` makes the background passes one node's job.
  */
 import { existsSync, watch, type FSWatcher } from "node:fs";
 import type { Kysely } from "kysely";

@@ -13,6 +13,10 @@
  * The checkpoint write is a compare-and-set on the values read before the batch: when another process (the CLI beside a running server) moved one
  * first, the batch is dropped and reading starts over from the checkpoints as they are, so no
  * event is ever applied twice.
+ *
+ * The database is a SQLite file or, for a `postgres://` target, a PostgreSQL schema
+ * (`ProjectionDatabase`, database.ts and postgres-database.ts): the store does not otherwise
+ * know which; the transaction, the catalogue and the row writer come from the database.
  */
 import { statSync } from "node:fs";
 import type { Kysely } from "kysely";
