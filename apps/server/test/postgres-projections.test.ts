@@ -4,13 +4,14 @@
 // the rebuilt tables equal the incrementally kept ones row for row (and a SQLite rebuild of the
 // same root), while a build that fails or is killed mid-way leaves the previous tables serving.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildLockKey, ProjectionStore, rebuildProjections, type Projection } from "@penguin/projections-runner";
+import { requestBegin, requestEnd, sessionMeta, userText } from "@penguin/omnimessage";
 import { SERVER_PROJECTIONS } from "../src/services/projections.js";
 import { startHarness, type Harness } from "./helpers/harness.js";
 import { startPostgres, type PostgresServer } from "./helpers/postgres.js";
@@ -180,5 +181,33 @@ describe("projections in PostgreSQL", { timeout: 120_000 }, () => {
     expect(await buildSchemas(url)).toEqual([]);
     await h!.server.context.projections.refresh();
     expect(await dumpProjections(await h!.server.context.projections.store())).toEqual(incremental);
+  });
+
+  it("a NUL in trace text (PostgreSQL's text cannot hold it) is stored as U+FFFD instead of failing every batch", async () => {
+    const url = await server.createDatabase("proj_nul");
+    const root = mkdtempSync(join(tmpdir(), "penguin-pg-nul-"));
+    try {
+      const sid = "session-2026-01-02-10-00-00-0000abc1";
+      const file = join(root, "default_project", "agents", "default_agent", "traces", "2026-01-02", `${sid}_001.jsonl`);
+      mkdirSync(dirname(file), { recursive: true });
+      const at = (s: number) => new Date(Date.UTC(2026, 0, 2, 10, 0, s)).toISOString();
+      const lines = [
+        sessionMeta({ session_id: sid, provider: "fake", model_id: "m1", model_context_window: 1000, system_prompt: "", agent_state: "/a", workspace: "/w" }, { at: at(0) }),
+        userText("before\u0000after", { at: at(1) }),
+        requestBegin({ at: at(2) }),
+        requestEnd("failed", { error_message: "bad\u0000byte" }, { at: at(3) }),
+      ];
+      appendFileSync(file, lines.map((m) => `${JSON.stringify(m)}\n`).join(""));
+      const store = await ProjectionStore.open({ root, file: url, projections: SERVER_PROJECTIONS });
+      try {
+        expect((await store.catchUp()).events).toBe(4);
+        expect(await store.db.selectFrom("sessions").select("title").execute()).toEqual([{ title: "before\uFFFDafter" }]);
+        expect(await store.db.selectFrom("usage_requests").select(["status", "error_message"]).execute()).toEqual([{ status: "failed", error_message: "bad\uFFFDbyte" }]);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
