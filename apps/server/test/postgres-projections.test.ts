@@ -12,6 +12,7 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildLockKey, ProjectionStore, rebuildProjections, type Projection } from "@penguin/projections-runner";
 import { requestBegin, requestEnd, sessionMeta, userText } from "@penguin/omnimessage";
+import { queryUsage, usageErrors } from "@penguin/projections-usage";
 import { SERVER_PROJECTIONS } from "../src/services/projections.js";
 import { startHarness, type Harness } from "./helpers/harness.js";
 import { startPostgres, type PostgresServer } from "./helpers/postgres.js";
@@ -111,6 +112,14 @@ describe("projections in PostgreSQL", { timeout: 120_000 }, () => {
       await rebuildProjections({ root: h!.root, file: join(dir, "projections.db"), projections: SERVER_PROJECTIONS, parallel: false });
       const sqlite = await ProjectionStore.open({ root: h!.root, file: join(dir, "projections.db"), projections: SERVER_PROJECTIONS });
       expect(await dumpProjections(sqlite)).toEqual(incremental);
+      // The queries too: usage buckets (spelt per engine), filters and failures answer alike on both.
+      const today = new Date().toISOString().slice(0, 10);
+      for (const granularity of ["minute", "hour", "day", "week", "month"] as const) {
+        expect(await queryUsage(after.db, { fromDate: "2000-01-01", toDate: "2999-12-31" }, "day", () => undefined, granularity), granularity).toEqual(await queryUsage(sqlite.db, { fromDate: "2000-01-01", toDate: "2999-12-31" }, "day", () => undefined, granularity));
+      }
+      for (const by of ["model", "agent", "session"] as const) expect(await queryUsage(after.db, {}, by, () => undefined)).toEqual(await queryUsage(sqlite.db, {}, by, () => undefined));
+      expect(await usageErrors(after.db, { fromDate: today }, 10, 0)).toEqual(await usageErrors(sqlite.db, { fromDate: today }, 10, 0));
+      expect((await usageErrors(after.db, {}, 10, 0)).total).toBe(1);
       await sqlite.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
