@@ -17,12 +17,14 @@
 //   thread boots tsx too.
 // - Row 19, rebuild into PostgreSQL (issue 32): the same generated root (200k lines by default,
 //   smaller than row 10's 1M: a PostgreSQL rebuild of 1M lines takes minutes on a loaded
-//   machine) rebuilt from the sources (rebuild-child.ts through tsx) into a fresh schema of a
+//   machine) rebuilt by the built CLI (`projections rebuild --database URL --json`, measured
+//   from outside as row 10 does) and from the sources (rebuild-child.ts through tsx) into a fresh schema of a
 //   real PostgreSQL 15 (started by apps/server/test/helpers/postgres.ts: initdb in a temp
 //   folder, Unix socket; fsync off as in the tests) and swapped in, beside the same rebuild
 //   into a SQLite file on one thread (the PostgreSQL build is one thread) in the same run,
-//   interleaved. Figures: events/s of each rebuild's own time and per CPU second of the
-//   rebuilding process (PostgreSQL's own CPU is not counted: it is another process).
+//   interleaved. Figures: events/s of each rebuild's own time, per CPU second of the
+//   rebuilding process (PostgreSQL's own CPU is not counted: it is another process), and for
+//   the built CLI its wall time and peak RSS.
 // - Row 11, live lag: a LiveProjectionRunner follows a data root while a session appends one
 //   line at a time (a burst of a turn's lines every few tens of ms, as a running session
 //   does); the lag is from the append returning to the line's row being visible in
@@ -100,13 +102,13 @@ async function runFromSources(root: string, threads: 1 | 2, target = join(root, 
   return JSON.parse(out.trim().split("\n").at(-1)!) as RebuildRun;
 }
 
-/** The built CLI's `projections rebuild --threads N --json` on `root`, measured from outside. */
-async function runBuiltCli(root: string, threads: 1 | 2, usageFile: string): Promise<RebuildRun> {
+/** The built CLI's `projections rebuild --threads N --json` on `root` (into `database` when given), measured from outside. */
+async function runBuiltCli(root: string, threads: 1 | 2, usageFile: string, database?: string): Promise<RebuildRun> {
   rmSync(usageFile, { force: true });
   const preload = new URL("./process-usage.mjs", import.meta.url).href;
   const env: NodeJS.ProcessEnv = { ...process.env, PENGUIN_HOME: root, PENGUIN_BENCH_USAGE_FILE: usageFile };
   const t0 = process.hrtime.bigint();
-  const out = await runNode(["--import", preload, CLI_MAIN, "projections", "rebuild", "--threads", String(threads), "--json"], env);
+  const out = await runNode(["--import", preload, CLI_MAIN, "projections", "rebuild", "--threads", String(threads), "--json", ...(database === undefined ? [] : ["--database", database])], env);
   const wallMs = msSince(t0);
   const summary = JSON.parse(out.trim().split("\n").at(-1)!) as { events: number; durationMs: number; threads: number };
   if (summary.threads !== threads) throw new Error(`the built CLI rebuilt on ${summary.threads} thread(s) where --threads ${threads} was asked`);
@@ -174,6 +176,7 @@ export async function rowRebuild(runs: number, lines = 1_000_000): Promise<RowRe
 }
 
 export async function rowRebuildPostgres(runs: number, lines = 200_000): Promise<RowResult> {
+  await ensureBuiltCli();
   // A test helper, imported only when this row runs: the one way the repository starts a real PostgreSQL.
   const { startPostgres } = await import("../../../apps/server/test/helpers/postgres.js");
   const root = mkdtempSync(join(tmpdir(), "penguin-bench-rebuild-pg-"));
@@ -183,10 +186,15 @@ export async function rowRebuildPostgres(runs: number, lines = 200_000): Promise
     const agent = await createAgent({ root, env: {} });
     const sessions = Math.max(1, Math.round(lines / 10_000));
     const written = generateSessions(agent, sessions, Math.ceil(lines / sessions));
+    const usageFile = join(root, "rebuild-usage.json");
     const intoPostgres: RebuildRun[] = [];
     const intoSqlite: RebuildRun[] = [];
+    const builtPostgres: RebuildRun[] = [];
+    const builtSqlite: RebuildRun[] = [];
     // Interleaved, so a change in the machine's load hits both engines alike.
     for (let i = 0; i < runs; i++) {
+      builtPostgres.push(await runBuiltCli(root, 1, usageFile, url));
+      builtSqlite.push(await runBuiltCli(root, 1, usageFile));
       intoPostgres.push(await runFromSources(root, 1, url));
       intoSqlite.push(await runFromSources(root, 1));
     }
@@ -194,8 +202,13 @@ export async function rowRebuildPostgres(runs: number, lines = 200_000): Promise
     if (events !== intoSqlite.at(-1)?.events) throw new Error(`the PostgreSQL rebuild read ${events} events, the SQLite one ${intoSqlite.at(-1)?.events}`);
     return {
       row: 19,
-      title: `Projections rebuild into PostgreSQL (fresh schema swapped in) beside SQLite, one thread each, sources via tsx: ${written} lines in ${sessions} sessions (${events} events)`,
-      metrics: [...rebuildMetrics("into PostgreSQL 15 (local socket)", intoPostgres), ...rebuildMetrics("into SQLite projections.db", intoSqlite)],
+      title: `Projections rebuild into PostgreSQL (fresh schema swapped in) beside SQLite, one thread each, built CLI and sources via tsx: ${written} lines in ${sessions} sessions (${events} events)`,
+      metrics: [
+        ...rebuildMetrics("built CLI --database (PostgreSQL 15, local socket)", builtPostgres),
+        ...rebuildMetrics("built CLI --threads 1 (SQLite projections.db)", builtSqlite),
+        ...rebuildMetrics("sources via tsx into PostgreSQL", intoPostgres),
+        ...rebuildMetrics("sources via tsx into SQLite", intoSqlite),
+      ],
     };
   } finally {
     await postgres.stop();
