@@ -49,7 +49,6 @@ export interface LiveRunnerOptions {
   holdsDuty?: () => boolean | Promise<boolean>;
 }
 
-
 export class LiveProjectionRunner {
   readonly #options: LiveRunnerOptions;
   #store: Promise<ProjectionStore>;
@@ -111,7 +110,7 @@ export class LiveProjectionRunner {
     });
   }
 
-  /** Whether the last background pass caught up (this node held the duty) or only looked. */
+  /** Whether this node held the duty at its last pass: its background passes catch up, the others' only look. */
   get following(): boolean {
     return this.#following;
   }
