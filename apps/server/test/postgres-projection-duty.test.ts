@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { requestBegin, requestEnd, sessionMeta, userText, type OmniMessage } from "@penguin/omnimessage";
 import { dutyKey } from "../src/db/facts-db.js";
 import { spawnServer, StartedServers, type ServerChild } from "./helpers/child.js";
+import { startHarness, type Harness } from "./helpers/harness.js";
 import { startPostgres, type PostgresServer } from "./helpers/postgres.js";
 
 let server: PostgresServer;
@@ -128,5 +129,42 @@ describe("projection catch-up by one node", { timeout: 180_000 }, () => {
       requests: { "session-2026-01-02-10-00-00-aaaa0001": 2, "session-2026-01-02-10-00-00-aaaa0002": 2, "session-2026-01-02-10-00-00-aaaa0003": 1 },
     });
     expect(await dutyHolders(url)).toEqual([successor]);
+  });
+
+  it("a node without the duty does not catch up in the background: it only reads what the holder wrote", async () => {
+    const url = await server.createDatabase("projection_duty_gate");
+    const a = await startHarness({ app: { database: url, projectionsPollMs: 20 } });
+    const nodes: Harness[] = [a];
+    try {
+      // A takes the duty before B exists, so the holder is known.
+      expect(a.server.context.stores.facts.holdsDuty("projections")).toBe(true);
+      const b = await startHarness({ root: a.root, app: { database: url, projectionsPollMs: 20 }, adminPassword: a.adminPassword });
+      nodes.push(b);
+      // Count each node's catch-ups from now on (B's start-up refresh is behind it), and B's passes.
+      const catchUps = [0, 0];
+      for (const [i, node] of nodes.entries()) {
+        const store = await node.server.context.projections.store();
+        const catchUp = store.catchUp.bind(store);
+        store.catchUp = (...args) => {
+          catchUps[i]! += 1;
+          return catchUp(...args);
+        };
+      }
+      let bPasses = 0;
+      b.server.context.projections.onCaughtUp(async () => void (bPasses += 1));
+
+      const written = appendTurn(a.root, "session-2026-01-02-10-00-00-bbbb0001", 0);
+      await vi.waitFor(async () => expect((await projected(url)).applied).toBe(written), { timeout: 30_000, interval: 20 });
+      // B has passed twice since the rows came in (so at least one whole pass of it saw the new lines on disk) …
+      const seen = bPasses;
+      await vi.waitFor(() => expect(bPasses).toBeGreaterThanOrEqual(seen + 2), { timeout: 30_000, interval: 5 });
+      // … without catching up once; A did the work.
+      expect(catchUps[1]).toBe(0);
+      expect(catchUps[0]).toBeGreaterThan(0);
+      expect(b.server.context.projections.following).toBe(false);
+      expect(a.server.context.projections.following).toBe(true);
+    } finally {
+      for (const node of nodes.reverse()) await node.cleanup().catch(() => undefined);
+    }
   });
 });
