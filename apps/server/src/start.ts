@@ -2,7 +2,9 @@
  * startServer: the server on a real socket, for one data root.
  *
  * Takes `<root>/server.lock` (throwing ServerAlreadyRunningError when a live server holds
- * it), assembles the app, listens (port 0 picks a free one), writes the port into the lock,
+ * it) when the facts live in SQLite: one server per facts.db. With `--database postgres://…`
+ * (or PENGUIN_DATABASE_URL) several nodes share the root and no server.lock is taken: each node
+ * registers itself in PostgreSQL instead (cluster/node-registry.ts). Then it assembles the app, listens (port 0 picks a free one), writes the port into the lock,
  * and prints the framed startup notice through `out`. `close()` is the graceful stop: stop
  * accepting, abort running tasks with their carry-over and dispose sessions (traces closed),
  * close every open stream, wait up to the grace period for answers in flight to finish,
@@ -16,7 +18,8 @@ import { createServerApp, type ServerAppOptions } from "./app.js";
 import { initialPasswordPath } from "./auth/initial-password.js";
 import { startupNotice } from "./process/notice.js";
 import { ensureDataRootWritable } from "./process/data-root-check.js";
-import { acquireServerLock, serverUrl } from "./process/server-lock.js";
+import { isPostgresUrl } from "./db/dialect.js";
+import { acquireServerLock, serverUrl, type ServerLock } from "./process/server-lock.js";
 
 export const DEFAULT_PORT = 7364;
 export const DEFAULT_HOST = "127.0.0.1";
@@ -53,7 +56,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const root = resolveRoot(options.root, env);
   const host = options.host ?? DEFAULT_HOST;
   ensureDataRootWritable(root);
-  const lock = await acquireServerLock(root, host, options.now === undefined ? {} : { now: options.now });
+  const clustered = isPostgresUrl(options.app?.database ?? env.PENGUIN_DATABASE_URL ?? "");
+  const lock: Pick<ServerLock, "setPort" | "release"> = clustered ? noLock : await acquireServerLock(root, host, options.now === undefined ? {} : { now: options.now });
   let server: Server | undefined;
   let closeApp: (() => Promise<void>) | undefined;
   try {
@@ -98,6 +102,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
 }
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 2000;
+
+/** With PostgreSQL facts, nodes share the root: nothing to lock, nothing to release. */
+const noLock: Pick<ServerLock, "setPort" | "release"> = { setPort: () => undefined, release: () => undefined };
 
 /** Waits for the server to stop by itself, or at most `graceMs`; then cuts every remaining connection. */
 async function closeWithinGrace(server: Server, stopped: Promise<void>, graceMs: number): Promise<void> {
