@@ -23,7 +23,7 @@
  * fork-and-delete.ts, child-sessions.ts (subagents).
  */
 import type { Agent, AgentPaths, ApprovalMode, ForkPosition, RewindResult, Session, TrashEntry } from "@penguin/core";
-import { agentPaths, createAgent, sessionTraceFiles } from "@penguin/core";
+import { agentPaths, createAgent, sessionLeaseFile, sessionTraceFiles } from "@penguin/core";
 import { settingsChanged, type OmniMessage } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import type { SessionRow } from "../db/sessions-store.js";
@@ -38,7 +38,7 @@ import type { CreateSessionInput, ManagerParts, SessionManagerDeps, TaskAccepted
 import { defaultApprovalMode, recordFact, sessionSandbox, setApprovalMode, setSandboxNetwork, setThinkingLevel } from "./session-settings.js";
 import { evictIdle, invalidateProject, reloadAgent } from "./session-unloading.js";
 import type { TaskInputItem } from "./task-input.js";
-import { compact, isQueued, onIdle, recallFollowUp, restoreQueues, startTask } from "./task-queue.js";
+import { compact, isQueued, onIdle, recallFollowUp, restoreQueue, restoreQueues, startTask } from "./task-queue.js";
 import { TaskRunner } from "./task-runner.js";
 
 export type { CreateSessionInput, SessionManagerDeps, TaskAccepted, TaskRequest } from "./session-manager-parts.js";
@@ -68,7 +68,11 @@ export class SessionManager {
       generateTitles: deps.generateTitles,
       lifetime: this.#lifetime.signal,
       report: deps.report,
-      onIdle: (hub) => (deps.onTaskEnded?.({ projectId: hub.projectId, agentId: hub.agentId, sessionId: hub.sessionId }), onIdle(this.#parts, hub)),
+      onIdle: (hub) => {
+        deps.onTaskEnded?.({ projectId: hub.projectId, agentId: hub.agentId, sessionId: hub.sessionId });
+        onIdle(this.#parts, hub);
+        this.#markActivity(hub);
+      },
       onChildSession: (parent, meta) => indexChild(this.#parts, parent, meta),
       mirrorChild: (m) => mirrorChild(this.#parts, m),
       hasRecordedTitle: async (hub) => {
@@ -86,6 +90,12 @@ export class SessionManager {
       unload: (hub) => this.#unload(hub),
     };
     this.#stopEviction = deps.ticker.every(EVICTION_CHECK_MS, () => void this.evictIdle());
+    deps.ownership?.bind({ onLost: (sessionId) => void this.#lost(sessionId), pickUp: (sessionId) => this.pickUp(sessionId) });
+  }
+
+  /** Who runs sessions cluster-wide (PostgreSQL facts), if this server is a node of a cluster. */
+  get ownership(): SessionManagerDeps["ownership"] {
+    return this.#deps.ownership;
   }
 
   /** The hub of a session if it is in memory (loaded, or followed by a subscriber). */
@@ -134,6 +144,12 @@ export class SessionManager {
       ...(input.source === undefined ? {} : { source: input.source }),
       ...(sandbox === undefined ? {} : { sandbox }),
     });
+    try {
+      this.#deps.ownership?.claim(core.id, sessionLeaseFile(agent.paths, core.id));
+    } catch (error) {
+      await core.dispose();
+      throw error;
+    }
     if (sandboxNetwork) core.recordFact(settingsChanged({ sandbox_network: true }));
     const now = this.#deps.now();
     this.#deps.stores.sessions.insert({
@@ -169,7 +185,27 @@ export class SessionManager {
   }
 
   async startTask(row: SessionRow, request: TaskRequest): Promise<TaskAccepted> {
-    return startTask(this.#parts, row, request);
+    const accepted = await startTask(this.#parts, row, request);
+    const hub = this.#hubs.get(row.sessionId);
+    if (hub !== undefined) this.#markActivity(hub);
+    return accepted;
+  }
+
+  /**
+   * Resumes a session another node of the cluster ran until it died (its lease row expired
+   * with work left): loaded here from the trace (core's carry-over for the interrupted turn),
+   * then its queued follow-ups run here, in order.
+   */
+  async pickUp(sessionId: string): Promise<void> {
+    if (this.#closing) return;
+    const row = this.#deps.stores.sessions.get(sessionId);
+    if (row === undefined) {
+      this.#deps.ownership?.abandon(sessionId);
+      return;
+    }
+    await restoreQueue(this.#parts, row);
+    const hub = this.#hubs.get(sessionId);
+    if (hub !== undefined) this.#markActivity(hub);
   }
 
   /** True while a follow-up waits in the session's queue. */
@@ -336,7 +372,8 @@ export class SessionManager {
     let agent = this.#agents.get(key);
     if (agent === undefined) {
       // The server holds the lease of every session it has loaded (one writer per session).
-      const options: Parameters<typeof createAgent>[0] = { root: this.#deps.root, projectId, agentId, env: this.#deps.env, holderCommand: "penguin server" };
+      const holderCommand = this.#deps.ownership?.holderCommand ?? "penguin server";
+      const options: Parameters<typeof createAgent>[0] = { root: this.#deps.root, projectId, agentId, env: this.#deps.env, holderCommand };
       if (this.#deps.sleep !== undefined) options.sleep = this.#deps.sleep;
       if (this.#deps.fetch !== undefined) options.fetch = this.#deps.fetch;
       if (this.#deps.sandbox !== undefined) options.sandbox = this.#deps.sandbox;
@@ -383,12 +420,47 @@ export class SessionManager {
     // The network allowance is the trace's (`settings_changed`); core takes the thinking level
     // and the approval mode from the trace itself.
     const sandbox = sessionSandbox(this.#deps.sandbox, (await this.#deps.traceInfo(row)).sandboxNetwork);
-    return agent.resumeSession({ sessionId: row.sessionId, ...(sandbox === undefined ? {} : { sandbox }) });
+    // Cluster-wide first (the lease row), then core's file lease as ever.
+    this.#deps.ownership?.claim(row.sessionId, sessionLeaseFile(agent.paths, row.sessionId));
+    try {
+      return await agent.resumeSession({ sessionId: row.sessionId, ...(sandbox === undefined ? {} : { sandbox }) });
+    } catch (error) {
+      this.#deps.ownership?.release(row.sessionId);
+      throw error;
+    }
   }
 
   async #unload(hub: SessionHub): Promise<void> {
     const core = hub.core;
     hub.core = undefined;
     if (core !== undefined) await core.dispose();
+    if (core !== undefined) this.#deps.ownership?.release(hub.sessionId);
+  }
+
+  /** Tells the cluster whether the session has work another node must resume should this one die. */
+  #markActivity(hub: SessionHub): void {
+    if (hub.core === undefined) return;
+    try {
+      this.#deps.ownership?.setActive(hub.sessionId, hub.busy || hub.followUps.length > 0);
+    } catch (error) {
+      this.#deps.report(error);
+    }
+  }
+
+  /**
+   * Another node took the session's lease row (this one stalled past its lease): stop
+   * writing to it at once — the run is aborted, the queue dropped (the trace keeps it for the
+   * new runner), the session unloaded.
+   */
+  async #lost(sessionId: string): Promise<void> {
+    const hub = this.#hubs.get(sessionId);
+    if (hub === undefined) return;
+    hub.followUps.splice(0);
+    if (hub.run !== undefined) {
+      hub.run.controller.abort();
+      hub.approvals.denyAll();
+      await hub.run.done.catch(() => undefined);
+    }
+    await this.#unload(hub);
   }
 }
