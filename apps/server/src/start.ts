@@ -38,6 +38,11 @@ export interface StartServerOptions {
   out?: (line: string) => void;
   /** Rebuild the sessions index from the traces. */
   reindex?: boolean;
+  /**
+   * With PostgreSQL facts: the URL other nodes reach this one at to forward session writes
+   * (else PENGUIN_ADVERTISE_URL, else the listening address).
+   */
+  advertiseUrl?: string;
   /** How long shutdown waits for answers in flight before closing their sockets; default 2 s. */
   shutdownGraceMs?: number;
   /** The rest of the app's seams (ticker, titles, limits, reporter, model fetch). */
@@ -73,9 +78,13 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const port = await listen(srv, options.port ?? DEFAULT_PORT, host);
     lock.setPort(port, host);
     const url = serverUrl(host, port);
+    const cluster = built.context.cluster;
+    // Other nodes forward session writes here: the operator's address for this node, else the listening one.
+    cluster?.advertise(options.advertiseUrl ?? env.PENGUIN_ADVERTISE_URL ?? url);
     const out = options.out;
     if (out !== undefined) {
       for (const line of startupNotice({ url, root, password: built.initialPassword, passwordFile: initialPasswordPath(root), web: options.webDir !== undefined, sandbox: built.context.sandbox })) out(line);
+      if (cluster !== undefined) out(`cluster node ${cluster.nodeId} (lease ${cluster.leaseMs / 1000} s), reached by other nodes at ${options.advertiseUrl ?? env.PENGUIN_ADVERTISE_URL ?? url}`);
     }
     let closing: Promise<void> | undefined;
     return {
