@@ -245,4 +245,34 @@ describe("several server nodes on one data root", { timeout: 180_000 }, () => {
     expect(await leaseHolder(database, sid)).toBe(b!.nodeId);
     expect(JSON.parse(readFileSync(leaseFile, "utf8")).command).toBe(`penguin server node ${b!.nodeId}`);
   });
+
+  it("a node stopped gracefully (SIGTERM) while its session has a queued follow-up hands the session over at once", async () => {
+    kit = await startTestkit();
+    enqueueSmart(kit, 20, (r) => {
+      const prompt = lastUserText(r);
+      if (prompt === "later") return { text: "ran elsewhere" };
+      if (prompt === "waiting") return { text: "this answer never ends", chunkSize: 10, fault: { kind: "hang", afterEvents: 3 } };
+      return { text: `unexpected: ${prompt}` };
+    });
+    const root = started.tempDir("penguin-handover-");
+    const workspace = started.tempDir("penguin-handover-ws-");
+    configureProject(root, "default_project", modelEntry(kit));
+    const database = await postgres.createDatabase("cluster_handover");
+    const [a, b, c] = await startCluster(root, database);
+    const sid = await newSession(a!.client, { workspace });
+    const stream = await openStream(a!.client, sid);
+    expect((await a!.client.post(`/api/sessions/${sid}/tasks`, text("waiting"))).status).toBe(202);
+    await stream.until((e) => e.data.includes("this answe"));
+    const queued = await b!.client.post(`/api/sessions/${sid}/tasks`, { ...text("later"), queueIfBusy: true });
+    expect(queued.body.status).toBe("queued");
+
+    // A stops gracefully: its run is aborted (carry-over kept), its row handed over, not deleted.
+    a!.child.proc.kill("SIGTERM");
+    expect(await a!.child.exited).toBe(0);
+    await stream.close().catch(() => undefined);
+    await until(() => answers(traceOf(root, sid)).includes("ran elsewhere"), "the queued follow-up to run on another node");
+    expect([b!.nodeId, c!.nodeId]).toContain(await leaseHolder(database, sid));
+    expect(userTexts(traceOf(root, sid))).toEqual(["waiting", "later"]);
+    expect(modelTurns(kit).filter((r) => lastUserText(r) === "later")).toHaveLength(1);
+  });
 });

@@ -18,6 +18,9 @@
  * here (SessionManager.pickUp: core's usual carry-over for the interrupted turn, then the
  * queued follow-ups from the trace).
  *
+ * A graceful stop hands sessions with work over: their rows expire at once, marked for pickup,
+ * so another node resumes them on its next tick instead of after the lease.
+ *
  * Fencing is best effort: a node whose renewal finds a row taken from it (it stalled longer
  * than the lease) aborts that session's run and unloads it (`onLost`).
  */
@@ -67,6 +70,8 @@ export class ClusterNode implements SessionOwnership {
   /** The sessions this node holds: session id → its row's token. */
   readonly #held = new Map<string, string>();
   readonly #picking = new Set<string>();
+  /** Sessions a graceful stop hands over to other nodes (their rows expire marked, not deleted). */
+  readonly #handingOver = new Set<string>();
   #handlers: { onLost(sessionId: string): void; pickUp(sessionId: string): Promise<void> } | undefined;
   #stopTicker: (() => void) | undefined;
   #stopped = false;
@@ -89,28 +94,36 @@ export class ClusterNode implements SessionOwnership {
     this.#registry.advertise(url);
   }
 
-  claim(sessionId: string, leaseFile: string): void {
+  claim(sessionId: string, leaseFile: string): boolean {
     if (this.#stopped) throw new ApiError(503, "session_unavailable", "the server is shutting down");
     const token = this.#held.get(sessionId) ?? randomBytes(16).toString("hex");
-    if (!this.#rows.claim(sessionId, token)) {
+    const outcome = this.#rows.claim(sessionId, token);
+    if (outcome === "refused") {
       const where = this.whereRuns(sessionId);
       const at = where === undefined ? "another node" : `node ${where.nodeId}${where.url === null ? "" : ` (${where.url})`}`;
       throw new ApiError(409, "session_busy", `session ${sessionId} is being run by ${at} of this cluster; send its tasks there, or wait until it is idle (its lease is ${this.leaseMs / 1000} s)`);
     }
     this.#held.set(sessionId, token);
     removeOtherNodesFileLease(leaseFile, this.nodeId);
+    return outcome === "orphaned";
+  }
+
+  handOver(sessionIds: readonly string[]): void {
+    for (const id of sessionIds) this.#handingOver.add(id);
   }
 
   release(sessionId: string): void {
     const token = this.#held.get(sessionId);
     if (token === undefined) return;
     this.#held.delete(sessionId);
-    this.#rows.release(sessionId, token);
+    if (this.#handingOver.delete(sessionId)) this.#rows.handOver(sessionId, token);
+    else this.#rows.release(sessionId, token);
   }
 
   setActive(sessionId: string, active: boolean): void {
     const token = this.#held.get(sessionId);
-    if (token !== undefined) this.#rows.setWantsPickup(sessionId, token, active);
+    // Sessions being handed over keep their mark whatever their aborted run reports.
+    if (token !== undefined && !this.#handingOver.has(sessionId)) this.#rows.setWantsPickup(sessionId, token, active);
   }
 
   abandon(sessionId: string): void {
@@ -147,8 +160,7 @@ export class ClusterNode implements SessionOwnership {
     this.#stopped = true;
     this.#stopTicker?.();
     try {
-      for (const [sessionId, token] of this.#held) this.#rows.release(sessionId, token);
-      this.#held.clear();
+      for (const sessionId of [...this.#held.keys()]) this.release(sessionId);
       this.#registry.deregister();
     } catch (error) {
       this.#options.report(error);

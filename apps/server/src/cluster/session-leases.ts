@@ -28,17 +28,24 @@ export class SessionLeaseRows {
     readonly leaseMs: number,
   ) {}
 
-  /** Takes the session's row for this node; false when another node's lease is in force. */
-  claim(sessionId: string, token: string): boolean {
+  /**
+   * Takes the session's row for this node: "refused" while another node's lease is in force;
+   * "orphaned" when the row it took was another node's, expired with work left (a task, queued
+   * follow-ups) that the taker must resume; else "taken".
+   */
+  claim(sessionId: string, token: string): "taken" | "orphaned" | "refused" {
     const taken = this.db.query(
-      `insert into cluster_session_leases (session_id, node_id, token, expires_at, wants_pickup)
+      `with before as (select node_id, wants_pickup from cluster_session_leases where session_id = $1)
+       insert into cluster_session_leases (session_id, node_id, token, expires_at, wants_pickup)
        values ($1, $2, $3, ${DB_NOW_MS} + $4::bigint, 0)
        on conflict (session_id) do update set node_id = excluded.node_id, token = excluded.token, expires_at = excluded.expires_at
        where cluster_session_leases.expires_at <= ${DB_NOW_MS} or cluster_session_leases.node_id = excluded.node_id
-       returning session_id`,
+       returning (select node_id from before) as previous_node, (select wants_pickup from before) as previous_work`,
       [sessionId, this.nodeId, token, this.leaseMs],
     );
-    return taken.rowCount === 1;
+    const row = taken.rows[0];
+    if (row === undefined) return "refused";
+    return row.previous_node !== null && row.previous_node !== this.nodeId && Number(row.previous_work) === 1 ? "orphaned" : "taken";
   }
 
   /** Renews every given lease of this node; answers the session ids whose row was taken from it. */
@@ -55,6 +62,11 @@ export class SessionLeaseRows {
     );
     const still = new Set(kept.rows.map((r) => String(r.session_id)));
     return ids.filter((id) => !still.has(id));
+  }
+
+  /** A graceful stop with work left: the row expires now, marked for pickup, so another node resumes it at once. */
+  handOver(sessionId: string, token: string): void {
+    this.db.query(`update cluster_session_leases set expires_at = ${DB_NOW_MS}, wants_pickup = 1 where session_id = $1 and token = $2`, [sessionId, token]);
   }
 
   release(sessionId: string, token: string): void {

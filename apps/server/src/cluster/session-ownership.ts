@@ -10,8 +10,14 @@ export interface SessionOwnership {
    * Makes this node the session's runner before it loads the session, or throws 409
    * `session_busy` naming the node that runs it. `leaseFile` is the session's file lease: one a
    * dead (or fenced-off) node left is removed once the row proves that node no longer runs it.
+   * True when the row was a dead node's with work left: the caller resumes its queue.
    */
-  claim(sessionId: string, leaseFile: string): void;
+  claim(sessionId: string, leaseFile: string): boolean;
+  /**
+   * A graceful stop is about to unload these sessions, which still have work: their rows are
+   * handed over (expired now, marked for pickup) instead of deleted, so another node resumes them.
+   */
+  handOver(sessionIds: readonly string[]): void;
   /** The session was unloaded here: its row goes (idempotent). */
   release(sessionId: string): void;
   /** Whether the session has work (a run, queued follow-ups) another node must resume if this one dies. */

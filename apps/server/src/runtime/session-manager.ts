@@ -58,6 +58,10 @@ export class SessionManager {
   /** What the modules split from this class need of it (session-manager-parts.ts). */
   readonly #parts: ManagerParts;
   #closing = false;
+  /** Sessions whose lease row this node took from a dead node with work left: their queue is restored once loaded. */
+  readonly #orphaned = new Set<string>();
+  /** Queue restores in flight, by session id. */
+  readonly #restoring = new Map<string, Promise<number>>();
 
   constructor(deps: SessionManagerDeps) {
     this.#deps = deps;
@@ -181,6 +185,8 @@ export class SessionManager {
     });
     const core = await hub.loading;
     hub.core ??= core;
+    // The session was a dead node's with work left: its queued follow-ups run here.
+    if (this.#orphaned.delete(row.sessionId)) void this.#restoreOnce(row).catch((error: unknown) => this.#deps.report(error));
     return { hub, core: hub.core };
   }
 
@@ -203,9 +209,23 @@ export class SessionManager {
       this.#deps.ownership?.abandon(sessionId);
       return;
     }
-    await restoreQueue(this.#parts, row);
-    const hub = this.#hubs.get(sessionId);
-    if (hub !== undefined) this.#markActivity(hub);
+    await this.#restoreOnce(row);
+  }
+
+  /** Restores a session's queue from its trace, once at a time (the sweeper, a start-up restore and a load may meet). */
+  #restoreOnce(row: SessionRow): Promise<number> {
+    let restoring = this.#restoring.get(row.sessionId);
+    if (restoring === undefined) {
+      restoring = restoreQueue(this.#parts, row)
+        .then((restored) => {
+          const hub = this.#hubs.get(row.sessionId);
+          if (hub !== undefined) this.#markActivity(hub);
+          return restored;
+        })
+        .finally(() => this.#restoring.delete(row.sessionId));
+      this.#restoring.set(row.sessionId, restoring);
+    }
+    return restoring;
   }
 
   /** True while a follow-up waits in the session's queue. */
@@ -223,7 +243,7 @@ export class SessionManager {
    * their sessions' queues, in order, and the first runs once its session is idle.
    */
   async restoreQueues(): Promise<number> {
-    return restoreQueues(this.#parts);
+    return restoreQueues(this.#parts, (row) => this.#restoreOnce(row));
   }
 
   steer(row: SessionRow, text: string): { id: string; text: string } {
@@ -397,6 +417,8 @@ export class SessionManager {
     if (this.#closing) return;
     this.#closing = true;
     this.#stopEviction();
+    // Sessions with work left (a run, queued follow-ups, which their traces record) go to another node of the cluster.
+    this.#deps.ownership?.handOver([...this.#hubs.values()].filter((h) => h.core !== undefined && (h.busy || h.followUps.length > 0)).map((h) => h.sessionId));
     this.#lifetime.abort();
     const runs: Promise<void>[] = [];
     for (const hub of this.#hubs.values()) {
@@ -421,7 +443,7 @@ export class SessionManager {
     // and the approval mode from the trace itself.
     const sandbox = sessionSandbox(this.#deps.sandbox, (await this.#deps.traceInfo(row)).sandboxNetwork);
     // Cluster-wide first (the lease row), then core's file lease as ever.
-    this.#deps.ownership?.claim(row.sessionId, sessionLeaseFile(agent.paths, row.sessionId));
+    if (this.#deps.ownership?.claim(row.sessionId, sessionLeaseFile(agent.paths, row.sessionId)) === true) this.#orphaned.add(row.sessionId);
     try {
       return await agent.resumeSession({ sessionId: row.sessionId, ...(sandbox === undefined ? {} : { sandbox }) });
     } catch (error) {

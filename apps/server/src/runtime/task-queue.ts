@@ -74,13 +74,13 @@ export async function recallFollowUp(m: ManagerParts, row: SessionRow, followUpI
  * At start: the follow-ups a stopped server left queued (the traces record them) go back to
  * their sessions' queues, in order, and the first runs once its session is idle.
  */
-export async function restoreQueues(m: ManagerParts): Promise<number> {
+export async function restoreQueues(m: ManagerParts, restore: (row: SessionRow) => Promise<number> = (row) => restoreQueue(m, row)): Promise<number> {
   let restored = 0;
   for (const sessionId of await m.deps.queuedSessionIds()) {
     const row = m.deps.stores.sessions.get(sessionId);
     if (row === undefined) continue;
     try {
-      restored += await restoreQueue(m, row);
+      restored += await restore(row);
     } catch (error) {
       // Another node of the cluster runs it (and so runs its queue): nothing to restore here.
       if (error instanceof ApiError && error.code === "session_busy") continue;
