@@ -1,8 +1,8 @@
 /**
  * This server as one node of a cluster (facts in PostgreSQL, several nodes on one data root):
  * it registers in `cluster_nodes`, and makes itself the runner of a session before loading it
- * (a lease row, session-leases.ts), renewing its rows on a ticker every third of the lease time
- * and letting a row go when the session is unloaded or the server stops.
+ * (a lease row, session-leases.ts), renewing its rows on a ticker (`tickMs`: every second, or a
+ * third of a shorter lease) and letting a row go when the session is unloaded or the server stops.
  *
  * How the row combines with core's file lease (`<sid>.lease`): a node holds both. The file
  * lease keeps CLI processes on the same root out (they know nothing of PostgreSQL), and it
@@ -83,7 +83,7 @@ export class ClusterNode implements SessionOwnership {
     this.#registry = new NodeRegistry(db, this.nodeId);
     this.#rows = new SessionLeaseRows(db, this.nodeId, options.leaseMs);
     this.#registry.register();
-    this.#stopTicker = options.ticker.every(Math.max(100, Math.floor(options.leaseMs / 3)), () => this.tick());
+    this.#stopTicker = options.ticker.every(tickMs(options.leaseMs), () => this.tick());
   }
 
   bind(handlers: { onLost(sessionId: string): void; pickUp(sessionId: string): Promise<void> }): void {
@@ -194,6 +194,15 @@ function removeOtherNodesFileLease(leaseFile: string, nodeId: string): void {
   if (holder.command === `${HOLDER_PREFIX}${nodeId}`) return;
   if (liveLeaseHolder(leaseFile) === undefined) return;
   if (readLease(leaseFile)?.token === read!.token) rmSync(leaseFile, { force: true });
+}
+
+/**
+ * How often a node renews, heartbeats and (on duty) sweeps: every second, or every third of a
+ * shorter lease. Renewing often keeps a dead node's rows from outliving it by more than the lease;
+ * sweeping often makes the pickup follow the expiry within a second. Each is one small statement.
+ */
+export function tickMs(leaseMs: number): number {
+  return Math.max(100, Math.min(1000, Math.floor(leaseMs / 3)));
 }
 
 /** The lease time from PENGUIN_LEASE_MS (milliseconds), else the default; a bad value is refused by name. */
