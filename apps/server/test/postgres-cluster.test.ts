@@ -16,6 +16,7 @@ import { agentPaths, parseTraceText, sessionLeaseFile, sessionTraceFiles } from 
 import type { OmniMessage } from "@penguin/omnimessage";
 import { startTestkit, type RecordedRequest, type Testkit } from "@penguin/testkit";
 import { committedTurns } from "../../../test/fuzz/core/trace-oracle.js";
+import { leaseMsFrom } from "../src/cluster/cluster-node.js";
 import { ApiClient } from "./helpers/client.js";
 import { spawnServer, StartedServers, type ServerChild } from "./helpers/child.js";
 import { configureProject, modelEntry } from "./helpers/harness.js";
@@ -117,6 +118,14 @@ async function leaseExpired(database: string, sid: string): Promise<boolean> {
 
 const modelTurns = (k: Testkit): RecordedRequest[] => k.requests.filter((r) => !isTitleRequest(r));
 
+describe("the cluster's settings", () => {
+  it("refuses a PENGUIN_LEASE_MS that is not a whole number of milliseconds in range, naming it and the default", () => {
+    expect(leaseMsFrom({})).toBe(15_000);
+    expect(leaseMsFrom({ PENGUIN_LEASE_MS: "4000" })).toBe(4000);
+    for (const bad of ["fast", "1.5", "10", "9999999"]) expect(() => leaseMsFrom({ PENGUIN_LEASE_MS: bad })).toThrow(/PENGUIN_LEASE_MS must be a whole number of milliseconds from 300 to 600000 \(got ".*"\); leave it unset for 15000 ms/);
+  });
+});
+
 describe("several server nodes on one data root", { timeout: 180_000 }, () => {
   it("a task posted to node B for a session node A runs is forwarded to A and runs there once, its events once and in order", async () => {
     kit = await startTestkit();
@@ -132,8 +141,10 @@ describe("several server nodes on one data root", { timeout: 180_000 }, () => {
     expect(await leaseHolder(database, sid)).toBe(a!.nodeId);
     const stream = await openStream(a!.client, sid);
 
-    // Posted to B, which does not run it: forwarded, accepted by A.
-    const posted = await b!.client.post(`/api/sessions/${sid}/tasks`, text("hello"));
+    // Posted to B, which does not run it, as a browser would (Origin: B's own address): forwarded
+    // (B checked the Origin; A, another host, gets none) and accepted by A, which authenticates
+    // the user itself from the same cookie.
+    const posted = await b!.client.call("POST", `/api/sessions/${sid}/tasks`, text("hello"), { origin: b!.url });
     expect(posted.status, JSON.stringify(posted.body)).toBe(202);
     expect(posted.body.status).toBe("started");
     await stream.until((e) => e.event === "server_event" && dataOf(e).type === "task_state" && dataOf(e).state === "idle" && e.id !== undefined);
@@ -160,6 +171,12 @@ describe("several server nodes on one data root", { timeout: 180_000 }, () => {
     expect(direct.status).toBe(409);
     expect(direct.body.error.code).toBe("session_busy");
     expect(direct.body.error.message).toContain(a!.nodeId);
+
+    // The runner trusts no node's word about the user: a request that says it was forwarded but
+    // carries no credentials is refused by A itself.
+    const anonymous = await fetch(`${a!.url}/api/sessions/${sid}/tasks`, { method: "POST", headers: { "content-type": "application/json", "x-penguin-forwarded-by": b!.nodeId }, body: JSON.stringify(text("sneaky")) });
+    expect(anonymous.status).toBe(401);
+    expect(modelTurns(kit).map(lastUserText)).toEqual(["hello"]);
   });
 
   it("a node SIGKILLed mid-stream loses the session to another node, which resumes it and runs the queued follow-up", async () => {
