@@ -19,7 +19,7 @@ import { committedTurns } from "../../../test/fuzz/core/trace-oracle.js";
 import { leaseMsFrom } from "../src/cluster/cluster-node.js";
 import { ApiClient } from "./helpers/client.js";
 import { spawnServer, StartedServers, type ServerChild } from "./helpers/child.js";
-import { configureProject, modelEntry } from "./helpers/harness.js";
+import { configureProject, modelEntry, startHarness } from "./helpers/harness.js";
 import { enqueueSmart, isTitleRequest, lastUserText } from "./helpers/model.js";
 import { startPostgres, type PostgresServer } from "./helpers/postgres.js";
 import { newSession, openStream, text } from "./helpers/session.js";
@@ -111,6 +111,16 @@ async function leaseExpired(database: string, sid: string): Promise<boolean> {
     const rows = await client.query<{ expired: boolean }>("select expires_at <= (extract(epoch from clock_timestamp()) * 1000)::bigint as expired from cluster_session_leases where session_id = $1", [sid]);
     // Gone counts too: the sweeper drops expired rows of idle sessions.
     return rows.rows[0] === undefined || rows.rows[0].expired;
+  } finally {
+    await client.end();
+  }
+}
+
+async function expireLease(database: string, sid: string): Promise<void> {
+  const client = new pg.Client({ connectionString: database });
+  await client.connect();
+  try {
+    await client.query("update cluster_session_leases set expires_at = 0 where session_id = $1", [sid]);
   } finally {
     await client.end();
   }
@@ -292,4 +302,33 @@ describe("several server nodes on one data root", { timeout: 180_000 }, () => {
     expect(userTexts(traceOf(root, sid))).toEqual(["waiting", "later"]);
     expect(modelTurns(kit).filter((r) => lastUserText(r) === "later")).toHaveLength(1);
   });
+
+  it("a node whose lease row was taken (it stalled past its lease) unloads the session at its next renewal and leaves the new runner's file lease", async () => {
+    // Two apps in this process (helpers/harness.ts, hand-driven tickers): a stall is the row
+    // expiring while A does not tick.
+    const database = await postgres.createDatabase("cluster_fencing");
+    const a = await startHarness({ app: { database } });
+    const nodes = [a];
+    try {
+      const b = await startHarness({ root: a.root, app: { database }, adminPassword: a.adminPassword });
+      nodes.push(b);
+      const sid = await newSession(await a.admin(), { workspace: a.workspace });
+      const row = a.server.context.stores.sessions.get(sid)!;
+      expect(a.server.context.sessions.peek(sid)?.core).toBeDefined();
+      await expireLease(database, sid);
+      await b.server.context.sessions.open(row);
+      const bNode = b.server.context.cluster!.nodeId;
+      expect(await leaseHolder(database, sid)).toBe(bNode);
+      const leaseFile = sessionLeaseFile(agentPaths(a.root, "default_project", "default_agent"), sid);
+      expect(JSON.parse(readFileSync(leaseFile, "utf8")).command).toBe(`penguin server node ${bNode}`);
+
+      a.ticker.advance(1000);
+      await until(() => a.server.context.sessions.peek(sid)?.core === undefined, "A to unload the session it lost");
+      expect(b.server.context.sessions.peek(sid)?.core).toBeDefined();
+      expect(await leaseHolder(database, sid)).toBe(bNode);
+      expect(JSON.parse(readFileSync(leaseFile, "utf8")).command).toBe(`penguin server node ${bNode}`);
+    } finally {
+      for (const node of nodes.reverse()) await node.cleanup().catch(() => undefined);
+    }
+  }, 60_000);
 });
