@@ -23,7 +23,7 @@
  * fork-and-delete.ts, child-sessions.ts (subagents).
  */
 import type { Agent, AgentPaths, ApprovalMode, ForkPosition, RewindResult, Session, TrashEntry } from "@penguin/core";
-import { agentPaths, createAgent, sessionLeaseFile, sessionTraceFiles } from "@penguin/core";
+import { agentPaths, createAgent, sessionTraceFiles } from "@penguin/core";
 import { settingsChanged, type OmniMessage } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import type { SessionRow } from "../db/sessions-store.js";
@@ -31,6 +31,7 @@ import { ApiError } from "../http/api-error.js";
 import type { SessionTraceInfo } from "../services/session-trace-info.js";
 import type { HumanDecision } from "./approvals.js";
 import { indexChild, mirrorChild } from "./child-sessions.js";
+import { ClusterSessions } from "./cluster-sessions.js";
 import { deleteSession, forkSession, refuseIfHeldElsewhere } from "./fork-and-delete.js";
 import { abort, busyError, decide, recallSteering, retryNow, steer } from "./run-control.js";
 import { SessionHub } from "./session-hub.js";
@@ -38,7 +39,7 @@ import type { CreateSessionInput, ManagerParts, SessionManagerDeps, TaskAccepted
 import { defaultApprovalMode, recordFact, sessionSandbox, setApprovalMode, setSandboxNetwork, setThinkingLevel } from "./session-settings.js";
 import { evictIdle, invalidateProject, reloadAgent } from "./session-unloading.js";
 import type { TaskInputItem } from "./task-input.js";
-import { compact, isQueued, onIdle, recallFollowUp, restoreQueue, restoreQueues, startTask } from "./task-queue.js";
+import { compact, isQueued, onIdle, recallFollowUp, restoreQueues, startTask } from "./task-queue.js";
 import { TaskRunner } from "./task-runner.js";
 
 export type { CreateSessionInput, SessionManagerDeps, TaskAccepted, TaskRequest } from "./session-manager-parts.js";
@@ -58,10 +59,8 @@ export class SessionManager {
   /** What the modules split from this class need of it (session-manager-parts.ts). */
   readonly #parts: ManagerParts;
   #closing = false;
-  /** Sessions whose lease row this node took from a dead node with work left: their queue is restored once loaded. */
-  readonly #orphaned = new Set<string>();
-  /** Queue restores in flight, by session id. */
-  readonly #restoring = new Map<string, Promise<number>>();
+  /** Who runs a session cluster-wide (runtime/cluster-sessions.ts; does nothing on SQLite). */
+  readonly #cluster: ClusterSessions;
 
   constructor(deps: SessionManagerDeps) {
     this.#deps = deps;
@@ -75,7 +74,7 @@ export class SessionManager {
       onIdle: (hub) => {
         deps.onTaskEnded?.({ projectId: hub.projectId, agentId: hub.agentId, sessionId: hub.sessionId });
         onIdle(this.#parts, hub);
-        this.#markActivity(hub);
+        this.#cluster.markActivity(hub);
       },
       onChildSession: (parent, meta) => indexChild(this.#parts, parent, meta),
       mirrorChild: (m) => mirrorChild(this.#parts, m),
@@ -94,7 +93,8 @@ export class SessionManager {
       unload: (hub) => this.#unload(hub),
     };
     this.#stopEviction = deps.ticker.every(EVICTION_CHECK_MS, () => void this.evictIdle());
-    deps.ownership?.bind({ onLost: (sessionId) => void this.#lost(sessionId), pickUp: (sessionId) => this.pickUp(sessionId) });
+    this.#cluster = new ClusterSessions(this.#parts);
+    deps.ownership?.bind({ onLost: (sessionId) => void this.#cluster.lost(sessionId), pickUp: (sessionId) => this.#cluster.pickUp(sessionId) });
   }
 
   /** Who runs sessions cluster-wide (PostgreSQL facts), if this server is a node of a cluster. */
@@ -149,7 +149,7 @@ export class SessionManager {
       ...(sandbox === undefined ? {} : { sandbox }),
     });
     try {
-      this.#deps.ownership?.claim(core.id, sessionLeaseFile(agent.paths, core.id));
+      this.#cluster.claim(agent.paths, core.id);
     } catch (error) {
       await core.dispose();
       throw error;
@@ -186,46 +186,15 @@ export class SessionManager {
     const core = await hub.loading;
     hub.core ??= core;
     // The session was a dead node's with work left: its queued follow-ups run here.
-    if (this.#orphaned.delete(row.sessionId)) void this.#restoreOnce(row).catch((error: unknown) => this.#deps.report(error));
+    this.#cluster.loaded(row);
     return { hub, core: hub.core };
   }
 
   async startTask(row: SessionRow, request: TaskRequest): Promise<TaskAccepted> {
     const accepted = await startTask(this.#parts, row, request);
     const hub = this.#hubs.get(row.sessionId);
-    if (hub !== undefined) this.#markActivity(hub);
+    if (hub !== undefined) this.#cluster.markActivity(hub);
     return accepted;
-  }
-
-  /**
-   * Resumes a session another node of the cluster ran until it died (its lease row expired
-   * with work left): loaded here from the trace (core's carry-over for the interrupted turn),
-   * then its queued follow-ups run here, in order.
-   */
-  async pickUp(sessionId: string): Promise<void> {
-    if (this.#closing) return;
-    const row = this.#deps.stores.sessions.get(sessionId);
-    if (row === undefined) {
-      this.#deps.ownership?.abandon(sessionId);
-      return;
-    }
-    await this.#restoreOnce(row);
-  }
-
-  /** Restores a session's queue from its trace, once at a time (the sweeper, a start-up restore and a load may meet). */
-  #restoreOnce(row: SessionRow): Promise<number> {
-    let restoring = this.#restoring.get(row.sessionId);
-    if (restoring === undefined) {
-      restoring = restoreQueue(this.#parts, row)
-        .then((restored) => {
-          const hub = this.#hubs.get(row.sessionId);
-          if (hub !== undefined) this.#markActivity(hub);
-          return restored;
-        })
-        .finally(() => this.#restoring.delete(row.sessionId));
-      this.#restoring.set(row.sessionId, restoring);
-    }
-    return restoring;
   }
 
   /** True while a follow-up waits in the session's queue. */
@@ -243,7 +212,7 @@ export class SessionManager {
    * their sessions' queues, in order, and the first runs once its session is idle.
    */
   async restoreQueues(): Promise<number> {
-    return restoreQueues(this.#parts, (row) => this.#restoreOnce(row));
+    return restoreQueues(this.#parts, (row) => this.#cluster.restoreOnce(row));
   }
 
   steer(row: SessionRow, text: string): { id: string; text: string } {
@@ -417,8 +386,7 @@ export class SessionManager {
     if (this.#closing) return;
     this.#closing = true;
     this.#stopEviction();
-    // Sessions with work left (a run, queued follow-ups, which their traces record) go to another node of the cluster.
-    this.#deps.ownership?.handOver([...this.#hubs.values()].filter((h) => h.core !== undefined && (h.busy || h.followUps.length > 0)).map((h) => h.sessionId));
+    this.#cluster.handOverBusy();
     this.#lifetime.abort();
     const runs: Promise<void>[] = [];
     for (const hub of this.#hubs.values()) {
@@ -443,11 +411,11 @@ export class SessionManager {
     // and the approval mode from the trace itself.
     const sandbox = sessionSandbox(this.#deps.sandbox, (await this.#deps.traceInfo(row)).sandboxNetwork);
     // Cluster-wide first (the lease row), then core's file lease as ever.
-    if (this.#deps.ownership?.claim(row.sessionId, sessionLeaseFile(agent.paths, row.sessionId)) === true) this.#orphaned.add(row.sessionId);
+    this.#cluster.claim(agent.paths, row.sessionId);
     try {
       return await agent.resumeSession({ sessionId: row.sessionId, ...(sandbox === undefined ? {} : { sandbox }) });
     } catch (error) {
-      this.#deps.ownership?.release(row.sessionId);
+      this.#cluster.release(row.sessionId);
       throw error;
     }
   }
@@ -455,34 +423,8 @@ export class SessionManager {
   async #unload(hub: SessionHub): Promise<void> {
     const core = hub.core;
     hub.core = undefined;
-    if (core !== undefined) await core.dispose();
-    if (core !== undefined) this.#deps.ownership?.release(hub.sessionId);
-  }
-
-  /** Tells the cluster whether the session has work another node must resume should this one die. */
-  #markActivity(hub: SessionHub): void {
-    if (hub.core === undefined) return;
-    try {
-      this.#deps.ownership?.setActive(hub.sessionId, hub.busy || hub.followUps.length > 0);
-    } catch (error) {
-      this.#deps.report(error);
-    }
-  }
-
-  /**
-   * Another node took the session's lease row (this one stalled past its lease): stop
-   * writing to it at once — the run is aborted, the queue dropped (the trace keeps it for the
-   * new runner), the session unloaded.
-   */
-  async #lost(sessionId: string): Promise<void> {
-    const hub = this.#hubs.get(sessionId);
-    if (hub === undefined) return;
-    hub.followUps.splice(0);
-    if (hub.run !== undefined) {
-      hub.run.controller.abort();
-      hub.approvals.denyAll();
-      await hub.run.done.catch(() => undefined);
-    }
-    await this.#unload(hub);
+    if (core === undefined) return;
+    await core.dispose();
+    this.#cluster.release(hub.sessionId);
   }
 }
