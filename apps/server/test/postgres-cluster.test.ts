@@ -331,4 +331,26 @@ describe("several server nodes on one data root", { timeout: 180_000 }, () => {
       for (const node of nodes.reverse()) await node.cleanup().catch(() => undefined);
     }
   }, 60_000);
+
+  it("a node never sets aside a CLI's file lease, even one from another host: loading the session is refused and its row let go", async () => {
+    const database = await postgres.createDatabase("cluster_cli_lease");
+    const a = await startHarness({ app: { database } });
+    try {
+      const sid = await newSession(await a.admin(), { workspace: a.workspace });
+      const row = a.server.context.stores.sessions.get(sid)!;
+      // Unloaded (its row and file lease let go), then a CLI on another machine takes it.
+      a.server.context.sessions.reloadAgent("default_project", "default_agent");
+      await until(() => a.server.context.sessions.peek(sid)?.core === undefined, "the session to unload");
+      expect(await leaseHolder(database, sid)).toBeUndefined();
+      const leaseFile = sessionLeaseFile(agentPaths(a.root, "default_project", "default_agent"), sid);
+      const cliLease = `${JSON.stringify({ pid: 4242, host: "laptop.elsewhere.example", command: "penguin chat", since: new Date().toISOString(), token: "0123456789abcdef0123456789abcdef" })}\n`;
+      writeFileSync(leaseFile, cliLease);
+
+      await expect(a.server.context.sessions.open(row)).rejects.toThrow(/penguin chat/);
+      expect(readFileSync(leaseFile, "utf8")).toBe(cliLease);
+      expect(await leaseHolder(database, sid)).toBeUndefined();
+    } finally {
+      await a.cleanup().catch(() => undefined);
+    }
+  }, 60_000);
 });
