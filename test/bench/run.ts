@@ -16,6 +16,7 @@ import { parseArgs } from "node:util";
 import { rowAdapters } from "./rows/adapters.js";
 import { rowCliRun, rowColdStart } from "./rows/cli.js";
 import { rowEngine } from "./rows/engine.js";
+import { rowFailover } from "./rows/failover.js";
 import { rowHugeRecord } from "./rows/huge-record.js";
 import { rowLongSession } from "./rows/long-session.js";
 import { rowLiveLag, rowRebuild, rowRebuildPostgres } from "./rows/projections.js";
@@ -59,6 +60,7 @@ const ROWS: { row: number; run: () => Promise<RowResult> }[] = [
   { row: 17, run: () => rowTui(quick ? 3 : 7, quick ? 2_000 : 10_000) },
   { row: 18, run: () => rowCheckpoints(quick ? 30 : 200, quick ? 2000 : 10_000) },
   { row: 19, run: () => rowRebuildPostgres(quick ? 1 : 3, quick ? 50_000 : 200_000) },
+  { row: 21, run: () => rowFailover(quick ? 1 : 3) },
 ];
 
 function printTable(rows: RowResult[]): void {

@@ -25,6 +25,8 @@ import { join } from "node:path";
 import { Effect } from "effect";
 import express, { type Express, type NextFunction, type Request as ExpressRequest, type Response as ExpressResponse } from "express";
 import { DEFAULT_PROJECT, projectPaths, readProjectConfig, resolveRoot, DEFAULT_LINE_CUT, TraceRecordIndexes, type ProjectConfig, type SleepFn } from "@penguin/core";
+import { ClusterNode } from "./cluster/cluster-node.js";
+import { forwardSessionWrites } from "./cluster/forwarding.js";
 import type { AccessPolicy } from "./auth/access.js";
 import { ADMIN_USER, ensureAdmin } from "./auth/admin-seed.js";
 import { authenticate } from "./auth/authenticate.js";
@@ -201,6 +203,7 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
     report,
     sandbox,
     run: (effect) => runOn(runtime, effect),
+    cluster: sessions.ownership instanceof ClusterNode ? sessions.ownership : undefined,
   };
 
   const app = express();
@@ -217,6 +220,8 @@ export async function createServerApp(options: ServerAppOptions): Promise<Server
   });
   app.use("/api", writeGuard());
   app.use("/api", authenticate({ stores, now }));
+  // Several nodes (PostgreSQL facts): a write to a session another node runs goes to that node.
+  if (context.cluster !== undefined) app.use("/api", forwardSessionWrites(context.cluster));
   const table = new RouteTable(app, access);
   registerRoutes(table, context);
   if (options.schedules !== false) scheduler.start();

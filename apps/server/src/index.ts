@@ -2,7 +2,8 @@
  * @penguin/server: the multi-user HTTP + SSE runtime over the SDK.
  *
  *   createServerApp(options)   the express app and its runtime, no socket (start.ts listens)
- *   startServer(options)       on a port, with server.lock and the startup notice
+ *   startServer(options)       on a port, with server.lock (SQLite facts) or as one node of a
+ *                              cluster (PostgreSQL facts: src/cluster/), and the startup notice
  *   runServerCommand(options)  `penguin server` / `penguin web`, returning an exit code
  */
 export { createServerApp, type ServerApp, type ServerAppOptions } from "./app.js";

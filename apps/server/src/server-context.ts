@@ -6,6 +6,7 @@
  * (runtime/server-runtime.ts), which owns their lifecycle; `run` executes an Effect that
  * asks for them by tag.
  */
+import type { ClusterNode } from "./cluster/cluster-node.js";
 import type { Effect } from "effect";
 import type { TraceRecordIndexes } from "@penguin/core";
 import type { LiveProjectionRunner } from "@penguin/projections-runner";
@@ -50,6 +51,8 @@ export interface ServerContext {
   report(error: unknown): void;
   /** Whether session commands run in the bwrap sandbox (probed once at start). */
   sandbox: SandboxStatus;
+  /** This server as a node of a cluster (PostgreSQL facts; cluster/cluster-node.ts), else undefined. */
+  cluster?: ClusterNode | undefined;
   /** Runs an Effect on the server's runtime; its failure rejects the promise with the failure itself. */
   run<A, E>(effect: Effect.Effect<A, E, ServerServices>): Promise<A>;
 }

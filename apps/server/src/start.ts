@@ -2,7 +2,9 @@
  * startServer: the server on a real socket, for one data root.
  *
  * Takes `<root>/server.lock` (throwing ServerAlreadyRunningError when a live server holds
- * it), assembles the app, listens (port 0 picks a free one), writes the port into the lock,
+ * it) when the facts live in SQLite: one server per facts.db. With `--database postgres://…`
+ * (or PENGUIN_DATABASE_URL) several nodes share the root and no server.lock is taken: each node
+ * registers itself in PostgreSQL instead (cluster/node-registry.ts). Then it assembles the app, listens (port 0 picks a free one), writes the port into the lock,
  * and prints the framed startup notice through `out`. `close()` is the graceful stop: stop
  * accepting, abort running tasks with their carry-over and dispose sessions (traces closed),
  * close every open stream, wait up to the grace period for answers in flight to finish,
@@ -16,11 +18,8 @@ import { createServerApp, type ServerAppOptions } from "./app.js";
 import { initialPasswordPath } from "./auth/initial-password.js";
 import { startupNotice } from "./process/notice.js";
 import { ensureDataRootWritable } from "./process/data-root-check.js";
-import { acquireServerLock, serverUrl } from "./process/server-lock.js";
 import { isPostgresUrl } from "./db/dialect.js";
-
-/** What a server on PostgreSQL holds instead of server.lock. */
-const NO_LOCK = { setPort: (): void => undefined, release: (): void => undefined };
+import { acquireServerLock, serverUrl, type ServerLock } from "./process/server-lock.js";
 
 export const DEFAULT_PORT = 7364;
 export const DEFAULT_HOST = "127.0.0.1";
@@ -39,6 +38,11 @@ export interface StartServerOptions {
   out?: (line: string) => void;
   /** Rebuild the sessions index from the traces. */
   reindex?: boolean;
+  /**
+   * With PostgreSQL facts: the URL other nodes reach this one at to forward session writes
+   * (else PENGUIN_ADVERTISE_URL, else the listening address).
+   */
+  advertiseUrl?: string;
   /** How long shutdown waits for answers in flight before closing their sockets; default 2 s. */
   shutdownGraceMs?: number;
   /** The rest of the app's seams (ticker, titles, limits, reporter, model fetch). */
@@ -57,10 +61,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const root = resolveRoot(options.root, env);
   const host = options.host ?? DEFAULT_HOST;
   ensureDataRootWritable(root);
-  // With its facts in PostgreSQL several servers may share one data root (cluster duties and
-  // session leases are kept there), so server.lock, one server per root, is not taken.
-  const database = options.app?.database ?? env.PENGUIN_DATABASE_URL;
-  const lock = database !== undefined && isPostgresUrl(database.trim()) ? NO_LOCK : await acquireServerLock(root, host, options.now === undefined ? {} : { now: options.now });
+  const clustered = isPostgresUrl(options.app?.database ?? env.PENGUIN_DATABASE_URL ?? "");
+  const lock: Pick<ServerLock, "setPort" | "release"> = clustered ? noLock : await acquireServerLock(root, host, options.now === undefined ? {} : { now: options.now });
   let server: Server | undefined;
   let closeApp: (() => Promise<void>) | undefined;
   try {
@@ -76,9 +78,13 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const port = await listen(srv, options.port ?? DEFAULT_PORT, host);
     lock.setPort(port, host);
     const url = serverUrl(host, port);
+    const cluster = built.context.cluster;
+    // Other nodes forward session writes here: the operator's address for this node, else the listening one.
+    cluster?.advertise(options.advertiseUrl ?? env.PENGUIN_ADVERTISE_URL ?? url);
     const out = options.out;
     if (out !== undefined) {
       for (const line of startupNotice({ url, root, password: built.initialPassword, passwordFile: initialPasswordPath(root), web: options.webDir !== undefined, sandbox: built.context.sandbox })) out(line);
+      if (cluster !== undefined) out(`cluster node ${cluster.nodeId} (lease ${cluster.leaseMs / 1000} s), reached by other nodes at ${options.advertiseUrl ?? env.PENGUIN_ADVERTISE_URL ?? url}`);
     }
     let closing: Promise<void> | undefined;
     return {
@@ -105,6 +111,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
 }
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 2000;
+
+/** With PostgreSQL facts, nodes share the root: nothing to lock, nothing to release. */
+const noLock: Pick<ServerLock, "setPort" | "release"> = { setPort: () => undefined, release: () => undefined };
 
 /** Waits for the server to stop by itself, or at most `graceMs`; then cuts every remaining connection. */
 async function closeWithinGrace(server: Server, stopped: Promise<void>, graceMs: number): Promise<void> {

@@ -14,9 +14,10 @@ import type { LiveProjectionRunner } from "@penguin/projections-runner";
 import { Cause, Context, Effect, Exit, Layer, ManagedRuntime } from "effect";
 import type { SandboxOptions, SleepFn } from "@penguin/core";
 import { AccessPolicy } from "../auth/access.js";
+import { ClusterNode, leaseMsFrom } from "../cluster/cluster-node.js";
 import { SessionCreators } from "../db/session-creators-store.js";
 import { openFacts } from "../db/database.js";
-import type { FactsDb } from "../db/facts-db.js";
+import { PostgresEngine, type FactsDb } from "../db/facts-db.js";
 import { createStores, type Stores } from "../db/stores.js";
 import { startProjections } from "../services/projections.js";
 import { traceFactsReader } from "../services/session-trace-info.js";
@@ -126,6 +127,7 @@ export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServ
         const roots = yield* Workspaces;
         const projections = yield* Projections;
         const traceFacts = traceFactsReader(config.root, projections, config.report);
+        const cluster = clusterNodeFor(s.facts, config);
         const manager = new SessionManager({
           root: config.root,
           stores: s,
@@ -146,6 +148,7 @@ export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServ
           traceInfo: traceFacts.ofSession,
           agentTraceInfo: traceFacts.ofAgent,
           queuedSessionIds: traceFacts.queuedSessionIds,
+          ...(cluster === undefined ? {} : { ownership: cluster }),
           ...(config.bwrapPath === undefined ? {} : { bwrapPath: config.bwrapPath }),
           ...(config.onTaskEnded === undefined ? {} : { onTaskEnded: config.onTaskEnded }),
         });
@@ -153,7 +156,7 @@ export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServ
         void manager.restoreQueues().catch((error: unknown) => config.report(error));
         return manager;
       }),
-      (manager) => Effect.promise(() => manager.shutdown()),
+      (manager) => Effect.promise(() => manager.shutdown().finally(() => manager.ownership?.stop())),
     ),
   );
   const scheduler = Layer.scoped(
@@ -166,6 +169,12 @@ export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServ
     ),
   );
   return scheduler.pipe(Layer.provideMerge(sessions), Layer.provideMerge(userEvents), Layer.provideMerge(workspaces), Layer.provideMerge(access), Layer.provideMerge(stores), Layer.provideMerge(projections), Layer.provideMerge(database));
+}
+
+/** With PostgreSQL facts this server is one node of a cluster (cluster/cluster-node.ts); on SQLite, none. */
+function clusterNodeFor(facts: FactsDb, config: ServerRuntimeConfig): ClusterNode | undefined {
+  if (!(facts.engine instanceof PostgresEngine)) return undefined;
+  return new ClusterNode(facts.engine.connection, { leaseMs: leaseMsFrom(config.env), ticker: config.ticker, holdsDuty: (name) => facts.holdsDuty(name), report: config.report });
 }
 
 export function makeServerRuntime(config: ServerRuntimeConfig): ServerRuntime {

@@ -7,6 +7,7 @@
  */
 import type { Agent, ApprovalMode, McpStdioPolicy, SandboxOptions, Session, SleepFn } from "@penguin/core";
 import type { ThinkingLevel } from "@penguin/models";
+import type { SessionOwnership } from "../cluster/session-ownership.js";
 import type { SessionRow } from "../db/sessions-store.js";
 import type { Stores } from "../db/stores.js";
 import type { WorkspaceRoots } from "../services/workspace-roots.js";
@@ -49,6 +50,11 @@ export interface SessionManagerDeps {
    * allowance when it is loaded, its title and thinking level when it is forked.
    */
   traceInfo(row: SessionRow): Promise<SessionTraceInfo>;
+  /**
+   * Who runs a session cluster-wide (cluster/cluster-node.ts, with PostgreSQL facts): claimed
+   * before a session loads, released when it unloads. Undefined: the file lease alone decides.
+   */
+  ownership?: SessionOwnership;
   /** The sessions whose traces record follow-ups still queued (a server stopped with a queue). */
   queuedSessionIds(): Promise<string[]>;
   /** The same for every session of one agent, in one read. */

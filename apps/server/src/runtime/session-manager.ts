@@ -31,6 +31,7 @@ import { ApiError } from "../http/api-error.js";
 import type { SessionTraceInfo } from "../services/session-trace-info.js";
 import type { HumanDecision } from "./approvals.js";
 import { indexChild, mirrorChild } from "./child-sessions.js";
+import { ClusterSessions } from "./cluster-sessions.js";
 import { deleteSession, forkSession, refuseIfHeldElsewhere } from "./fork-and-delete.js";
 import { abort, busyError, decide, recallSteering, retryNow, steer } from "./run-control.js";
 import { SessionHub } from "./session-hub.js";
@@ -58,6 +59,8 @@ export class SessionManager {
   /** What the modules split from this class need of it (session-manager-parts.ts). */
   readonly #parts: ManagerParts;
   #closing = false;
+  /** Who runs a session cluster-wide (runtime/cluster-sessions.ts; does nothing on SQLite). */
+  readonly #cluster: ClusterSessions;
 
   constructor(deps: SessionManagerDeps) {
     this.#deps = deps;
@@ -68,7 +71,11 @@ export class SessionManager {
       generateTitles: deps.generateTitles,
       lifetime: this.#lifetime.signal,
       report: deps.report,
-      onIdle: (hub) => (deps.onTaskEnded?.({ projectId: hub.projectId, agentId: hub.agentId, sessionId: hub.sessionId }), onIdle(this.#parts, hub)),
+      onIdle: (hub) => {
+        deps.onTaskEnded?.({ projectId: hub.projectId, agentId: hub.agentId, sessionId: hub.sessionId });
+        onIdle(this.#parts, hub);
+        this.#cluster.markActivity(hub);
+      },
       onChildSession: (parent, meta) => indexChild(this.#parts, parent, meta),
       mirrorChild: (m) => mirrorChild(this.#parts, m),
       hasRecordedTitle: async (hub) => {
@@ -86,6 +93,13 @@ export class SessionManager {
       unload: (hub) => this.#unload(hub),
     };
     this.#stopEviction = deps.ticker.every(EVICTION_CHECK_MS, () => void this.evictIdle());
+    this.#cluster = new ClusterSessions(this.#parts);
+    deps.ownership?.bind({ onLost: (sessionId) => void this.#cluster.lost(sessionId), pickUp: (sessionId) => this.#cluster.pickUp(sessionId) });
+  }
+
+  /** Who runs sessions cluster-wide (PostgreSQL facts), if this server is a node of a cluster. */
+  get ownership(): SessionManagerDeps["ownership"] {
+    return this.#deps.ownership;
   }
 
   /** The hub of a session if it is in memory (loaded, or followed by a subscriber). */
@@ -134,6 +148,12 @@ export class SessionManager {
       ...(input.source === undefined ? {} : { source: input.source }),
       ...(sandbox === undefined ? {} : { sandbox }),
     });
+    try {
+      this.#cluster.claim(agent.paths, core.id);
+    } catch (error) {
+      await core.dispose();
+      throw error;
+    }
     if (sandboxNetwork) core.recordFact(settingsChanged({ sandbox_network: true }));
     const now = this.#deps.now();
     this.#deps.stores.sessions.insert({
@@ -165,11 +185,16 @@ export class SessionManager {
     });
     const core = await hub.loading;
     hub.core ??= core;
+    // The session was a dead node's with work left: its queued follow-ups run here.
+    this.#cluster.loaded(row);
     return { hub, core: hub.core };
   }
 
   async startTask(row: SessionRow, request: TaskRequest): Promise<TaskAccepted> {
-    return startTask(this.#parts, row, request);
+    const accepted = await startTask(this.#parts, row, request);
+    const hub = this.#hubs.get(row.sessionId);
+    if (hub !== undefined) this.#cluster.markActivity(hub);
+    return accepted;
   }
 
   /** True while a follow-up waits in the session's queue. */
@@ -187,7 +212,7 @@ export class SessionManager {
    * their sessions' queues, in order, and the first runs once its session is idle.
    */
   async restoreQueues(): Promise<number> {
-    return restoreQueues(this.#parts);
+    return restoreQueues(this.#parts, (row) => this.#cluster.restoreOnce(row));
   }
 
   steer(row: SessionRow, text: string): { id: string; text: string } {
@@ -336,7 +361,8 @@ export class SessionManager {
     let agent = this.#agents.get(key);
     if (agent === undefined) {
       // The server holds the lease of every session it has loaded (one writer per session).
-      const options: Parameters<typeof createAgent>[0] = { root: this.#deps.root, projectId, agentId, env: this.#deps.env, holderCommand: "penguin server" };
+      const holderCommand = this.#deps.ownership?.holderCommand ?? "penguin server";
+      const options: Parameters<typeof createAgent>[0] = { root: this.#deps.root, projectId, agentId, env: this.#deps.env, holderCommand };
       if (this.#deps.sleep !== undefined) options.sleep = this.#deps.sleep;
       if (this.#deps.fetch !== undefined) options.fetch = this.#deps.fetch;
       if (this.#deps.sandbox !== undefined) options.sandbox = this.#deps.sandbox;
@@ -360,6 +386,7 @@ export class SessionManager {
     if (this.#closing) return;
     this.#closing = true;
     this.#stopEviction();
+    this.#cluster.handOverBusy();
     this.#lifetime.abort();
     const runs: Promise<void>[] = [];
     for (const hub of this.#hubs.values()) {
@@ -383,12 +410,21 @@ export class SessionManager {
     // The network allowance is the trace's (`settings_changed`); core takes the thinking level
     // and the approval mode from the trace itself.
     const sandbox = sessionSandbox(this.#deps.sandbox, (await this.#deps.traceInfo(row)).sandboxNetwork);
-    return agent.resumeSession({ sessionId: row.sessionId, ...(sandbox === undefined ? {} : { sandbox }) });
+    // Cluster-wide first (the lease row), then core's file lease as ever.
+    this.#cluster.claim(agent.paths, row.sessionId);
+    try {
+      return await agent.resumeSession({ sessionId: row.sessionId, ...(sandbox === undefined ? {} : { sandbox }) });
+    } catch (error) {
+      this.#cluster.release(row.sessionId);
+      throw error;
+    }
   }
 
   async #unload(hub: SessionHub): Promise<void> {
     const core = hub.core;
     hub.core = undefined;
-    if (core !== undefined) await core.dispose();
+    if (core === undefined) return;
+    await core.dispose();
+    this.#cluster.release(hub.sessionId);
   }
 }

@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { agentPaths, isThinkingLevel, sessionTraceFiles } from "@penguin/core";
 import { eventMessage, followupDequeued, followupQueued } from "@penguin/omnimessage";
 import type { SessionRow } from "../db/sessions-store.js";
-import { conflict, notFound } from "../http/api-error.js";
+import { ApiError, conflict, notFound } from "../http/api-error.js";
 import { pendingFollowUps } from "./follow-up-queue.js";
 import { busyError } from "./run-control.js";
 import type { FollowUp, SessionHub } from "./session-hub.js";
@@ -74,28 +74,37 @@ export async function recallFollowUp(m: ManagerParts, row: SessionRow, followUpI
  * At start: the follow-ups a stopped server left queued (the traces record them) go back to
  * their sessions' queues, in order, and the first runs once its session is idle.
  */
-export async function restoreQueues(m: ManagerParts): Promise<number> {
+export async function restoreQueues(m: ManagerParts, restore: (row: SessionRow) => Promise<number> = (row) => restoreQueue(m, row)): Promise<number> {
   let restored = 0;
   for (const sessionId of await m.deps.queuedSessionIds()) {
     const row = m.deps.stores.sessions.get(sessionId);
     if (row === undefined) continue;
     try {
-      const { hub, core } = await m.open(row);
-      const queued = pendingFollowUps(sessionTraceFiles(agentPaths(m.deps.root, row.projectId, row.agentId), sessionId));
-      for (const q of queued) {
-        if (hub.followUps.some((f) => f.id === q.followupId)) continue;
-        const input = q.input as TaskInputItem[];
-        const built = await buildTaskMessages(input, core.scratchpadDir, m.deps.attachmentLimits(), m.deps.now());
-        const thinkingLevel = q.thinkingLevel !== undefined && isThinkingLevel(q.thinkingLevel) ? q.thinkingLevel : undefined;
-        hub.followUps.push({ id: q.followupId, input, messages: built.messages, prompt: built.prompt, thinkingLevel, goal: q.goalBudget === undefined ? undefined : { budget: q.goalBudget }, traceparent: q.traceparent, queuedAt: m.deps.now() });
-        restored += 1;
-      }
-      hub.publishTaskState();
-      if (!hub.busy) onIdle(m, hub);
+      restored += await restore(row);
     } catch (error) {
+      // Another node of the cluster runs it (and so runs its queue): nothing to restore here.
+      if (error instanceof ApiError && error.code === "session_busy") continue;
       m.deps.report(error);
     }
   }
+  return restored;
+}
+
+/** Loads one session and puts the follow-ups its trace records as queued back in its queue; the first starts once it is idle. */
+export async function restoreQueue(m: ManagerParts, row: SessionRow): Promise<number> {
+  let restored = 0;
+  const { hub, core } = await m.open(row);
+  const queued = pendingFollowUps(sessionTraceFiles(agentPaths(m.deps.root, row.projectId, row.agentId), row.sessionId));
+  for (const q of queued) {
+    if (hub.followUps.some((f) => f.id === q.followupId)) continue;
+    const input = q.input as TaskInputItem[];
+    const built = await buildTaskMessages(input, core.scratchpadDir, m.deps.attachmentLimits(), m.deps.now());
+    const thinkingLevel = q.thinkingLevel !== undefined && isThinkingLevel(q.thinkingLevel) ? q.thinkingLevel : undefined;
+    hub.followUps.push({ id: q.followupId, input, messages: built.messages, prompt: built.prompt, thinkingLevel, goal: q.goalBudget === undefined ? undefined : { budget: q.goalBudget }, traceparent: q.traceparent, queuedAt: m.deps.now() });
+    restored += 1;
+  }
+  hub.publishTaskState();
+  if (!hub.busy) onIdle(m, hub);
   return restored;
 }
 
