@@ -2,8 +2,8 @@
  * startServer: the server on a real socket, for one data root.
  *
  * Takes `<root>/server.lock` (throwing ServerAlreadyRunningError when a live server holds
- * it), assembles the app, listens (port 0 picks a free one), writes the port into the lock,
- * and prints the framed startup notice through `out`. `close()` is the graceful stop: stop
+ * it; not with a PostgreSQL `--database`, where several nodes share one root), assembles
+ * the app, listens (port 0 picks a free one), writes the port into the lock, and prints the framed startup notice through `out`. `close()` is the graceful stop: stop
  * accepting, abort running tasks with their carry-over and dispose sessions (traces closed),
  * close every open stream, wait up to the grace period for answers in flight to finish,
  * then close every remaining connection (an SSE client never closes on its own, and
@@ -17,6 +17,7 @@ import { initialPasswordPath } from "./auth/initial-password.js";
 import { startupNotice } from "./process/notice.js";
 import { ensureDataRootWritable } from "./process/data-root-check.js";
 import { acquireServerLock, serverUrl } from "./process/server-lock.js";
+import { isPostgresUrl } from "./db/dialect.js";
 
 export const DEFAULT_PORT = 7364;
 export const DEFAULT_HOST = "127.0.0.1";
@@ -53,7 +54,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const root = resolveRoot(options.root, env);
   const host = options.host ?? DEFAULT_HOST;
   ensureDataRootWritable(root);
-  const lock = await acquireServerLock(root, host, options.now === undefined ? {} : { now: options.now });
+  // With PostgreSQL, several nodes serve one data root (a cluster): the one-server lock is for facts.db only.
+  const clustered = isPostgresUrl(options.app?.database ?? env.PENGUIN_DATABASE_URL ?? "");
+  const lock = clustered ? undefined : await acquireServerLock(root, host, options.now === undefined ? {} : { now: options.now });
   let server: Server | undefined;
   let closeApp: (() => Promise<void>) | undefined;
   try {
@@ -67,7 +70,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const srv = createServer(built.app);
     server = srv;
     const port = await listen(srv, options.port ?? DEFAULT_PORT, host);
-    lock.setPort(port, host);
+    lock?.setPort(port, host);
     const url = serverUrl(host, port);
     const out = options.out;
     if (out !== undefined) {
@@ -84,7 +87,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           await built.close();
           srv.closeIdleConnections();
           await closeWithinGrace(srv, stopped, options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
-          lock.release();
+          lock?.release();
         })();
         return closing;
       },
@@ -92,7 +95,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   } catch (error) {
     server?.close();
     await closeApp?.();
-    lock.release();
+    lock?.release();
     throw error;
   }
 }
