@@ -22,6 +22,8 @@ import { formatPosition, parsePosition, type TracePosition } from "@penguin/core
 import { comparePositions } from "./stream-ids.js";
 
 export const TRACE_NOTICE_CHANNEL = "penguin_trace_lines";
+/** The listening connection's application_name (pg_stat_activity shows which connection it is). */
+export const TRACE_NOTICE_APPLICATION = "penguin-trace-notices";
 
 /** Under PostgreSQL's 8000-byte payload limit. */
 const PAYLOAD_LIMIT = 7900;
@@ -117,6 +119,11 @@ export class PostgresTraceNotices implements TraceAnnouncer {
     return this.#client !== undefined;
   }
 
+  /** The PostgreSQL backend of the connection (pg_stat_activity's pid), while connected. */
+  get backendPid(): number | undefined {
+    return (this.#client as unknown as { processID?: number } | undefined)?.processID;
+  }
+
   announce(sessionId: string, position?: TracePosition): void {
     if (this.#closed) return;
     const before = this.#pending.get(sessionId);
@@ -155,10 +162,10 @@ export class PostgresTraceNotices implements TraceAnnouncer {
 
   async #connect(): Promise<void> {
     const { default: pg } = await import("pg");
-    const client = new pg.Client({ connectionString: this.#url });
+    const client = new pg.Client({ connectionString: this.#url, application_name: TRACE_NOTICE_APPLICATION });
     client.on("notification", (message) => {
       // Our own notices come back to us too: this node has those lines already.
-      if (message.channel !== TRACE_NOTICE_CHANNEL || message.processId === (client as unknown as { processID: number }).processID || message.payload === undefined) return;
+      if (message.channel !== TRACE_NOTICE_CHANNEL || message.processId === (client as unknown as { processID?: number }).processID || message.payload === undefined) return;
       const batch = decodeNotices(message.payload);
       if (batch.length === 0 || this.#receiver === undefined) return;
       try {
