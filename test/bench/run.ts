@@ -26,6 +26,7 @@ import { rowTurnCache } from "./rows/turn-cache.js";
 import { rowTui } from "./rows/tui.js";
 import { rowWeb } from "./rows/web.js";
 import { rowCheckpoints } from "./rows/checkpoints.js";
+import { rowClusterStreams } from "./rows/cluster-streams.js";
 import { rowAppend, rowResume } from "./rows/trace.js";
 import { formatSummary, num, type BenchReport, type RowResult } from "./lib/stats.js";
 
@@ -58,6 +59,7 @@ const ROWS: { row: number; run: () => Promise<RowResult> }[] = [
   { row: 16, run: () => rowTurnCache(quick ? 3 : 7, quick ? [1000, 10_000] : [1000, 10_000, 50_000, 100_000]) },
   { row: 17, run: () => rowTui(quick ? 3 : 7, quick ? 2_000 : 10_000) },
   { row: 18, run: () => rowCheckpoints(quick ? 30 : 200, quick ? 2000 : 10_000) },
+  { row: 19, run: () => rowClusterStreams(quick) },
 ];
 
 function printTable(rows: RowResult[]): void {

@@ -58,35 +58,37 @@ export function announceUnsent(m: Pick<ManagerParts, "deps" | "hubs">, row: Pick
   m.deps.traceAnnouncer?.announce(row.sessionId);
 }
 
-/** How long after a pass the next one waits when notices kept coming during it. */
-const PROJECTION_SETTLE_MS = 50;
+/**
+ * How long notices are gathered into one projection pass: the read models' rows are not a
+ * token stream, and on a shared root every node's pass competes for the projections' files.
+ */
+const PROJECTION_SETTLE_MS = 200;
 
 /**
- * The read models on `/api/events` follow other nodes' writes too: a notice asks the
- * projections for a pass (its session rows then reach this node's user feed). Notices during a
- * pass ask for one more pass after it, a short settle later, never back to back.
+ * The read models on `/api/events` follow other nodes' writes too: notices ask the projections
+ * for a pass (its session rows then reach this node's user feed), one pass per PROJECTION_SETTLE_MS
+ * at most, started after the first notice of a burst; notices during a pass ask for one more after it.
  */
 export function projectionNudger(refresh: () => Promise<void>, report: (error: unknown) => void): () => void {
   let running = false;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
-  const pass = () => {
-    running = true;
-    again = false;
-    refresh()
-      .catch(report)
-      .finally(() => {
-        running = false;
-        if (!again) return;
-        timer = setTimeout(() => {
-          timer = undefined;
-          if (!running) pass();
-        }, PROJECTION_SETTLE_MS);
-        timer.unref();
-      });
+  const schedule = () => {
+    timer = setTimeout(() => {
+      timer = undefined;
+      running = true;
+      again = false;
+      refresh()
+        .catch(report)
+        .finally(() => {
+          running = false;
+          if (again) schedule();
+        });
+    }, PROJECTION_SETTLE_MS);
+    timer.unref();
   };
   return () => {
-    if (running || timer !== undefined) again = true;
-    else pass();
+    if (running) again = true;
+    else if (timer === undefined) schedule();
   };
 }
