@@ -106,6 +106,8 @@ describe("three nodes on one data root and one PostgreSQL: any node serves any s
 
     const sid = await newSession(cluster.node("A").client, { workspace, approvalMode: "allow-all" });
     const cursor = (await b.get(`/api/sessions/${sid}/messages`)).body.cursor as string;
+    // C has this session's hub from an earlier client, which left: nobody there follows it meanwhile.
+    await (await openStream(c, sid, cursor)).close();
     const onB = await openStream(b, sid, cursor);
     expect((await cluster.node("A").client.post(`/api/sessions/${sid}/tasks`, text("wait for the release"))).status).toBe(202);
     // The command's call is durable: the run now waits for the file. The client leaves B.
