@@ -89,7 +89,7 @@ describe("three nodes on one data root and one PostgreSQL: any node serves any s
     await Promise.all([onA.close(), onC.close(), feedOnC.close()]);
   });
 
-  it("a client of node B that disconnects mid-run and reconnects to node C with Last-Event-ID misses nothing and sees nothing twice", async () => {
+  it("a client of node B (and one of the running node A) that disconnects mid-run and reconnects to node C with Last-Event-ID misses nothing and sees nothing twice", async () => {
     kit = await startTestkit();
     // The run's command waits for a file the test writes once the client has moved.
     enqueueSmart(kit, 10, (r) =>
@@ -109,27 +109,37 @@ describe("three nodes on one data root and one PostgreSQL: any node serves any s
     // C has this session's hub from an earlier client, which left: nobody there follows it meanwhile.
     await (await openStream(c, sid, cursor)).close();
     const onB = await openStream(b, sid, cursor);
+    // A client of the running node leaves too: its last id may be a partial's or a server event's (`NNN:LLLLLL.<epoch>.<k>`).
+    const onA = await openStream(cluster.node("A").client, sid, cursor);
     expect((await cluster.node("A").client.post(`/api/sessions/${sid}/tasks`, text("wait for the release"))).status).toBe(202);
-    // The command's call is durable: the run now waits for the file. The client leaves B.
-    await onB.until((e) => e.id !== undefined && DURABLE_ID.test(e.id) && e.event === "message" && e.data.includes("exec_command"));
-    await onB.close();
+    // The command's call is durable: the run now waits for the file. The clients leave B and A.
+    const isCommandCall = (e: SseEvent) => e.id !== undefined && DURABLE_ID.test(e.id) && e.event === "message" && e.data.includes("exec_command");
+    await Promise.all([onB.until(isCommandCall), onA.until(isCommandCall)]);
+    await Promise.all([onB.close(), onA.close()]);
+    const lastOf = (events: SseEvent[]) => events.filter((e) => e.id !== undefined).at(-1)!.id!;
     const fromB = durable(onB.events);
-    const lastOnB = onB.events.filter((e) => e.id !== undefined).at(-1)!.id!;
-    expect(lastOnB).toBe(fromB.at(-1)!.id);
+    expect(lastOf(onB.events)).toBe(fromB.at(-1)!.id);
 
-    const onC = await openStream(c, sid, lastOnB);
+    const onC = await openStream(c, sid, lastOf(onB.events));
+    const onCfromA = await openStream(c, sid, lastOf(onA.events));
     writeFileSync(join(workspace, "release"), "");
-    const done = await onC.until((e) => e.event === "message" && e.id !== undefined && (dataOf(e) as any).payload?.text === "released and done");
-    const fromC = durable(onC.events);
-    expect(saysResync(onC.events)).toBe(false);
+    const isAnswer = (e: SseEvent) => e.event === "message" && e.id !== undefined && (dataOf(e) as any).payload?.text === "released and done";
+    const [done] = await Promise.all([onC.until(isAnswer), onCfromA.until(isAnswer)]);
 
-    // Over both connections: exactly the trace's records after the cursor, none twice, in order.
-    const all = [...fromB, ...fromC];
-    const received = all.slice(0, all.findIndex((r) => r.id === done.id) + 1);
-    expect(received).toEqual(traceBetween(root, sid, cursor, done.id!));
-    expect(new Set(all.map((r) => r.id)).size).toBe(all.length);
-    // Records were written after the move (the command's output, the answer) and came to C live.
-    expect(fromC.length).toBeGreaterThanOrEqual(2);
+    // Over both connections, for each client: exactly the trace's records after the cursor, none twice, in order.
+    const expected = traceBetween(root, sid, cursor, done.id!);
+    for (const [before, after] of [
+      [onB, onC],
+      [onA, onCfromA],
+    ] as const) {
+      expect(saysResync(after.events)).toBe(false);
+      const all = [...durable(before.events), ...durable(after.events)];
+      expect(all.slice(0, all.findIndex((r) => r.id === done.id) + 1)).toEqual(expected);
+      expect(new Set(all.map((r) => r.id)).size).toBe(all.length);
+      // Records were written after the move (the command's output, the answer) and came to C live.
+      expect(durable(after.events).length).toBeGreaterThanOrEqual(2);
+    }
+    await onCfromA.close();
     await onC.close();
   });
 });
