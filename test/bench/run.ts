@@ -27,6 +27,7 @@ import { rowTurnCache } from "./rows/turn-cache.js";
 import { rowTui } from "./rows/tui.js";
 import { rowWeb } from "./rows/web.js";
 import { rowCheckpoints } from "./rows/checkpoints.js";
+import { rowClusterStreams } from "./rows/cluster-streams.js";
 import { rowAppend, rowResume } from "./rows/trace.js";
 import { formatSummary, num, type BenchReport, type RowResult } from "./lib/stats.js";
 
@@ -60,6 +61,7 @@ const ROWS: { row: number; run: () => Promise<RowResult> }[] = [
   { row: 17, run: () => rowTui(quick ? 3 : 7, quick ? 2_000 : 10_000) },
   { row: 18, run: () => rowCheckpoints(quick ? 30 : 200, quick ? 2000 : 10_000) },
   { row: 19, run: () => rowRebuildPostgres(quick ? 1 : 3, quick ? 50_000 : 200_000) },
+  { row: 20, run: () => rowClusterStreams(quick) },
   { row: 21, run: () => rowFailover(quick ? 1 : 3) },
 ];
 

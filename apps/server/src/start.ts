@@ -76,7 +76,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const srv = createServer(built.app);
     server = srv;
     const port = await listen(srv, options.port ?? DEFAULT_PORT, host);
-    lock.setPort(port, host);
+    lock?.setPort(port, host);
     const url = serverUrl(host, port);
     const cluster = built.context.cluster;
     // Other nodes forward session writes here: the operator's address for this node, else the listening one.
@@ -97,7 +97,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           await built.close();
           srv.closeIdleConnections();
           await closeWithinGrace(srv, stopped, options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
-          lock.release();
+          lock?.release();
         })();
         return closing;
       },
@@ -105,7 +105,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   } catch (error) {
     server?.close();
     await closeApp?.();
-    lock.release();
+    lock?.release();
     throw error;
   }
 }

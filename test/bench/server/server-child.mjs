@@ -22,7 +22,9 @@ const workspaceRoot = process.env.PENGUIN_BENCH_WORKSPACE_ROOT;
 const entry = process.env.PENGUIN_BENCH_SERVER_ENTRY;
 /** @type {{ startServer(options: { root: string; port: number; env: NodeJS.ProcessEnv; app: Record<string, unknown> }): Promise<{ url: string; close(): Promise<void> }> }} */
 const mod = entry === undefined || entry === "" ? await import("@penguin/server") : await import(pathToFileURL(entry).href);
-const server = await mod.startServer({ root, port: 0, env: {}, app: { generateTitles: false, ...(workspaceRoot ? { workspaceRoots: [workspaceRoot] } : {}) } });
+// PENGUIN_BENCH_DATABASE: a postgres:// URL (the cluster bench's nodes share it); else facts.db.
+const database = process.env.PENGUIN_BENCH_DATABASE;
+const server = await mod.startServer({ root, port: 0, env: {}, app: { generateTitles: false, ...(workspaceRoot ? { workspaceRoots: [workspaceRoot] } : {}), ...(database ? { database } : {}) } });
 process.stdout.write(`READY ${server.url}\n`);
 // Where the memory is at the end of the run (the bench prints it beside the peak RSS): a
 // `MEMORY {…}` line, then the graceful stop.

@@ -16,6 +16,9 @@
  * without ids, the current `task_state` and every pending `approval_request`. A `: ping`
  * comment every 20 s keeps the connection open.
  * Subscribing does not load the session: a stream can wait on an idle session for free.
+ * In a cluster any node serves the stream of any session: a node that does not run it sends
+ * the records the running node announces, read from the trace (runtime/followed-streams.ts),
+ * with the same ids; partials and the running node's server events stay on that node.
  */
 import { formatSse, openSseStream } from "../http/sse.js";
 import type { RouteTable } from "../http/route-table.js";
@@ -33,7 +36,7 @@ export function sessionStreamRoutes(table: RouteTable, ctx: ServerContext): void
       responses: { 200: { description: "text/event-stream", contentType: "text/event-stream" } },
     },
     ({ c, grant }) => {
-      const hub = ctx.sessions.hub(grant.session);
+      const hub = ctx.sessions.streamHub(grant.session);
       const lastEventId = c.header("last-event-id");
       return openSseStream(
         (sink) => {

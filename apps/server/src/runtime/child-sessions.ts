@@ -11,6 +11,7 @@ import { JUST_CREATED } from "../services/session-trace-info.js";
 import { sessionView } from "../services/session-view.js";
 import type { SessionHub } from "./session-hub.js";
 import type { ManagerParts } from "./session-manager-parts.js";
+import { announceUnsent } from "./followed-streams.js";
 
 /**
  * A run started a subagent: index the child (its trace is in the agent named by its
@@ -28,9 +29,11 @@ export function indexChild(m: Pick<ManagerParts, "deps">, parent: SessionHub, me
 }
 
 /** A child's message, as its own stream shows it: the outermost origin hop removed. */
-export function mirrorChild(m: Pick<ManagerParts, "hubs">, message: OmniMessage): void {
+export function mirrorChild(m: Pick<ManagerParts, "hubs" | "deps">, message: OmniMessage): void {
   const [child, ...rest] = message.origin ?? [];
   const hub = child === undefined ? undefined : m.hubs.get(child);
+  // Nobody here follows the child: a node of the cluster that does reads its new records itself.
+  if (hub === undefined && child !== undefined && isTraceable(message)) announceUnsent(m, { sessionId: child });
   if (hub === undefined) return;
   const { origin: _origin, ...plain } = message;
   const mirrored = (rest.length === 0 ? plain : { ...plain, origin: rest }) as OmniMessage;

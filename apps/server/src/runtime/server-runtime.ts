@@ -16,7 +16,8 @@ import type { SandboxOptions, SleepFn } from "@penguin/core";
 import { AccessPolicy } from "../auth/access.js";
 import { ClusterNode, leaseMsFrom } from "../cluster/cluster-node.js";
 import { SessionCreators } from "../db/session-creators-store.js";
-import { openFacts } from "../db/database.js";
+import { FactsConnectionError, openFacts } from "../db/database.js";
+import { isPostgresUrl } from "../db/dialect.js";
 import { PostgresEngine, type FactsDb } from "../db/facts-db.js";
 import { createStores, type Stores } from "../db/stores.js";
 import { startProjections } from "../services/projections.js";
@@ -28,6 +29,8 @@ import { WorkspaceRoots } from "../services/workspace-roots.js";
 import type { Ticker } from "./clock.js";
 import { Scheduler } from "./scheduler.js";
 import { SessionManager } from "./session-manager.js";
+import { projectionNudger } from "./followed-streams.js";
+import { PostgresTraceNotices } from "./trace-notices.js";
 import type { EventIds } from "./sse-channel.js";
 import { UserEventHub } from "./user-events.js";
 
@@ -128,6 +131,8 @@ export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServ
         const projections = yield* Projections;
         const traceFacts = traceFactsReader(config.root, projections, config.report);
         const cluster = clusterNodeFor(s.facts, config);
+        // A cluster (facts in PostgreSQL, nodes sharing the root): the nodes tell each other of new trace lines.
+        const notices = isPostgresUrl(config.databaseFile) ? yield* Effect.tryPromise({ try: () => PostgresTraceNotices.start(config.databaseFile, config.report), catch: (error) => new FactsConnectionError(config.databaseFile, error) }) : undefined;
         const manager = new SessionManager({
           root: config.root,
           stores: s,
@@ -151,13 +156,25 @@ export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServ
           ...(cluster === undefined ? {} : { ownership: cluster }),
           ...(config.bwrapPath === undefined ? {} : { bwrapPath: config.bwrapPath }),
           ...(config.onTaskEnded === undefined ? {} : { onTaskEnded: config.onTaskEnded }),
+          ...(notices === undefined ? {} : { traceAnnouncer: notices }),
         });
         // Follow-ups a stopped server left queued (its sessions' traces record them) run again, in order.
         void manager.restoreQueues().catch((error: unknown) => config.report(error));
-        return manager;
+        if (notices !== undefined) {
+          const streams = manager.traceNoticeReceiver();
+          const nudge = projectionNudger(() => projections.refresh(), config.report);
+          notices.deliverTo({
+            notices: (batch) => (streams.notices(batch), nudge()),
+            listening: () => (streams.listening(), nudge()),
+          });
+        }
+        return { manager, notices };
       }),
-      (manager) => Effect.promise(() => manager.shutdown().finally(() => manager.ownership?.stop())),
-    ),
+      ({ manager, notices }) => Effect.promise(async () => {
+        await manager.shutdown().finally(() => manager.ownership?.stop());
+        await notices?.close();
+      }),
+    ).pipe(Effect.map(({ manager }) => manager)),
   );
   const scheduler = Layer.scoped(
     TaskScheduler,

@@ -43,6 +43,11 @@
  * still reaches whoever lacks it, and none gets it twice. The host calls `durable` for each
  * record in trace order (from the writer's listener) or `catchUp` to read records written by
  * someone else (a subagent's own writer, a fact recorded while the session was not loaded).
+ *
+ * In a cluster (runtime/trace-notices.ts), `onAdvance` hears each record this node sends as
+ * its own (written here: by this node's writer, or by `catchUp` after a write of this node),
+ * so the node can announce it to the others; `follow` reads the records another node wrote
+ * (up to the position it announced, or to the end) and sends them without announcing them again.
  */
 import { lastRecordLine, readTraceFileLines, type TracePosition } from "@penguin/core";
 import type { OmniMessage } from "@penguin/omnimessage";
@@ -92,6 +97,10 @@ export class SessionChannel {
   readonly #now: () => number;
   /** When the last client left since partials were last dropped (undefined: none left). */
   #leftAt: number | undefined;
+  /** Hears each record this node sends as its own (see the module comment); set by the host. */
+  onAdvance: ((position: TracePosition) => void) | undefined;
+  /** True while `follow` sends records another node wrote. */
+  #following = false;
 
   constructor(traceFiles: () => TraceFileRef[], epoch: string, limits: VolatileLimits = VOLATILE_TAIL, now: () => number = Date.now) {
     if (!/^[0-9a-z]+$/.test(epoch)) throw new Error(`a stream epoch must be lowercase letters and digits (got "${epoch}")`);
@@ -122,6 +131,7 @@ export class SessionChannel {
     if (comparePositions(position, this.#last) > 0) {
       this.#last = position;
       this.#k = 0;
+      if (!this.#following) this.onAdvance?.(position);
     }
     let frame: string | undefined;
     for (const [sink, cursor] of this.#subscribers) {
@@ -152,6 +162,21 @@ export class SessionChannel {
   catchUp(): void {
     const after = this.lastDurable();
     for (const e of readRecords(this.#traceFiles(), after, undefined)) this.durable(e.message, e.position);
+  }
+
+  /**
+   * Reads the records another node appended after the last one sent, through `upTo` (the
+   * position it announced) or to the end, and sends them; `onAdvance` does not hear them.
+   */
+  follow(upTo?: TracePosition): void {
+    const after = this.lastDurable();
+    if (upTo !== undefined && comparePositions(upTo, after) <= 0) return;
+    this.#following = true;
+    try {
+      for (const e of readRecords(this.#traceFiles(), after, upTo)) this.durable(e.message, e.position);
+    } finally {
+      this.#following = false;
+    }
   }
 
   /** Replays what `lastEventId` missed (or asks for a resync) and joins the live feed. */

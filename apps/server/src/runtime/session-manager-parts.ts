@@ -17,6 +17,7 @@ import type { SessionHub } from "./session-hub.js";
 import type { EventIds } from "./sse-channel.js";
 import type { AttachmentLimits, TaskInputItem } from "./task-input.js";
 import type { TaskRunner } from "./task-runner.js";
+import type { TraceAnnouncer } from "./trace-notices.js";
 import type { UserEventHub } from "./user-events.js";
 
 export interface SessionManagerDeps {
@@ -59,6 +60,8 @@ export interface SessionManagerDeps {
   queuedSessionIds(): Promise<string[]>;
   /** The same for every session of one agent, in one read. */
   agentTraceInfo(projectId: string, agentId: string): Promise<ReadonlyMap<string, SessionTraceInfo>>;
+  /** In a cluster: where this node announces the trace lines it appends (runtime/trace-notices.ts). */
+  traceAnnouncer?: TraceAnnouncer;
 }
 
 export interface CreateSessionInput {

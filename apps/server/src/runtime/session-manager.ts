@@ -38,6 +38,8 @@ import { SessionHub } from "./session-hub.js";
 import type { CreateSessionInput, ManagerParts, SessionManagerDeps, TaskAccepted, TaskRequest } from "./session-manager-parts.js";
 import { defaultApprovalMode, recordFact, sessionSandbox, setApprovalMode, setSandboxNetwork, setThinkingLevel } from "./session-settings.js";
 import { evictIdle, invalidateProject, reloadAgent } from "./session-unloading.js";
+import { announceFrom, followAll, followNotices, streamHub } from "./followed-streams.js";
+import type { TraceNoticeReceiver } from "./trace-notices.js";
 import type { TaskInputItem } from "./task-input.js";
 import { compact, isQueued, onIdle, recallFollowUp, restoreQueues, startTask } from "./task-queue.js";
 import { TaskRunner } from "./task-runner.js";
@@ -126,9 +128,20 @@ export class SessionManager {
       const sessionId = row.sessionId;
       const agent = paths;
       hub = new SessionHub({ sessionId, projectId: row.projectId, agentId: row.agentId }, this.#deps.ids, this.#deps.now, () => sessionTraceFiles(agent, sessionId));
+      announceFrom(this.#parts, hub);
       this.#hubs.set(row.sessionId, hub);
     }
     return hub;
+  }
+
+  /** The hub a stream subscribes to: in a cluster, brought up to its trace's end first (followed-streams.ts). */
+  streamHub(row: SessionRow): SessionHub {
+    return streamHub(this.#parts, this.hub(row));
+  }
+
+  /** What this node does with the trace notices of the other nodes of its cluster. */
+  traceNoticeReceiver(): TraceNoticeReceiver {
+    return { notices: (batch) => followNotices(this.#parts, batch), listening: () => followAll(this.#parts) };
   }
 
   async create(input: CreateSessionInput): Promise<{ row: SessionRow; hub: SessionHub }> {

@@ -11,6 +11,7 @@ import { settingsChanged, type OmniMessage } from "@penguin/omnimessage";
 import type { ThinkingLevel } from "@penguin/models";
 import type { SessionRow } from "../db/sessions-store.js";
 import type { ManagerParts } from "./session-manager-parts.js";
+import { announceUnsent } from "./followed-streams.js";
 
 /** A web session's approval mode when neither the request nor the project names one: ask before writes and commands. */
 export const WEB_SESSION_DEFAULT_APPROVAL: ApprovalMode = "read-only";
@@ -20,7 +21,7 @@ export const WEB_SESSION_DEFAULT_APPROVAL: ApprovalMode = "read-only";
  * `settings_changed` (through its open core Session, whose fold the approvals read, or
  * appended to the file, which the next resume and the sessions projection fold).
  */
-export async function setApprovalMode(m: Pick<ManagerParts, "hubs" | "agent">, row: SessionRow, mode: ApprovalMode): Promise<void> {
+export async function setApprovalMode(m: Pick<ManagerParts, "hubs" | "agent" | "deps">, row: SessionRow, mode: ApprovalMode): Promise<void> {
   const core = m.hubs.get(row.sessionId)?.core;
   if (core !== undefined) core.setApprovalMode(mode);
   else await recordFact(m, row, settingsChanged({ approval_mode: mode }));
@@ -31,7 +32,7 @@ export async function setApprovalMode(m: Pick<ManagerParts, "hubs" | "agent">, r
  * (the open core Session takes it for its next request). `null` goes back to the agent's
  * default, which is recorded as the level it is now, so the trace alone says what runs.
  */
-export async function setThinkingLevel(m: Pick<ManagerParts, "hubs" | "agent">, row: SessionRow, level: ThinkingLevel | null): Promise<void> {
+export async function setThinkingLevel(m: Pick<ManagerParts, "hubs" | "agent" | "deps">, row: SessionRow, level: ThinkingLevel | null): Promise<void> {
   const agent = await m.agent(row.projectId, row.agentId);
   const chosen = level ?? agentDefaultThinkingLevel(agent);
   const core = m.hubs.get(row.sessionId)?.core;
@@ -43,12 +44,14 @@ export async function setThinkingLevel(m: Pick<ManagerParts, "hubs" | "agent">, 
  * Record a host-decided fact (title, archive) in the session's trace: through its open core
  * Session when there is one, else appended by core to the trace on disk.
  */
-export async function recordFact(m: Pick<ManagerParts, "hubs" | "agent">, row: SessionRow, fact: OmniMessage<"event_msg">): Promise<void> {
+export async function recordFact(m: Pick<ManagerParts, "hubs" | "agent" | "deps">, row: SessionRow, fact: OmniMessage<"event_msg">): Promise<void> {
   const core = m.hubs.get(row.sessionId)?.core;
   if (core !== undefined) return core.recordFact(fact);
   (await m.agent(row.projectId, row.agentId)).recordSessionFact(row.sessionId, fact);
-  // Written without the session loaded: whoever follows its stream gets it from the file.
+  // Written without the session loaded: whoever follows its stream gets it from the file (on
+  // another node of a cluster, after this node's notice).
   m.hubs.get(row.sessionId)?.channel.catchUp();
+  announceUnsent(m, row);
 }
 
 /**

@@ -1,0 +1,65 @@
+// Several server nodes as real child processes on one data root and one PostgreSQL database
+// (a cluster, as issue 32 runs it): each node is `src/main.ts` with `--database`, signed in
+// as the admin through its own client, so a scenario says which node it talks to in one line
+// (`cluster.node("B").client.post(…)`). Nodes start one after the other (the first creates the
+// admin and writes its initial password; the others find it in the shared facts).
+import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { agentPaths, formatPosition, parseTraceText, sessionTraceFiles } from "@penguin/core";
+import { ApiClient } from "./client.js";
+import { spawnServer, type StartedServers, type ServerChild } from "./child.js";
+
+export interface ClusterNode {
+  name: string;
+  child: ServerChild;
+  url: string;
+  client: ApiClient;
+}
+
+export interface Cluster {
+  root: string;
+  nodes: ClusterNode[];
+  node(name: string): ClusterNode;
+}
+
+export async function signInAt(url: string, password: string): Promise<ApiClient> {
+  const client = new ApiClient((u, init) => fetch(u, init), url);
+  const res = await client.signIn("admin", password);
+  if (res.status !== 200) throw new Error(`sign-in at ${url} failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return client;
+}
+
+/** Starts nodes named `names` on `root` with facts in `database`; `started` kills them after the test. */
+export async function startCluster(started: StartedServers, root: string, database: string, names: readonly string[], extraArgs: readonly string[] = []): Promise<Cluster> {
+  const nodes: ClusterNode[] = [];
+  let password: string | undefined;
+  for (const name of names) {
+    const child = started.track(spawnServer(["--root", root, "--port", "0", "--no-open", "--no-sandbox", "--workspace-root", tmpdir(), "--database", database, ...extraArgs]));
+    const url = await child.url();
+    password ??= readFileSync(join(root, "initial-admin-password"), "utf8").trim();
+    nodes.push({ name, child, url, client: await signInAt(url, password) });
+  }
+  return {
+    root,
+    nodes,
+    node(name) {
+      const found = nodes.find((n) => n.name === name);
+      if (found === undefined) throw new Error(`no node ${name} (the cluster has ${nodes.map((n) => n.name).join(", ")})`);
+      return found;
+    },
+  };
+}
+
+/** A durable stream id: a trace position `NNN:LLLLLL`. */
+export const DURABLE_ID = /^\d{3}:\d{6}$/;
+
+/** The records of a session's trace with their positions as ids, as a reader of the files finds them. */
+export function traceRecordsOf(root: string, sessionId: string, projectId = "default_project", agentId = "default_agent"): { id: string; data: unknown }[] {
+  const records: { id: string; data: unknown }[] = [];
+  for (const file of sessionTraceFiles(agentPaths(root, projectId, agentId), sessionId)) {
+    const content = parseTraceText(readFileSync(file.file, "utf8"));
+    content.messages.forEach((message, i) => records.push({ id: formatPosition({ file: file.index, line: content.lines[i]! }), data: message }));
+  }
+  return records;
+}
