@@ -92,6 +92,11 @@ export class PackStore {
     return this.#dir;
   }
 
+  /** Where packs are written before they are durable (the file watch's drain marker lives here too). */
+  get tmpDir(): string {
+    return join(this.#dir, "tmp");
+  }
+
   has(hash: string): boolean {
     return this.#places.has(hash);
   }
