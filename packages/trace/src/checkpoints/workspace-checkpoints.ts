@@ -90,10 +90,13 @@ export class WorkspaceCheckpoints {
 
   /** Scan every path, store and return the new checkpoint; undefined when the tree is the last one. */
   take(): CheckpointTaken | undefined {
-    const pending = this.store.pending();
-    const scan = scanWorkspace(this.#scanOptions(), this.#cache, pending);
-    this.#watch?.keepOnly(scan.rules);
-    return this.#record(scan, changedPaths(this.#last?.tree ?? EMPTY, scan.tree), pending, "full");
+    // The first checkpoint of a workspace stores its files as they are (see pack-store.ts).
+    const pending = this.store.pending(this.#last === undefined ? "raw" : "compress");
+    return settled(pending, () => {
+      const scan = scanWorkspace(this.#scanOptions(), this.#cache, pending);
+      this.#watch?.keepOnly(scan.rules);
+      return this.#record(scan, changedPaths(this.#last?.tree ?? EMPTY, scan.tree), pending, "full");
+    });
   }
 
   /**
@@ -102,25 +105,26 @@ export class WorkspaceCheckpoints {
    * `full` is asked.
    */
   async takeChanged(options: { full?: boolean } = {}): Promise<CheckpointTaken | undefined> {
-    if (this.#watch === undefined) return this.take();
-    const changes = await this.#watch.takeChanges();
+    const watch = this.#watch;
+    if (watch === undefined) return this.take();
+    const changes = await watch.takeChanges();
     const last = this.#last;
     const rules = this.#rules;
     if (options.full === true || changes.kind === "full" || last === undefined || rules === undefined) return this.take();
     const pending = this.store.pending();
     try {
-      const rescanned = rescanNamedPaths(this.#scanOptions(), { tree: last.tree as Map<string, TreeEntry>, cache: this.#cache, rules }, changes.paths, this.#watch, pending);
+      const rescanned = settled(pending, () => rescanNamedPaths(this.#scanOptions(), { tree: last.tree as Map<string, TreeEntry>, cache: this.#cache, rules }, changes.paths, watch, pending));
       if (rescanned === "full") return this.take();
-      return this.#record(rescanned.scan, rescanned.changed, pending, "changed-paths");
+      return settled(pending, () => this.#record(rescanned.scan, rescanned.changed, pending, "changed-paths"));
     } catch (error) {
-      this.#watch.distrust(`the last checkpoint failed (${error instanceof Error ? error.message : String(error)})`);
+      watch.distrust(`the last checkpoint failed (${error instanceof Error ? error.message : String(error)})`);
       throw error;
     }
   }
 
   /** Paths that differ between the workspace now and the last checkpoint (stores nothing new for good). */
   changedSinceLast(): string[] {
-    const pending = this.store.pending();
+    const pending = this.store.pending("hash-only");
     const { tree } = scanWorkspace({ workspace: this.workspace, ignore: this.#ignore, maxFileBytes: this.#maxFileBytes }, this.#cache, pending);
     return changedPaths(this.#last?.tree ?? EMPTY, tree);
   }
@@ -155,7 +159,7 @@ export class WorkspaceCheckpoints {
 
   treeOf(treeId: string): Tree {
     if (treeId === this.#last?.id) return this.#last.tree;
-    return loadTree(treeId, (id) => this.store.read(id));
+    return this.store.reading(() => loadTree(treeId, (id) => this.store.read(id)));
   }
 
   /** One file's bytes in a checkpoint; undefined when the path is not a file there. */
@@ -173,8 +177,18 @@ export class WorkspaceCheckpoints {
   restore(treeId: string): RestoreReport {
     const target = this.treeOf(treeId);
     const pending = this.store.pending();
-    const { tree: current } = scanWorkspace({ workspace: this.workspace, ignore: this.#ignore, maxFileBytes: this.#maxFileBytes }, this.#cache, pending);
+    const { tree: current } = settled(pending, () => scanWorkspace({ workspace: this.workspace, ignore: this.#ignore, maxFileBytes: this.#maxFileBytes }, this.#cache, pending));
     pending.commit();
-    return restoreTree(this.workspace, this.store, target, current);
+    return this.store.reading(() => restoreTree(this.workspace, this.store, target, current));
+  }
+}
+
+/** `work` with `pending` dropped (its temp file removed) when it throws. */
+function settled<T>(pending: PendingPack, work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    pending.abandon();
+    throw error;
   }
 }
