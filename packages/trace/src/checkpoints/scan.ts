@@ -1,8 +1,9 @@
 /**
- * Scanning a workspace into a checkpoint tree, fast enough to run after every tool call: each
- * path is lstat'ed and compared with what the previous scan saw (size, mtime, ctime, inode);
- * only files whose stat changed are read and hashed. ctime catches a chmod and a rewrite that
- * kept the mtime. New contents go into the pending pack (unless above the size limit: then the
+ * Scanning a whole workspace (or one folder of it) into a checkpoint tree: the baseline, each
+ * task's start, and any checkpoint the file watch cannot vouch for (changed-scan.ts does the
+ * rest). Each path is lstat'ed and compared with what the previous scan saw (size, mtime,
+ * ctime, inode); only files whose stat changed are read and hashed, and files changed just
+ * before they were read (racily clean). ctime catches a chmod and a rewrite that kept the mtime. New contents go into the pending pack (unless above the size limit: then the
  * file is hashed in chunks and recorded by hash and size only). Symlinks are recorded, never
  * followed; sockets and fifos are left out; ignored folders are never entered.
  */
