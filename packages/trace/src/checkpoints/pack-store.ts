@@ -14,7 +14,7 @@
  * (a blob stored twice is harmless), and a reader that misses a blob looks for new packs.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, writeSync, writevSync } from "node:fs";
 import { basename, join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 
@@ -49,12 +49,13 @@ export const hashBytes = (bytes: Uint8Array): string => createHash("sha256").upd
  */
 export type PackMode = "compress" | "raw" | "hash-only";
 
-/** Bytes gathered before one write to the pack's temp file. */
+/** Bytes gathered before one write to the pack's temp file, in at most MAX_IOV buffers. */
 const SLAB = 4 << 20;
+const MAX_IOV = 1024;
 
 /**
- * Blobs not yet durable: added by a checkpoint and streamed to one temp file (never all held
- * in memory), made durable together by `commit` (one fsync) or dropped by `abandon`.
+ * Blobs not yet durable: added by a checkpoint and streamed to one temp file (a few MB held
+ * at a time, never all), made durable together by `commit` (one fsync) or dropped by `abandon`.
  */
 export class PendingPack {
   readonly #index: IndexRow[] = [];
@@ -62,7 +63,7 @@ export class PendingPack {
   #length = 0;
   #fd: number | undefined;
   #temp: string | undefined;
-  #slab: Buffer | undefined;
+  #queued: Uint8Array[] = [];
   #fill = 0;
 
   constructor(
@@ -127,7 +128,7 @@ export class PendingPack {
     this.#hashes.clear();
     this.#length = 0;
     this.#fill = 0;
-    this.#slab = undefined;
+    this.#queued = [];
   }
 
   #write(bytes: Uint8Array): void {
@@ -135,25 +136,30 @@ export class PendingPack {
       this.#temp = join(this.store.tmpDir, `${Date.now().toString(36)}-${randomBytes(6).toString("hex")}${PACK_SUFFIX}`);
       this.#fd = openSync(this.#temp, "w", 0o600);
     }
-    if (this.#fill + bytes.length > SLAB) this.#flush();
-    if (bytes.length >= SLAB) {
-      writeAll(this.#fd, bytes);
-      return;
-    }
-    this.#slab ??= Buffer.allocUnsafe(SLAB);
-    this.#slab.set(bytes, this.#fill);
+    // Gathered, not copied: one writev per few MB hands the kernel the buffers as they are.
+    this.#queued.push(bytes);
     this.#fill += bytes.length;
+    if (this.#fill >= SLAB || this.#queued.length >= MAX_IOV) this.#flush();
   }
 
   #flush(): void {
-    if (this.#fill === 0 || this.#fd === undefined || this.#slab === undefined) return;
-    writeAll(this.#fd, this.#slab.subarray(0, this.#fill));
+    if (this.#queued.length === 0 || this.#fd === undefined) return;
+    writeAllv(this.#fd, this.#queued);
+    this.#queued = [];
     this.#fill = 0;
   }
 }
 
-function writeAll(fd: number, bytes: Uint8Array): void {
-  for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+/** writev until every byte of `parts` is written (a short write resumes where it stopped). */
+function writeAllv(fd: number, parts: Uint8Array[]): void {
+  let rest = parts;
+  while (rest.length > 0) {
+    let written = writevSync(fd, rest);
+    let i = 0;
+    while (i < rest.length && written >= rest[i]!.length) written -= rest[i++]!.length;
+    rest = rest.slice(i);
+    if (written > 0) rest[0] = rest[0]!.subarray(written);
+  }
 }
 
 export class PackStore {
