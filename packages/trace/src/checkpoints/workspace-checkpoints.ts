@@ -125,7 +125,10 @@ export class WorkspaceCheckpoints {
   /** Paths that differ between the workspace now and the last checkpoint (stores nothing new for good). */
   changedSinceLast(): string[] {
     const pending = this.store.pending("hash-only");
-    const { tree } = scanWorkspace({ workspace: this.workspace, ignore: this.#ignore, maxFileBytes: this.#maxFileBytes }, this.#cache, pending);
+    const { tree, cache } = scanWorkspace({ workspace: this.workspace, ignore: this.#ignore, maxFileBytes: this.#maxFileBytes }, this.#cache, pending);
+    // Kept: the checkpoint that usually follows (a rewind's) then reads no file again. An entry
+    // whose blob the store lacks is read again anyway (the stat cache asks the store).
+    this.#cache = cache;
     return changedPaths(this.#last?.tree ?? EMPTY, tree);
   }
 
@@ -177,8 +180,9 @@ export class WorkspaceCheckpoints {
   restore(treeId: string): RestoreReport {
     const target = this.treeOf(treeId);
     const pending = this.store.pending();
-    const { tree: current } = settled(pending, () => scanWorkspace({ workspace: this.workspace, ignore: this.#ignore, maxFileBytes: this.#maxFileBytes }, this.#cache, pending));
+    const { tree: current, cache } = settled(pending, () => scanWorkspace({ workspace: this.workspace, ignore: this.#ignore, maxFileBytes: this.#maxFileBytes }, this.#cache, pending));
     pending.commit();
+    this.#cache = cache;
     return this.store.reading(() => restoreTree(this.workspace, this.store, target, current));
   }
 }
