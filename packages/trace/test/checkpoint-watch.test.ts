@@ -142,6 +142,17 @@ describe.runIf(process.platform === "linux")("checkpoints from a file watch", ()
     expect(ignored?.changed).toEqual([".gitignore", "a.log"]);
   }, 120_000);
 
+  it("watches a workspace reached through a link (its watch is on the target folder)", async () => {
+    const root = temp("ckw-link-");
+    sh(root, "mkdir -p real/sub && ln -s real ws");
+    const checkpoints = watched(join(root, "ws"));
+    await checkpoints.takeChanged();
+    expect(checkpoints.watchOff).toBeUndefined();
+    writeFileSync(join(root, "ws", "sub", "x"), "x");
+    const taken = await checkpoints.takeChanged();
+    expect({ scan: taken?.scan, changed: taken?.changed }).toEqual({ scan: "changed-paths", changed: ["sub/x"] });
+  });
+
   it("keeps to full scans above the folder limit", async () => {
     const ws = temp("ckw-ws-");
     sh(ws, "mkdir -p a b c d && echo 1 > a/1");

@@ -7,7 +7,7 @@
  * file is hashed in chunks and recorded by hash and size only). Symlinks are recorded, never
  * followed; sockets and fifos are left out; ignored folders are never entered.
  */
-import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, type Stats } from "node:fs";
+import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, statSync, type Stats } from "node:fs";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { isIgnored, parseIgnoreLines, type RuleSet } from "./ignore-rules.js";
@@ -61,7 +61,8 @@ export function scanWorkspace(options: ScanOptions, previous: StatCache, pending
   const into: ScanResult = { tree: new Map(), cache: new Map(), rules: new Map() };
   let ino: number;
   try {
-    ino = lstatSync(options.workspace).ino;
+    // The workspace folder itself may be reached through a link: its watch is on the target.
+    ino = statSync(options.workspace).ino;
   } catch {
     return into;
   }
