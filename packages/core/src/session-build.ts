@@ -242,12 +242,13 @@ export async function buildSession(parts: AgentParts, p: BuildParams): Promise<S
   if (onLine !== undefined) writer.onAppend((m) => onLine(m));
   p.closeDangling?.(fold);
   const checkpoints = sessionCheckpoints(parts, meta.workspace, sessionId, p);
+  const checkpointing = checkpoints === undefined ? undefined : checkpointHook(checkpoints);
   const engine = new ContextEngine({
     llm,
     env,
     trace: writer,
     fold,
-    ...(checkpoints === undefined ? {} : { checkpoints: checkpointHook(checkpoints) }),
+    ...(checkpointing === undefined ? {} : { checkpoints: checkpointing }),
     maxTurns: state.config.max_turns,
     policy: createCommandPolicy(config.command_policy),
     compaction: {
@@ -280,6 +281,7 @@ export async function buildSession(parts: AgentParts, p: BuildParams): Promise<S
     approvalMode: p.approvalMode,
     sleep: p.replay !== undefined ? noWait : parts.options.sleep,
     lease: p.lease,
+    checkpoints: checkpointing,
     // A replay writes the recorded task-hook records back instead of running the hooks.
     ...(hooks === undefined || p.replay !== undefined ? {} : { hooks }),
   });

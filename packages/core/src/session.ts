@@ -70,6 +70,8 @@ export interface SessionParts {
   lease?: SessionLease | undefined;
   /** Lifecycle hooks run around its tasks (hooks/task-hooks.ts); absent: none, or a replay. */
   hooks?: SessionHooks | undefined;
+  /** Workspace checkpoints (their file watch is closed when the session is disposed). */
+  checkpoints?: { close(): void } | undefined;
 }
 
 export class Session {
@@ -143,6 +145,9 @@ export class Session {
     this.#scope = Effect.runSync(Scope.make());
     // Finalizers run last-added first: the task ends before its Environment goes.
     Effect.runSync(Scope.addFinalizer(this.#scope, Effect.promise(async () => env.dispose?.())));
+    // After the task ended (its last checkpoint is taken): the workspace's file watch closes.
+    const checkpoints = parts.checkpoints;
+    if (checkpoints !== undefined) Effect.runSync(Scope.addFinalizer(this.#scope, Effect.sync(() => checkpoints.close())));
     Effect.runSync(Scope.addFinalizer(this.#scope, engine.abortRunning));
   }
 

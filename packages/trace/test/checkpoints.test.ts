@@ -126,6 +126,26 @@ describe("workspace checkpoints", () => {
     expect(statSync(join(ws, "huge.bin")).size).toBe(5000);
   });
 
+  it("stores the first checkpoint's files as they are and later ones gzip'd; a dropped pack leaves no file", () => {
+    const ws = temp("ckpt-ws-");
+    const store = temp("ckpt-store-");
+    const text = "compressible line of text\n".repeat(4000);
+    writeFileSync(join(ws, "a.txt"), text);
+    const checkpoints = new WorkspaceCheckpoints(store, ws);
+    expect(checkpoints.take()!.storedBytes).toBeGreaterThan(text.length);
+    writeFileSync(join(ws, "a.txt"), `${text}more\n`);
+    const second = checkpoints.take()!;
+    expect(second.storedBytes).toBeLessThan(text.length / 10);
+    // Both read back from a fresh store (raw and gzip'd rows of the pack indexes).
+    const fresh = new WorkspaceCheckpoints(store, ws);
+    expect(fresh.read(second.tree, "a.txt")!.bytes!.toString()).toBe(`${text}more\n`);
+    const pending = new PackStore(store).pending("raw");
+    pending.add(Buffer.from("never kept"));
+    expect(readdirSync(join(store, "tmp"))).toHaveLength(1);
+    pending.abandon();
+    expect(readdirSync(join(store, "tmp"))).toEqual([]);
+  });
+
   it("never lists a pack a crash left half written, and finds packs another process added", () => {
     const dir = temp("ckpt-store-");
     const a = new PackStore(dir);

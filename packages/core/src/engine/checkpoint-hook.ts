@@ -12,6 +12,11 @@
  * session whose tools never change a file records no checkpoint at all. Records before the
  * baseline line have the baseline's files (nothing had changed them yet).
  *
+ * After a tool call only the paths a file watch saw change are looked at again (trace's
+ * `workspace-watch.ts`: it falls back to a full scan whenever it cannot vouch for its list);
+ * the baseline and each task's start scan the whole workspace (the start is the safety net
+ * for writes no watch reports). `close` ends the watch when the session ends.
+ *
  * A checkpoint that fails (a full disk) is reported once on stderr and skipped: the task
  * goes on, the next boundary tries again.
  */
@@ -23,11 +28,13 @@ const READ_ONLY_TOOLS = new Set(["read_file", "read_image", "describe_image"]);
 
 export interface CheckpointHook {
   /** Takes the baseline, if the session has none yet, before `call` runs. */
-  beforeToolCall(call: ToolCallPayload): void;
+  beforeToolCall(call: ToolCallPayload): Promise<void>;
   /** The events to record after `call` ended (none when the workspace did not change). */
-  afterToolCall(call: ToolCallPayload): OmniMessage[];
+  afterToolCall(call: ToolCallPayload): Promise<OmniMessage[]>;
   /** The events to record as a task starts, when the workspace changed since the last recorded checkpoint. */
-  atTaskStart(): OmniMessage[];
+  atTaskStart(): Promise<OmniMessage[]>;
+  /** Ends the file watch (the session ends). */
+  close(): void;
 }
 
 const checkpointEvent = (taken: CheckpointTaken, extra: { tool_call_id?: string; reason?: string }): OmniMessage =>
@@ -39,18 +46,27 @@ export function checkpointHook(checkpoints: WorkspaceCheckpoints, warn: (line: s
   let baseline: CheckpointTaken | undefined;
   /** A checkpoint is recorded (or the trace named one on resume): changes count from it. */
   let recorded = checkpoints.lastTree !== undefined;
-  const guarded = <T>(work: () => T, fallback: T): T => {
+  checkpoints.watch();
+  // One checkpoint at a time, in call order: the calls of a batch run side by side, and the
+  // baseline must be taken (once) before any of them writes.
+  let queue: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = queue.then(work);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+  const guarded = async <T>(work: () => Promise<T>, fallback: T): Promise<T> => {
     try {
-      return work();
+      return await work();
     } catch (error) {
       if (!warned) warn(`workspace checkpoint skipped (${error instanceof Error ? error.message : String(error)}); the next tool call tries again`);
       warned = true;
       return fallback;
     }
   };
-  const takeRecorded = (extra: { tool_call_id?: string; reason?: string }): OmniMessage[] =>
-    guarded(() => {
-      const taken = checkpoints.take();
+  const takeRecorded = (extra: { tool_call_id?: string; reason?: string }, full: boolean): Promise<OmniMessage[]> =>
+    guarded(async () => {
+      const taken = await checkpoints.takeChanged({ full });
       if (taken === undefined) return [];
       const out = baseline === undefined ? [] : [checkpointEvent(baseline, { reason: "baseline" })];
       baseline = undefined;
@@ -58,11 +74,15 @@ export function checkpointHook(checkpoints: WorkspaceCheckpoints, warn: (line: s
       return [...out, checkpointEvent(taken, extra)];
     }, []);
   return {
-    beforeToolCall: (call) => {
-      if (recorded || baseline !== undefined || READ_ONLY_TOOLS.has(call.name)) return;
-      baseline = guarded(() => checkpoints.take(), undefined);
-    },
-    afterToolCall: (call) => (READ_ONLY_TOOLS.has(call.name) ? [] : takeRecorded({ tool_call_id: call.tool_call_id })),
-    atTaskStart: () => (recorded ? takeRecorded({ reason: "task_start" }) : []),
+    beforeToolCall: (call) =>
+      READ_ONLY_TOOLS.has(call.name)
+        ? Promise.resolve()
+        : inTurn(async () => {
+            if (recorded || baseline !== undefined) return;
+            baseline = await guarded(() => checkpoints.takeChanged(), undefined);
+          }),
+    afterToolCall: (call) => (READ_ONLY_TOOLS.has(call.name) ? Promise.resolve([]) : inTurn(() => takeRecorded({ tool_call_id: call.tool_call_id }, false))),
+    atTaskStart: () => inTurn(async () => (recorded ? takeRecorded({ reason: "task_start" }, true) : [])),
+    close: () => checkpoints.close(),
   };
 }

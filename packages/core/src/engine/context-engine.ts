@@ -418,7 +418,8 @@ export class ContextEngine {
         emit(settingsChanged({ thinking_level: options.thinkingLevel }), false);
       }
       // What changed in the workspace since the last checkpoint (outside the session, or a background process).
-      for (const checkpoint of self.#config.checkpoints?.atTaskStart() ?? []) emit(checkpoint, false);
+      const checkpoints = self.#config.checkpoints;
+      if (checkpoints !== undefined) for (const checkpoint of yield* Effect.promise(() => checkpoints.atTaskStart())) emit(checkpoint, false);
       // The carry-over was recorded when it arose: it is sent, not recorded again.
       let input: Outgoing[] = [
         ...carryOverOf(fold.state, new Date().toISOString()).map((message) => ({ message, fresh: false, stream: false })),

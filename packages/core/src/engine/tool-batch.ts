@@ -121,7 +121,7 @@ function makeBatch(
   // only the wait for its next step is interruptible, inside awaitEdge.
   const execute = (call: ToolCallPayload) =>
     Effect.gen(function* () {
-      checkpoints?.beforeToolCall(call);
+      if (checkpoints !== undefined) yield* Effect.promise(() => checkpoints.beforeToolCall(call));
       const controller = new AbortController();
       const steps = env.executeTool({ toolCall: call, signal: controller.signal, approve });
       for (;;) {
@@ -139,7 +139,7 @@ function makeBatch(
       }
       if (!outputs.has(call.tool_call_id) && !closed && !(yield* isAborted)) report.record(failedOutput(call, "tool ended without an output"));
       // After the output, before the batch settles: the next request starts after this fact is recorded.
-      if (!closed) for (const checkpoint of checkpoints?.afterToolCall(call) ?? []) report.emit(checkpoint, false);
+      if (!closed && checkpoints !== undefined) for (const checkpoint of yield* Effect.promise(() => checkpoints.afterToolCall(call))) report.emit(checkpoint, false);
     });
 
   const task = (call: ToolCallPayload, previous: Deferred.Deferred<void> | undefined, decided: Deferred.Deferred<void>) =>

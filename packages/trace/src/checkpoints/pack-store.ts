@@ -1,19 +1,21 @@
 /**
  * The content-addressed store behind workspace checkpoints: blobs named by the SHA-256 of
- * their bytes, gzip-compressed, kept in pack files under the agent's data folder (never in a
- * workspace). One checkpoint writes at most one pack holding only the blobs the store did not
+ * their bytes, kept in pack files under the agent's data folder (never in a workspace):
+ * gzip'd (level 1), except a workspace's first checkpoint, whose files are stored as they are
+ * (see PackMode: on 200 MB, compressing costs seconds of CPU, writing the bytes does not). One checkpoint writes at most one pack holding only the blobs the store did not
  * have yet, so a checkpoint costs one fsync however many files changed, and a file seen
  * before (in any session of the agent) is never stored twice.
  *
- * A pack is `<blob bytes…><index JSON><index length, 8 bytes BE>PNGPACK1`; it is written to a
+ * A pack is `<blob bytes…><index JSON><index length, 8 bytes BE>PNGPACK1` (an index row is
+ * `[hash, offset, length]`, with a fourth `0` for a blob stored as it is); it is streamed to a
  * temp name, fsynced, renamed into `packs/` and the folder fsynced: only then is it durable,
  * and only then may a trace line name what it holds. A crash leaves at most a temp file, which
  * no reader lists. Packs are never rewritten; several processes may add packs side by side
  * (a blob stored twice is harmless), and a reader that misses a blob looks for new packs.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, writeSync } from "node:fs";
-import { join } from "node:path";
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, writeSync, writevSync } from "node:fs";
+import { basename, join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 
 const MAGIC = Buffer.from("PNGPACK1");
@@ -24,7 +26,12 @@ interface BlobPlace {
   pack: string;
   offset: number;
   length: number;
+  raw: boolean;
 }
+
+/** A pack index row: hash, offset, length, and 0 when the blob is stored as it is (else gzip'd). */
+type IndexRow = [string, number, number] | [string, number, number, typeof RAW];
+const RAW = 0;
 
 export class BlobMissingError extends Error {
   constructor(hash: string, dir: string) {
@@ -35,24 +42,44 @@ export class BlobMissingError extends Error {
 
 export const hashBytes = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
 
-/** Blobs not yet durable: added by a checkpoint, written together by `commit`. */
+/**
+ * How a pending pack keeps what it is given: gzip'd (level 1; a checkpoint after a tool call,
+ * a few files), stored as they are (a workspace's first checkpoint: compressing 200 MB costs
+ * seconds, writing it does not), or only hashed (a comparison that keeps nothing).
+ */
+export type PackMode = "compress" | "raw" | "hash-only";
+
+/** Bytes gathered before one write to the pack's temp file, in at most MAX_IOV buffers. */
+const SLAB = 4 << 20;
+const MAX_IOV = 1024;
+
+/**
+ * Blobs not yet durable: added by a checkpoint and streamed to one temp file (a few MB held
+ * at a time, never all), made durable together by `commit` (one fsync) or dropped by `abandon`.
+ */
 export class PendingPack {
-  readonly #parts: Buffer[] = [];
-  readonly #index: [string, number, number][] = [];
+  readonly #index: IndexRow[] = [];
   readonly #hashes = new Set<string>();
   #length = 0;
+  #fd: number | undefined;
+  #temp: string | undefined;
+  #queued: Uint8Array[] = [];
+  #fill = 0;
 
-  constructor(readonly store: PackStore) {}
+  constructor(
+    readonly store: PackStore,
+    readonly mode: PackMode = "compress",
+  ) {}
 
   /** Stores `bytes` unless the store or this pack has them; returns their hash. */
   add(bytes: Uint8Array, knownHash?: string): string {
     const hash = knownHash ?? hashBytes(bytes);
-    if (this.#hashes.has(hash) || this.store.has(hash)) return hash;
-    const packed = gzipSync(bytes, { level: 1 });
-    this.#parts.push(packed);
-    this.#index.push([hash, this.#length, packed.length]);
+    if (this.mode === "hash-only" || this.#hashes.has(hash) || this.store.has(hash)) return hash;
+    const stored = this.mode === "raw" ? bytes : gzipSync(bytes, { level: 1 });
+    this.#write(stored);
+    this.#index.push(this.mode === "raw" ? [hash, this.#length, stored.length, RAW] : [hash, this.#length, stored.length]);
     this.#hashes.add(hash);
-    this.#length += packed.length;
+    this.#length += stored.length;
     return hash;
   }
 
@@ -60,19 +87,78 @@ export class PendingPack {
     return this.#index.length;
   }
 
-  /** Bytes this pack adds to the store (compressed blobs and index). */
+  /** Bytes this pack adds to the store (its blobs as stored). */
   get bytes(): number {
     return this.#length;
   }
 
   /** Makes every added blob durable (one pack, one fsync); a no-op when nothing was added. */
   commit(): void {
-    if (this.#index.length === 0) return;
-    this.store.writePack(this.#parts, this.#index);
-    this.#parts.length = 0;
+    if (this.#index.length === 0 || this.#fd === undefined || this.#temp === undefined) return this.abandon();
+    const indexBytes = Buffer.from(JSON.stringify(this.#index));
+    const trailer = Buffer.alloc(TRAILER);
+    trailer.writeBigUInt64BE(BigInt(indexBytes.length), 0);
+    MAGIC.copy(trailer, 8);
+    this.#write(indexBytes);
+    this.#write(trailer);
+    this.#flush();
+    const fd = this.#fd;
+    this.#fd = undefined;
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    this.store.addPack(this.#temp, this.#index);
+    this.#temp = undefined;
+    this.#clear();
+  }
+
+  /** Drops what was added (nothing of it becomes durable). */
+  abandon(): void {
+    if (this.#fd !== undefined) closeSync(this.#fd);
+    if (this.#temp !== undefined) rmSync(this.#temp, { force: true });
+    this.#fd = undefined;
+    this.#temp = undefined;
+    this.#clear();
+  }
+
+  #clear(): void {
     this.#index.length = 0;
     this.#hashes.clear();
     this.#length = 0;
+    this.#fill = 0;
+    this.#queued = [];
+  }
+
+  #write(bytes: Uint8Array): void {
+    if (this.#fd === undefined) {
+      this.#temp = join(this.store.tmpDir, `${Date.now().toString(36)}-${randomBytes(6).toString("hex")}${PACK_SUFFIX}`);
+      this.#fd = openSync(this.#temp, "w", 0o600);
+    }
+    // Gathered, not copied: one writev per few MB hands the kernel the buffers as they are.
+    this.#queued.push(bytes);
+    this.#fill += bytes.length;
+    if (this.#fill >= SLAB || this.#queued.length >= MAX_IOV) this.#flush();
+  }
+
+  #flush(): void {
+    if (this.#queued.length === 0 || this.#fd === undefined) return;
+    writeAllv(this.#fd, this.#queued);
+    this.#queued = [];
+    this.#fill = 0;
+  }
+}
+
+/** writev until every byte of `parts` is written (a short write resumes where it stopped). */
+function writeAllv(fd: number, parts: Uint8Array[]): void {
+  let rest = parts;
+  while (rest.length > 0) {
+    let written = writevSync(fd, rest);
+    let i = 0;
+    while (i < rest.length && written >= rest[i]!.length) written -= rest[i++]!.length;
+    rest = rest.slice(i);
+    if (written > 0) rest[0] = rest[0]!.subarray(written);
   }
 }
 
@@ -80,6 +166,7 @@ export class PackStore {
   readonly #dir: string;
   readonly #places = new Map<string, BlobPlace>();
   readonly #seenPacks = new Set<string>();
+  #open: Map<string, number> | undefined;
 
   constructor(dir: string) {
     this.#dir = dir;
@@ -92,12 +179,32 @@ export class PackStore {
     return this.#dir;
   }
 
+  /** Where packs are written before they are durable (the file watch's drain marker lives here too). */
+  get tmpDir(): string {
+    return join(this.#dir, "tmp");
+  }
+
   has(hash: string): boolean {
     return this.#places.has(hash);
   }
 
-  pending(): PendingPack {
-    return new PendingPack(this);
+  pending(mode: PackMode = "compress"): PendingPack {
+    return new PendingPack(this, mode);
+  }
+
+  /**
+   * Reads inside `work` share one open descriptor per pack (a restore reads hundreds of
+   * blobs); they are closed when it returns.
+   */
+  reading<T>(work: () => T): T {
+    if (this.#open !== undefined) return work();
+    this.#open = new Map();
+    try {
+      return work();
+    } finally {
+      for (const fd of this.#open.values()) closeSync(fd);
+      this.#open = undefined;
+    }
   }
 
   /** The blob's bytes; throws BlobMissingError when no pack holds it. */
@@ -108,13 +215,21 @@ export class PackStore {
       place = this.#places.get(hash);
     }
     if (place === undefined) throw new BlobMissingError(hash, this.#dir);
-    const fd = openSync(join(this.#dir, "packs", place.pack), "r");
+    const shared = this.#open?.get(place.pack);
+    const fd = shared ?? openSync(join(this.#dir, "packs", place.pack), "r");
     try {
-      const packed = Buffer.alloc(place.length);
-      readSync(fd, packed, 0, place.length, place.offset);
-      return gunzipSync(packed);
+      const packed = Buffer.allocUnsafe(place.length);
+      for (let done = 0; done < place.length; ) {
+        const n = readSync(fd, packed, done, place.length - done, place.offset + done);
+        if (n === 0) throw new Error(`pack ${place.pack} ends inside blob ${hash}: the store at ${this.#dir} is damaged`);
+        done += n;
+      }
+      return place.raw ? packed : gunzipSync(packed);
     } finally {
-      closeSync(fd);
+      if (shared === undefined) {
+        if (this.#open !== undefined) this.#open.set(place.pack, fd);
+        else closeSync(fd);
+      }
     }
   }
 
@@ -125,20 +240,9 @@ export class PackStore {
     return total;
   }
 
-  writePack(parts: readonly Buffer[], index: readonly [string, number, number][]): void {
-    const indexBytes = Buffer.from(JSON.stringify(index));
-    const trailer = Buffer.alloc(TRAILER);
-    trailer.writeBigUInt64BE(BigInt(indexBytes.length), 0);
-    MAGIC.copy(trailer, 8);
-    const name = `${Date.now().toString(36)}-${randomBytes(6).toString("hex")}${PACK_SUFFIX}`;
-    const temp = join(this.#dir, "tmp", name);
-    const fd = openSync(temp, "w", 0o600);
-    try {
-      for (const part of [...parts, indexBytes, trailer]) writeSync(fd, part);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+  /** A pending pack's durable temp file: renamed into `packs/`, the folder synced, its blobs indexed. */
+  addPack(temp: string, index: readonly IndexRow[]): void {
+    const name = basename(temp);
     renameSync(temp, join(this.#dir, "packs", name));
     syncFolder(join(this.#dir, "packs"));
     this.#addIndex(name, index);
@@ -156,14 +260,14 @@ export class PackStore {
     }
   }
 
-  #addIndex(name: string, index: readonly [string, number, number][]): void {
+  #addIndex(name: string, index: readonly IndexRow[]): void {
     this.#seenPacks.add(name);
-    for (const [hash, offset, length] of index) if (!this.#places.has(hash)) this.#places.set(hash, { pack: name, offset, length });
+    for (const [hash, offset, length, method] of index) if (!this.#places.has(hash)) this.#places.set(hash, { pack: name, offset, length, raw: method === RAW });
   }
 }
 
 /** A pack's index from its trailer; undefined for a file that is not a whole pack. */
-function readPackIndex(path: string): [string, number, number][] | undefined {
+function readPackIndex(path: string): IndexRow[] | undefined {
   const fd = openSync(path, "r");
   try {
     const size = statSync(path).size;
@@ -175,7 +279,7 @@ function readPackIndex(path: string): [string, number, number][] | undefined {
     if (length > size - TRAILER) return undefined;
     const json = Buffer.alloc(length);
     readSync(fd, json, 0, length, size - TRAILER - length);
-    return JSON.parse(json.toString("utf8")) as [string, number, number][];
+    return JSON.parse(json.toString("utf8")) as IndexRow[];
   } finally {
     closeSync(fd);
   }

@@ -5,12 +5,20 @@
  * event; it returns nothing when nothing changed. `restore` puts a tree back in place, `read`
  * and `treeOf` answer what a checkpoint holds. The store is shared by every session of the
  * agent (`<agent>/checkpoints/`), so a file is stored once however many sessions see it.
+ *
+ * With `watch()` (a session does it), `takeChanged` asks a file watch which paths changed
+ * since the last scan and looks only at those (`changed-scan.ts`); whenever the watch cannot
+ * vouch for that (`workspace-watch.ts`), or `full` is asked (each task's start), it scans the
+ * whole workspace like `take`. `close()` ends the watch.
  */
 import { changedPaths, foldersAbove, loadTree, storeTree, type Tree, type TreeEntry } from "./tree.js";
 import { DEFAULT_CHECKPOINT_IGNORE } from "./ignore-rules.js";
-import { PackStore } from "./pack-store.js";
+import { PackStore, type PendingPack } from "./pack-store.js";
 import { restoreTree, type RestoreReport } from "./restore.js";
-import { scanWorkspace, type StatCache } from "./scan.js";
+import { rescanNamedPaths } from "./changed-scan.js";
+import type { RuleSet } from "./ignore-rules.js";
+import { scanWorkspace, type ScanOptions, type ScanResult, type StatCache } from "./scan.js";
+import { WorkspaceWatch } from "./workspace-watch.js";
 
 /** Files above 10 MiB are recorded by hash and size only. */
 export const DEFAULT_CHECKPOINT_MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -26,6 +34,8 @@ export interface CheckpointTaken {
   changed: string[];
   /** Bytes the checkpoint added to the store (compressed new blobs and the tree). */
   storedBytes: number;
+  /** How the workspace was looked at: every path, or only the paths a file watch named. */
+  scan: "full" | "changed-paths";
 }
 
 const EMPTY: Tree = new Map();
@@ -36,7 +46,10 @@ export class WorkspaceCheckpoints {
   readonly #ignore: readonly string[];
   readonly #maxFileBytes: number;
   #cache: StatCache = new Map();
+  /** Each scanned folder's ignore rules, from the last full scan on: set only while the last tree is the last scan's. */
+  #rules: Map<string, RuleSet[]> | undefined;
   #last: { id: string; tree: Tree; folders?: Map<string, string> } | undefined;
+  #watch: WorkspaceWatch | undefined;
 
   constructor(storeDir: string, workspace: string, settings: CheckpointSettings = {}) {
     this.store = new PackStore(storeDir);
@@ -53,16 +66,88 @@ export class WorkspaceCheckpoints {
   /** Continue from a checkpoint the trace names (resume): changes are counted from it. */
   seed(treeId: string): void {
     this.#last = { id: treeId, tree: this.treeOf(treeId) };
+    this.#rules = undefined;
   }
 
-  /** Scan, store and return the new checkpoint; undefined when the tree is the last one. */
+  /**
+   * Follow the workspace's changes with a file watch from the next scan on (Linux; elsewhere
+   * every checkpoint stays a full scan). Returns why the watch is off, if it is.
+   */
+  watch(options: { maxFolders?: number } = {}): string | undefined {
+    this.#watch ??= new WorkspaceWatch(this.workspace, this.store.tmpDir, options);
+    return this.#watch.off;
+  }
+
+  /** Why the file watch is off (every checkpoint a full scan); undefined while it is on. */
+  get watchOff(): string | undefined {
+    return this.#watch === undefined ? "not watching" : this.#watch.off;
+  }
+
+  /** Ends the file watch (the session ends): no handle stays open. */
+  close(): void {
+    this.#watch?.close();
+  }
+
+  /** Scan every path, store and return the new checkpoint; undefined when the tree is the last one. */
   take(): CheckpointTaken | undefined {
+    // The first checkpoint of a workspace stores its files as they are (see pack-store.ts).
+    const pending = this.store.pending(this.#last === undefined ? "raw" : "compress");
+    return settled(pending, () => {
+      const scan = scanWorkspace(this.#scanOptions(), this.#cache, pending);
+      this.#watch?.keepOnly(scan.rules);
+      return this.#record(scan, changedPaths(this.#last?.tree ?? EMPTY, scan.tree), pending, "full");
+    });
+  }
+
+  /**
+   * The checkpoint after a tool call: only the paths the file watch saw change are looked at
+   * again; a full scan (as `take`) when there is no watch, it cannot vouch for its list, or
+   * `full` is asked.
+   */
+  async takeChanged(options: { full?: boolean } = {}): Promise<CheckpointTaken | undefined> {
+    const watch = this.#watch;
+    if (watch === undefined) return this.take();
+    const changes = await watch.takeChanges();
+    const last = this.#last;
+    const rules = this.#rules;
+    if (options.full === true || changes.kind === "full" || last === undefined || rules === undefined) return this.take();
     const pending = this.store.pending();
+    try {
+      const rescanned = settled(pending, () => rescanNamedPaths(this.#scanOptions(), { tree: last.tree as Map<string, TreeEntry>, cache: this.#cache, rules }, changes.paths, watch, pending));
+      if (rescanned === "full") return this.take();
+      return settled(pending, () => this.#record(rescanned.scan, rescanned.changed, pending, "changed-paths"));
+    } catch (error) {
+      watch.distrust(`the last checkpoint failed (${error instanceof Error ? error.message : String(error)})`);
+      throw error;
+    }
+  }
+
+  /** Paths that differ between the workspace now and the last checkpoint (stores nothing new for good). */
+  changedSinceLast(): string[] {
+    const pending = this.store.pending("hash-only");
     const { tree, cache } = scanWorkspace({ workspace: this.workspace, ignore: this.#ignore, maxFileBytes: this.#maxFileBytes }, this.#cache, pending);
-    const changed = changedPaths(this.#last?.tree ?? EMPTY, tree);
+    // Kept: the checkpoint that usually follows (a rewind's) then reads no file again. An entry
+    // whose blob the store lacks is read again anyway (the stat cache asks the store).
+    this.#cache = cache;
+    return changedPaths(this.#last?.tree ?? EMPTY, tree);
+  }
+
+  #scanOptions(): ScanOptions {
+    const watch = this.#watch;
+    return {
+      workspace: this.workspace,
+      ignore: this.#ignore,
+      maxFileBytes: this.#maxFileBytes,
+      ...(watch === undefined ? {} : { onFolder: (path: string, ino: number) => watch.watchFolder(path, ino) }),
+    };
+  }
+
+  #record(scan: ScanResult, changed: string[], pending: PendingPack, how: CheckpointTaken["scan"]): CheckpointTaken | undefined {
+    const { tree, cache, rules } = scan;
     if (this.#last !== undefined && changed.length === 0) {
       pending.commit();
       this.#cache = cache;
+      this.#rules = rules;
       return undefined;
     }
     const previous = this.#last?.folders;
@@ -70,20 +155,14 @@ export class WorkspaceCheckpoints {
     const storedBytes = pending.bytes;
     pending.commit();
     this.#cache = cache;
+    this.#rules = rules;
     this.#last = { id, tree, folders };
-    return { tree: id, changed, storedBytes };
-  }
-
-  /** Paths that differ between the workspace now and the last checkpoint (stores nothing new for good). */
-  changedSinceLast(): string[] {
-    const pending = this.store.pending();
-    const { tree } = scanWorkspace({ workspace: this.workspace, ignore: this.#ignore, maxFileBytes: this.#maxFileBytes }, this.#cache, pending);
-    return changedPaths(this.#last?.tree ?? EMPTY, tree);
+    return { tree: id, changed, storedBytes, scan: how };
   }
 
   treeOf(treeId: string): Tree {
     if (treeId === this.#last?.id) return this.#last.tree;
-    return loadTree(treeId, (id) => this.store.read(id));
+    return this.store.reading(() => loadTree(treeId, (id) => this.store.read(id)));
   }
 
   /** One file's bytes in a checkpoint; undefined when the path is not a file there. */
@@ -101,8 +180,19 @@ export class WorkspaceCheckpoints {
   restore(treeId: string): RestoreReport {
     const target = this.treeOf(treeId);
     const pending = this.store.pending();
-    const { tree: current } = scanWorkspace({ workspace: this.workspace, ignore: this.#ignore, maxFileBytes: this.#maxFileBytes }, this.#cache, pending);
+    const { tree: current, cache } = settled(pending, () => scanWorkspace({ workspace: this.workspace, ignore: this.#ignore, maxFileBytes: this.#maxFileBytes }, this.#cache, pending));
     pending.commit();
-    return restoreTree(this.workspace, this.store, target, current);
+    this.#cache = cache;
+    return this.store.reading(() => restoreTree(this.workspace, this.store, target, current));
+  }
+}
+
+/** `work` with `pending` dropped (its temp file removed) when it throws. */
+function settled<T>(pending: PendingPack, work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    pending.abandon();
+    throw error;
   }
 }
