@@ -97,8 +97,12 @@ class GrowingBuffer {
   }
 
   text(s: string): void {
-    // Room for the worst case (3 bytes a UTF-16 unit) spares measuring a short text first.
-    this.#room(s.length < 1 << 20 ? 3 * s.length : Buffer.byteLength(s, "utf8"));
+    // Room for the worst case (3 bytes a UTF-16 unit) spares measuring a text first; where that
+    // would not fit, the exact size is measured instead: a history's first write `reserve`s
+    // its exact (ASCII) size, and asking for the worst case near its end would double the
+    // whole buffer, copying tens of MB, for a few bytes.
+    const worst = 3 * s.length;
+    this.#room(this.length + worst <= this.#buf.length ? worst : Buffer.byteLength(s, "utf8"));
     this.length += this.#buf.write(s, this.length, "utf8");
   }
 
