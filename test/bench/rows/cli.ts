@@ -88,8 +88,8 @@ async function timedRun(args: string[], env: NodeJS.ProcessEnv, timeFile: string
 const PHASES = [
   ["start → session opened (CLI start, config, sandbox probe)", "start"],
   ["session opened → first request sent (tool list, prompt)", "open"],
-  ["first request (the model's answer streamed)", "request1"],
-  ["the tool: answer → output recorded (approval, checkpoint, shell capture, bwrap, command)", "tool"],
+  ["first request (the answer streamed; the call's approval, checkpoint and shell capture may start before its end is recorded)", "request1"],
+  ["the tool: first request's end → output recorded (checkpoint, shell capture, bwrap, command)", "tool"],
   ["output → second request, and the second request", "request2"],
   ["last answer → exit (trace closed, stats printed)", "exit"],
 ] as const;
