@@ -148,6 +148,12 @@ export interface EnvironmentInterface {
   toolPermission(name: string): ToolPermission;
   executeTool(input: ExecuteToolInput): AsyncGenerator<OmniMessage, void>;
   /**
+   * A hint that `call` was allowed and is about to run (its workspace checkpoint comes
+   * first): slow set-up it needs may start now, in parallel (the session shell's capture for
+   * a command). Must return at once and never throw; `executeTool` still does all the work.
+   */
+  prepareTool?(call: ToolCallPayload): void;
+  /**
    * Texts to deliver to the model at the next turn boundary (e.g. `[background_task_done]`
    * notices of background commands); returned once, then cleared.
    */

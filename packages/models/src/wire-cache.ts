@@ -97,8 +97,12 @@ class GrowingBuffer {
   }
 
   text(s: string): void {
-    // Room for the worst case (3 bytes a UTF-16 unit) spares measuring a short text first.
-    this.#room(s.length < 1 << 20 ? 3 * s.length : Buffer.byteLength(s, "utf8"));
+    // Room for the worst case (3 bytes a UTF-16 unit) spares measuring a text first; where that
+    // would not fit, the exact size is measured instead: a history's first write `reserve`s
+    // its exact (ASCII) size, and asking for the worst case near its end would double the
+    // whole buffer, copying tens of MB, for a few bytes.
+    const worst = 3 * s.length;
+    this.#room(this.length + worst <= this.#buf.length ? worst : Buffer.byteLength(s, "utf8"));
     this.length += this.#buf.write(s, this.length, "utf8");
   }
 
@@ -250,7 +254,8 @@ export class ListCache {
     state.pending = undefined;
     const reused = pending !== undefined && pending.start === at.end && pending.mark.bytes === state.text.length && sameItems(pending.items, first.items) ? pending : undefined;
     if (reused === undefined && state.text.length > at.bytes) state = this.#restart(state, messages);
-    const encoded = this.#encode(state, reused === undefined ? runs : runs.slice(1), context);
+    if (reused === undefined && codec.group === undefined && runs.length > MERGE_RUNS_FROM) return this.#extendMerged(state, at, runs, context, messages);
+    const encoded = this.#encode(state, (reused === undefined ? runs : runs.slice(1)).map((run) => [run]), context);
     // Its characters, and a little for the framing: exact room for an ASCII history, one growth at most.
     let chars = 0;
     for (const e of encoded) chars += e.chars + 64;
@@ -273,6 +278,30 @@ export class ListCache {
     return this.#assemble(state, at);
   }
 
+  /**
+   * Many new runs at once (a resumed history's first request) in a flat list: all but the last
+   * are encoded and written as one span with one mark at its end, the last as the pending run.
+   * A flat list's elements are the runs' elements in order, comma-separated, so the text is the
+   * one run by run would give; what is saved is a boundary, a piece and a mark per run. The
+   * cost: a later request that keeps only some of these runs (an edited history) finds no mark
+   * inside them and encodes its list again from the start.
+   */
+  #extendMerged(state: ListState, at: Mark, runs: readonly Run[], context: RunContext, messages: readonly CompleteModelPayload[]): EncodedJson {
+    state.items = messages;
+    const closed = runs.slice(0, -1);
+    const last = runs[runs.length - 1] as Run;
+    const [closedElements, lastElements] = this.#encode(state, [closed, [last]], context) as [Elements, Elements];
+    state.text.reserve(closedElements.chars + lastElements.chars + 128);
+    const closedEnd = closed.reduce((end, run) => end + run.items.length, at.end);
+    const closedMark = this.#write(state, at, (closed[closed.length - 1] as Run).side, closedElements, closedEnd);
+    state.marks.push(closedMark);
+    if (this.#codec.readsToolNames === true) for (const run of closed) for (const p of run.items) if (p.type === "tool_call") state.names.set(p.tool_call_id, p.name);
+    const end = closedEnd + last.items.length;
+    const mark = this.#write(state, closedMark, last.side, lastElements, end);
+    state.pending = { start: closedEnd, items: last.items as readonly object[], mark };
+    return this.#assemble(state, mark);
+  }
+
   /** The state's closed runs in a new buffer, put in place of `state` for this history. */
   #restart(state: ListState, messages: readonly CompleteModelPayload[]): ListState {
     const next = state.keeping(state.marks.length);
@@ -288,20 +317,24 @@ export class ListCache {
     return false;
   }
 
-  /** The runs' elements, encoded in one call (wire-body.ts `encodeSpans`). */
-  #encode(state: ListState, runs: readonly Run[], context: RunContext): Elements[] {
-    if (runs.length === 0) return [];
+  /** The runs' elements, encoded in one call (wire-body.ts `encodeSpans`): one span per group of runs (one run a group but in `#extendMerged`). */
+  #encode(state: ListState, groups: readonly (readonly Run[])[], context: RunContext): Elements[] {
+    if (groups.length === 0) return [];
     const codec = this.#codec;
     const values: unknown[] = [SPAN_BOUNDARY];
-    for (const run of runs) {
-      if (codec.readsToolNames === true && run.side === "user") {
-        for (const p of run.items) if (p.type === "tool_call_output") state.answered.set(p.tool_call_id, context.nameOf(p.tool_call_id));
+    let runs = 0;
+    for (const group of groups) {
+      for (const run of group) {
+        if (codec.readsToolNames === true && run.side === "user") {
+          for (const p of run.items) if (p.type === "tool_call_output") state.answered.set(p.tool_call_id, context.nameOf(p.tool_call_id));
+        }
+        for (const element of codec.elementsOf(run, context)) values.push(element);
       }
-      for (const element of codec.elementsOf(run, context)) values.push(element);
       values.push(SPAN_BOUNDARY);
+      runs += group.length;
     }
     const spans = encodeSpans(values, codec.stringify);
-    wireCacheCounters.encodedRuns += runs.length;
+    wireCacheCounters.encodedRuns += runs;
     for (const span of spans) wireCacheCounters.encodedChars += span.chars;
     return spans;
   }
@@ -348,6 +381,9 @@ function framing(codec: ListCodec, at: Pick<Mark, "any" | "openSide">, side: Sid
 }
 
 const OPEN = Buffer.from("[", "utf8");
+
+/** From this many new runs in one request, a flat list writes all but the last as one span (`#extendMerged`). */
+const MERGE_RUNS_FROM = 64;
 
 /**
  * The body as the transport writes it (wire-body.ts `encodeParts`): a string, or chunks with

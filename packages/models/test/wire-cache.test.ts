@@ -158,6 +158,27 @@ function turn(n: number, clientType: ClientType): CompleteModelPayload[] {
   ];
 }
 
+describe("a long history's first request (runs written as one span in flat lists) and what follows it", () => {
+  for (const clientType of CLIENTS) {
+    it(`${clientType}: a resumed session of 20-40 turns, then growing, edited inside, cut back, compacted`, () => {
+      fc.assert(
+        fc.property(fc.integer({ min: 20, max: 40 }), fc.array(step, { minLength: 1, maxLength: 8 }), fc.boolean(), (turns, steps, small) => {
+          // Read back as a resume does: new objects, outputs kept as JSON text; over 64 runs at once.
+          let history = session(turns, clientType).map(readBack);
+          const first = bothBodies({ endpoint: endpoint(clientType, small), messages: history, tools });
+          expect(first.cached).toBe(first.fresh);
+          for (const s of steps) {
+            history = apply(history, s);
+            const { cached, fresh } = bothBodies({ endpoint: endpoint(clientType, small), messages: history, tools });
+            expect(cached).toBe(fresh);
+          }
+        }),
+        { numRuns: 40 },
+      );
+    });
+  }
+});
+
 describe("one more request encodes its new runs only", () => {
   for (const clientType of CLIENTS) {
     it(`${clientType}: after 40 turns, a turn's two requests encode 2 runs each, not the history`, () => {

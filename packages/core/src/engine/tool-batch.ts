@@ -121,6 +121,8 @@ function makeBatch(
   // only the wait for its next step is interruptible, inside awaitEdge.
   const execute = (call: ToolCallPayload) =>
     Effect.gen(function* () {
+      // Set-up the call needs (a command's shell capture) starts first and runs beside the checkpoint.
+      env.prepareTool?.(call);
       if (checkpoints !== undefined) yield* Effect.promise(() => checkpoints.beforeToolCall(call));
       const controller = new AbortController();
       const steps = env.executeTool({ toolCall: call, signal: controller.signal, approve });

@@ -19,7 +19,7 @@
  */
 import { setMaxListeners } from "node:events";
 import { resolve } from "node:path";
-import { isEvent, isModel, mcpConnectEnd, modelMessage, toolCallOutput, type OmniMessage, type ToolDefinition } from "@penguin/omnimessage";
+import { isEvent, isModel, mcpConnectEnd, modelMessage, toolCallOutput, type OmniMessage, type ToolCallPayload, type ToolDefinition } from "@penguin/omnimessage";
 import type { EnvironmentInterface, ExecuteToolInput, SubagentRunner, ToolPermission } from "../interfaces.js";
 import { parseArgumentsObject, parseToolArguments } from "./arguments.js";
 import { builtinDefinitions, type CatalogEntry } from "./catalog.js";
@@ -235,6 +235,11 @@ export class Environment implements EnvironmentInterface {
     const builtin = this.#tools.get(name);
     if (builtin !== undefined) return builtin.permission;
     return this.#extraTools().find((t) => t.definition.name === name)?.permission ?? "rw";
+  }
+
+  /** A command about to run: its session's shell capture starts now, beside the call's checkpoint. */
+  prepareTool(call: ToolCallPayload): void {
+    if (call.name === "exec_command" && this.#disposing === undefined) this.#shell.warm();
   }
 
   async *executeTool(input: ExecuteToolInput): AsyncGenerator<OmniMessage, void> {

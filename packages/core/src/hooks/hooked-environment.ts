@@ -42,6 +42,7 @@ export class HookedEnvironment implements EnvironmentInterface {
     if (inner.listProcesses !== undefined) this.listProcesses = () => inner.listProcesses!();
     if (inner.listSubagents !== undefined) this.listSubagents = () => inner.listSubagents!();
     if (inner.dispose !== undefined) this.dispose = () => inner.dispose!();
+    if (inner.prepareTool !== undefined) this.prepareTool = (call) => inner.prepareTool!(call);
   }
 
   connect?: EnvironmentInterface["connect"];
@@ -49,6 +50,7 @@ export class HookedEnvironment implements EnvironmentInterface {
   listProcesses?: EnvironmentInterface["listProcesses"];
   listSubagents?: EnvironmentInterface["listSubagents"];
   dispose?: EnvironmentInterface["dispose"];
+  prepareTool?: EnvironmentInterface["prepareTool"];
 
   listTools() {
     return this.#inner.listTools();

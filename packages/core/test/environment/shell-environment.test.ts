@@ -96,6 +96,19 @@ describe("commands in the captured login environment", PROCESS_TESTS, () => {
     expect(scrubbed.output).toBe("unset cat\n[exit code: 0]");
   });
 
+  it("starts the capture when told a command is about to run (prepareTool), before the command itself", async () => {
+    const h = homeWithProfile(MARKING_PROFILE);
+    const env = open(h);
+    env.prepareTool({ type: "tool_call", role: "assistant", name: "exec_command", arguments: '{"cmd":"true"}', tool_call_id: "call_warm" });
+    // The profile runs with no command started: the engine's hint alone began the capture.
+    await waitUntil(() => runs(h) === 1, "the profile run by the capture prepareTool started", 25_000);
+    const first = await exec(env, 'echo "$SHELL_TEST_MARKER"; penguin-profile-tool');
+    expect(first.output).toBe("from-profile\ntool-from-profile-path\n[exit code: 0]");
+    env.prepareTool({ type: "tool_call", role: "assistant", name: "exec_command", arguments: '{"cmd":"true"}', tool_call_id: "call_again" });
+    await exec(env, "true");
+    expect(runs(h)).toBe(1);
+  });
+
   it("keeps exit codes, and neither cd nor variables carry over to the next command", async () => {
     const h = homeWithProfile(MARKING_PROFILE);
     const env = open(h);

@@ -24,6 +24,11 @@
  * run outside the sandbox at the next session's capture. The sandboxed result then goes
  * through the sandbox allowlist (child-env.ts `sandboxEnvironment`).
  *
+ * When: as soon as the session's first command is allowed to run (`warm`, from the engine's
+ * `prepareTool` hint, before the call's workspace checkpoint), so the capture runs beside the
+ * checkpoint and the trace's commit instead of after them; at the latest when that command
+ * starts (`prepare`). A session that runs no command captures nothing.
+ *
  * A capture that fails (the profile exits, `exec`s away or closes the pipe, or takes longer
  * than the timeout: its whole process group is then stopped, SIGTERM then SIGKILL) is not an error: commands run
  * with the harness's own (scrubbed) environment, and the first command's result says so once.
@@ -188,14 +193,40 @@ export class SessionShell {
   }
 
   /**
+   * Starts the capture now, if it is due and not started: a command was allowed and is about
+   * to run, and what comes before it (its workspace checkpoint, the trace's commit of its
+   * decision) need not wait for it. Does nothing with `loginShell` or once the session ended.
+   */
+  warm(): void {
+    if (this.options.loginShell === true || this.#stop.signal.aborted) return;
+    this.#startCapture();
+  }
+
+  #startCapture(): Promise<CaptureResult> {
+    const { baseEnv, sandbox } = this.options;
+    this.#capture ??= captureLoginEnvironment({
+      env: this.#outside(baseEnv, undefined),
+      cwd: this.options.cwd,
+      timeoutMs: this.options.captureTimeoutMs ?? DEFAULT_SHELL_CAPTURE_TIMEOUT_MS,
+      signal: this.#stop.signal,
+      ...(sandbox === undefined ? {} : { sandbox }),
+    });
+    return this.#capture;
+  }
+
+  /** `env` scrubbed (unsandboxed) or allowlisted (sandboxed) for a child, with `vault` added. */
+  #outside(env: NodeJS.ProcessEnv, withVault: Readonly<Record<string, string>> | undefined): Record<string, string> {
+    const { baseEnv, sandbox } = this.options;
+    return sandbox === undefined ? childEnvironment(env, withVault) : sandboxEnvironment(env, withVault, baseEnv.HOME ?? homedir());
+  }
+
+  /**
    * The shell for the next command; undefined when `signal` fires first (the call was
    * interrupted while the capture ran: nothing is started, the capture goes on for later).
    */
   async prepare(signal?: AbortSignal): Promise<CommandShell | undefined> {
     const { baseEnv, vault, sandbox } = this.options;
-    const home = baseEnv.HOME ?? homedir();
-    const outside = (env: NodeJS.ProcessEnv, withVault: Readonly<Record<string, string>> | undefined): Record<string, string> =>
-      sandbox === undefined ? childEnvironment(env, withVault) : sandboxEnvironment(env, withVault, home);
+    const outside = (env: NodeJS.ProcessEnv, withVault: Readonly<Record<string, string>> | undefined): Record<string, string> => this.#outside(env, withVault);
     const mountPath = (env: Record<string, string>): { mountPath?: string } => {
       if (sandbox === undefined) return {};
       const entries = [...(env.PATH ?? "").split(":"), ...(baseEnv.PATH ?? "").split(":")].filter((e) => e !== "");
@@ -205,14 +236,7 @@ export class SessionShell {
       const env = outside(baseEnv, vault);
       return { env, loginShell: true, ...mountPath(env) };
     }
-    this.#capture ??= captureLoginEnvironment({
-      env: outside(baseEnv, undefined),
-      cwd: this.options.cwd,
-      timeoutMs: this.options.captureTimeoutMs ?? DEFAULT_SHELL_CAPTURE_TIMEOUT_MS,
-      signal: this.#stop.signal,
-      ...(sandbox === undefined ? {} : { sandbox }),
-    });
-    const captured = await untilAborted(this.#capture, signal);
+    const captured = await untilAborted(this.#startCapture(), signal);
     if (captured === undefined) return undefined;
     if (captured.ok) {
       const kept = baseEnv.SHLVL === undefined || sandbox !== undefined ? captured.env : { ...captured.env, SHLVL: baseEnv.SHLVL };
