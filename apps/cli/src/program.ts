@@ -109,7 +109,10 @@ Examples:
   penguin run -m "run the tests and fix them" --approve allow-all   in CI: everything runs, sandboxed
   penguin run --resume session-2026-01-02-10-11-12-0a1b2c3d -m "and now the docs"`,
     )
-    .action(async (opts) => setExit(await (await import("./commands/run.js")).runCommand(opts)));
+    .action(async (opts) => {
+      await (await import("./session/early-sandbox-probe.js")).startSandboxProbeEarly(opts);
+      setExit(await (await import("./commands/run.js")).runCommand(opts));
+    });
 
   sessionOptions(program.command("chat").description("interactive chat: streams answers, asks before writes and commands, steers running tasks"))
     .option("--resume [sid]", "continue a session: the latest one, or the given id")
@@ -142,7 +145,10 @@ In the chat (on a terminal a full-screen UI; piped or TERM=dumb, plain lines):
   Ctrl-C              denies a pending approval, else aborts the running task, else clears
                       the line; twice on an empty line exits.`,
     )
-    .action(async (opts) => setExit(await (await import("./commands/chat.js")).chatCommand(opts)));
+    .action(async (opts) => {
+      await (await import("./session/early-sandbox-probe.js")).startSandboxProbeEarly(opts);
+      setExit(await (await import("./commands/chat.js")).chatCommand(opts));
+    });
 
   agentOptions(program.command("acp").description("serve the Agent Client Protocol on stdin/stdout for an editor (Zed, JetBrains, Neovim): sessions, approvals and edits through the editor"))
     .option("--approve <mode>", ACP_APPROVE_HELP)

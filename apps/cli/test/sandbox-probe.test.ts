@@ -2,7 +2,9 @@
 // it. A `bwrap` on PATH that records each start (and fails, as a bwrap without user namespaces
 // would) shows that `--help`, `run --help`, `chat --help`, `sessions` and `usage` never start
 // it, while `run` (no tool call at all) does, once, and then says in one line that commands
-// run unsandboxed, quoting the probe's reason.
+// run unsandboxed, quoting the probe's reason. `run` and `chat` start the probe before their
+// modules load (early-sandbox-probe.ts) and openAgent and core reuse its answer: with a bwrap
+// that works, a run or a chat starts it exactly once, `--sandbox` too, and `--no-sandbox` never.
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
@@ -21,11 +23,15 @@ afterEach(async () => {
   bin = undefined;
 });
 
-/** A PATH whose first folder holds a `bwrap` that logs its start and fails like a bwrap without user namespaces. */
-function recordingBwrap(): { path: string; starts: () => number } {
+/**
+ * A PATH whose first folder holds a `bwrap` that logs its start and fails like a bwrap without
+ * user namespaces (or, `works`, succeeds like a bwrap that can build the sandbox).
+ */
+function recordingBwrap(works = false): { path: string; starts: () => number } {
   bin = mkdtempSync(join(tmpdir(), "penguin-bwrap-log-"));
   const log = join(bin, "starts.log");
-  writeFileSync(join(bin, "bwrap"), `#!/bin/sh\necho started >> "${log}"\necho "bwrap: No permissions to creating new namespace" >&2\nexit 1\n`);
+  const ending = works ? "exit 0" : `echo "bwrap: No permissions to creating new namespace" >&2\nexit 1`;
+  writeFileSync(join(bin, "bwrap"), `#!/bin/sh\necho started >> "${log}"\n${ending}\n`);
   chmodSync(join(bin, "bwrap"), 0o755);
   return { path: `${bin}${delimiter}${process.env["PATH"] ?? ""}`, starts: () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((l) => l !== "").length : 0) };
 }
@@ -47,5 +53,26 @@ describe("the sandbox probe is lazy", { timeout: 60_000 }, () => {
     const notes = run.stderr.split("\n").filter((l) => l.includes("unsandboxed"));
     expect(notes).toHaveLength(1);
     expect(notes[0]).toMatch(/^penguin: commands run unsandboxed: bwrap cannot create a sandbox here \(bwrap: No permissions to creating new namespace\)/);
+  });
+
+  it("run and chat start a working bwrap once (the early probe's answer is reused), --no-sandbox never", async () => {
+    world = await startWorld({ script: [{ text: "one" }, { text: "two" }, { text: "three" }, { text: "four" }] });
+    const bwrap = recordingBwrap(true);
+    const env = { ...world.env, PATH: bwrap.path };
+    let before = bwrap.starts();
+    for (const args of [["run", "-m", "hi"], ["run", "--sandbox", "-m", "hi"]]) {
+      const r = await runCli([...args, "--workspace", world.workspace], { env });
+      expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(0);
+      expect(r.stderr, args.join(" ")).not.toContain("unsandboxed");
+      expect(bwrap.starts() - before, args.join(" ")).toBe(1);
+      before = bwrap.starts();
+    }
+    const chat = await runCli(["chat", "--workspace", world.workspace], { env, input: "hello\n/exit\n" });
+    expect(chat.code, chat.stderr).toBe(0);
+    expect(bwrap.starts() - before).toBe(1);
+    before = bwrap.starts();
+    const bare = await runCli(["run", "--no-sandbox", "-m", "hi", "--workspace", world.workspace], { env });
+    expect(bare.code, bare.stderr).toBe(0);
+    expect(bwrap.starts()).toBe(before);
   });
 });

@@ -6,6 +6,8 @@
 // and so evaluates them once, on the first decode. Nor may it evaluate effect's barrel
 // (`effect/dist/esm/index.js`, which would run all of effect and fast-check): the build
 // imports each effect name from its own module (cli-build.mjs, deepEffectImports).
+// `penguin --help` and `--version` do not load node:v8 (main.ts sets V8's --liftoff-only only
+// for commands that may fetch; the coverage's script list shows which built-ins loaded).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -76,5 +78,18 @@ describe("start-up of the bundled CLI", { timeout: 60_000 }, () => {
     expect(resumed.counts.get(SCHEMA_MODULE)).toBe(1);
     // The resumed request carried the first turn, read back through the decoder.
     expect(JSON.stringify(world.kit.requests.at(-1)?.body)).toContain("first answer");
+  });
+
+  it("help and version do not load node:v8, which a run does (for --liftoff-only)", async () => {
+    world = await startWorld({ script: [{ text: "an answer" }] });
+    const builtins = async (args: string[]): Promise<string[]> => {
+      const coverageDir = mkdtempSync(join(tmpdir(), "penguin-cli-coverage-"));
+      temps.push(coverageDir);
+      const r = await runCli(args, { env: { ...world!.env, NODE_V8_COVERAGE: coverageDir }, cwd: world!.workspace });
+      expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(0);
+      return readdirSync(coverageDir).flatMap((f) => (JSON.parse(readFileSync(join(coverageDir, f), "utf8")) as CoverageFile).result.map((s) => s.url));
+    };
+    for (const args of [["--help"], ["--version"], ["run", "--help"]]) expect(await builtins(args), args.join(" ")).not.toContain("node:v8");
+    expect(await builtins(["run", "-m", "say something"])).toContain("node:v8");
   });
 });

@@ -61,12 +61,15 @@ export async function openAgent(
   holderCommand = "penguin",
   options: { sandboxByDefault?: boolean } = {},
 ): Promise<Agent> {
-  const { createAgent, probeSandbox, resolveRoot } = await import("@penguin/core");
+  const { createAgent, probeSandbox, probeSandboxAsync, resolveRoot } = await import("@penguin/core");
   ensureWritableRoot(resolveRoot(flags.root));
   await releaseLeasesOnSignals();
   const sleep = retrySleepFromEnv();
   const sandboxFlags = options.sandboxByDefault === true ? flags : { ...flags, sandbox: flags.sandbox ?? false };
-  const chosen = chooseSandbox(sandboxFlags, { probe: () => probeSandbox(), warn: (line) => process.stderr.write(`${line}\n`) });
+  // `run` and `chat` started the probe before their modules loaded (early-sandbox-probe.ts):
+  // its answer is awaited here, and core's later checks reuse it rather than start bwrap again.
+  const probed = sandboxFlags.sandbox === false ? undefined : await probeSandboxAsync();
+  const chosen = chooseSandbox(sandboxFlags, { probe: () => probed ?? probeSandbox(), warn: (line) => process.stderr.write(`${line}\n`) });
   const sandbox = chosen === undefined ? {} : { sandbox: chosen };
   const agent = await createAgent({ root: flags.root, projectId: flags.projectId, agentId: flags.agentId, sleep, holderCommand, ...sandbox });
   if (chosen !== undefined) SANDBOXED.add(agent);

@@ -3,11 +3,14 @@
 // own /proc included; where only that part fails (a container whose /proc cannot be mounted
 // again), the sandbox counts as missing and the reason says exactly that, rather than blaming
 // user namespaces; where bwrap fails outright, the reason points at user namespaces.
+// probeSandboxAsync (the CLI starts it before its modules load) gives the same verdicts from
+// the same bwrap starts, starts bwrap once however often it is asked, and leaves its answer
+// where a later probeSandbox finds it without starting bwrap again.
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { probeSandbox } from "../../src/environment/commands/sandbox.js";
+import { probeSandbox, probeSandboxAsync } from "../../src/environment/commands/sandbox.js";
 
 let dirs: string[] = [];
 afterEach(() => {
@@ -50,5 +53,41 @@ describe("probeSandbox", () => {
     expect(result.available).toBe(false);
     expect(result.reason).toContain("cannot create a sandbox here (bwrap: No permissions to create new namespace)");
     expect(result.reason).toContain("user namespaces");
+  });
+});
+
+describe("probeSandboxAsync", () => {
+  const shapes = {
+    "bwrap runs": "exit 0",
+    "only the pid namespace fails": `case "$*" in *--unshare-pid*) echo "bwrap: Can't mount proc on /newroot/proc: Operation not permitted" >&2; exit 1;; esac; exit 0`,
+    "bwrap fails outright": `echo "bwrap: No permissions to create new namespace" >&2; exit 1`,
+  };
+  for (const [shape, body] of Object.entries(shapes)) {
+    it(`gives probeSandbox's verdict from the same bwrap starts: ${shape}`, async () => {
+      const viaSync = fakeBwrap(body);
+      const viaAsync = fakeBwrap(body);
+      const expected = probeSandbox(viaSync.path);
+      const got = await probeSandboxAsync(viaAsync.path);
+      expect(got).toEqual({ ...expected, ...(expected.reason === undefined ? {} : { reason: expected.reason.replace(viaSync.path, viaAsync.path) }) });
+      expect(viaAsync.runs()).toEqual(viaSync.runs());
+    });
+  }
+
+  it("says bwrap is not installed when there is none", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "penguin-no-bwrap-"));
+    dirs.push(dir);
+    const result = await probeSandboxAsync(join(dir, "bwrap"));
+    expect(result.available).toBe(false);
+    expect(result.reason).toContain("is not installed");
+  });
+
+  it("starts bwrap once for calls made while it runs, and a later probeSandbox reuses the answer", async () => {
+    const bwrap = fakeBwrap("exit 0");
+    const [a, b] = await Promise.all([probeSandboxAsync(bwrap.path), probeSandboxAsync(bwrap.path)]);
+    expect(a).toEqual({ available: true });
+    expect(b).toBe(a);
+    expect(probeSandbox(bwrap.path)).toBe(a);
+    expect(await probeSandboxAsync(bwrap.path)).toBe(a);
+    expect(bwrap.runs()).toHaveLength(1);
   });
 });

@@ -62,7 +62,7 @@
  * cannot be mounted (some containers), the sandbox counts as missing too, rather than running
  * commands that could signal the server, and the reason says so.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { mayHide, mountTable, real, type Mount, type SessionBoundary } from "./mount-table.js";
@@ -155,39 +155,111 @@ export function supervisedCommand(command: string, shellFlag: "-c" | "-lc" = "-c
 }
 
 const probes = new Map<string, SandboxAvailability>();
+const probesRunning = new Map<string, Promise<SandboxAvailability>>();
+
+/** The probe's bwrap command line: the sandbox's own mounts and isolation around `true`. */
+const PROBE_ARGUMENTS = [...BASE_MOUNTS, ...isolationFlags(false), "--", "true"];
+/** The same without a pid namespace (nor its `/proc`): run only when the first fails, to say what failed. */
+const PROBE_WITHOUT_PID_NAMESPACE = [...BASE_MOUNTS.slice(0, -2), ...isolationFlags(false).filter((flag) => flag !== "--unshare-pid"), "--", "true"];
+const PROBE_TIMEOUT_MS = 10_000;
+
+/** How one bwrap start of the probe ended. */
+interface ProbeAttempt {
+  error?: Error & { code?: string };
+  status: number | null;
+  stderr: string;
+}
 
 /** Can bwrap build a sandbox here? Probed once per executable, then remembered. */
 export function probeSandbox(bwrapPath: string = DEFAULT_BWRAP): SandboxAvailability {
   const known = probes.get(bwrapPath);
   if (known !== undefined) return known;
-  const attempt = (args: string[]) => spawnSync(bwrapPath, [...args, "--", "true"], { encoding: "utf8", timeout: 10_000, stdio: ["ignore", "ignore", "pipe"] });
-  const result = attempt([...BASE_MOUNTS, ...isolationFlags(false)]);
-  let availability: SandboxAvailability;
-  if (result.error !== undefined) {
-    const missing = "code" in result.error && result.error.code === "ENOENT";
-    availability = {
+  const attempt = (args: string[]): ProbeAttempt => {
+    const r = spawnSync(bwrapPath, args, { encoding: "utf8", timeout: PROBE_TIMEOUT_MS, stdio: ["ignore", "ignore", "pipe"] });
+    return { ...(r.error === undefined ? {} : { error: r.error }), status: r.status, stderr: r.stderr ?? "" };
+  };
+  const first = attempt(PROBE_ARGUMENTS);
+  const availability = probeVerdict(bwrapPath, first, probeFailedToRun(first) ? attempt(PROBE_WITHOUT_PID_NAMESPACE) : undefined);
+  probes.set(bwrapPath, availability);
+  return availability;
+}
+
+/**
+ * probeSandbox without blocking: the same bwrap starts and the same verdict, remembered in the
+ * same place (a later probeSandbox returns it at once). A host starts it early, before the work
+ * that does not need the answer (the CLI starts it before a command's modules are evaluated),
+ * so bwrap runs meanwhile; a second call while it runs gets the same promise, not a second start.
+ */
+export function probeSandboxAsync(bwrapPath: string = DEFAULT_BWRAP): Promise<SandboxAvailability> {
+  const known = probes.get(bwrapPath);
+  if (known !== undefined) return Promise.resolve(known);
+  let running = probesRunning.get(bwrapPath);
+  if (running === undefined) {
+    running = (async () => {
+      const first = await probeAttemptInBackground(bwrapPath, PROBE_ARGUMENTS);
+      const second = probeFailedToRun(first) ? await probeAttemptInBackground(bwrapPath, PROBE_WITHOUT_PID_NAMESPACE) : undefined;
+      // A probeSandbox that ran meanwhile decided first: keep one verdict per executable.
+      const availability = probes.get(bwrapPath) ?? probeVerdict(bwrapPath, first, second);
+      probes.set(bwrapPath, availability);
+      probesRunning.delete(bwrapPath);
+      return availability;
+    })();
+    probesRunning.set(bwrapPath, running);
+  }
+  return running;
+}
+
+function probeAttemptInBackground(bwrapPath: string, args: string[]): Promise<ProbeAttempt> {
+  return new Promise((resolve) => {
+    let stderr = "";
+    let timedOut = false;
+    const child = spawn(bwrapPath, args, { stdio: ["ignore", "ignore", "pipe"] });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGTERM");
+    }, PROBE_TIMEOUT_MS);
+    timer.unref();
+    child.stderr?.setEncoding("utf8");
+    child.stderr?.on("data", (chunk: string) => (stderr += chunk));
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      resolve({ error, status: null, stderr });
+    });
+    child.once("close", (status) => {
+      clearTimeout(timer);
+      // spawnSync reports its timeout as an error (ETIMEDOUT); so does this, for one verdict.
+      resolve(timedOut ? { error: Object.assign(new Error(`spawn ${bwrapPath} ETIMEDOUT`), { code: "ETIMEDOUT" }), status, stderr } : { status, stderr });
+    });
+  });
+}
+
+/** bwrap started and refused: the second attempt (without a pid namespace) then says what failed. */
+function probeFailedToRun(first: ProbeAttempt): boolean {
+  return first.error === undefined && first.status !== 0;
+}
+
+/** The verdict on the probe's attempts: `withoutPidNamespace` is there when the first attempt started and failed. */
+function probeVerdict(bwrapPath: string, first: ProbeAttempt, withoutPidNamespace: ProbeAttempt | undefined): SandboxAvailability {
+  if (first.error !== undefined) {
+    const missing = first.error.code === "ENOENT";
+    return {
       available: false,
       reason: missing
         ? `${bwrapPath} is not installed (Debian/Ubuntu: apt-get install bubblewrap)`
-        : `${bwrapPath} could not be started: ${result.error.message}`,
+        : `${bwrapPath} could not be started: ${first.error.message}`,
     };
-  } else if (result.status !== 0) {
-    const said = (result.stderr ?? "").trim().split("\n")[0] ?? "";
-    // Without its own pid namespace a command could see and signal every process of the host
-    // user: no sandbox rather than a weaker one, but the reason says what exactly failed.
-    const withoutPidNamespace = attempt([...BASE_MOUNTS.slice(0, -2), ...isolationFlags(false).filter((flag) => flag !== "--unshare-pid")]);
-    const onlyPidNamespaceFails = withoutPidNamespace.error === undefined && withoutPidNamespace.status === 0;
-    availability = {
-      available: false,
-      reason: onlyPidNamespaceFails
-        ? `${bwrapPath} cannot give commands a pid namespace with its own /proc here${said === "" ? "" : ` (${said})`}; a container may need an unmasked /proc (or --privileged)`
-        : `${bwrapPath} cannot create a sandbox here${said === "" ? "" : ` (${said})`}; user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1)`,
-    };
-  } else {
-    availability = { available: true };
   }
-  probes.set(bwrapPath, availability);
-  return availability;
+  if (first.status === 0) return { available: true };
+  const said = first.stderr.trim().split("\n")[0] ?? "";
+  // Without its own pid namespace a command could see and signal every process of the host
+  // user: no sandbox rather than a weaker one, but the reason says what exactly failed.
+  const onlyPidNamespaceFails = withoutPidNamespace !== undefined && withoutPidNamespace.error === undefined && withoutPidNamespace.status === 0;
+  return {
+    available: false,
+    reason: onlyPidNamespaceFails
+      ? `${bwrapPath} cannot give commands a pid namespace with its own /proc here${said === "" ? "" : ` (${said})`}; a container may need an unmasked /proc (or --privileged)`
+      : `${bwrapPath} cannot create a sandbox here${said === "" ? "" : ` (${said})`}; user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1)`,
+  };
 }
 
 /** The home folders made private by default: every user's, root's, and this process's own. */
