@@ -31,6 +31,7 @@ export const openingStatus: StatusSource = { taskStarted: () => undefined, activ
 export class StatusLine implements Component {
   #src: StatusSource;
   readonly #c: Colors;
+  #drawn: { key: string; rows: string[] } | undefined;
 
   constructor(src: StatusSource, c: Colors) {
     this.#src = src;
@@ -50,13 +51,24 @@ export class StatusLine implements Component {
     return [head, ...details];
   }
 
-  /** One row; on a narrow terminal the parts flow onto as many rows as they need. */
+  /**
+   * One row; on a narrow terminal the parts flow onto as many rows as they need. Measured
+   * again only when a part changed (the spinner turns every 80 ms, a keystroke's echo draws
+   * the screen far more often).
+   */
   render(width: number): string[] {
+    const parts = this.parts();
+    const key = `${width}\u0000${parts.join("\u0000")}`;
+    if (this.#drawn?.key !== key) this.#drawn = { key, rows: this.#layout(parts, width) };
+    return this.#drawn.rows;
+  }
+
+  #layout(parts: string[], width: number): string[] {
     const { truncateToWidth, visibleWidth } = piTui();
     const sep = this.#c.dim(" · ");
     const rows: string[] = [];
     let row = "";
-    for (const part of this.parts()) {
+    for (const part of parts) {
       const next = row === "" ? part : `${row}${sep}${part}`;
       if (row !== "" && visibleWidth(next) > width) {
         rows.push(row);
