@@ -54,6 +54,17 @@ describe("penguin chat, the terminal UI", () => {
     expect(world.kit.requests[0]!.messages.map((m) => m.text ?? "").join("\n")).toContain("typed at the first frame");
   });
 
+  it("Ctrl-C twice as the prompt appears leaves cleanly, before, across or after the session's opening", { timeout: 30_000 }, async () => {
+    world = await startWorld();
+    cli = chat(world);
+    await cli.waitFor("◌ opening the session");
+    cli.write("\u0003");
+    cli.write("\u0003");
+    expect((await cli.exit).exitCode).toBe(0);
+    // The session was opened and then disposed: the line to resume it is the last thing written.
+    expect(cli.all()).toMatch(/penguin chat --resume session-[\w-]+\s*$/);
+  });
+
   it("shows a warning written while the session opens as a line of the transcript, above the banner", { timeout: 30_000 }, async () => {
     // A bwrap that fails as one without user namespaces: the sandbox probe's warning goes to stderr.
     const bin = mkdtempSync(join(tmpdir(), "penguin-tui-bwrap-"));
