@@ -22,6 +22,13 @@ import { StreamView } from "./stream-view.js";
 
 /** How often the spinner and the elapsed time are redrawn while a task runs. */
 const TICK_MS = 80;
+/**
+ * The longest the stream is drained without a turn of the event loop. Deltas that arrived
+ * together are handed on through promises, which run to the end before any I/O callback: on a
+ * busy machine a burst of them would hold a keystroke back. Past this, the drain waits for
+ * setImmediate, after which waiting input is read (and echoed) first.
+ */
+const INPUT_TURN_MS = 4;
 
 export class TaskRunner {
   readonly #s: ChatState;
@@ -124,10 +131,15 @@ export class TaskRunner {
 
   /** The stream into the view; the frame is drawn by pi-tui's clock, one per 16 ms however many deltas came. */
   async #drain(stream: AsyncGenerator<OmniMessage, void>, view: StreamView, observers: Array<{ observe(m: OmniMessage): void }>): Promise<void> {
+    let turn = performance.now();
     for await (const m of stream) {
       for (const o of observers) o.observe(m);
       view.handle(m);
       this.#s.screen.tui.requestRender();
+      if (performance.now() - turn > INPUT_TURN_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        turn = performance.now();
+      }
     }
   }
 }
