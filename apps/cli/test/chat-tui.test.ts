@@ -6,9 +6,12 @@
 // (no second question, the rule in the trace); deny with a note reaching the model; an
 // @-mention completed and attached (.gitignore respected); slash completion, /cost and /fork;
 // Esc interrupting (queued steering back in the editor); a resize; history across chats;
-// NO_COLOR; /undo and /rewind N taking files and conversation back.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+// NO_COLOR; /undo and /rewind N taking files and conversation back; the prompt drawn before
+// the session is open (a line typed then is sent), and a warning written while it opens shown
+// as a transcript line.
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "./helpers/build.js";
 import { spawnScreen, type ScreenCli } from "./helpers/screen-pty.js";
@@ -37,6 +40,55 @@ function chat(w: World, args: string[] = [], size?: { cols: number; rows: number
 }
 
 describe("penguin chat, the terminal UI", () => {
+  it("draws the prompt before the session is open; a line typed at once is sent when it is", { timeout: 30_000 }, async () => {
+    world = await startWorld({ script: [{ text: "got the early line" }] });
+    cli = chat(world);
+    await cli.waitFor("◌ opening the session");
+    cli.write("typed at the first frame\r");
+    await cli.waitFor(/got the early line[\s\S]*\[stats\]/);
+    cli.save("prompt-first");
+    // The first frame is written before the banner, which the open session draws.
+    const raw = cli.raw();
+    expect(raw.indexOf("opening the session")).toBeGreaterThanOrEqual(0);
+    expect(raw.indexOf("opening the session")).toBeLessThan(raw.indexOf("penguin chat"));
+    expect(world.kit.requests[0]!.messages.map((m) => m.text ?? "").join("\n")).toContain("typed at the first frame");
+  });
+
+  it("Ctrl-C twice as the prompt appears leaves cleanly, before, across or after the session's opening", { timeout: 30_000 }, async () => {
+    world = await startWorld();
+    cli = chat(world);
+    await cli.waitFor("◌ opening the session");
+    cli.write("\u0003");
+    cli.write("\u0003");
+    expect((await cli.exit).exitCode).toBe(0);
+    // The session was opened and then disposed: the line to resume it is the last thing written.
+    expect(cli.all()).toMatch(/penguin chat --resume session-[\w-]+\s*$/);
+  });
+
+  it("shows a warning written while the session opens as a line of the transcript, above the banner", { timeout: 30_000 }, async () => {
+    // A bwrap that fails as one without user namespaces: the sandbox probe's warning goes to stderr.
+    const bin = mkdtempSync(join(tmpdir(), "penguin-tui-bwrap-"));
+    try {
+      writeFileSync(join(bin, "bwrap"), '#!/bin/sh\necho "bwrap: No permissions to creating new namespace" >&2\nexit 1\n');
+      chmodSync(join(bin, "bwrap"), 0o755);
+      world = await startWorld();
+      cli = spawnScreen(["chat", "--workspace", world.workspace], { ...world.env, PATH: `${bin}${delimiter}${process.env["PATH"] ?? ""}` });
+      await cli.waitFor(READY);
+      await cli.waitFor("sandbox off");
+      cli.save("warning-while-opening");
+      const rows = cli.all().split("\n");
+      const warning = rows.findIndex((r) => r.startsWith("penguin: commands run unsandboxed:"));
+      const banner = rows.findIndex((r) => r.startsWith("penguin chat ·"));
+      expect(warning).toBeGreaterThanOrEqual(0);
+      expect(warning).toBeLessThan(banner);
+      // Drawn once, as a transcript line: not also left across the editor or the status line.
+      expect(rows.filter((r) => r.includes("commands run unsandboxed"))).toHaveLength(1);
+      expect(rows.slice(banner).join("\n")).not.toContain("unsandboxed");
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
+  });
+
   it("streams a slow answer as it comes, with the spinner and the status line", { timeout: 30_000 }, async () => {
     const answer = "The first part of a slow answer arrives now, and the rest never comes.";
     world = await startWorld({ script: [{ text: answer, chunkSize: 8, fault: { kind: "hang", afterEvents: 5 } }] });

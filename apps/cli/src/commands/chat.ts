@@ -14,18 +14,13 @@
  * the project or the session set to allow-all). Commands run in the bubblewrap sandbox
  * unless `--no-sandbox` (sandbox-default.ts).
  * The conversation itself is chat/chat-session.ts. Exits 0 when the user leaves; setup
- * errors exit 2 like everywhere else.
+ * errors exit 2 like everywhere else. Everything but types is imported inside the function
+ * that needs it, so that the terminal UI draws its prompt before core is evaluated.
  */
-import { createInterface } from "node:readline";
-import { Chat } from "../chat/chat-session.js";
+import type { Agent, Session } from "@penguin/core";
 import { EXIT, type ExitCode } from "../exit-codes.js";
-import { colorEnabled } from "../io/colors.js";
-import { loadTerminalMarkdown } from "../render/markdown-terminal.js";
-import { Output } from "../render/output.js";
-import { parseApprovalMode } from "../session/approvals.js";
-import { APPROVAL_MODES } from "@penguin/core";
-import { denyWithoutTerminal } from "../session/no-terminal-denial.js";
-import { agentSandboxed, openAgent, openSession, type SessionFlags } from "../session/open-session.js";
+import type { ApprovalMode } from "../session/approvals.js";
+import type { SessionFlags } from "../session/open-session.js";
 
 /** Without `--approve` or a project default: read-only tools run, anything else is asked. */
 const DEFAULT_CHAT_APPROVAL = "read-only";
@@ -35,7 +30,20 @@ export interface ChatFlags extends SessionFlags {
   verbose?: boolean;
 }
 
-export async function chatCommand(flags: ChatFlags): Promise<ExitCode> {
+interface OpenChat {
+  agent: Agent;
+  session: Session;
+  mode: ApprovalMode;
+  sandboxed: boolean;
+}
+
+/** The agent, the session and the approval mode the chat starts with. */
+async function openChat(flags: ChatFlags): Promise<OpenChat> {
+  const [{ agentSandboxed, openAgent, openSession }, { parseApprovalMode }, { APPROVAL_MODES }] = await Promise.all([
+    import("../session/open-session.js"),
+    import("../session/approvals.js"),
+    import("@penguin/core"),
+  ]);
   const agent = await openAgent(flags, "penguin chat", { sandboxByDefault: true });
   const configured = () => agent.projectConfig().default_chat?.approval_mode ?? DEFAULT_CHAT_APPROVAL;
   // A new session starts with (and records) the flag's mode, else the project's default.
@@ -44,14 +52,28 @@ export async function chatCommand(flags: ChatFlags): Promise<ExitCode> {
   // A resumed session keeps the approval mode its trace recorded, unless --approve says otherwise.
   const recorded = APPROVAL_MODES.find((m) => m === session.recordedApprovalMode);
   const mode = startMode ?? parseApprovalMode(flags.approve ?? recorded ?? configured());
+  return { agent, session, mode, sandboxed: agentSandboxed(agent) };
+}
+
+export async function chatCommand(flags: ChatFlags): Promise<ExitCode> {
   const interactive = process.stdin.isTTY === true;
   if (interactive && process.stdout.isTTY === true && process.env.TERM !== "dumb") {
     // Both ends are a terminal: the terminal UI, loaded only here (tui/, pi-tui) so that no
-    // other command, nor a piped chat, pays for it.
+    // other command, nor a piped chat, pays for it. It draws the prompt first and opens the
+    // session behind it (tui/tui-chat.ts), so nothing here is imported before it.
     const { runTuiChat } = await import("../tui/tui-chat.js");
-    await runTuiChat({ agent, session, mode, verbose: flags.verbose === true, sandboxed: agentSandboxed(agent) });
+    await runTuiChat(async () => ({ ...(await openChat(flags)), verbose: flags.verbose === true }));
     return EXIT.done;
   }
+  const { agent, session, mode } = await openChat(flags);
+  const [{ createInterface }, { Chat }, { colorEnabled }, { loadTerminalMarkdown }, { Output }, { denyWithoutTerminal }] = await Promise.all([
+    import("node:readline"),
+    import("../chat/chat-session.js"),
+    import("../io/colors.js"),
+    import("../render/markdown-terminal.js"),
+    import("../render/output.js"),
+    import("../session/no-terminal-denial.js"),
+  ]);
   const out = Output.of(process.stdout);
   const markdown = out.isTTY && colorEnabled(process.stdout) ? await loadTerminalMarkdown(process.stdout.columns) : undefined;
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: interactive, historySize: 200 });

@@ -2,7 +2,8 @@
  * The blocks the transcript is made of, as pi-tui components (each renders itself to lines of
  * at most `width` columns, so a narrow terminal wraps instead of breaking the screen):
  *
- * - `LinesBlock`: lines of text (the user's message, notes, command output), wrapped;
+ * - `LinesBlock`: lines of text (the user's message, notes, command output), wrapped, each line
+ *   once per width (every frame draws the whole transcript);
  * - `ToolBlock`: one tool call, updated in place: `⠋ [tool-001] exec_command <- $ cmd · running 1.2s`,
  *   then `✓ … · exit 0 · 0.3s` (or `✗`, denied, forbidden); a write's or edit's diff under it;
  *   its output collapsed to the last OUTPUT_TAIL lines with a hint that Ctrl-O expands every
@@ -27,28 +28,53 @@ export function spinnerFrame(now: number): string {
   return SPINNER[Math.floor(now / 80) % SPINNER.length]!;
 }
 
-function wrap(lines: readonly string[], width: number): string[] {
+function wrapLine(line: string, width: number): string[] {
+  if (line === "") return [""];
   const { truncateToWidth, wrapTextWithAnsi } = piTui();
-  const out: string[] = [];
-  for (const line of lines) {
-    if (line === "") out.push("");
-    else for (const w of wrapTextWithAnsi(line, Math.max(1, width))) out.push(truncateToWidth(w, width, ""));
-  }
-  return out;
+  return wrapTextWithAnsi(line, Math.max(1, width)).map((w) => truncateToWidth(w, width, ""));
 }
 
+function wrap(lines: readonly string[], width: number): string[] {
+  return lines.flatMap((line) => wrapLine(line, width));
+}
+
+/**
+ * Lines wrapped to the width. Every frame draws the whole transcript, so each line keeps its
+ * wrapping until it changes (or the width does): a block that grows (a streaming thought,
+ * command output) re-wraps only its changed lines.
+ */
 export class LinesBlock implements Component {
   #lines: string[];
+  #width = -1;
+  #wrapped: Array<{ source: string; lines: string[] }> = [];
+  #drawn: string[] | undefined;
   constructor(lines: string[]) {
     this.#lines = lines;
   }
   set(lines: string[]): void {
     this.#lines = lines;
+    this.#drawn = undefined;
   }
   render(width: number): string[] {
-    return wrap(this.#lines, width);
+    if (width !== this.#width) {
+      this.#width = width;
+      this.#wrapped = [];
+      this.#drawn = undefined;
+    }
+    if (this.#drawn !== undefined) return this.#drawn;
+    const out: string[] = [];
+    this.#lines.forEach((source, i) => {
+      let entry = this.#wrapped[i];
+      if (entry?.source !== source) this.#wrapped[i] = entry = { source, lines: wrapLine(source, width) };
+      for (const l of entry.lines) out.push(l);
+    });
+    this.#wrapped.length = this.#lines.length;
+    this.#drawn = out;
+    return out;
   }
-  invalidate(): void {}
+  invalidate(): void {
+    this.#width = -1;
+  }
 }
 
 export interface ExpandState {
@@ -67,6 +93,7 @@ export class ToolBlock implements Component {
   #diff: DiffLine[] | undefined;
   #status: ToolStatus = { kind: "running" };
   #output: string[] = [];
+  #drawn: { key: string; lines: string[] } | undefined;
 
   constructor(call: { name: string; arguments: string; tool_call_id: string }, c: Colors, expand: ExpandState, diff: DiffLine[] | undefined) {
     this.#c = c;
@@ -93,10 +120,12 @@ export class ToolBlock implements Component {
 
   /** The call was refused before it ran (denied, forbidden): its output is the reason. */
   refuse(label: string): void {
+    this.#drawn = undefined;
     this.#status = { kind: "done", ok: false, label, ms: performance.now() - this.#started };
   }
 
   finish(output: string, stopReason: string | undefined): void {
+    this.#drawn = undefined;
     const ms = performance.now() - this.#started;
     const text = sanitizeForTerminal(output).replace(/\s+$/, "");
     const exit = /\[exit code: (-?\d+)\]\s*$/.exec(text);
@@ -110,6 +139,15 @@ export class ToolBlock implements Component {
   }
 
   render(width: number): string[] {
+    // A finished block changes only with the width or Ctrl-O; a running one shows its clock.
+    const key = `${width}:${this.#expand.expanded}`;
+    if (this.#status.kind === "done" && this.#drawn?.key === key) return this.#drawn.lines;
+    const lines = this.#draw(width);
+    this.#drawn = this.#status.kind === "done" ? { key, lines } : undefined;
+    return lines;
+  }
+
+  #draw(width: number): string[] {
     const c = this.#c;
     const { tag, name, summary } = this.#header;
     const s = this.#status;
@@ -139,5 +177,7 @@ export class ToolBlock implements Component {
     return line;
   }
 
-  invalidate(): void {}
+  invalidate(): void {
+    this.#drawn = undefined;
+  }
 }

@@ -1,21 +1,23 @@
 /**
  * The terminal UI's screen, top to bottom: the banner, the transcript (blocks appended as the
  * chat goes), the slot an approval question opens in, the status line, and the input editor.
+ * It needs no session: the chat draws it first, and opens the session behind it.
  * pi-tui renders it differentially into the terminal's normal buffer, so the transcript stays
  * in the scrollback and a resize re-wraps everything.
  *
  * `NoteSink` is the transcript as an `Output`: the slash commands and the line chat's helpers
  * write lines to an Output, and here those lines become transcript blocks.
  */
-import type { Container, Editor, TUI, Terminal } from "@mariozechner/pi-tui";
+import type { Container, Editor, Terminal } from "@mariozechner/pi-tui";
 import { piTui } from "./pi-tui.js";
 import { Output } from "../render/output.js";
 import { LinesBlock } from "./blocks.js";
-import { StatusLine, type StatusSource } from "./status-line.js";
+import { chatTui, type ChatTui } from "./frame-tui.js";
+import { openingStatus, StatusLine } from "./status-line.js";
 import type { TuiTheme } from "./theme.js";
 
 export interface Screen {
-  tui: TUI;
+  tui: ChatTui;
   transcript: Container;
   approvalSlot: Container;
   status: StatusLine;
@@ -49,12 +51,14 @@ class NoteSink {
   }
 }
 
-export function buildScreen(theme: TuiTheme, status: StatusSource, terminal?: Terminal): Screen {
-  const { Container, Editor, ProcessTerminal, TUI } = piTui();
-  const tui = new TUI(terminal ?? new ProcessTerminal());
+/** The screen with the status line of a session still opening (`status.setSource` when it is open). */
+export function buildScreen(theme: TuiTheme, terminal?: Terminal): Screen {
+  const pi = piTui();
+  const { Container, Editor, ProcessTerminal } = pi;
+  const tui = chatTui(pi, terminal ?? new ProcessTerminal());
   const transcript = new Container();
   const approvalSlot = new Container();
-  const statusLine = new StatusLine(status, theme.c);
+  const statusLine = new StatusLine(openingStatus, theme.c);
   const editor = new Editor(tui, theme.editor, { paddingX: 1, autocompleteMaxVisible: 8 });
   tui.addChild(transcript);
   tui.addChild(approvalSlot);

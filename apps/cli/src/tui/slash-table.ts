@@ -18,7 +18,7 @@ import { compactNumber, localTime, shorten } from "../render/format.js";
 import { parseApprovalMode, type ApprovalMode } from "../session/approvals.js";
 import { parseSlash } from "../chat/slash-commands.js";
 import { runSlash, type SlashHost } from "../chat/slash-actions.js";
-import { contextText, usageText } from "./status-line.js";
+import { contextText, usageText } from "./usage-text.js";
 
 export interface TuiHost {
   readonly out: Output;

@@ -7,14 +7,14 @@
  * goal events become one-line notes. Messages from child sessions (`origin`) are skipped, as
  * in the line chat. Model and tool text is sanitized before it is shown.
  */
-import type { Container, Markdown } from "@mariozechner/pi-tui";
-import { piTui } from "./pi-tui.js";
+import type { Container } from "@mariozechner/pi-tui";
 import { extractMarker, parseFields, startsWithMarker, type EventPayload, type OmniMessage, type ToolCallPayload } from "@penguin/omnimessage";
 import type { Colors } from "../io/colors.js";
 import { sanitizeForTerminal } from "../io/sanitize.js";
 import { shorten } from "../render/format.js";
 import { LinesBlock, ToolBlock, type ExpandState } from "./blocks.js";
 import { callDiff } from "./diff-view.js";
+import { StreamingMarkdown } from "./streaming-markdown.js";
 import type { TuiTheme } from "./theme.js";
 
 export interface StreamViewDeps {
@@ -26,13 +26,15 @@ export interface StreamViewDeps {
   note(text: string): void;
 }
 
-type Open = { kind: "text"; md: Markdown; text: string } | { kind: "dim"; block: LinesBlock; label: string; text: string };
+type Open = { kind: "text"; md: StreamingMarkdown } | { kind: "dim"; block: LinesBlock; label: string; lines: string[] };
 
 export class StreamView {
   readonly #d: StreamViewDeps;
   readonly #c: Colors;
   readonly #tools = new Map<string, ToolBlock>();
   #open: Open | undefined;
+  /** The open dim block's lines, painted. */
+  #painted: string[] = [];
   #streamedText = false;
   #streamedThinking = false;
   #compacting = false;
@@ -108,27 +110,35 @@ export class StreamView {
     if (kind === "text") {
       if (this.#open?.kind !== "text") {
         this.#close();
-        const md: Markdown = new (piTui().Markdown)("", 0, 0, this.#d.theme.markdown);
+        const md = new StreamingMarkdown(this.#d.theme.markdown);
         this.#d.transcript.addChild(md);
-        this.#open = { kind: "text", md, text: "" };
+        this.#open = { kind: "text", md };
       }
-      this.#open.text += clean;
-      this.#open.md.setText(this.#open.text);
+      this.#open.md.append(clean);
       return;
     }
     if (this.#open?.kind !== "dim" || this.#open.label !== kind) {
       this.#close();
       const block = new LinesBlock([]);
       this.#d.transcript.addChild(block);
-      this.#open = { kind: "dim", block, label: kind, text: "" };
+      this.#open = { kind: "dim", block, label: kind, lines: [`[${kind}] `] };
     }
-    this.#open.text += clean;
+    // The delta extends the last line and may start new ones; only those are painted again.
+    const { lines } = this.#open;
+    const pieces = clean.split("\n");
+    lines[lines.length - 1] += pieces[0]!;
+    for (const piece of pieces.slice(1)) lines.push(piece);
     const c = this.#c;
-    this.#open.block.set(`[${kind}] ${this.#open.text}`.split("\n").map((l) => c.dim(l)));
+    const painted = this.#painted;
+    painted.length = Math.min(painted.length, lines.length - 1 - (pieces.length - 1));
+    for (let i = painted.length; i < lines.length; i++) painted.push(c.dim(lines[i]!));
+    this.#open.block.set(painted.slice());
   }
 
   #close(): void {
+    if (this.#open?.kind === "text") this.#open.md.finish();
     this.#open = undefined;
+    this.#painted = [];
   }
 
   #userText(text: string, sender: string | undefined): void {
