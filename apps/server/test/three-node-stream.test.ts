@@ -48,7 +48,7 @@ function traceBetween(root: string, sid: string, after: string, through: string)
 }
 
 describe("three nodes on one data root and one PostgreSQL: any node serves any stream", { timeout: 240_000 }, () => {
-  it("a session created and run on node A, its stream read from node C: every durable event once, in order, with A's ids; /api/events on C has its row", async () => {
+  it("a session created on node A, its task posted to node B (which forwards it to A, the runner), its stream read from node C: every durable event once, in order, with A's ids; /api/events on C has its row", async () => {
     kit = await startTestkit();
     enqueueSmart(kit, 10, (r) => (endsWithToolResult(r) ? { text: "the file is written", chunkSize: 4 } : { toolCalls: [{ name: "write_file", arguments: { file_path: "one.txt", content: "1" } }] }));
     const root = started.tempDir("penguin-three-nodes-");
@@ -65,8 +65,8 @@ describe("three nodes on one data root and one PostgreSQL: any node serves any s
     const onA = await openStream(a, sid, cursor);
     const onC = await openStream(c, sid, cursor);
 
-    // The task is posted to node A, which runs the session.
-    expect((await cluster.node("A").client.post(`/api/sessions/${sid}/tasks`, text("write a file"))).status).toBe(202);
+    // The task is posted to node B; A holds the session's lease (it created it), so B forwards it there.
+    expect((await cluster.node("B").client.post(`/api/sessions/${sid}/tasks`, text("write a file"))).status).toBe(202);
     await untilRunsEnded(onA, 1);
     const fromA = durable(onA.events);
     const last = fromA.at(-1)!.id;
