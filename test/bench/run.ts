@@ -29,6 +29,7 @@ import { rowWeb } from "./rows/web.js";
 import { rowCheckpoints } from "./rows/checkpoints.js";
 import { rowClusterStreams } from "./rows/cluster-streams.js";
 import { rowAppend, rowResume } from "./rows/trace.js";
+import { rowToolTurn } from "./rows/tool-turn.js";
 import { formatSummary, num, type BenchReport, type RowResult } from "./lib/stats.js";
 
 const { values } = parseArgs({
@@ -63,6 +64,7 @@ const ROWS: { row: number; run: () => Promise<RowResult> }[] = [
   { row: 19, run: () => rowRebuildPostgres(quick ? 1 : 3, quick ? 50_000 : 200_000) },
   { row: 20, run: () => rowClusterStreams(quick) },
   { row: 21, run: () => rowFailover(quick ? 1 : 3) },
+  { row: 22, run: () => rowToolTurn(quick ? 10 : 30) },
 ];
 
 function printTable(rows: RowResult[]): void {

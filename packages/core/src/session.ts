@@ -26,6 +26,7 @@ import type { AgentPaths } from "./state/paths.js";
 import { generateTitle } from "./session-title.js";
 import type { SessionHooks } from "./hooks/session-hooks.js";
 import { hookedCompaction, hookedGoal, hookedTask } from "./hooks/task-hooks.js";
+import { markToolTurn } from "./engine/turn-timing.js";
 
 export interface SessionRunOptions {
   /** Asked once per tool call; without it every call is denied. */
@@ -251,6 +252,7 @@ export class Session {
    * snapshot is refreshed if the task took it far enough past the last one.
    */
   async *#afterDurable(messages: AsyncGenerator<OmniMessage, void>): AsyncGenerator<OmniMessage, void> {
+    markToolTurn("task-start");
     for await (const m of messages) {
       if (isCommitPoint(m) && m.origin === undefined) {
         await this.#writer.published();
@@ -260,6 +262,7 @@ export class Session {
     }
     await this.#writer.published();
     this.#checkpoint();
+    markToolTurn("task-end");
   }
 
   /** A commit point is durable: after a resume, the first one writes the snapshot the resume read left due (file-lines.ts). */

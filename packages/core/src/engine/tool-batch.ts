@@ -26,6 +26,7 @@ import type { ApproveFn, EnvironmentInterface } from "../interfaces.js";
 import { awaitEdge, isAborted } from "./abort.js";
 import { Approvals, type ApprovalsShape, type DecisionReport } from "./approvals.js";
 import type { CheckpointHook } from "./checkpoint-hook.js";
+import { markToolTurn } from "./turn-timing.js";
 
 /** Deliver a message: traced (when traceable) and, unless `stream` is false, streamed. */
 export type Emit = (m: OmniMessage, stream?: boolean) => void;
@@ -113,6 +114,7 @@ function makeBatch(
       const message = modelMessage(out);
       outputs.set(out.tool_call_id, message.payload as ToolCallOutputPayload);
       emit(message);
+      markToolTurn("output");
     },
     ...(state === undefined ? {} : { state }),
   };
@@ -124,6 +126,7 @@ function makeBatch(
       // Set-up the call needs (a command's shell capture) starts first and runs beside the checkpoint.
       env.prepareTool?.(call);
       if (checkpoints !== undefined) yield* Effect.promise(() => checkpoints.beforeToolCall(call));
+      markToolTurn("checkpoint-before");
       const controller = new AbortController();
       const steps = env.executeTool({ toolCall: call, signal: controller.signal, approve });
       for (;;) {
@@ -142,6 +145,7 @@ function makeBatch(
       if (!outputs.has(call.tool_call_id) && !closed && !(yield* isAborted)) report.record(failedOutput(call, "tool ended without an output"));
       // After the output, before the batch settles: the next request starts after this fact is recorded.
       if (!closed && checkpoints !== undefined) for (const checkpoint of yield* Effect.promise(() => checkpoints.afterToolCall(call))) report.emit(checkpoint, false);
+      markToolTurn("checkpoint-after");
     });
 
   const task = (call: ToolCallPayload, previous: Deferred.Deferred<void> | undefined, decided: Deferred.Deferred<void>) =>
@@ -149,6 +153,7 @@ function makeBatch(
       if (previous !== undefined && Exit.isInterrupted(yield* Effect.exit(Effect.interruptible(Deferred.await(previous))))) return;
       const allowed = closed || (yield* isAborted) ? false : yield* approvals.decide(call, approve, report);
       yield* Deferred.succeed(decided, undefined);
+      markToolTurn("approved");
       if (allowed && !closed) yield* execute(call);
     }).pipe(Effect.uninterruptible);
 
@@ -161,6 +166,7 @@ function makeBatch(
     add: (call) =>
       Effect.suspend(() => {
         calls.push(call);
+        markToolTurn("call-complete");
         const decided = Deferred.unsafeMake<void>(FiberId.none);
         const previous = previousDecision;
         previousDecision = decided;

@@ -31,6 +31,7 @@ import { streamModel, type ModelEndpoint, type ModelOutcome, type ThinkingLevel 
 import type { Sequence } from "@penguin/trace";
 import type { LLMInterface, LLMOutcome, StreamGenerateInput } from "../interfaces.js";
 import { ToolCallIdAllocator } from "./tool-call-ids.js";
+import { markToolTurn } from "../engine/turn-timing.js";
 
 export interface GatewayLLMOptions {
   endpoint: ModelEndpoint;
@@ -110,11 +111,12 @@ export class GatewayLLM implements LLMInterface {
         thinkingLevel: input.thinkingLevel ?? this.#options.thinkingLevel,
         signal: input.signal,
         timeoutMs: this.#options.requestTimeoutMs,
-        fetch: this.#options.fetch,
+        fetch: markedFetch(this.#options.fetch),
       });
       for (;;) {
         const step = await stream.next();
         if (step.done) {
+          markToolTurn("request-end");
           outcome = step.value;
           break;
         }
@@ -131,4 +133,13 @@ export class GatewayLLM implements LLMInterface {
     if (outcome.retryAfterMs !== undefined) result.retryAfterMs = outcome.retryAfterMs;
     return result;
   }
+}
+
+/** `fetch` with the moment the request goes out marked (turn-timing.ts). */
+function markedFetch(inner: typeof fetch | undefined): typeof fetch {
+  const send = inner ?? globalThis.fetch;
+  return (input, init) => {
+    markToolTurn("request-sent");
+    return send(input, init);
+  };
 }

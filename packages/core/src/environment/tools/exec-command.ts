@@ -26,6 +26,7 @@ import { describeExit, type ExitStatus } from "../commands/command-process.js";
 import { follow } from "../commands/follow.js";
 import type { ProcessTable } from "../commands/process-table.js";
 import type { SessionShell } from "../commands/shell-environment.js";
+import { markToolTurn } from "../../engine/turn-timing.js";
 
 export const DEFAULT_EXEC_YIELD_MS = 60_000;
 
@@ -95,6 +96,7 @@ export function createExecCommandTool(options: ExecCommandToolOptions): BuiltinT
       const shell = await options.shell.prepare(ctx.signal);
       // Interrupted while the session's login environment was being captured: nothing started.
       if (shell === undefined) return {};
+      markToolTurn("shell-ready");
       const started = options.processes.start({
         command: params.cmd,
         cwd,
@@ -103,6 +105,7 @@ export function createExecCommandTool(options: ExecCommandToolOptions): BuiltinT
         shell,
       });
       if (!started.ok) return failed(withShellNote(shell.note, started.error));
+      markToolTurn("spawned");
       const entry = started.entry;
       const proc = entry.process;
       if (params.run_in_background) {
@@ -113,6 +116,7 @@ export function createExecCommandTool(options: ExecCommandToolOptions): BuiltinT
       }
       const windowMs = clampYield(params.yield_time_ms, options.timeoutMs);
       yield* follow(proc, { windowMs, signal: ctx.signal });
+      markToolTurn("exited");
       const status = proc.status;
       if (status === undefined) {
         if (ctx.signal.aborted) {
