@@ -94,6 +94,8 @@ export interface EnvironmentConfig {
   loginShell?: boolean;
   /** How long that capture may take before commands go on without it; default 10 s. */
   shellCaptureTimeoutMs?: number;
+  /** When a capture nobody waits for any more is stopped (it is never cut short before); default 120 s from its start. */
+  shellCaptureLimitMs?: number;
   /**
    * What the file tools may touch (commands/mount-table.ts): the session's boundary, even when
    * its commands do not run in bwrap. Default the `sandbox`'s; neither: unconfined.
@@ -166,6 +168,7 @@ export class Environment implements EnvironmentInterface {
       ...(config.sandbox === undefined ? {} : { sandbox: config.sandbox }),
       ...(config.loginShell === undefined ? {} : { loginShell: config.loginShell }),
       ...(config.shellCaptureTimeoutMs === undefined ? {} : { captureTimeoutMs: config.shellCaptureTimeoutMs }),
+      ...(config.shellCaptureLimitMs === undefined ? {} : { captureLimitMs: config.shellCaptureLimitMs }),
     }));
     const workspaceDir = this.workspaceDir;
     const operations = config.fileOperations;

@@ -147,19 +147,20 @@ describe("commands in the captured login environment", PROCESS_TESTS, () => {
     expect(runs(h)).toBe(1);
   });
 
-  it("falls back when the profile hangs, and stops the hung profile", async () => {
+  it("falls back when the profile hangs, and stops the hung profile at the capture's limit", async () => {
     const marker = sleepMarker();
     const h = homeWithProfile(`sleep ${marker}`);
-    const env = open(h, { shellCaptureTimeoutMs: 300 });
+    // Waited for 300 ms; left to run unwaited after that, and stopped at its limit (3 s from its start).
+    const env = open(h, { shellCaptureTimeoutMs: 300, shellCaptureLimitMs: 3_000 });
     const r = await exec(env, "echo works");
-    expect(r.output).toMatch(/^works\n\[shell: the login shell did not finish within 300 ms; .*\]\n\[exit code: 0\]$/s);
-    await waitUntil(() => leftovers(marker).length === 0, "the hung profile's sleep to be killed");
+    expect(r.output).toMatch(/^works\n\[shell: the login shell did not finish within 300 ms; it goes on in the background, unwaited, and is stopped if still running 3 s after its start; .*\]\n\[exit code: 0\]$/s);
+    await waitUntil(() => leftovers(marker).length === 0, "the hung profile's sleep to be killed at the limit", 25_000);
   });
 
-  it("starts nothing when the call is interrupted during a hung capture, and dispose stops the capture", async () => {
+  it("starts nothing when the call is interrupted during a hung capture; after dispose the capture is stopped at its limit", async () => {
     const marker = sleepMarker();
     const h = homeWithProfile(`sleep ${marker}`);
-    const env = open(h, { shellCaptureTimeoutMs: 600_000 });
+    const env = open(h, { shellCaptureTimeoutMs: 600_000, shellCaptureLimitMs: 600_000 });
     const ctrl = new AbortController();
     const pending = call(env, "exec_command", { cmd: "touch started.flag", description: "x" }, { signal: ctrl.signal });
     await waitUntil(() => leftovers(marker).length > 0, "the profile to hang in its sleep");
@@ -168,7 +169,37 @@ describe("commands in the captured login environment", PROCESS_TESTS, () => {
     expect(r.stopReason).toBe("aborted");
     expect(existsSync(join(h.workspace, "started.flag"))).toBe(false);
     await env.dispose();
-    await waitUntil(() => leftovers(marker).length === 0, "the hung profile to be stopped");
+    // The session stopped waiting; the profile is not cut short by that (afterEach reaps the marker).
+    expect(leftovers(marker).length).toBeGreaterThan(0);
+    // A capture nobody waits for still ends at its limit.
+    const limited = await captureLoginEnvironment({ env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: h.home }, cwd: h.workspace, timeoutMs: 100, limitMs: 2_000 });
+    expect(limited).toMatchObject({ ok: false, reason: expect.stringMatching(/^the login shell did not finish within 100 ms; it goes on in the background/) });
+    await waitUntil(() => leftovers(marker).length === 1, "the second capture's sleep to be stopped at its limit", 25_000);
+  });
+
+  it("leaves no lock behind when the task is cancelled and the session ends while the profile holds one", async () => {
+    // A profile like pyenv's rehash: takes a lock file (noclobber), works, removes it at the end
+    // (no trap). It works until the test says go, so the session ends while the lock is held.
+    const h = homeWithProfile("");
+    const lock = join(h.home, ".profile-tool.lock");
+    const go = join(h.root, "go");
+    const done = join(h.root, "profile-done");
+    writeFileSync(
+      join(h.home, ".bash_profile"),
+      [`set -o noclobber`, `echo $$ > ${lock} || exit 9`, `set +o noclobber`, `while [ ! -e ${go} ]; do sleep 0.05; done`, `echo talking on stderr >&2`, `rm -f ${lock}`, `echo done > ${done}`].join("\n") + "\n",
+    );
+    const env = open(h);
+    const ctrl = new AbortController();
+    const pending = call(env, "exec_command", { cmd: "touch started.flag", description: "x" }, { signal: ctrl.signal });
+    await waitUntil(() => existsSync(lock), "the profile to take its lock");
+    ctrl.abort();
+    expect((await pending).stopReason).toBe("aborted");
+    await env.dispose();
+    h.env = undefined;
+    writeFileSync(go, "");
+    await waitUntil(() => existsSync(done), "the profile to finish after the session ended (not killed mid-profile)", 25_000);
+    expect(existsSync(lock)).toBe(false);
+    expect(existsSync(join(h.workspace, "started.flag"))).toBe(false);
   });
 
   it("captures a profile that leaves a daemon holding its output open", async () => {

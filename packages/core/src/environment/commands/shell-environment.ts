@@ -30,20 +30,40 @@
  * starts (`prepare`). A session that runs no command captures nothing.
  *
  * A capture that fails (the profile exits, `exec`s away or closes the pipe, or takes longer
- * than the timeout: its whole process group is then stopped, SIGTERM then SIGKILL) is not an error: commands run
- * with the harness's own (scrubbed) environment, and the first command's result says so once.
+ * than the timeout) is not an error: commands run with the harness's own (scrubbed)
+ * environment, and the first command's result says so once.
+ *
+ * A capture is never killed mid-profile because nobody waits for it any more: a profile
+ * stopped halfway can leave a lock behind (pyenv's rehash takes ~/.pyenv/shims/.pyenv-shim
+ * and removes it at the end; every later login shell on the machine then waits 60 s for it).
+ * When the timeout passes, or the session ends (a cancelled task, a disposed session), the
+ * session only stops waiting: the login shell goes on in the background and ends by itself.
+ * Its stderr goes to an unlinked temp file, not a pipe, so it can still write when the
+ * harness has gone (a pipe's reader gone, its next write would kill it with SIGPIPE). Only a
+ * profile still running at the hard limit (`limitMs`, default 120 s: past pyenv's own 60 s
+ * wait for a stale lock) is stopped, SIGTERM then SIGKILL to its group: a hung profile must
+ * not live for ever. A sandboxed capture dies with the harness anyway (bwrap's
+ * --die-with-parent), but its home is the sandbox's throwaway one.
  *
  * `loginShell: true` (system_config `tools.exec.loginShell`, or PENGUIN_EXEC_LOGIN_SHELL=1)
  * keeps the old way: no capture, `bash -lc` for every command.
  */
 import { spawn } from "node:child_process";
-import { homedir } from "node:os";
+import { closeSync, fstatSync, openSync, readSync, unlinkSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
 import { childEnvironment, sandboxEnvironment } from "./child-env.js";
 import { terminateGroup } from "./process-group.js";
 import { bwrapArguments, DEFAULT_BWRAP, type CommandSandbox } from "./sandbox.js";
 
 /** How long the login shell may take to print its environment before commands go on without it. */
 export const DEFAULT_SHELL_CAPTURE_TIMEOUT_MS = 10_000;
+
+/**
+ * How long a login shell nobody waits for any more may go on before it is stopped: past
+ * pyenv's 60 s wait for a stale rehash lock, so a profile waiting out one still ends by itself.
+ */
+export const DEFAULT_SHELL_CAPTURE_LIMIT_MS = 120_000;
 
 /** How long a stopped capture's shell gets between SIGTERM and SIGKILL. */
 const STOP_GRACE_MS = 2_000;
@@ -66,44 +86,50 @@ export type CaptureResult = { ok: true; env: Record<string, string> } | { ok: fa
 export function captureLoginEnvironment(input: {
   env: Record<string, string>;
   cwd: string;
+  /** How long to wait for it; then the result is a failure and the shell goes on unwaited. */
   timeoutMs: number;
+  /** When a shell nobody waits for is stopped (its group: SIGTERM, then SIGKILL); default 120 s from its start. */
+  limitMs?: number;
   sandbox?: CommandSandbox;
-  /** Stops the capture (the session ends first): its group is killed, the result a failure. */
+  /** Stops the wait (the session ends first): the result is a failure, the shell goes on unwaited. */
   signal?: AbortSignal;
 }): Promise<CaptureResult> {
   return new Promise((resolve) => {
     const shell = ["bash", "-lc", CAPTURE_SCRIPT];
     const sandbox = input.sandbox;
     let child: ReturnType<typeof spawn>;
+    let stderrFd: number | undefined;
     try {
+      stderrFd = unlinkedTempFile();
       const [file, args] =
         sandbox === undefined
           ? [shell[0]!, shell.slice(1)]
           : [sandbox.bwrapPath ?? DEFAULT_BWRAP, [...bwrapArguments(sandbox, input.cwd, input.env), "--", ...shell]];
-      child = spawn(file, args, { cwd: input.cwd, env: input.env, detached: true, stdio: ["ignore", "ignore", "pipe", "pipe"] });
+      child = spawn(file, args, { cwd: input.cwd, env: input.env, detached: true, stdio: ["ignore", "ignore", stderrFd, "pipe"] });
     } catch (err) {
+      if (stderrFd !== undefined) closeSync(stderrFd);
       resolve({ ok: false, reason: `the login shell could not start: ${err instanceof Error ? err.message : String(err)}` });
       return;
     }
     const chunks: Buffer[] = [];
-    let stderr = "";
     let exitCode: number | null | undefined;
     let exitSignal: NodeJS.Signals | null = null;
     let settled = false;
     const dump = (): string => Buffer.concat(chunks).toString("utf8");
     const complete = (): boolean => dump().endsWith(`\0${END_MARKER}\0`) || dump() === `${END_MARKER}\0`;
+    // The shell's stderr is read once, for a failure's reason, then its file is let go.
+    const said = (): string => {
+      const last = readTail(stderrFd).trim().split("\n").pop() ?? "";
+      return last === "" ? "" : ` (it said: ${last.slice(0, 200)})`;
+    };
     const finish = (result: CaptureResult): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       input.signal?.removeEventListener("abort", onAbort);
-      child.stdio[CAPTURE_FD]?.destroy();
-      child.stderr?.destroy();
+      if (stderrFd !== undefined) closeSync(stderrFd);
+      stderrFd = undefined;
       resolve(result);
-    };
-    const said = (): string => {
-      const last = stderr.trim().split("\n").pop() ?? "";
-      return last === "" ? "" : ` (it said: ${last.slice(0, 200)})`;
     };
     // Done when the marker came and the shell exited; a daemon the profile started may hold
     // the pipes open long after, so their end is not waited for.
@@ -111,14 +137,28 @@ export function captureLoginEnvironment(input: {
       if (exitCode === undefined || !complete()) return;
       finish(exitCode === 0 ? { ok: true, env: parseEnvironment(dump()) } : { ok: false, reason: `the login shell exited with code ${exitCode}${said()}` });
     };
-    // SIGTERM first, SIGKILL after a grace: a profile's own traps get to clean up (pyenv's
-    // rehash removes its lock on exit; a SIGKILL mid-rehash would leave it for every shell).
-    const stop = (reason: string): void => {
-      if (child.pid !== undefined) void terminateGroup(child.pid, STOP_GRACE_MS);
+    // Nobody waits any more: the shell is left to finish its profile (stopping it halfway can
+    // leave a lock behind), and keeps neither the harness's event loop nor its pipe alive.
+    const limitMs = input.limitMs ?? DEFAULT_SHELL_CAPTURE_LIMIT_MS;
+    const stopWaiting = (reason: string): void => {
       finish({ ok: false, reason });
+      if (exitCode !== undefined) return;
+      child.unref();
+      (child.stdio[CAPTURE_FD] as { unref?: () => void } | null)?.unref?.();
     };
-    const timer = setTimeout(() => stop(`the login shell did not finish within ${input.timeoutMs} ms${said()}`), input.timeoutMs);
-    const onAbort = (): void => stop("the session ended before the login shell finished");
+    // Past the hard limit the profile is taken for hung: SIGTERM first (its traps clean up),
+    // SIGKILL after a grace. Not when it exited: a daemon it left is none of the capture's business.
+    const limit = setTimeout(() => {
+      if (exitCode === undefined && child.pid !== undefined) void terminateGroup(child.pid, STOP_GRACE_MS);
+      finish({ ok: false, reason: `the login shell did not finish within ${limitMs} ms and was stopped${said()}` });
+    }, limitMs);
+    limit.unref();
+    const seconds = Math.round(limitMs / 1000);
+    const timer = setTimeout(
+      () => stopWaiting(`the login shell did not finish within ${input.timeoutMs} ms; it goes on in the background, unwaited, and is stopped if still running ${seconds} s after its start${said()}`),
+      input.timeoutMs,
+    );
+    const onAbort = (): void => stopWaiting("the session ended before the login shell finished (it goes on in the background, unwaited)");
     if (input.signal?.aborted === true) onAbort();
     input.signal?.addEventListener("abort", onAbort, { once: true });
     child.stdio[CAPTURE_FD]?.on("data", (data: Buffer) => {
@@ -126,12 +166,12 @@ export function captureLoginEnvironment(input: {
       settleIfDone();
     });
     child.stdio[CAPTURE_FD]?.on("error", () => undefined);
-    child.stderr?.on("data", (data: Buffer) => {
-      stderr = (stderr + data.toString("utf8")).slice(-2000);
+    child.on("error", (err) => {
+      clearTimeout(limit);
+      finish({ ok: false, reason: `the login shell could not start: ${err.message}` });
     });
-    child.stderr?.on("error", () => undefined);
-    child.on("error", (err) => finish({ ok: false, reason: `the login shell could not start: ${err.message}` }));
     child.on("exit", (code, signal) => {
+      clearTimeout(limit);
       exitCode = code;
       exitSignal = signal;
       settleIfDone();
@@ -142,6 +182,28 @@ export function captureLoginEnvironment(input: {
       finish({ ok: false, reason: `the login shell ${how} before printing its environment${said()}` });
     });
   });
+}
+
+/** A temp file opened for reading and writing and unlinked at once: gone with its last descriptor. */
+function unlinkedTempFile(): number {
+  const path = join(tmpdir(), `penguin-shell-capture-${process.pid}-${Math.random().toString(36).slice(2)}.stderr`);
+  const fd = openSync(path, "wx+", 0o600);
+  unlinkSync(path);
+  return fd;
+}
+
+/** The last 2,000 bytes written to `fd` (empty once it is closed). */
+function readTail(fd: number | undefined): string {
+  if (fd === undefined) return "";
+  try {
+    const size = fstatSync(fd).size;
+    const length = Math.min(size, 2000);
+    const buffer = Buffer.alloc(length);
+    const read = readSync(fd, buffer, 0, length, size - length);
+    return buffer.subarray(0, read).toString("utf8");
+  } catch {
+    return "";
+  }
 }
 
 /** `NAME=value\0` entries, the end marker and bash's own variables left out. */
@@ -177,6 +239,8 @@ export interface SessionShellOptions {
   /** Keep the old way: `bash -lc` per command, no capture. */
   loginShell?: boolean;
   captureTimeoutMs?: number;
+  /** When a capture nobody waits for is stopped; default 120 s from its start. */
+  captureLimitMs?: number;
 }
 
 /** One session's command shell: the capture runs at the first `prepare()` and is kept. */
@@ -187,7 +251,7 @@ export class SessionShell {
 
   constructor(readonly options: SessionShellOptions) {}
 
-  /** Stops a capture still running (the session's end); later commands are refused anyway. */
+  /** Stops waiting for a capture still running (the session's end): it finishes unwaited, up to its limit. */
   dispose(): void {
     this.#stop.abort();
   }
@@ -208,6 +272,7 @@ export class SessionShell {
       env: this.#outside(baseEnv, undefined),
       cwd: this.options.cwd,
       timeoutMs: this.options.captureTimeoutMs ?? DEFAULT_SHELL_CAPTURE_TIMEOUT_MS,
+      ...(this.options.captureLimitMs === undefined ? {} : { limitMs: this.options.captureLimitMs }),
       signal: this.#stop.signal,
       ...(sandbox === undefined ? {} : { sandbox }),
     });
