@@ -169,12 +169,13 @@ describe("commands in the captured login environment", PROCESS_TESTS, () => {
     expect(r.stopReason).toBe("aborted");
     expect(existsSync(join(h.workspace, "started.flag"))).toBe(false);
     await env.dispose();
-    // The session stopped waiting; the profile is not cut short by that (afterEach reaps the marker).
+    // The session stopped waiting; the profile is not cut short by that (killed by hand below).
     expect(leftovers(marker).length).toBeGreaterThan(0);
     // A capture nobody waits for still ends at its limit.
     const limited = await captureLoginEnvironment({ env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: h.home }, cwd: h.workspace, timeoutMs: 100, limitMs: 2_000 });
     expect(limited).toMatchObject({ ok: false, reason: expect.stringMatching(/^the login shell did not finish within 100 ms; it goes on in the background/) });
     await waitUntil(() => leftovers(marker).length === 1, "the second capture's sleep to be stopped at its limit", 25_000);
+    for (const line of leftovers(marker)) process.kill(Number(line.trim().split(/\s+/)[0]), "SIGKILL");
   });
 
   it("leaves no lock behind when the task is cancelled and the session ends while the profile holds one", async () => {
