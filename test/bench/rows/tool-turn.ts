@@ -5,7 +5,9 @@
 // N tasks, each the model calling `exec_command` with `true` and then answering (two requests
 // to the testkit), with workspace checkpoints on (the default) and commands in bwrap (as
 // `run` does where bwrap can run) and unsandboxed. Overhead = the task's wall − the model's
-// own time (the same two requests sent to the same testkit by a plain fetch, right after).
+// own time (the same two requests sent to the same testkit by a plain fetch, right after);
+// beside it the harness process's own CPU for the task less the refetch's (the testkit runs
+// in this process), a figure machine load moves less than wall time.
 // The phases come from the engine's own `penguin:tool-turn` diagnostics channel
 // (packages/core src/engine/turn-timing.ts), which costs nothing unless someone subscribes.
 import { spawnSync } from "node:child_process";
@@ -55,17 +57,24 @@ async function drain(session: Session, text: string): Promise<void> {
   }
 }
 
-/** The model's own time for the last two requests: sent again by fetch to the same testkit. */
-async function modelTime(kit: Kit): Promise<number> {
+/** This process's CPU time (user + system) since `from`, in ms. */
+function cpuSince(from: NodeJS.CpuUsage): number {
+  const d = process.cpuUsage(from);
+  return (d.user + d.system) / 1000;
+}
+
+/** The model's own wall and CPU time for the last two requests: sent again by fetch to the same (in-process) testkit. */
+async function modelTime(kit: Kit): Promise<{ ms: number; cpuMs: number }> {
   kit.enqueue(...toolTurn());
   let ms = 0;
+  const cpu = process.cpuUsage();
   for (const r of kit.requests.slice(-2)) {
     const t = process.hrtime.bigint();
     const res = await fetch(`${kit.url}${r.path}`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer sk-bench-0000" }, body: r.rawBody });
     await res.arrayBuffer();
     ms += msSince(t);
   }
-  return ms;
+  return { ms, cpuMs: cpuSince(cpu) };
 }
 
 function p99(samples: number[]): number[] {
@@ -77,6 +86,7 @@ async function oneSession(tasks: number, sandboxed: boolean, metrics: Metric[], 
   const kit = await startTestkit();
   const world = await makeWorld(kit.baseUrl("openai-chat"));
   const overhead: number[] = [];
+  const cpu: number[] = [];
   const phases = PHASES.map(() => [] as number[]);
   try {
     const session = await world.agent.createSession({ workspaceDir: world.workspace, ...(sandboxed ? { sandbox: { enabled: true } } : {}) });
@@ -84,15 +94,18 @@ async function oneSession(tasks: number, sandboxed: boolean, metrics: Metric[], 
     for (let i = -2; i < tasks; i++) {
       kit.enqueue(...toolTurn());
       const recorder = markRecorder();
+      const startCpu = process.cpuUsage();
       const start = process.hrtime.bigint();
       await drain(session, "run true once");
       const wall = msSince(start);
+      const taskCpu = cpuSince(startCpu);
       recorder.stop();
       const model = await modelTime(kit);
       // Drop what the refetch left and the kept requests (bodies grow with the session).
       kit.requests.splice(0);
       if (i < 0) continue;
-      overhead.push(wall - model);
+      overhead.push(wall - model.ms);
+      cpu.push(taskCpu - model.cpuMs);
       PHASES.forEach(([, from, to], k) => {
         const a = recorder.marks.get(from);
         const b = recorder.marks.get(to);
@@ -106,6 +119,7 @@ async function oneSession(tasks: number, sandboxed: boolean, metrics: Metric[], 
   }
   metrics.push(metric(`${label}: overhead per tool turn (wall − model), median [min–max]`, "ms", "lower", overhead, { goal: "≤ 60 ms (issue 33)" }));
   metrics.push(metric(`${label}: overhead per tool turn, p99`, "ms", "lower", p99(overhead)));
+  metrics.push(metric(`${label}: the harness's own CPU per tool turn (task − model, children not counted)`, "ms", "lower", cpu));
   PHASES.forEach(([name], k) => {
     if (phases[k]!.length > 0) metrics.push(metric(`${label} phase: ${name}`, "ms", "lower", phases[k]!));
   });
