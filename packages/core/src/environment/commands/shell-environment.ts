@@ -153,7 +153,7 @@ export function captureLoginEnvironment(input: {
       finish({ ok: false, reason: `the login shell did not finish within ${limitMs} ms and was stopped${said()}` });
     }, limitMs);
     limit.unref();
-    const seconds = Math.round(limitMs / 1000);
+    const seconds = limitMs / 1000;
     const timer = setTimeout(
       () => stopWaiting(`the login shell did not finish within ${input.timeoutMs} ms; it goes on in the background, unwaited, and is stopped if still running ${seconds} s after its start${said()}`),
       input.timeoutMs,
