@@ -157,7 +157,7 @@ describe("commands in the captured login environment", PROCESS_TESTS, () => {
     await waitUntil(() => leftovers(marker).length === 0, "the hung profile's sleep to be killed at the limit", 25_000);
   });
 
-  it("starts nothing when the call is interrupted during a hung capture; after dispose the capture is stopped at its limit", async () => {
+  it("starts nothing when the call is interrupted during a hung capture; dispose stops waiting without killing it, and an unwaited capture ends at its limit", async () => {
     const marker = sleepMarker();
     const h = homeWithProfile(`sleep ${marker}`);
     const env = open(h, { shellCaptureTimeoutMs: 600_000, shellCaptureLimitMs: 600_000 });

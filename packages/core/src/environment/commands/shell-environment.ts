@@ -97,15 +97,20 @@ export function captureLoginEnvironment(input: {
   return new Promise((resolve) => {
     const shell = ["bash", "-lc", CAPTURE_SCRIPT];
     const sandbox = input.sandbox;
+    if (input.signal?.aborted === true) {
+      resolve({ ok: false, reason: "the session ended before the login shell started" });
+      return;
+    }
     let child: ReturnType<typeof spawn>;
     let stderrFd: number | undefined;
     try {
       stderrFd = unlinkedTempFile();
+      const stderr = stderrFd ?? "ignore";
       const [file, args] =
         sandbox === undefined
           ? [shell[0]!, shell.slice(1)]
           : [sandbox.bwrapPath ?? DEFAULT_BWRAP, [...bwrapArguments(sandbox, input.cwd, input.env), "--", ...shell]];
-      child = spawn(file, args, { cwd: input.cwd, env: input.env, detached: true, stdio: ["ignore", "ignore", stderrFd, "pipe"] });
+      child = spawn(file, args, { cwd: input.cwd, env: input.env, detached: true, stdio: ["ignore", "ignore", stderr, "pipe"] });
     } catch (err) {
       if (stderrFd !== undefined) closeSync(stderrFd);
       resolve({ ok: false, reason: `the login shell could not start: ${err instanceof Error ? err.message : String(err)}` });
@@ -159,7 +164,6 @@ export function captureLoginEnvironment(input: {
       input.timeoutMs,
     );
     const onAbort = (): void => stopWaiting("the session ended before the login shell finished (it goes on in the background, unwaited)");
-    if (input.signal?.aborted === true) onAbort();
     input.signal?.addEventListener("abort", onAbort, { once: true });
     child.stdio[CAPTURE_FD]?.on("data", (data: Buffer) => {
       chunks.push(data);
@@ -184,11 +188,24 @@ export function captureLoginEnvironment(input: {
   });
 }
 
-/** A temp file opened for reading and writing and unlinked at once: gone with its last descriptor. */
-function unlinkedTempFile(): number {
+/**
+ * A temp file opened for reading and writing and unlinked at once: gone with its last
+ * descriptor. Undefined where none can be made (no writable temp folder): the shell's stderr
+ * then goes nowhere, and a failure's reason goes without its last line.
+ */
+function unlinkedTempFile(): number | undefined {
   const path = join(tmpdir(), `penguin-shell-capture-${process.pid}-${Math.random().toString(36).slice(2)}.stderr`);
-  const fd = openSync(path, "wx+", 0o600);
-  unlinkSync(path);
+  let fd: number;
+  try {
+    fd = openSync(path, "wx+", 0o600);
+  } catch {
+    return undefined;
+  }
+  try {
+    unlinkSync(path);
+  } catch {
+    // Left in the temp folder: harmless, and the capture needs it no less.
+  }
   return fd;
 }
 
