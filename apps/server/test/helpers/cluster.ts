@@ -2,7 +2,9 @@
 // (a cluster, as issue 32 runs it): each node is `src/main.ts` with `--database`, signed in
 // as the admin through its own client, so a scenario says which node it talks to in one line
 // (`cluster.node("B").client.post(…)`). Nodes start one after the other (the first creates the
-// admin and writes its initial password; the others find it in the shared facts).
+// admin and writes its initial password; the others find it in the shared facts). A node's id
+// (the one its lease rows name) is read from its start-up line; `kill` sends it a real signal
+// and waits for the process to end, so a failover scenario is one line too.
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,13 +16,24 @@ export interface ClusterNode {
   name: string;
   child: ServerChild;
   url: string;
+  /** The id its lease rows and duty holder name (`cluster node <id>` on its stdout). */
+  nodeId: string;
   client: ApiClient;
+}
+
+export interface ClusterOptions {
+  /** Arguments every node gets after the common ones. */
+  args?: readonly string[];
+  /** Environment of every node (PENGUIN_LEASE_MS for a short failover, say). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface Cluster {
   root: string;
   nodes: ClusterNode[];
   node(name: string): ClusterNode;
+  /** Sends `signal` to node `name` and resolves with its exit code once the process is gone. */
+  kill(name: string, signal: NodeJS.Signals): Promise<number | null>;
 }
 
 export async function signInAt(url: string, password: string): Promise<ApiClient> {
@@ -31,22 +44,30 @@ export async function signInAt(url: string, password: string): Promise<ApiClient
 }
 
 /** Starts nodes named `names` on `root` with facts in `database`; `started` kills them after the test. */
-export async function startCluster(started: StartedServers, root: string, database: string, names: readonly string[], extraArgs: readonly string[] = []): Promise<Cluster> {
+export async function startCluster(started: StartedServers, root: string, database: string, names: readonly string[], options: ClusterOptions = {}): Promise<Cluster> {
   const nodes: ClusterNode[] = [];
   let password: string | undefined;
   for (const name of names) {
-    const child = started.track(spawnServer(["--root", root, "--port", "0", "--no-open", "--no-sandbox", "--workspace-root", tmpdir(), "--database", database, ...extraArgs]));
+    const args = ["--root", root, "--port", "0", "--no-open", "--no-sandbox", "--workspace-root", tmpdir(), "--database", database, ...(options.args ?? [])];
+    const child = started.track(spawnServer(args, options.env));
     const url = await child.url();
+    const nodeId = /cluster node (\S+)/.exec(await child.line(/cluster node /))?.[1] ?? "";
     password ??= readFileSync(join(root, "initial-admin-password"), "utf8").trim();
-    nodes.push({ name, child, url, client: await signInAt(url, password) });
+    nodes.push({ name, child, url, nodeId, client: await signInAt(url, password) });
   }
+  const node = (name: string): ClusterNode => {
+    const found = nodes.find((n) => n.name === name);
+    if (found === undefined) throw new Error(`no node ${name} (the cluster has ${nodes.map((n) => n.name).join(", ")})`);
+    return found;
+  };
   return {
     root,
     nodes,
-    node(name) {
-      const found = nodes.find((n) => n.name === name);
-      if (found === undefined) throw new Error(`no node ${name} (the cluster has ${nodes.map((n) => n.name).join(", ")})`);
-      return found;
+    node,
+    async kill(name, signal) {
+      const { child } = node(name);
+      child.proc.kill(signal);
+      return child.exited;
     },
   };
 }
