@@ -13,8 +13,10 @@ import { agentPaths, parseTraceText, sessionTraceFiles } from "@penguin/core";
 import type { OmniMessage } from "@penguin/omnimessage";
 import { startTestkit, type Testkit } from "@penguin/testkit";
 import { committedTurns } from "../../../test/fuzz/core/trace-oracle.js";
+import { dutyKey } from "../src/db/facts-db.js";
+import { ApiClient, type ApiAnswer } from "./helpers/client.js";
 import { StartedServers } from "./helpers/child.js";
-import { DURABLE_ID, startCluster, traceRecordsOf } from "./helpers/cluster.js";
+import { DURABLE_ID, startCluster, traceRecordsOf, type Cluster, type ClusterNode } from "./helpers/cluster.js";
 import { configureProject, modelEntry } from "./helpers/harness.js";
 import { enqueueSmart, isTitleRequest, lastUserText } from "./helpers/model.js";
 import { startPostgres, type PostgresServer } from "./helpers/postgres.js";
@@ -75,6 +77,46 @@ async function query<R extends pg.QueryResultRow>(url: string, sql: string, valu
 
 async function leaseHolder(database: string, sid: string): Promise<string | undefined> {
   return (await query<{ node_id: string }>(database, "select node_id from cluster_session_leases where session_id = $1", [sid]))[0]?.node_id;
+}
+
+/** The process ids of the nodes holding duty `name` now (from the lock's backend's application name). */
+async function dutyHolders(database: string, name: string): Promise<number[]> {
+  const rows = await query<{ name: string }>(
+    database,
+    `select a.application_name as name from pg_locks l join pg_stat_activity a on a.pid = l.pid
+     where l.locktype = 'advisory' and l.granted and l.classid = 0 and l.objid = $1::bigint::oid and l.objsubid = 1
+       and l.database = (select oid from pg_database where datname = current_database())`,
+    [dutyKey(name)],
+  );
+  return rows.map((r) => Number(/^penguin-server (\d+)$/.exec(r.name)?.[1] ?? -1));
+}
+
+/** The one node holding duty `name`, once exactly one does. */
+async function dutyHolder(cluster: Cluster, database: string, name: string): Promise<ClusterNode> {
+  let holders: number[] = [];
+  await until(async () => (holders = await dutyHolders(database, name)).length === 1, `one node to hold the ${name} duty`);
+  const holder = cluster.nodes.find((n) => n.child.proc.pid === holders[0]);
+  if (holder === undefined) throw new Error(`the ${name} duty is held by process ${holders[0]}, none of the cluster's`);
+  return holder;
+}
+
+const SCHEDULES = "/api/projects/default_project/agents/default_agent/schedules";
+
+/** Sessions the schedules created, as a node lists them (from the shared facts). */
+async function scheduledSessions(node: ClusterNode): Promise<string[]> {
+  const listed = await node.client.get("/api/projects/default_project/agents/default_agent/sessions?category=schedule");
+  expect(listed.status).toBe(200);
+  return (listed.body.sessions as { id: string }[]).map((s) => s.id);
+}
+
+/** How many runs of schedule `name` the session traces under the root hold (`[scheduled_task]` prompts naming it). */
+function runsInTraces(root: string, sessionIds: readonly string[], name: string): number {
+  return sessionIds.flatMap((sid) => traceOf(root, sid)).filter((m) => m.type === "model_msg" && m.payload.type === "text" && m.payload.role === "user" && m.payload.text.startsWith(`[scheduled_task]\nname: ${name}\n`)).length;
+}
+
+/** A login at `url` by a client with no cookie, as the route answers it (no throwing on refusal). */
+function loginAt(url: string, userId: string, password: string): Promise<ApiAnswer<any>> {
+  return new ApiClient((u, init) => fetch(u, init), url).post("/api/auth/login", { userId, password }) as Promise<ApiAnswer<any>>;
 }
 
 describe("three server processes on one root and one PostgreSQL, as their users meet them", { timeout: 240_000 }, () => {
@@ -162,5 +204,83 @@ describe("three server processes on one root and one PostgreSQL, as their users 
     expect(kit.violations).toEqual([]);
     for (const torn of tornLines(root, sid)) expect(torn).toBeLessThanOrEqual(1);
     await Promise.all([onB.close(), onC.close(), onAmoved.close()]);
+  });
+
+  it("a scheduled task fires once across three nodes (the scheduler duty's holder), and after that holder is SIGKILLed the next firing happens once on another node", async () => {
+    kit = await startTestkit();
+    enqueueSmart(kit, 20, (r) => ({ text: lastUserText(r).includes("[scheduled_task]") ? "scheduled work done" : `unexpected: ${lastUserText(r)}` }));
+    const root = started.tempDir("penguin-schedule-once-");
+    const workspace = started.tempDir("penguin-schedule-once-ws-");
+    configureProject(root, "default_project", modelEntry(kit));
+    const database = await postgres.createDatabase("schedule_once");
+    const cluster = await startCluster(started, root, database, ["A", "B", "C"], { env: LEASE_ENV });
+    const holder = await dutyHolder(cluster, database, "scheduler");
+    const others = cluster.nodes.filter((n) => n !== holder);
+
+    // A one-shot schedule due at once, created through a node that does not hold the duty.
+    const slotText = (name: string) => `enabled = true\nprompt = "Run ${name}"\nstart_at = "${new Date(Date.now()).toISOString()}"\nworkspace = "${workspace}"\n`;
+    const created = await others[0]!.client.post(SCHEDULES, { name: "first", text: slotText("first") });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    let sessions: string[] = [];
+    await until(async () => (sessions = await scheduledSessions(others[1]!)).length > 0 && runsInTraces(root, sessions, "first") > 0, "the first schedule to fire");
+    // It ran on the duty's holder (its session's lease row names it), once.
+    expect(sessions).toHaveLength(1);
+    expect(await leaseHolder(database, sessions[0]!)).toBe(holder.nodeId);
+    await until(() => JSON.stringify(traceOf(root, sessions[0]!)).includes("scheduled work done"), "the scheduled run's answer");
+    const state = await query<{ last_slot_ms: string }>(database, "select last_slot_ms from schedule_state where name = 'first'");
+    expect(state).toHaveLength(1);
+
+    // The holder dies without a goodbye: its connection, and the duty's lock, go with it.
+    expect(await cluster.kill(holder.name, "SIGKILL")).not.toBe(0);
+    const successor = await dutyHolder(cluster, database, "scheduler");
+    expect(others).toContain(successor);
+    const second = await others[0]!.client.post(SCHEDULES, { name: "second", text: slotText("second") });
+    expect(second.status, JSON.stringify(second.body)).toBe(201);
+    await until(async () => runsInTraces(root, (sessions = await scheduledSessions(others[1]!)), "second") > 0, "the second schedule to fire on a surviving node");
+    const secondSessions = sessions.filter((sid) => runsInTraces(root, [sid], "second") > 0);
+    expect(secondSessions).toHaveLength(1);
+    expect(await leaseHolder(database, secondSessions[0]!)).toBe(successor.nodeId);
+    // Each schedule ran exactly once over the whole cluster.
+    expect(sessions).toHaveLength(2);
+    expect([runsInTraces(root, sessions, "first"), runsInTraces(root, sessions, "second")]).toEqual([1, 1]);
+    expect(kit.requests.filter((r) => lastUserText(r).includes("[scheduled_task]"))).toHaveLength(2);
+  });
+
+  it("a login lockout earned on node A holds on nodes B and C: the right password is refused there with the same answer", async () => {
+    const root = started.tempDir("penguin-lockout-");
+    const database = await postgres.createDatabase("lockout_across_nodes");
+    const cluster = await startCluster(started, root, database, ["A", "B", "C"]);
+    const password = cluster.adminPassword;
+    const [a, b, c] = ["A", "B", "C"].map((n) => cluster.node(n)!.url);
+
+    // Wrong passwords at A until its refusal asks for a wait of 8 s or more, each wait honoured
+    // as Retry-After asks (the free attempts, then 1 s, 2 s, 4 s): B is asked well inside it.
+    let refusal: ApiAnswer<any> | undefined;
+    for (let attempt = 0; attempt < 40; attempt++) {
+      const answer = await loginAt(a!, "admin", `wrong-${attempt}`);
+      expect([401, 429]).toContain(answer.status);
+      if (answer.status === 401) continue;
+      const wait = Number(answer.headers.get("retry-after"));
+      if (wait >= 8) {
+        refusal = answer;
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+    }
+    expect(refusal, "node A never locked the account out").toBeDefined();
+    expect(refusal!.body.error.code).toBe("rate_limited");
+
+    for (const [node, url] of [
+      ["B", b!],
+      ["C", c!],
+    ] as const) {
+      const other = await loginAt(url, "admin", password);
+      expect(other.status, `node ${node} answered ${JSON.stringify(other.body)}`).toBe(429);
+      expect(other.body.error.code).toBe("rate_limited");
+      expect(other.body.error.message).toMatch(/^too many failed logins for admin from this address; try again in \d+ s$/);
+      const wait = Number(other.headers.get("retry-after"));
+      expect(wait).toBeGreaterThanOrEqual(1);
+      expect(wait).toBeLessThanOrEqual(Number(refusal!.headers.get("retry-after")));
+    }
   });
 });

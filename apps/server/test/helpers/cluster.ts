@@ -30,6 +30,8 @@ export interface ClusterOptions {
 
 export interface Cluster {
   root: string;
+  /** The admin's password (the initial one, kept: its file is gone once it was "changed"). */
+  adminPassword: string;
   nodes: ClusterNode[];
   node(name: string): ClusterNode;
   /** Sends `signal` to node `name` and resolves with its exit code once the process is gone. */
@@ -62,6 +64,7 @@ export async function startCluster(started: StartedServers, root: string, databa
   };
   return {
     root,
+    adminPassword: password ?? "",
     nodes,
     node,
     async kill(name, signal) {
