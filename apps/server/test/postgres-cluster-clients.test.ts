@@ -13,10 +13,9 @@ import { agentPaths, parseTraceText, sessionTraceFiles } from "@penguin/core";
 import type { OmniMessage } from "@penguin/omnimessage";
 import { startTestkit, type Testkit } from "@penguin/testkit";
 import { committedTurns } from "../../../test/fuzz/core/trace-oracle.js";
-import { dutyKey } from "../src/db/facts-db.js";
 import { ApiClient, type ApiAnswer } from "./helpers/client.js";
 import { StartedServers } from "./helpers/child.js";
-import { DURABLE_ID, startCluster, traceRecordsOf, type Cluster, type ClusterNode } from "./helpers/cluster.js";
+import { DURABLE_ID, dutyHolders, startCluster, traceRecordsOf, type Cluster, type ClusterNode } from "./helpers/cluster.js";
 import { configureProject, modelEntry } from "./helpers/harness.js";
 import { enqueueSmart, isTitleRequest, lastUserText } from "./helpers/model.js";
 import { startPostgres, type PostgresServer } from "./helpers/postgres.js";
@@ -77,18 +76,6 @@ async function query<R extends pg.QueryResultRow>(url: string, sql: string, valu
 
 async function leaseHolder(database: string, sid: string): Promise<string | undefined> {
   return (await query<{ node_id: string }>(database, "select node_id from cluster_session_leases where session_id = $1", [sid]))[0]?.node_id;
-}
-
-/** The process ids of the nodes holding duty `name` now (from the lock's backend's application name). */
-async function dutyHolders(database: string, name: string): Promise<number[]> {
-  const rows = await query<{ name: string }>(
-    database,
-    `select a.application_name as name from pg_locks l join pg_stat_activity a on a.pid = l.pid
-     where l.locktype = 'advisory' and l.granted and l.classid = 0 and l.objid = $1::bigint::oid and l.objsubid = 1
-       and l.database = (select oid from pg_database where datname = current_database())`,
-    [dutyKey(name)],
-  );
-  return rows.map((r) => Number(/^penguin-server (\d+)$/.exec(r.name)?.[1] ?? -1));
 }
 
 /** The one node holding duty `name`, once exactly one does. */

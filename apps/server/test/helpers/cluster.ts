@@ -8,7 +8,9 @@
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pg from "pg";
 import { agentPaths, formatPosition, parseTraceText, sessionTraceFiles } from "@penguin/core";
+import { dutyKey } from "../../src/db/facts-db.js";
 import { ApiClient } from "./client.js";
 import { spawnServer, type StartedServers, type ServerChild } from "./child.js";
 
@@ -86,4 +88,25 @@ export function traceRecordsOf(root: string, sessionId: string, projectId = "def
     content.messages.forEach((message, i) => records.push({ id: formatPosition({ file: file.index, line: content.lines[i]! }), data: message }));
   }
   return records;
+}
+
+/**
+ * The process ids of the nodes holding duty `name` (an advisory lock on a node's facts
+ * connection) now, read from pg_locks and the lock's backend's application name
+ * (`penguin-server <pid>`): a node's `child.proc.pid` says which node that is.
+ */
+export async function dutyHolders(database: string, name: string): Promise<number[]> {
+  const client = new pg.Client({ connectionString: database });
+  await client.connect();
+  try {
+    const rows = await client.query<{ name: string }>(
+      `select a.application_name as name from pg_locks l join pg_stat_activity a on a.pid = l.pid
+       where l.locktype = 'advisory' and l.granted and l.classid = 0 and l.objid = $1::bigint::oid and l.objsubid = 1
+         and l.database = (select oid from pg_database where datname = current_database())`,
+      [dutyKey(name)],
+    );
+    return rows.rows.map((r) => Number(/^penguin-server (\d+)$/.exec(r.name)?.[1] ?? -1));
+  } finally {
+    await client.end();
+  }
 }
