@@ -4,9 +4,9 @@
 // the stream go on, the dead node's client reconnects elsewhere with Last-Event-ID, nothing
 // committed is lost); a scheduled task firing once across the nodes, and once more after its
 // duty holder is SIGKILLed; a login lockout earned on one node holding on another. Every wait
-// is for the event itself (a stream record, a trace line, a row, a process exit), never a time.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+// is for the event itself (a stream record, a trace line, a row, a process exit), never a time;
+// only the lockout scenario pauses, for as long as the server's Retry-After asks, as a client would.
+import { readFileSync } from "node:fs";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { agentPaths, parseTraceText, sessionTraceFiles } from "@penguin/core";
@@ -15,7 +15,7 @@ import { startTestkit, type Testkit } from "@penguin/testkit";
 import { committedTurns } from "../../../test/fuzz/core/trace-oracle.js";
 import { ApiClient, type ApiAnswer } from "./helpers/client.js";
 import { StartedServers } from "./helpers/child.js";
-import { DURABLE_ID, dutyHolders, startCluster, traceRecordsOf, type Cluster, type ClusterNode } from "./helpers/cluster.js";
+import { DURABLE_ID, dutyHolders, startCluster, traceRecordsOf, type ClusterNode } from "./helpers/cluster.js";
 import { configureProject, modelEntry } from "./helpers/harness.js";
 import { enqueueSmart, isTitleRequest, lastUserText } from "./helpers/model.js";
 import { startPostgres, type PostgresServer } from "./helpers/postgres.js";
@@ -78,13 +78,14 @@ async function leaseHolder(database: string, sid: string): Promise<string | unde
   return (await query<{ node_id: string }>(database, "select node_id from cluster_session_leases where session_id = $1", [sid]))[0]?.node_id;
 }
 
-/** The one node holding duty `name`, once exactly one does. */
-async function dutyHolder(cluster: Cluster, database: string, name: string): Promise<ClusterNode> {
+/**
+ * The one node of `among` holding duty `name`, once exactly one does (a SIGKILLed holder's lock
+ * lasts until PostgreSQL notices its connection is gone).
+ */
+async function dutyHolder(among: readonly ClusterNode[], database: string, name: string): Promise<ClusterNode> {
   let holders: number[] = [];
-  await until(async () => (holders = await dutyHolders(database, name)).length === 1, `one node to hold the ${name} duty`);
-  const holder = cluster.nodes.find((n) => n.child.proc.pid === holders[0]);
-  if (holder === undefined) throw new Error(`the ${name} duty is held by process ${holders[0]}, none of the cluster's`);
-  return holder;
+  await until(async () => (holders = await dutyHolders(database, name)).length === 1 && among.some((n) => n.child.proc.pid === holders[0]), `one of ${among.map((n) => n.name).join(", ")} to hold the ${name} duty`);
+  return among.find((n) => n.child.proc.pid === holders[0])!;
 }
 
 const SCHEDULES = "/api/projects/default_project/agents/default_agent/schedules";
@@ -201,7 +202,7 @@ describe("three server processes on one root and one PostgreSQL, as their users 
     configureProject(root, "default_project", modelEntry(kit));
     const database = await postgres.createDatabase("schedule_once");
     const cluster = await startCluster(started, root, database, ["A", "B", "C"], { env: LEASE_ENV });
-    const holder = await dutyHolder(cluster, database, "scheduler");
+    const holder = await dutyHolder(cluster.nodes, database, "scheduler");
     const others = cluster.nodes.filter((n) => n !== holder);
 
     // A one-shot schedule due at once, created through a node that does not hold the duty.
@@ -216,10 +217,11 @@ describe("three server processes on one root and one PostgreSQL, as their users 
     await until(() => JSON.stringify(traceOf(root, sessions[0]!)).includes("scheduled work done"), "the scheduled run's answer");
     const state = await query<{ last_slot_ms: string }>(database, "select last_slot_ms from schedule_state where name = 'first'");
     expect(state).toHaveLength(1);
+    expect(state[0]!.last_slot_ms).not.toBeNull();
 
     // The holder dies without a goodbye: its connection, and the duty's lock, go with it.
     expect(await cluster.kill(holder.name, "SIGKILL")).not.toBe(0);
-    const successor = await dutyHolder(cluster, database, "scheduler");
+    const successor = await dutyHolder(others, database, "scheduler");
     expect(others).toContain(successor);
     const second = await others[0]!.client.post(SCHEDULES, { name: "second", text: slotText("second") });
     expect(second.status, JSON.stringify(second.body)).toBe(201);
