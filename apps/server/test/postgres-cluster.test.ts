@@ -8,8 +8,6 @@
 // torn line, the testkit's pairing check). Every wait is for the event itself (a trace line, a
 // stream event, a row), never for an amount of time.
 import { readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { agentPaths, parseTraceText, sessionLeaseFile, sessionTraceFiles } from "@penguin/core";
@@ -17,8 +15,8 @@ import type { OmniMessage } from "@penguin/omnimessage";
 import { startTestkit, type RecordedRequest, type Testkit } from "@penguin/testkit";
 import { committedTurns } from "../../../test/fuzz/core/trace-oracle.js";
 import { leaseMsFrom } from "../src/cluster/cluster-node.js";
-import { ApiClient } from "./helpers/client.js";
-import { spawnServer, StartedServers, type ServerChild } from "./helpers/child.js";
+import { StartedServers } from "./helpers/child.js";
+import { startCluster as startNodes, type ClusterNode } from "./helpers/cluster.js";
 import { configureProject, modelEntry, startHarness } from "./helpers/harness.js";
 import { enqueueSmart, isTitleRequest, lastUserText } from "./helpers/model.js";
 import { startPostgres, type PostgresServer } from "./helpers/postgres.js";
@@ -44,32 +42,9 @@ afterEach(async () => {
   await started.cleanup();
 });
 
-interface Node {
-  child: ServerChild;
-  url: string;
-  nodeId: string;
-  client: ApiClient;
-}
-
-async function startNode(root: string, database: string): Promise<Omit<Node, "client">> {
-  const child = started.track(spawnServer(["--root", root, "--port", "0", "--no-open", "--workspace-root", tmpdir(), "--database", database], { PENGUIN_LEASE_MS: LEASE_MS }));
-  const url = await child.url();
-  const nodeId = /cluster node (\S+)/.exec(await child.line(/cluster node /))?.[1] ?? "";
-  return { child, url, nodeId };
-}
-
-/** Node A first (it seeds the admin), then B and C at once. */
-async function startCluster(root: string, database: string): Promise<Node[]> {
-  const first = await startNode(root, database);
-  const rest = await Promise.all([startNode(root, database), startNode(root, database)]);
-  const password = readFileSync(join(root, "initial-admin-password"), "utf8").trim();
-  const nodes: Node[] = [];
-  for (const n of [first, ...rest]) {
-    const client = new ApiClient((u, init) => fetch(u, init), n.url);
-    await client.signIn("admin", password);
-    nodes.push({ ...n, client });
-  }
-  return nodes;
+/** Three nodes A, B, C (helpers/cluster.ts) with the short lease. */
+async function startCluster(root: string, database: string): Promise<ClusterNode[]> {
+  return (await startNodes(started, root, database, ["A", "B", "C"], { env: { PENGUIN_LEASE_MS: LEASE_MS } })).nodes;
 }
 
 function traceOf(root: string, sid: string): OmniMessage[] {

@@ -6,13 +6,12 @@
 // another node takes the duty over and carries on. Every wait polls the event itself (the lock's
 // holder, the checkpoints reaching the lines written), never a fixed time.
 import { mkdirSync, appendFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { requestBegin, requestEnd, sessionMeta, userText, type OmniMessage } from "@penguin/omnimessage";
-import { dutyKey } from "../src/db/facts-db.js";
-import { spawnServer, StartedServers, type ServerChild } from "./helpers/child.js";
+import { StartedServers } from "./helpers/child.js";
+import { dutyHolders, startCluster } from "./helpers/cluster.js";
 import { startHarness, type Harness } from "./helpers/harness.js";
 import { startPostgres, type PostgresServer } from "./helpers/postgres.js";
 
@@ -38,17 +37,8 @@ async function query<R extends pg.QueryResultRow>(url: string, text: string, val
   }
 }
 
-/** The process ids of the nodes holding the `projections` duty now (from the lock's backend's application name). */
-async function dutyHolders(url: string): Promise<number[]> {
-  const rows = await query<{ name: string }>(
-    url,
-    `select a.application_name as name from pg_locks l join pg_stat_activity a on a.pid = l.pid
-     where l.locktype = 'advisory' and l.granted and l.classid = 0 and l.objid = $1::bigint::oid and l.objsubid = 1
-       and l.database = (select oid from pg_database where datname = current_database())`,
-    [dutyKey("projections")],
-  );
-  return rows.map((r) => Number(/^penguin-server (\d+)$/.exec(r.name)?.[1] ?? -1));
-}
+/** The process ids of the nodes holding the `projections` duty now (helpers/cluster.ts). */
+const holdersOfProjections = (url: string): Promise<number[]> => dutyHolders(url, "projections");
 
 const at = (second: number): string => new Date(Date.UTC(2026, 0, 2, 10, 0, second)).toISOString();
 
@@ -82,19 +72,13 @@ describe("projection catch-up by one node", { timeout: 180_000 }, () => {
   it("one of three nodes holds the duty and brings new trace lines in once; after it is SIGKILLed another takes over", async () => {
     const url = await server.createDatabase("projection_duty");
     const root = started.tempDir("penguin-duty-root-");
-    const start = (): ServerChild => started.track(spawnServer(["--root", root, "--port", "0", "--no-open", "--workspace-root", tmpdir(), "--database", url]));
-    // One after another: the first creates the facts tables and the projections schema.
-    const nodes: ServerChild[] = [];
-    for (let i = 0; i < 3; i++) {
-      const node = start();
-      await node.url();
-      nodes.push(node);
-    }
+    // One after another (helpers/cluster.ts): the first creates the facts tables and the projections schema.
+    const nodes = (await startCluster(started, root, url, ["A", "B", "C"])).nodes.map((n) => n.child);
     const pids = nodes.map((n) => n.proc.pid!);
 
     // Exactly one node holds the duty (taken by the first whose poll asked for it).
-    await vi.waitFor(async () => expect(await dutyHolders(url)).toHaveLength(1), { timeout: 30_000, interval: 20 });
-    const [holder] = await dutyHolders(url);
+    await vi.waitFor(async () => expect(await holdersOfProjections(url)).toHaveLength(1), { timeout: 30_000, interval: 20 });
+    const [holder] = await holdersOfProjections(url);
     expect(pids).toContain(holder);
 
     // Lines appended by no server at all (a CLI run): the holder's background catch-up brings them in, once each.
@@ -111,13 +95,13 @@ describe("projection catch-up by one node", { timeout: 180_000 }, () => {
     await dead.exited;
     await vi.waitFor(
       async () => {
-        const now = await dutyHolders(url);
+        const now = await holdersOfProjections(url);
         expect(now).toHaveLength(1);
         expect(now[0]).not.toBe(holder);
       },
       { timeout: 30_000, interval: 20 },
     );
-    const [successor] = await dutyHolders(url);
+    const [successor] = await holdersOfProjections(url);
     expect(pids.filter((p) => p !== holder)).toContain(successor);
 
     written += appendTurn(root, "session-2026-01-02-10-00-00-aaaa0002", 30);
@@ -128,7 +112,7 @@ describe("projection catch-up by one node", { timeout: 180_000 }, () => {
       listed: written,
       requests: { "session-2026-01-02-10-00-00-aaaa0001": 2, "session-2026-01-02-10-00-00-aaaa0002": 2, "session-2026-01-02-10-00-00-aaaa0003": 1 },
     });
-    expect(await dutyHolders(url)).toEqual([successor]);
+    expect(await holdersOfProjections(url)).toEqual([successor]);
   });
 
   it("a node without the duty does not catch up in the background: it only reads what the holder wrote", async () => {

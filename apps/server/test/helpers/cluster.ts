@@ -2,11 +2,15 @@
 // (a cluster, as issue 32 runs it): each node is `src/main.ts` with `--database`, signed in
 // as the admin through its own client, so a scenario says which node it talks to in one line
 // (`cluster.node("B").client.post(…)`). Nodes start one after the other (the first creates the
-// admin and writes its initial password; the others find it in the shared facts).
+// admin and writes its initial password; the others find it in the shared facts). A node's id
+// (the one its lease rows name) is read from its start-up line; `kill` sends it a real signal
+// and waits for the process to end, so a failover scenario is one line too.
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pg from "pg";
 import { agentPaths, formatPosition, parseTraceText, sessionTraceFiles } from "@penguin/core";
+import { dutyKey } from "../../src/db/facts-db.js";
 import { ApiClient } from "./client.js";
 import { spawnServer, type StartedServers, type ServerChild } from "./child.js";
 
@@ -14,13 +18,26 @@ export interface ClusterNode {
   name: string;
   child: ServerChild;
   url: string;
+  /** The id its lease rows and duty holder name (`cluster node <id>` on its stdout). */
+  nodeId: string;
   client: ApiClient;
+}
+
+export interface ClusterOptions {
+  /** Arguments every node gets after the common ones. */
+  args?: readonly string[];
+  /** Environment of every node (PENGUIN_LEASE_MS for a short failover, say). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface Cluster {
   root: string;
+  /** The admin's password (the initial one, kept: its file is gone once it was "changed"). */
+  adminPassword: string;
   nodes: ClusterNode[];
   node(name: string): ClusterNode;
+  /** Sends `signal` to node `name` and resolves with its exit code once the process is gone. */
+  kill(name: string, signal: NodeJS.Signals): Promise<number | null>;
 }
 
 export async function signInAt(url: string, password: string): Promise<ApiClient> {
@@ -31,22 +48,31 @@ export async function signInAt(url: string, password: string): Promise<ApiClient
 }
 
 /** Starts nodes named `names` on `root` with facts in `database`; `started` kills them after the test. */
-export async function startCluster(started: StartedServers, root: string, database: string, names: readonly string[], extraArgs: readonly string[] = []): Promise<Cluster> {
+export async function startCluster(started: StartedServers, root: string, database: string, names: readonly string[], options: ClusterOptions = {}): Promise<Cluster> {
   const nodes: ClusterNode[] = [];
   let password: string | undefined;
   for (const name of names) {
-    const child = started.track(spawnServer(["--root", root, "--port", "0", "--no-open", "--no-sandbox", "--workspace-root", tmpdir(), "--database", database, ...extraArgs]));
+    const args = ["--root", root, "--port", "0", "--no-open", "--no-sandbox", "--workspace-root", tmpdir(), "--database", database, ...(options.args ?? [])];
+    const child = started.track(spawnServer(args, options.env));
     const url = await child.url();
+    const nodeId = /cluster node (\S+)/.exec(await child.line(/cluster node /))?.[1] ?? "";
     password ??= readFileSync(join(root, "initial-admin-password"), "utf8").trim();
-    nodes.push({ name, child, url, client: await signInAt(url, password) });
+    nodes.push({ name, child, url, nodeId, client: await signInAt(url, password) });
   }
+  const node = (name: string): ClusterNode => {
+    const found = nodes.find((n) => n.name === name);
+    if (found === undefined) throw new Error(`no node ${name} (the cluster has ${nodes.map((n) => n.name).join(", ")})`);
+    return found;
+  };
   return {
     root,
+    adminPassword: password ?? "",
     nodes,
-    node(name) {
-      const found = nodes.find((n) => n.name === name);
-      if (found === undefined) throw new Error(`no node ${name} (the cluster has ${nodes.map((n) => n.name).join(", ")})`);
-      return found;
+    node,
+    async kill(name, signal) {
+      const { child } = node(name);
+      child.proc.kill(signal);
+      return child.exited;
     },
   };
 }
@@ -62,4 +88,25 @@ export function traceRecordsOf(root: string, sessionId: string, projectId = "def
     content.messages.forEach((message, i) => records.push({ id: formatPosition({ file: file.index, line: content.lines[i]! }), data: message }));
   }
   return records;
+}
+
+/**
+ * The process ids of the nodes holding duty `name` (an advisory lock on a node's facts
+ * connection) now, read from pg_locks and the lock's backend's application name
+ * (`penguin-server <pid>`): a node's `child.proc.pid` says which node that is.
+ */
+export async function dutyHolders(database: string, name: string): Promise<number[]> {
+  const client = new pg.Client({ connectionString: database });
+  await client.connect();
+  try {
+    const rows = await client.query<{ name: string }>(
+      `select a.application_name as name from pg_locks l join pg_stat_activity a on a.pid = l.pid
+       where l.locktype = 'advisory' and l.granted and l.classid = 0 and l.objid = $1::bigint::oid and l.objsubid = 1
+         and l.database = (select oid from pg_database where datname = current_database())`,
+      [dutyKey(name)],
+    );
+    return rows.rows.map((r) => Number(/^penguin-server (\d+)$/.exec(r.name)?.[1] ?? -1));
+  } finally {
+    await client.end();
+  }
 }
