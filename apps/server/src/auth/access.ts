@@ -27,6 +27,7 @@ import type { Stores } from "../db/stores.js";
 import { ApiError, notFound } from "../http/api-error.js";
 import type { AuthUser } from "../http/request-context.js";
 import type { SessionCreators } from "../db/session-creators-store.js";
+import { audienceMemo, type AudienceOf } from "./audience-memo.js";
 
 /** `read`: see (and fork, and create sessions); `control`: act on a session (see the rules above); `owner`: configure and manage. */
 export type Need = "read" | "control" | "owner";
@@ -127,6 +128,11 @@ export class AccessPolicy {
     const ids = new Set<string>([project.ownerUserId, ...this.#stores.projects.memberIds(projectId)]);
     for (const u of this.#stores.users.list()) if (u.isAdmin) ids.add(u.userId);
     return [...ids];
+  }
+
+  /** `audience`, remembered for one burst of events and emptied by any change of access (auth/audience-memo.ts). */
+  audienceMemo(): AudienceOf {
+    return audienceMemo((projectId) => this.audience(projectId), () => this.#stores.projects.accessChanges + this.#stores.users.accessChanges);
   }
 }
 

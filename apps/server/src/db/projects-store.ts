@@ -35,6 +35,7 @@ export class ProjectStore {
   readonly #facts: FactsDb;
   readonly #get;
   readonly #isMember;
+  #accessChanges = 0;
 
   constructor(facts: FactsDb) {
     this.#facts = facts;
@@ -43,6 +44,14 @@ export class ProjectStore {
     this.#isMember = facts.prepare(2, (projectId: string, userId: string) =>
       facts.query.selectFrom("project_members").select((eb) => eb.lit(1).as("n")).where("project_id", "=", projectId).where("user_id", "=", userId),
     );
+  }
+
+  /**
+   * How many changes of who can see a project (a project made or deleted, its owner or members
+   * changed) this store made: an audience remembered before one is stale (auth/audience-memo.ts).
+   */
+  get accessChanges(): number {
+    return this.#accessChanges;
   }
 
   get(projectId: string): ProjectRow | undefined {
@@ -66,6 +75,7 @@ export class ProjectStore {
 
   /** Inserts unless the project exists; true when it was inserted. */
   insert(project: ProjectRow): boolean {
+    this.#accessChanges++;
     const q = this.#facts.query
       .insertInto("projects")
       .onConflict((oc) => oc.doNothing())
@@ -78,11 +88,13 @@ export class ProjectStore {
   }
 
   delete(projectId: string): void {
+    this.#accessChanges++;
     this.#facts.run(this.#facts.query.deleteFrom("projects").where("project_id", "=", projectId));
   }
 
   /** Moves every project `from` owns to `to` (a deleted user's projects go to the admin). */
   reassignOwner(from: string, to: string): void {
+    this.#accessChanges++;
     this.#facts.run(this.#facts.query.updateTable("projects").set({ owner_user_id: to }).where("owner_user_id", "=", from));
   }
 
@@ -100,10 +112,12 @@ export class ProjectStore {
   }
 
   addMember(projectId: string, userId: string, now: number): void {
+    this.#accessChanges++;
     this.#facts.run(this.#facts.query.insertInto("project_members").onConflict((oc) => oc.doNothing()).values({ project_id: projectId, user_id: userId, created_at: now }));
   }
 
   removeMember(projectId: string, userId: string): boolean {
+    this.#accessChanges++;
     return this.#facts.run(this.#facts.query.deleteFrom("project_members").where("project_id", "=", projectId).where("user_id", "=", userId)).changes > 0;
   }
 
