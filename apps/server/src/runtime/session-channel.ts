@@ -131,12 +131,15 @@ export class SessionChannel {
     return this.#subscribers.size;
   }
 
-  /** Sends one trace record with its position; a position at or before the last one sent is ignored (already sent). */
-  durable(message: OmniMessage, position: TracePosition): void {
+  /**
+   * Sends one trace record with its position; a position at or before the last one sent is
+   * ignored (already sent). `announce` false: the writer announces it itself, once it is synced.
+   */
+  durable(message: OmniMessage, position: TracePosition, announce = true): void {
     if (comparePositions(position, this.#last) > 0) {
       this.#last = position;
       this.#k = 0;
-      if (!this.#following) this.onAdvance?.(position);
+      if (!this.#following && announce) this.onAdvance?.(position);
     }
     let frame: string | undefined;
     for (const [sink, cursor] of this.#subscribers) {
