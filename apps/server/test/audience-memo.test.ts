@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AccessPolicy } from "../src/auth/access.js";
-import { openDatabase } from "../src/db/database.js";
+import { openDatabase, openPostgresFacts } from "../src/db/database.js";
 import type { FactsDb } from "../src/db/facts-db.js";
 import { ProjectStore } from "../src/db/projects-store.js";
 import { SessionCreators } from "../src/db/session-creators-store.js";
@@ -18,6 +18,7 @@ import { UserStore } from "../src/db/users-store.js";
 import type { SseSink } from "../src/http/sse.js";
 import { EventIds } from "../src/runtime/sse-channel.js";
 import { UserEventHub } from "../src/runtime/user-events.js";
+import { startPostgres } from "./helpers/postgres.js";
 
 const dirs: string[] = [];
 const open: FactsDb[] = [];
@@ -31,10 +32,10 @@ function sink(): SseSink & { frames: string[] } {
   return { frames, send: (f) => void frames.push(f), close: () => undefined, closed: false };
 }
 
-async function setup() {
+async function setup(database?: string) {
   const dir = mkdtempSync(join(tmpdir(), "penguin-audience-"));
   dirs.push(dir);
-  const facts = await openDatabase(join(dir, "facts.db"));
+  const facts = database === undefined ? await openDatabase(join(dir, "facts.db")) : await openPostgresFacts(database);
   open.push(facts);
   const users = new UserStore(facts);
   const projects = new ProjectStore(facts);
@@ -43,7 +44,7 @@ async function setup() {
   const counted = new Proxy(projects, {
     get(target, key) {
       const value = Reflect.get(target, key, target) as unknown;
-      if (key === "get" || key === "memberIds") audienceReads++;
+      if (key === "get" || key === "memberIds" || key === "audienceIds") audienceReads++;
       return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },
   });
@@ -64,7 +65,7 @@ describe("audience memo", () => {
     const audienceOf = hub.audienceMemo();
     const before = reads();
     for (let i = 0; i < 50; i++) hub.toProject("p1", { type: "session_row", n: i }, audienceOf);
-    expect(reads() - before).toBe(2);
+    expect(reads() - before).toBe(1);
     expect(clients.member.frames).toHaveLength(50);
     expect(clients.admin.frames).toHaveLength(50);
   });
@@ -95,5 +96,22 @@ describe("audience memo", () => {
     expect(clients.admin.frames).toHaveLength(1);
     expect(clients.owner.frames).toHaveLength(1);
     expect(clients.member.frames).toHaveLength(2);
+  });
+
+  it("on PostgreSQL, the one audience statement answers owner, members and admins, and nothing for a missing project", async () => {
+    const postgres = await startPostgres();
+    try {
+      const { projects, hub, clients } = await setup(await postgres.createDatabase("audience_memo"));
+      const audienceOf = hub.audienceMemo();
+      expect(audienceOf("p1").sort()).toEqual(["admin", "member", "owner"]);
+      expect(audienceOf("missing")).toEqual([]);
+      projects.removeMember("p1", "member");
+      hub.toProject("p1", { type: "session_row" }, audienceOf);
+      expect(clients.member.frames).toHaveLength(0);
+      expect(clients.owner.frames).toHaveLength(1);
+      for (const f of open.splice(0)) f.close();
+    } finally {
+      await postgres.stop();
+    }
   });
 });

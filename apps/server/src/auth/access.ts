@@ -123,11 +123,7 @@ export class AccessPolicy {
 
   /** Every user who can see a project (owner, members, admins): the audience of its events. */
   audience(projectId: string): string[] {
-    const project = this.#stores.projects.get(projectId);
-    if (project === undefined) return [];
-    const ids = new Set<string>([project.ownerUserId, ...this.#stores.projects.memberIds(projectId)]);
-    for (const u of this.#stores.users.list()) if (u.isAdmin) ids.add(u.userId);
-    return [...ids];
+    return this.#stores.projects.audienceIds(projectId);
   }
 
   /** `audience`, remembered for one burst of events and emptied by any change of access (auth/audience-memo.ts). */

@@ -35,6 +35,7 @@ export class ProjectStore {
   readonly #facts: FactsDb;
   readonly #get;
   readonly #isMember;
+  readonly #audience;
   #accessChanges = 0;
 
   constructor(facts: FactsDb) {
@@ -43,6 +44,22 @@ export class ProjectStore {
     this.#get = facts.prepare(1, (projectId: string) => facts.query.selectFrom("projects").selectAll().where("project_id", "=", projectId));
     this.#isMember = facts.prepare(2, (projectId: string, userId: string) =>
       facts.query.selectFrom("project_members").select((eb) => eb.lit(1).as("n")).where("project_id", "=", projectId).where("user_id", "=", userId),
+    );
+    // Who can see a project in one statement (owner, members, and the admins when the project
+    // exists): every project event asks it, and on PostgreSQL each statement is a round trip.
+    this.#audience = facts.prepare(1, (projectId: string) =>
+      facts.query
+        .selectFrom("projects")
+        .select("owner_user_id as user_id")
+        .where("project_id", "=", projectId)
+        .union(facts.query.selectFrom("project_members").select("user_id").where("project_id", "=", projectId))
+        .union(
+          facts.query
+            .selectFrom("users")
+            .select("user_id")
+            .where("is_admin", "=", 1)
+            .where((eb) => eb.exists(eb.selectFrom("projects").select("project_id").where("project_id", "=", projectId))),
+        ),
     );
   }
 
@@ -101,6 +118,11 @@ export class ProjectStore {
   members(projectId: string): MemberRow[] {
     const q = this.#facts.query.selectFrom("project_members").select(["user_id", "created_at"]).where("project_id", "=", projectId).orderBy("user_id");
     return this.#facts.all(q).map((r) => ({ userId: r.user_id, createdAt: r.created_at }));
+  }
+
+  /** Every user who can see the project: its owner, its members and the admins (none when it does not exist). */
+  audienceIds(projectId: string): string[] {
+    return this.#audience.all(projectId).map((r) => r.user_id);
   }
 
   memberIds(projectId: string): string[] {
