@@ -50,7 +50,11 @@ function setup() {
   const dir = mkdtempSync(join(tmpdir(), "penguin-follower-"));
   dirs.push(dir);
   const file = (index: number) => join(dir, `${SID}_${String(index).padStart(3, "0")}.jsonl`);
-  const files = () => [1, 2, 3].map((index) => ({ index, file: file(index) })).filter((f) => existsSync(f.file));
+  let listings = 0;
+  const files = () => {
+    listings++;
+    return [1, 2, 3].map((index) => ({ index, file: file(index) })).filter((f) => existsSync(f.file));
+  };
   const writer = new TraceWriter({ fileFor: file, index: 1, meta: { session_id: SID, provider: "p", model_id: "m", workspace: dir, agent_state: dir, system_prompt: "" } as never, existing: false, fsync: false });
   const positions: TracePosition[] = [];
   writer.onAppend((_m, p) => void positions.push(p));
@@ -60,17 +64,19 @@ function setup() {
   const channel = new SessionChannel(files, "nodec", undefined, undefined, reader);
   const client = sink();
   channel.subscribe(client, channel.lastId);
-  return { dir, file, files, writer, positions, reader, channel, client };
+  return { dir, file, files, writer, positions, reader, channel, client, listings: () => listings };
 }
 
 describe("TraceFollower", () => {
   it("reads each byte of a followed trace once over many notices, and sends every record once in order", () => {
-    const { file, writer, positions, reader, channel, client } = setup();
+    const { file, writer, positions, reader, channel, client, listings } = setup();
     const header = positions.length;
     for (let i = 0; i < 60; i++) {
       writer.append(userText(`record ${i}`));
       channel.follow(positions.at(-1));
     }
+    // The traces folder (every session's files) was listed for the first notice, not for each.
+    expect(listings()).toBeLessThanOrEqual(3);
     expect(ids(client.frames)).toEqual(positions.slice(header).map(idOf));
     expect(texts(client.frames)).toEqual(Array.from({ length: 60 }, (_, i) => `record ${i}`));
     // Every byte of the file was read, and none twice: the ranges tile the file.

@@ -68,8 +68,9 @@ const NEWLINE = 0x0a;
 export class TraceFollower {
   readonly #files: () => TraceFileRef[];
   readonly #reader: FollowReader;
-  /** The file index being read (0: none yet). */
+  /** The file index being read (0: none yet), and its path. */
   #index = 0;
+  #file = "";
   /** Bytes of that file read so far. */
   #offset = 0;
   /** Whole lines of that file consumed (their bytes are before the carry). */
@@ -88,12 +89,15 @@ export class TraceFollower {
    */
   read(after: TracePosition, upTo: TracePosition | undefined): FollowedRecord[] {
     const out: FollowedRecord[] = [];
-    const files = this.#files();
+    // A notice within the file being read (the usual case) needs no listing of the traces
+    // folder, which holds every session's files: only a later file (rotation) or a read to the end does.
+    const files = upTo !== undefined && upTo.file === this.#index && after.file <= this.#index ? [{ index: this.#index, file: this.#file }] : this.#files();
     for (let i = 0; i < files.length; i++) {
       const f = files[i]!;
       if (f.index < Math.max(this.#index, after.file)) continue;
       if (upTo !== undefined && f.index > upTo.file) break;
       if (f.index !== this.#index) this.#startFile(f.index);
+      this.#file = f.file;
       if (!this.#readNew(f.file)) continue;
       const limit = upTo !== undefined && upTo.file === f.index ? upTo.line : Number.POSITIVE_INFINITY;
       const skipThrough = after.file === f.index ? after.line : 0;
