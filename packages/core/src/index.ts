@@ -30,7 +30,7 @@ export type { SleepFn } from "./engine/reconnect.js";
 export { INTERRUPTED_BY_EXIT, INTERRUPTED_BY_USER, DENIED_BY_POLICY, DENIED_BY_USER } from "@penguin/trace";
 export { GatewayLLM } from "./llm/gateway-llm.js";
 export { TraceWriter } from "@penguin/trace";
-export { lastRecordLine, lastRecordsOf, parseTraceText, readTraceFile, readTraceFileLines, sessionTraceFiles, listTracedSessions, resumeSnapshotFile } from "./trace/reader.js";
+export { lastRecordLine, lastRecordsOf, parseTraceBytes, parseTraceText, readTraceFile, readTraceFileLines, sessionTraceFiles, listTracedSessions, resumeSnapshotFile } from "./trace/reader.js";
 export { sessionLeaseFile } from "./trace/session-lease.js";
 export { describeLeaseHolder, liveLeaseHolder, readLease, releaseHeldLeases } from "@penguin/trace";
 export type { LeaseHolder } from "@penguin/trace";

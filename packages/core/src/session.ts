@@ -18,7 +18,7 @@ import { runGoal } from "./goal/goal-loop.js";
 import { decideApproval } from "./deciders/approvals.js";
 import { engineGoalSession, goalRequest, Goals, makeGoals, type GoalsShape } from "./goal/goals.js";
 import type { ApproveFn, EnvironmentInterface, LLMInterface, ToolPermission } from "./interfaces.js";
-import { isCommitPoint, type AppendListener, type FileLines, type SessionLease, type SessionState, type TraceWriter } from "@penguin/trace";
+import { isCommitPoint, type AppendListener, type FileLines, type SessionLease, type SessionState, type TracePosition, type TraceWriter } from "@penguin/trace";
 import type { ProcessInfo } from "./environment/commands/process-table.js";
 import { Environment } from "./environment/environment.js";
 import type { SubagentInfo } from "./subagents/subagent-info.js";
@@ -390,6 +390,16 @@ export class Session {
    */
   onTraceAppend(listener: AppendListener): () => void {
     return this.#writer.onAppend(listener);
+  }
+
+  /**
+   * Listen to the trace's durable position: after each sync, the position of the last record it
+   * made durable (while anyone listens, every record is synced in the background, not only
+   * commit points). A cluster node announces it, so other nodes never read a line a crash could
+   * take back. Returns the unsubscribe function.
+   */
+  onTraceDurable(listener: (through: TracePosition) => void): () => void {
+    return this.#writer.onDurable(listener);
   }
 
   /** The trace file being written. */

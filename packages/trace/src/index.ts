@@ -18,7 +18,7 @@ export type { SnapshotSource, SnapshotLookup, StoredSnapshot, FoldedTo } from ".
 export { recordView, replayTrace, resumeView } from "./replay.js";
 export type { ReplayResult } from "./replay.js";
 export { TraceWriter, TraceWriteError, isCommitPoint } from "./writer.js";
-export type { TraceWriterOptions, TraceFileNamer, AppendListener, BackgroundSync } from "./writer.js";
+export type { TraceWriterOptions, TraceFileNamer, AppendListener, BackgroundSync, DurableListener } from "./writer.js";
 export { PROJECT_OR_AGENT_ID } from "./folder-ids.js";
 export { lastRecordLine, lastRecordsOf, parseTraceText, parseTraceBytes, readTraceFile, readTraceFileLines, readTraceFileMatching, readTraceFileTail, readTraceFileWithExtent, traceFileIndex, traceFilesIn, listTracedSessionsIn } from "./reader.js";
 export type { CompleteExtent, SkippedLine, TraceContent, TraceFileRef, SessionTraceSummary } from "./reader.js";

@@ -47,6 +47,11 @@
  *   through them, because the engine records a message and reads the folded state in the
  *   same step; it knows what it wrote, durable or not. Nothing that others can observe
  *   (subscribers, SSE, the host) hangs off them.
+ * - `onDurable` listeners hear the position of the last record a completed sync covers (what
+ *   another reader of the file may now rely on: a cluster node announces it to the others, who
+ *   read the lines up to it). While one listens, every record starts a background sync (one
+ *   in flight at a time, the next covering all written meanwhile), not only commit points, so
+ *   the durable position follows the writes closely.
  * - A caller that must know a commit point is durable before it goes on awaits
  *   `published()` (Session does before it hands a commit point to its host, so a turn is
  *   never reported done before it is on disk) or `flush()` (all written bytes). `rotate()`
@@ -114,6 +119,9 @@ export function isCommitPoint(m: OmniMessage): boolean {
 /** Called after a record is durable, with its position. */
 export type AppendListener = (m: OmniMessage, position: TracePosition) => void;
 
+/** Called after a sync with the position of the last record it made durable. */
+export type DurableListener = (through: TracePosition) => void;
+
 /** A record written and not yet handed to the listeners. */
 interface Unpublished {
   m: OmniMessage;
@@ -151,6 +159,9 @@ export class TraceWriter {
   #lines: number | undefined;
   readonly #listeners = new Set<AppendListener>();
   readonly #writeListeners = new Set<AppendListener>();
+  readonly #durableListeners = new Set<DurableListener>();
+  /** The position of the last record written (undefined before any). */
+  #lastPosition: TracePosition | undefined;
   /** Records written so far (over every file of this writer): the last record's write number. */
   #written = 0;
   /** Every record numbered up to this one is durable (a completed sync started after its write). */
@@ -212,6 +223,16 @@ export class TraceWriter {
     return () => this.#writeListeners.delete(listener);
   }
 
+  /**
+   * Listen to the durable position: after each completed sync, the position of the last record
+   * it covers (at once after each write when syncing is off). While any listens, every record
+   * starts a background sync. Returns the unsubscribe function.
+   */
+  onDurable(listener: DurableListener): () => void {
+    this.#durableListeners.add(listener);
+    return () => this.#durableListeners.delete(listener);
+  }
+
   /** True once this file has a record on disk. */
   get started(): boolean {
     return this.#headerWritten;
@@ -249,8 +270,9 @@ export class TraceWriter {
     const position = this.#writeLine(m);
     const commit = this.#fsync && isCommitPoint(m);
     this.#queue(m, position, commit);
-    if (commit) this.#requestSync();
+    if (commit || (this.#fsync && this.#durableListeners.size > 0)) this.#requestSync();
     this.#publishReady();
+    if (!this.#fsync) this.#tellDurable(position);
     return position;
   }
 
@@ -308,6 +330,7 @@ export class TraceWriter {
         fdatasyncSync(fd);
         this.#durableThrough = this.#written;
         this.#failure = undefined;
+        if (this.#lastPosition !== undefined) this.#tellDurable(this.#lastPosition);
       }
     } finally {
       if (this.#syncingFd === fd) this.#closeAfterSync.add(fd);
@@ -381,6 +404,7 @@ export class TraceWriter {
     this.#needsNewline = false;
     this.#written += 1;
     const position = { file: this.#index, line: this.#lines };
+    this.#lastPosition = position;
     for (const listener of this.#writeListeners) listener(m, position);
     return position;
   }
@@ -426,12 +450,13 @@ export class TraceWriter {
     if (fd === undefined) return;
     // Everything written before the sync starts is durable once it completes.
     const covers = this.#written;
+    const through = this.#lastPosition;
     this.#syncingFd = fd;
     this.#syncAgain = false;
-    this.#backgroundSync(fd, (error) => this.#synced(fd, covers, error));
+    this.#backgroundSync(fd, (error) => this.#synced(fd, covers, error, through));
   }
 
-  #synced(fd: number, covers: number, error: NodeJS.ErrnoException | null): void {
+  #synced(fd: number, covers: number, error: NodeJS.ErrnoException | null, through?: TracePosition): void {
     this.#syncingFd = undefined;
     if (this.#closeAfterSync.delete(fd)) closeSync(fd);
     if (error !== null) {
@@ -439,11 +464,17 @@ export class TraceWriter {
       this.#failure = new Error(`the trace file ${this.file} could not be synced to disk (${error.message}); its last records may not be durable`);
       this.#rejectWaiters(this.#failure);
     } else {
+      const advanced = covers > this.#durableThrough;
       this.#durableThrough = Math.max(this.#durableThrough, covers);
+      if (advanced && through !== undefined) this.#tellDurable(through);
     }
     this.#publishReady();
     if (this.#syncAgain && error === null && this.#durableThrough < this.#written) this.#requestSync();
     else this.#syncAgain = false;
+  }
+
+  #tellDurable(through: TracePosition): void {
+    for (const listener of this.#durableListeners) listener(through);
   }
 
   /** Publish, in order, every record not behind a commit point still waiting for its sync; then answer waiters. */

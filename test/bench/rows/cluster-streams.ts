@@ -1,4 +1,4 @@
-// Row 19: any node serves any stream (issue 32). Three server nodes on one data root and one
+// Row 20: any node serves any stream (issue 32). Three server nodes on one data root and one
 // real PostgreSQL (started here like the server tests start theirs), 300 sessions streaming to
 // 300 SSE clients spread over the nodes (30 with --quick), beside one node on facts.db (SQLite)
 // with the same load in the same run: p50/p99 latency of durable events (message made → client),
@@ -21,7 +21,7 @@ export async function rowClusterStreams(quick: boolean): Promise<RowResult> {
   const single = await runClusterStreamBench({ ...load, nodes: 1, database: undefined });
   const sqlite = (samples: number) => ({ baseline: { name: "one node, SQLite", samples: [samples] } });
   return {
-    row: 19,
+    row: 20,
     title: `Any node serves any stream: 3 nodes + PostgreSQL, ${sessions} sessions → ${sessions} SSE clients`,
     metrics: [
       metric("p50 latency of durable events, made → client", "ms", "lower", [cluster.p50], sqlite(single.p50)),

@@ -9,7 +9,7 @@
 // made in the running node (its envelope's timestamp, just before it is appended) to its arrival
 // at the client, p50 and p99, over all clients and over those of other nodes; events lost (the
 // trace's records of the run the client never got) and duplicated (goal 0 both); each node's
-// peak RSS. Partials reach only clients of the running node and are not counted. A client
+// peak RSS (PENGUIN_BENCH_CPU_PROF=<dir> profiles each node). Partials reach only clients of the running node and are not counted. A client
 // waits for its run's `token_usage` record (the run's last); one that has not seen it 120 s
 // after the tasks were posted counts what it lacks as lost.
 import { spawn, type ChildProcess } from "node:child_process";
@@ -137,8 +137,14 @@ export async function runClusterStreamBench(opts: ClusterStreamOptions): Promise
   }
 }
 
+/** `PENGUIN_BENCH_CPU_PROF=<dir>`: each node writes a CPU profile there when it stops (`node --cpu-prof`). */
+function profileFlags(): string[] {
+  const dir = process.env.PENGUIN_BENCH_CPU_PROF;
+  return dir === undefined || dir === "" ? [] : ["--cpu-prof", `--cpu-prof-dir=${dir}`];
+}
+
 async function startNode(root: string, database: string | undefined, knownPassword: string | undefined): Promise<{ node: Node; password: string }> {
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, "--conditions=development", "--import", "tsx", CHILD], {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...profileFlags(), "--conditions=development", "--import", "tsx", CHILD], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...SERVER_ENV, PENGUIN_BENCH_ROOT: root, PENGUIN_BENCH_WORKSPACE_ROOT: tmpdir(), ...(database === undefined ? {} : { PENGUIN_BENCH_DATABASE: database }) },
     stdio: ["ignore", "pipe", "inherit"],
   });

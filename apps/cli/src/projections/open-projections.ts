@@ -6,6 +6,10 @@
  *
  * A running server keeps the same file current and may write it at the same moment; the
  * runner's checkpoints are compare-and-set, so the two never apply a line twice.
+ *
+ * A clustered root (servers on PostgreSQL, `PENGUIN_DATABASE_URL` set as for them) keeps its
+ * read models in that database: the read commands open them there, not a `projections.db`
+ * no server keeps current.
  */
 import type { Projection, ProjectionStore } from "@penguin/projections-runner";
 
@@ -18,8 +22,14 @@ export async function allProjections(): Promise<Projection[]> {
   return [sessionsProjection, usageProjection, timelineProjection];
 }
 
-/** `database`: a postgres:// URL whose projections schema to open instead of `<root>/projections.db`. */
-export async function openProjections(root: string, database?: string): Promise<ProjectionStore> {
+/** The cluster's database when `PENGUIN_DATABASE_URL` names a PostgreSQL one (the servers' default for `--database`). */
+export function clusterDatabase(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const url = env.PENGUIN_DATABASE_URL?.trim();
+  return url !== undefined && /^postgres(ql)?:\/\//i.test(url) ? url : undefined;
+}
+
+/** `database`: a postgres:// URL whose projections schema to open instead of `<root>/projections.db` (default: `clusterDatabase()`). */
+export async function openProjections(root: string, database: string | undefined = clusterDatabase()): Promise<ProjectionStore> {
   const { ProjectionStore, projectionsFile } = await import("@penguin/projections-runner");
   const { mkdirSync } = await import("node:fs");
   mkdirSync(root, { recursive: true });

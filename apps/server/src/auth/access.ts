@@ -27,6 +27,7 @@ import type { Stores } from "../db/stores.js";
 import { ApiError, notFound } from "../http/api-error.js";
 import type { AuthUser } from "../http/request-context.js";
 import type { SessionCreators } from "../db/session-creators-store.js";
+import { audienceMemo, type AudienceOf } from "./audience-memo.js";
 
 /** `read`: see (and fork, and create sessions); `control`: act on a session (see the rules above); `owner`: configure and manage. */
 export type Need = "read" | "control" | "owner";
@@ -122,11 +123,12 @@ export class AccessPolicy {
 
   /** Every user who can see a project (owner, members, admins): the audience of its events. */
   audience(projectId: string): string[] {
-    const project = this.#stores.projects.get(projectId);
-    if (project === undefined) return [];
-    const ids = new Set<string>([project.ownerUserId, ...this.#stores.projects.memberIds(projectId)]);
-    for (const u of this.#stores.users.list()) if (u.isAdmin) ids.add(u.userId);
-    return [...ids];
+    return this.#stores.projects.audienceIds(projectId);
+  }
+
+  /** `audience`, remembered for one burst of events and emptied by any change of access (auth/audience-memo.ts). */
+  audienceMemo(): AudienceOf {
+    return audienceMemo((projectId) => this.audience(projectId), () => this.#stores.projects.accessChanges + this.#stores.users.accessChanges);
   }
 }
 

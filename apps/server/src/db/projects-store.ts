@@ -35,6 +35,8 @@ export class ProjectStore {
   readonly #facts: FactsDb;
   readonly #get;
   readonly #isMember;
+  readonly #audience;
+  #accessChanges = 0;
 
   constructor(facts: FactsDb) {
     this.#facts = facts;
@@ -43,6 +45,30 @@ export class ProjectStore {
     this.#isMember = facts.prepare(2, (projectId: string, userId: string) =>
       facts.query.selectFrom("project_members").select((eb) => eb.lit(1).as("n")).where("project_id", "=", projectId).where("user_id", "=", userId),
     );
+    // Who can see a project in one statement (owner, members, and the admins when the project
+    // exists): every project event asks it, and on PostgreSQL each statement is a round trip.
+    this.#audience = facts.prepare(1, (projectId: string) =>
+      facts.query
+        .selectFrom("projects")
+        .select("owner_user_id as user_id")
+        .where("project_id", "=", projectId)
+        .union(facts.query.selectFrom("project_members").select("user_id").where("project_id", "=", projectId))
+        .union(
+          facts.query
+            .selectFrom("users")
+            .select("user_id")
+            .where("is_admin", "=", 1)
+            .where((eb) => eb.exists(eb.selectFrom("projects").select("project_id").where("project_id", "=", projectId))),
+        ),
+    );
+  }
+
+  /**
+   * How many changes of who can see a project (a project made or deleted, its owner or members
+   * changed) this store made: an audience remembered before one is stale (auth/audience-memo.ts).
+   */
+  get accessChanges(): number {
+    return this.#accessChanges;
   }
 
   get(projectId: string): ProjectRow | undefined {
@@ -66,6 +92,7 @@ export class ProjectStore {
 
   /** Inserts unless the project exists; true when it was inserted. */
   insert(project: ProjectRow): boolean {
+    this.#accessChanges++;
     const q = this.#facts.query
       .insertInto("projects")
       .onConflict((oc) => oc.doNothing())
@@ -78,17 +105,24 @@ export class ProjectStore {
   }
 
   delete(projectId: string): void {
+    this.#accessChanges++;
     this.#facts.run(this.#facts.query.deleteFrom("projects").where("project_id", "=", projectId));
   }
 
   /** Moves every project `from` owns to `to` (a deleted user's projects go to the admin). */
   reassignOwner(from: string, to: string): void {
+    this.#accessChanges++;
     this.#facts.run(this.#facts.query.updateTable("projects").set({ owner_user_id: to }).where("owner_user_id", "=", from));
   }
 
   members(projectId: string): MemberRow[] {
     const q = this.#facts.query.selectFrom("project_members").select(["user_id", "created_at"]).where("project_id", "=", projectId).orderBy("user_id");
     return this.#facts.all(q).map((r) => ({ userId: r.user_id, createdAt: r.created_at }));
+  }
+
+  /** Every user who can see the project: its owner, its members and the admins (none when it does not exist). */
+  audienceIds(projectId: string): string[] {
+    return this.#audience.all(projectId).map((r) => r.user_id);
   }
 
   memberIds(projectId: string): string[] {
@@ -100,10 +134,12 @@ export class ProjectStore {
   }
 
   addMember(projectId: string, userId: string, now: number): void {
+    this.#accessChanges++;
     this.#facts.run(this.#facts.query.insertInto("project_members").onConflict((oc) => oc.doNothing()).values({ project_id: projectId, user_id: userId, created_at: now }));
   }
 
   removeMember(projectId: string, userId: string): boolean {
+    this.#accessChanges++;
     return this.#facts.run(this.#facts.query.deleteFrom("project_members").where("project_id", "=", projectId).where("user_id", "=", userId)).changes > 0;
   }
 

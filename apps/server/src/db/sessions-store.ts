@@ -134,6 +134,16 @@ export class SessionStore {
     this.#facts.run(this.#facts.query.deleteFrom("sessions").where("session_id", "=", sessionId));
   }
 
+  /** Which of `sessionIds` the index holds: one query per 500 ids, not one per id (a projection pass's changed rows). */
+  known(sessionIds: readonly string[]): Set<string> {
+    const out = new Set<string>();
+    for (let i = 0; i < sessionIds.length; i += 500) {
+      const chunk = sessionIds.slice(i, i + 500);
+      for (const r of this.#facts.all(this.#facts.query.selectFrom("sessions").select("session_id").where("session_id", "in", chunk))) out.add(r.session_id);
+    }
+    return out;
+  }
+
   idsInProject(projectId: string): string[] {
     return this.#facts.all(this.#facts.query.selectFrom("sessions").select("session_id").where("project_id", "=", projectId)).map((r) => r.session_id);
   }

@@ -26,10 +26,16 @@ const toRow = (r: Selectable<UsersTable>): UserRow => ({
 export class UserStore {
   readonly #facts: FactsDb;
   readonly #get;
+  #accessChanges = 0;
 
   constructor(facts: FactsDb) {
     this.#facts = facts;
     this.#get = facts.prepare(1, (userId: string) => facts.query.selectFrom("users").selectAll().where("user_id", "=", userId));
+  }
+
+  /** How many users this store added or deleted (admins see every project): see auth/audience-memo.ts. */
+  get accessChanges(): number {
+    return this.#accessChanges;
   }
 
   get(userId: string): UserRow | undefined {
@@ -42,6 +48,7 @@ export class UserStore {
   }
 
   insert(user: UserRow): void {
+    this.#accessChanges++;
     this.#facts.run(
       this.#facts.query.insertInto("users").values({
         user_id: user.userId,
@@ -58,6 +65,7 @@ export class UserStore {
   }
 
   delete(userId: string): void {
+    this.#accessChanges++;
     this.#facts.run(this.#facts.query.deleteFrom("users").where("user_id", "=", userId));
   }
 

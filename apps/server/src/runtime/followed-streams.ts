@@ -46,10 +46,16 @@ export function streamHub(m: Pick<ManagerParts, "deps">, hub: SessionHub): Sessi
   return hub;
 }
 
-/** A hub of this node's: what it sends as its own is announced to the other nodes. */
+/**
+ * A hub of this node's: what it writes is announced to the other nodes once it is durable (its
+ * writer's syncs: `announceDurable`), and what it sends of other writers of this node (a
+ * catch-up after a fact recorded here) as it is sent.
+ */
 export function announceFrom(m: Pick<ManagerParts, "deps">, hub: SessionHub): void {
   const announcer = m.deps.traceAnnouncer;
-  if (announcer !== undefined) hub.channel.onAdvance = (position) => announcer.announce(hub.sessionId, position);
+  if (announcer === undefined) return;
+  hub.channel.onAdvance = (position) => announcer.announce(hub.sessionId, position);
+  hub.announceDurable = (through) => announcer.announce(hub.sessionId, through);
 }
 
 /** This node appended to a session's trace without a hub to send it (no one here listens): other nodes may. */

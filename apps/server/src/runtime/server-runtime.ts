@@ -117,7 +117,7 @@ export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServ
   const userEvents = Layer.scoped(
     UserEvents,
     Effect.acquireRelease(
-      Effect.map(Access, (policy) => new UserEventHub(config.ids, (projectId) => policy.audience(projectId))),
+      Effect.map(Access, (policy) => new UserEventHub(config.ids, (projectId) => policy.audience(projectId), () => policy.audienceMemo())),
       (hub) => Effect.sync(() => hub.closeAll()),
     ),
   );

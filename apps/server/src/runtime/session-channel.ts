@@ -53,6 +53,7 @@ import { lastRecordLine, readTraceFileLines, type TracePosition } from "@penguin
 import type { OmniMessage } from "@penguin/omnimessage";
 import { formatSse, type SseSink } from "../http/sse.js";
 import { BEFORE_START, comparePositions, formatStreamId, parseStreamId } from "./stream-ids.js";
+import { fileFollowReader, TraceFollower, type FollowReader } from "./trace-follower.js";
 
 export interface TraceFileRef {
   file: string;
@@ -101,13 +102,17 @@ export class SessionChannel {
   onAdvance: ((position: TracePosition) => void) | undefined;
   /** True while `follow` sends records another node wrote. */
   #following = false;
+  /** Where `follow` stopped in the files (made at the first follow): each byte is read once. */
+  #follower: TraceFollower | undefined;
+  readonly #followReader: FollowReader;
 
-  constructor(traceFiles: () => TraceFileRef[], epoch: string, limits: VolatileLimits = VOLATILE_TAIL, now: () => number = Date.now) {
+  constructor(traceFiles: () => TraceFileRef[], epoch: string, limits: VolatileLimits = VOLATILE_TAIL, now: () => number = Date.now, followReader: FollowReader = fileFollowReader) {
     if (!/^[0-9a-z]+$/.test(epoch)) throw new Error(`a stream epoch must be lowercase letters and digits (got "${epoch}")`);
     this.#traceFiles = traceFiles;
     this.#epoch = epoch;
     this.#limits = limits;
     this.#now = now;
+    this.#followReader = followReader;
     this.#last = traceEnd(traceFiles());
   }
 
@@ -126,12 +131,15 @@ export class SessionChannel {
     return this.#subscribers.size;
   }
 
-  /** Sends one trace record with its position; a position at or before the last one sent is ignored (already sent). */
-  durable(message: OmniMessage, position: TracePosition): void {
+  /**
+   * Sends one trace record with its position; a position at or before the last one sent is
+   * ignored (already sent). `announce` false: the writer announces it itself, once it is synced.
+   */
+  durable(message: OmniMessage, position: TracePosition, announce = true): void {
     if (comparePositions(position, this.#last) > 0) {
       this.#last = position;
       this.#k = 0;
-      if (!this.#following) this.onAdvance?.(position);
+      if (!this.#following && announce) this.onAdvance?.(position);
     }
     let frame: string | undefined;
     for (const [sink, cursor] of this.#subscribers) {
@@ -167,13 +175,15 @@ export class SessionChannel {
   /**
    * Reads the records another node appended after the last one sent, through `upTo` (the
    * position it announced) or to the end, and sends them; `onAdvance` does not hear them.
+   * Only the bytes appended since the last follow are read (trace-follower.ts).
    */
   follow(upTo?: TracePosition): void {
     const after = this.lastDurable();
     if (upTo !== undefined && comparePositions(upTo, after) <= 0) return;
+    this.#follower ??= new TraceFollower(this.#traceFiles, this.#followReader);
     this.#following = true;
     try {
-      for (const e of readRecords(this.#traceFiles(), after, upTo)) this.durable(e.message, e.position);
+      for (const e of this.#follower.read(after, upTo)) this.durable(e.message, e.position);
     } finally {
       this.#following = false;
     }

@@ -80,6 +80,12 @@ export class SessionHub {
   #held: { message: OmniMessage; position: TracePosition }[] = [];
   #positions = new WeakMap<OmniMessage, TracePosition>();
   #flushScheduled = false;
+  /**
+   * In a cluster: announces the durable position of this node's writer to the other nodes,
+   * after each sync (runtime/followed-streams.ts `announceFrom`), so a follower never reads a
+   * line a crash could still take back. The records it sends are then not announced by the channel.
+   */
+  announceDurable: ((through: TracePosition) => void) | undefined;
   loading: Promise<Session> | undefined;
   state: TaskState = "idle";
   run: ActiveRun | undefined;
@@ -123,7 +129,13 @@ export class SessionHub {
     this.#stopListening = undefined;
     this.#core = core;
     if (core === undefined) return;
-    this.#stopListening = core.onTraceAppend((message, position) => this.#onAppend(message, position));
+    const stopAppends = core.onTraceAppend((message, position) => this.#onAppend(message, position));
+    const announce = this.announceDurable;
+    const stopDurable = announce === undefined ? undefined : core.onTraceDurable(announce);
+    this.#stopListening = () => {
+      stopAppends();
+      stopDurable?.();
+    };
     // Resuming may have written records (a dangling compaction closed) before we listened.
     this.channel.catchUp();
   }
@@ -169,7 +181,7 @@ export class SessionHub {
       const next = this.#held[0]!;
       if (upTo !== undefined && (next.position.file > upTo.file || (next.position.file === upTo.file && next.position.line > upTo.line))) break;
       this.#held.shift();
-      this.channel.durable(next.message, next.position);
+      this.channel.durable(next.message, next.position, this.announceDurable === undefined);
     }
   }
 

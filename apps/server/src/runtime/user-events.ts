@@ -69,13 +69,16 @@ export class UserEventHub {
   readonly #ids: FeedIds;
   readonly #channels = new Map<string, SseChannel>();
   readonly #audience: (projectId: string) => string[];
+  readonly #audienceMemo: () => (projectId: string) => string[];
   #position = 0;
   #snapshot: ReadModelSnapshot | undefined;
   #log: ReadModelLog | undefined;
 
-  constructor(ids: EventIds, audience: (projectId: string) => string[]) {
+  /** `audienceMemo`: the audience remembered for one burst (auth/audience-memo.ts); default: asked each time. */
+  constructor(ids: EventIds, audience: (projectId: string) => string[], audienceMemo: () => (projectId: string) => string[] = () => audience) {
     this.#ids = new FeedIds(ids.epoch, () => this.#position);
     this.#audience = audience;
+    this.#audienceMemo = audienceMemo;
   }
 
   get epoch(): string {
@@ -120,8 +123,14 @@ export class UserEventHub {
     this.channel(userId).publish(JSON.stringify(event), "server_event");
   }
 
-  toProject(projectId: string, event: UserEvent): void {
-    for (const userId of this.#audience(projectId)) this.toUser(userId, event);
+  /** To everyone who can see the project; `audienceOf`: a burst's memo (`audienceMemo()`), else asked now. */
+  toProject(projectId: string, event: UserEvent, audienceOf: (projectId: string) => string[] = this.#audience): void {
+    for (const userId of audienceOf(projectId)) this.toUser(userId, event);
+  }
+
+  /** An audience lookup for one burst of events (the same answers until access changes). */
+  audienceMemo(): (projectId: string) => string[] {
+    return this.#audienceMemo();
   }
 
   closeAll(): void {
@@ -132,7 +141,8 @@ export class UserEventHub {
     const n = feedPosition(lastEventId);
     if (n === undefined || n > this.#position || this.#snapshot === undefined) return undefined;
     if (this.#log?.covers(n) === true) {
-      const visible = this.#log.after(n).filter((c) => this.#audience(c.projectId).includes(userId));
+      const audienceOf = this.#audienceMemo();
+      const visible = this.#log.after(n).filter((c) => audienceOf(c.projectId).includes(userId));
       return visible.map((c, i) => formatSse({ event: "server_event", id: `${c.position}.log.${i}`, data: JSON.stringify(c.event) })).join("");
     }
     const channel = this.#channels.get(userId);

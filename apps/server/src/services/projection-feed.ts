@@ -132,7 +132,9 @@ export async function feedProjectionChanges(runner: LiveProjectionRunner, deps: 
     ];
     if (!announce) return events;
     log?.append(events);
-    for (const c of events) deps.userEvents.toProject(c.projectId, c.event);
+    // One audience lookup per project for the pass, not one per changed row (emptied if access changes).
+    const audienceOf = deps.userEvents.audienceMemo();
+    for (const c of events) deps.userEvents.toProject(c.projectId, c.event, audienceOf);
     return events;
   };
 
@@ -148,7 +150,8 @@ export async function feedProjectionChanges(runner: LiveProjectionRunner, deps: 
     log.append(rowsChanged.filter((c) => c.event.type === "session_row" || projectsChanged.has(c.projectId)));
   }
   deps.userEvents.setSnapshot((userId) => {
-    const visible = (projectId: string) => deps.audience(projectId).includes(userId);
+    const audienceOf = deps.userEvents.audienceMemo();
+    const visible = (projectId: string) => audienceOf(projectId).includes(userId);
     return {
       type: "projection_snapshot",
       position,

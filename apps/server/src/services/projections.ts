@@ -54,10 +54,19 @@ export function followTracedSessions(runner: LiveProjectionRunner, stores: Store
   let watermark = Number.MIN_SAFE_INTEGER;
   runner.onCaughtUp(async (store) => {
     const changed = await store.db.selectFrom("sessions").selectAll().where("last_event_at", ">=", watermark).orderBy("last_event_at").execute();
+    // The facts connection is synchronous (a round trip each on PostgreSQL): the index is asked
+    // once for the pass's rows, and each project once, not once per changed row.
+    const indexed = stores.sessions.known(changed.map((s) => s.session_id));
+    const projectExists = new Map<string, boolean>();
+    const hasProject = (projectId: string) => {
+      let exists = projectExists.get(projectId);
+      if (exists === undefined) projectExists.set(projectId, (exists = stores.projects.get(projectId) !== undefined));
+      return exists;
+    };
     for (const s of changed) {
       watermark = Math.max(watermark, Number(s.last_event_at));
       if (s.provider === null || s.model_id === null || s.workspace === null) continue;
-      if (stores.sessions.get(s.session_id) !== undefined || stores.projects.get(s.project_id) === undefined) continue;
+      if (indexed.has(s.session_id) || !hasProject(s.project_id)) continue;
       // The projection keeps the rows of a session whose files went away (deleted: moved to the
       // trash); indexing it again would bring back a session with no trace.
       if (!PROJECT_OR_AGENT_ID.test(s.agent_id) || sessionTraceFiles(agentPaths(root, s.project_id, s.agent_id), s.session_id).length === 0) continue;

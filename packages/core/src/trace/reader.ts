@@ -3,10 +3,10 @@
  * file lookups to an agent's paths (its traces directory) and is the one module the engine's
  * resume path reads through, so tests can observe and damage reading in one place.
  */
-import { lastRecordLine, lastRecordsOf, listTracedSessionsIn, parseTraceText, readTraceFile, readTraceFileLines, readTraceFileWithExtent, resumeSnapshotFile, traceFileIndex, traceFilesIn, type SessionTraceSummary, type TraceFileRef } from "@penguin/trace";
+import { lastRecordLine, lastRecordsOf, listTracedSessionsIn, parseTraceBytes, parseTraceText, readTraceFile, readTraceFileLines, readTraceFileWithExtent, resumeSnapshotFile, traceFileIndex, traceFilesIn, type SessionTraceSummary, type TraceFileRef } from "@penguin/trace";
 import type { AgentPaths } from "../state/paths.js";
 
-export { lastRecordLine, lastRecordsOf, parseTraceText, readTraceFile, readTraceFileLines, readTraceFileWithExtent, resumeSnapshotFile, traceFileIndex };
+export { lastRecordLine, lastRecordsOf, parseTraceBytes, parseTraceText, readTraceFile, readTraceFileLines, readTraceFileWithExtent, resumeSnapshotFile, traceFileIndex };
 export type { CompleteExtent, SkippedLine, TraceContent, TraceFileRef, SessionTraceSummary } from "@penguin/trace";
 
 /** A session's trace files, lowest index first. Empty when the session has none. */
