@@ -136,9 +136,22 @@ describe("projection catch-up by one node", { timeout: 180_000 }, () => {
       }
       let bPasses = 0;
       b.server.context.projections.onCaughtUp(async () => void (bPasses += 1));
+      // Hints that another node wrote (a trace notice) reach B's projections as a nudge or a
+      // refresh: count them, so the test knows B heard the notice sent below.
+      const bProjections = b.server.context.projections;
+      let bHints = 0;
+      for (const name of ["nudge", "refresh"] as const) {
+        const original = bProjections[name].bind(bProjections) as () => unknown;
+        (bProjections as unknown as Record<string, () => unknown>)[name] = () => ((bHints += 1), original());
+      }
 
-      const written = appendTurn(a.root, "session-2026-01-02-10-00-00-bbbb0001", 0);
+      const sessionId = "session-2026-01-02-10-00-00-bbbb0001";
+      const written = appendTurn(a.root, sessionId, 0);
       await vi.waitFor(async () => expect((await projected(url)).applied).toBe(written), { timeout: 30_000, interval: 20 });
+      // A runner's announcement of those lines, as a node running the session sends it: B hears
+      // it and looks, but the lines are the holder's to bring in.
+      await query(url, "select pg_notify($1, $2)", ["penguin_trace_lines", sessionId]);
+      await vi.waitFor(() => expect(bHints).toBeGreaterThan(0), { timeout: 30_000, interval: 5 });
       // B has passed twice since the rows came in (so at least one whole pass of it saw the new lines on disk) …
       const seen = bPasses;
       await vi.waitFor(() => expect(bPasses).toBeGreaterThanOrEqual(seen + 2), { timeout: 30_000, interval: 5 });

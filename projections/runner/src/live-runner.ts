@@ -110,6 +110,15 @@ export class LiveProjectionRunner {
     });
   }
 
+  /**
+   * A background pass soon (gathered with other triggers): it catches up only on the duty's
+   * holder, and runs the listeners everywhere. For hints that another node wrote (a cluster's
+   * notices): the holder brings the lines in once, the others read the rows it wrote.
+   */
+  nudge(): void {
+    this.#trigger();
+  }
+
   /** Whether this node held the duty at its last pass: its background passes catch up, the others' only look. */
   get following(): boolean {
     return this.#following;

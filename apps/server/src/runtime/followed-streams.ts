@@ -72,7 +72,8 @@ const PROJECTION_SETTLE_MS = 200;
 
 /**
  * The read models on `/api/events` follow other nodes' writes too: notices ask the projections
- * for a pass (its session rows then reach this node's user feed), one pass per PROJECTION_SETTLE_MS
+ * for a background pass (the duty's holder brings the lines in, once for the cluster; every node's
+ * listeners then send the rows it wrote to this node's user feed), one per PROJECTION_SETTLE_MS
  * at most, started after the first notice of a burst; notices during a pass ask for one more after it.
  */
 export function projectionNudger(refresh: () => Promise<void>, report: (error: unknown) => void): () => void {

@@ -162,7 +162,7 @@ export function serverLayer(config: ServerRuntimeConfig): Layer.Layer<ServerServ
         void manager.restoreQueues().catch((error: unknown) => config.report(error));
         if (notices !== undefined) {
           const streams = manager.traceNoticeReceiver();
-          const nudge = projectionNudger(() => projections.refresh(), config.report);
+          const nudge = projectionNudger(async () => projections.nudge(), config.report);
           notices.deliverTo({
             notices: (batch) => (streams.notices(batch), nudge()),
             listening: () => (streams.listening(), nudge()),
