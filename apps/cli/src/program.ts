@@ -274,14 +274,14 @@ Examples:
     .option("--root <dir>", "data root (default: PENGUIN_HOME, else ~/.penguin/data)")
     .option("--only <name>", "rebuild one projection: sessions, usage or timeline")
     .option("--threads <n>", "1 or 2 threads for a full rebuild (default: two when a core is idle and the traces pass 32 MB, else one)")
-    .option("--database <url>", "rebuild the projections kept in this PostgreSQL database (postgres://…, the servers' --database) into a fresh schema swapped in atomically; servers may keep running")
+    .option("--database <url>", "rebuild the projections kept in this PostgreSQL database (postgres://…, the servers' --database; default: PENGUIN_DATABASE_URL when it is one) into a fresh schema swapped in atomically; servers may keep running")
     .option("--json", "print the summary as one JSON object")
     .action(async (opts) => setExit(await (await import("./commands/projections.js")).projectionsRebuild(opts)));
   projections
     .command("status")
     .description("per projection: version, files and events applied, skipped lines, lag behind the traces")
     .option("--root <dir>", "data root (default: PENGUIN_HOME, else ~/.penguin/data)")
-    .option("--database <url>", "the projections kept in this PostgreSQL database (postgres://…) instead of <root>/projections.db")
+    .option("--database <url>", "the projections kept in this PostgreSQL database (postgres://…; default: PENGUIN_DATABASE_URL when it is one) instead of <root>/projections.db")
     .option("--json", "print one JSON object per projection")
     .action(async (opts) => setExit(await (await import("./commands/projections.js")).projectionsStatus(opts)));
 

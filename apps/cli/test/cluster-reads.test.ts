@@ -60,4 +60,34 @@ describe("read commands on a clustered root", { timeout: 120_000 }, () => {
     expect(local.code, local.stderr).toBe(0);
     expect((JSON.parse(local.stdout.trim()) as { sessions: { title: string | null }[] }).sessions[0]?.title).not.toBe("kept by the cluster");
   });
+
+  it("`penguin projections rebuild` rebuilds the database's read models when PENGUIN_DATABASE_URL names PostgreSQL, as status reads them", async () => {
+    world = await startWorld({ script: [{ text: "done" }] });
+    const run = await runCli(["run", "-m", "hello rebuild", "--workspace", world.workspace], { env: world.env });
+    expect(run.code, run.stderr).toBe(0);
+    const sessionId = sessionIdFrom(run.stderr);
+    const url = await server.createDatabase("cli_cluster_rebuild");
+    const env = { ...world.env, PENGUIN_DATABASE_URL: url };
+    const store = await ProjectionStore.open({ file: url, root: world.root, projections: [sessionsProjection, usageProjection, timelineProjection] });
+    try {
+      await store.catchUp();
+      // A row the traces do not say: a rebuild of the database's schema replaces it.
+      await store.db.updateTable("sessions").set({ title: "not in any trace" }).where("session_id", "=", sessionId).execute();
+    } finally {
+      await store.close();
+    }
+    const hadFile = existsSync(join(world.root, "projections.db"));
+
+    const rebuilt = await runCli(["projections", "rebuild", "--json"], { env });
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    const listed = await runCli(["sessions", "--json"], { env });
+    expect(listed.code, listed.stderr).toBe(0);
+    const sessions = (JSON.parse(listed.stdout.trim()) as { sessions: { id: string; title: string | null }[] }).sessions;
+    expect(sessions.map((s) => s.id)).toEqual([sessionId]);
+    expect(sessions[0]?.title).not.toBe("not in any trace");
+    expect(existsSync(join(world.root, "projections.db"))).toBe(hadFile);
+    const status = await runCli(["projections", "status", "--json"], { env });
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toContain("sessions");
+  });
 });

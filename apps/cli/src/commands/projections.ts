@@ -20,7 +20,7 @@ import { CliFailure, UsageError } from "../cli-error.js";
 import { createJsonLines } from "../io/json-lines.js";
 import { compactNumber } from "../render/format.js";
 import { Output } from "../render/output.js";
-import { allProjections, openProjections } from "../projections/open-projections.js";
+import { allProjections, clusterDatabase, openProjections } from "../projections/open-projections.js";
 import { runningServerPid } from "../projections/server-running.js";
 
 export interface ProjectionsFlags {
@@ -31,10 +31,14 @@ export interface ProjectionsFlags {
   database?: string;
 }
 
-/** `--database`: a postgres:// URL, or undefined for `<root>/projections.db`. */
+/**
+ * `--database`: a postgres:// URL, or undefined for `<root>/projections.db`. Unset, a clustered
+ * root's `PENGUIN_DATABASE_URL` (the servers' default) is the target, for `rebuild` as for
+ * `status` and the read commands, so the two never look at different stores.
+ */
 async function databaseOf(flags: ProjectionsFlags): Promise<string | undefined> {
   const given = flags.database?.trim();
-  if (given === undefined || given === "") return undefined;
+  if (given === undefined || given === "") return clusterDatabase();
   const { isPostgresTarget } = await import("@penguin/projections-runner");
   if (!isPostgresTarget(given)) throw new UsageError(`--database "${given}": give a postgres:// URL such as postgres://penguin@db-host/penguin (the one the servers run with), or leave it out for <root>/projections.db`);
   return given;
