@@ -5,7 +5,8 @@
 //
 //   main.js        the loader (src/launch/bundle-main.ts): help and version go to esm/, every
 //                  other command to cached-main.js (src/launch/cached-main.ts), which runs
-//                  cli-script.js with a V8 code cache (src/launch/code-cache.ts)
+//                  cli-script.js with a V8 code cache (src/launch/code-cache.ts); `chat` on a
+//                  terminal first draws its prompt with chat-prompt.js (src/launch/chat-prompt.ts)
 //   cli-script.js  the whole CLI as one CommonJS-shaped function, for vm.Script + cachedData
 //                  (Node 20 has no code cache for ES modules), whitespace-minified. Modules
 //                  reached only by import() stay unevaluated until then (esbuild's lazy wrappers)
@@ -358,6 +359,20 @@ export async function buildCli({ inherit = false } = {}) {
       outdir: BUNDLE_DIR,
       external: EXTERNAL,
       plugins: [keepOwnLocation(BUNDLE_DIR, deepEffectImports())],
+      banner: { js: 'import { createRequire as __penguinRequire } from "node:module"; const require = __penguinRequire(import.meta.url);' },
+      logLevel: "error",
+    });
+    // chat-prompt.js: the chat's first frame (src/launch/chat-prompt.ts), drawn before cli-script.js
+    // is read; pi-tui stays the vendor file, so both bundles share its one module instance.
+    await build({
+      entryPoints: { "chat-prompt": join(CLI, "dist", "launch", "chat-prompt.js") },
+      bundle: true,
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      outdir: BUNDLE_DIR,
+      external: EXTERNAL,
+      plugins: [importVendorFiles, keepOwnLocation(BUNDLE_DIR)],
       banner: { js: 'import { createRequire as __penguinRequire } from "node:module"; const require = __penguinRequire(import.meta.url);' },
       logLevel: "error",
     });
