@@ -16,7 +16,7 @@
 //                  marked-terminal, undici, and the ACP SDK with its zod for `penguin acp`), as
 //                  ES modules outside cli-script.js, so their source is not read into every
 //                  `penguin run`. pi-tui's emoji regex is built on first use, not at import
-//                  (lazy-emoji-regex.mjs: ~12 ms of every chat's first frame)
+//                  and marked loaded on first use (pi-tui-lazy-start.mjs)
 //   rebuild-worker.js  the worker thread of a two-thread `projections rebuild`, with the
 //                  projections in it (src/projections/rebuild-worker.ts), as one ES module
 //   v8-cache/      written at run time by the loader, one file per command; removed by a build
@@ -39,7 +39,7 @@ import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { lazyEmojiRegex } from "./lazy-emoji-regex.mjs";
+import { piTuiLazyStart } from "./pi-tui-lazy-start.mjs";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const CLI = join(ROOT, "apps", "cli");
@@ -223,7 +223,7 @@ async function buildVendor(build, vendorDir) {
     outdir: vendorDir,
     banner: { js: 'import { createRequire as __penguinRequire } from "node:module"; const require = __penguinRequire(import.meta.url);' },
     plugins: [
-      lazyEmojiRegex,
+      piTuiLazyStart,
       {
         name: "vendor-shims",
         setup(b) {
