@@ -5,7 +5,8 @@
 //
 //   main.js        the loader (src/launch/bundle-main.ts): help and version go to esm/, every
 //                  other command to cached-main.js (src/launch/cached-main.ts), which runs
-//                  cli-script.js with a V8 code cache (src/launch/code-cache.ts)
+//                  cli-script.js with a V8 code cache (src/launch/code-cache.ts); `chat` on a
+//                  terminal first draws its prompt with chat-prompt.js (src/launch/chat-prompt.ts)
 //   cli-script.js  the whole CLI as one CommonJS-shaped function, for vm.Script + cachedData
 //                  (Node 20 has no code cache for ES modules), whitespace-minified. Modules
 //                  reached only by import() stay unevaluated until then (esbuild's lazy wrappers)
@@ -14,7 +15,8 @@
 //   vendor/        big third-party packages the CLI loads by import() only (marked,
 //                  marked-terminal, undici, and the ACP SDK with its zod for `penguin acp`), as
 //                  ES modules outside cli-script.js, so their source is not read into every
-//                  `penguin run`
+//                  `penguin run`. pi-tui's emoji regex is built on first use, not at import
+//                  and marked loaded on first use (pi-tui-lazy-start.mjs)
 //   rebuild-worker.js  the worker thread of a two-thread `projections rebuild`, with the
 //                  projections in it (src/projections/rebuild-worker.ts), as one ES module
 //   v8-cache/      written at run time by the loader, one file per command; removed by a build
@@ -37,6 +39,7 @@ import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { piTuiLazyStart } from "./pi-tui-lazy-start.mjs";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const CLI = join(ROOT, "apps", "cli");
@@ -220,6 +223,7 @@ async function buildVendor(build, vendorDir) {
     outdir: vendorDir,
     banner: { js: 'import { createRequire as __penguinRequire } from "node:module"; const require = __penguinRequire(import.meta.url);' },
     plugins: [
+      piTuiLazyStart,
       {
         name: "vendor-shims",
         setup(b) {
@@ -355,6 +359,20 @@ export async function buildCli({ inherit = false } = {}) {
       outdir: BUNDLE_DIR,
       external: EXTERNAL,
       plugins: [keepOwnLocation(BUNDLE_DIR, deepEffectImports())],
+      banner: { js: 'import { createRequire as __penguinRequire } from "node:module"; const require = __penguinRequire(import.meta.url);' },
+      logLevel: "error",
+    });
+    // chat-prompt.js: the chat's first frame (src/launch/chat-prompt.ts), drawn before cli-script.js
+    // is read; pi-tui stays the vendor file, so both bundles share its one module instance.
+    await build({
+      entryPoints: { "chat-prompt": join(CLI, "dist", "launch", "chat-prompt.js") },
+      bundle: true,
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      outdir: BUNDLE_DIR,
+      external: EXTERNAL,
+      plugins: [importVendorFiles, keepOwnLocation(BUNDLE_DIR)],
       banner: { js: 'import { createRequire as __penguinRequire } from "node:module"; const require = __penguinRequire(import.meta.url);' },
       logLevel: "error",
     });

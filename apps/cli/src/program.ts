@@ -145,10 +145,8 @@ In the chat (on a terminal a full-screen UI; piped or TERM=dumb, plain lines):
   Ctrl-C              denies a pending approval, else aborts the running task, else clears
                       the line; twice on an empty line exits.`,
     )
-    .action(async (opts) => {
-      await (await import("./session/early-sandbox-probe.js")).startSandboxProbeEarly(opts);
-      setExit(await (await import("./commands/chat.js")).chatCommand(opts));
-    });
+    // The chat starts the sandbox probe itself: on a terminal only once its prompt is drawn (chat.ts).
+    .action(async (opts) => setExit(await (await import("./commands/chat.js")).chatCommand(opts)));
 
   agentOptions(program.command("acp").description("serve the Agent Client Protocol on stdin/stdout for an editor (Zed, JetBrains, Neovim): sessions, approvals and edits through the editor"))
     .option("--approve <mode>", ACP_APPROVE_HELP)

@@ -55,16 +55,28 @@ async function openChat(flags: ChatFlags): Promise<OpenChat> {
   return { agent, session, mode, sandboxed: agentSandboxed(agent) };
 }
 
+/** The early sandbox probe of session/early-sandbox-probe.ts (nothing with --no-sandbox). */
+async function startSandboxProbe(flags: ChatFlags): Promise<void> {
+  await (await import("../session/early-sandbox-probe.js")).startSandboxProbeEarly(flags);
+}
+
 export async function chatCommand(flags: ChatFlags): Promise<ExitCode> {
   const interactive = process.stdin.isTTY === true;
   if (interactive && process.stdout.isTTY === true && process.env.TERM !== "dumb") {
     // Both ends are a terminal: the terminal UI, loaded only here (tui/, pi-tui) so that no
     // other command, nor a piped chat, pays for it. It draws the prompt first and opens the
     // session behind it (tui/tui-chat.ts), so nothing here is imported before it.
+    // The sandbox probe (a bwrap child) starts once the prompt is drawn, first thing of the
+    // opening: it still runs while core is evaluated, and the first frame does not wait for
+    // node:child_process and the spawn (about 5-8 ms of the main thread).
     const { runTuiChat } = await import("../tui/tui-chat.js");
-    await runTuiChat(async () => ({ ...(await openChat(flags)), verbose: flags.verbose === true }));
+    await runTuiChat(async () => {
+      await startSandboxProbe(flags);
+      return { ...(await openChat(flags)), verbose: flags.verbose === true };
+    });
     return EXIT.done;
   }
+  await startSandboxProbe(flags);
   const { agent, session, mode } = await openChat(flags);
   const [{ createInterface }, { Chat }, { colorEnabled }, { loadTerminalMarkdown }, { Output }, { denyWithoutTerminal }] = await Promise.all([
     import("node:readline"),

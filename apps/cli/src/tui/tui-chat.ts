@@ -4,7 +4,8 @@
  * them is the chat command's (`open`); this file only orders the start:
  *
  * 1. pi-tui is loaded and the screen drawn with its status line saying the session is opening
- *    (screen.ts); keys go to the editor at once.
+ *    (early-prompt.ts); keys go to the editor at once. The bundle's loader may have drawn it
+ *    before this script was even read (launch/chat-prompt.ts): then it is claimed, not redrawn.
  * 2. `open()` runs. Lines it writes to stderr (a sandbox warning) become transcript notes,
  *    not stray text across the drawn screen. Lines submitted meanwhile wait; Ctrl-C clears the
  *    line or asks, and a second one leaves once the session is open (it cannot be dropped
@@ -16,23 +17,18 @@
  * package is evaluated before it is drawn. If opening fails the terminal is restored first
  * and the error goes on to the CLI, which prints it and exits 2 as before.
  */
-import { interruptAction } from "../chat/interrupt.js";
-import { colorsFor } from "../io/colors.js";
-import type { EarlyInput, OpenedChat } from "./chat-loop.js";
-import { loadPiTui, piTui } from "./pi-tui.js";
-import { buildScreen, type Screen } from "./screen.js";
-import { tuiTheme } from "./theme.js";
+import { claimEarlyPrompt, drawEarlyPrompt } from "./early-prompt.js";
+import type { OpenedChat } from "./chat-loop.js";
+import { loadPiTui } from "./pi-tui.js";
+import type { Screen } from "./screen.js";
 
 export type { OpenedChat } from "./chat-loop.js";
 
 export async function runTuiChat(open: () => Promise<OpenedChat>): Promise<void> {
+  // The loader may have drawn the prompt already (launch/chat-prompt.ts); pi-tui is then the
+  // same module instance, loaded here for this bundle's own piTui().
   await loadPiTui();
-  const theme = tuiTheme(colorsFor(process.stdout));
-  const screen = buildScreen(theme);
-  screen.tui.start();
-  screen.tui.renderNow();
-  const early: EarlyInput = { lines: [], exitArmed: false, exitRequested: false };
-  const stopEarly = takeEarlyInput(screen, early);
+  const { screen, theme, early, stopEarly } = claimEarlyPrompt() ?? (await drawEarlyPrompt());
   let opened: OpenedChat;
   try {
     opened = await withStderrAsNotes(screen, open);
@@ -54,39 +50,6 @@ export async function runTuiChat(open: () => Promise<OpenedChat>): Promise<void>
     await session.dispose();
     process.stdout.write(`penguin chat --resume ${session.id}\n`);
   }
-}
-
-/** Keys while the session opens: typing is the editor's; Enter keeps the line; Ctrl-C as in the chat. */
-function takeEarlyInput(screen: Screen, early: EarlyInput): () => void {
-  const { editor, tui } = screen;
-  editor.onSubmit = (text) => {
-    if (text.trim() !== "") early.lines.push(text);
-  };
-  const stop = tui.addInputListener((data) => {
-    if (!piTui().matchesKey(data, "ctrl+c")) {
-      early.exitArmed = false;
-      queueMicrotask(() => tui.renderNow());
-      return undefined;
-    }
-    switch (interruptAction({ approvalPending: false, taskRunning: false, lineHasText: editor.getText() !== "", exitArmed: early.exitArmed })) {
-      case "clear-line":
-        editor.setText("");
-        break;
-      case "exit":
-        early.exitRequested = true;
-        screen.note("(leaving once the session is open)");
-        break;
-      default:
-        early.exitArmed = true;
-        screen.note("(press Ctrl-C again to exit, or type /exit)");
-    }
-    tui.requestRender();
-    return { consume: true };
-  });
-  return () => {
-    stop();
-    editor.onSubmit = undefined;
-  };
 }
 
 /** Runs `fn` with whole lines written to stderr shown as notes in the transcript. */
