@@ -64,6 +64,7 @@ export { parseSystemConfig, SystemConfigSchema } from "./state/system-config.js"
 export type { SystemConfig } from "./state/system-config.js";
 export { defaultSystemConfig, defaultSystemConfigYaml, KERNEL_VERSION } from "./state/default-system-config.js";
 export { VAULT_KEY, readVault, parseVault, writeVault, setVaultValue, removeVaultValue } from "./state/vault.js";
+export { vaultSecretForms } from "./environment/redact.js";
 export { installSkill, listInstalledSkills } from "./state/skills.js";
 export type { SkillMeta } from "./state/skills.js";
 export { loadMemoryIndex, workspaceScopeName } from "./state/memory.js";

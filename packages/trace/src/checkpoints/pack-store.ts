@@ -1,8 +1,11 @@
 /**
  * The content-addressed store behind workspace checkpoints: blobs named by the SHA-256 of
  * their bytes, kept in pack files under the agent's data folder (never in a workspace):
- * gzip'd (level 1), except a workspace's first checkpoint, whose files are stored as they are
- * (see PackMode: on 200 MB, compressing costs seconds of CPU, writing the bytes does not). One checkpoint writes at most one pack holding only the blobs the store did not
+ * gzip'd (level 1), except a workspace's first checkpoint when the caller listed the session's
+ * secrets, whose files are stored as they are (see PackMode: on 200 MB, compressing costs
+ * seconds of CPU, writing the bytes does not). A blob holding one of those secrets is sealed
+ * instead, whatever the mode (gzip'd and encrypted: blob-seal.ts), so no secret is ever in a
+ * pack in plain text. One checkpoint writes at most one pack holding only the blobs the store did not
  * have yet, so a checkpoint costs one fsync however many files changed, and a file seen
  * before (in any session of the agent) is never stored twice.
  *
@@ -12,11 +15,14 @@
  * and only then may a trace line name what it holds. A crash leaves at most a temp file, which
  * no reader lists. Packs are never rewritten; several processes may add packs side by side
  * (a blob stored twice is harmless), and a reader that misses a blob looks for new packs.
+ * Packs written before sealing existed read as they did (their rows never say SEALED).
  */
 import { createHash, randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, writeSync, writevSync } from "node:fs";
 import { basename, join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
+import { SealKey } from "./blob-seal.js";
+import { SecretFinder } from "./secret-finder.js";
 
 const MAGIC = Buffer.from("PNGPACK1");
 const TRAILER = 16;
@@ -26,12 +32,16 @@ interface BlobPlace {
   pack: string;
   offset: number;
   length: number;
-  raw: boolean;
+  method: StoredAs;
 }
 
-/** A pack index row: hash, offset, length, and 0 when the blob is stored as it is (else gzip'd). */
-type IndexRow = [string, number, number] | [string, number, number, typeof RAW];
+/** How a blob's bytes are kept: as they are, gzip'd (a row without a fourth field), or sealed (gzip'd and encrypted). */
 const RAW = 0;
+const SEALED = 2;
+type StoredAs = typeof RAW | "gzip" | typeof SEALED;
+
+/** A pack index row: hash, offset, length, and RAW or SEALED (no fourth field: gzip'd). */
+type IndexRow = [string, number, number] | [string, number, number, typeof RAW | typeof SEALED];
 
 export class BlobMissingError extends Error {
   constructor(hash: string, dir: string) {
@@ -44,8 +54,9 @@ export const hashBytes = (bytes: Uint8Array): string => createHash("sha256").upd
 
 /**
  * How a pending pack keeps what it is given: gzip'd (level 1; a checkpoint after a tool call,
- * a few files), stored as they are (a workspace's first checkpoint: compressing 200 MB costs
- * seconds, writing it does not), or only hashed (a comparison that keeps nothing).
+ * a few files), stored as they are (a workspace's first checkpoint when the session's secrets
+ * are known: compressing 200 MB costs seconds, writing it does not), or only hashed (a
+ * comparison that keeps nothing). In every mode a blob holding a known secret is sealed.
  */
 export type PackMode = "compress" | "raw" | "hash-only";
 
@@ -75,9 +86,11 @@ export class PendingPack {
   add(bytes: Uint8Array, knownHash?: string): string {
     const hash = knownHash ?? hashBytes(bytes);
     if (this.mode === "hash-only" || this.#hashes.has(hash) || this.store.has(hash)) return hash;
-    const stored = this.mode === "raw" ? bytes : gzipSync(bytes, { level: 1 });
+    const secrets = this.store.secrets;
+    const method: StoredAs = secrets !== undefined && secrets.finds(bytes) ? SEALED : this.mode === "raw" ? RAW : "gzip";
+    const stored = method === RAW ? bytes : method === SEALED ? this.store.sealKey.seal(bytes) : gzipSync(bytes, { level: 1 });
     this.#write(stored);
-    this.#index.push(this.mode === "raw" ? [hash, this.#length, stored.length, RAW] : [hash, this.#length, stored.length]);
+    this.#index.push(method === "gzip" ? [hash, this.#length, stored.length] : [hash, this.#length, stored.length, method]);
     this.#hashes.add(hash);
     this.#length += stored.length;
     return hash;
@@ -162,17 +175,38 @@ function writeAllv(fd: number, parts: Uint8Array[]): void {
   }
 }
 
+export interface PackStoreOptions {
+  /**
+   * The session's secrets (vault values and the encoded forms the redactor hides): a blob
+   * holding one is sealed. Given, they also let a first checkpoint be stored as it is.
+   */
+  secrets?: readonly string[];
+}
+
 export class PackStore {
   readonly #dir: string;
   readonly #places = new Map<string, BlobPlace>();
   readonly #seenPacks = new Set<string>();
   #open: Map<string, number> | undefined;
+  /** Undefined when no secrets were listed (then nothing is stored as it is: see `storesRaw`). */
+  readonly secrets: SecretFinder | undefined;
+  readonly sealKey: SealKey;
 
-  constructor(dir: string) {
+  constructor(dir: string, options: PackStoreOptions = {}) {
     this.#dir = dir;
     mkdirSync(join(dir, "packs"), { recursive: true });
     mkdirSync(join(dir, "tmp"), { recursive: true });
+    this.secrets = options.secrets === undefined ? undefined : new SecretFinder(options.secrets);
+    this.sealKey = new SealKey(dir);
     this.#loadNewPacks();
+  }
+
+  /**
+   * Whether blobs may be stored as they are: only when the caller listed the session's
+   * secrets (an empty list included: a vault with no values), so a blob holding one is sealed.
+   */
+  get storesRaw(): boolean {
+    return this.secrets !== undefined;
   }
 
   get dir(): string {
@@ -224,7 +258,7 @@ export class PackStore {
         if (n === 0) throw new Error(`pack ${place.pack} ends inside blob ${hash}: the store at ${this.#dir} is damaged`);
         done += n;
       }
-      return place.raw ? packed : gunzipSync(packed);
+      return place.method === RAW ? packed : place.method === SEALED ? this.sealKey.open(packed) : gunzipSync(packed);
     } finally {
       if (shared === undefined) {
         if (this.#open !== undefined) this.#open.set(place.pack, fd);
@@ -262,7 +296,7 @@ export class PackStore {
 
   #addIndex(name: string, index: readonly IndexRow[]): void {
     this.#seenPacks.add(name);
-    for (const [hash, offset, length, method] of index) if (!this.#places.has(hash)) this.#places.set(hash, { pack: name, offset, length, raw: method === RAW });
+    for (const [hash, offset, length, method] of index) if (!this.#places.has(hash)) this.#places.set(hash, { pack: name, offset, length, method: method === RAW || method === SEALED ? method : "gzip" });
   }
 }
 

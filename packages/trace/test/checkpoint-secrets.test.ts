@@ -1,0 +1,148 @@
+// Workspace checkpoints and a session's secrets, on real files in temp folders: with the
+// secrets listed, the first checkpoint stores files as they are except a file holding a
+// secret (itself or an encoded form), which is sealed, so no secret is in plain text in any
+// file under the store, even where gzip alone would have kept it (random bytes around it:
+// deflate's stored blocks); every file restores byte for byte. Without the list, nothing is
+// stored as it is. Packs in the layout written before sealing existed still read. The
+// secret finder agrees with a plain indexOf on every needle.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { randomBytes } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import { hashBytes, PackStore } from "../src/checkpoints/pack-store.js";
+import { SecretFinder } from "../src/checkpoints/secret-finder.js";
+import { WorkspaceCheckpoints } from "../src/checkpoints/workspace-checkpoints.js";
+
+const made: string[] = [];
+const temp = (prefix: string) => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    return statSync(p).isDirectory() ? filesUnder(p) : [p];
+  });
+}
+
+/** Each pack's index rows, read from its trailer the way the format is documented. */
+function packRows(store: string): unknown[][] {
+  return readdirSync(join(store, "packs")).flatMap((name) => {
+    const bytes = readFileSync(join(store, "packs", name));
+    const length = Number(bytes.readBigUInt64BE(bytes.length - 16));
+    return JSON.parse(bytes.subarray(bytes.length - 16 - length, bytes.length - 16).toString()) as unknown[][];
+  });
+}
+
+const SECRET = "canary-ckpt-3b8e1f0d9a";
+const BASE64 = Buffer.from(SECRET).toString("base64");
+
+describe("checkpoints and the session's secrets", () => {
+  it("seals every file holding a secret (plain, base64, inside random bytes) and stores the rest as they are; all restore exactly", () => {
+    const ws = temp("ckpt-ws-");
+    const store = temp("ckpt-store-");
+    const binary = Buffer.concat([randomBytes(40_000), Buffer.from(SECRET), randomBytes(40_000)]);
+    // The premise: gzip alone keeps this secret in plain text (a stored block), so gzip is not enough.
+    expect(gzipSync(binary, { level: 1 }).includes(Buffer.from(SECRET))).toBe(true);
+    const plain = "ordinary text, no secret here\n".repeat(100);
+    writeFileSync(join(ws, "leak.txt"), `the token is ${SECRET}\n`);
+    writeFileSync(join(ws, "leak.b64"), `${BASE64}\n`);
+    writeFileSync(join(ws, "blob.bin"), binary);
+    writeFileSync(join(ws, "plain.txt"), plain);
+    const checkpoints = new WorkspaceCheckpoints(store, ws, { secrets: [SECRET, BASE64] });
+    const first = checkpoints.take()!;
+    // A later checkpoint (gzip mode) seals too: random bytes around the secret again.
+    const later = Buffer.concat([randomBytes(30_000), Buffer.from(SECRET), randomBytes(30_000)]);
+    writeFileSync(join(ws, "later.bin"), later);
+    const second = checkpoints.take()!;
+
+    for (const file of filesUnder(store)) {
+      const bytes = readFileSync(file);
+      expect(bytes.includes(Buffer.from(SECRET)), file).toBe(false);
+      expect(bytes.includes(Buffer.from(BASE64)), file).toBe(false);
+    }
+    const rows = packRows(store);
+    const methodOf = (content: Buffer | string) => rows.find((r) => r[0] === hashBytes(Buffer.from(content)))?.[3];
+    expect(methodOf(plain)).toBe(0);
+    expect(methodOf(binary)).toBe(2);
+    expect(methodOf(later)).toBe(2);
+    expect(methodOf(`the token is ${SECRET}\n`)).toBe(2);
+    expect(existsSync(join(store, "seal.key"))).toBe(true);
+    expect(statSync(join(store, "seal.key")).mode & 0o777).toBe(0o600);
+
+    const fresh = new WorkspaceCheckpoints(store, ws);
+    expect(fresh.read(first.tree, "blob.bin")!.bytes!.equals(binary)).toBe(true);
+    expect(fresh.read(first.tree, "leak.txt")!.bytes!.toString()).toBe(`the token is ${SECRET}\n`);
+    expect(fresh.read(first.tree, "leak.b64")!.bytes!.toString()).toBe(`${BASE64}\n`);
+    expect(fresh.read(first.tree, "plain.txt")!.bytes!.toString()).toBe(plain);
+    expect(fresh.read(second.tree, "later.bin")!.bytes!.equals(later)).toBe(true);
+    rmSync(join(ws, "blob.bin"));
+    writeFileSync(join(ws, "leak.txt"), "changed\n");
+    fresh.restore(first.tree);
+    expect(readFileSync(join(ws, "blob.bin")).equals(binary)).toBe(true);
+    expect(readFileSync(join(ws, "leak.txt"), "utf8")).toBe(`the token is ${SECRET}\n`);
+  });
+
+  it("stores nothing as it is when the secrets are not listed, and says what is wrong when a sealed blob's key is gone", () => {
+    const ws = temp("ckpt-ws-");
+    const store = temp("ckpt-store-");
+    writeFileSync(join(ws, "a.txt"), "text ".repeat(1000));
+    new WorkspaceCheckpoints(store, ws).take();
+    expect(packRows(store).every((r) => r.length === 3)).toBe(true);
+
+    const sealing = new PackStore(temp("ckpt-store-"), { secrets: [SECRET] });
+    const pending = sealing.pending("raw");
+    const hash = pending.add(Buffer.from(`x ${SECRET} y`));
+    pending.commit();
+    rmSync(join(sealing.dir, "seal.key"));
+    expect(() => new PackStore(sealing.dir).read(hash)).toThrow(/sealing key .*seal\.key cannot be read/);
+  });
+
+  it("reads packs in the layout written before sealing existed (gzip'd rows and rows stored as they are)", () => {
+    const store = temp("ckpt-store-");
+    const zipped = Buffer.from("an old gzip'd blob\n".repeat(50));
+    const raw = Buffer.from("an old blob stored as it is");
+    const zippedBytes = gzipSync(zipped, { level: 1 });
+    const index = Buffer.from(JSON.stringify([[hashBytes(zipped), 0, zippedBytes.length], [hashBytes(raw), zippedBytes.length, raw.length, 0]]));
+    const trailer = Buffer.alloc(16);
+    trailer.writeBigUInt64BE(BigInt(index.length), 0);
+    Buffer.from("PNGPACK1").copy(trailer, 8);
+    new PackStore(store);
+    writeFileSync(join(store, "packs", "old.pack"), Buffer.concat([zippedBytes, raw, index, trailer]));
+    const reader = new PackStore(store);
+    expect(reader.read(hashBytes(zipped)).equals(zipped)).toBe(true);
+    expect(reader.read(hashBytes(raw)).equals(raw)).toBe(true);
+  });
+
+  it("finds a needle wherever a plain indexOf does (short and long needles, at the edges, random text)", () => {
+    const needles = ["tok4", SECRET, BASE64, [...SECRET].reverse().join(""), Buffer.from(SECRET).toString("hex")];
+    const finder = new SecretFinder(needles);
+    const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789-=+/ ";
+    let seed = 7;
+    const next = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    for (let round = 0; round < 400; round++) {
+      let text = "";
+      const length = Math.floor(next() * 300);
+      for (let i = 0; i < length; i++) text += alphabet[Math.floor(next() * alphabet.length)];
+      if (next() < 0.5) {
+        const needle = needles[Math.floor(next() * needles.length)]!;
+        const at = Math.floor(next() * (text.length + 1));
+        // Sometimes cut short by one byte: a near miss must not count.
+        const piece = next() < 0.3 ? needle.slice(0, -1) : needle;
+        text = text.slice(0, at) + piece + text.slice(at);
+      }
+      const bytes = Buffer.from(text);
+      expect(finder.finds(bytes), text).toBe(needles.some((n) => bytes.includes(Buffer.from(n))));
+    }
+    expect(finder.finds(Buffer.from(SECRET))).toBe(true);
+    expect(finder.finds(Buffer.from(`${SECRET}`.slice(1)))).toBe(false);
+    expect(new SecretFinder([]).finds(Buffer.from(SECRET))).toBe(false);
+  });
+});
