@@ -103,6 +103,8 @@ export type { SessionView } from "./trace/state-at.js";
 export type { SnapshotSource, SnapshotLookup, StoredSnapshot } from "@penguin/trace";
 export { HOOK_EVENTS, loadWorkspaceHooks, parseWorkspaceHooks, trustWorkspaceHooks, WORKSPACE_HOOKS_FILE, TRUSTED_HOOKS_FILE, type HooksConfig, type HookEventName, type WorkspaceHooks } from "./hooks/index.js";
 export { filesAt, fileAt, diffFilesBetween, OutsideChangesError } from "./trace/workspace-rewind.js";
+export { changesAt } from "./trace/workspace-changes.js";
+export type { WorkspaceChanges } from "./trace/workspace-changes.js";
 export type { FilesAt, RewindResult, RewindWhat } from "./trace/workspace-rewind.js";
 export type { ForkWorkspace } from "./trace/workspace-fork.js";
 export { checkpointAt, lastCheckpointTree, openCheckpoints } from "./trace/workspace-files.js";
