@@ -4,8 +4,9 @@
 // file under the store, even where gzip alone would have kept it (random bytes around it:
 // deflate's stored blocks); every file restores byte for byte. Without the list, nothing is
 // stored as it is. Packs in the layout written before sealing existed still read. The
-// secret finder agrees with a plain indexOf on every needle.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+// secret finder agrees with a plain indexOf on every needle. A raw pack's writer thread puts
+// batches where they belong whatever order they finish in, and a failed write is an error.
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -13,6 +14,7 @@ import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { hashBytes, PackStore } from "../src/checkpoints/pack-store.js";
 import { SecretFinder } from "../src/checkpoints/secret-finder.js";
+import { PackWriter } from "../src/checkpoints/pack-writer.js";
 import { WorkspaceCheckpoints } from "../src/checkpoints/workspace-checkpoints.js";
 
 const made: string[] = [];
@@ -144,5 +146,28 @@ describe("checkpoints and the session's secrets", () => {
     expect(finder.finds(Buffer.from(SECRET))).toBe(true);
     expect(finder.finds(Buffer.from(`${SECRET}`.slice(1)))).toBe(false);
     expect(new SecretFinder([]).finds(Buffer.from(SECRET))).toBe(false);
+  });
+
+  it("writes a raw pack's batches on its thread at their positions, and reports a failed write", () => {
+    const path = join(temp("ckpt-writer-"), "out.bin");
+    const fd = openSync(path, "w");
+    const writer = new PackWriter();
+    const owned = Buffer.allocUnsafeSlow(3);
+    owned.write("def");
+    writer.write(fd, 3, [owned, Buffer.from("ghi")]);
+    writer.write(fd, 0, [Buffer.from("abc")]);
+    writer.drain();
+    writer.close();
+    closeSync(fd);
+    expect(readFileSync(path, "utf8")).toBe("abcdefghi");
+
+    // A descriptor open for reading only: every write to it fails.
+    const readOnly = openSync(path, "r");
+    const failing = new PackWriter();
+    failing.write(readOnly, 0, [Buffer.from("lost")]);
+    expect(() => failing.drain()).toThrow(/writing a checkpoint pack failed \(EBADF\)/);
+    failing.close();
+    closeSync(readOnly);
+    expect(readFileSync(path, "utf8")).toBe("abcdefghi");
   });
 });

@@ -22,6 +22,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, renam
 import { basename, join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { SealKey } from "./blob-seal.js";
+import { PackWriter } from "./pack-writer.js";
 import { SecretFinder } from "./secret-finder.js";
 
 const MAGIC = Buffer.from("PNGPACK1");
@@ -76,13 +77,20 @@ export class PendingPack {
   #temp: string | undefined;
   #queued: Uint8Array[] = [];
   #fill = 0;
+  /** Bytes handed to the file so far (where the next flush goes). */
+  #flushed = 0;
+  /** A raw pack's second thread, from its first flush on (see pack-writer.ts). */
+  #writer: PackWriter | undefined;
 
   constructor(
     readonly store: PackStore,
     readonly mode: PackMode = "compress",
   ) {}
 
-  /** Stores `bytes` unless the store or this pack has them; returns their hash. */
+  /**
+   * Stores `bytes` unless the store or this pack has them; returns their hash. In "raw" mode a
+   * buffer that owns its memory is handed to the writer thread: the caller must not use it after.
+   */
   add(bytes: Uint8Array, knownHash?: string): string {
     const hash = knownHash ?? hashBytes(bytes);
     if (this.mode === "hash-only" || this.#hashes.has(hash) || this.store.has(hash)) return hash;
@@ -118,7 +126,13 @@ export class PendingPack {
     const fd = this.#fd;
     this.#fd = undefined;
     try {
+      this.#settleWriter();
       fsyncSync(fd);
+    } catch (error) {
+      rmSync(this.#temp, { force: true });
+      this.#temp = undefined;
+      this.#clear();
+      throw error;
     } finally {
       closeSync(fd);
     }
@@ -129,6 +143,11 @@ export class PendingPack {
 
   /** Drops what was added (nothing of it becomes durable). */
   abandon(): void {
+    try {
+      this.#settleWriter();
+    } catch {
+      // Dropped anyway.
+    }
     if (this.#fd !== undefined) closeSync(this.#fd);
     if (this.#temp !== undefined) rmSync(this.#temp, { force: true });
     this.#fd = undefined;
@@ -136,7 +155,20 @@ export class PendingPack {
     this.#clear();
   }
 
+  /** Every write of the second thread done (before the file is synced or closed), and the thread ended. */
+  #settleWriter(): void {
+    const writer = this.#writer;
+    if (writer === undefined) return;
+    this.#writer = undefined;
+    try {
+      writer.drain();
+    } finally {
+      writer.close();
+    }
+  }
+
   #clear(): void {
+    this.#flushed = 0;
     this.#index.length = 0;
     this.#hashes.clear();
     this.#length = 0;
@@ -157,7 +189,11 @@ export class PendingPack {
 
   #flush(): void {
     if (this.#queued.length === 0 || this.#fd === undefined) return;
-    writeAllv(this.#fd, this.#queued);
+    // A raw pack is big (a whole workspace): its bytes go to the file on a second thread while
+    // the scan reads and hashes on; a few gzip'd blobs are written here.
+    if (this.mode === "raw") (this.#writer ??= new PackWriter()).write(this.#fd, this.#flushed, this.#queued);
+    else writeAllv(this.#fd, this.#queued);
+    this.#flushed += this.#fill;
     this.#queued = [];
     this.#fill = 0;
   }
