@@ -148,6 +148,23 @@ describe("checkpoints and the session's secrets", () => {
     expect(new SecretFinder([]).finds(Buffer.from(SECRET))).toBe(false);
   });
 
+  it("restores every file of a first checkpoint bigger than one write batch (the writer thread's batches)", () => {
+    const ws = temp("ckpt-ws-");
+    const store = temp("ckpt-store-");
+    // 24 files of 400 KB: more than two 4 MB batches, each file's buffer handed to the writer thread.
+    const contents = Array.from({ length: 24 }, () => randomBytes(400_000));
+    contents.forEach((bytes, i) => writeFileSync(join(ws, `f${i}.bin`), bytes));
+    const checkpoints = new WorkspaceCheckpoints(store, ws, { secrets: [SECRET] });
+    const first = checkpoints.take()!;
+    // The 24 files and the root folder's node, all stored as they are.
+    expect(packRows(store).filter((r) => r[3] === 0)).toHaveLength(25);
+    const fresh = new WorkspaceCheckpoints(store, ws);
+    contents.forEach((bytes, i) => expect(fresh.read(first.tree, `f${i}.bin`)!.bytes!.equals(bytes), `f${i}.bin`).toBe(true));
+    for (let i = 0; i < 24; i++) writeFileSync(join(ws, `f${i}.bin`), "changed");
+    expect(fresh.restore(first.tree).written).toHaveLength(24);
+    contents.forEach((bytes, i) => expect(readFileSync(join(ws, `f${i}.bin`)).equals(bytes), `f${i}.bin`).toBe(true));
+  });
+
   it("writes a raw pack's batches on its thread at their positions, and reports a failed write", () => {
     const path = join(temp("ckpt-writer-"), "out.bin");
     const fd = openSync(path, "w");

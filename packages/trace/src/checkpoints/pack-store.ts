@@ -97,10 +97,12 @@ export class PendingPack {
     const secrets = this.store.secrets;
     const method: StoredAs = secrets !== undefined && secrets.finds(bytes) ? SEALED : this.mode === "raw" ? RAW : "gzip";
     const stored = method === RAW ? bytes : method === SEALED ? this.store.sealKey.seal(bytes) : gzipSync(bytes, { level: 1 });
-    this.#write(stored);
-    this.#index.push(method === "gzip" ? [hash, this.#length, stored.length] : [hash, this.#length, stored.length, method]);
+    // Read before the write: a raw pack hands `stored` to its writer thread, which empties it here.
+    const length = stored.length;
+    this.#index.push(method === "gzip" ? [hash, this.#length, length] : [hash, this.#length, length, method]);
     this.#hashes.add(hash);
-    this.#length += stored.length;
+    this.#length += length;
+    this.#write(stored);
     return hash;
   }
 
