@@ -187,4 +187,37 @@ describe("checkpoints and the session's secrets", () => {
     closeSync(readOnly);
     expect(readFileSync(path, "utf8")).toBe("abcdefghi");
   });
+
+  it("merges small packs into one (raw, gzip'd and sealed blobs kept as stored); a reader that knew the old packs still reads every blob", () => {
+    const dir = temp("ckpt-store-");
+    const store = new PackStore(dir, { secrets: [SECRET] });
+    const blobs: Buffer[] = [];
+    for (let i = 0; i < 6; i++) {
+      const pending = store.pending(i % 2 === 0 ? "raw" : "compress");
+      for (const text of [`blob ${i}`, `sealed ${i} ${SECRET}`]) {
+        const bytes = Buffer.from(text);
+        pending.add(bytes);
+        blobs.push(bytes);
+      }
+      pending.commit();
+    }
+    const big = store.pending("raw");
+    const large = randomBytes(300_000);
+    // A copy: a raw pack hands an owned buffer to its writer thread (the caller's copy is emptied).
+    big.add(Buffer.from(large));
+    big.commit();
+    const before = new PackStore(dir);
+    for (const bytes of blobs) expect(before.read(hashBytes(bytes)).equals(bytes)).toBe(true);
+    const methodsBefore = packRows(dir).map((r) => `${r[0]}:${r[3] ?? "gzip"}`).sort();
+
+    expect(store.compact({ smallerThan: 100_000, atLeast: 10 })).toBe(0);
+    expect(store.compact({ smallerThan: 100_000, atLeast: 6 })).toBe(6);
+    expect(readdirSync(join(dir, "packs"))).toHaveLength(2);
+    expect(packRows(dir).map((r) => `${r[0]}:${r[3] ?? "gzip"}`).sort()).toEqual(methodsBefore);
+    for (const file of filesUnder(dir)) expect(readFileSync(file).includes(Buffer.from(SECRET)), file).toBe(false);
+    // The reader opened before the merge still points at the removed packs: it finds every blob again.
+    for (const bytes of [...blobs, large]) expect(before.read(hashBytes(bytes)).equals(bytes)).toBe(true);
+    const fresh = new PackStore(dir);
+    for (const bytes of [...blobs, large]) expect(fresh.read(hashBytes(bytes)).equals(bytes)).toBe(true);
+  });
 });

@@ -16,9 +16,11 @@
  * no reader lists. Packs are never rewritten; several processes may add packs side by side
  * (a blob stored twice is harmless), and a reader that misses a blob looks for new packs.
  * Packs written before sealing existed read as they did (their rows never say SEALED).
+ * Small packs (one per tool call) are merged by `compact` (a session's close); a reader
+ * that meets a pack merged away reads the index afresh and finds the blob where it went.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, writeSync, writevSync } from "node:fs";
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync, writevSync } from "node:fs";
 import { basename, join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { SealKey } from "./blob-seal.js";
@@ -226,6 +228,7 @@ export class PackStore {
   readonly #places = new Map<string, BlobPlace>();
   readonly #seenPacks = new Set<string>();
   #open: Map<string, number> | undefined;
+  #reindexing = false;
   /** Undefined when no secrets were listed (then nothing is stored as it is: see `storesRaw`). */
   readonly secrets: SecretFinder | undefined;
   readonly sealKey: SealKey;
@@ -288,7 +291,14 @@ export class PackStore {
     }
     if (place === undefined) throw new BlobMissingError(hash, this.#dir);
     const shared = this.#open?.get(place.pack);
-    const fd = shared ?? openSync(join(this.#dir, "packs", place.pack), "r");
+    let fd: number;
+    try {
+      fd = shared ?? openSync(join(this.#dir, "packs", place.pack), "r");
+    } catch (error) {
+      // Merged into a bigger pack by a compaction (which made that one durable first): look again.
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      return this.#reindexed(() => this.read(hash));
+    }
     try {
       const packed = Buffer.allocUnsafe(place.length);
       for (let done = 0; done < place.length; ) {
@@ -327,15 +337,117 @@ export class PackStore {
   #loadNewPacks(): void {
     for (const name of this.#packNames()) {
       if (this.#seenPacks.has(name)) continue;
-      const index = readPackIndex(join(this.#dir, "packs", name));
+      let index: IndexRow[] | undefined;
+      try {
+        index = readPackIndex(join(this.#dir, "packs", name));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") continue; // compacted away meanwhile
+        throw error;
+      }
       if (index !== undefined) this.#addIndex(name, index);
     }
+  }
+
+  /**
+   * `work` again over an index read afresh from the packs there are now (a pack we knew is gone:
+   * its blobs are in the pack that took them, which our index skipped as known). Once: a blob
+   * still missing then is missing.
+   */
+  #reindexed<T>(work: () => T): T {
+    if (this.#reindexing) throw new BlobMissingError("(a pack vanished while the index was read again)", this.#dir);
+    this.#reindexing = true;
+    try {
+      this.#places.clear();
+      this.#seenPacks.clear();
+      this.#loadNewPacks();
+      return work();
+    } finally {
+      this.#reindexing = false;
+    }
+  }
+
+  /**
+   * Merges the packs smaller than `smallerThan` bytes into one when there are at least `atLeast`
+   * of them (a session writes one small pack per tool call; every open of the store reads each
+   * pack's index). Blobs are copied as they are stored (raw, gzip'd or sealed alike); the merged
+   * pack is durable (fsync, rename, folder fsync) before the small ones are removed, so a crash
+   * in between leaves blobs stored twice, never missing. A reader elsewhere that still points at
+   * a removed pack finds the blob again (`read`). Returns how many packs were merged.
+   */
+  compact(options: { smallerThan: number; atLeast: number }): number {
+    const small = this.#packNames().flatMap((name) => {
+      try {
+        const size = statSync(join(this.#dir, "packs", name)).size;
+        return size < options.smallerThan ? [name] : [];
+      } catch {
+        return [];
+      }
+    });
+    if (small.length < options.atLeast) return 0;
+    const parts: Buffer[] = [];
+    const index: IndexRow[] = [];
+    const taken = new Set<string>();
+    const merged: string[] = [];
+    let length = 0;
+    for (const name of small) {
+      let bytes: Buffer;
+      try {
+        bytes = readFileSync(join(this.#dir, "packs", name));
+      } catch {
+        continue; // another process compacted it
+      }
+      const rows = indexOfPackBytes(bytes);
+      if (rows === undefined) continue;
+      merged.push(name);
+      for (const [hash, offset, size, method] of rows) {
+        if (taken.has(hash)) continue;
+        taken.add(hash);
+        parts.push(bytes.subarray(offset, offset + size));
+        index.push(method === undefined ? [hash, length, size] : [hash, length, size, method]);
+        length += size;
+      }
+    }
+    if (merged.length < 2) return 0;
+    const indexBytes = Buffer.from(JSON.stringify(index));
+    const trailer = Buffer.alloc(TRAILER);
+    trailer.writeBigUInt64BE(BigInt(indexBytes.length), 0);
+    MAGIC.copy(trailer, 8);
+    const temp = join(this.tmpDir, `${Date.now().toString(36)}-${randomBytes(6).toString("hex")}${PACK_SUFFIX}`);
+    const fd = openSync(temp, "w", 0o600);
+    try {
+      writeAllv(fd, [...parts, indexBytes, trailer]);
+      fsyncSync(fd);
+    } catch (error) {
+      closeSync(fd);
+      rmSync(temp, { force: true });
+      throw error;
+    }
+    closeSync(fd);
+    for (const name of merged) this.#forgetPackQuietly(name);
+    this.addPack(temp, index);
+    for (const name of merged) rmSync(join(this.#dir, "packs", name), { force: true });
+    syncFolder(join(this.#dir, "packs"));
+    return merged.length;
+  }
+
+  /** Forgets a pack without looking for new ones (the compaction adds the merged one itself). */
+  #forgetPackQuietly(name: string): void {
+    this.#seenPacks.delete(name);
+    for (const [hash, place] of this.#places) if (place.pack === name) this.#places.delete(hash);
   }
 
   #addIndex(name: string, index: readonly IndexRow[]): void {
     this.#seenPacks.add(name);
     for (const [hash, offset, length, method] of index) if (!this.#places.has(hash)) this.#places.set(hash, { pack: name, offset, length, method: method === RAW || method === SEALED ? method : "gzip" });
   }
+}
+
+/** The index of a whole pack held in memory; undefined when it is not one. */
+function indexOfPackBytes(bytes: Buffer): IndexRow[] | undefined {
+  if (bytes.length < TRAILER || !bytes.subarray(bytes.length - 8).equals(MAGIC)) return undefined;
+  const length = Number(bytes.readBigUInt64BE(bytes.length - TRAILER));
+  if (length > bytes.length - TRAILER) return undefined;
+  return JSON.parse(bytes.subarray(bytes.length - TRAILER - length, bytes.length - TRAILER).toString("utf8")) as IndexRow[];
 }
 
 /** A pack's index from its trailer; undefined for a file that is not a whole pack. */

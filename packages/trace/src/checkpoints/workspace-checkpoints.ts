@@ -45,6 +45,9 @@ export interface CheckpointTaken {
 }
 
 const EMPTY: Tree = new Map();
+/** Packs under 1 MiB are merged at close once there are 64 of them. */
+const COMPACT_PACKS_BELOW_BYTES = 1 << 20;
+const COMPACT_WHEN_PACKS = 64;
 
 export class WorkspaceCheckpoints {
   readonly store: PackStore;
@@ -89,9 +92,18 @@ export class WorkspaceCheckpoints {
     return this.#watch === undefined ? "not watching" : this.#watch.off;
   }
 
-  /** Ends the file watch (the session ends): no handle stays open. */
+  /**
+   * Ends the file watch (the session ends): no handle stays open. The small packs its tool
+   * calls left (one each) are merged into one once there are many (`PackStore.compact`); a
+   * compaction that fails leaves them as they were.
+   */
   close(): void {
     this.#watch?.close();
+    try {
+      this.store.compact({ smallerThan: COMPACT_PACKS_BELOW_BYTES, atLeast: COMPACT_WHEN_PACKS });
+    } catch {
+      // The packs stay as they are: every blob is still where its index says.
+    }
   }
 
   /** Scan every path, store and return the new checkpoint; undefined when the tree is the last one. */
