@@ -19,17 +19,17 @@
  * Small packs (one per tool call) are merged by `compact` (a session's close); a reader
  * that meets a pack merged away reads the index afresh and finds the blob where it went.
  */
-import { createHash, randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync, writevSync } from "node:fs";
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { gunzipSync, gzipSync } from "node:zlib";
+import { gunzipSync } from "node:zlib";
 import { SealKey } from "./blob-seal.js";
-import { PackWriter } from "./pack-writer.js";
+import { indexOfPackBytes, PACK_SUFFIX, packEnd, RAW, readPackIndex, SEALED, syncFolder, tempPackName, writeAllv, type IndexRow, type StoredAs } from "./pack-format.js";
+import { PendingPack, type PackMode } from "./pending-pack.js";
 import { SecretFinder } from "./secret-finder.js";
 
-const MAGIC = Buffer.from("PNGPACK1");
-const TRAILER = 16;
-const PACK_SUFFIX = ".pack";
+export { hashBytes } from "./pack-format.js";
+export { PendingPack, type PackMode } from "./pending-pack.js";
+
 
 interface BlobPlace {
   pack: string;
@@ -38,180 +38,10 @@ interface BlobPlace {
   method: StoredAs;
 }
 
-/** How a blob's bytes are kept: as they are, gzip'd (a row without a fourth field), or sealed (gzip'd and encrypted). */
-const RAW = 0;
-const SEALED = 2;
-type StoredAs = typeof RAW | "gzip" | typeof SEALED;
-
-/** A pack index row: hash, offset, length, and RAW or SEALED (no fourth field: gzip'd). */
-type IndexRow = [string, number, number] | [string, number, number, typeof RAW | typeof SEALED];
-
 export class BlobMissingError extends Error {
   constructor(hash: string, dir: string) {
     super(`checkpoint blob ${hash} is not in the store at ${dir}: the store was moved or pruned; the checkpoint cannot be restored`);
     this.name = "BlobMissingError";
-  }
-}
-
-export const hashBytes = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
-
-/**
- * How a pending pack keeps what it is given: gzip'd (level 1; a checkpoint after a tool call,
- * a few files), stored as they are (a workspace's first checkpoint when the session's secrets
- * are known: compressing 200 MB costs seconds, writing it does not), or only hashed (a
- * comparison that keeps nothing). In every mode a blob holding a known secret is sealed.
- */
-export type PackMode = "compress" | "raw" | "hash-only";
-
-/** Bytes gathered before one write to the pack's temp file, in at most MAX_IOV buffers. */
-const SLAB = 4 << 20;
-const MAX_IOV = 1024;
-
-/**
- * Blobs not yet durable: added by a checkpoint and streamed to one temp file (a few MB held
- * at a time, never all), made durable together by `commit` (one fsync) or dropped by `abandon`.
- */
-export class PendingPack {
-  readonly #index: IndexRow[] = [];
-  readonly #hashes = new Set<string>();
-  #length = 0;
-  #fd: number | undefined;
-  #temp: string | undefined;
-  #queued: Uint8Array[] = [];
-  #fill = 0;
-  /** Bytes handed to the file so far (where the next flush goes). */
-  #flushed = 0;
-  /** A raw pack's second thread, from its first flush on (see pack-writer.ts). */
-  #writer: PackWriter | undefined;
-
-  constructor(
-    readonly store: PackStore,
-    readonly mode: PackMode = "compress",
-  ) {}
-
-  /**
-   * Stores `bytes` unless the store or this pack has them; returns their hash. In "raw" mode a
-   * buffer that owns its memory is handed to the writer thread: the caller must not use it after.
-   */
-  add(bytes: Uint8Array, knownHash?: string): string {
-    const hash = knownHash ?? hashBytes(bytes);
-    if (this.mode === "hash-only" || this.#hashes.has(hash) || this.store.has(hash)) return hash;
-    const secrets = this.store.secrets;
-    const method: StoredAs = secrets !== undefined && secrets.finds(bytes) ? SEALED : this.mode === "raw" ? RAW : "gzip";
-    const stored = method === RAW ? bytes : method === SEALED ? this.store.sealKey.seal(bytes) : gzipSync(bytes, { level: 1 });
-    // Read before the write: a raw pack hands `stored` to its writer thread, which empties it here.
-    const length = stored.length;
-    this.#index.push(method === "gzip" ? [hash, this.#length, length] : [hash, this.#length, length, method]);
-    this.#hashes.add(hash);
-    this.#length += length;
-    this.#write(stored);
-    return hash;
-  }
-
-  get size(): number {
-    return this.#index.length;
-  }
-
-  /** Bytes this pack adds to the store (its blobs as stored). */
-  get bytes(): number {
-    return this.#length;
-  }
-
-  /** Makes every added blob durable (one pack, one fsync); a no-op when nothing was added. */
-  commit(): void {
-    if (this.#index.length === 0 || this.#fd === undefined || this.#temp === undefined) return this.abandon();
-    const indexBytes = Buffer.from(JSON.stringify(this.#index));
-    const trailer = Buffer.alloc(TRAILER);
-    trailer.writeBigUInt64BE(BigInt(indexBytes.length), 0);
-    MAGIC.copy(trailer, 8);
-    this.#write(indexBytes);
-    this.#write(trailer);
-    this.#flush();
-    const fd = this.#fd;
-    this.#fd = undefined;
-    try {
-      this.#settleWriter();
-      fsyncSync(fd);
-    } catch (error) {
-      rmSync(this.#temp, { force: true });
-      this.#temp = undefined;
-      this.#clear();
-      throw error;
-    } finally {
-      closeSync(fd);
-    }
-    this.store.addPack(this.#temp, this.#index);
-    this.#temp = undefined;
-    this.#clear();
-  }
-
-  /** Drops what was added (nothing of it becomes durable). */
-  abandon(): void {
-    try {
-      this.#settleWriter();
-    } catch {
-      // Dropped anyway.
-    }
-    if (this.#fd !== undefined) closeSync(this.#fd);
-    if (this.#temp !== undefined) rmSync(this.#temp, { force: true });
-    this.#fd = undefined;
-    this.#temp = undefined;
-    this.#clear();
-  }
-
-  /** Every write of the second thread done (before the file is synced or closed), and the thread ended. */
-  #settleWriter(): void {
-    const writer = this.#writer;
-    if (writer === undefined) return;
-    this.#writer = undefined;
-    try {
-      writer.drain();
-    } finally {
-      writer.close();
-    }
-  }
-
-  #clear(): void {
-    this.#flushed = 0;
-    this.#index.length = 0;
-    this.#hashes.clear();
-    this.#length = 0;
-    this.#fill = 0;
-    this.#queued = [];
-  }
-
-  #write(bytes: Uint8Array): void {
-    if (this.#fd === undefined) {
-      this.#temp = join(this.store.tmpDir, `${Date.now().toString(36)}-${randomBytes(6).toString("hex")}${PACK_SUFFIX}`);
-      this.#fd = openSync(this.#temp, "w", 0o600);
-    }
-    // Gathered, not copied: one writev per few MB hands the kernel the buffers as they are.
-    this.#queued.push(bytes);
-    this.#fill += bytes.length;
-    if (this.#fill >= SLAB || this.#queued.length >= MAX_IOV) this.#flush();
-  }
-
-  #flush(): void {
-    if (this.#queued.length === 0 || this.#fd === undefined) return;
-    // A raw pack is big (a whole workspace): its bytes go to the file on a second thread while
-    // the scan reads and hashes on; a few gzip'd blobs are written here.
-    if (this.mode === "raw") (this.#writer ??= new PackWriter()).write(this.#fd, this.#flushed, this.#queued);
-    else writeAllv(this.#fd, this.#queued);
-    this.#flushed += this.#fill;
-    this.#queued = [];
-    this.#fill = 0;
-  }
-}
-
-/** writev until every byte of `parts` is written (a short write resumes where it stopped). */
-function writeAllv(fd: number, parts: Uint8Array[]): void {
-  let rest = parts;
-  while (rest.length > 0) {
-    let written = writevSync(fd, rest);
-    let i = 0;
-    while (i < rest.length && written >= rest[i]!.length) written -= rest[i++]!.length;
-    rest = rest.slice(i);
-    if (written > 0) rest[0] = rest[0]!.subarray(written);
   }
 }
 
@@ -408,14 +238,10 @@ export class PackStore {
       }
     }
     if (merged.length < 2) return 0;
-    const indexBytes = Buffer.from(JSON.stringify(index));
-    const trailer = Buffer.alloc(TRAILER);
-    trailer.writeBigUInt64BE(BigInt(indexBytes.length), 0);
-    MAGIC.copy(trailer, 8);
-    const temp = join(this.tmpDir, `${Date.now().toString(36)}-${randomBytes(6).toString("hex")}${PACK_SUFFIX}`);
+    const temp = tempPackName(this.tmpDir);
     const fd = openSync(temp, "w", 0o600);
     try {
-      writeAllv(fd, [...parts, indexBytes, trailer]);
+      writeAllv(fd, [...parts, ...packEnd(index)]);
       fsyncSync(fd);
     } catch (error) {
       closeSync(fd);
@@ -439,41 +265,5 @@ export class PackStore {
   #addIndex(name: string, index: readonly IndexRow[]): void {
     this.#seenPacks.add(name);
     for (const [hash, offset, length, method] of index) if (!this.#places.has(hash)) this.#places.set(hash, { pack: name, offset, length, method: method === RAW || method === SEALED ? method : "gzip" });
-  }
-}
-
-/** The index of a whole pack held in memory; undefined when it is not one. */
-function indexOfPackBytes(bytes: Buffer): IndexRow[] | undefined {
-  if (bytes.length < TRAILER || !bytes.subarray(bytes.length - 8).equals(MAGIC)) return undefined;
-  const length = Number(bytes.readBigUInt64BE(bytes.length - TRAILER));
-  if (length > bytes.length - TRAILER) return undefined;
-  return JSON.parse(bytes.subarray(bytes.length - TRAILER - length, bytes.length - TRAILER).toString("utf8")) as IndexRow[];
-}
-
-/** A pack's index from its trailer; undefined for a file that is not a whole pack. */
-function readPackIndex(path: string): IndexRow[] | undefined {
-  const fd = openSync(path, "r");
-  try {
-    const size = statSync(path).size;
-    if (size < TRAILER) return undefined;
-    const trailer = Buffer.alloc(TRAILER);
-    readSync(fd, trailer, 0, TRAILER, size - TRAILER);
-    if (!trailer.subarray(8).equals(MAGIC)) return undefined;
-    const length = Number(trailer.readBigUInt64BE(0));
-    if (length > size - TRAILER) return undefined;
-    const json = Buffer.alloc(length);
-    readSync(fd, json, 0, length, size - TRAILER - length);
-    return JSON.parse(json.toString("utf8")) as IndexRow[];
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function syncFolder(path: string): void {
-  const fd = openSync(path, "r");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }
