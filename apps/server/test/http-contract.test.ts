@@ -289,6 +289,7 @@ describe("the HTTP contract", () => {
     const at = ok(await c.get(`${W}/checkpoints/files`));
     ok(await c.get(`${W}/checkpoints/file?at=${at.body.at}&path=kept.txt`));
     ok(await c.get(`${W}/checkpoints/diff?from=1&to=${at.body.at}`));
+    ok(await c.get(`${W}/checkpoints/changes?at=${at.body.at}`));
     ok(await c.post(`${W}/checkpoints/restore`, { at: 1, force: true }));
 
     // Fork, delete to the trash, restore.

@@ -48,6 +48,7 @@ const RULES: Record<string, Rule> = {
   "checkpoints.files": "read",
   "checkpoints.file": "read",
   "checkpoints.diff": "read",
+  "checkpoints.changes": "read",
   "processes.list": "read",
   "sessions.update": "act",
   "sessions.delete": "act",

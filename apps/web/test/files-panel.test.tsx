@@ -1,6 +1,6 @@
 // The time-travel files panel (features/traces/FilesPanel.tsx) against a stubbed server: it
-// names the files the cursor's event changed (files at the previous event against files here)
-// with a diff of each; "Restore files to here" shows only to a reader with control of the
+// names the files the cursor's event changed since the previous event with a diff of each,
+// from one request per cursor move (the changes route); "Restore files to here" shows only to a reader with control of the
 // session, asks before it posts, and then says which record undoes the restore, whose button
 // restores to it; a refusal over outside edits offers "Restore anyway" (force).
 import { afterEach, describe, expect, it } from "vitest";
@@ -35,9 +35,10 @@ function stub(calls: Call[], options: { control: boolean; refuseFirstRestore?: b
       const here = url.searchParams.get("at") === "001:000009";
       return reply({ at: here ? 9 : 8, checkpoint: { n: here ? 9 : 5, position: "001:000005", tree: "t", changed: [] }, files: here ? HERE : BEFORE });
     }
-    if (url.pathname.endsWith("/checkpoints/diff")) {
-      const path = url.searchParams.get("path") ?? "";
-      return reply({ from: 1, to: 1, diff: `--- a/${path}\n+++ b/${path}\n@@ -1 +1 @@\n-old ${path}\n+new ${path}\n` });
+    if (url.pathname.endsWith("/checkpoints/changes")) {
+      const paths = changedPaths(BEFORE, HERE);
+      const diff = (path: string) => `--- a/${path}\n+++ b/${path}\n@@ -1 +1 @@\n-old ${path}\n+new ${path}\n`;
+      return reply({ at: 9, from: 8, checkpoint: { n: 9, position: "001:000009", tree: "t", changed: paths }, total: HERE.length, changes: paths.map((path) => ({ path, diff: diff(path) })), more: 0 });
     }
     if (url.pathname.endsWith("/checkpoints/restore")) {
       restores += 1;
@@ -68,9 +69,13 @@ describe("FilesPanel", () => {
     const diff = await screen.findByRole("figure", { name: "Diff of notes.txt" });
     expect(diff).toHaveTextContent("-old notes.txt");
     expect(diff).toHaveTextContent("+new notes.txt");
-    const diffCalls = calls.filter((c) => c.url.includes("/checkpoints/diff"));
-    expect(diffCalls.map((c) => new URL(c.url, "http://x").searchParams.get("path")).sort()).toEqual(["gone.txt", "new.txt", "notes.txt"]);
-    expect(diffCalls.every((c) => c.url.includes("from=001%3A000008") && c.url.includes("to=001%3A000009"))).toBe(true);
+    // One request for the cursor's position: the changes since the previous event, with their diffs.
+    const fileCalls = calls.filter((c) => c.url.includes("/checkpoints/"));
+    expect(fileCalls).toHaveLength(1);
+    const asked = new URL(fileCalls[0]!.url, "http://x");
+    expect(asked.pathname).toBe(`/api/sessions/${SID}/checkpoints/changes`);
+    expect(asked.searchParams.get("at")).toBe("001:000009");
+    expect(asked.searchParams.get("from")).toBe("001:000008");
 
     await user.click(await screen.findByRole("button", { name: "Restore files to here" }));
     const dialog = screen.getByRole("dialog", { name: "Restore the files?" });

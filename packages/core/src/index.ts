@@ -65,6 +65,7 @@ export { parseSystemConfig, SystemConfigSchema } from "./state/system-config.js"
 export type { SystemConfig } from "./state/system-config.js";
 export { defaultSystemConfig, defaultSystemConfigYaml, KERNEL_VERSION } from "./state/default-system-config.js";
 export { VAULT_KEY, readVault, parseVault, writeVault, setVaultValue, removeVaultValue } from "./state/vault.js";
+export { vaultSecretForms } from "./environment/redact.js";
 export { installSkill, listInstalledSkills } from "./state/skills.js";
 export type { SkillMeta } from "./state/skills.js";
 export { loadMemoryIndex, workspaceScopeName } from "./state/memory.js";
@@ -103,6 +104,8 @@ export type { SessionView } from "./trace/state-at.js";
 export type { SnapshotSource, SnapshotLookup, StoredSnapshot } from "@penguin/trace";
 export { HOOK_EVENTS, loadWorkspaceHooks, parseWorkspaceHooks, trustWorkspaceHooks, WORKSPACE_HOOKS_FILE, TRUSTED_HOOKS_FILE, type HooksConfig, type HookEventName, type WorkspaceHooks } from "./hooks/index.js";
 export { filesAt, fileAt, diffFilesBetween, OutsideChangesError } from "./trace/workspace-rewind.js";
+export { changesAt } from "./trace/workspace-changes.js";
+export type { WorkspaceChanges } from "./trace/workspace-changes.js";
 export type { FilesAt, RewindResult, RewindWhat } from "./trace/workspace-rewind.js";
 export type { ForkWorkspace } from "./trace/workspace-fork.js";
 export { checkpointAt, lastCheckpointTree, openCheckpoints } from "./trace/workspace-files.js";

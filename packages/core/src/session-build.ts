@@ -20,6 +20,7 @@ import { visionDescriber } from "./llm/vision-describer.js";
 import { createEnvironment, type EnvironmentConfig } from "./environment/index.js";
 import type { CommandSandbox, SandboxOptions } from "./environment/commands/sandbox.js";
 import { sessionBoundary, sessionCommandSandbox } from "./environment/commands/session-sandbox.js";
+import { vaultSecretForms } from "./environment/redact.js";
 import { mountTable, unconfinedTable } from "./environment/commands/mount-table.js";
 import { instructionCandidates, instructionGrants, readProjectInstructions, type ProjectInstructions } from "./state/project-instructions.js";
 import { parseMcpServers, type McpServerEntry } from "./environment/mcp/config.js";
@@ -353,7 +354,9 @@ function sessionHooks(parts: AgentParts, p: BuildParams): SessionHooks | undefin
 function sessionCheckpoints(parts: AgentParts, workspace: string, sessionId: string, p: BuildParams): WorkspaceCheckpoints | undefined {
   const settings = parts.options.checkpoints;
   if (settings === false || (p.replay !== undefined && p.replay.checkpoints !== true)) return undefined;
-  const checkpoints = openCheckpoints(parts.paths, workspace, settings);
+  // The vault's values (and their encoded forms) let the first checkpoint store files as they are:
+  // a file holding one is sealed instead (the pack store's rule), so no value lands in plain text.
+  const checkpoints = openCheckpoints(parts.paths, workspace, { ...settings, secrets: vaultSecretForms(p.state.vault) });
   const last = p.resumed ? lastCheckpointTree(parts.paths, sessionId) : undefined;
   if (last !== undefined) {
     try {

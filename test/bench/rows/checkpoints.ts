@@ -1,7 +1,8 @@
 // Row 18: workspace checkpoints (issue 29), on a generated workspace of 10,000 files (~200 MB
 // of text-like content, 100 folders) with the real store on disk:
 // - the first checkpoint of that workspace (a fresh store and process: every file read,
-//   hashed and stored as it is into one pack, fsynced; the file watch started on the way);
+//   hashed, looked through for a vault value and its encoded forms as a session does, and
+//   stored as it is into one pack, fsynced; the file watch started on the way);
 // - the checkpoint cost per tool call when 1–10 files changed (each sample changes a random
 //   1–10 files, then times `takeChanged`: the paths the file watch saw, hashed, one pack, one
 //   fsync): median and p99, beside the full stat scan of every path (`take`, the way before
@@ -15,6 +16,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { seededRandom } from "@penguin/testkit";
 import { WorkspaceCheckpoints } from "@penguin/trace";
+import { vaultSecretForms } from "@penguin/core";
 import { metric, msSince, type RowResult } from "../lib/stats.js";
 
 const WORDS = "penguin trace checkpoint workspace restore harness engine model tool session record fold blob tree pack stat scan".split(" ");
@@ -49,7 +51,8 @@ export async function rowCheckpoints(samples: number, files = 10_000, fileBytes 
     }
     const store = join(root, "store");
     let start = process.hrtime.bigint();
-    checkpoints = new WorkspaceCheckpoints(store, ws);
+    // As a session opens them: with its vault's values (one token here) and their encoded forms.
+    checkpoints = new WorkspaceCheckpoints(store, ws, { secrets: vaultSecretForms({ DEPLOY_TOKEN: "bench-token-4f1c9e2a7b" }) });
     checkpoints.watch();
     const first = (await checkpoints.takeChanged())!;
     const firstMs = msSince(start);

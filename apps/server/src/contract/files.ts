@@ -61,6 +61,15 @@ export const CheckpointFiles = Schema.Struct({
 export const CheckpointFile = Schema.Struct({ path: Schema.String, size: Schema.Number, encoding: Schema.Literal("utf8", "base64"), content: Schema.String });
 /** `from`/`to` as asked: a record number, or a position `NNN:LLLLLL`. */
 export const CheckpointDiff = Schema.Struct({ from: Schema.Union(Schema.Number, Schema.String), to: Schema.Union(Schema.Number, Schema.String), diff: Schema.String });
+/** What changed at a record (or between two): the first changed paths with their diffs, and how many more. */
+export const CheckpointChanges = Schema.Struct({
+  at: Schema.Number,
+  from: Schema.optional(Schema.Number),
+  checkpoint: Schema.Struct({ n: Schema.Number, position: Schema.String, tree: Schema.String, changed: Schema.Array(Schema.String) }),
+  total: Schema.Number,
+  changes: Schema.Array(Schema.Struct({ path: Schema.String, diff: Schema.String })),
+  more: Schema.Number,
+});
 export const FilesRestored = Schema.Struct({
   checkpointRecord: Schema.optional(Schema.Number),
   undoRecord: Schema.optional(Schema.Number),

@@ -8,20 +8,26 @@
  *   GET  checkpoints/files?at=           every path at the record, and what its checkpoint changed
  *   GET  checkpoints/file?at=&path=      one file's bytes at the record (UTF-8 or base64, ≤ 2 MB)
  *   GET  checkpoints/diff?from=&to=[&path=]   a unified diff between two records
+ *   GET  checkpoints/changes?at=[&from=&diffs=]  the paths changed at a record (since `from`, default the
+ *        record before), the first `diffs` (default 20, at most 100) with their diffs: one request per cursor move
  *   POST checkpoints/restore {at, force?}     restore the files in place (undoable)
  */
+import { basename } from "node:path";
 import { Schema } from "effect";
-import { diffFilesBetween, fileAt, filesAt, isPenguinError, OutsideChangesError } from "@penguin/core";
+import { changesAt, diffFilesBetween, fileAt, filesAt, isPenguinError, OutsideChangesError } from "@penguin/core";
 import { Text } from "../http/schemas.js";
 import { ApiError, badRequest, conflict } from "../http/api-error.js";
 import { json } from "../http/respond.js";
 import type { RouteTable } from "../http/route-table.js";
 import type { ServerContext } from "../server-context.js";
 import { checkRelative } from "../services/confined-path.js";
-import { refuseSecret } from "../services/workspace-roots.js";
-import { CheckpointDiff, CheckpointFile, CheckpointFiles, FilesRestored } from "../contract/index.js";
+import { isSecretName, refuseSecret } from "../services/workspace-roots.js";
+import { CheckpointChanges, CheckpointDiff, CheckpointFile, CheckpointFiles, FilesRestored } from "../contract/index.js";
 
 const MAX_JSON_READ = 2 * 1024 * 1024;
+const DEFAULT_DIFFS = 20;
+const MAX_DIFFS = 100;
+const DiffCount = Schema.String.pipe(Schema.pattern(/^\d{1,3}$/));
 const Record = Schema.Union(Schema.String.pipe(Schema.pattern(/^(\d+|\d{3}:\d{6})$/)));
 const recordOf = (value: string): number | string => (/^\d+$/.test(value) ? Number(value) : value);
 
@@ -85,10 +91,27 @@ export function sessionCheckpointRoutes(table: RouteTable, ctx: ServerContext): 
       const path = query.path === undefined || query.path === "" ? undefined : confined(query.path);
       const agent = await agentOf(grant);
       try {
-        const diff = diffFilesBetween(agent.paths, grant.session.sessionId, recordOf(query.from), recordOf(query.to), path);
+        const diff = diffFilesBetween(agent.paths, grant.session.sessionId, recordOf(query.from), recordOf(query.to), path, (p) => isSecretName(basename(p)));
         return json({ from: recordOf(query.from), to: recordOf(query.to), diff });
       } catch (error) {
         answerRefusal(error, "from");
+      }
+    },
+  );
+
+  table.add(
+    { method: "get", path: "/api/sessions/:id/checkpoints/changes", operationId: "checkpoints.changes", summary: "The paths changed at a record (or since another), with the diffs of the first ones", tag: "files", access: "session", query: Schema.Struct({ at: Schema.optional(Record), from: Schema.optional(Record), diffs: Schema.optional(DiffCount) }), responses: { 200: { description: "{at, from, checkpoint, total, changes, more}", schema: CheckpointChanges }, 400: { description: "no checkpoint at that record, or more diffs asked than served" } } },
+    async ({ grant, query }) => {
+      const diffs = query.diffs === undefined ? DEFAULT_DIFFS : Number(query.diffs);
+      if (diffs > MAX_DIFFS) throw badRequest(`diffs is ${diffs}: at most ${MAX_DIFFS} diffs are served per request; ask for fewer`, "diffs");
+      const agent = await agentOf(grant);
+      try {
+        const found = changesAt(agent.paths, grant.session.sessionId, query.at === undefined ? undefined : recordOf(query.at), query.from === undefined ? undefined : recordOf(query.from), diffs);
+        // A secret file is named (it changed) but its contents are never served, as by the file route.
+        const changes = found.changes.map((c) => (isSecretName(basename(c.path)) ? { path: c.path, diff: `${c.path} holds secrets: its contents are never served through the API\n` } : c));
+        return json({ at: found.at, ...(found.from === undefined ? {} : { from: found.from }), checkpoint: found.checkpoint, total: found.total, changes, more: found.more });
+      } catch (error) {
+        answerRefusal(error, "at");
       }
     },
   );

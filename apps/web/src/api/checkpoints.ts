@@ -1,12 +1,14 @@
 /**
  * A session's workspace files at any event (issue 29), over the checkpoint routes: the files
- * at a position (`GET S/checkpoints/files?at=`), a unified diff between two positions for one
- * path (`GET S/checkpoints/diff`), and restoring the files in place (`POST S/checkpoints/restore`,
- * undoable: the answer names the record to restore for undoing it).
+ * at a position (`GET S/checkpoints/files?at=`), what changed at a position with a diff of
+ * each path (`GET S/checkpoints/changes?at=&from=`: the files panel's one request per cursor
+ * move), a unified diff between two positions for one path (`GET S/checkpoints/diff`), and
+ * restoring the files in place (`POST S/checkpoints/restore`, undoable: the answer names the
+ * record to restore for undoing it).
  *
  * Answers are read field by field (read.ts), like the time-travel state, so the panel never
- * sees a half-shaped object. `changedPaths` compares two file lists: it is how the scrubber
- * learns which files one event changed without parsing a multi-file diff.
+ * sees a half-shaped object. `changedPaths` compares two file lists (the server's changes
+ * route does the same on its side).
  */
 import { get, post, seg, withQuery } from "./http";
 import { arr, asRecord, bool, num, str } from "./read";
@@ -71,6 +73,37 @@ export function changedPaths(before: readonly CheckpointEntry[], after: readonly
 
 export async function getWorkspaceFiles(sessionId: string, position: string, signal?: AbortSignal): Promise<WorkspaceFilesAt> {
   return workspaceFilesOf(await get(withQuery(`/api/sessions/${seg(sessionId)}/checkpoints/files`, { at: position }), signal));
+}
+
+export interface WorkspaceChanges {
+  at: number;
+  /** The first changed paths, sorted, each with its unified diff. */
+  changes: { path: string; diff: string }[];
+  /** Changed paths beyond those listed. */
+  more: number;
+  /** Paths in the workspace at the position. */
+  total: number;
+}
+
+export function workspaceChangesOf(raw: unknown): WorkspaceChanges {
+  const o = asRecord(raw);
+  return {
+    at: num(o, "at") ?? 0,
+    changes: arr(o, "changes").flatMap((c) => {
+      const r = asRecord(c);
+      const path = str(r, "path");
+      return path === undefined ? [] : [{ path, diff: str(r, "diff") ?? "" }];
+    }),
+    more: num(o, "more") ?? 0,
+    total: num(o, "total") ?? 0,
+  };
+}
+
+/** What changed at `position` since `from` (the previous event), with the diffs of the first `diffs` paths: one request. */
+export async function getWorkspaceChanges(sessionId: string, position: string, from: string | undefined, diffs: number, signal?: AbortSignal): Promise<WorkspaceChanges> {
+  const query: Record<string, string> = { at: position, diffs: String(diffs) };
+  if (from !== undefined) query.from = from;
+  return workspaceChangesOf(await get(withQuery(`/api/sessions/${seg(sessionId)}/checkpoints/changes`, query), signal));
 }
 
 /** The unified diff of one path between two positions (empty: no change). */

@@ -19,6 +19,16 @@ import type { ToolResult } from "./tool.js";
 
 export const MIN_REDACTED_LENGTH = 4;
 
+/**
+ * Every string the redactor hides for `vault`: each value long enough to redact and its
+ * encoded forms. The workspace checkpoints seal a blob holding any of them (never stored in plain text).
+ */
+export function vaultSecretForms(vault: Record<string, string>): string[] {
+  return Object.values(vault)
+    .filter((v) => v.length >= MIN_REDACTED_LENGTH)
+    .flatMap((v) => [v, ...encodedForms(v)]);
+}
+
 export class SecretRedactor {
   readonly #secrets: [value: string, key: string][];
   /** The secrets (values and their encoded forms) by first character, longest first. */

@@ -7,15 +7,39 @@
  */
 import { readTraceFileMatching, WorkspaceCheckpoints, type CheckpointSettings, type TraceContent } from "@penguin/trace";
 import type { OmniMessage, WorkspaceCheckpointPayload } from "@penguin/omnimessage";
+import { readFileSync } from "node:fs";
 import { PenguinError } from "../errors.js";
+import { parseVault } from "../state/vault.js";
+import { vaultSecretForms } from "../environment/redact.js";
 import type { AgentPaths } from "../state/paths.js";
 import { loadRecording, resolvePosition, type RecordedEvent } from "../replay/recording.js";
 import { sessionTraceFiles } from "./reader.js";
 
 const NEEDLE = '"workspace_checkpoint"';
 
+/**
+ * The agent's checkpoints of `workspace`. They are given the vault's values (and encoded forms)
+ * unless `settings` lists them already, so a blob holding one is sealed, never stored in plain
+ * text (trace's pack store); a vault that cannot be read leaves the list out, and then every
+ * blob is gzip'd (the store's safe default).
+ */
 export function openCheckpoints(paths: AgentPaths, workspace: string, settings?: CheckpointSettings): WorkspaceCheckpoints {
-  return new WorkspaceCheckpoints(paths.checkpointsDir, workspace, settings);
+  const secrets = settings?.secrets ?? vaultSecretsOf(paths);
+  return new WorkspaceCheckpoints(paths.checkpointsDir, workspace, secrets === undefined ? settings : { ...settings, secrets });
+}
+
+function vaultSecretsOf(paths: AgentPaths): string[] | undefined {
+  let text: string;
+  try {
+    text = readFileSync(paths.vault, "utf8");
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? [] : undefined;
+  }
+  try {
+    return vaultSecretForms(parseVault(text, paths.vault));
+  } catch {
+    return undefined;
+  }
 }
 
 export const isCheckpoint = (m: OmniMessage | undefined): m is OmniMessage<"event_msg"> & { payload: WorkspaceCheckpointPayload } =>

@@ -47,14 +47,20 @@ export function fileAt(paths: AgentPaths, sessionId: string, at: number | string
 
 const isBinary = (bytes: Buffer): boolean => bytes.subarray(0, 8000).includes(0);
 
-/** A unified diff of the workspace (or of `path` and what lies below it) from record `from` to `to`. */
-export function diffFilesBetween(paths: AgentPaths, sessionId: string, from: number | string, to: number | string, path?: string): string {
+/**
+ * A unified diff of the workspace (or of `path` and what lies below it) from record `from` to
+ * `to`; a path `hide` names is left out (the server's secret files).
+ */
+export function diffFilesBetween(paths: AgentPaths, sessionId: string, from: number | string, to: number | string, path?: string, hide?: (path: string) => boolean): string {
   const a = checkpointAt(paths, sessionId, from);
   const b = checkpointAt(paths, sessionId, to);
   const store = openCheckpoints(paths, b.workspace);
-  const before = store.treeOf(a.checkpoint.message.payload.tree);
-  const after = store.treeOf(b.checkpoint.message.payload.tree);
-  const within = (p: string) => path === undefined || path === "" || p === path || p.startsWith(`${path.replace(/\/$/, "")}/`);
+  const within = (p: string) => (path === undefined || path === "" || p === path || p.startsWith(`${path.replace(/\/$/, "")}/`)) && hide?.(p) !== true;
+  return diffOfTrees(store, store.treeOf(a.checkpoint.message.payload.tree), store.treeOf(b.checkpoint.message.payload.tree), within);
+}
+
+/** The unified diff between two trees of one store, of the paths `within` keeps. */
+export function diffOfTrees(store: WorkspaceCheckpoints, before: Tree, after: Tree, within: (path: string) => boolean): string {
   const names = [...new Set([...before.keys(), ...after.keys()])].filter(within).sort();
   const out: string[] = [];
   for (const name of names) {

@@ -1,7 +1,7 @@
 /**
  * The workspace at the scrubber's cursor (issue 29): which files the event under the cursor
- * changed (the files at the previous event against the files here, from the checkpoint
- * routes) and a unified diff of each, and "Restore files to here" for the session's creator,
+ * changed since the previous event and a unified diff of each, in one request per cursor move
+ * (the checkpoint changes route compares the two checkpoints on the server), and "Restore files to here" for the session's creator,
  * an owner or the admin (the server refuses anyone else too). Restoring asks first, is done
  * in place by the server, and is undoable: the answer names the record whose files were
  * there before, and "Undo this restore" restores to it. A refusal over edits made outside the
@@ -11,7 +11,7 @@
  * instead of showing an error.
  */
 import { createEffect, createSignal, For, on, onCleanup, Show } from "solid-js";
-import { changedPaths, getWorkspaceDiff, getWorkspaceFiles, restoreFiles, type FilesRestored } from "../../api/checkpoints";
+import { getWorkspaceChanges, restoreFiles, type FilesRestored } from "../../api/checkpoints";
 import { ApiError, errorText } from "../../api/http";
 import { getSession } from "../../api/sessions";
 import { Button } from "../../components/ui/Button";
@@ -44,12 +44,8 @@ interface FilesAtCursor {
 
 async function loadChanges(sessionId: string, position: string, previous: string | undefined): Promise<FilesAtCursor | "none"> {
   try {
-    const here = await getWorkspaceFiles(sessionId, position);
-    if (previous === undefined) return { changes: [], more: 0, total: here.files.length };
-    const before = await getWorkspaceFiles(sessionId, previous);
-    const paths = changedPaths(before.files, here.files);
-    const changes = await Promise.all(paths.slice(0, DIFFS_SHOWN).map(async (path) => ({ path, diff: await getWorkspaceDiff(sessionId, previous, position, path) })));
-    return { changes, more: Math.max(0, paths.length - DIFFS_SHOWN), total: here.files.length };
+    const at = await getWorkspaceChanges(sessionId, position, previous ?? position, DIFFS_SHOWN);
+    return { changes: at.changes, more: at.more, total: at.total };
   } catch (e) {
     if (e instanceof ApiError && e.status === 400 && /no workspace checkpoint/.test(e.message)) return "none";
     throw e;
