@@ -27,7 +27,7 @@ import {
   type TokenCounts,
   type ToolDefinition,
 } from "@penguin/omnimessage";
-import { streamModel, type ModelEndpoint, type ModelOutcome, type ThinkingLevel } from "@penguin/models";
+import { defaultFetch, streamModel, type ModelEndpoint, type ModelOutcome, type ThinkingLevel } from "@penguin/models";
 import type { Sequence } from "@penguin/trace";
 import type { LLMInterface, LLMOutcome, StreamGenerateInput } from "../interfaces.js";
 import { ToolCallIdAllocator } from "./tool-call-ids.js";
@@ -137,9 +137,9 @@ export class GatewayLLM implements LLMInterface {
 
 /** `fetch` with the moment the request goes out marked (turn-timing.ts). */
 function markedFetch(inner: typeof fetch | undefined): typeof fetch {
-  const send = inner ?? globalThis.fetch;
   return (input, init) => {
     markToolTurn("request-sent");
-    return send(input, init);
+    // Without a fetch of the caller's, the gateway's own default: proxied when HTTP(S)_PROXY is set.
+    return (inner ?? defaultFetch())(input, init);
   };
 }
