@@ -11,8 +11,14 @@
 //   the previous one was drawn; the latency is write → the editor's line with that letter
 //   in the terminal's output. Answers are words of digits in paragraphs, typed keys letters,
 //   so they cannot be confused.
+//   The note gives the 1-minute load at the stream's start and end and this process's own
+//   CPU during it (it hosts the testkit's streamer and reads the pty). On two shared cores the
+//   slow echoes are time the CLI spends descheduled or waiting for the key, not drawing: in one
+//   run profiled with --cpu-prof, the chat's code ran for ~6% of the echoes over 8 ms. So p99
+//   follows the load; compare two builds back to back (PENGUIN_BENCH_CLI), not across runs.
 // Needs the bundled CLI (`npm run build`), like rows 1 and 2.
 import { createRequire } from "node:module";
+import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import type { IPty, IPtyForkOptions } from "@lydell/node-pty";
 import { startTestkit } from "@penguin/testkit";
@@ -116,6 +122,9 @@ export async function rowTui(runs: number, deltas: number): Promise<RowResult> {
     const chat = runInPty(spawn, [CLI_MAIN, "chat", "--workspace", world.workspace], world.env, world.workspace);
     await chat.until((t) => t.includes(READY));
     const asked = chat.text().length;
+    const loadBefore = loadavg()[0]!;
+    const ownCpu = process.cpuUsage();
+    const streamStart = process.hrtime.bigint();
     chat.child.write("count\r");
     await chat.until((t) => /(\d+ ){4}/.test(t), asked);
     const echoes: number[] = [];
@@ -146,9 +155,16 @@ export async function rowTui(runs: number, deltas: number): Promise<RowResult> {
       await chat.until((t) => t.includes(tail), from);
       if (streaming) echoes.push(msSince(start));
     }
+    const streamMs = msSince(streamStart);
+    const { user, system } = process.cpuUsage(ownCpu);
+    const loadAfter = loadavg()[0]!;
     chat.child.kill();
     await chat.exited;
-    const note = `${echoes.length} keystrokes echoed while an answer of ${deltas.toLocaleString("en-US")} deltas streamed`;
+    const overFrame = echoes.filter((ms) => ms > 16).length;
+    const note =
+      `${echoes.length} keystrokes echoed while an answer of ${deltas.toLocaleString("en-US")} deltas streamed, ` +
+      `${overFrame} over 16 ms; load ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)}, ` +
+      `the measuring process (streamer + pty reader) used ${Math.round((user + system) / 1000)} ms CPU in ${Math.round(streamMs)} ms`;
     return {
       row: 17,
       title,
