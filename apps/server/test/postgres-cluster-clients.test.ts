@@ -229,6 +229,8 @@ describe("three server processes on one root and one PostgreSQL, as their users 
     const secondSessions = sessions.filter((sid) => runsInTraces(root, [sid], "second") > 0);
     expect(secondSessions).toHaveLength(1);
     expect(await leaseHolder(database, secondSessions[0]!)).toBe(successor.nodeId);
+    // Its task is in the trace as soon as it fires; its request reaches the model after: wait for the answer.
+    await until(() => JSON.stringify(traceOf(root, secondSessions[0]!)).includes("scheduled work done"), "the second run's answer");
     // Each schedule ran exactly once over the whole cluster.
     expect(sessions).toHaveLength(2);
     expect([runsInTraces(root, sessions, "first"), runsInTraces(root, sessions, "second")]).toEqual([1, 1]);

@@ -201,7 +201,7 @@ function stubServer(calls: Call[]) {
       return reply({ sessionId: SID, at: { n: 1, position: at, record: "x" }, records: 8, settings: { provider: "p", model_id: "m" }, nextContext: [], turns: at.startsWith("002") ? 1 : 0 });
     }
     // A session recorded before workspace checkpoints: the files panel says so (no alert).
-    if (url.pathname.endsWith("/checkpoints/files")) return reply({ error: { code: "invalid_argument", message: `session ${SID} has no workspace checkpoint at or before record 8` } }, 400);
+    if (url.pathname.endsWith("/checkpoints/changes")) return reply({ error: { code: "invalid_argument", message: `session ${SID} has no workspace checkpoint at or before record 8` } }, 400);
     if (url.pathname.endsWith("/fork")) return reply({ id: "session-2026-01-02-03-09-09-fedcba98", projectId: "proj", agentId: "default_agent", title: "Notes (1)", source: null }, 201);
     return reply({}, 404);
   });
