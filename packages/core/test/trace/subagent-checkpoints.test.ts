@@ -11,7 +11,7 @@
 import { lstatSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { isModel } from "@penguin/omnimessage";
+import { isEvent, isModel } from "@penguin/omnimessage";
 import type { RecordedRequest, ScriptedTurn } from "@penguin/testkit";
 import { allow, collect, startHarness, type Harness } from "../helpers/harness.js";
 import { waitUntil } from "../environment/helpers.js";
@@ -61,6 +61,16 @@ type Events = ReturnType<typeof loadRecording>["events"];
 const checkpointsOf = (events: Events) => events.filter((e) => isCheckpoint(e.message));
 const reasonAndChanged = (events: Events) => checkpointsOf(events).map((e) => (isCheckpoint(e.message) ? [e.message.payload.reason ?? "tool", e.message.payload.changed] : []));
 
+/**
+ * The child's own trace, found through the parent's `subagent` pointer (the id the parent's
+ * tool result named), names its changes call by call.
+ */
+function expectChildCheckpoints(agent: Harness["agent"], parentId: string, childId: string): void {
+  const pointers = loadRecording({ paths: agent.paths }, parentId).events.flatMap((e) => (isEvent(e.message, "subagent") ? [e.message.payload.session_id] : []));
+  expect(pointers).toEqual([childId]);
+  expect(reasonAndChanged(loadRecording({ paths: agent.paths }, childId).events), "the child's own checkpoints").toEqual(CHILD_CHANGED);
+}
+
 /** The record of the parent's run_subagent call. */
 function spawnRecord(events: Events): number {
   const call = events.find((e) => isModel(e.message, "tool_call") && e.message.payload.name === "run_subagent");
@@ -109,7 +119,7 @@ describe("subagents' workspace checkpoints", { timeout: 120_000 }, () => {
     expect(after).not.toEqual(before);
 
     // 1. The child's own trace names its changes, call by call.
-    expect(reasonAndChanged(loadRecording({ paths: h.agent.paths }, childId).events)).toEqual(CHILD_CHANGED);
+    expectChildCheckpoints(h.agent, session.id, childId);
     // The parent's: its baseline before the spawn, then the child's span as one change.
     const parentEvents = loadRecording({ paths: h.agent.paths }, session.id).events;
     expect(reasonAndChanged(parentEvents)).toEqual([["baseline", SEEDED], ["tool", ALL_CHANGED]]);
@@ -141,7 +151,7 @@ describe("subagents' workspace checkpoints", { timeout: 120_000 }, () => {
     const after = snapshot(h.workspace);
     expect(after).not.toEqual(before);
 
-    expect(reasonAndChanged(loadRecording({ paths: h.agent.paths }, childId).events)).toEqual(CHILD_CHANGED);
+    expectChildCheckpoints(h.agent, session.id, childId);
     const parentEvents = loadRecording({ paths: h.agent.paths }, session.id).events;
     expect(reasonAndChanged(parentEvents)).toEqual([["baseline", SEEDED], ["background_done", ALL_CHANGED]]);
     expectRewindsAcrossChild(h.agent, session.id, before, after);
@@ -174,7 +184,7 @@ describe("subagents' workspace checkpoints", { timeout: 120_000 }, () => {
     const after = snapshot(h.workspace);
     expect(after).not.toEqual(before);
 
-    expect(reasonAndChanged(loadRecording({ paths: h.agent.paths }, childId).events)).toEqual(CHILD_CHANGED);
+    expectChildCheckpoints(h.agent, session.id, childId);
     const parentEvents = loadRecording({ paths: h.agent.paths }, session.id).events;
     expect(reasonAndChanged(parentEvents)).toEqual([["baseline", SEEDED], ["task_start", ALL_CHANGED]]);
     expectRewindsAcrossChild(h.agent, session.id, before, after);
