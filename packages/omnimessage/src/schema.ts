@@ -462,7 +462,7 @@ export const WorkspaceCheckpointPayloadSchema = Schema.mutable(
     changed: mutableArray(Schema.String),
     /** The tool call after which it was taken; absent for a task's start or a rewind's own. */
     tool_call_id: optional(Schema.String),
-    /** Why it was taken when not after a tool call: `task_start`, `before_rewind`, `rewind`. */
+    /** Why it was taken when not after a tool call: `task_start`, `background_done`, `before_rewind`, `rewind`. */
     reason: optional(Schema.String),
   }),
 ).annotations({ identifier: "WorkspaceCheckpointPayload" });

@@ -12,6 +12,13 @@
  * session whose tools never change a file records no checkpoint at all. Records before the
  * baseline line have the baseline's files (nothing had changed them yet).
  *
+ * A background command or subagent may write after its tool call ended: the turn boundary that
+ * delivers its `[background_task_done]` notice checkpoints too (`atBackgroundDone`), so the
+ * parent's trace covers a child's span before the parent answers (a rewind across the span then
+ * restores the child's writes; without it they would look like changes made outside the session).
+ * A baseline taken but not yet recorded counts at that boundary and at a task's start: the call
+ * that took it may have started such background work.
+ *
  * After a tool call only the paths a file watch saw change are looked at again (trace's
  * `workspace-watch.ts`: it falls back to a full scan whenever it cannot vouch for its list);
  * the baseline and each task's start scan the whole workspace (the start is the safety net
@@ -33,6 +40,8 @@ export interface CheckpointHook {
   afterToolCall(call: ToolCallPayload): Promise<OmniMessage[]>;
   /** The events to record as a task starts, when the workspace changed since the last recorded checkpoint. */
   atTaskStart(): Promise<OmniMessage[]>;
+  /** The events to record at a turn boundary that delivers background work's notices (it may have written). */
+  atBackgroundDone(): Promise<OmniMessage[]>;
   /** Ends the file watch (the session ends). */
   close(): void;
 }
@@ -82,7 +91,8 @@ export function checkpointHook(checkpoints: WorkspaceCheckpoints, warn: (line: s
             baseline = await guarded(() => checkpoints.takeChanged(), undefined);
           }),
     afterToolCall: (call) => (READ_ONLY_TOOLS.has(call.name) ? Promise.resolve([]) : inTurn(() => takeRecorded({ tool_call_id: call.tool_call_id }, false))),
-    atTaskStart: () => inTurn(async () => (recorded ? takeRecorded({ reason: "task_start" }, true) : [])),
+    atTaskStart: () => inTurn(async () => (recorded || baseline !== undefined ? takeRecorded({ reason: "task_start" }, true) : [])),
+    atBackgroundDone: () => inTurn(async () => (recorded || baseline !== undefined ? takeRecorded({ reason: "background_done" }, false) : [])),
     close: () => checkpoints.close(),
   };
 }

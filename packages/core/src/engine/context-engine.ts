@@ -431,7 +431,7 @@ export class ContextEngine {
       const batches = yield* (yield* ToolRunner).batches(options.approve, emit, () => fold.state);
       const maxTurns = self.#config.maxTurns;
       for (let turnsThisRun = 0; ; turnsThisRun++) {
-        input.push(...(yield* self.#drainTurnBoundary(steering)));
+        input.push(...(yield* self.#drainTurnBoundary(steering, emit)));
         if (yield* isAborted) return self.#stop(emit, "aborted by user", input);
         if (maxTurns >= 0 && turnsThisRun >= maxTurns) return self.#stop(emit, `reached max turns (${maxTurns}); stopping`, input);
 
@@ -488,15 +488,25 @@ export class ContextEngine {
     emit(abortEvent(reason));
   }
 
-  /** Environment notices and the steering queue, as user texts for the next request. */
-  #drainTurnBoundary(steering: SteeringShape): Effect.Effect<Outgoing[]> {
+  /**
+   * Environment notices and the steering queue, as user texts for the next request. Background
+   * work that sent a notice may have changed files: they are checkpointed first.
+   */
+  #drainTurnBoundary(steering: SteeringShape, emit: Emit): Effect.Effect<Outgoing[]> {
     const notices = this.#config.env.drainNotices?.() ?? [];
-    return Effect.map(steering.delivery, (delivery) => {
+    const checkpoints = this.#config.checkpoints;
+    const checkpointed =
+      notices.length === 0 || checkpoints === undefined
+        ? Effect.void
+        : Effect.map(Effect.promise(() => checkpoints.atBackgroundDone()), (events) => {
+            for (const event of events) emit(event, false);
+          });
+    return Effect.zipRight(checkpointed, Effect.map(steering.delivery, (delivery) => {
       const out: Outgoing[] = [];
       for (const notice of notices) out.push({ message: userText(notice, { sender: "harness" }), fresh: true, stream: true });
       if (Option.isSome(delivery)) out.push({ message: delivery.value, fresh: true, stream: true });
       return out;
-    });
+    }));
   }
 
   #connect(emit: Emit): Effect.Effect<void> {
