@@ -95,7 +95,7 @@ describe("start-up of the bundled CLI", { timeout: 60_000 }, () => {
     expect(await builtins(["run", "-m", "say something"])).toContain("node:v8");
   });
 
-  it("a one-turn run sends its request without loading undici (the global fetch)", async () => {
+  it("a one-turn run sends its request without loading undici (the global fetch), zlib, worker_threads or readline", async () => {
     world = await startWorld({ script: [{ text: "an answer" }] });
     const coverageDir = mkdtempSync(join(tmpdir(), "penguin-cli-coverage-"));
     temps.push(coverageDir);
@@ -107,5 +107,6 @@ describe("start-up of the bundled CLI", { timeout: 60_000 }, () => {
     // node:http is what carried the request; undici's bundle is what fetch would have loaded.
     expect(scripts).toContain("node:http");
     expect(scripts.filter((url) => url.includes("undici"))).toEqual([]);
+    expect(scripts.filter((url) => ["node:zlib", "node:worker_threads", "node:readline"].includes(url))).toEqual([]);
   });
 });
