@@ -8,6 +8,8 @@
 // imports each effect name from its own module (cli-build.mjs, deepEffectImports).
 // `penguin --help` and `--version` do not load node:v8 (main.ts sets V8's --liftoff-only only
 // for commands that may fetch; the coverage's script list shows which built-ins loaded).
+// A one-turn run sends its request over node:http, never through the global fetch, whose
+// undici Node compiles on first use (~25–35 ms of a run's start).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -91,5 +93,20 @@ describe("start-up of the bundled CLI", { timeout: 60_000 }, () => {
     };
     for (const args of [["--help"], ["--version"], ["run", "--help"]]) expect(await builtins(args), args.join(" ")).not.toContain("node:v8");
     expect(await builtins(["run", "-m", "say something"])).toContain("node:v8");
+  });
+
+  it("a one-turn run sends its request without loading undici (the global fetch), zlib, worker_threads or readline", async () => {
+    world = await startWorld({ script: [{ text: "an answer" }] });
+    const coverageDir = mkdtempSync(join(tmpdir(), "penguin-cli-coverage-"));
+    temps.push(coverageDir);
+    const r = await runCli(["run", "-m", "say something"], { env: { ...world.env, NODE_V8_COVERAGE: coverageDir }, cwd: world.workspace });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe("an answer\n");
+    expect(world.kit.requests).toHaveLength(1);
+    const scripts = readdirSync(coverageDir).flatMap((f) => (JSON.parse(readFileSync(join(coverageDir, f), "utf8")) as CoverageFile).result.map((s) => s.url));
+    // node:http is what carried the request; undici's bundle is what fetch would have loaded.
+    expect(scripts).toContain("node:http");
+    expect(scripts.filter((url) => url.includes("undici"))).toEqual([]);
+    expect(scripts.filter((url) => ["node:zlib", "node:worker_threads", "node:readline"].includes(url))).toEqual([]);
   });
 });

@@ -103,6 +103,7 @@ async function* streamRequest(req: ModelRequest): AsyncGenerator<ModelPayload, M
     return fail({ kind: "request", detail: `could not build the request: ${detailOf(err)}` });
   }
 
+  req.onSend?.();
   const sent = await send(wire, {
     fetch: req.fetch ?? proxyFetch(),
     timeoutMs: req.timeoutMs ?? DEFAULT_TIMEOUT_MS,

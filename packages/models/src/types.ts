@@ -77,6 +77,11 @@ export interface ModelRequest {
   timeoutMs?: number;
   /** Injected for tests; by default the request goes over node:http(s), or through the proxy dispatcher when proxy variables are set. */
   fetch?: typeof fetch;
+  /**
+   * Called once the body is built, just before it is handed to the transport (a timing mark).
+   * A hook rather than a wrapped `fetch`: wrapping would turn every request into a fetch one.
+   */
+  onSend?: () => void;
   /** Injected for tests: the timers behind `timeoutMs`. Defaults to the global ones. */
   timers?: Timers;
   /** Injected for tests: the clock used to read an HTTP-date `Retry-After`. Defaults to Date.now. */

@@ -12,12 +12,15 @@
  * Unknown keys are ignored so newer skills still load on older harnesses; a key written
  * with no value (`version:`) counts as absent. Validation is by hand because the table is
  * flat and small, and each failure wants its own plain-words problem and line.
+ * Plain front matter (plain-front-matter.ts) skips the YAML parser; whatever it cannot read
+ * with certainty, and every invalid field, goes through the parser as before.
  */
 import { basename, dirname, resolve } from "node:path";
 import { isMap, isScalar, LineCounter, parseDocument } from "yaml";
 import { SKILL_DIR_NAME, type SkillMeta } from "./skill-meta.js";
 import { SkillFileError } from "./skill-file-error.js";
-import { splitFrontMatter } from "./front-matter.js";
+import { splitFrontMatter, type FrontMatter } from "./front-matter.js";
+import { plainFrontMatter } from "./plain-front-matter.js";
 
 const FRONT_MATTER_HINT = "start SKILL.md with a block between two `---` lines holding at least `description: …`";
 
@@ -35,6 +38,16 @@ export function parseSkillFile(text: string, file: string): SkillMeta {
   const fm = splitFrontMatter(text);
   if (fm === undefined) throw new SkillFileError({ file, line: 1, problem: "no front matter", hint: FRONT_MATTER_HINT });
 
+  const plain = plainFrontMatter(fm.yaml);
+  if (plain !== undefined) {
+    const meta = metaOrUndefined(plain, name, dir);
+    if (meta !== undefined) return meta;
+  }
+  return parseWithYaml(fm, file, name, dir);
+}
+
+/** The full parse: any front matter YAML allows, and each error with its line. */
+export function parseWithYaml(fm: FrontMatter, file: string, name: string, dir: string): SkillMeta {
   const lineCounter = new LineCounter();
   const doc = parseDocument(fm.yaml, { lineCounter, prettyErrors: true });
   const yamlError = doc.errors[0];
@@ -60,10 +73,28 @@ export function parseSkillFile(text: string, file: string): SkillMeta {
     const line = lineOf(field);
     throw new SkillFileError({ file, ...(line !== undefined ? { line } : {}), field, problem, ...(hint !== undefined ? { hint } : {}) });
   };
-
   const data: unknown = doc.toJS();
-  const fields = isRecord(data) ? data : {};
-  const value = (key: string): unknown => fields[key] ?? undefined;
+  return metaOf(new Map(Object.entries(isRecord(data) ? data : {})), name, dir, fail);
+}
+
+/** The fast path's answer; undefined on any problem, so the full parse reports it with its line. */
+function metaOrUndefined(fields: ReadonlyMap<string, unknown>, name: string, dir: string): SkillMeta | undefined {
+  const declined = Symbol("declined");
+  try {
+    return metaOf(fields, name, dir, () => {
+      throw declined;
+    });
+  } catch (e) {
+    if (e === declined) return undefined;
+    throw e;
+  }
+}
+
+type Fail = (field: string, problem: string, hint?: string) => never;
+
+/** The validated meta from the front matter's fields; `fail` reports a bad field. */
+function metaOf(fields: ReadonlyMap<string, unknown>, name: string, dir: string, fail: Fail): SkillMeta {
+  const value = (key: string): unknown => fields.get(key) ?? undefined;
 
   const optionalString = (key: string): string | undefined => {
     const v = value(key);

@@ -4,9 +4,9 @@
  * n, EOF (Ctrl-D) and Ctrl-C mean no, since a Ctrl-C during a question denies the call
  * before it ever aborts the run (the chat's interrupt ladder, SPEC §8). The run's abort
  * signal also settles the question. Each question opens and closes its own readline so the
- * terminal is back in normal mode while the task streams.
+ * terminal is back in normal mode while the task streams. node:readline is loaded when a
+ * question is asked: a run that never asks (allow-all, a pipe) does not pay its compile.
  */
-import { createInterface } from "node:readline";
 
 export type YesNo = "yes" | "no";
 
@@ -19,7 +19,7 @@ export function parseYesNo(answer: string): YesNo {
 
 export function askOnTerminal(question: string, signal: AbortSignal | undefined): Promise<YesNo> {
   return new Promise((resolve) => {
-    const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+    const rl = process.getBuiltinModule("node:readline").createInterface({ input: process.stdin, output: process.stderr, terminal: true });
     let settled = false;
     const settle = (answer: YesNo): void => {
       if (settled) return;

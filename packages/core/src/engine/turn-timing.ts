@@ -4,10 +4,10 @@
  * a task (request sent, tool call complete, approved, checkpoints, command shell ready,
  * spawned, exited, output recorded, task end). Nothing is published (and nothing allocated)
  * unless a subscriber listens, so the marks cost a property read in a session nobody
- * measures. The benchmark's row 22 subscribes to split one tool turn into its phases.
+ * measures. The time is the global `performance`, not node:perf_hooks, which a run would
+ * load for nothing. The benchmark's row 22 subscribes to split one tool turn into its phases.
  */
 import { channel } from "node:diagnostics_channel";
-import { performance } from "node:perf_hooks";
 
 export const TOOL_TURN_CHANNEL = "penguin:tool-turn";
 

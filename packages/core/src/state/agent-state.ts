@@ -52,7 +52,15 @@ export async function ensureAgentState(paths: AgentPaths): Promise<void> {
 }
 
 export async function loadAgentState(paths: AgentPaths): Promise<AgentState> {
-  const text = await readOptional(paths.systemConfig);
+  // The files are read at once (each read waits on the thread pool: one after another they
+  // cost a session's start a round trip each); a problem is still reported in the order below.
+  const [configRead, agentsMdRead, vaultRead, schedulesRead] = await Promise.allSettled([
+    readOptional(paths.systemConfig),
+    readOptional(paths.agentsMd),
+    readVault(paths.vault),
+    listSchedules(paths.scheduleDir),
+  ]);
+  const text = settledValue(configRead);
   if (text === undefined) {
     throw new ConfigError({
       file: paths.systemConfig,
@@ -62,14 +70,15 @@ export async function loadAgentState(paths: AgentPaths): Promise<AgentState> {
   }
   const parsed = parseSystemConfig(text, paths.systemConfig);
   const config = parsed.name === "" ? { ...parsed, name: paths.agentId } : parsed;
-  return {
-    paths,
-    config,
-    agentsMd: (await readOptional(paths.agentsMd)) ?? "",
-    vault: await readVault(paths.vault),
-    skills: await listInstalledSkills(paths),
-    schedules: await listSchedules(paths.scheduleDir),
-  };
+  const agentsMd = settledValue(agentsMdRead) ?? "";
+  const vault = settledValue(vaultRead);
+  const skills = await listInstalledSkills(paths);
+  return { paths, config, agentsMd, vault, skills, schedules: settledValue(schedulesRead) };
+}
+
+function settledValue<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === "rejected") throw result.reason;
+  return result.value;
 }
 
 async function ensureSkillsDir(paths: AgentPaths): Promise<void> {

@@ -14,7 +14,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, linkSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { gunzipSync, gzipSync } from "node:zlib";
+import { zlib } from "./lazy-builtins.js";
 
 const KEY_FILE = "seal.key";
 const KEY_BYTES = 32;
@@ -73,12 +73,12 @@ export class SealKey {
   seal(bytes: Uint8Array): Buffer {
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv("aes-256-ctr", this.#load(true), iv);
-    return Buffer.concat([iv, cipher.update(gzipSync(bytes, { level: 1 })), cipher.final()]);
+    return Buffer.concat([iv, cipher.update(zlib().gzipSync(bytes, { level: 1 })), cipher.final()]);
   }
 
   open(sealed: Buffer): Buffer {
     const decipher = createDecipheriv("aes-256-ctr", this.#load(false), sealed.subarray(0, IV_BYTES));
-    return gunzipSync(Buffer.concat([decipher.update(sealed.subarray(IV_BYTES)), decipher.final()]));
+    return zlib().gunzipSync(Buffer.concat([decipher.update(sealed.subarray(IV_BYTES)), decipher.final()]));
   }
 }
 

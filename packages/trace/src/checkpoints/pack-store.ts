@@ -21,11 +21,11 @@
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { gunzipSync } from "node:zlib";
 import { SealKey } from "./blob-seal.js";
 import { indexOfPackBytes, PACK_SUFFIX, packEnd, RAW, readPackIndex, SEALED, syncFolder, tempPackName, writeAllv, type IndexRow, type StoredAs } from "./pack-format.js";
 import { PendingPack, type PackMode } from "./pending-pack.js";
 import { SecretFinder } from "./secret-finder.js";
+import { zlib } from "./lazy-builtins.js";
 
 export { hashBytes } from "./pack-format.js";
 export { PendingPack, type PackMode } from "./pending-pack.js";
@@ -136,7 +136,7 @@ export class PackStore {
         if (n === 0) throw new Error(`pack ${place.pack} ends inside blob ${hash}: the store at ${this.#dir} is damaged`);
         done += n;
       }
-      return place.method === RAW ? packed : place.method === SEALED ? this.sealKey.open(packed) : gunzipSync(packed);
+      return place.method === RAW ? packed : place.method === SEALED ? this.sealKey.open(packed) : zlib().gunzipSync(packed);
     } finally {
       if (shared === undefined) {
         if (this.#open !== undefined) this.#open.set(place.pack, fd);

@@ -10,7 +10,8 @@
  * The worker is inline code (no file to find in a bundle) and is ended by `close`.
  */
 import { constants } from "node:os";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { workerThreads } from "./lazy-builtins.js";
 
 const WORKER_CODE = `
 const { parentPort, workerData } = require("node:worker_threads");
@@ -39,7 +40,7 @@ export class PackWriter {
   #sent = 0;
 
   constructor() {
-    this.#worker = new Worker(WORKER_CODE, { eval: true, workerData: { state: this.#state.buffer } });
+    this.#worker = new (workerThreads().Worker)(WORKER_CODE, { eval: true, workerData: { state: this.#state.buffer } });
     this.#worker.unref();
   }
 

@@ -5,10 +5,10 @@
  * mode's (PackMode) unless it holds a listed secret: then it is sealed (blob-seal.ts).
  */
 import { closeSync, fsyncSync, openSync, rmSync } from "node:fs";
-import { gzipSync } from "node:zlib";
 import { hashBytes, packEnd, RAW, SEALED, tempPackName, writeAllv, type IndexRow, type StoredAs } from "./pack-format.js";
 import type { PackStore } from "./pack-store.js";
 import { PackWriter } from "./pack-writer.js";
+import { zlib } from "./lazy-builtins.js";
 
 /**
  * How a pending pack keeps what it is given: gzip'd (level 1; a checkpoint after a tool call,
@@ -53,7 +53,7 @@ export class PendingPack {
     if (this.mode === "hash-only" || this.#hashes.has(hash) || this.store.has(hash)) return hash;
     const secrets = this.store.secrets;
     const method: StoredAs = secrets !== undefined && secrets.finds(bytes) ? SEALED : this.mode === "raw" ? RAW : "gzip";
-    const stored = method === RAW ? bytes : method === SEALED ? this.store.sealKey.seal(bytes) : gzipSync(bytes, { level: 1 });
+    const stored = method === RAW ? bytes : method === SEALED ? this.store.sealKey.seal(bytes) : zlib().gzipSync(bytes, { level: 1 });
     // Read before the write: a raw pack hands `stored` to its writer thread, which empties it here.
     const length = stored.length;
     this.#index.push(method === "gzip" ? [hash, this.#length, length] : [hash, this.#length, length, method]);
