@@ -1,7 +1,8 @@
 // The system prompt a session records must not change when the skills are read another way
 // (issue 33: plain SKILL.md front matter skips the YAML parser). The expected prompt,
 // fixtures/skills-prompt.golden.txt, was recorded by this test on the tree before that change
-// (merge4, every skill through `yaml`), with the run's temp paths, session id, date and workspace memory folder's hash replaced by placeholders.
+// (merge4, every skill through `yaml`), with the run's temp paths, session id, date, kernel version, shell and workspace memory folder's hash
+// replaced by placeholders (the kernel differs between machines: CI failed on it once).
 // The agent has the library skills plus installed ones the fast reading takes and ones it
 // leaves to the parser (a comment, a folded block, an escaped quote, a date-like value), and
 // the workspace sits in a repository with AGENTS.md/CLAUDE.md files above it.
@@ -53,7 +54,7 @@ describe("the recorded system prompt with skills and project instructions", { ti
     const prompt = traceOf(session.tracePath).map(sessionMetaOf).find((m) => m !== undefined)?.system_prompt ?? "";
     await session.dispose();
 
-    const normalized = prompt.split(h.root).join("<ROOT>").split(repo).join("<REPO>").split(sessionId).join("<SESSION>").replace(/^- Date: .*$/m, "- Date: <TODAY>").replace(/\/memory\/app-[0-9a-f]{8}/g, "/memory/app-<HASH>");
+    const normalized = prompt.split(h.root).join("<ROOT>").split(repo).join("<REPO>").split(sessionId).join("<SESSION>").replace(/^- Date: .*$/m, "- Date: <TODAY>").replace(/^- OS version: .*$/m, "- OS version: <OS>").replace(/^- Shell: .*$/m, "- Shell: <SHELL>").replace(/\/memory\/app-[0-9a-f]{8}/g, "/memory/app-<HASH>");
     for (const name of Object.keys(INSTALLED)) expect(normalized).toContain(name);
     expect(normalized).toContain("APP-RULE");
     expect(normalized).toBe(readFileSync(GOLDEN, "utf8"));
