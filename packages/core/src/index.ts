@@ -48,7 +48,7 @@ export * from "./approvals/index.js";
 export { createEnvironment, Environment } from "./environment/index.js";
 export type { EnvironmentConfig, ProcessInfo, ExtraToolProvider } from "./environment/index.js";
 export { localFileOperations, type FileInfo, type FileOperations } from "./environment/index.js";
-export { probeSandbox, probeSandboxAsync, bwrapArguments, type CommandSandbox, type SandboxAvailability, type SandboxOptions } from "./environment/index.js";
+export { probeSandbox, probeSandboxAsync, bwrapArguments, type CommandSandbox, type ProbeOptions, type SandboxAvailability, type SandboxOptions } from "./environment/index.js";
 export { TOOL_TURN_CHANNEL, type ToolTurnMark, type ToolTurnMessage } from "./engine/turn-timing.js";
 // The one boundary (mount table) commands, file tools and MCP servers keep to.
 export { accessAt, mountTable, unconfinedTable, withReadOnly, realPathOf, type Access, type Mount, type MountTable, type SessionBoundary } from "./environment/index.js";

@@ -9,9 +9,16 @@
  * starting the probe does not wait for the rest of core. `--no-sandbox` starts nothing, as
  * before; which commands probe, and what they say when bwrap cannot run, is unchanged
  * (sandbox-default.ts).
+ *
+ * A yes is remembered across processes in the data root (`<root>/.cache/sandbox-probe.json`,
+ * core's probe-memo.ts): a later start on the same machine reads it and starts no bwrap at all.
+ * The root's rule comes from `@penguin/core/data-root`, as light as the sandbox module.
  */
-export async function startSandboxProbeEarly(flags: { sandbox?: boolean }): Promise<void> {
+export async function startSandboxProbeEarly(flags: { sandbox?: boolean; root?: string }): Promise<void> {
   if (flags.sandbox === false) return;
-  const { probeSandboxAsync } = await import("@penguin/core/sandbox-probe");
-  void probeSandboxAsync();
+  const [{ probeSandboxAsync }, { resolveRoot, sandboxProbeMemo }] = await Promise.all([
+    import("@penguin/core/sandbox-probe"),
+    import("@penguin/core/data-root"),
+  ]);
+  void probeSandboxAsync(undefined, { memoFile: sandboxProbeMemo(resolveRoot(flags.root)) });
 }

@@ -61,14 +61,16 @@ export async function openAgent(
   holderCommand = "penguin",
   options: { sandboxByDefault?: boolean } = {},
 ): Promise<Agent> {
-  const { createAgent, probeSandbox, probeSandboxAsync, resolveRoot } = await import("@penguin/core");
-  ensureWritableRoot(resolveRoot(flags.root));
+  const { createAgent, probeSandbox, probeSandboxAsync, resolveRoot, sandboxProbeMemo } = await import("@penguin/core");
+  const root = resolveRoot(flags.root);
+  ensureWritableRoot(root);
   await releaseLeasesOnSignals();
   const sleep = retrySleepFromEnv();
   const sandboxFlags = options.sandboxByDefault === true ? flags : { ...flags, sandbox: flags.sandbox ?? false };
   // `run` and `chat` started the probe before their modules loaded (early-sandbox-probe.ts):
   // its answer is awaited here, and core's later checks reuse it rather than start bwrap again.
-  const probed = sandboxFlags.sandbox === false ? undefined : await probeSandboxAsync();
+  // Other commands asked for --sandbox probe here, with the same memo of a yes.
+  const probed = sandboxFlags.sandbox === false ? undefined : await probeSandboxAsync(undefined, { memoFile: sandboxProbeMemo(root) });
   const chosen = chooseSandbox(sandboxFlags, { probe: () => probed ?? probeSandbox(), warn: (line) => process.stderr.write(`${line}\n`) });
   const sandbox = chosen === undefined ? {} : { sandbox: chosen };
   const agent = await createAgent({ root: flags.root, projectId: flags.projectId, agentId: flags.agentId, sleep, holderCommand, ...sandbox });

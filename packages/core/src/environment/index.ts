@@ -9,7 +9,7 @@ export { localFileOperations, type FileInfo, type FileOperations } from "./file-
 export type { BuiltinTool, ToolContext, ToolResult } from "./tool.js";
 export { NO_OUTPUT, INTERRUPTED_NOTE, type TimeoutScheduler } from "./close-out.js";
 export { PINNED_ENV, SANDBOX_ENV_ALLOWLIST, sandboxEnvironment } from "./commands/child-env.js";
-export { probeSandbox, probeSandboxAsync, bwrapArguments, type CommandSandbox, type SandboxAvailability, type SandboxOptions } from "./commands/sandbox.js";
+export { probeSandbox, probeSandboxAsync, bwrapArguments, type CommandSandbox, type ProbeOptions, type SandboxAvailability, type SandboxOptions } from "./commands/sandbox.js";
 export { accessAt, mountTable, unconfinedTable, withReadOnly, type Access, type Mount, type MountTable, type SessionBoundary } from "./commands/mount-table.js";
 export { realPathOf } from "./real-path.js";
 export type { DescribeImageFn } from "./tools/describe-image.js";

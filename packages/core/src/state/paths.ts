@@ -8,11 +8,11 @@
  *   <root>/<project>/agents/<agent>/traces/<yyyy-mm-dd>/<sessionId>_<NNN>.jsonl
  *   <root>/<project>/agents/<agent>/{scratchpad/<sid>/, workspaces/tmp-<8hex>/, shared_env/,
  *                                    benchmarks/, snapshots/}
+ *   <root>/.cache/sandbox-probe.json   (a cache: the sandbox probe's last yes, see data-root.ts)
  *
  * The root is `--root` > `PENGUIN_HOME` > `~/.penguin/data`.
  */
-import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { PROJECT_OR_AGENT_ID } from "@penguin/trace";
 
 export const DEFAULT_PROJECT = "default_project";
@@ -36,13 +36,8 @@ export function checkId(kind: "project" | "agent" | "user", id: string): string 
   return id;
 }
 
-/** The data root: explicit > PENGUIN_HOME > ~/.penguin/data, always absolute. */
-export function resolveRoot(explicit?: string, env: NodeJS.ProcessEnv = process.env): string {
-  if (explicit !== undefined && explicit !== "") return resolve(explicit);
-  const home = env.PENGUIN_HOME;
-  if (home !== undefined && home !== "") return resolve(home);
-  return join(homedir(), ".penguin", "data");
-}
+/** The data root's rule lives in a module light enough for the CLI's early probe (data-root.ts). */
+export { resolveRoot, sandboxProbeMemo } from "./data-root.js";
 
 export interface ProjectPaths {
   root: string;

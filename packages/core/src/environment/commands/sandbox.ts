@@ -60,12 +60,15 @@
  * namespaces; where user namespaces are disabled the probe fails and the sandbox counts as
  * missing, with bwrap's own message as the reason. Where only the pid namespace's `/proc`
  * cannot be mounted (some containers), the sandbox counts as missing too, rather than running
- * commands that could signal the server, and the reason says so.
+ * commands that could signal the server, and the reason says so. A host may name a memo file
+ * (`memoFile`, probe-memo.ts): a yes found there for this machine's fingerprint is taken without
+ * starting bwrap, and a fresh yes is written there for the next process.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { mayHide, mountTable, real, type Mount, type SessionBoundary } from "./mount-table.js";
+import { memoSaysAvailable, probeMemo, rememberAvailable, type ProbeMemo } from "./probe-memo.js";
 
 /** What a host asks for: sandboxed commands, and whether they may use the network. */
 export interface SandboxOptions {
@@ -104,6 +107,11 @@ export interface SandboxAvailability {
 }
 
 export const DEFAULT_BWRAP = "bwrap";
+
+/** How a probe may skip bwrap: the memo file of earlier probes (`sandboxProbeMemo(root)`), shared across processes. */
+export interface ProbeOptions {
+  memoFile?: string;
+}
 
 /** System folders never hidden, nor any folder above them. */
 /** The flags every sandbox uses besides its mounts (the probe uses them too). */
@@ -170,10 +178,12 @@ interface ProbeAttempt {
   stderr: string;
 }
 
-/** Can bwrap build a sandbox here? Probed once per executable, then remembered. */
-export function probeSandbox(bwrapPath: string = DEFAULT_BWRAP): SandboxAvailability {
+/** Can bwrap build a sandbox here? Probed once per executable, then remembered (and written to `memoFile` when yes). */
+export function probeSandbox(bwrapPath: string = DEFAULT_BWRAP, options: ProbeOptions = {}): SandboxAvailability {
   const known = probes.get(bwrapPath);
   if (known !== undefined) return known;
+  const memo = consultMemo(bwrapPath, options);
+  if (memo.remembered !== undefined) return memo.remembered;
   const attempt = (args: string[]): ProbeAttempt => {
     const r = spawnSync(bwrapPath, args, { encoding: "utf8", timeout: PROBE_TIMEOUT_MS, stdio: ["ignore", "ignore", "pipe"] });
     return { ...(r.error === undefined ? {} : { error: r.error }), status: r.status, stderr: r.stderr ?? "" };
@@ -181,7 +191,22 @@ export function probeSandbox(bwrapPath: string = DEFAULT_BWRAP): SandboxAvailabi
   const first = attempt(PROBE_ARGUMENTS);
   const availability = probeVerdict(bwrapPath, first, probeFailedToRun(first) ? attempt(PROBE_WITHOUT_PID_NAMESPACE) : undefined);
   probes.set(bwrapPath, availability);
+  if (availability.available && memo.memo !== undefined) rememberAvailable(memo.memo);
   return availability;
+}
+
+/**
+ * The memo of `options.memoFile` for this bwrap and, when it holds a yes for this machine, that
+ * verdict (also kept in `probes`, as a probe's would be).
+ */
+function consultMemo(bwrapPath: string, options: ProbeOptions): { memo?: ProbeMemo; remembered?: SandboxAvailability } {
+  if (options.memoFile === undefined) return {};
+  const memo = probeMemo(options.memoFile, bwrapPath, PROBE_ARGUMENTS);
+  if (memo === undefined) return {};
+  if (!memoSaysAvailable(memo)) return { memo };
+  const remembered: SandboxAvailability = { available: true };
+  probes.set(bwrapPath, remembered);
+  return { remembered };
 }
 
 /**
@@ -189,12 +214,15 @@ export function probeSandbox(bwrapPath: string = DEFAULT_BWRAP): SandboxAvailabi
  * same place (a later probeSandbox returns it at once). A host starts it early, before the work
  * that does not need the answer (the CLI starts it before a command's modules are evaluated),
  * so bwrap runs meanwhile; a second call while it runs gets the same promise, not a second start.
+ * With `memoFile`, a remembered yes answers at once (a few small file reads, no bwrap).
  */
-export function probeSandboxAsync(bwrapPath: string = DEFAULT_BWRAP): Promise<SandboxAvailability> {
+export function probeSandboxAsync(bwrapPath: string = DEFAULT_BWRAP, options: ProbeOptions = {}): Promise<SandboxAvailability> {
   const known = probes.get(bwrapPath);
   if (known !== undefined) return Promise.resolve(known);
   let running = probesRunning.get(bwrapPath);
   if (running === undefined) {
+    const memo = consultMemo(bwrapPath, options);
+    if (memo.remembered !== undefined) return Promise.resolve(memo.remembered);
     running = (async () => {
       const first = await probeAttemptInBackground(bwrapPath, PROBE_ARGUMENTS);
       const second = probeFailedToRun(first) ? await probeAttemptInBackground(bwrapPath, PROBE_WITHOUT_PID_NAMESPACE) : undefined;
@@ -202,6 +230,7 @@ export function probeSandboxAsync(bwrapPath: string = DEFAULT_BWRAP): Promise<Sa
       const availability = probes.get(bwrapPath) ?? probeVerdict(bwrapPath, first, second);
       probes.set(bwrapPath, availability);
       probesRunning.delete(bwrapPath);
+      if (availability.available && memo.memo !== undefined) rememberAvailable(memo.memo);
       return availability;
     })();
     probesRunning.set(bwrapPath, running);
