@@ -12,8 +12,12 @@
  * - `tools.builtin` (system_config) replaces the defaults wholesale: its entries, in its order,
  *   are the builtin list; entries naming no tool of this environment are dropped (an unknown
  *   name, or the image tool the model's vision setting did not pick).
+ * - The builtin tools' answers are made at build time (`tool-json-schemas.generated.ts`, by
+ *   `npm run generate`) and seeded into the cache (`primeJsonSchemas`), so a start does not
+ *   walk their ASTs; `deriveJsonSchema` stays the one derivation, for the generator and for
+ *   any schema the file does not hold or holds for other fields.
  */
-import { JSONSchema, type Schema } from "effect";
+import { JSONSchema, Schema } from "effect";
 import type { ToolDefinition } from "@penguin/omnimessage";
 
 const DESCRIPTION_PARAM = {
@@ -66,9 +70,19 @@ function plainNode(node: unknown, definitions: Record<string, unknown>, resolvin
 }
 
 /**
- * Each schema's JSON Schema, derived once: `JSONSchema.make` walks the whole AST, and every
- * session (a resume too) lists the builtin tools before its first request. Schemas are
- * immutable, so the answer never goes stale; callers get their own copy to change.
+ * JSON Schema of a tool's parameter schema, as the model sees it (see the header), derived
+ * now: `JSONSchema.make` walks the whole AST, then the answer is made plain.
+ */
+export function deriveJsonSchema(schema: Schema.Schema.AnyNoContext): Record<string, unknown> {
+  const full: Record<string, unknown> = { ...JSONSchema.make(schema) };
+  const definitions = isRecord(full.$defs) ? full.$defs : {};
+  return plainNode(full, definitions, []) as Record<string, unknown>;
+}
+
+/**
+ * Each schema's JSON Schema, derived (or primed) once: every session (a resume too) lists the
+ * builtin tools before its first request. Schemas are immutable, so the answer never goes
+ * stale; callers get their own copy to change.
  */
 const jsonSchemaCache = new WeakMap<Schema.Schema.AnyNoContext, Record<string, unknown>>();
 
@@ -76,12 +90,53 @@ const jsonSchemaCache = new WeakMap<Schema.Schema.AnyNoContext, Record<string, u
 export function jsonSchemaOf(schema: Schema.Schema.AnyNoContext): Record<string, unknown> {
   let plain = jsonSchemaCache.get(schema);
   if (plain === undefined) {
-    const full: Record<string, unknown> = { ...JSONSchema.make(schema) };
-    const definitions = isRecord(full.$defs) ? full.$defs : {};
-    plain = plainNode(full, definitions, []) as Record<string, unknown>;
+    plain = deriveJsonSchema(schema);
     jsonSchemaCache.set(schema, plain);
   }
   return structuredClone(plain);
+}
+
+/** One tool's entry in tool-json-schemas.generated.ts. */
+export interface GeneratedJsonSchema {
+  /** `paramsFingerprint` of the schema the entry was made from. */
+  fingerprint: string;
+  /** What `deriveJsonSchema` gave for it. */
+  parameters: Record<string, unknown>;
+}
+
+/**
+ * A fingerprint of a parameter struct that costs no walk: its field names in order, `?` after
+ * the ones the model may leave out. A field added, removed, renamed or made optional since the
+ * generated file was written shows here; a changed description or default does not (the test
+ * beside the generated file compares it with a fresh derivation). Undefined for a schema that
+ * is not a struct: no entry is taken for it.
+ */
+export function paramsFingerprint(schema: Schema.Schema.AnyNoContext): string | undefined {
+  const fields = (schema as { fields?: unknown }).fields;
+  if (!isRecord(fields)) return undefined;
+  return Object.entries(fields)
+    .map(([name, field]) => (Schema.isPropertySignature(field) ? `${name}?` : name))
+    .join(" ");
+}
+
+/**
+ * Seeds the cache with generated answers, one per schema: an entry is taken only when its
+ * fingerprint is the schema's own; otherwise (or with no entry) the schema is left to
+ * `deriveJsonSchema` on first use. A schema already answered keeps its answer. Returns how
+ * many entries matched their schema.
+ */
+export function primeJsonSchemas(
+  entries: Iterable<readonly [Schema.Schema.AnyNoContext, GeneratedJsonSchema | undefined]>,
+): number {
+  let matched = 0;
+  for (const [schema, generated] of entries) {
+    if (generated === undefined) continue;
+    const fingerprint = paramsFingerprint(schema);
+    if (fingerprint === undefined || fingerprint !== generated.fingerprint) continue;
+    if (!jsonSchemaCache.has(schema)) jsonSchemaCache.set(schema, generated.parameters);
+    matched += 1;
+  }
+  return matched;
 }
 
 /** Adds the required `description` string parameter to an object schema. */

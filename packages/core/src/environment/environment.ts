@@ -4,6 +4,7 @@
  * It is a thin shell over parts with one job each:
  *   - the builtin tools (`tools/*`), built once from the config and kept by name;
  *   - the catalog (`catalog.ts`): what `listTools` shows, overrides and `callDescription` applied;
+ *     the builtins' JSON Schemas come from `tool-json-schemas.generated.ts` (made at build time);
  *   - argument validation (`arguments.ts`), before any tool code runs;
  *   - the close-out (`close-out.ts`): framing, timeouts, truncation, archive, verdict;
  *   - the process table (`commands/`), shared by the three command tools;
@@ -22,7 +23,8 @@ import { resolve } from "node:path";
 import { isEvent, isModel, mcpConnectEnd, modelMessage, toolCallOutput, type OmniMessage, type ToolCallPayload, type ToolDefinition } from "@penguin/omnimessage";
 import type { EnvironmentInterface, ExecuteToolInput, SubagentRunner, ToolPermission } from "../interfaces.js";
 import { parseArgumentsObject, parseToolArguments } from "./arguments.js";
-import { builtinDefinitions, type CatalogEntry } from "./catalog.js";
+import { builtinDefinitions, primeJsonSchemas, type CatalogEntry } from "./catalog.js";
+import { TOOL_JSON_SCHEMAS } from "./tool-json-schemas.generated.js";
 import { closeOut, type CallPlan, type TimeoutScheduler } from "./close-out.js";
 import { SecretRedactor } from "./redact.js";
 import { SessionShell } from "./commands/shell-environment.js";
@@ -224,12 +226,7 @@ export class Environment implements EnvironmentInterface {
   }
 
   listTools(): ToolDefinition[] {
-    this.#builtinDefinitions ??= builtinDefinitions(
-      [...this.#tools.values()].map((t) => t.catalog),
-      this.#config.builtinOverride === undefined
-        ? { callDescription: this.#callDescription }
-        : { callDescription: this.#callDescription, override: this.#config.builtinOverride },
-    );
+    this.#builtinDefinitions ??= this.#listBuiltins();
     const extra = this.#extraTools().map((t) => ({ ...t.definition }));
     return [...this.#builtinDefinitions.map((d) => ({ ...d })), ...extra];
   }
@@ -346,6 +343,18 @@ export class Environment implements EnvironmentInterface {
       }
     })();
     return this.#disposing;
+  }
+
+  /** The builtin part of the list, once; each tool's JSON Schema from the generated file when it matches the tool's params. */
+  #listBuiltins(): ToolDefinition[] {
+    const catalog = [...this.#tools.values()].map((t) => t.catalog);
+    primeJsonSchemas(catalog.map((entry) => [entry.params, TOOL_JSON_SCHEMAS[entry.name]] as const));
+    return builtinDefinitions(
+      catalog,
+      this.#config.builtinOverride === undefined
+        ? { callDescription: this.#callDescription }
+        : { callDescription: this.#callDescription, override: this.#config.builtinOverride },
+    );
   }
 
   #extraTools(): ExtraTool[] {
