@@ -1,7 +1,8 @@
 // The V8 code cache of the bundled CLI (src/launch/code-cache.ts, used by bundle/main.js):
 // a cache is only ever a shortcut. First the machinery on small scripts of its own, in this
 // process: a missing, damaged, stale or V8-rejected cache file compiles from source and the
-// script runs the same; a cache that cannot be written is skipped without an error. Then the
+// script runs the same (a flipped payload byte is V8's own checksum to catch, under the flag
+// code-cache.ts sets); a cache that cannot be written is skipped without an error. Then the
 // real bundle, end to end, on a private copy of apps/cli/bundle (beside the original, so the
 // relative paths the build writes into it still reach the packages) so the cache files other
 // test files' runs write cannot interleave with this one's: `penguin run` writes
@@ -14,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Script } from "node:vm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { compileWithCache, readCacheFile, writeCacheFile } from "../src/launch/code-cache.js";
+import { compileWithCache, fnv1a32Hex, readCacheFile, writeCacheFile } from "../src/launch/code-cache.js";
 import { ensureBuilt } from "./helpers/build.js";
 import { CLI_MAIN } from "./helpers/paths.js";
 import { startWorld, type World } from "./helpers/world.js";
@@ -32,6 +33,27 @@ function uniqueScript(): { source: string; id: string } {
 
 function runScript(script: Script): string {
   return (script.runInThisContext() as () => string)();
+}
+
+/**
+ * Makes and saves a cache for `source` as an earlier start would have. V8's in-process cache
+ * is keyed by the source *and* the file name, so the earlier start gets a file name of its
+ * own: a later compile under another name then really consumes the cache file (under the same
+ * name V8 would reuse this process's compiled script and never look at the file).
+ */
+function saveFromEarlierStart(source: string, id: string, cacheFile: string): void {
+  const earlier = compileWithCache({ source, filename: `/earlier/${Math.random()}.js`, scriptId: id, cacheFile });
+  runScript(earlier.script);
+  earlier.save();
+}
+
+/** Flips one bit of the byte in the middle of a cache file's V8 payload. */
+function flipPayloadByte(cacheFile: string): void {
+  const bytes = readFileSync(cacheFile);
+  const payloadStart = bytes.indexOf(10) + 1;
+  const middle = payloadStart + Math.floor((bytes.length - payloadStart) / 2);
+  bytes[middle] = bytes[middle]! ^ 0x01;
+  writeFileSync(cacheFile, bytes);
 }
 
 function cacheDir(): string {
@@ -52,18 +74,47 @@ describe("compileWithCache", () => {
     expect("payload" in read && read.payload.length > 0).toBe(true);
   });
 
-  it("given a cache whose bytes were flipped, then it is refused as corrupt, the script still runs, and saving repairs it", () => {
+  it("given a cache whose payload has a flipped byte, then V8 rejects it, the script still runs, and saving repairs it", () => {
     const { source, id } = uniqueScript();
     const cacheFile = join(cacheDir(), "run.bin");
-    compileWithCache({ source, filename: "/x/script.js", scriptId: id, cacheFile }).save();
-    const bytes = readFileSync(cacheFile);
-    bytes[bytes.length - 10] = bytes[bytes.length - 10]! ^ 0xff;
-    writeFileSync(cacheFile, bytes);
+    saveFromEarlierStart(source, id, cacheFile);
+    flipPayloadByte(cacheFile);
     const damaged = compileWithCache({ source, filename: "/x/script.js", scriptId: id, cacheFile });
-    expect(damaged.status).toBe("corrupt");
+    expect(damaged.status).toBe("rejected");
     expect(runScript(damaged.script)).toBe("0,2,4,6,8");
     damaged.save();
     expect("payload" in readCacheFile(cacheFile, id)).toBe(true);
+    const repaired = compileWithCache({ source, filename: "/x/next-start.js", scriptId: id, cacheFile });
+    expect(repaired.status).toBe("used");
+    expect(runScript(repaired.script)).toBe("0,2,4,6,8");
+  });
+
+  it("given a flipped payload byte in the caches of two scripts of other names, then V8 rejects each, while each whole cache is used", () => {
+    const dir = cacheDir();
+    for (const [name, filename] of [["run.bin", "/x/cli-script.js"], ["chat.bin", "/y/another-script.js"]] as const) {
+      const { source, id } = uniqueScript();
+      const cacheFile = join(dir, name);
+      saveFromEarlierStart(source, id, cacheFile);
+      const whole = readFileSync(cacheFile);
+      const used = compileWithCache({ source, filename, scriptId: id, cacheFile });
+      expect(used.status, name).toBe("used");
+      expect(runScript(used.script), name).toBe("0,2,4,6,8");
+      // The same script again, from a file with one bit flipped, under a file name this process has not compiled.
+      writeFileSync(cacheFile, whole);
+      flipPayloadByte(cacheFile);
+      const damaged = compileWithCache({ source, filename: `${filename}.again`, scriptId: id, cacheFile });
+      expect(damaged.status, name).toBe("rejected");
+      expect(runScript(damaged.script), name).toBe("0,2,4,6,8");
+    }
+  });
+
+  it("names a cache kept for other node flags by the FNV-1a 32-bit hash of the flags, in 8 hex digits", () => {
+    // The published FNV-1a 32-bit test vectors, then the UTF-8 bytes of a non-ASCII string.
+    expect(fnv1a32Hex("")).toBe("811c9dc5");
+    expect(fnv1a32Hex("a")).toBe("e40c292c");
+    expect(fnv1a32Hex("foobar")).toBe("bf9cf968");
+    expect(fnv1a32Hex("é ü")).toBe("c6124f04");
+    expect(fnv1a32Hex("--stack-size=2000")).toMatch(/^[0-9a-f]{8}$/);
   });
 
   it("given a truncated file, a file without a header, an empty file or a header of another format, then each is corrupt and the script runs", () => {
@@ -191,7 +242,13 @@ describe("the bundled CLI's code cache, end to end", { timeout: 120_000 }, () =>
     expect(afterCorrupt.code).toBe(0);
     expect(afterCorrupt.stdout).toBe("third answer\n");
     expect(stableStderr(afterCorrupt.stderr)).toBe(reference);
+    // The header still says the payload's length is right: only V8's checksum tells the zeroed
+    // bytes apart, so the file is rewritten, and the next run uses the new one as it is.
+    const rewritten = readFileSync(cacheFile);
+    expect(rewritten.equals(corrupted)).toBe(false);
     expect("payload" in readCacheFile(cacheFile, scriptId)).toBe(true);
+    expect((await runOnce("third answer again")).stdout).toBe("third answer again\n");
+    expect(readFileSync(cacheFile).equals(rewritten)).toBe(true);
 
     const whole = readFileSync(cacheFile);
     const newline = whole.indexOf(10);
@@ -219,7 +276,9 @@ describe("the bundled CLI's code cache, end to end", { timeout: 120_000 }, () =>
     expect(flagged.stdout).toBe("flagged\n");
     const files = readdirSync(join(bundleCopy, "v8-cache")).sort();
     expect(files).toHaveLength(2);
-    expect(files[0]).toMatch(/^run-[0-9a-f]{12}\.bin$/);
+    expect(files[0]).toMatch(/^run-[0-9a-f]{8}\.bin$/);
+    // The flags as cached-main.js reads them: the command line's, then NODE_OPTIONS.
+    expect(files[0]).toBe(`run-${fnv1a32Hex(["--stack-size=2000", world?.env.NODE_OPTIONS ?? ""].join("\n").trim())}.bin`);
     expect(files[1]).toBe("run.bin");
     expect(readFileSync(cacheFile).equals(plain)).toBe(true);
   });

@@ -2,9 +2,8 @@
  * apps/cli/bundle/cached-main.js: runs `cli-script.js`, the whole CLI as one script, compiled
  * with a V8 code cache (code-cache.ts), one cache file per command name (and set of node
  * flags) under `v8-cache/` in the bundle folder, so `penguin run` and `penguin chat` each keep
- * the functions they use. A
- * cache that is missing or not valid for this script is ignored, and a fresh one is written
- * when the process exits.
+ * the functions they use. A cache that is missing or not valid for this script (V8 checks its
+ * checksum, see code-cache.ts) is ignored, and a fresh one is written when the process exits.
  *
  * The script is a CommonJS-style function: `require` resolves from the bundle folder as an ES
  * module's `createRequire(import.meta.url)` did, `"use strict"` keeps the strict mode ES
@@ -13,29 +12,31 @@
  * node: built-ins, the ES module vendor files in `vendor/`): a `vm.Script` has no module
  * loader of its own.
  */
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
-import { compileWithCache } from "./code-cache.js";
+import { compileWithCache, fnv1a32Hex, verifyCacheChecksums } from "./code-cache.js";
 
 /** The SHA-256 of cli-script.js, written in by the build (esbuild `define`). */
 declare const PENGUIN_SCRIPT_ID: string;
 
 // main.ts sets the same flag; it is set here first because V8 keys a code cache by the flags
-// in effect, so the cache must be made and used under the same ones.
+// in effect, so the cache must be made and used under the same ones. The same holds for the
+// flag that has V8 checksum its caches, which replaces hashing the payload ourselves.
 setFlagsFromString("--liftoff-only");
+verifyCacheChecksums();
 
 const bundleDir = dirname(fileURLToPath(import.meta.url));
 const scriptPath = join(bundleDir, "cli-script.js");
 const command = process.argv[2];
 const commandName = command !== undefined && /^[a-z][a-z0-9-]{0,31}$/.test(command) ? command : "other";
 // V8 refuses a cache made under other V8 flags, so `node --inspect main.js run` or a
-// NODE_OPTIONS with flags keeps caches of its own instead of rewriting the plain one each time.
+// NODE_OPTIONS with flags keeps caches of its own instead of rewriting the plain one each time,
+// named by a short hash of the flags (FNV-1a: a name, not a check, and no node:crypto to load).
 const nodeFlags = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].join("\n").trim();
-const cacheName = nodeFlags === "" ? commandName : `${commandName}-${createHash("sha1").update(nodeFlags).digest("hex").slice(0, 12)}`;
+const cacheName = nodeFlags === "" ? commandName : `${commandName}-${fnv1a32Hex(nodeFlags)}`;
 const compiled = compileWithCache({
   // Already wrapped by the build as `(function (exports, require, module, __filename,
   // __dirname, __penguinImport) {"use strict"; … })`, and in ASCII, so latin1 is exact,

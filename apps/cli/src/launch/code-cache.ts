@@ -9,19 +9,22 @@
  * bytes flipped, written for another build of the script, another Node or V8, rejected by
  * V8) the script compiles from source as if there were no cache, and a fresh cache is
  * written when the process exits. V8 itself only checks a cache against the source's
- * *length* and does not verify its checksum in release builds, so this file adds what makes
- * a stale or damaged cache safe to reject: a header naming the exact script (a SHA-256 the
- * build computes), the Node and V8 versions and the payload's own SHA-1.
+ * *length*, and checks the payload's checksum only under `--verify-snapshot-checksum` (off in
+ * release builds), so this file sets that flag (V8 then writes a checksum into every cache it
+ * makes and rejects one whose bytes do not match it, at the cost of an Adler-32 pass) and adds
+ * a header naming the exact script (a SHA-256 the build computes), the Node and V8 versions and
+ * the payload's length. It imports no node:crypto: hashing a several-MB payload on every start
+ * is what V8's own check replaces.
  *
  * Layout of a cache file: one line of JSON (the header), a newline, then V8's bytes.
  */
-import { createHash } from "node:crypto";
 import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { setFlagsFromString } from "node:v8";
 import { Script } from "node:vm";
 
 /** The format of the header; bump it when the layout changes. */
-const FORMAT = "penguin-v8-code-cache/1";
+const FORMAT = "penguin-v8-code-cache/2";
 
 export interface CacheHeader {
   format: string;
@@ -31,7 +34,6 @@ export interface CacheHeader {
   v8: string;
   arch: string;
   payloadBytes: number;
-  payloadSha1: string;
 }
 
 /** How the cache file served this start. */
@@ -55,6 +57,29 @@ export interface CachedScript {
   save(): void;
 }
 
+let verifying = false;
+
+/**
+ * Makes V8 checksum every code cache it creates and verify that checksum when it consumes one
+ * (a damaged cache is then rejected: `cachedDataRejected`). V8 keys a cache by the flags in
+ * effect and this flag is one of them, so it must be set before a cache is made and before one
+ * is used: cached-main.js sets it first thing, and compileWithCache sets it too (once) so no
+ * caller can forget. The flag also verifies the startup snapshot of any later isolate (a worker),
+ * once per process.
+ */
+export function verifyCacheChecksums(): void {
+  if (verifying) return;
+  setFlagsFromString("--verify-snapshot-checksum");
+  verifying = true;
+}
+
+/** FNV-1a, 32 bits, over the UTF-8 bytes of `text`, as 8 hex digits: a short name for a set of node flags, not a check. */
+export function fnv1a32Hex(text: string): string {
+  let hash = 0x811c9dc5;
+  for (const byte of Buffer.from(text, "utf8")) hash = Math.imul(hash ^ byte, 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, "0");
+}
+
 function headerFor(scriptId: string, payload: Buffer): CacheHeader {
   return {
     format: FORMAT,
@@ -63,7 +88,6 @@ function headerFor(scriptId: string, payload: Buffer): CacheHeader {
     v8: process.versions.v8,
     arch: process.arch,
     payloadBytes: payload.length,
-    payloadSha1: createHash("sha1").update(payload).digest("hex"),
   };
 }
 
@@ -86,7 +110,8 @@ export function readCacheFile(cacheFile: string, scriptId: string): { payload: B
   if (typeof header !== "object" || header === null || header.format !== FORMAT) return { status: "corrupt" };
   if (header.script !== scriptId || header.node !== process.version || header.v8 !== process.versions.v8 || header.arch !== process.arch) return { status: "stale" };
   const payload = file.subarray(newline + 1);
-  if (header.payloadBytes !== payload.length || header.payloadSha1 !== createHash("sha1").update(payload).digest("hex")) return { status: "corrupt" };
+  // A truncated or padded payload; flipped bytes are V8's to find (verifyCacheChecksums).
+  if (header.payloadBytes !== payload.length) return { status: "corrupt" };
   return { payload };
 }
 
@@ -120,6 +145,7 @@ export function writeCacheFile(cacheFile: string, scriptId: string, payload: Buf
 
 /** Compiles the script, from the cache when a valid one is there, from source otherwise. */
 export function compileWithCache(options: CachedScriptOptions): CachedScript {
+  verifyCacheChecksums();
   const read = readCacheFile(options.cacheFile, options.scriptId);
   const cachedData = "payload" in read ? read.payload : undefined;
   const script = new Script(options.source, { filename: options.filename, ...(cachedData === undefined ? {} : { cachedData }) });
