@@ -10,6 +10,8 @@
 // for commands that may fetch; the coverage's script list shows which built-ins loaded).
 // A one-turn run sends its request over node:http, never through the global fetch, whose
 // undici Node compiles on first use (~25–35 ms of a run's start).
+// A run whose system_config.yaml is unchanged takes it from the parse cache: neither the parser
+// nor the schema builder runs (core's state/system-config-cache.ts).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,6 +26,14 @@ const SCHEMA_MODULE = "packages/omnimessage/dist/schema.js";
 const RUN_COMMAND = "apps/cli/dist/commands/run.js";
 /** The initializer of effect's barrel, under whatever node_modules path pnpm gave it. */
 const EFFECT_BARREL = "effect/dist/esm/index.js";
+/**
+ * core's system_config.yaml parser and the builder of its schema (state/system-config.ts), and
+ * loadAgentState's slow path that loads them (state/agent-state.ts). The bundle's export getter
+ * of the parser bears its name too: its count is the getter's and the function's.
+ */
+const PARSE_SYSTEM_CONFIG = "parseSystemConfig";
+const BUILD_CONFIG_SCHEMA = "buildSystemConfigSchema";
+const PARSE_AND_CACHE = "parseAndCache";
 
 interface CoverageFile {
   result: { url: string; functions: { functionName: string; ranges: { count: number }[] }[] }[];
@@ -54,12 +64,12 @@ afterEach(async () => {
   for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
 });
 
-async function runWithCoverage(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; counts: Map<string, number> }> {
+async function runWithCoverage(args: string[], names = [SCHEMA_MODULE, RUN_COMMAND, EFFECT_BARREL]): Promise<{ code: number | null; stdout: string; stderr: string; counts: Map<string, number> }> {
   if (world === undefined) throw new Error("start the world first");
   const coverageDir = mkdtempSync(join(tmpdir(), "penguin-cli-coverage-"));
   temps.push(coverageDir);
   const r = await runCli(args, { env: { ...world.env, NODE_V8_COVERAGE: coverageDir }, cwd: world.workspace });
-  return { ...r, counts: callCounts(coverageDir, [SCHEMA_MODULE, RUN_COMMAND, EFFECT_BARREL]) };
+  return { ...r, counts: callCounts(coverageDir, names) };
 }
 
 describe("start-up of the bundled CLI", { timeout: 60_000 }, () => {
@@ -80,6 +90,26 @@ describe("start-up of the bundled CLI", { timeout: 60_000 }, () => {
     expect(resumed.counts.get(SCHEMA_MODULE)).toBe(1);
     // The resumed request carried the first turn, read back through the decoder.
     expect(JSON.stringify(world.kit.requests.at(-1)?.body)).toContain("first answer");
+  });
+
+  it("a run with an unchanged system_config.yaml neither parses it nor builds its schema; the run that found no cache did both", async () => {
+    world = await startWorld({ script: [{ text: "first answer" }, { text: "second answer" }] });
+    const names = [RUN_COMMAND, PARSE_SYSTEM_CONFIG, BUILD_CONFIG_SCHEMA, PARSE_AND_CACHE];
+    const cold = await runWithCoverage(["run", "-m", "say something"], names);
+    expect(cold.code, cold.stderr).toBe(0);
+    // An async function counts once per resumption (after each await), so at least once.
+    expect(cold.counts.get(PARSE_AND_CACHE)).toBeGreaterThanOrEqual(1);
+    expect(cold.counts.get(PARSE_SYSTEM_CONFIG)).toBeGreaterThanOrEqual(1);
+    expect(cold.counts.get(BUILD_CONFIG_SCHEMA)).toBe(1);
+
+    const warm = await runWithCoverage(["run", "-m", "say more"], names);
+    expect(warm.code, warm.stderr).toBe(0);
+    expect(warm.stdout).toBe("second answer\n");
+    expect(warm.counts.get(RUN_COMMAND)).toBe(1);
+    // Absent from the coverage (never compiled) or present and never run: either way not called.
+    expect(warm.counts.get(PARSE_AND_CACHE) ?? 0).toBe(0);
+    expect(warm.counts.get(PARSE_SYSTEM_CONFIG) ?? 0).toBe(0);
+    expect(warm.counts.get(BUILD_CONFIG_SCHEMA) ?? 0).toBe(0);
   });
 
   it("help and version do not load node:v8, which a run does (for --liftoff-only)", async () => {

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Schema } from "effect";
 import { buildProgram, EXIT } from "@penguin/cli";
-import { ProjectConfigSchema, SystemConfigSchema } from "@penguin/core";
+import { ProjectConfigSchema, systemConfigSchema } from "@penguin/core";
 import { OmniMessageSchema } from "@penguin/omnimessage/schema";
 import { createServerApp, openApiDocument } from "@penguin/server";
 import { cliReferencePage, commandsOf, type CliFacts } from "./reference/cli.js";
@@ -46,11 +46,11 @@ async function serverOpenApi(): Promise<{ document: unknown; routeTableSize: num
 }
 
 export async function referenceInputs(): Promise<ReferenceInputs> {
-  const systemDefaults = Schema.decodeUnknownSync(SystemConfigSchema)({ system_prompt: "" });
+  const systemDefaults = Schema.decodeUnknownSync(systemConfigSchema())({ system_prompt: "" });
   const server = await serverOpenApi();
   return {
     cli: { program: buildProgram(() => undefined), exitCodes: EXIT },
-    config: { system: configFields(SystemConfigSchema, systemDefaults), project: configFields(ProjectConfigSchema, undefined) },
+    config: { system: configFields(systemConfigSchema(), systemDefaults), project: configFields(ProjectConfigSchema, undefined) },
     events: eventFacts(OmniMessageSchema),
     http: httpRoutes(server.document),
     routeTableSize: server.routeTableSize,

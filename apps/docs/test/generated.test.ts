@@ -6,7 +6,7 @@
 import { Option as CommanderOption } from "commander";
 import { Schema } from "effect";
 import { beforeAll, describe, expect, it } from "vitest";
-import { defaultSystemConfig, parseProjectConfig, SystemConfigSchema } from "@penguin/core";
+import { defaultSystemConfig, parseProjectConfig, systemConfigSchema } from "@penguin/core";
 import { EXIT } from "@penguin/cli";
 import { configFields } from "../scripts/reference/config.js";
 import { commandsOf } from "../scripts/reference/cli.js";
@@ -76,7 +76,7 @@ describe("the generated reference pages", () => {
     const run = commandsOf(inputs.cli.program).find((c) => c.path === "run")?.command;
     expect(run).toBeDefined();
     run!.addOption(new CommanderOption("--fixture-flag <value>", "an option only this test adds"));
-    const withField = Schema.Struct({ ...SystemConfigSchema.fields, fixture_field: Schema.optional(Schema.String.annotations({ description: "a field only this test adds" })) });
+    const withField = Schema.Struct({ ...systemConfigSchema().fields, fixture_field: Schema.optional(Schema.String.annotations({ description: "a field only this test adds" })) });
     const changed: ReferenceInputs = { ...inputs, config: { ...inputs.config, system: configFields(withField, Schema.decodeUnknownSync(withField)({ system_prompt: "" })) } };
     const stale = stalePages(referencePages(changed));
     expect(stale.map((line) => line.split(" ")[0])).toEqual([

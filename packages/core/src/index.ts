@@ -61,7 +61,7 @@ export { sessionCommandSandbox, type SessionPlace } from "./environment/commands
 export * from "./subagents/index.js";
 export { ensureAgentState, loadAgentState } from "./state/agent-state.js";
 export type { AgentState } from "./state/agent-state.js";
-export { parseSystemConfig, SystemConfigSchema } from "./state/system-config.js";
+export { parseSystemConfig, systemConfigSchema } from "./state/system-config.js";
 export type { SystemConfig } from "./state/system-config.js";
 export { defaultSystemConfig, defaultSystemConfigYaml, KERNEL_VERSION } from "./state/default-system-config.js";
 export { VAULT_KEY, readVault, parseVault, writeVault, setVaultValue, removeVaultValue } from "./state/vault.js";

@@ -1,6 +1,6 @@
 /**
  * The configuration reference, from the effect/Schema ASTs the program decodes its files
- * with: system_config.yaml (SystemConfigSchema) and .project_config.toml
+ * with: system_config.yaml (systemConfigSchema()) and .project_config.toml
  * (ProjectConfigSchema). Each field's type and constraints come from the AST (a refinement's
  * `message` annotation says what the value must be), its description from the `description`
  * annotation, and its default from what decoding fills in (system_config.yaml) or the
@@ -192,7 +192,7 @@ export interface ConfigFacts {
 export function configReferencePage(facts: ConfigFacts, lang: Lang): string {
   const w = WORDS[lang];
   return blocks([
-    pageHeader(lang, w.title, `${code("SystemConfigSchema")}, ${code("ProjectConfigSchema")} (packages/core/src/state)`, w.intro).trimEnd(),
+    pageHeader(lang, w.title, `${code("systemConfigSchema()")}, ${code("ProjectConfigSchema")} (packages/core/src/state)`, w.intro).trimEnd(),
     "::: v-pre",
     `## ${w.system}`,
     w.systemWhere,

@@ -15,6 +15,8 @@
  *
  * `loadAgentState` reads everything a session needs; any broken file is a ConfigError that
  * names it. Schedules are the exception (schedules.ts): they are summarized, not enforced.
+ * system_config.yaml comes from its parse cache (system-config-cache.ts) when that was made from
+ * the same text; only otherwise is the parser (system-config.ts, with its schema) loaded.
  */
 import { randomBytes } from "node:crypto";
 import { mkdir, rename, rm, stat } from "node:fs/promises";
@@ -27,7 +29,8 @@ import { userMemoryDir } from "./memory.js";
 import { DEFAULT_AGENT, type AgentPaths } from "./paths.js";
 import { listSchedules, type ScheduleSummary } from "./schedules.js";
 import { listInstalledSkills, preinstalledLibrarySkills, type SkillMeta } from "./skills.js";
-import { parseSystemConfig, type SystemConfig } from "./system-config.js";
+import { cachedSystemConfig, readSystemConfigCache, writeSystemConfigCache } from "./system-config-cache.js";
+import type { SystemConfig } from "./system-config-shape.js";
 import { readVault } from "./vault.js";
 
 export interface AgentState {
@@ -54,8 +57,9 @@ export async function ensureAgentState(paths: AgentPaths): Promise<void> {
 export async function loadAgentState(paths: AgentPaths): Promise<AgentState> {
   // The files are read at once (each read waits on the thread pool: one after another they
   // cost a session's start a round trip each); a problem is still reported in the order below.
-  const [configRead, agentsMdRead, vaultRead, schedulesRead] = await Promise.allSettled([
+  const [configRead, cacheRead, agentsMdRead, vaultRead, schedulesRead] = await Promise.allSettled([
     readOptional(paths.systemConfig),
+    readSystemConfigCache(paths.systemConfigCache),
     readOptional(paths.agentsMd),
     readVault(paths.vault),
     listSchedules(paths.scheduleDir),
@@ -68,12 +72,20 @@ export async function loadAgentState(paths: AgentPaths): Promise<AgentState> {
       hint: "restore it from a snapshot, or delete agent_state/ to recreate the defaults",
     });
   }
-  const parsed = parseSystemConfig(text, paths.systemConfig);
+  const parsed = cachedSystemConfig(settledValue(cacheRead), text) ?? (await parseAndCache(text, paths));
   const config = parsed.name === "" ? { ...parsed, name: paths.agentId } : parsed;
   const agentsMd = settledValue(agentsMdRead) ?? "";
   const vault = settledValue(vaultRead);
   const skills = await listInstalledSkills(paths);
   return { paths, config, agentsMd, vault, skills, schedules: settledValue(schedulesRead) };
+}
+
+/** The slow path: the parser is loaded only now; its result is cached for the next start (a ConfigError caches nothing). */
+async function parseAndCache(text: string, paths: AgentPaths): Promise<SystemConfig> {
+  const { parseSystemConfig } = await import("./system-config.js");
+  const config = parseSystemConfig(text, paths.systemConfig);
+  await writeSystemConfigCache(paths.systemConfigCache, text, config);
+  return config;
 }
 
 function settledValue<T>(result: PromiseSettledResult<T>): T {

@@ -8,6 +8,7 @@
  *   <root>/<project>/agents/<agent>/traces/<yyyy-mm-dd>/<sessionId>_<NNN>.jsonl
  *   <root>/<project>/agents/<agent>/{scratchpad/<sid>/, workspaces/tmp-<8hex>/, shared_env/,
  *                                    benchmarks/, snapshots/}
+ *   <root>/<project>/agents/<agent>/cache/system_config.json   (0600; a shortcut, safe to delete)
  *   <root>/.cache/sandbox-probe.json   (a cache: the sandbox probe's last yes, see data-root.ts)
  *
  * The root is `--root` > `PENGUIN_HOME` > `~/.penguin/data`.
@@ -68,6 +69,10 @@ export interface AgentPaths extends ProjectPaths {
   snapshotsDir: string;
   /** The workspace checkpoint store (packs of content-addressed blobs), shared by the agent's sessions. */
   checkpointsDir: string;
+  /** Derived files that only save work (never in a snapshot): deleting the folder loses nothing. */
+  cacheDir: string;
+  /** The parsed system_config.yaml (system-config-cache.ts), 0600: it holds what the YAML holds. */
+  systemConfigCache: string;
 }
 
 export function projectPaths(root: string, projectId: string): ProjectPaths {
@@ -106,6 +111,8 @@ export function agentPaths(root: string, projectId: string, agentId: string): Ag
     benchmarksDir: join(agentDir, "benchmarks"),
     snapshotsDir: join(agentDir, "snapshots"),
     checkpointsDir: join(agentDir, "checkpoints"),
+    cacheDir: join(agentDir, "cache"),
+    systemConfigCache: join(agentDir, "cache", "system_config.json"),
   };
 }
 

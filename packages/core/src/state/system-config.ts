@@ -13,7 +13,9 @@
  *   found), so a session never starts on a half-understood config.
  * Validation is an effect/Schema (decoded once per file, stopping at the first problem);
  * every node carries a `message` annotation saying what it must be, and the yaml document
- * API maps the failing field's path back to its line.
+ * API maps the failing field's path back to its line. The schema is built on first use
+ * (systemConfigSchema()), not when this module is evaluated: a start whose config comes from
+ * the parse cache (system-config-cache.ts) never pays for it.
  */
 import { isMap, LineCounter, parseDocument } from "yaml";
 import { Either, ParseResult, Schema, SchemaAST } from "effect";
@@ -30,12 +32,6 @@ export type { CompactionMode, McpServerEntry, PromptSectionConfig, SystemConfig 
 /** The `message` annotation: what a user reads after the field name when the value is wrong. */
 const mustBe = (text: string) => ({ message: () => text });
 
-const Text = Schema.String.annotations(mustBe("must be text"));
-const Flag = Schema.Boolean.annotations(mustBe("must be true or false"));
-const WholeNumber = Schema.Number.annotations(mustBe("must be a number")).pipe(Schema.int(mustBe("must be a whole number")));
-const Positive = WholeNumber.pipe(Schema.greaterThan(0, mustBe("must be greater than 0")));
-/** -1 = no limit, otherwise at least 1. */
-const Limit = WholeNumber.pipe(Schema.filter((n) => n === -1 || n >= 1, mustBe("must be -1 (no limit) or at least 1")));
 const mapping = (text: string) => Schema.mutable(Schema.Record({ key: Schema.String, value: Schema.Unknown })).annotations(mustBe(text));
 
 /** A key that may be left out (or left empty): `value` then, read anew each time (the file is never rewritten). */
@@ -51,28 +47,6 @@ function section<Fields extends Schema.Struct.Fields>(fields: Fields, descriptio
   return Schema.optionalWith(struct, { default: () => defaults });
 }
 
-const promptSection = (prompt: string, description: string) =>
-  section(
-    {
-      enabled: orDefault(Flag.annotations({ description: "Include this section in the system prompt." }), true),
-      prompt: orDefault(Text.annotations({ description: "The section's text in the system prompt." }), prompt),
-    },
-    description,
-  );
-
-const ToolDefinitionEntry = Schema.Struct({
-  name: Text.pipe(Schema.minLength(1, mustBe("must not be empty"))).annotations({ description: "The tool's name as the model calls it." }),
-  description: Text.annotations({ description: "What the tool does, as the model reads it." }),
-  parameters: Schema.optional(mapping("must be a mapping (a JSON schema)").annotations({ description: "The JSON schema of the tool's arguments." })),
-}).annotations(mustBe("must be a mapping with name, description and parameters"));
-
-const McpServerConfigEntry = Schema.Struct({
-  name: Text.pipe(Schema.pattern(/^[A-Za-z0-9_-]+$/, mustBe("must use only letters, digits, _ and -"))).annotations({
-    description: "The server's name: its tools are called mcp__<name>__<tool>.",
-  }),
-  config: mapping("must be a mapping of transport settings").annotations({ description: "Transport settings: command, args, env, cwd (stdio) or url, headers (http, sse); transport, connectTimeoutMs (default 10000), permission (auto, r, rw)." }),
-}).annotations(mustBe("must be a mapping with name and config"));
-
 /** The second entry with a name already used is the one reported, at its `name`. */
 function repeatedServerName(servers: readonly { name: string }[]): Schema.FilterOutput {
   const seen = new Set<string>();
@@ -83,84 +57,131 @@ function repeatedServerName(servers: readonly { name: string }[]): Schema.Filter
   return undefined;
 }
 
-const McpServers = Schema.mutable(Schema.Array(McpServerConfigEntry))
-  .annotations(mustBe("must be a list of { name, config } entries"))
-  .pipe(Schema.filter(repeatedServerName));
-
 const D = CONFIG_DEFAULTS;
 
 /** The `description` annotation: what a field is for, shown by the generated configuration reference. */
 const about = (description: string) => ({ description });
 
-/**
- * The schema of system_config.yaml. Exported for the documentation generator (apps/docs), which
- * walks its AST: every field carries a `description`, and the defaults are what decoding fills in.
- */
-export const SystemConfigSchema = Schema.Struct({
-  name: orDefault(Text.annotations(about("Display name of the agent.")), ""),
-  description: orDefault(Text.annotations(about("One line saying what this agent is for.")), ""),
-  version: orDefault(Positive.annotations(about("Revision of this agent's state; raised by snapshots and the optimizer.")), D.version),
-  kernel_version: orDefault(
-    WholeNumber.pipe(Schema.greaterThanOrEqualTo(0, mustBe("must be 0 or more"))).annotations(about("Generation of the harness defaults the file was written from (0 = unknown).")),
-    0,
-  ),
-  system_prompt: Text.annotations(about("The system prompt; {{PLACEHOLDERS}} such as {{AGENTS_MD}}, {{CWD}} and {{MODEL_ID}} are filled per session. The one required key.")),
-  max_turns: orDefault(Limit.annotations(about("Maximum model requests per task; -1 = no limit.")), D.max_turns),
-  model: section(
-    {
-      max_tokens: orDefault(Positive.annotations(about("Output token cap per request (also capped by the model's context window).")), D.model.max_tokens),
-      thinking_level: orDefault(
-        Schema.Literal(...THINKING_LEVELS).annotations({ ...mustBe(`must be one of ${THINKING_LEVELS.join(", ")}`), ...about("How much the model thinks before answering.") }),
-        D.model.thinking_level,
-      ),
-      timeoutMs: orDefault(Positive.annotations(about("A request with no progress for this many milliseconds is retried.")), D.model.timeoutMs),
-    },
-    "Model request settings.",
-  ),
-  compaction: section(
-    {
-      max_context_length: orDefault(Positive.annotations(about("Compact when the context grows past this many tokens.")), D.compaction.max_context_length),
-      max_session_turns: orDefault(Limit.annotations(about("Compact after this many requests in one context; -1 = only by size.")), D.compaction.max_session_turns),
-      mode: orDefault(
-        Schema.Literal("summarize", "discard").annotations({ ...mustBe("must be summarize or discard"), ...about("summarize replaces the history by a summary; discard starts from an empty context.") }),
-        D.compaction.mode,
-      ),
-      prompt: orDefault(Text.annotations(about("Sent to the model to write the summary (summarize mode).")), D.compaction.prompt),
-    },
-    "Context compaction: when and how the history is shortened.",
-  ),
-  memory: section(
-    {
-      enabled: orDefault(Flag.annotations(about("Include the memory section in the system prompt.")), D.memory.enabled),
-      prompt: orDefault(Text.annotations(about("The user-wide memory section ({{MEMORY_DIR}}, {{MEMORY_INDEX}}).")), D.memory.prompt),
-      workspace_prompt: orDefault(Text.annotations(about("The memory section of the current workspace (same placeholders).")), D.memory.workspace_prompt),
-    },
-    "Persistent memory in agent_state/memory/.",
-  ),
-  vault: promptSection(D.vault.prompt, "Secrets in .vault.toml reach commands as environment variables; the prompt lists names only ({{VAULT_KEYS}})."),
-  skills: promptSection(D.skills.prompt, "Installed skills in agent_state/skills/; the prompt lists one line per skill ({{SKILL_METADATA}})."),
-  schedules: promptSection(D.schedules.prompt, "Scheduled tasks in agent_state/schedule/*.toml, run by the server ({{SCHEDULE_LIST}})."),
-  tools: section(
-    {
-      builtin: Schema.optional(
-        Schema.mutable(Schema.Array(ToolDefinitionEntry)).annotations({ ...mustBe("must be a list of tool definitions"), ...about("A full list of tool definitions that replaces the default tools; leave it out to keep them.") }),
-      ),
-      mcpServers: orDefault(McpServers.annotations(about("MCP servers whose tools appear as mcp__<name>__<tool>; config is { command, args } (stdio) or { url }.")), []),
-      exec: Schema.optional(
-        Schema.Struct({ loginShell: orDefault(Flag.annotations(about("Source the login profile for every command (bash -lc) instead of capturing its environment once.")), false) }).annotations({
-          ...mustBe("must be a mapping (loginShell: true or false)"),
-          ...about("How commands are started."),
-        }),
-      ),
-    },
-    "The tools the model gets.",
-  ),
-  /** Lifecycle hooks in Claude Code's shape (hooks/hook-config.ts); absent = none. */
-  hooks: Schema.optional(Schema.mutable(HooksSchema).annotations(about("Lifecycle hooks (SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact, Stop, SubagentStop) in Claude Code's settings shape; absent = none."))),
-});
+/** Builds the schema of system_config.yaml: every node of it is made here, on the first call only (see systemConfigSchema). */
+function buildSystemConfigSchema() {
+  const Text = Schema.String.annotations(mustBe("must be text"));
+  const Flag = Schema.Boolean.annotations(mustBe("must be true or false"));
+  const WholeNumber = Schema.Number.annotations(mustBe("must be a number")).pipe(Schema.int(mustBe("must be a whole number")));
+  const Positive = WholeNumber.pipe(Schema.greaterThan(0, mustBe("must be greater than 0")));
+  /** -1 = no limit, otherwise at least 1. */
+  const Limit = WholeNumber.pipe(Schema.filter((n) => n === -1 || n >= 1, mustBe("must be -1 (no limit) or at least 1")));
 
-/** Built once: decoding stops at the first problem, unknown keys are dropped. */
-const decodeSystemConfig = Schema.decodeUnknownEither(SystemConfigSchema, { errors: "first", onExcessProperty: "ignore" });
+  const promptSection = (prompt: string, description: string) =>
+    section(
+      {
+        enabled: orDefault(Flag.annotations({ description: "Include this section in the system prompt." }), true),
+        prompt: orDefault(Text.annotations({ description: "The section's text in the system prompt." }), prompt),
+      },
+      description,
+    );
+
+  const ToolDefinitionEntry = Schema.Struct({
+    name: Text.pipe(Schema.minLength(1, mustBe("must not be empty"))).annotations({ description: "The tool's name as the model calls it." }),
+    description: Text.annotations({ description: "What the tool does, as the model reads it." }),
+    parameters: Schema.optional(mapping("must be a mapping (a JSON schema)").annotations({ description: "The JSON schema of the tool's arguments." })),
+  }).annotations(mustBe("must be a mapping with name, description and parameters"));
+
+  const McpServerConfigEntry = Schema.Struct({
+    name: Text.pipe(Schema.pattern(/^[A-Za-z0-9_-]+$/, mustBe("must use only letters, digits, _ and -"))).annotations({
+      description: "The server's name: its tools are called mcp__<name>__<tool>.",
+    }),
+    config: mapping("must be a mapping of transport settings").annotations({ description: "Transport settings: command, args, env, cwd (stdio) or url, headers (http, sse); transport, connectTimeoutMs (default 10000), permission (auto, r, rw)." }),
+  }).annotations(mustBe("must be a mapping with name and config"));
+
+  const McpServers = Schema.mutable(Schema.Array(McpServerConfigEntry))
+    .annotations(mustBe("must be a list of { name, config } entries"))
+    .pipe(Schema.filter(repeatedServerName));
+
+  return Schema.Struct({
+    name: orDefault(Text.annotations(about("Display name of the agent.")), ""),
+    description: orDefault(Text.annotations(about("One line saying what this agent is for.")), ""),
+    version: orDefault(Positive.annotations(about("Revision of this agent's state; raised by snapshots and the optimizer.")), D.version),
+    kernel_version: orDefault(
+      WholeNumber.pipe(Schema.greaterThanOrEqualTo(0, mustBe("must be 0 or more"))).annotations(about("Generation of the harness defaults the file was written from (0 = unknown).")),
+      0,
+    ),
+    system_prompt: Text.annotations(about("The system prompt; {{PLACEHOLDERS}} such as {{AGENTS_MD}}, {{CWD}} and {{MODEL_ID}} are filled per session. The one required key.")),
+    max_turns: orDefault(Limit.annotations(about("Maximum model requests per task; -1 = no limit.")), D.max_turns),
+    model: section(
+      {
+        max_tokens: orDefault(Positive.annotations(about("Output token cap per request (also capped by the model's context window).")), D.model.max_tokens),
+        thinking_level: orDefault(
+          Schema.Literal(...THINKING_LEVELS).annotations({ ...mustBe(`must be one of ${THINKING_LEVELS.join(", ")}`), ...about("How much the model thinks before answering.") }),
+          D.model.thinking_level,
+        ),
+        timeoutMs: orDefault(Positive.annotations(about("A request with no progress for this many milliseconds is retried.")), D.model.timeoutMs),
+      },
+      "Model request settings.",
+    ),
+    compaction: section(
+      {
+        max_context_length: orDefault(Positive.annotations(about("Compact when the context grows past this many tokens.")), D.compaction.max_context_length),
+        max_session_turns: orDefault(Limit.annotations(about("Compact after this many requests in one context; -1 = only by size.")), D.compaction.max_session_turns),
+        mode: orDefault(
+          Schema.Literal("summarize", "discard").annotations({ ...mustBe("must be summarize or discard"), ...about("summarize replaces the history by a summary; discard starts from an empty context.") }),
+          D.compaction.mode,
+        ),
+        prompt: orDefault(Text.annotations(about("Sent to the model to write the summary (summarize mode).")), D.compaction.prompt),
+      },
+      "Context compaction: when and how the history is shortened.",
+    ),
+    memory: section(
+      {
+        enabled: orDefault(Flag.annotations(about("Include the memory section in the system prompt.")), D.memory.enabled),
+        prompt: orDefault(Text.annotations(about("The user-wide memory section ({{MEMORY_DIR}}, {{MEMORY_INDEX}}).")), D.memory.prompt),
+        workspace_prompt: orDefault(Text.annotations(about("The memory section of the current workspace (same placeholders).")), D.memory.workspace_prompt),
+      },
+      "Persistent memory in agent_state/memory/.",
+    ),
+    vault: promptSection(D.vault.prompt, "Secrets in .vault.toml reach commands as environment variables; the prompt lists names only ({{VAULT_KEYS}})."),
+    skills: promptSection(D.skills.prompt, "Installed skills in agent_state/skills/; the prompt lists one line per skill ({{SKILL_METADATA}})."),
+    schedules: promptSection(D.schedules.prompt, "Scheduled tasks in agent_state/schedule/*.toml, run by the server ({{SCHEDULE_LIST}})."),
+    tools: section(
+      {
+        builtin: Schema.optional(
+          Schema.mutable(Schema.Array(ToolDefinitionEntry)).annotations({ ...mustBe("must be a list of tool definitions"), ...about("A full list of tool definitions that replaces the default tools; leave it out to keep them.") }),
+        ),
+        mcpServers: orDefault(McpServers.annotations(about("MCP servers whose tools appear as mcp__<name>__<tool>; config is { command, args } (stdio) or { url }.")), []),
+        exec: Schema.optional(
+          Schema.Struct({ loginShell: orDefault(Flag.annotations(about("Source the login profile for every command (bash -lc) instead of capturing its environment once.")), false) }).annotations({
+            ...mustBe("must be a mapping (loginShell: true or false)"),
+            ...about("How commands are started."),
+          }),
+        ),
+      },
+      "The tools the model gets.",
+    ),
+    /** Lifecycle hooks in Claude Code's shape (hooks/hook-config.ts); absent = none. */
+    hooks: Schema.optional(Schema.mutable(HooksSchema).annotations(about("Lifecycle hooks (SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact, Stop, SubagentStop) in Claude Code's settings shape; absent = none."))),
+  });
+}
+
+type SystemConfigSchemaType = ReturnType<typeof buildSystemConfigSchema>;
+let builtSchema: SystemConfigSchemaType | undefined;
+
+/**
+ * The schema of system_config.yaml, built on the first call and kept. Exported for the
+ * documentation generator (apps/docs), which walks its AST (every field carries a
+ * `description`, and the defaults are what decoding fills in), and for the parse cache's
+ * generation pin (test/state/system-config-cache.test.ts).
+ */
+export function systemConfigSchema(): SystemConfigSchemaType {
+  builtSchema ??= buildSystemConfigSchema();
+  return builtSchema;
+}
+
+let builtDecoder: ((input: unknown) => Either.Either<SystemConfig, ParseResult.ParseError>) | undefined;
+
+/** Made once, on first use: decoding stops at the first problem, unknown keys are dropped. */
+function decodeSystemConfig(input: unknown): Either.Either<SystemConfig, ParseResult.ParseError> {
+  builtDecoder ??= Schema.decodeUnknownEither(systemConfigSchema(), { errors: "first", onExcessProperty: "ignore" });
+  return builtDecoder(input);
+}
 
 /** What the failing node says it must be: a filter's own words, its `message` annotation, or effect's wording. */
 function mustBeOf(problem: SchemaProblem): string {
