@@ -13,24 +13,17 @@
 import { CommanderError } from "commander";
 import { describeError } from "./cli-error.js";
 import { EXIT, type ExitCode } from "./exit-codes.js";
+import { preferBaselineWasm } from "./launch/baseline-wasm.js";
 import { buildProgram } from "./program.js";
 
-// Node's fetch parses HTTP with llhttp compiled to WebAssembly. By default V8 also compiles that
-// module with its optimizing tier on background threads, which on a one-turn `penguin run`
-// costs about 30 MiB of peak RSS and 40 ms of CPU for a parser that only ever reads a few
-// kilobytes of SSE. The baseline tier alone (Liftoff) is plenty for that. The flag is
-// process-wide, so it is set here, by the process owner, and not in the library that fetches.
-// Nothing else in the CLI runs WebAssembly; the flag only has to precede the first fetch.
-// Help and version fetch nothing, so they do not load node:v8 for it (about 1.5 ms of a
-// `penguin --help` that costs ~20 ms over bare node); the bundle's cached-main.js has set the
-// flag already for every other command, and this keeps it set when dist/main.js runs alone.
+// Node's fetch parses HTTP with llhttp compiled to WebAssembly, and V8's optimizing tier for it
+// costs a run ~30 MiB of peak RSS; V8's --liftoff-only avoids that. The flag is process-wide, so
+// the process owner sets it, and only right before the first WebAssembly compile (a trap,
+// launch/baseline-wasm.ts): a flag changed at start would make Node refuse its own code cache for
+// every built-in loaded afterwards. The bundle's cached-main.js has installed the trap already
+// for every command but help and version; this installs it when dist/main.js runs alone. Help
+// and version compile no WebAssembly, so they skip even the trap.
 const HELP_OR_VERSION = new Set(["-h", "--help", "-v", "-V", "--version"]);
-
-async function preferBaselineWasm(argv: string[]): Promise<void> {
-  if (argv.length <= 2 || argv.slice(2).some((a) => HELP_OR_VERSION.has(a))) return;
-  const { setFlagsFromString } = await import("node:v8");
-  setFlagsFromString("--liftoff-only");
-}
 
 function flushAndExit(code: ExitCode): void {
   let pending = 2;
@@ -51,7 +44,7 @@ async function main(argv: string[]): Promise<ExitCode> {
     program.outputHelp();
     return EXIT.done;
   }
-  await preferBaselineWasm(argv);
+  if (!argv.slice(2).some((a) => HELP_OR_VERSION.has(a))) preferBaselineWasm();
   try {
     await program.parseAsync(argv);
     return code;

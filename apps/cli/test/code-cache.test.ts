@@ -7,7 +7,8 @@
 // relative paths the build writes into it still reach the packages) so the cache files other
 // test files' runs write cannot interleave with this one's: `penguin run` writes
 // v8-cache/run.bin, the next run keeps it, and a corrupted, stale or unwritable cache leaves the
-// answer, the exit code and stderr exactly as without one.
+// answer, the exit code and stderr exactly as without one. A run that set --liftoff-only for a
+// fetch (baseline-wasm.ts) still writes a cache the next plain run keeps.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -201,10 +202,10 @@ describe("the bundled CLI's code cache, end to end", { timeout: 120_000 }, () =>
   });
   afterAll(() => rmSync(bundleCopy, { recursive: true, force: true }));
 
-  async function runOnce(answer: string, nodeFlags: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  async function runOnce(answer: string, nodeFlags: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
     world ??= await startWorld();
     world.kit.enqueue({ text: answer });
-    const child = spawn(process.execPath, [...nodeFlags, join(bundleCopy, "main.js"), "run", "-m", "answer me"], { env: world.env, cwd: world.workspace, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [...nodeFlags, join(bundleCopy, "main.js"), "run", "-m", "answer me"], { env: { ...world.env, ...env }, cwd: world.workspace, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
@@ -281,6 +282,20 @@ describe("the bundled CLI's code cache, end to end", { timeout: 120_000 }, () =>
     expect(files[0]).toBe(`run-${fnv1a32Hex(["--stack-size=2000", world?.env.NODE_OPTIONS ?? ""].join("\n").trim())}.bin`);
     expect(files[1]).toBe("run.bin");
     expect(readFileSync(cacheFile).equals(plain)).toBe(true);
+  });
+
+  it("writes, from a run whose fetch compiled WebAssembly (so set --liftoff-only), a cache the next plain run uses as it is", async () => {
+    rmSync(join(bundleCopy, "v8-cache"), { recursive: true, force: true });
+    // Proxy variables make the run send through fetch; the loopback model bypasses the proxy, so
+    // that is Node's global fetch, whose undici compiles llhttp to WebAssembly (test/proxy.test.ts).
+    const fetched = await runOnce("through fetch", [], { HTTP_PROXY: "http://127.0.0.1:9" });
+    expect(fetched.code).toBe(0);
+    expect(fetched.stdout).toBe("through fetch\n");
+    const written = readFileSync(cacheFile);
+    // The tiering flags were put back before the cache was made, so its flag hash is a plain start's.
+    const plain = await runOnce("plain again");
+    expect(plain.stdout).toBe("plain again\n");
+    expect(readFileSync(cacheFile).equals(written)).toBe(true);
   });
 
   it("answers --help and --version from the ES module build, without writing a cache", async () => {

@@ -6,8 +6,10 @@
 // and so evaluates them once, on the first decode. Nor may it evaluate effect's barrel
 // (`effect/dist/esm/index.js`, which would run all of effect and fast-check): the build
 // imports each effect name from its own module (cli-build.mjs, deepEffectImports).
-// `penguin --help` and `--version` do not load node:v8 (main.ts sets V8's --liftoff-only only
-// for commands that may fetch; the coverage's script list shows which built-ins loaded).
+// `penguin --help` and `--version` do not load node:v8, which a run does: cached-main.js turns
+// V8's checksum flag on around compiling its code cache (code-cache.ts), while --liftoff-only
+// waits for a first WebAssembly compile that a plain run never makes (launch/baseline-wasm.ts;
+// the coverage's script list shows which built-ins loaded).
 // A one-turn run sends its request over node:http, never through the global fetch, whose
 // undici Node compiles on first use (~25–35 ms of a run's start).
 // A run whose system_config.yaml is unchanged takes it from the parse cache: neither the parser
@@ -112,7 +114,7 @@ describe("start-up of the bundled CLI", { timeout: 60_000 }, () => {
     expect(warm.counts.get(BUILD_CONFIG_SCHEMA) ?? 0).toBe(0);
   });
 
-  it("help and version do not load node:v8, which a run does (for --liftoff-only)", async () => {
+  it("help and version do not load node:v8, which a run does (for the code cache's checksum flag)", async () => {
     world = await startWorld({ script: [{ text: "an answer" }] });
     const builtins = async (args: string[]): Promise<string[]> => {
       const coverageDir = mkdtempSync(join(tmpdir(), "penguin-cli-coverage-"));

@@ -16,17 +16,18 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { setFlagsFromString } from "node:v8";
-import { compileWithCache, fnv1a32Hex, verifyCacheChecksums } from "./code-cache.js";
+import { preferBaselineWasm, restoreWasmTierDefaults } from "./baseline-wasm.js";
+import { compileWithCache, fnv1a32Hex } from "./code-cache.js";
 
 /** The SHA-256 of cli-script.js, written in by the build (esbuild `define`). */
 declare const PENGUIN_SCRIPT_ID: string;
 
-// main.ts sets the same flag; it is set here first because V8 keys a code cache by the flags
-// in effect, so the cache must be made and used under the same ones. The same holds for the
-// flag that has V8 checksum its caches, which replaces hashing the payload ourselves.
-setFlagsFromString("--liftoff-only");
-verifyCacheChecksums();
+// No V8 flag stays changed at start: while one differs from its default, Node refuses its own
+// code cache for the built-ins a run loads later. code-cache.ts turns V8's checksum flag on only
+// around compiling and serializing our cache; `--liftoff-only` waits for the first WebAssembly
+// compile (baseline-wasm.ts), and is put back before a cache is made at exit, so the cache has
+// the flag hash of the next start's compile.
+preferBaselineWasm();
 
 const bundleDir = dirname(fileURLToPath(import.meta.url));
 const scriptPath = join(bundleDir, "cli-script.js");
@@ -46,7 +47,11 @@ const compiled = compileWithCache({
   scriptId: PENGUIN_SCRIPT_ID,
   cacheFile: join(bundleDir, "v8-cache", `${cacheName}.bin`),
 });
-if (compiled.status !== "used") process.once("exit", () => compiled.save());
+if (compiled.status !== "used")
+  process.once("exit", () => {
+    restoreWasmTierDefaults();
+    compiled.save();
+  });
 const cliModule = { exports: {} };
 const run = compiled.script.runInThisContext() as (...args: unknown[]) => void;
 run(cliModule.exports, createRequire(scriptPath), cliModule, scriptPath, bundleDir, (specifier: string) => import(specifier));

@@ -10,11 +10,11 @@
  * V8) the script compiles from source as if there were no cache, and a fresh cache is
  * written when the process exits. V8 itself only checks a cache against the source's
  * *length*, and checks the payload's checksum only under `--verify-snapshot-checksum` (off in
- * release builds), so this file sets that flag (V8 then writes a checksum into every cache it
- * makes and rejects one whose bytes do not match it, at the cost of an Adler-32 pass) and adds
- * a header naming the exact script (a SHA-256 the build computes), the Node and V8 versions and
- * the payload's length. It imports no node:crypto: hashing a several-MB payload on every start
- * is what V8's own check replaces.
+ * release builds), so this file turns that flag on around its own compile and serialize (V8 then
+ * writes a checksum into every cache it makes and rejects one whose bytes do not match it, at the
+ * cost of an Adler-32 pass), and off again after each, and adds a header naming the exact script
+ * (a SHA-256 the build computes), the Node and V8 versions and the payload's length. It imports
+ * no node:crypto: hashing a several-MB payload on every start is what V8's own check replaces.
  *
  * Layout of a cache file: one line of JSON (the header), a newline, then V8's bytes.
  */
@@ -57,20 +57,21 @@ export interface CachedScript {
   save(): void;
 }
 
-let verifying = false;
-
 /**
- * Makes V8 checksum every code cache it creates and verify that checksum when it consumes one
- * (a damaged cache is then rejected: `cachedDataRejected`). V8 keys a cache by the flags in
- * effect and this flag is one of them, so it must be set before a cache is made and before one
- * is used: cached-main.js sets it first thing, and compileWithCache sets it too (once) so no
- * caller can forget. The flag also verifies the startup snapshot of any later isolate (a worker),
- * once per process.
+ * Runs `step` with V8 checksumming the code caches it makes and verifying the checksum of those
+ * it consumes (a damaged cache is then rejected: `cachedDataRejected`). V8 keys a cache by a hash
+ * of the flags in effect and this flag is one of them, so it is on both when a cache is made and
+ * when one is used. It is turned off again right after: while any flag differs from its default,
+ * Node's own code cache for its built-in modules is refused too (same hash), and every built-in
+ * a run loads later would compile from source. V8 recomputes the hash after each change.
  */
-export function verifyCacheChecksums(): void {
-  if (verifying) return;
+export function withCacheChecksums<T>(step: () => T): T {
   setFlagsFromString("--verify-snapshot-checksum");
-  verifying = true;
+  try {
+    return step();
+  } finally {
+    setFlagsFromString("--no-verify-snapshot-checksum");
+  }
 }
 
 /** FNV-1a, 32 bits, over the UTF-8 bytes of `text`, as 8 hex digits: a short name for a set of node flags, not a check. */
@@ -110,7 +111,7 @@ export function readCacheFile(cacheFile: string, scriptId: string): { payload: B
   if (typeof header !== "object" || header === null || header.format !== FORMAT) return { status: "corrupt" };
   if (header.script !== scriptId || header.node !== process.version || header.v8 !== process.versions.v8 || header.arch !== process.arch) return { status: "stale" };
   const payload = file.subarray(newline + 1);
-  // A truncated or padded payload; flipped bytes are V8's to find (verifyCacheChecksums).
+  // A truncated or padded payload; flipped bytes are V8's to find (withCacheChecksums).
   if (header.payloadBytes !== payload.length) return { status: "corrupt" };
   return { payload };
 }
@@ -145,16 +146,15 @@ export function writeCacheFile(cacheFile: string, scriptId: string, payload: Buf
 
 /** Compiles the script, from the cache when a valid one is there, from source otherwise. */
 export function compileWithCache(options: CachedScriptOptions): CachedScript {
-  verifyCacheChecksums();
   const read = readCacheFile(options.cacheFile, options.scriptId);
   const cachedData = "payload" in read ? read.payload : undefined;
-  const script = new Script(options.source, { filename: options.filename, ...(cachedData === undefined ? {} : { cachedData }) });
+  const script = withCacheChecksums(() => new Script(options.source, { filename: options.filename, ...(cachedData === undefined ? {} : { cachedData }) }));
   const status: CacheStatus = "status" in read ? read.status : script.cachedDataRejected === true ? "rejected" : "used";
   return {
     script,
     status,
     save() {
-      writeCacheFile(options.cacheFile, options.scriptId, () => script.createCachedData());
+      writeCacheFile(options.cacheFile, options.scriptId, () => withCacheChecksums(() => script.createCachedData()));
     },
   };
 }
