@@ -13,7 +13,8 @@
 // A one-turn run sends its request over node:http, never through the global fetch, whose
 // undici Node compiles on first use (~25–35 ms of a run's start).
 // A run whose system_config.yaml is unchanged takes it from the parse cache: neither the parser
-// nor the schema builder runs (core's state/system-config-cache.ts).
+// nor the schema builder runs (core's state/system-config-cache.ts), and no code of the `yaml`
+// package runs at all: core and skills load it on first use (state/yaml-on-demand.ts).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -38,7 +39,7 @@ const BUILD_CONFIG_SCHEMA = "buildSystemConfigSchema";
 const PARSE_AND_CACHE = "parseAndCache";
 
 interface CoverageFile {
-  result: { url: string; functions: { functionName: string; ranges: { count: number }[] }[] }[];
+  result: { url: string; functions: { functionName: string; ranges: { startOffset: number; endOffset: number; count: number }[] }[] }[];
 }
 
 /** How many times the named functions of cli-script.js ran (a name ending in one of `names` counts under it), from one run's coverage folder. */
@@ -55,6 +56,26 @@ function callCounts(coverageDir: string, names: string[]): Map<string, number> {
     }
   }
   return counts;
+}
+
+/** The functions of the bundled `yaml` package (its modules' initializers included) that ran, by name, from one run's coverage folder. */
+function yamlFunctionsRun(coverageDir: string): string[] {
+  const ran: string[] = [];
+  for (const file of readdirSync(coverageDir)) {
+    const coverage = JSON.parse(readFileSync(join(coverageDir, file), "utf8")) as CoverageFile;
+    for (const script of coverage.result) {
+      if (!script.url.endsWith("cli-script.js")) continue;
+      // esbuild names each module's wrapper after its path; the others are found by their place in it.
+      const modules = script.functions.filter((fn) => /\/node_modules\/yaml\//.test(fn.functionName));
+      const spans = modules.flatMap((fn) => fn.ranges.slice(0, 1));
+      for (const fn of script.functions) {
+        const r = fn.ranges[0];
+        if (r === undefined || r.count === 0) continue;
+        if (spans.some((m) => r.startOffset >= m.startOffset && r.endOffset <= m.endOffset)) ran.push(fn.functionName || "(anonymous)");
+      }
+    }
+  }
+  return ran;
 }
 
 let world: World | undefined;
@@ -112,6 +133,24 @@ describe("start-up of the bundled CLI", { timeout: 60_000 }, () => {
     expect(warm.counts.get(PARSE_AND_CACHE) ?? 0).toBe(0);
     expect(warm.counts.get(PARSE_SYSTEM_CONFIG) ?? 0).toBe(0);
     expect(warm.counts.get(BUILD_CONFIG_SCHEMA) ?? 0).toBe(0);
+  });
+
+  it("a warm one-turn run runs no code of the yaml package; the run that created the agent did", async () => {
+    world = await startWorld({ script: [{ text: "first answer" }, { text: "second answer" }] });
+    const yamlRan = async (prompt: string, expected: string): Promise<string[]> => {
+      const coverageDir = mkdtempSync(join(tmpdir(), "penguin-cli-coverage-"));
+      temps.push(coverageDir);
+      const r = await runCli(["run", "-m", prompt], { env: { ...world!.env, NODE_V8_COVERAGE: coverageDir }, cwd: world!.workspace });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe(expected);
+      return yamlFunctionsRun(coverageDir);
+    };
+    // The first run writes the agent's commented system_config.yaml and parses it: yaml ran, so
+    // the observable sees the package in this script.
+    expect((await yamlRan("say something", "first answer\n")).length).toBeGreaterThan(0);
+    // The warm run takes the config from the parse cache and the skills' plain front matter
+    // without the parser: not one function of yaml, not even a module initializer, ran.
+    expect(await yamlRan("say more", "second answer\n")).toEqual([]);
   });
 
   it("help and version do not load node:v8, which a run does (for the code cache's checksum flag)", async () => {

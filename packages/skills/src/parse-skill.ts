@@ -16,7 +16,7 @@
  * with certainty, and every invalid field, goes through the parser as before.
  */
 import { basename, dirname, resolve } from "node:path";
-import { isMap, isScalar, LineCounter, parseDocument } from "yaml";
+import { yaml } from "./yaml-on-demand.js";
 import { SKILL_DIR_NAME, type SkillMeta } from "./skill-meta.js";
 import { SkillFileError } from "./skill-file-error.js";
 import { splitFrontMatter, type FrontMatter } from "./front-matter.js";
@@ -48,6 +48,7 @@ export function parseSkillFile(text: string, file: string): SkillMeta {
 
 /** The full parse: any front matter YAML allows, and each error with its line. */
 export function parseWithYaml(fm: FrontMatter, file: string, name: string, dir: string): SkillMeta {
+  const { isMap, isScalar, LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
   const doc = parseDocument(fm.yaml, { lineCounter, prettyErrors: true });
   const yamlError = doc.errors[0];

@@ -8,7 +8,6 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { parse, stringify } from "yaml";
 import { writeFileAtomic } from "../state/atomic-write.js";
 
 export type GoalStatus = "active" | "complete" | "blocked";
@@ -20,6 +19,7 @@ export function goalFilePath(scratchpadDir: string): string {
 }
 
 export async function writeGoalFile(file: string, objective: string): Promise<string> {
+  const { stringify } = await import("yaml");
   const text = stringify({ objective, status: "active" satisfies GoalStatus });
   await writeFileAtomic(file, text);
   return text;
@@ -32,6 +32,7 @@ export async function readGoalFile(file: string): Promise<{ status: GoalStatus; 
   } catch {
     return { status: "blocked", text: "(GOAL.yaml is missing)" };
   }
+  const { parse } = await import("yaml");
   try {
     const v: unknown = parse(text);
     const status = typeof v === "object" && v !== null && "status" in v ? v.status : undefined;

@@ -19,7 +19,7 @@
  * the output's messages.
  */
 import { dirname } from "node:path";
-import { parse, stringify } from "yaml";
+import { yaml } from "../state/yaml-on-demand.js";
 import {
   extractMarker,
   isCompleteModel,
@@ -334,6 +334,7 @@ function settleRounds(goal: Extract<RecordedTask, { kind: "goal" }>): void {
 
 /** The goal file with its `status` set (the objective and anything else kept when it parses). */
 function withStatus(file: string | undefined, status: "complete" | "blocked"): string {
+  const { parse, stringify } = yaml();
   try {
     const value: unknown = file === undefined ? undefined : parse(file);
     if (typeof value === "object" && value !== null && !Array.isArray(value)) return stringify({ ...value, status });

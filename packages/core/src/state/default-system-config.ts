@@ -8,7 +8,7 @@
  * sees them. Bump `KERNEL_VERSION` whenever a default here changes, so a later "kernel
  * update" can tell which fields still hold an old default.
  */
-import { Document, isMap, isScalar } from "yaml";
+import { yaml } from "./yaml-on-demand.js";
 import { DEFAULT_AGENT } from "./paths.js";
 import type { SystemConfig } from "./system-config-shape.js";
 import { DEFAULT_SYSTEM_PROMPT } from "./default-system-prompt.js";
@@ -107,13 +107,14 @@ const COMMENTS: Record<string, string> = {
 
 /** The text of a fresh system_config.yaml, with comments. */
 export function defaultSystemConfigYaml(agentId: string): string {
-  const doc = new Document(defaultSystemConfig(agentId));
+  const doc = new (yaml().Document)(defaultSystemConfig(agentId));
   doc.commentBefore = HEADER;
   annotate(doc.contents, "");
   return doc.toString({ blockQuote: "literal", lineWidth: 0 });
 }
 
 function annotate(node: unknown, prefix: string): void {
+  const { isMap, isScalar } = yaml();
   if (!isMap(node)) return;
   node.items.forEach((pair, i) => {
     if (!isScalar(pair.key)) return;

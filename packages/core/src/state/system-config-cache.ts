@@ -24,7 +24,7 @@ import type { SystemConfig } from "./system-config-shape.js";
  * defaults, the parser's rules. test/state/system-config-cache.test.ts pins it to a digest of
  * the schema and fails, saying so, when the schema changes and this number does not.
  */
-export const SYSTEM_CONFIG_CACHE_GENERATION = 1;
+export const SYSTEM_CONFIG_CACHE_GENERATION = 2;
 
 /** A file bigger than this is no cache of ours (a config is a few KB); it is not even read. */
 const MAX_CACHE_BYTES = 16 * 1024 * 1024;

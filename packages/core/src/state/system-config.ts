@@ -17,7 +17,7 @@
  * (systemConfigSchema()), not when this module is evaluated: a start whose config comes from
  * the parse cache (system-config-cache.ts) never pays for it.
  */
-import { isMap, LineCounter, parseDocument } from "yaml";
+import { yaml } from "./yaml-on-demand.js";
 import { Either, ParseResult, Schema, SchemaAST } from "effect";
 import { schemaProblems, type SchemaProblem } from "../schema-issues.js";
 import { THINKING_LEVELS } from "@penguin/models";
@@ -197,6 +197,7 @@ function mustBeOf(problem: SchemaProblem): string {
 
 /** Parses and validates a system_config.yaml text. `file` is used in error messages only. */
 export function parseSystemConfig(text: string, file: string): SystemConfig {
+  const { isMap, LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: true });
   const syntax = doc.errors[0];

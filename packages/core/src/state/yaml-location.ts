@@ -6,10 +6,12 @@
  * item that exists, so a missing nested field is still reported at its parent's line.
  * `yamlSyntaxError` turns the first parser error into a ConfigError with its line and column.
  */
-import { isMap, isNode, isScalar, isSeq, type LineCounter, type YAMLError } from "yaml";
+import type { LineCounter, YAMLError } from "yaml";
+import { yaml } from "./yaml-on-demand.js";
 import { ConfigError } from "./config-error.js";
 
 export function lineOfPath(contents: unknown, lineCounter: LineCounter, path: readonly PropertyKey[]): number | undefined {
+  const { isMap, isNode, isScalar, isSeq } = yaml();
   let node: unknown = contents;
   let line: number | undefined;
   for (const segment of path) {

@@ -294,6 +294,7 @@ const PARSER_SOURCES = ["../../src/state/system-config.ts", "../../src/hooks/hoo
  */
 const GENERATION_PINS: Record<number, string> = {
   1: "a1275979c12d86673c78feed7ab23d5f727f04f00110b79b41ee443200fc2983",
+  2: "acbe40f82c68b00171cbac5fdfa8b0c8fca3794291675f0e24459805420c2e3a",
 };
 
 describe("the cache generation", () => {
