@@ -19,6 +19,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { compileWithCache, fnv1a32Hex, readCacheFile, writeCacheFile } from "../src/launch/code-cache.js";
 import { ensureBuilt } from "./helpers/build.js";
 import { CLI_MAIN } from "./helpers/paths.js";
+import { collectOutput, exited } from "./helpers/run-cli.js";
 import { startWorld, type World } from "./helpers/world.js";
 
 const temps: string[] = [];
@@ -206,12 +207,9 @@ describe("the bundled CLI's code cache, end to end", { timeout: 120_000 }, () =>
     world ??= await startWorld();
     world.kit.enqueue({ text: answer });
     const child = spawn(process.execPath, [...nodeFlags, join(bundleCopy, "main.js"), "run", "-m", "answer me"], { env: { ...world.env, ...env }, cwd: world.workspace, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
-    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-    return { code, stdout, stderr };
+    const out = collectOutput(child);
+    const { code } = await exited(child);
+    return { code, stdout: out.stdout(), stderr: out.stderr() };
   }
 
   /** What stderr says of a run, less the lines that differ between any two runs (the session id, the timing). */

@@ -16,6 +16,7 @@ import { writeProjectConfig, type ModelEntry } from "@penguin/core";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "./helpers/build.js";
 import { CLI_MAIN } from "./helpers/paths.js";
+import { collectOutput, exited } from "./helpers/run-cli.js";
 import { KEY, MODEL, PROVIDER, startWorld, type World } from "./helpers/world.js";
 
 let world: World | undefined;
@@ -64,12 +65,9 @@ async function worldBehindProxy(answer: string): Promise<{ world: World; host: s
 async function runThroughProxy(nodeFlags: string[], proxyUrl: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   if (world === undefined) throw new Error("start the world first");
   const child = spawn(process.execPath, [...nodeFlags, CLI_MAIN, "run", "-m", "hello"], { env: { ...world.env, HTTP_PROXY: proxyUrl }, cwd: world.workspace, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
-  child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
-  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-  return { code, stdout, stderr };
+  const out = collectOutput(child);
+  const { code } = await exited(child);
+  return { code, stdout: out.stdout(), stderr: out.stderr() };
 }
 
 describe("penguin run behind an HTTP proxy", { timeout: 60_000 }, () => {
