@@ -115,6 +115,8 @@ async function* streamRequest(req: ModelRequest): AsyncGenerator<ModelPayload, M
   if (!sent.ok) return fail(sent.failure);
   const res = sent.response;
   const assembler = new ResponseAssembler();
+  // Set where the answer ended as the protocol says answers end: its connection may be kept.
+  let answered = false;
   try {
     if (res.status < 200 || res.status >= 300) {
       const body = await res.text();
@@ -142,6 +144,7 @@ async function* streamRequest(req: ModelRequest): AsyncGenerator<ModelPayload, M
         yield* assembler.take();
         const ending = reducer.ending ?? reducer.end();
         const outcome = endingOutcome(ending, who);
+        answered = true;
         assembler.finish(outcome.status);
         yield* assembler.take();
         return outcome;
@@ -154,6 +157,7 @@ async function* streamRequest(req: ModelRequest): AsyncGenerator<ModelPayload, M
       const ending = reducer.ending;
       if (ending !== undefined) {
         const outcome = endingOutcome(ending, who);
+        answered = true;
         assembler.finish(outcome.status);
         yield* assembler.take();
         return outcome;
@@ -166,6 +170,7 @@ async function* streamRequest(req: ModelRequest): AsyncGenerator<ModelPayload, M
     yield* assembler.take();
     return outcome;
   } finally {
-    res.close();
+    if (answered) await res.release();
+    else res.close();
   }
 }

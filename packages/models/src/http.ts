@@ -60,7 +60,10 @@ export interface OpenResponse {
   read(): Promise<ReadResult>;
   /** The whole body as text (error bodies), capped at `limit` characters. */
   text(limit?: number): Promise<string>;
+  /** Done with it, read or not: the connection goes with it. */
   close(): void;
+  /** Done with a complete answer: its connection may carry the next request (node-transport.ts `release`). */
+  release(): Promise<void>;
 }
 
 export type SendResult = { ok: true; response: OpenResponse } | { ok: false; failure: Failure };
@@ -88,6 +91,10 @@ async function openOverFetch(fetchFn: FetchFn, url: string, request: TransportRe
     },
     cancel() {
       if (reader !== undefined) reader.cancel().catch(() => undefined);
+    },
+    release() {
+      if (reader !== undefined) reader.cancel().catch(() => undefined);
+      return Promise.resolve();
     },
   };
 }
@@ -180,6 +187,12 @@ export async function send(wire: WireRequest | { url: string; headers: Record<st
       closed = true;
       cleanup();
       res.cancel();
+    },
+    release() {
+      if (closed) return Promise.resolve();
+      closed = true;
+      cleanup();
+      return res.release();
     },
   };
   return { ok: true, response };

@@ -13,6 +13,8 @@
  *   after a POST) continue as a GET without a body, at most 20 hops, and a hop to another origin
  *   drops the headers that carry credentials, so a key never follows a redirect elsewhere;
  * - a body the server compressed anyway (gzip, deflate, br) is decoded; we ask for none.
+ * Connections are kept alive (Node's global agent): a complete answer's connection goes back to
+ * the agent (`release`), so the next turn's request does not connect again.
  * Connection errors keep Node's own `code` (ECONNREFUSED, ENOTFOUND, ECONNRESET…), which
  * errors.ts names. `node:https` and `node:zlib` are loaded only when a request needs them.
  * Proxies are not handled here: with proxy variables set the gateway uses undici (proxy.ts).
@@ -34,7 +36,14 @@ export interface TransportResponse {
   status: number;
   headers: HeaderReader;
   next(): Promise<Uint8Array | undefined>;
+  /** Drops the response and its connection (an answer read only in part). */
   cancel(): void;
+  /**
+   * The answer is complete: what is left of the body is read and dropped, so the connection can
+   * carry the next request. Resolves once it can, when the whole body is in already; else at
+   * once, the rest read behind.
+   */
+  release(): Promise<void>;
 }
 
 /** The ports fetch refuses to connect to (the WHATWG Fetch standard's "bad port" list). */
@@ -187,5 +196,54 @@ export async function openOverNodeHttp(url: string, request: TransportRequest): 
       signal.removeEventListener("abort", onAbort);
       response.destroy();
     },
+    release() {
+      signal.removeEventListener("abort", onAbort);
+      return drainForReuse(response, chunks);
+    },
   };
+}
+
+/** At most this much body after the answer's terminal event is read to keep its connection. */
+const RELEASE_BYTES = 64 * 1024;
+/** And for at most this long: a server that holds the body open loses the connection instead. */
+const RELEASE_MS = 2000;
+
+/**
+ * Reads the last bytes of an answer whose terminal event came in (a chunked body's closing
+ * chunk, a trailing blank line), so Node's agent takes the socket back for the next request:
+ * a destroyed response takes its connection with it, and every turn would connect (and, to a
+ * provider, shake hands over TLS) again. When the body is all in already (the usual case: the
+ * closing chunk comes with the terminal event), this resolves once the agent has the socket
+ * back, so a request sent right after finds it; otherwise at once.
+ */
+function drainForReuse(response: IncomingMessage, chunks: AsyncIterator<Uint8Array>): Promise<void> {
+  const socket = response.socket;
+  if (response.readableEnded || socket === null || socket.destroyed) return Promise.resolve();
+  const timer = setTimeout(() => response.destroy(), RELEASE_MS);
+  timer.unref();
+  // The agent hears the socket's "free" before this does (its listener came first), and a socket
+  // not kept is closed instead.
+  const settled = new Promise<void>((resolve) => {
+    const done = (): void => {
+      socket.off("free", done);
+      socket.off("close", done);
+      resolve();
+    };
+    socket.on("free", done);
+    socket.on("close", done);
+  });
+  const allIn = response.complete;
+  let left = RELEASE_BYTES;
+  const drain = async (): Promise<void> => {
+    for (;;) {
+      const r = await chunks.next();
+      if (r.done === true) return;
+      left -= r.value.length;
+      if (left < 0) return void response.destroy();
+    }
+  };
+  drain()
+    .catch(() => response.destroy())
+    .finally(() => clearTimeout(timer));
+  return allIn ? settled : Promise.resolve();
 }

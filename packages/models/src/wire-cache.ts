@@ -12,8 +12,9 @@
  * chunks the transport writes one after another (wire-body.ts `EncodedJson`). Its length in
  * characters is kept beside it, so the output cap's estimate adds numbers, never encodes.
  *
- * A request is matched against the previous one by payload identity: the leading payloads it
- * shares with it keep their runs' text, as long as each kept run still ends where it ended.
+ * A request is matched against the previous one by payload identity (the part its maker says
+ * the two share, shared-prefix.ts, is not compared again): the leading payloads it shares
+ * with it keep their runs' text, as long as each kept run still ends where it ended.
  * Payloads are never changed once made (the fidelity payloads make this exact: what was sent is
  * what is sent again), so the same objects encode to the same bytes. A compaction, a rotation,
  * a resume or an edited history brings new objects: from the first one that differs, the state
@@ -29,6 +30,7 @@
  */
 import type { CompleteModelPayload } from "@penguin/omnimessage";
 import { toRuns, type Run } from "./history.js";
+import { knownSharedPrefix } from "./shared-prefix.js";
 import { encodeParts, encodeSpans, EncodedJson, SPAN_BOUNDARY, type Span } from "./wire-body.js";
 
 type Side = Run["side"];
@@ -51,8 +53,11 @@ export interface ListCodec {
   readonly stringify?: (value: unknown) => string;
 }
 
-/** Counters over the whole process, for the tests and the bench: runs encoded, and the characters of JSON the encoders wrote. */
-export const wireCacheCounters = { encodedRuns: 0, encodedChars: 0 };
+/**
+ * Counters over the whole process, for the tests and the bench: runs encoded, the characters of
+ * JSON the encoders wrote, and the payloads compared with the previous request's one by one.
+ */
+export const wireCacheCounters = { encodedRuns: 0, encodedChars: 0, comparedItems: 0 };
 
 let bypassed = 0;
 
@@ -219,8 +224,13 @@ export class ListCache {
   #keep(state: ListState, messages: readonly CompleteModelPayload[]): ListState {
     const old = state.items;
     const n = Math.min(old.length, messages.length);
-    let common = 0;
+    // What the lists' maker said they share is not compared (shared-prefix.ts), but for its
+    // last item: a cheap check that the word was kept. The rest is compared item by item.
+    let common = knownSharedPrefix(old, messages);
+    if (common > 0 && old[common - 1] !== messages[common - 1]) common = 0;
+    const from = common;
     while (common < n && old[common] === messages[common]) common++;
+    wireCacheCounters.comparedItems += common - from + (common < n ? 1 : 0);
     const stillEnds = (m: Mark): boolean =>
       m.end < common || (m.end === common && (common === messages.length || sideOf(messages[common] as CompleteModelPayload) !== m.side));
     let keep = state.marks.length;

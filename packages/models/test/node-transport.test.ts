@@ -1,9 +1,11 @@
 // The default transport (node-transport.ts) against real local servers: a request without a
 // proxy never touches the global fetch, and the rules kept from fetch hold: redirects (method,
 // body, and credentials only to the same origin), a compressed body decoded, a redirect loop
-// ending in a network failure; the body is not kept while the answer streams.
+// ending in a network failure; the body is not kept while the answer streams; a complete
+// answer's connection carries the next request, any other is dropped.
 import { afterEach, describe, expect, it } from "vitest";
 import { createServer } from "node:http";
+import type { Socket } from "node:net";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { gzipSync } from "node:zlib";
@@ -190,5 +192,71 @@ describe("the node:http transport", () => {
         model.close(() => r());
       });
     }
+  });
+
+  it("carries consecutive complete answers over one kept-alive connection (no connect, no TLS handshake, per turn)", async () => {
+    const model = await server((_req, res) => chatSse(res, "again"));
+    const sockets: Socket[] = [];
+    model.server.on("connection", (socket: Socket) => sockets.push(socket));
+    for (let i = 0; i < 4; i++) {
+      const { items, outcome } = await run(request(endpointFor("openai-chat", `${model.url}/v1`)));
+      expect(outcome.status).toBe("completed");
+      expect(textOf(items)).toBe("again");
+    }
+    expect(model.seen).toHaveLength(4);
+    expect(sockets).toHaveLength(1);
+  });
+
+  it("drops the connection of an answer that goes on after its terminal event, and of one read only in part", async () => {
+    // After [DONE] this server keeps writing and never ends the body: the gateway reads a little
+    // of it to keep the connection, then lets it go; the answer itself is complete at [DONE].
+    let chatty = true;
+    const model = await server((_req, res) => {
+      if (!chatty) return chatSse(res, "plain");
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: "said" }, finish_reason: "stop" }] })}\n\ndata: [DONE]\n\n`);
+      const more = (): void => {
+        while (res.write(`: ${"x".repeat(8192)}\n\n`));
+        res.once("drain", more);
+      };
+      more();
+    });
+    const sockets: Socket[] = [];
+    model.server.on("connection", (socket: Socket) => sockets.push(socket));
+    const first = await run(request(endpointFor("openai-chat", `${model.url}/v1`)));
+    expect(first.outcome.status).toBe("completed");
+    expect(textOf(first.items)).toBe("said");
+    const [chattySocket] = sockets;
+    if (chattySocket === undefined) throw new Error("no connection");
+    if (!chattySocket.destroyed) await new Promise((resolve) => chattySocket.once("close", resolve));
+    chatty = false;
+    const second = await run(request(endpointFor("openai-chat", `${model.url}/v1`)));
+    expect(textOf(second.items)).toBe("plain");
+    expect(sockets).toHaveLength(2);
+    // A caller that stops reading mid-answer: that connection is not kept either.
+    const stream = streamModel(request(endpointFor("openai-chat", `${model.url}/v1`)));
+    await stream.next();
+    await stream.return(undefined as never);
+    const third = await run(request(endpointFor("openai-chat", `${model.url}/v1`)));
+    expect(textOf(third.items)).toBe("plain");
+    expect(sockets).toHaveLength(3);
+  });
+
+  it("lets go of a connection whose body stays open after the terminal event", async () => {
+    const model = await server((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: "held" }, finish_reason: "stop" }] })}\n\ndata: [DONE]\n\n`);
+    });
+    const sockets: Socket[] = [];
+    model.server.on("connection", (socket: Socket) => sockets.push(socket));
+    const { items, outcome } = await run(request(endpointFor("openai-chat", `${model.url}/v1`)));
+    expect(outcome.status).toBe("completed");
+    expect(textOf(items)).toBe("held");
+    // The answer came back at once; the connection is closed by the client after a moment
+    // (node-transport.ts RELEASE_MS), seen here as the server's socket closing.
+    const [held] = sockets;
+    if (held === undefined) throw new Error("no connection");
+    if (!held.destroyed) await new Promise((resolve) => held.once("close", resolve));
+    expect(held.destroyed).toBe(true);
   });
 });

@@ -2,13 +2,16 @@
 // protocols, over random histories that grow request by request and are compacted, edited,
 // cut back and resumed (outputs kept as JSON text, as the trace reader keeps them), the body
 // built from the cache is byte for byte the body encoded afresh (the cache bypassed), output cap
-// included; one more request encodes only its new runs; and each body begins with the previous
-// one's history list (Anthropic: but for its moved cache breakpoint).
+// included, with and without the lists marked as one lineage (src/shared-prefix.ts, what the
+// core's adapter says); one more request encodes only its new runs, and with marks compares only
+// them; and each body begins with the previous one's history list (Anthropic: but for its moved
+// cache breakpoint).
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { keepRawOutputJson, withOutputDecodedOnRead, type CompleteModelPayload } from "@penguin/omnimessage";
 import { buildWireRequest, type ClientType, type ModelEndpoint, type ModelRequest, type WireRequest } from "../src/index.js";
 import { setWireCacheBypass, wireCacheCounters } from "../src/wire-cache.js";
+import { markLineagePrefix, newLineage } from "../src/shared-prefix.js";
 
 const CLIENTS: ClientType[] = ["openai-chat", "openai-responses", "anthropic-messages", "gemini"];
 
@@ -16,15 +19,20 @@ function textOf(body: WireRequest["body"]): string {
   return typeof body === "string" ? body : Buffer.concat(body instanceof Uint8Array ? [body] : body).toString("utf8");
 }
 
-/** The body built from the cache, and the one encoded afresh. */
-function bothBodies(req: ModelRequest): { cached: string; fresh: string } {
-  const cached = textOf(buildWireRequest(req).body);
+/** The body encoded afresh: the cache bypassed, and left as it was. */
+function freshBody(req: ModelRequest): string {
   setWireCacheBypass(true);
   try {
-    return { cached, fresh: textOf(buildWireRequest(req).body) };
+    return textOf(buildWireRequest(req).body);
   } finally {
     setWireCacheBypass(false);
   }
+}
+
+/** The body built from the cache, and the one encoded afresh. */
+function bothBodies(req: ModelRequest): { cached: string; fresh: string } {
+  const cached = textOf(buildWireRequest(req).body);
+  return { cached, fresh: freshBody(req) };
 }
 
 const words = fc.string({ unit: fc.constantFrom("a", "b", " ", "é", "😀", '"', "\\", "\n", "\u0001"), maxLength: 12 });
@@ -124,10 +132,19 @@ describe("a body built from the wire cache is the body encoded afresh", () => {
   for (const clientType of CLIENTS) {
     it(`${clientType}: over random histories, growing, compacted, edited, cut back and resumed`, () => {
       fc.assert(
-        fc.property(fc.array(step, { minLength: 1, maxLength: 25 }), fc.boolean(), fc.boolean(), (steps, small, system) => {
+        fc.property(fc.array(step, { minLength: 1, maxLength: 25 }), fc.boolean(), fc.boolean(), fc.boolean(), (steps, small, system, marked) => {
           let history: CompleteModelPayload[] = [];
+          let lineage = newLineage();
           for (const s of steps) {
+            const before = history.length;
             history = apply(history, s);
+            // Marked as gateway-llm.ts marks them: an append keeps the lineage (its new items are
+            // not yet in it), anything else starts a new one.
+            if (marked && s.kind === "append") markLineagePrefix(history, lineage, before);
+            else if (marked) {
+              lineage = newLineage();
+              markLineagePrefix(history, lineage, history.length);
+            }
             const req: ModelRequest = { endpoint: endpoint(clientType, small), messages: history, tools };
             if (system) req.systemPrompt = "You are a coding agent. é";
             const { cached, fresh } = bothBodies(req);
@@ -199,6 +216,36 @@ describe("one more request encodes its new runs only", () => {
       // Each request adds an assistant run and a user run: a few percent of a 40-turn body.
       expect(perRequest).toEqual([2, 2, 2, 2, 2, 2]);
       expect(charShare.every((share) => share <= 5)).toBe(true);
+    });
+
+    it(`${clientType}: with the lists marked as one lineage, a request compares its new payloads only, not the history`, () => {
+      // The same turns twice, on two histories of their own: marked as gateway-llm.ts marks
+      // them, then unmarked (every request compares the history item by item).
+      const compared = (marked: boolean): number[] => {
+        const lineage = newLineage();
+        let history = session(40, clientType);
+        if (marked) markLineagePrefix(history, lineage, history.length);
+        buildWireRequest({ endpoint: endpoint(clientType, false), messages: history, tools });
+        const counts: number[] = [];
+        for (let n = 40; n < 43; n++) {
+          const t = turn(n, clientType);
+          for (const added of [t.slice(0, 3), t.slice(3)]) {
+            const before = history.length;
+            history = [...history, ...added];
+            if (marked) markLineagePrefix(history, lineage, before);
+            const counted = wireCacheCounters.comparedItems;
+            const body = textOf(buildWireRequest({ endpoint: endpoint(clientType, false), messages: history, tools }).body);
+            counts.push(wireCacheCounters.comparedItems - counted);
+            expect(body).toBe(freshBody({ endpoint: endpoint(clientType, false), messages: history, tools }));
+          }
+        }
+        return counts;
+      };
+      // Marked: the previous request's new payloads only (its lineage part is the history before
+      // them); the first request after the history's own has none.
+      expect(compared(true)).toEqual([0, 3, 2, 3, 2, 3]);
+      // Unmarked: the whole previous list, 201 payloads after 40 turns and growing.
+      expect(compared(false)).toEqual([201, 204, 206, 209, 211, 214]);
     });
   }
 });

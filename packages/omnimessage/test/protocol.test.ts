@@ -1,5 +1,6 @@
 // Builders, guards and markers: the envelope shapes the seeds define, narrowed without casts.
 import { afterEach, describe, expect, it, vi } from "vitest";
+import fc from "fast-check";
 import {
   abortEvent,
   approvalDecision,
@@ -13,6 +14,7 @@ import {
   isModel,
   isPartial,
   isTraceable,
+  MARKER_TAGS,
   parseEnvelope,
   parseFields,
   requestEnd,
@@ -124,6 +126,36 @@ describe("markers", () => {
     expect(extractLastMarker(t, "summary")).toBe("b");
     expect(startsWithMarker(`  ${wrapMarker("user_steering", "x")}`, "user_steering")).toBe(true);
     expect(startsWithMarker(`hi ${wrapMarker("user_steering", "x")}`, "user_steering")).toBe(false);
+  });
+
+  it("find and detect blocks as a fresh search of the whole text does, for any text", () => {
+    // The reference: every call builds its own expression and searches the whole text, as
+    // markers.ts did before its shared expression and its early returns.
+    const tags = ["summary", "user_steering", "goal", "context_summary"] as const;
+    const alternation = MARKER_TAGS.join("|");
+    const reference = (text: string) =>
+      [...text.matchAll(new RegExp(`\\[(${alternation})\\]\\n?([\\s\\S]*?)\\n?\\[\\/\\1\\]|<(${alternation})>\\n?([\\s\\S]*?)\\n?<\\/\\3>`, "g"))].map((m) => ({
+        tag: m[1] ?? m[3],
+        body: (m[1] === undefined ? m[4] : m[2]) ?? "",
+        start: m.index,
+        end: m.index + m[0].length,
+        legacy: m[1] === undefined,
+      }));
+    const piece = fc.oneof(
+      fc.constantFrom(...tags.flatMap((t) => [`[${t}]`, `[/${t}]`, `<${t}>`, `</${t}>`, `[${t}]\n`, `\n[/${t}]`])),
+      fc.constantFrom(" ", "\n", "\t", "\u00a0", "[", "<", "]", ">", "[link](x)", "[unknown]"),
+      fc.string({ maxLength: 6 }),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), fc.constantFrom(...tags), (pieces, tag) => {
+        const text = pieces.join("");
+        const blocks = reference(text);
+        expect(findMarkers(text)).toEqual(blocks);
+        const first = blocks[0];
+        expect(startsWithMarker(text, tag)).toBe(first !== undefined && first.tag === tag && text.slice(0, first.start).trim() === "");
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it("formats and parses key-value fields and attachments", () => {

@@ -9,10 +9,12 @@
  *
  * The request's message list is built from the fold's Sequence, reading each envelope's
  * payload only: a tool output a resume keeps as JSON text stays undecoded (omnimessage
- * raw-output.ts), and the wire encoders splice its kept bytes. The previous request's history
- * array is kept: when the new history is the old one with messages appended (the same nodes,
- * `itemsAfter`), only those are read, so a turn does not walk the whole chain of a long
- * session's context (the wire cache, packages/models wire-cache.ts, then encodes only them).
+ * raw-output.ts), and the wire encoders splice its kept bytes. The history's payloads are kept
+ * in one append-only array (a lineage): when the new history is the old one with messages
+ * appended (the same nodes, `itemsAfter`), only those are read and pushed, and each request's
+ * list is marked as holding that lineage's first items (models shared-prefix.ts), so neither
+ * this adapter nor the wire cache walks a long session's context per turn; any other history
+ * (a compaction, a rewind, an edit) starts a new lineage.
  *
  * Tool-call ids are made session-unique here (see tool-call-ids.ts) before anything else
  * sees them. It never throws: a failure inside the gateway, or a bug in this adapter, comes
@@ -27,7 +29,7 @@ import {
   type TokenCounts,
   type ToolDefinition,
 } from "@penguin/omnimessage";
-import { streamModel, type ModelEndpoint, type ModelOutcome, type ThinkingLevel } from "@penguin/models";
+import { markLineagePrefix, newLineage, streamModel, type ModelEndpoint, type ModelOutcome, type ThinkingLevel } from "@penguin/models";
 import type { Sequence } from "@penguin/trace";
 import type { LLMInterface, LLMOutcome, StreamGenerateInput } from "../interfaces.js";
 import { ToolCallIdAllocator } from "./tool-call-ids.js";
@@ -53,8 +55,8 @@ export class GatewayLLM implements LLMInterface {
   readonly #ids: ToolCallIdAllocator;
   #tools: ToolDefinition[];
   #lastUsage: TokenCounts | undefined;
-  /** The last request's history and its payloads, never changed after (the next request's array is a new one). */
-  #lastHistory: { history: Sequence<OmniMessage>; payloads: readonly CompleteModelPayload[] } | undefined;
+  /** The last request's history, and its payloads in an array only ever appended to, under one lineage token. */
+  #lastHistory: { history: Sequence<OmniMessage>; payloads: CompleteModelPayload[]; lineage: object } | undefined;
 
   constructor(options: GatewayLLMOptions) {
     this.#options = options;
@@ -84,14 +86,17 @@ export class GatewayLLM implements LLMInterface {
    * messages; the fold's history holds complete model messages only (evolve commits nothing
    * else).
    */
-  #historyPayloads(history: Sequence<OmniMessage>): readonly CompleteModelPayload[] {
+  #historyPayloads(history: Sequence<OmniMessage>): { payloads: readonly CompleteModelPayload[]; lineage: object } {
     const last = this.#lastHistory;
     const appended = last === undefined ? undefined : history.itemsAfter(last.history);
-    let payloads: readonly CompleteModelPayload[];
-    if (last !== undefined && appended !== undefined) payloads = appended.length === 0 ? last.payloads : last.payloads.concat(appended.map((m) => m.payload as CompleteModelPayload));
-    else payloads = history.mapToArray((m) => m.payload as CompleteModelPayload);
-    this.#lastHistory = { history, payloads };
-    return payloads;
+    if (last !== undefined && appended !== undefined) {
+      for (const m of appended) last.payloads.push(m.payload as CompleteModelPayload);
+      last.history = history;
+      return last;
+    }
+    const next = { history, payloads: history.mapToArray((m) => m.payload as CompleteModelPayload), lineage: newLineage() };
+    this.#lastHistory = next;
+    return next;
   }
 
   async *streamGenerate(input: StreamGenerateInput): AsyncGenerator<OmniMessage, LLMOutcome> {
@@ -99,7 +104,9 @@ export class GatewayLLM implements LLMInterface {
     const history = this.#historyPayloads(input.history);
     const added: CompleteModelPayload[] = [];
     for (const m of input.newMessages) if (isCompleteModel(m)) added.push(m.payload);
-    const messages = history.concat(added);
+    // A copy (the kept array grows under it), marked as the lineage's first items.
+    const messages = history.payloads.concat(added);
+    markLineagePrefix(messages, history.lineage, history.payloads.length);
     const mapId = this.#ids.forResponse();
     let outcome: ModelOutcome;
     try {
