@@ -37,5 +37,4 @@ export { testModel, type TestModelOptions, type TestModelResult } from "./speed-
 export { bypassesProxy, defaultFetch, proxiedFetch, proxyFetch, proxySettings, type ProxySettings } from "./proxy.js";
 export { globalTimers, type FetchFn, type WireBody, type WireRequest } from "./http.js";
 export { setWireCacheBypass, wireCacheCounters } from "./wire-cache.js";
-export { markLineagePrefix, newLineage } from "./shared-prefix.js";
 export { costUsd } from "./cost.js";

@@ -68,7 +68,11 @@ export interface ModelEndpoint {
 export interface ModelRequest {
   endpoint: ModelEndpoint;
   systemPrompt?: string;
-  /** The whole conversation, oldest first: user-side and assistant-side complete payloads. */
+  /**
+   * The whole conversation, oldest first: user-side and assistant-side complete payloads. It may
+   * be an earlier request's array grown by appending since (what core's adapter sends); once sent,
+   * an array must never change otherwise (the wire cache takes the grown array's old part as it was).
+   */
   messages: CompleteModelPayload[];
   tools: ToolDefinition[];
   thinkingLevel?: ThinkingLevel;

@@ -12,8 +12,8 @@
  * chunks the transport writes one after another (wire-body.ts `EncodedJson`). Its length in
  * characters is kept beside it, so the output cap's estimate adds numbers, never encodes.
  *
- * A request is matched against the previous one by payload identity (the part its maker says
- * the two share, shared-prefix.ts, is not compared again): the leading payloads it shares
+ * A request is matched against the previous one by payload identity (not at all when its list
+ * is the previous one's array, grown: `ModelRequest.messages`): the leading payloads it shares
  * with it keep their runs' text, as long as each kept run still ends where it ended.
  * Payloads are never changed once made (the fidelity payloads make this exact: what was sent is
  * what is sent again), so the same objects encode to the same bytes. A compaction, a rotation,
@@ -30,7 +30,6 @@
  */
 import type { CompleteModelPayload } from "@penguin/omnimessage";
 import { toRuns, type Run } from "./history.js";
-import { knownSharedPrefix } from "./shared-prefix.js";
 import { encodeParts, encodeSpans, EncodedJson, SPAN_BOUNDARY, type Span } from "./wire-body.js";
 
 type Side = Run["side"];
@@ -148,7 +147,9 @@ interface Pending {
 /** One history's encoded list for one protocol. */
 class ListState {
   readonly lead: string;
+  /** The previous request's list, and how many items it held then (the same array may have grown since). */
   items: readonly object[] = [];
+  itemCount = 0;
   readonly text: GrowingBuffer;
   marks: Mark[] = [];
   pending: Pending | undefined;
@@ -223,11 +224,11 @@ export class ListCache {
   /** `state` kept up to the last closed run this request still has exactly; a new state when some must go. */
   #keep(state: ListState, messages: readonly CompleteModelPayload[]): ListState {
     const old = state.items;
-    const n = Math.min(old.length, messages.length);
-    // What the lists' maker said they share is not compared (shared-prefix.ts), but for its
-    // last item: a cheap check that the word was kept. The rest is compared item by item.
-    let common = knownSharedPrefix(old, messages);
-    if (common > 0 && old[common - 1] !== messages[common - 1]) common = 0;
+    const oldCount = state.itemCount;
+    const n = Math.min(oldCount, messages.length);
+    // The previous request's own array, grown since, changed nothing of what it held (types.ts
+    // `ModelRequest.messages`: core's adapter keeps one such array per history): nothing to compare.
+    let common = old === messages ? n : 0;
     const from = common;
     while (common < n && old[common] === messages[common]) common++;
     wireCacheCounters.comparedItems += common - from + (common < n ? 1 : 0);
@@ -237,7 +238,7 @@ export class ListCache {
     while (keep > 0 && !stillEnds(state.marks[keep - 1] as Mark)) keep--;
     // Gemini: an output already encoded may have been answered by a call that is gone (with the
     // runs cut here, or from the previous request's last run); start again.
-    if (this.#codec.readsToolNames === true && (keep < state.marks.length || this.#answeredCallGone(state, old.slice(common)))) return new ListState(state.lead);
+    if (this.#codec.readsToolNames === true && (keep < state.marks.length || this.#answeredCallGone(state, old.slice(common, oldCount)))) return new ListState(state.lead);
     return keep === state.marks.length ? state : state.keeping(keep);
   }
 
@@ -260,6 +261,7 @@ export class ListCache {
     const pending = state.pending;
     const first = runs[0];
     state.items = messages;
+    state.itemCount = messages.length;
     if (first === undefined) return this.#assemble(state, at);
     state.pending = undefined;
     const reused = pending !== undefined && pending.start === at.end && pending.mark.bytes === state.text.length && sameItems(pending.items, first.items) ? pending : undefined;
@@ -285,6 +287,7 @@ export class ListCache {
       if (codec.readsToolNames === true) for (const p of run.items) if (p.type === "tool_call") state.names.set(p.tool_call_id, p.name);
     });
     state.items = messages;
+    state.itemCount = messages.length;
     return this.#assemble(state, at);
   }
 
@@ -298,6 +301,7 @@ export class ListCache {
    */
   #extendMerged(state: ListState, at: Mark, runs: readonly Run[], context: RunContext, messages: readonly CompleteModelPayload[]): EncodedJson {
     state.items = messages;
+    state.itemCount = messages.length;
     const closed = runs.slice(0, -1);
     const last = runs[runs.length - 1] as Run;
     const [closedElements, lastElements] = this.#encode(state, [closed, [last]], context) as [Elements, Elements];

@@ -2,16 +2,15 @@
 // protocols, over random histories that grow request by request and are compacted, edited,
 // cut back and resumed (outputs kept as JSON text, as the trace reader keeps them), the body
 // built from the cache is byte for byte the body encoded afresh (the cache bypassed), output cap
-// included, with and without the lists marked as one lineage (src/shared-prefix.ts, what the
-// core's adapter says); one more request encodes only its new runs, and with marks compares only
-// them; and each body begins with the previous one's history list (Anthropic: but for its moved
-// cache breakpoint).
+// included, whether a request's list is a new array or the previous one's grown (as core's adapter
+// sends it); one more request encodes only its new runs, and a grown list compares none of its
+// payloads; and each body begins with the previous one's history list (Anthropic: but for its
+// moved cache breakpoint).
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { keepRawOutputJson, withOutputDecodedOnRead, type CompleteModelPayload } from "@penguin/omnimessage";
 import { buildWireRequest, type ClientType, type ModelEndpoint, type ModelRequest, type WireRequest } from "../src/index.js";
 import { setWireCacheBypass, wireCacheCounters } from "../src/wire-cache.js";
-import { markLineagePrefix, newLineage } from "../src/shared-prefix.js";
 
 const CLIENTS: ClientType[] = ["openai-chat", "openai-responses", "anthropic-messages", "gemini"];
 
@@ -132,19 +131,13 @@ describe("a body built from the wire cache is the body encoded afresh", () => {
   for (const clientType of CLIENTS) {
     it(`${clientType}: over random histories, growing, compacted, edited, cut back and resumed`, () => {
       fc.assert(
-        fc.property(fc.array(step, { minLength: 1, maxLength: 25 }), fc.boolean(), fc.boolean(), fc.boolean(), (steps, small, system, marked) => {
+        fc.property(fc.array(step, { minLength: 1, maxLength: 25 }), fc.boolean(), fc.boolean(), fc.boolean(), (steps, small, system, grown) => {
           let history: CompleteModelPayload[] = [];
-          let lineage = newLineage();
           for (const s of steps) {
-            const before = history.length;
-            history = apply(history, s);
-            // Marked as gateway-llm.ts marks them: an append keeps the lineage (its new items are
-            // not yet in it), anything else starts a new one.
-            if (marked && s.kind === "append") markLineagePrefix(history, lineage, before);
-            else if (marked) {
-              lineage = newLineage();
-              markLineagePrefix(history, lineage, history.length);
-            }
+            // Grown as gateway-llm.ts grows its list: an append pushes onto the array the last
+            // request was given; anything else makes a new one.
+            if (grown && s.kind === "append") history.push(...s.payloads.map((p) => structuredClone(p)));
+            else history = apply(history, s);
             const req: ModelRequest = { endpoint: endpoint(clientType, small), messages: history, tools };
             if (system) req.systemPrompt = "You are a coding agent. é";
             const { cached, fresh } = bothBodies(req);
@@ -179,13 +172,14 @@ describe("a long history's first request (runs written as one span in flat lists
   for (const clientType of CLIENTS) {
     it(`${clientType}: a resumed session of 20-40 turns, then growing, edited inside, cut back, compacted`, () => {
       fc.assert(
-        fc.property(fc.integer({ min: 20, max: 40 }), fc.array(step, { minLength: 1, maxLength: 8 }), fc.boolean(), (turns, steps, small) => {
+        fc.property(fc.integer({ min: 20, max: 40 }), fc.array(step, { minLength: 1, maxLength: 8 }), fc.boolean(), fc.boolean(), (turns, steps, small, grown) => {
           // Read back as a resume does: new objects, outputs kept as JSON text; over 64 runs at once.
           let history = session(turns, clientType).map(readBack);
           const first = bothBodies({ endpoint: endpoint(clientType, small), messages: history, tools });
           expect(first.cached).toBe(first.fresh);
           for (const s of steps) {
-            history = apply(history, s);
+            if (grown && s.kind === "append") history.push(...s.payloads.map((p) => structuredClone(p)));
+            else history = apply(history, s);
             const { cached, fresh } = bothBodies({ endpoint: endpoint(clientType, small), messages: history, tools });
             expect(cached).toBe(fresh);
           }
@@ -218,21 +212,18 @@ describe("one more request encodes its new runs only", () => {
       expect(charShare.every((share) => share <= 5)).toBe(true);
     });
 
-    it(`${clientType}: with the lists marked as one lineage, a request compares its new payloads only, not the history`, () => {
-      // The same turns twice, on two histories of their own: marked as gateway-llm.ts marks
-      // them, then unmarked (every request compares the history item by item).
-      const compared = (marked: boolean): number[] => {
-        const lineage = newLineage();
+    it(`${clientType}: a list that is the previous request's array grown compares none of its payloads`, () => {
+      // The same turns twice, on two histories of their own: pushed onto one array, as
+      // gateway-llm.ts sends them, then a new array per request (compared item by item).
+      const compared = (grown: boolean): number[] => {
         let history = session(40, clientType);
-        if (marked) markLineagePrefix(history, lineage, history.length);
         buildWireRequest({ endpoint: endpoint(clientType, false), messages: history, tools });
         const counts: number[] = [];
         for (let n = 40; n < 43; n++) {
           const t = turn(n, clientType);
           for (const added of [t.slice(0, 3), t.slice(3)]) {
-            const before = history.length;
-            history = [...history, ...added];
-            if (marked) markLineagePrefix(history, lineage, before);
+            if (grown) history.push(...added);
+            else history = [...history, ...added];
             const counted = wireCacheCounters.comparedItems;
             const body = textOf(buildWireRequest({ endpoint: endpoint(clientType, false), messages: history, tools }).body);
             counts.push(wireCacheCounters.comparedItems - counted);
@@ -241,10 +232,8 @@ describe("one more request encodes its new runs only", () => {
         }
         return counts;
       };
-      // Marked: the previous request's new payloads only (its lineage part is the history before
-      // them); the first request after the history's own has none.
-      expect(compared(true)).toEqual([0, 3, 2, 3, 2, 3]);
-      // Unmarked: the whole previous list, 201 payloads after 40 turns and growing.
+      expect(compared(true)).toEqual([0, 0, 0, 0, 0, 0]);
+      // New arrays: the whole previous list, 201 payloads after 40 turns and growing.
       expect(compared(false)).toEqual([201, 204, 206, 209, 211, 214]);
     });
   }

@@ -9,12 +9,14 @@
  *
  * The request's message list is built from the fold's Sequence, reading each envelope's
  * payload only: a tool output a resume keeps as JSON text stays undecoded (omnimessage
- * raw-output.ts), and the wire encoders splice its kept bytes. The history's payloads are kept
- * in one append-only array (a lineage): when the new history is the old one with messages
- * appended (the same nodes, `itemsAfter`), only those are read and pushed, and each request's
- * list is marked as holding that lineage's first items (models shared-prefix.ts), so neither
- * this adapter nor the wire cache walks a long session's context per turn; any other history
- * (a compaction, a rewind, an edit) starts a new lineage.
+ * raw-output.ts), and the wire encoders splice its kept bytes. The request's list is one array
+ * per history that is only ever appended to: the history's payloads, then the last request's
+ * new messages. When the new history is the old one with messages appended (the same nodes,
+ * `itemsAfter`) beginning with those new messages (the usual case; a retry sends them again),
+ * only what is missing is pushed, and the gateway gets the same array, grown: neither this
+ * adapter nor the wire cache (packages/models wire-cache.ts) walks or copies a long session's
+ * context per turn. Any other history (a compaction, a rewind, an edit) gets a new array; the
+ * old one is never changed again.
  *
  * Tool-call ids are made session-unique here (see tool-call-ids.ts) before anything else
  * sees them. It never throws: a failure inside the gateway, or a bug in this adapter, comes
@@ -29,7 +31,7 @@ import {
   type TokenCounts,
   type ToolDefinition,
 } from "@penguin/omnimessage";
-import { markLineagePrefix, newLineage, streamModel, type ModelEndpoint, type ModelOutcome, type ThinkingLevel } from "@penguin/models";
+import { streamModel, type ModelEndpoint, type ModelOutcome, type ThinkingLevel } from "@penguin/models";
 import type { Sequence } from "@penguin/trace";
 import type { LLMInterface, LLMOutcome, StreamGenerateInput } from "../interfaces.js";
 import { ToolCallIdAllocator } from "./tool-call-ids.js";
@@ -55,8 +57,8 @@ export class GatewayLLM implements LLMInterface {
   readonly #ids: ToolCallIdAllocator;
   #tools: ToolDefinition[];
   #lastUsage: TokenCounts | undefined;
-  /** The last request's history, and its payloads in an array only ever appended to, under one lineage token. */
-  #lastHistory: { history: Sequence<OmniMessage>; payloads: CompleteModelPayload[]; lineage: object } | undefined;
+  /** The last request's history and list: `list` holds the history's `committed` payloads, then that request's new messages. */
+  #last: { history: Sequence<OmniMessage>; list: CompleteModelPayload[]; committed: number } | undefined;
 
   constructor(options: GatewayLLMOptions) {
     this.#options = options;
@@ -82,31 +84,41 @@ export class GatewayLLM implements LLMInterface {
   }
 
   /**
-   * The history's payloads, oldest first. A resumed history can hold tens of thousands of
-   * messages; the fold's history holds complete model messages only (evolve commits nothing
+   * The history's payloads, oldest first, then `added`: the last request's array grown when it
+   * can be (see the file header), else a new one. A resumed history can hold tens of thousands
+   * of messages; the fold's history holds complete model messages only (evolve commits nothing
    * else).
    */
-  #historyPayloads(history: Sequence<OmniMessage>): { payloads: readonly CompleteModelPayload[]; lineage: object } {
-    const last = this.#lastHistory;
+  #messagesFor(history: Sequence<OmniMessage>, added: readonly CompleteModelPayload[]): CompleteModelPayload[] {
+    const last = this.#last;
     const appended = last === undefined ? undefined : history.itemsAfter(last.history);
     if (last !== undefined && appended !== undefined) {
-      for (const m of appended) last.payloads.push(m.payload as CompleteModelPayload);
-      last.history = history;
-      return last;
+      const wanted: CompleteModelPayload[] = [];
+      for (const m of appended) wanted.push(m.payload as CompleteModelPayload);
+      for (const p of added) wanted.push(p);
+      const { list, committed } = last;
+      const pending = list.length - committed;
+      let fits = wanted.length >= pending;
+      for (let i = 0; fits && i < pending; i++) fits = wanted[i] === list[committed + i];
+      if (fits) {
+        for (let i = pending; i < wanted.length; i++) list.push(wanted[i] as CompleteModelPayload);
+        this.#last = { history, list, committed: committed + appended.length };
+        return list;
+      }
     }
-    const next = { history, payloads: history.mapToArray((m) => m.payload as CompleteModelPayload), lineage: newLineage() };
-    this.#lastHistory = next;
-    return next;
+    const list = history.mapToArray((m) => m.payload as CompleteModelPayload);
+    const committed = list.length;
+    for (const p of added) list.push(p);
+    this.#last = { history, list, committed };
+    return list;
   }
 
   async *streamGenerate(input: StreamGenerateInput): AsyncGenerator<OmniMessage, LLMOutcome> {
     this.#lastUsage = undefined;
-    const history = this.#historyPayloads(input.history);
     const added: CompleteModelPayload[] = [];
     for (const m of input.newMessages) if (isCompleteModel(m)) added.push(m.payload);
-    // A copy (the kept array grows under it), marked as the lineage's first items.
-    const messages = history.payloads.concat(added);
-    markLineagePrefix(messages, history.lineage, history.payloads.length);
+    // Read while the request is built, before anything here awaits; only appended to after.
+    const messages = this.#messagesFor(input.history, added);
     const mapId = this.#ids.forResponse();
     let outcome: ModelOutcome;
     try {
