@@ -7,7 +7,9 @@
 //   model (a relay in front of the testkit, as row 5): the engine's own work before the model
 //   can answer, wall and process CPU, beside the same turns with the cache bypassed
 //   (`setWireCacheBypass`: every request encodes its whole body, as before the cache). The
-//   characters of JSON encoded per turn are printed beside the request body's size.
+//   characters of JSON encoded per turn are printed beside the request body's size, and the
+//   history payloads the cache compared with the previous request's (none: core sends it the
+//   same array, grown).
 // - Per protocol, a 50-turn scripted session (a tool call and an answer per turn, 100 requests)
 //   against the testkit: of the bytes of each request up to its history list's closing
 //   bracket, the share the next request begins with. Anthropic moves its cache breakpoint to
@@ -37,6 +39,7 @@ interface Turn {
   ms: number;
   cpuMs: number;
   encodedChars: number;
+  comparedItems: number;
   bodyBytes: number;
 }
 
@@ -49,18 +52,20 @@ async function timedTurn(kit: Kit, relay: Relay, session: Session): Promise<Turn
   kit.enqueue({ text: "ok", usage: { input: 1000, output: 5 } });
   const firstByte = relay.next();
   const chars = wireCacheCounters.encodedChars;
+  const compared = wireCacheCounters.comparedItems;
   const startCpu = process.cpuUsage();
   const start = process.hrtime.bigint();
   const run = drain(session, "continue");
   const byte = await firstByte;
   const encodedChars = wireCacheCounters.encodedChars - chars;
+  const comparedItems = wireCacheCounters.comparedItems - compared;
   await run;
   const request = kit.requests[kit.requests.length - 1];
   const bodyBytes = request === undefined ? 0 : Buffer.byteLength(request.rawBody, "utf8");
   // The testkit keeps every request (tens of MB each here): dropped, as row 5 does.
   kit.requests.splice(0);
   const cpuMs = (byte.cpu.user - startCpu.user + byte.cpu.system - startCpu.system) / 1000;
-  return { ms: Number(byte.at - start) / 1e6, cpuMs, encodedChars, bodyBytes };
+  return { ms: Number(byte.at - start) / 1e6, cpuMs, encodedChars, comparedItems, bodyBytes };
 }
 
 async function bypassed<T>(fn: () => Promise<T>): Promise<T> {
@@ -136,6 +141,7 @@ async function oneMoreTurn(runs: number, sizes: number[], metrics: Metric[], not
             goal: "the new messages'",
           }),
         );
+        metrics.push(metric(`${lines} lines: history payloads the cache compared with the previous request's`, "payloads", "lower", cached.map((t) => t.comparedItems)));
         metrics.push(metric(`${lines} lines: request body`, "bytes", "lower", cached.map((t) => t.bodyBytes)));
       } finally {
         await session.dispose();
