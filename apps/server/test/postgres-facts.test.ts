@@ -9,7 +9,8 @@ import type { Kysely } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServerApp } from "../src/app.js";
-import { openDatabase, openPostgresFacts } from "../src/db/database.js";
+import { projectionPool } from "@penguin/projections-runner";
+import { openDatabase, openPostgresFacts, postgresFactsPool } from "../src/db/database.js";
 import { FACTS_TABLES, moveFactsToPostgres } from "../src/db/move-to-postgres.js";
 import { startHarness } from "./helpers/harness.js";
 import { startPostgres, type PostgresServer } from "./helpers/postgres.js";
@@ -79,6 +80,35 @@ describe("facts in PostgreSQL", { timeout: 60_000 }, () => {
       expect((await rowsOf(url, "users")).map((r) => r.user_id)).toContain("dora");
     } finally {
       await h.cleanup();
+    }
+  });
+
+  it("a connection PostgreSQL drops while it is out of its pool, between two statements, fails the next one and is not thrown", async () => {
+    // Before the pools kept an error listener on connections they hand out, the FATAL that
+    // `pg_terminate_backend` sends arrived with no listener and was an uncaught exception (it
+    // stopped a server; here, vitest counted it as an error of the run). Both pools: the facts'
+    // and the projections'.
+    const url = await server.createDatabase("facts_held");
+    for (const pool of [await postgresFactsPool(url), await projectionPool(url, "public")]) {
+      try {
+        const held = await pool.connect();
+        const pid = ((await held.query("select pg_backend_pid() as pid")).rows[0] as { pid: number }).pid;
+        const ended = new Promise((resolve) => held.once("end", resolve));
+        const maintenance = new pg.Client({ connectionString: server.databaseUrl() });
+        await maintenance.connect();
+        try {
+          await maintenance.query("select pg_terminate_backend($1)", [pid]);
+        } finally {
+          await maintenance.end();
+        }
+        // The connection ends while nothing runs on it.
+        await ended;
+        await expect(held.query("select 1")).rejects.toThrow();
+        held.release();
+        expect(((await pool.query("select 1 as one")).rows[0] as { one: number }).one).toBe(1);
+      } finally {
+        await pool.end();
+      }
     }
   });
 

@@ -56,6 +56,19 @@ function typesOf(driver: typeof pg) {
   return { getTypeParser: ((oid: number, format?: "text" | "binary") => (oid === 20 ? (v: string) => Number(v) : driver.types.getTypeParser(oid, format as "text"))) as typeof pg.types.getTypeParser };
 }
 
+/**
+ * A connection handed out by `pool` keeps an error listener while it is out: the pool's own is on
+ * idle connections only, and a connection PostgreSQL drops between two statements of its holder
+ * (a restart, `pg_terminate_backend`) would otherwise throw its error as an uncaught exception and
+ * stop the process. The holder meets the loss at its next statement; the pool drops the
+ * connection when it comes back.
+ */
+export function keepCheckedOutErrors(pool: pg.Pool): void {
+  pool.on("connect", (client) => {
+    client.on("error", () => undefined);
+  });
+}
+
 /** A pool whose connections search `schema` only. */
 export async function projectionPool(url: string, schema: string, max = POOL_SIZE): Promise<pg.Pool> {
   const driver = await loadPg();
@@ -63,6 +76,7 @@ export async function projectionPool(url: string, schema: string, max = POOL_SIZ
   const pool = new driver.Pool({ connectionString: url, max, options: `-c search_path=${checkSchemaName(schema)}`, types, application_name: `penguin-projections ${process.pid}` });
   // An idle connection that dies (PostgreSQL restarted) is dropped by the pool; the next query opens a new one.
   pool.on("error", () => undefined);
+  keepCheckedOutErrors(pool);
   return pool;
 }
 

@@ -126,11 +126,23 @@ export function redactUrl(url: string): string {
   }
 }
 
-export async function openPostgresFacts(url: string): Promise<FactsDb> {
-  // Loaded only here: a server on facts.db never pays for the PostgreSQL client.
+/** The facts' connection pool (loaded only here: a server on facts.db never pays for the PostgreSQL client). */
+export async function postgresFactsPool(url: string): Promise<import("pg").Pool> {
   const { default: pg } = await import("pg");
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   pool.on("error", () => undefined);
+  // The pool's listener is on idle connections only: one PostgreSQL drops while Kysely holds it
+  // between two statements would throw its error as an uncaught exception and stop the server
+  // (as projections-runner's keepCheckedOutErrors). The holder meets the loss at its next
+  // statement; the pool drops the connection when it comes back.
+  pool.on("connect", (client) => {
+    client.on("error", () => undefined);
+  });
+  return pool;
+}
+
+export async function openPostgresFacts(url: string): Promise<FactsDb> {
+  const pool = await postgresFactsPool(url);
   const query = new Kysely<FactsSchema>({ dialect: new PostgresDialect({ pool }) });
   try {
     await migrateFacts(query);
