@@ -81,6 +81,9 @@ async function openOverFetch(fetchFn: FetchFn, url: string, request: TransportRe
   if (request.body !== undefined) init.body = wholeBody(request.body);
   const res = await fetchFn(url, init);
   const reader = res.body?.getReader();
+  const cancel = (): void => {
+    if (reader !== undefined) reader.cancel().catch(() => undefined);
+  };
   return {
     status: res.status,
     headers: res.headers,
@@ -89,11 +92,10 @@ async function openOverFetch(fetchFn: FetchFn, url: string, request: TransportRe
       const r = await reader.read();
       return r.done ? undefined : r.value;
     },
-    cancel() {
-      if (reader !== undefined) reader.cancel().catch(() => undefined);
-    },
+    cancel,
+    // A fetch pools its own connections; the body is let go as `cancel` does.
     release() {
-      if (reader !== undefined) reader.cancel().catch(() => undefined);
+      cancel();
       return Promise.resolve();
     },
   };

@@ -147,7 +147,7 @@ interface Pending {
 /** One history's encoded list for one protocol. */
 class ListState {
   readonly lead: string;
-  /** The previous request's list, and how many items it held then (the same array may have grown since). */
+  /** The previous request's list, and how many items it held then (the same array may have grown since): set by `saw`. */
   items: readonly object[] = [];
   itemCount = 0;
   readonly text: GrowingBuffer;
@@ -161,6 +161,12 @@ class ListState {
     this.lead = lead;
     this.text = new GrowingBuffer(capacity);
     this.text.text(lead);
+  }
+
+  /** Remembers `messages` as the list of the request being built. */
+  saw(messages: readonly object[]): void {
+    this.items = messages;
+    this.itemCount = messages.length;
   }
 
   /** Where the list stands after the closed runs. */
@@ -260,8 +266,7 @@ export class ListCache {
     // request's first run unchanged; else its bytes must not be written over.
     const pending = state.pending;
     const first = runs[0];
-    state.items = messages;
-    state.itemCount = messages.length;
+    state.saw(messages);
     if (first === undefined) return this.#assemble(state, at);
     state.pending = undefined;
     const reused = pending !== undefined && pending.start === at.end && pending.mark.bytes === state.text.length && sameItems(pending.items, first.items) ? pending : undefined;
@@ -286,8 +291,7 @@ export class ListCache {
       state.marks.push(mark);
       if (codec.readsToolNames === true) for (const p of run.items) if (p.type === "tool_call") state.names.set(p.tool_call_id, p.name);
     });
-    state.items = messages;
-    state.itemCount = messages.length;
+    state.saw(messages);
     return this.#assemble(state, at);
   }
 
@@ -300,8 +304,7 @@ export class ListCache {
    * inside them and encodes its list again from the start.
    */
   #extendMerged(state: ListState, at: Mark, runs: readonly Run[], context: RunContext, messages: readonly CompleteModelPayload[]): EncodedJson {
-    state.items = messages;
-    state.itemCount = messages.length;
+    state.saw(messages);
     const closed = runs.slice(0, -1);
     const last = runs[runs.length - 1] as Run;
     const [closedElements, lastElements] = this.#encode(state, [closed, [last]], context) as [Elements, Elements];

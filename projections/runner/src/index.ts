@@ -12,7 +12,7 @@ export { isBusy, openProjectionDatabase } from "./database.js";
 export type { ProjectionDatabase } from "./database.js";
 export { engineOf, isPostgresTarget, localTimeBucket } from "./dialect.js";
 export type { Granularity as TimeGranularity, ProjectionEngine } from "./dialect.js";
-export { LIVE_SCHEMA, projectionPool } from "./postgres-database.js";
+export { keepCheckedOutErrors, LIVE_SCHEMA, projectionPool } from "./postgres-database.js";
 export { buildLockKey } from "./postgres-rebuild.js";
 export { ProjectionStore } from "./store.js";
 export type { CatchUpProgress, CatchUpResult, Checkpoint, ProjectionStatus, OpenStoreOptions } from "./store.js";

@@ -17,6 +17,7 @@
 import { chmodSync, closeSync, existsSync, openSync, readSync } from "node:fs";
 import BetterSqlite3 from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import { keepCheckedOutErrors } from "@penguin/projections-runner";
 import { isPostgresUrl } from "./dialect.js";
 import { FactsDb, PostgresEngine, SqliteEngine } from "./facts-db.js";
 import type { FactsSchema } from "./facts-schema.js";
@@ -131,13 +132,8 @@ export async function postgresFactsPool(url: string): Promise<import("pg").Pool>
   const { default: pg } = await import("pg");
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   pool.on("error", () => undefined);
-  // The pool's listener is on idle connections only: one PostgreSQL drops while Kysely holds it
-  // between two statements would throw its error as an uncaught exception and stop the server
-  // (as projections-runner's keepCheckedOutErrors). The holder meets the loss at its next
-  // statement; the pool drops the connection when it comes back.
-  pool.on("connect", (client) => {
-    client.on("error", () => undefined);
-  });
+  // The pool's listener is on idle connections only; see keepCheckedOutErrors.
+  keepCheckedOutErrors(pool);
   return pool;
 }
 
